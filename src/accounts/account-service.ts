@@ -1,0 +1,41 @@
+import type { Account } from '../contract/api.ts';
+import { hasIdPrefix, isServiceId } from '../contract/ids.ts';
+import type { DeliverySigner } from '../delivery/signer.ts';
+import type { Engine } from '../engine/engine.ts';
+import { AccountUnavailableError, NotTrackedError } from '../errors.ts';
+import { accountAvailability, renderAccount } from '../render/account.ts';
+
+const HANDLE = /^@?[^\s@/?#]{1,100}$/;
+
+/** Reads accounts (spec 4.4). */
+export interface AccountService {
+  /** The account by service ID, handle or `@handle`. */
+  get(idOrHandle: string): Promise<Account>;
+}
+
+/** Creates the account service. */
+export function createAccountService(deps: { engine: Pick<Engine, 'accounts' | 'findAccountIdByHandle'>; signer: DeliverySigner }): AccountService {
+  return {
+    async get(idOrHandle) {
+      let id: string | null;
+      if (hasIdPrefix('account', idOrHandle)) {
+        id = isServiceId('account', idOrHandle) ? idOrHandle : null;
+      } else {
+        id = HANDLE.test(idOrHandle) ? await deps.engine.findAccountIdByHandle(idOrHandle.replace(/^@/, '')) : null;
+      }
+      const record = id === null ? null : ((await deps.engine.accounts.get([id])).get(id) ?? null);
+      switch (accountAvailability(record)) {
+        case 'servable':
+          return renderAccount(record!, deps.signer);
+        case 'unavailable':
+          throw new AccountUnavailableError(
+            `This account is ${record!.status!.v} as last observed at ${record!.status!.t}; it is no longer served.`,
+          );
+        default:
+          throw new NotTrackedError(
+            'No tracked account has this ID or handle. This is not a claim that the account is absent from the platform.',
+          );
+      }
+    },
+  };
+}

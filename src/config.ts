@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * The service's whole configuration: environment variables parsed once at start.
+ * Nothing reads `process.env` at import time; entry points call {@link loadConfig} and pass the
+ * result (or a narrowed part of it) to the factories that need it.
+ */
+const envSchema = z.object({
+  ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PUBLIC_BASE_URL: z
+    .url()
+    .default('http://127.0.0.1:8080')
+    .transform((u) => u.replace(/\/+$/, '')),
+  SIGNING_SECRET: z.string().min(32, 'SIGNING_SECRET must be at least 32 characters').optional(),
+  RATE_LIMIT_SEARCH_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
+  /** Prefix of every index, alias and template name; lets several deployments (or test files) share a cluster. */
+  INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "-" and "_"')
+    .default('social'),
+  /** Prefix of every Redis key (queues, API keys, locks), for the same reason. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('social-search'),
+  /** How long a signed delivery URL (media_url, thumbnail_url, avatar_url) stays valid. */
+  DELIVERY_URL_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
+  /** How long `?wait=true` intake waits for indexing before answering 504. */
+  INTAKE_WAIT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Upper bound on one Elasticsearch request, so an unreachable engine answers 503 instead of hanging. */
+  ELASTICSEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+});
+
+/** Parsed configuration. */
+export type Config = z.infer<typeof envSchema> & { SIGNING_SECRET: string };
+
+/** Thrown when the environment does not describe a valid configuration. */
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment into a {@link Config}.
+ *
+ * `SIGNING_SECRET` is required in production; elsewhere a fixed development secret is used so that
+ * a fresh clone runs without setup (cursors and delivery URLs then only verify on this machine's
+ * processes that share the same default, which is what local development needs).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
+    );
+  }
+  const config = parsed.data;
+  if (config.SIGNING_SECRET === undefined) {
+    if (config.NODE_ENV === 'production') {
+      throw new ConfigError(['SIGNING_SECRET: required when NODE_ENV=production']);
+    }
+    return { ...config, SIGNING_SECRET: DEVELOPMENT_SIGNING_SECRET };
+  }
+  return { ...config, SIGNING_SECRET: config.SIGNING_SECRET };
+}
+
+/** Used only outside production when SIGNING_SECRET is unset. */
+export const DEVELOPMENT_SIGNING_SECRET = 'development-only-signing-secret-change-me-0000';

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+
+/**
+ * Zod schemas of the public API's responses (spec part 2 and 7). Routes declare them as response
+ * schemas, so every response is checked and serialized field for field against the spec, and an
+ * OpenAPI document can be generated from the same source.
+ */
+
+const url = z.string();
+const timestamp = z.string();
+
+/** Spec 2.3: the author summary, embedded as `author` and `attribution.account`. */
+export const authorSummarySchema = z.strictObject({
+  id: z.string(),
+  handle: z.string(),
+  display_name: z.string(),
+  web_url: url,
+  avatar_url: url.nullable(),
+  followers_count: z.number().int(),
+  is_verified: z.boolean(),
+});
+
+/** Spec 2.2. Post-derived fields are null for private accounts and while account enrichment is pending. */
+export const accountSchema = z.strictObject({
+  id: z.string(),
+  handle: z.string(),
+  display_name: z.string(),
+  web_url: url,
+  avatar_url: url.nullable(),
+  biography: z.string(),
+  bio_links: z.array(z.strictObject({ url, title: z.string() })),
+  account_type: z.string(),
+  category_label: z.string(),
+  declared_locations: z.array(
+    z.strictObject({ country_code: z.string(), region_code: z.string(), locality: z.string() }),
+  ),
+  is_verified: z.boolean(),
+  is_private: z.boolean(),
+  followers_count: z.number().int(),
+  following_count: z.number().int(),
+  posts_count: z.number().int(),
+  publishing_summary: z.string().nullable(),
+  publishing_languages: z.array(z.string()).nullable(),
+  niches: z.array(z.string()).nullable(),
+  observed_at: timestamp,
+});
+
+/** Spec 2.5. */
+export const audioSchema = z.strictObject({
+  id: z.string(),
+  social_id: z.string().nullable(),
+  type: z.string(),
+  title: z.string(),
+  attribution: z.strictObject({
+    display_name: z.string(),
+    account: authorSummarySchema.nullable(),
+  }),
+  duration_seconds: z.number(),
+  web_url: url.nullable(),
+});
+
+const strings = z.array(z.string());
+
+/** Spec 2.4: every summary field, also the base of the full post. */
+export const postSummaryShape = {
+  id: z.string(),
+  shortcode: z.string(),
+  web_url: url,
+  posted_at: timestamp,
+  observed_at: timestamp,
+  format: z.string(),
+  primary_language: z.string().nullable(),
+  caption: z.string(),
+  hashtags: strings,
+  caption_mentions: z.array(z.json()),
+  audio: audioSchema.nullable(),
+  content_summary: z.string().nullable(),
+  topics: strings.nullable(),
+  creative_formats: strings.nullable(),
+  hook: z.strictObject({ construction: z.string(), devices: strings, modalities: strings }).nullable(),
+  key_messages: z
+    .array(z.strictObject({ summary: z.string(), roles: strings, presentation: z.string() }))
+    .nullable(),
+  proofs: z
+    .array(z.strictObject({ summary: z.string(), mechanisms: strings, cited_source_types: strings }))
+    .nullable(),
+  offers: z
+    .array(z.strictObject({ summary: z.string(), types: strings, stated_terms: strings }))
+    .nullable(),
+  calls_to_action: z
+    .array(
+      z.strictObject({ summary: z.string(), actions: strings, stages: strings, modalities: strings }),
+    )
+    .nullable(),
+  narrative_structure: z.strictObject({ description: z.string(), patterns: strings }).nullable(),
+  has_paid_partnership_label: z.boolean().nullable(),
+  paid_partners: z.array(z.json()).nullable(),
+  commercial_contexts: strings.nullable(),
+  comments_enabled: z.boolean(),
+  views: z.number().int().nullable(),
+  likes: z.number().int(),
+  comments: z.number().int(),
+  engagement_rate_by_views: z.number().nullable(),
+  view_ratio_to_account_baseline: z.number().nullable(),
+  author: authorSummarySchema,
+  coauthors: z.array(authorSummarySchema),
+};
+
+export const postSummarySchema = z.strictObject(postSummaryShape);
+
+const imageVisibleText = z.array(z.strictObject({ text: z.string() })).nullable();
+const videoVisibleText = z
+  .array(
+    z.strictObject({
+      text: z.string(),
+      start_seconds: z.number().optional(),
+      end_seconds: z.number().optional(),
+    }),
+  )
+  .nullable();
+
+/** Spec 2.6: media items, discriminated by `type`. */
+export const mediaItemSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    id: z.string(),
+    type: z.literal('image'),
+    width: z.number().int(),
+    height: z.number().int(),
+    media_url: url,
+    visible_text: imageVisibleText,
+    visual_description: z.string().nullable(),
+  }),
+  z.strictObject({
+    id: z.string(),
+    type: z.literal('video'),
+    width: z.number().int(),
+    height: z.number().int(),
+    media_url: url,
+    duration_seconds: z.number().nullable(),
+    thumbnail_url: url.nullable(),
+    transcript: z.string().nullable(),
+    visible_text: videoVisibleText,
+    visual_description: z.string().nullable(),
+  }),
+]);
+
+/** Spec 2.6: the full post. */
+export const fullPostSchema = z.strictObject({ ...postSummaryShape, media: z.array(mediaItemSchema) });
+
+/** Spec part 7. */
+export const problemSchema = z.strictObject({
+  type: z.string(),
+  status: z.number().int(),
+  request_id: z.string(),
+  detail: z.string(),
+});
+
+/** Contract §2: the intake response. */
+export const intakeResponseSchema = z.strictObject({
+  request_id: z.string(),
+  accepted: z.number().int(),
+  rejected: z.array(z.strictObject({ line: z.number().int(), detail: z.string() })),
+});
+
+export type AuthorSummary = z.infer<typeof authorSummarySchema>;
+export type Account = z.infer<typeof accountSchema>;
+export type Audio = z.infer<typeof audioSchema>;
+export type PostSummary = z.infer<typeof postSummarySchema>;
+export type MediaItem = z.infer<typeof mediaItemSchema>;
+export type FullPost = z.infer<typeof fullPostSchema>;
+export type Problem = z.infer<typeof problemSchema>;
+export type IntakeResponse = z.infer<typeof intakeResponseSchema>;

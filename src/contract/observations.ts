@@ -1,0 +1,309 @@
+import { z } from 'zod';
+
+/**
+ * Zod schemas of the observation kinds of the operations contract §3. Every line of an intake
+ * request is parsed on its own with {@link observationSchema}. Objects are strict: a field the
+ * contract does not name is a rejected line with a precise reason, never silently dropped.
+ * Timestamps are normalized to `YYYY-MM-DDTHH:mm:ss.sssZ`, so that string order is time order.
+ */
+
+const UTC_TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]00:00)$/;
+
+/** An ISO 8601 UTC timestamp (`Z` or `+00:00`), normalized to millisecond `…Z` form. */
+export const utcTimestamp = z
+  .string()
+  .regex(UTC_TIMESTAMP, 'expected an ISO 8601 UTC timestamp such as 2026-01-31T12:00:00Z')
+  .transform((value, ctx) => {
+    const m = UTC_TIMESTAMP.exec(value)!;
+    const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '00'].map(Number) as [
+      number, number, number, number, number, number,
+    ];
+    const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s, Number(((m[7] ?? '') + '000').slice(0, 3))));
+    if (
+      date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d ||
+      h > 23 || mi > 59 || s > 59
+    ) {
+      ctx.addIssue({ code: 'custom', message: `not a real date and time: ${value}` });
+      return z.NEVER;
+    }
+    return date.toISOString();
+  });
+
+const platformId = z.string().min(1).max(200);
+const url = z.url({ protocol: /^https?$/ }).max(4096);
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const classificationIds = z.array(z.string().min(1).max(200)).max(200);
+const text = (max: number) => z.string().max(max);
+/** Arrays whose element shape the spec does not show; kept and returned as given. */
+const opaqueArray = z.array(z.json()).max(1000);
+
+/** The account-summary-bearing part of an account observation. */
+const accountProfile = {
+  handle: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^@?[^\s@]+$/, 'a handle has no whitespace and at most one leading "@"')
+    .transform((h) => h.replace(/^@/, '')),
+  display_name: text(500),
+  web_url: url,
+  avatar_source_url: url.nullable(),
+  biography: text(5000),
+  bio_links: z.array(z.strictObject({ url, title: text(500) })).max(100),
+  account_type: z.string().min(1).max(100),
+  category_label: text(200),
+  declared_locations: z
+    .array(
+      z.strictObject({
+        country_code: z.string().max(10),
+        region_code: z.string().max(20),
+        locality: text(200),
+      }),
+    )
+    .max(50),
+  is_verified: z.boolean(),
+  is_private: z.boolean(),
+  followers_count: count,
+  following_count: count,
+  posts_count: count,
+};
+
+const activeAccount = z.strictObject({
+  kind: z.literal('account'),
+  platform_id: platformId,
+  observed_at: utcTimestamp,
+  status: z.literal('active'),
+  ...accountProfile,
+});
+
+/** A non-active account needs only its identity and status; other fields are checked but not kept. */
+const inactiveAccount = z.strictObject({
+  kind: z.literal('account'),
+  platform_id: platformId,
+  observed_at: utcTimestamp,
+  status: z.enum(['deactivated', 'deleted', 'unobservable']),
+  ...z.object(accountProfile).partial().shape,
+});
+
+export const accountObservation = z.discriminatedUnion('status', [activeAccount, inactiveAccount]);
+
+const audio = z.strictObject({
+  platform_id: platformId.nullable(),
+  type: z.string().min(1).max(100),
+  title: text(1000),
+  attribution_display_name: text(500),
+  attribution_account_platform_id: platformId.nullable(),
+  duration_seconds: z.number().min(0),
+  web_url: url.nullable(),
+});
+
+const mediaItem = z
+  .strictObject({
+    platform_id: platformId,
+    type: z.enum(['image', 'video']),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    source_url: url,
+    duration_seconds: z.number().min(0).nullable().optional(),
+    thumbnail_source_url: url.nullable().optional(),
+  })
+  .superRefine((m, ctx) => {
+    if (m.type === 'image' && (m.duration_seconds != null || m.thumbnail_source_url != null)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an image item has no duration_seconds or thumbnail_source_url',
+      });
+    }
+  });
+
+const postFields = {
+  shortcode: z.string().min(1).max(100),
+  web_url: url,
+  author_platform_id: platformId,
+  coauthor_platform_ids: z.array(platformId).max(20),
+  posted_at: utcTimestamp,
+  format: z.string().min(1).max(100),
+  caption: text(30_000),
+  caption_mentions: opaqueArray,
+  comments_enabled: z.boolean(),
+  views: count.nullable(),
+  likes: count,
+  comments: count,
+  audio: audio.nullable(),
+  media: z
+    .array(mediaItem)
+    .min(1)
+    .max(100)
+    .refine((items) => new Set(items.map((m) => m.platform_id)).size === items.length, {
+      message: 'media platform_id values must be distinct',
+    }),
+  hashtags: z
+    .array(z.string().min(1).max(200).transform((h) => h.replace(/^#/, '')))
+    .max(500)
+    .optional(),
+};
+
+const availablePost = z.strictObject({
+  kind: z.literal('post'),
+  platform_id: platformId,
+  observed_at: utcTimestamp,
+  status: z.literal('available'),
+  ...postFields,
+});
+
+const unavailablePost = z.strictObject({
+  kind: z.literal('post'),
+  platform_id: platformId,
+  observed_at: utcTimestamp,
+  status: z.literal('unavailable'),
+  ...z.object(postFields).partial().shape,
+});
+
+export const postObservation = z.discriminatedUnion('status', [availablePost, unavailablePost]);
+
+const summaryItem = text(5000);
+const labels = z.array(z.string().min(1).max(200)).max(100);
+
+/** Post enrichment fields of spec 2.4, each optional (absent = untouched) and nullable. */
+export const postEnrichmentFields = {
+  primary_language: z.string().min(1).max(20).nullable(),
+  content_summary: text(10_000).nullable(),
+  topics: classificationIds.nullable(),
+  creative_formats: classificationIds.nullable(),
+  hook: z.strictObject({ construction: summaryItem, devices: labels, modalities: labels }).nullable(),
+  key_messages: z
+    .array(z.strictObject({ summary: summaryItem, roles: labels, presentation: z.string().max(200) }))
+    .max(100)
+    .nullable(),
+  proofs: z
+    .array(z.strictObject({ summary: summaryItem, mechanisms: labels, cited_source_types: labels }))
+    .max(100)
+    .nullable(),
+  offers: z
+    .array(z.strictObject({ summary: summaryItem, types: labels, stated_terms: labels }))
+    .max(100)
+    .nullable(),
+  calls_to_action: z
+    .array(
+      z.strictObject({ summary: summaryItem, actions: labels, stages: labels, modalities: labels }),
+    )
+    .max(100)
+    .nullable(),
+  narrative_structure: z.strictObject({ description: summaryItem, patterns: labels }).nullable(),
+  has_paid_partnership_label: z.boolean().nullable(),
+  paid_partners: opaqueArray.nullable(),
+  commercial_contexts: classificationIds.nullable(),
+};
+
+/** Names of the post enrichment fields. */
+export type PostEnrichmentField = keyof typeof postEnrichmentFields;
+export const POST_ENRICHMENT_FIELDS = Object.keys(postEnrichmentFields) as PostEnrichmentField[];
+
+const visibleText = z
+  .array(
+    z.strictObject({
+      text: text(10_000),
+      start_seconds: z.number().min(0).optional(),
+      end_seconds: z.number().min(0).optional(),
+    }),
+  )
+  .max(1000)
+  .nullable();
+
+/** Per-media enrichment fields. */
+export const mediaEnrichmentFields = {
+  transcript: text(200_000).nullable(),
+  visible_text: visibleText,
+  visual_description: text(20_000).nullable(),
+};
+export type MediaEnrichmentField = keyof typeof mediaEnrichmentFields;
+export const MEDIA_ENRICHMENT_FIELDS = Object.keys(mediaEnrichmentFields) as MediaEnrichmentField[];
+
+export const postEnrichmentObservation = z.strictObject({
+  kind: z.literal('post_enrichment'),
+  post_platform_id: platformId,
+  produced_at: utcTimestamp,
+  ...z.object(postEnrichmentFields).partial().shape,
+  media: z
+    .array(z.strictObject({ platform_id: platformId, ...z.object(mediaEnrichmentFields).partial().shape }))
+    .max(100)
+    .optional(),
+});
+
+export const accountEnrichmentObservation = z.strictObject({
+  kind: z.literal('account_enrichment'),
+  account_platform_id: platformId,
+  produced_at: utcTimestamp,
+  publishing_summary: text(10_000).nullable().optional(),
+  publishing_languages: z.array(z.string().min(1).max(20)).max(50).nullable().optional(),
+  niches: classificationIds.nullable().optional(),
+});
+
+const schemaByKind = {
+  account: accountObservation,
+  post: postObservation,
+  post_enrichment: postEnrichmentObservation,
+  account_enrichment: accountEnrichmentObservation,
+} as const;
+
+/** The observation kinds of contract §3. */
+export const OBSERVATION_KINDS = Object.keys(schemaByKind) as Array<keyof typeof schemaByKind>;
+
+/** Result of {@link parseObservation}. */
+export type ParsedObservation =
+  | { ok: true; value: Observation }
+  | { ok: false; detail: string };
+
+/**
+ * Validates one observation. `kind` is checked first, so that the reasons name the fields of the
+ * right kind; a failure's detail lists each problem as `JSON-pointer: reason`.
+ */
+export function parseObservation(value: unknown): ParsedObservation {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, detail: 'expected a JSON object' };
+  }
+  const kind = (value as { kind?: unknown }).kind;
+  if (typeof kind !== 'string' || !(kind in schemaByKind)) {
+    return {
+      ok: false,
+      detail: `/kind: expected one of ${OBSERVATION_KINDS.map((k) => `"${k}"`).join(', ')}`,
+    };
+  }
+  const result = schemaByKind[kind as keyof typeof schemaByKind].safeParse(value);
+  if (result.success) return { ok: true, value: result.data as Observation };
+  return { ok: false, detail: formatIssues(result.error.issues) };
+}
+
+/** Renders zod issues as `pointer: reason` pairs, at most five. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], base = ''): string {
+  const parts: string[] = [];
+  for (const issue of issues) {
+    const pointer = base + toPointer(issue.path);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) parts.push(`${pointer}${toPointer([key])}: unknown field`);
+    } else if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
+      parts.push(`${pointer || '/'}: required`);
+    } else {
+      parts.push(`${pointer || '/'}: ${issue.message.replace(/^Invalid input: /, '')}`);
+    }
+  }
+  const shown = parts.slice(0, 5);
+  if (parts.length > 5) shown.push(`and ${parts.length - 5} more`);
+  return shown.join('; ');
+}
+
+/** RFC 6901 JSON pointer of a path. */
+export function toPointer(path: readonly PropertyKey[]): string {
+  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+export type AccountObservation = z.infer<typeof accountObservation>;
+export type PostObservation = z.infer<typeof postObservation>;
+export type PostEnrichmentObservation = z.infer<typeof postEnrichmentObservation>;
+export type AccountEnrichmentObservation = z.infer<typeof accountEnrichmentObservation>;
+export type Observation =
+  | AccountObservation
+  | PostObservation
+  | PostEnrichmentObservation
+  | AccountEnrichmentObservation;

@@ -1,0 +1,62 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ExpiredUrlError, InvalidSignatureError } from '../errors.ts';
+
+/** What a delivery URL delivers: a media item's file, a video's thumbnail, an account's avatar. */
+export type DeliveryKind = 'media' | 'thumbnail' | 'avatar';
+export const DELIVERY_KINDS: readonly DeliveryKind[] = ['media', 'thumbnail', 'avatar'];
+
+/** Mints and verifies delivery URLs. */
+export interface DeliverySigner {
+  /** A signed, expiring `{base_url}/v1/social/delivery/{kind}/{id}?…` URL that redirects to `source`. */
+  sign(kind: DeliveryKind, id: string, source: string): string;
+  /** The source URL of a valid delivery request, and how long it stays valid; throws when invalid. */
+  verify(
+    kind: string,
+    id: string,
+    query: { src?: string | undefined; exp?: string | undefined; sig?: string | undefined },
+  ): { source: string; expiresAt: number };
+}
+
+/** Delivery URLs stay byte-identical within this bucket, so responses that embed them cache well. */
+const EXPIRY_BUCKET_SECONDS = 3600;
+
+/**
+ * Creates the signer. URLs carry the source URL (base64url), the expiry (Unix seconds, rounded up
+ * to the hour) and an HMAC-SHA256 over kind, id, source and expiry with SIGNING_SECRET, so any API
+ * node verifies them without a lookup. A URL lives between `ttlSeconds` and `ttlSeconds` + 1 h.
+ */
+export function createDeliverySigner(deps: {
+  baseUrl: string;
+  secret: string;
+  ttlSeconds: number;
+  now?: () => number;
+}): DeliverySigner {
+  const now = deps.now ?? (() => Date.now());
+  const mac = (kind: string, id: string, src: string, exp: string) =>
+    createHmac('sha256', deps.secret).update(`delivery\n${kind}\n${id}\n${src}\n${exp}`).digest();
+
+  return {
+    sign(kind, id, source) {
+      const src = Buffer.from(source).toString('base64url');
+      const raw = Math.floor(now() / 1000) + deps.ttlSeconds;
+      const exp = String(Math.ceil(raw / EXPIRY_BUCKET_SECONDS) * EXPIRY_BUCKET_SECONDS);
+      const sig = mac(kind, id, src, exp).toString('base64url');
+      return `${deps.baseUrl}/v1/social/delivery/${kind}/${encodeURIComponent(id)}?src=${src}&exp=${exp}&sig=${sig}`;
+    },
+    verify(kind, id, { src, exp, sig }) {
+      if (!src || !exp || !sig || !/^\d{1,12}$/.test(exp) || !/^[A-Za-z0-9_-]+$/.test(src)) {
+        throw new InvalidSignatureError('This delivery URL is incomplete or was altered; take a fresh one from the resource.');
+      }
+      const expected = mac(kind, id, src, exp);
+      const given = Buffer.from(sig, 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new InvalidSignatureError('This delivery URL is incomplete or was altered; take a fresh one from the resource.');
+      }
+      const expiresAt = Number(exp);
+      if (expiresAt * 1000 <= now()) {
+        throw new ExpiredUrlError('This delivery URL has expired; fetch the resource again for a fresh one.');
+      }
+      return { source: Buffer.from(src, 'base64url').toString(), expiresAt };
+    },
+  };
+}

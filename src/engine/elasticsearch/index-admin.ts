@@ -1,0 +1,256 @@
+import type { Client } from '@elastic/elasticsearch';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stableStringify } from '../../util/stable-json.ts';
+import { engineCall } from './errors.ts';
+import {
+  INDEX_NAMES,
+  componentTemplateName,
+  concreteIndexName,
+  indexNames,
+  type IndexName,
+} from './names.ts';
+import { projectAccount, projectPost } from './projection.ts';
+
+/** One line of `indices apply` output. */
+export interface ApplyLine {
+  object: string;
+  action: 'created' | 'updated' | 'unchanged';
+  detail?: string;
+}
+
+/** One index of `indices status` output. */
+export interface IndexStatus {
+  name: IndexName;
+  read_alias: string;
+  write_alias: string;
+  indices: string[];
+  template_version: number | null;
+  up_to_date: boolean;
+  docs: number;
+  health: string;
+}
+
+type TemplateFile = { version: number; priority?: number; _meta?: Record<string, unknown>; template: Record<string, any> };
+
+/** Index lifecycle: install templates, report status, rebuild behind aliases. */
+export interface IndexAdmin {
+  apply(): Promise<ApplyLine[]>;
+  status(): Promise<IndexStatus[]>;
+  /** Copies an index into a fresh one built from the current template and swaps the aliases. */
+  rebuild(name: IndexName, options?: { keepOld?: boolean; onProgress?: (copied: number) => void }): Promise<{ from: string[]; to: string; copied: number }>;
+  /** Deletes every index and template under the prefix (tests and `--reset`). */
+  destroy(): Promise<void>;
+}
+
+function hashOf(value: unknown): string {
+  return createHash('sha256').update(stableStringify(value)).digest('hex').slice(0, 16);
+}
+
+/** Creates the index admin for INDEX_PREFIX, reading templates from `templatesDir`. */
+export function createIndexAdmin(deps: { client: Client; indexPrefix: string; templatesDir: string }): IndexAdmin {
+  const { client, indexPrefix } = deps;
+  const read = (file: string) => JSON.parse(readFileSync(join(deps.templatesDir, file), 'utf8')) as TemplateFile;
+  const component = read('shared-settings.component.json');
+  const componentName = componentTemplateName(indexPrefix);
+
+  /** The index template body as installed, with the hash of everything that shapes the index. */
+  function desiredIndexTemplate(name: IndexName) {
+    const file = read(`${name}.index.json`);
+    const names = indexNames(indexPrefix, name);
+    const hash = hashOf({ component: component.template, index: file.template, version: file.version });
+    const template = structuredClone(file.template);
+    template.mappings = { ...template.mappings, _meta: { template_hash: hash, template_version: file.version } };
+    return {
+      names,
+      hash,
+      version: file.version,
+      body: {
+        index_patterns: [`${names.concretePrefix}*`],
+        composed_of: [componentName],
+        priority: file.priority ?? 200,
+        version: file.version,
+        _meta: { ...file._meta, content_hash: hash, managed_by: 'social-search' },
+        template,
+      },
+    };
+  }
+
+  async function installComponent(): Promise<ApplyLine> {
+    const hash = hashOf(component);
+    const existing = await engineCall(() =>
+      client.cluster.getComponentTemplate({ name: componentName }).catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
+    );
+    const installed = existing?.component_templates[0]?.component_template;
+    const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
+    if (installedHash === hash) return { object: `component template ${componentName}`, action: 'unchanged' };
+    await engineCall(() =>
+      client.cluster.putComponentTemplate({
+        name: componentName,
+        version: component.version,
+        _meta: { ...component._meta, content_hash: hash, managed_by: 'social-search' },
+        template: component.template as never,
+      }),
+    );
+    return installed
+      ? { object: `component template ${componentName}`, action: 'updated', detail: `was ${installedHash ?? 'unmanaged'}, now ${hash}` }
+      : { object: `component template ${componentName}`, action: 'created' };
+  }
+
+  async function installIndexTemplate(name: IndexName): Promise<ApplyLine> {
+    const desired = desiredIndexTemplate(name);
+    const existing = await engineCall(() =>
+      client.indices.getIndexTemplate({ name: desired.names.template }).catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
+    );
+    const installed = existing?.index_templates[0]?.index_template;
+    const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
+    const object = `index template ${desired.names.template}`;
+    if (installedHash === desired.hash) return { object, action: 'unchanged' };
+    await engineCall(() => client.indices.putIndexTemplate({ name: desired.names.template, ...(desired.body as any) }));
+    return installed
+      ? { object, action: 'updated', detail: `was ${installedHash ?? 'unmanaged'}, now ${desired.hash}; run \`social-search indices rebuild ${name}\` to rebuild existing data with it` }
+      : { object, action: 'created' };
+  }
+
+  async function aliasTargets(alias: string): Promise<string[]> {
+    const exists = await engineCall(() => client.indices.existsAlias({ name: alias }));
+    if (!exists) return [];
+    const response = await engineCall(() => client.indices.getAlias({ name: alias }));
+    return Object.keys(response).sort();
+  }
+
+  async function ensureIndex(name: IndexName): Promise<ApplyLine> {
+    const desired = desiredIndexTemplate(name);
+    const targets = await aliasTargets(desired.names.read);
+    if (targets.length > 0) {
+      const stale = await staleIndices(targets, desired.hash);
+      return {
+        object: `alias ${desired.names.read} → ${targets.join(', ')}`,
+        action: 'unchanged',
+        ...(stale.length > 0 ? { detail: `built from an older template; run \`social-search indices rebuild ${name}\`` } : {}),
+      };
+    }
+    const index = concreteIndexName(desired.names, desired.version);
+    await engineCall(() =>
+      client.indices.create({
+        index,
+        aliases: { [desired.names.read]: {}, [desired.names.write]: { is_write_index: true } },
+        wait_for_active_shards: 1,
+      }),
+    );
+    return { object: `index ${index} behind ${desired.names.read}, ${desired.names.write}`, action: 'created' };
+  }
+
+  async function staleIndices(indices: string[], hash: string): Promise<string[]> {
+    const mappings = await engineCall(() => client.indices.getMapping({ index: indices }));
+    return indices.filter((i) => (mappings[i]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash !== hash);
+  }
+
+  return {
+    async apply() {
+      const lines = [await installComponent()];
+      for (const name of INDEX_NAMES) lines.push(await installIndexTemplate(name));
+      for (const name of INDEX_NAMES) lines.push(await ensureIndex(name));
+      return lines;
+    },
+
+    async status() {
+      const out: IndexStatus[] = [];
+      for (const name of INDEX_NAMES) {
+        const desired = desiredIndexTemplate(name);
+        const targets = await aliasTargets(desired.names.read);
+        let docs = 0;
+        let health = 'missing';
+        let upToDate = false;
+        if (targets.length > 0) {
+          const count = await engineCall(() => client.count({ index: desired.names.read }));
+          docs = count.count;
+          const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
+          health = h.status;
+          upToDate = (await staleIndices(targets, desired.hash)).length === 0;
+        }
+        out.push({
+          name,
+          read_alias: desired.names.read,
+          write_alias: desired.names.write,
+          indices: targets,
+          template_version: targets.length > 0 ? desired.version : null,
+          up_to_date: upToDate,
+          docs,
+          health,
+        });
+      }
+      return out;
+    },
+
+    async rebuild(name, options = {}) {
+      await this.apply();
+      const desired = desiredIndexTemplate(name);
+      const from = await aliasTargets(desired.names.read);
+      const to = concreteIndexName(desired.names, desired.version);
+      await engineCall(() =>
+        client.indices.create({ index: to, settings: { refresh_interval: '-1' }, wait_for_active_shards: 1 }),
+      );
+      const project = name === 'posts' ? projectPost : projectAccount;
+      let copied = 0;
+      const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
+      try {
+        let after: unknown[] | undefined;
+        for (;;) {
+          const page = await engineCall(() =>
+            client.search<{ record: any }>({
+              pit: { id: pit.id, keep_alive: '5m' },
+              sort: [{ _shard_doc: 'asc' }],
+              size: 1000,
+              track_total_hits: false,
+              ...(after ? { search_after: after as never } : {}),
+            }),
+          );
+          const hits = page.hits.hits;
+          if (hits.length === 0) break;
+          // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
+          const operations = hits.flatMap((h) => [{ index: { _index: to, _id: h._id } }, project(h._source!.record)]);
+          const result = await engineCall(() => client.bulk({ operations }));
+          if (result.errors) {
+            const first = result.items.find((i) => i.index?.error)?.index?.error;
+            throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
+          }
+          copied += hits.length;
+          options.onProgress?.(copied);
+          after = hits.at(-1)!.sort;
+        }
+      } finally {
+        await client.closePointInTime({ id: pit.id }).catch(() => undefined);
+      }
+      await engineCall(() => client.indices.putSettings({ index: to, settings: { refresh_interval: '1s' } }));
+      await engineCall(() => client.indices.refresh({ index: to }));
+      const counted = (await engineCall(() => client.count({ index: to }))).count;
+      if (counted !== copied) throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
+      // One atomic alias update: readers switch from the old index to the new one with no gap.
+      await engineCall(() =>
+        client.indices.updateAliases({
+          actions: [
+            ...from.flatMap((index) => [
+              { remove: { index, alias: desired.names.read } },
+              { remove: { index, alias: desired.names.write } },
+            ]),
+            { add: { index: to, alias: desired.names.read } },
+            { add: { index: to, alias: desired.names.write, is_write_index: true } },
+          ],
+        }),
+      );
+      if (!options.keepOld && from.length > 0) await engineCall(() => client.indices.delete({ index: from }));
+      return { from, to, copied };
+    },
+
+    async destroy() {
+      for (const name of INDEX_NAMES) {
+        const names = indexNames(indexPrefix, name);
+        await client.indices.delete({ index: `${names.concretePrefix}*`, expand_wildcards: 'all' }).catch(() => undefined);
+        await client.indices.deleteIndexTemplate({ name: names.template }).catch(() => undefined);
+      }
+      await client.cluster.deleteComponentTemplate({ name: componentName }).catch(() => undefined);
+    },
+  };
+}

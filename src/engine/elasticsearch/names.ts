@@ -1,0 +1,36 @@
+/** The logical indices the service keeps. */
+export type IndexName = 'posts' | 'accounts';
+export const INDEX_NAMES: readonly IndexName[] = ['posts', 'accounts'];
+
+/** Names of one logical index's aliases, template and concrete-index pattern. */
+export interface IndexNames {
+  /** Read alias: every search and read goes through it. */
+  read: string;
+  /** Write alias (`is_write_index`): every write goes through it. */
+  write: string;
+  /** Index template name. */
+  template: string;
+  /** Concrete indices are `${concretePrefix}${version}-${timestamp}`. */
+  concretePrefix: string;
+}
+
+/** Names derived from INDEX_PREFIX. */
+export function indexNames(prefix: string, name: IndexName): IndexNames {
+  return {
+    read: `${prefix}-${name}`,
+    write: `${prefix}-${name}-write`,
+    template: `${prefix}-${name}`,
+    concretePrefix: `${prefix}-${name}-v`,
+  };
+}
+
+/** Name of the shared-settings component template. */
+export function componentTemplateName(prefix: string): string {
+  return `${prefix}-shared-settings`;
+}
+
+/** A new concrete index name for template version `version`. */
+export function concreteIndexName(names: IndexNames, version: number, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17);
+  return `${names.concretePrefix}${version}-${stamp}`;
+}

@@ -1,0 +1,148 @@
+import { mintId } from '../../contract/ids.ts';
+import { engagementRateByViews } from '../../intake/derived.ts';
+import { linkedAccountIds, linksOf } from '../../intake/merge.ts';
+import type { AccountRecord, PostRecord } from '../../model/records.ts';
+import { accountAvailability } from '../../render/account.ts';
+import { isServablePost } from '../../render/post.ts';
+
+/**
+ * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
+ * indexed projection of it (searched, filtered and sorted on; not stored in _source). The
+ * projection is recomputed from the record on every write, so it can never drift from it.
+ */
+
+type Doc = Record<string, unknown>;
+
+function distinct(values: Iterable<string>): string[] {
+  return [...new Set(values)];
+}
+
+function items<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+function joinText(parts: Array<string | null | undefined>): string | undefined {
+  const text = parts.filter((p): p is string => typeof p === 'string' && p.length > 0).join('\n');
+  return text.length > 0 ? text : undefined;
+}
+
+/** The indexed document of a post. */
+export function projectPost(record: PostRecord): Doc {
+  const doc: Doc = {
+    record,
+    id: record.id,
+    platform_id: record.platform_id,
+    status: record.status?.v,
+    servable: isServablePost(record),
+    linked_account_ids: linkedAccountIds(record),
+  };
+  const raw = record.raw?.v;
+  if (!raw) return doc;
+  const links = linksOf(record);
+  const author = links.author ? record.accounts[links.author] : undefined;
+  const e = record.enrichment;
+  const enrichmentPending = Object.keys(e).length === 0;
+  const hook = e.hook?.v as { construction: string; devices: string[]; modalities: string[] } | null | undefined;
+  const keyMessages = items<{ summary: string; roles: string[] }>(e.key_messages?.v);
+  const proofs = items<{ summary: string; mechanisms: string[] }>(e.proofs?.v);
+  const offers = items<{ summary: string; types: string[]; stated_terms: string[] }>(e.offers?.v);
+  const ctas = items<{ summary: string; actions: string[]; stages: string[] }>(e.calls_to_action?.v);
+  const narrative = e.narrative_structure?.v as { description: string; patterns: string[] } | null | undefined;
+  const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
+  const visibleText = media.flatMap((m) => items<{ text: string }>(m.visible_text?.v).map((v) => v.text));
+
+  Object.assign(doc, {
+    shortcode: raw.shortcode,
+    enrichment_pending: enrichmentPending,
+    posted_at: raw.posted_at,
+    observed_at: record.raw!.t,
+    format: raw.format,
+    primary_language: e.primary_language?.v ?? undefined,
+    caption: raw.caption,
+    hashtags: raw.hashtags,
+    content_text: joinText([
+      e.content_summary?.v as string | null | undefined,
+      hook?.construction,
+      ...keyMessages.map((k) => k.summary),
+      ...proofs.map((p) => p.summary),
+      ...offers.map((o) => [o.summary, ...o.stated_terms].join(' ')),
+      ...ctas.map((c) => c.summary),
+      narrative?.description,
+    ]),
+    transcript_text: joinText(media.map((m) => m.transcript?.v as string | null | undefined)),
+    visible_text: joinText(visibleText),
+    visual_text: joinText(media.map((m) => m.visual_description?.v as string | null | undefined)),
+    topics: e.topics?.v ?? undefined,
+    creative_formats: e.creative_formats?.v ?? undefined,
+    commercial_contexts: e.commercial_contexts?.v ?? undefined,
+    hook_devices: hook?.devices,
+    hook_modalities: hook?.modalities,
+    key_message_roles: distinct(keyMessages.flatMap((k) => k.roles)),
+    proof_mechanisms: distinct(proofs.flatMap((p) => p.mechanisms)),
+    offer_types: distinct(offers.flatMap((o) => o.types)),
+    cta_actions: distinct(ctas.flatMap((c) => c.actions)),
+    cta_stages: distinct(ctas.flatMap((c) => c.stages)),
+    narrative_patterns: narrative?.patterns,
+    has_paid_partnership_label: e.has_paid_partnership_label?.v ?? undefined,
+    comments_enabled: raw.comments_enabled,
+    views: raw.views ?? undefined,
+    likes: raw.likes,
+    comments: raw.comments,
+    engagement_rate_by_views: engagementRateByViews(raw.likes, raw.comments, raw.views) ?? undefined,
+    view_ratio_to_account_baseline: record.view_ratio_to_account_baseline ?? undefined,
+    audio_id: raw.audio ? mintId('audio', raw.audio.platform_id ?? `post:${record.platform_id}`) : undefined,
+    audio_type: raw.audio?.type,
+    media_types: distinct(raw.media.map((m) => m.type)),
+    media_count: raw.media.length,
+    coauthor_ids: links.coauthors,
+    author: author
+      ? {
+          id: links.author,
+          handle: author.profile?.handle,
+          status: author.status ?? undefined,
+          followers_count: author.profile?.followers_count,
+          following_count: author.profile?.following_count,
+          posts_count: author.profile?.posts_count,
+          is_verified: author.profile?.is_verified,
+          is_private: author.profile?.is_private,
+          account_type: author.profile?.account_type,
+          niches: author.niches ?? undefined,
+          publishing_languages: author.publishing_languages ?? undefined,
+          country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
+        }
+      : { id: links.author },
+  });
+  return doc;
+}
+
+/** The indexed document of an account. */
+export function projectAccount(record: AccountRecord): Doc {
+  const doc: Doc = {
+    record,
+    id: record.id,
+    platform_id: record.platform_id,
+    status: record.status?.v,
+    servable: accountAvailability(record) === 'servable',
+  };
+  const profile = record.profile?.v;
+  if (!profile) return doc;
+  Object.assign(doc, {
+    handle: profile.handle,
+    handle_observed_at: record.profile!.t,
+    display_name: profile.display_name,
+    biography: profile.biography,
+    category_label: profile.category_label,
+    publishing_summary: record.publishing_summary?.v ?? undefined,
+    account_type: profile.account_type,
+    is_verified: profile.is_verified,
+    is_private: profile.is_private,
+    followers_count: profile.followers_count,
+    following_count: profile.following_count,
+    posts_count: profile.posts_count,
+    country_codes: distinct(profile.declared_locations.map((l) => l.country_code)),
+    publishing_languages: record.publishing_languages?.v ?? undefined,
+    niches: record.niches?.v ?? undefined,
+    observed_at: record.profile!.t,
+  });
+  return doc;
+}

@@ -1,0 +1,54 @@
+import type { AccountRecord, PostRecord } from '../model/records.ts';
+
+/**
+ * Computes the next state of one record from its current state (null when absent). Returns the
+ * current object unchanged (or an equal one) when there is nothing to write, or null to leave an
+ * absent record absent. Must be pure: the engine calls it again after a write conflict.
+ */
+export type RecordUpdate<R> = (id: string, current: R | null) => R | null;
+
+/** What a merge wrote: the new state of every record whose state changed, with its previous state. */
+export type MergeOutcome<R> = Map<string, { before: R | null; after: R }>;
+
+/** The facts of an author's posts that `view_ratio_to_account_baseline` depends on. */
+export interface AuthorPostFacts {
+  id: string;
+  posted_at: string;
+  views: number | null;
+  view_ratio_to_account_baseline: number | null;
+}
+
+/** A store of records of one kind. */
+export interface RecordStore<R> {
+  /** Current records by ID, read in real time (no refresh needed). */
+  get(ids: readonly string[]): Promise<Map<string, R>>;
+  /**
+   * Applies `update` to each record atomically with respect to concurrent merges (optimistic
+   * concurrency: a conflicting write is re-read and re-applied), so no field is ever lost.
+   */
+  merge(ids: readonly string[], update: RecordUpdate<R>): Promise<MergeOutcome<R>>;
+}
+
+/**
+ * The one interface between the service and its search engine. Routes and services depend on
+ * this; the Elasticsearch adapter implements it and is the only code that speaks Elasticsearch.
+ */
+export interface Engine {
+  /** A name for logs and health output, e.g. `elasticsearch 9.4.3`. */
+  readonly name: string;
+  readonly posts: RecordStore<PostRecord>;
+  readonly accounts: RecordStore<AccountRecord>;
+  /** The post currently holding `shortcode`, if any. Near real time. */
+  findPostIdByShortcode(shortcode: string): Promise<string | null>;
+  /** The account that most recently held `handle` (case-insensitive), if any. Near real time. */
+  findAccountIdByHandle(handle: string): Promise<string | null>;
+  /** IDs of posts that link to the account (author, coauthor, credited audio), in pages. */
+  postIdsLinkedTo(accountId: string): AsyncIterable<string[]>;
+  /** Facts of each author's available posts, for the baseline metric. */
+  authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
+  /** Makes every acknowledged write visible to search. */
+  refresh(): Promise<void>;
+  /** Throws ServiceUnavailableError when the engine cannot serve. */
+  checkHealth(): Promise<{ status: string }>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { randomBytes } from 'node:crypto';
+import type { AccountService } from '../accounts/account-service.ts';
+import type { DeliverySigner } from '../delivery/signer.ts';
+import type { IntakeService } from '../intake/intake-service.ts';
+import type { KeyService } from '../keys/key-service.ts';
+import type { PostService } from '../posts/post-service.ts';
+import { registerProblemHandling } from './problems.ts';
+import { deliveryRoutes } from './routes/delivery.ts';
+import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { intakeRoutes } from './routes/intake.ts';
+import { readRoutes } from './routes/reads.ts';
+
+/** Name of the response header that carries the request identity (spec 4.5). */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Everything the HTTP layer needs: services, not infrastructure. */
+export interface AppDependencies {
+  baseUrl: string;
+  keys: KeyService;
+  posts: PostService;
+  accounts: AccountService;
+  intake: IntakeService;
+  signer: DeliverySigner;
+  readiness: Record<string, ReadinessCheck>;
+}
+
+/** Fields that must never reach a log line. */
+export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
+
+/**
+ * Builds the Fastify application. Routes are thin: validate (zod schemas of src/contract), call
+ * one service, render; every error becomes a problem object in one handler.
+ */
+export function buildApp(deps: AppDependencies, options: { logger?: FastifyServerOptions['logger'] } = {}): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // Request IDs are always minted here; a client-sent header is not trusted as an identity.
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  registerProblemHandling(app, deps.baseUrl);
+
+  app.register(healthRoutes, { checks: deps.readiness });
+  app.register(readRoutes, { keys: deps.keys, posts: deps.posts, accounts: deps.accounts });
+  app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
+  app.register(deliveryRoutes, { signer: deps.signer });
+  return app;
+}

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { intakeResponseSchema, problemSchema } from '../../contract/api.ts';
+import { MalformedRequestError } from '../../errors.ts';
+import {
+  MAX_INTAKE_BYTES,
+  entriesOfArray,
+  parseNdjson,
+  type IntakeService,
+} from '../../intake/intake-service.ts';
+import type { KeyService } from '../../keys/key-service.ts';
+import { requireKey } from '../plugins/auth.ts';
+
+const NDJSON = 'application/x-ndjson';
+
+/** The intake endpoint of operations contract §2. */
+export const intakeRoutes: FastifyPluginAsyncZod<{
+  keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
+  intake: IntakeService;
+}> = async (app, { keys, intake }) => {
+  // NDJSON arrives as text and is split here, so one bad line never fails the whole body.
+  app.addContentTypeParser(NDJSON, { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (_req, body, done) =>
+    done(null, { ndjson: body as string }),
+  );
+
+  app.post(
+    '/internal/v1/social/observations',
+    {
+      onRequest: requireKey(keys, 'ingest'),
+      bodyLimit: MAX_INTAKE_BYTES,
+      schema: {
+        operationId: 'ingestObservations',
+        querystring: z.strictObject({ wait: z.enum(['true', 'false', '1', '0']).optional() }),
+        body: z.unknown(),
+        response: { 200: intakeResponseSchema, 202: intakeResponseSchema, 413: problemSchema, 504: problemSchema },
+      },
+    },
+    async (request, reply) => {
+      const wait = request.query.wait === 'true' || request.query.wait === '1';
+      const body = request.body as { ndjson: string } | unknown;
+      const input =
+        body !== null && typeof body === 'object' && 'ndjson' in body
+          ? parseNdjson((body as { ndjson: string }).ndjson)
+          : { entries: entriesOfArray(body), rejected: [] };
+      if (input.entries.length === 0 && input.rejected.length === 0) {
+        throw new MalformedRequestError('The body carries no observations.');
+      }
+      const result = await intake.submit(input, { wait, requestId: request.id });
+      request.log.info({ accepted: result.accepted, rejected: result.rejected.length, wait }, 'intake');
+      return reply.code(wait ? 200 : 202).send({ request_id: request.id, ...result });
+    },
+  );
+};

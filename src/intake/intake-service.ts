@@ -1,0 +1,149 @@
+import type { Queue, QueueEvents } from 'bullmq';
+import { parseObservation, type Observation } from '../contract/observations.ts';
+import {
+  DomainError,
+  IntakeTimeoutError,
+  MalformedRequestError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+} from '../errors.ts';
+import {
+  OBSERVATIONS_PER_JOB,
+  type ObservationJob,
+  type ObservationJobResult,
+} from './queue.ts';
+
+/** At most this many observations in one intake request (contract §2). */
+export const MAX_OBSERVATIONS_PER_REQUEST = 5000;
+/** At most this many bytes in one intake request (contract §2). */
+export const MAX_INTAKE_BYTES = 20 * 1024 * 1024;
+
+/** A line of input: its 1-based line number (or array position) and its parsed JSON value. */
+export interface IntakeEntry {
+  line: number;
+  value: unknown;
+}
+
+export interface RejectedLine {
+  line: number;
+  detail: string;
+}
+
+export interface IntakeResult {
+  accepted: number;
+  rejected: RejectedLine[];
+}
+
+/**
+ * Splits an NDJSON body into entries. Blank lines are skipped (but counted, so line numbers match
+ * the file); a line that is not JSON is rejected on its own.
+ */
+export function parseNdjson(text: string, firstLine = 1): { entries: IntakeEntry[]; rejected: RejectedLine[] } {
+  const entries: IntakeEntry[] = [];
+  const rejected: RejectedLine[] = [];
+  const lines = text.split('\n');
+  lines.forEach((raw, i) => {
+    const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (content.trim() === '') return;
+    const line = firstLine + i;
+    try {
+      entries.push({ line, value: JSON.parse(content) });
+    } catch (error) {
+      rejected.push({ line, detail: `not valid JSON: ${(error as Error).message}` });
+    }
+  });
+  return { entries, rejected };
+}
+
+/** Entries of a JSON-array body; `line` is the 1-based position in the array. */
+export function entriesOfArray(body: unknown): IntakeEntry[] {
+  if (!Array.isArray(body)) {
+    throw new MalformedRequestError('An application/json intake body must be an array of observations.');
+  }
+  return body.map((value, i) => ({ line: i + 1, value }));
+}
+
+/** Validates and enqueues observations; optionally waits until they are searchable. */
+export interface IntakeService {
+  submit(
+    input: { entries: IntakeEntry[]; rejected?: RejectedLine[] },
+    options: { wait: boolean; requestId: string },
+  ): Promise<IntakeResult>;
+}
+
+/**
+ * Creates the intake service. Valid observations are queued in BullMQ (Redis, AOF-persisted)
+ * before `submit` returns, so an accepted observation survives a restart of any component.
+ */
+export function createIntakeService(deps: {
+  queue: Queue<ObservationJob, ObservationJobResult>;
+  queueEvents?: QueueEvents;
+  waitTimeoutMs: number;
+}): IntakeService {
+  return {
+    async submit(input, options) {
+      const total = input.entries.length + (input.rejected?.length ?? 0);
+      if (total > MAX_OBSERVATIONS_PER_REQUEST) {
+        throw new PayloadTooLargeError(
+          `This request carries ${total} observations; send at most ${MAX_OBSERVATIONS_PER_REQUEST} per request.`,
+        );
+      }
+      const rejected = [...(input.rejected ?? [])];
+      const accepted: Observation[] = [];
+      for (const entry of input.entries) {
+        const parsed = parseObservation(entry.value);
+        if (parsed.ok) accepted.push(parsed.value);
+        else rejected.push({ line: entry.line, detail: parsed.detail });
+      }
+      rejected.sort((a, b) => a.line - b.line);
+
+      if (accepted.length > 0) {
+        const chunks: ObservationJob[] = [];
+        for (let i = 0; i < accepted.length; i += OBSERVATIONS_PER_JOB) {
+          chunks.push({
+            observations: accepted.slice(i, i + OBSERVATIONS_PER_JOB),
+            refresh: options.wait,
+            request_id: options.requestId,
+          });
+        }
+        const jobs = await queueCall(() =>
+          deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))),
+        );
+        if (options.wait) await waitForJobs(jobs, deps.queueEvents, deps.waitTimeoutMs);
+      }
+      return { accepted: accepted.length, rejected };
+    },
+  };
+}
+
+async function waitForJobs(
+  jobs: Array<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>,
+  events: QueueEvents | undefined,
+  timeoutMs: number,
+): Promise<void> {
+  if (!events) throw new Error('waiting for intake needs queue events');
+  try {
+    await Promise.all(jobs.map((job) => job.waitUntilFinished(events, timeoutMs)));
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    if (error instanceof Error && /timed out|ttl/i.test(error.message)) {
+      throw new IntakeTimeoutError(
+        `The observations were accepted and queued, but were not all indexed within ${timeoutMs} ms; they will be indexed when the worker catches up.`,
+      );
+    }
+    // A job whose attempts ran out stays in the failed set; its observations are not lost.
+    throw new ServiceUnavailableError('Indexing failed repeatedly; the observations stay queued for an operator to retry.', {
+      cause: error,
+    });
+  }
+}
+
+async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw new ServiceUnavailableError('The intake queue is unavailable; nothing from this request was accepted. Retry shortly.', {
+      cause: error,
+    });
+  }
+}

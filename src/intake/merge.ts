@@ -1,0 +1,157 @@
+import { mintId } from '../contract/ids.ts';
+import {
+  MEDIA_ENRICHMENT_FIELDS,
+  POST_ENRICHMENT_FIELDS,
+  type AccountEnrichmentObservation,
+  type AccountObservation,
+  type PostEnrichmentObservation,
+  type PostObservation,
+} from '../contract/observations.ts';
+import {
+  isNewerVersion,
+  type AccountRecord,
+  type AccountSnapshot,
+  type Lww,
+  type PostRecord,
+  type RawPost,
+} from '../model/records.ts';
+import { stableStringify } from '../util/stable-json.ts';
+
+/**
+ * Pure merge functions: one per observation kind, each returning a new record. Every register is
+ * last-writer-wins on its stamp with a content tie-break, which makes the result independent of
+ * arrival order and of duplicates (see `model/records.ts`).
+ */
+
+/** The later of two registers; equal stamps keep the larger content, so the pick is symmetric. */
+export function pickLww<T>(a: Lww<T> | null | undefined, b: Lww<T> | null | undefined): Lww<T> | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  if (a.t !== b.t) return a.t > b.t ? a : b;
+  return stableStringify(a.v) >= stableStringify(b.v) ? a : b;
+}
+
+/** Applies an `account` observation. */
+export function applyAccount(record: AccountRecord, obs: AccountObservation): AccountRecord {
+  const next: AccountRecord = {
+    ...record,
+    status: pickLww(record.status, { t: obs.observed_at, v: obs.status }),
+  };
+  if (obs.status === 'active') {
+    const { kind: _k, platform_id: _p, observed_at: _o, status: _s, ...profile } = obs;
+    next.profile = pickLww(record.profile, { t: obs.observed_at, v: profile });
+  }
+  return next;
+}
+
+/** Applies an `account_enrichment` observation; absent fields are left as they were. */
+export function applyAccountEnrichment(
+  record: AccountRecord,
+  obs: AccountEnrichmentObservation,
+): AccountRecord {
+  const next = { ...record };
+  const t = obs.produced_at;
+  if (obs.publishing_summary !== undefined) {
+    next.publishing_summary = pickLww(record.publishing_summary, { t, v: obs.publishing_summary });
+  }
+  if (obs.publishing_languages !== undefined) {
+    next.publishing_languages = pickLww(record.publishing_languages, { t, v: obs.publishing_languages });
+  }
+  if (obs.niches !== undefined) next.niches = pickLww(record.niches, { t, v: obs.niches });
+  return next;
+}
+
+const HASHTAG = /(?:^|[^\p{L}\p{N}_&])#([\p{L}\p{N}_]+)/gu;
+
+/** Hashtags written in a caption, without the marker, first spelling kept, case-insensitively distinct. */
+export function hashtagsFromCaption(caption: string): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const match of caption.matchAll(HASHTAG)) {
+    const tag = match[1]!;
+    const key = tag.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(tag);
+    }
+  }
+  return out;
+}
+
+/** Applies a `post` observation. */
+export function applyPost(record: PostRecord, obs: PostObservation): PostRecord {
+  const next: PostRecord = {
+    ...record,
+    status: pickLww(record.status, { t: obs.observed_at, v: obs.status }),
+  };
+  if (obs.status === 'available') {
+    const { kind: _k, platform_id: _p, observed_at: _o, status: _s, hashtags, ...rest } = obs;
+    const raw: RawPost = { ...rest, hashtags: hashtags ?? hashtagsFromCaption(obs.caption) };
+    next.raw = pickLww(record.raw, { t: obs.observed_at, v: raw });
+  }
+  return next;
+}
+
+/** Applies a `post_enrichment` observation field by field (and media item by media item). */
+export function applyPostEnrichment(record: PostRecord, obs: PostEnrichmentObservation): PostRecord {
+  const t = obs.produced_at;
+  const enrichment = { ...record.enrichment };
+  for (const field of POST_ENRICHMENT_FIELDS) {
+    const value = obs[field];
+    if (value !== undefined) enrichment[field] = pickLww(enrichment[field], { t, v: value }) ?? undefined;
+  }
+  const media_enrichment = { ...record.media_enrichment };
+  for (const item of obs.media ?? []) {
+    const current = { ...media_enrichment[item.platform_id] };
+    for (const field of MEDIA_ENRICHMENT_FIELDS) {
+      const value = item[field];
+      if (value !== undefined) current[field] = pickLww(current[field], { t, v: value }) ?? undefined;
+    }
+    media_enrichment[item.platform_id] = current;
+  }
+  return { ...record, enrichment, media_enrichment };
+}
+
+/** Keeps `snapshot` of account `accountId` in the post when it is newer than the one held. */
+export function applyAccountSnapshot(
+  record: PostRecord,
+  accountId: string,
+  snapshot: AccountSnapshot,
+): PostRecord {
+  const held = record.accounts[accountId];
+  if (held && !isNewerVersion(snapshot.version, held.version)) return record;
+  return { ...record, accounts: { ...record.accounts, [accountId]: snapshot } };
+}
+
+/** The accounts a post links to, as service IDs. */
+export interface PostLinks {
+  author: string | null;
+  coauthors: string[];
+  audioAccount: string | null;
+}
+
+/** The service IDs of the accounts the post's current raw facts link to. */
+export function linksOf(record: PostRecord): PostLinks {
+  const raw = record.raw?.v;
+  if (!raw) return { author: null, coauthors: [], audioAccount: null };
+  const audioPlatformId = raw.audio?.attribution_account_platform_id ?? null;
+  return {
+    author: mintId('account', raw.author_platform_id),
+    coauthors: raw.coauthor_platform_ids.map((p) => mintId('account', p)),
+    audioAccount: audioPlatformId === null ? null : mintId('account', audioPlatformId),
+  };
+}
+
+/** Every linked account ID, distinct. */
+export function linkedAccountIds(record: PostRecord): string[] {
+  const links = linksOf(record);
+  const ids = [links.author, ...links.coauthors, links.audioAccount].filter(
+    (id): id is string => id !== null,
+  );
+  return [...new Set(ids)];
+}
+
+/** True when two records hold the same state (a merge that changed nothing is not written). */
+export function sameRecord(a: unknown, b: unknown): boolean {
+  return stableStringify(a) === stableStringify(b);
+}

@@ -1,0 +1,209 @@
+import { mintId } from '../contract/ids.ts';
+import type { Observation } from '../contract/observations.ts';
+import type { Engine } from '../engine/engine.ts';
+import {
+  emptyAccount,
+  emptyPost,
+  isNewerVersion,
+  snapshotOf,
+  type AccountRecord,
+  type PostRecord,
+} from '../model/records.ts';
+import { stableStringify } from '../util/stable-json.ts';
+import { viewRatiosToBaseline } from './derived.ts';
+import type { KeyedLocks } from './keyed-locks.ts';
+import {
+  applyAccount,
+  applyAccountEnrichment,
+  applyAccountSnapshot,
+  applyPost,
+  applyPostEnrichment,
+  linkedAccountIds,
+  linksOf,
+} from './merge.ts';
+import type { ObservationJobResult } from './queue.ts';
+
+type Grouped<O> = Map<string, { platformId: string; observations: O[] }>;
+
+function group<O>(items: O[], family: 'account' | 'post', key: (o: O) => string): Grouped<O> {
+  const out: Grouped<O> = new Map();
+  for (const o of items) {
+    const platformId = key(o);
+    const id = mintId(family, platformId);
+    const entry = out.get(id) ?? { platformId, observations: [] };
+    entry.observations.push(o);
+    out.set(id, entry);
+  }
+  return out;
+}
+
+/** The part of an account that posts keep a copy of; a change to it must reach every linked post. */
+function snapshotContent(account: AccountRecord | null): string {
+  if (!account) return '';
+  const { version: _v, ...content } = snapshotOf(account);
+  return stableStringify(content);
+}
+
+/** The facts of a post its author's baseline depends on. */
+function baselineFacts(post: PostRecord | null): string {
+  const raw = post?.raw?.v;
+  return stableStringify([post?.status?.v, raw?.posted_at, raw?.views, raw?.author_platform_id]);
+}
+
+/**
+ * Applies one batch of validated observations to the engine. Steps, each safe under concurrent
+ * batches (see README "Merging"):
+ *
+ * 1. merge accounts, then posts (optimistic concurrency per record);
+ * 2. give each written post the current snapshot of every account it links to (read in real time
+ *    after the post write, so an account written concurrently is either seen here or sees the
+ *    post in its own fan-out);
+ * 3. fan out each account whose summary changed to every post linking to it (after a refresh);
+ * 4. recompute `view_ratio_to_account_baseline` for the authors whose posts changed, holding a
+ *    per-author lock so that the last computation to write always read every earlier write;
+ * 5. with `refresh`, make everything visible to search before returning.
+ */
+export function createObservationProcessor(deps: { engine: Engine; locks: KeyedLocks }) {
+  const { engine, locks } = deps;
+
+  async function mergeAccounts(observations: Observation[]) {
+    const groups = group(
+      observations.filter((o) => o.kind === 'account' || o.kind === 'account_enrichment'),
+      'account',
+      (o) => (o.kind === 'account' ? o.platform_id : (o as { account_platform_id: string }).account_platform_id),
+    );
+    return engine.accounts.merge([...groups.keys()], (id, current) => {
+      const entry = groups.get(id)!;
+      let record = current ?? emptyAccount(id, entry.platformId);
+      for (const o of entry.observations) {
+        if (o.kind === 'account') record = applyAccount(record, o);
+        else if (o.kind === 'account_enrichment') record = applyAccountEnrichment(record, o);
+      }
+      return record;
+    });
+  }
+
+  async function mergePosts(observations: Observation[]) {
+    const groups = group(
+      observations.filter((o) => o.kind === 'post' || o.kind === 'post_enrichment'),
+      'post',
+      (o) => (o.kind === 'post' ? o.platform_id : (o as { post_platform_id: string }).post_platform_id),
+    );
+    return engine.posts.merge([...groups.keys()], (id, current) => {
+      const entry = groups.get(id)!;
+      let record = current ?? emptyPost(id, entry.platformId);
+      for (const o of entry.observations) {
+        if (o.kind === 'post') record = applyPost(record, o);
+        else if (o.kind === 'post_enrichment') record = applyPostEnrichment(record, o);
+      }
+      return record;
+    });
+  }
+
+  /** Step 2: attach the newest snapshots of linked accounts to the given posts. */
+  async function attachSnapshots(posts: PostRecord[]): Promise<number> {
+    const linked = [...new Set(posts.flatMap(linkedAccountIds))];
+    if (linked.length === 0) return 0;
+    const accounts = await engine.accounts.get(linked);
+    const stale = posts.filter((p) =>
+      linkedAccountIds(p).some((a) => {
+        const account = accounts.get(a);
+        const held = p.accounts[a];
+        return account !== undefined && (!held || isNewerVersion(snapshotOf(account).version, held.version));
+      }),
+    );
+    if (stale.length === 0) return 0;
+    const outcome = await engine.posts.merge(
+      stale.map((p) => p.id),
+      (_id, current) => {
+        if (!current) return null;
+        let record = current;
+        for (const a of linkedAccountIds(current)) {
+          const account = accounts.get(a);
+          if (account) record = applyAccountSnapshot(record, a, snapshotOf(account));
+        }
+        return record;
+      },
+    );
+    return outcome.size;
+  }
+
+  /** Step 3: copy changed account snapshots into every post that links to them. */
+  async function fanOut(changed: AccountRecord[]): Promise<number> {
+    let written = 0;
+    for (const account of changed) {
+      const snapshot = snapshotOf(account);
+      for await (const ids of engine.postIdsLinkedTo(account.id)) {
+        const outcome = await engine.posts.merge(ids, (_id, current) =>
+          current ? applyAccountSnapshot(current, account.id, snapshot) : null,
+        );
+        written += outcome.size;
+      }
+    }
+    return written;
+  }
+
+  /** Step 4: recompute the baseline metric of the given authors' posts. */
+  async function recomputeBaselines(authorIds: string[]): Promise<number> {
+    let written = 0;
+    await locks.forEachLocked(authorIds, async (locked) => {
+      await engine.refresh();
+      const facts = await engine.authorPostFacts(locked);
+      const updates = new Map<string, number | null>();
+      for (const posts of facts.values()) {
+        const ratios = viewRatiosToBaseline(posts);
+        for (const post of posts) {
+          const ratio = ratios.get(post.id) ?? null;
+          if (ratio !== post.view_ratio_to_account_baseline) updates.set(post.id, ratio);
+        }
+      }
+      if (updates.size === 0) return;
+      const outcome = await engine.posts.merge([...updates.keys()], (id, current) =>
+        current ? { ...current, view_ratio_to_account_baseline: updates.get(id) ?? null } : null,
+      );
+      written += outcome.size;
+    });
+    return written;
+  }
+
+  return async function processObservations(
+    observations: Observation[],
+    options: { refresh: boolean },
+  ): Promise<ObservationJobResult> {
+    const accountOutcome = await mergeAccounts(observations);
+    const postOutcome = await mergePosts(observations);
+
+    const writtenPosts = [...postOutcome.values()].map((o) => o.after);
+    await attachSnapshots(writtenPosts);
+
+    const changedAccounts = [...accountOutcome.values()]
+      .filter((o) => snapshotContent(o.before) !== snapshotContent(o.after))
+      .map((o) => o.after);
+    let fannedOut = 0;
+    if (changedAccounts.length > 0) {
+      await engine.refresh();
+      fannedOut = await fanOut(changedAccounts);
+    }
+
+    const authors = new Set<string>();
+    for (const { before, after } of postOutcome.values()) {
+      if (baselineFacts(before) === baselineFacts(after)) continue;
+      for (const record of [before, after]) {
+        const author = record ? linksOf(record).author : null;
+        if (author) authors.add(author);
+      }
+    }
+    const baselinesUpdated = authors.size > 0 ? await recomputeBaselines([...authors]) : 0;
+
+    if (options.refresh) await engine.refresh();
+    return {
+      accounts_written: accountOutcome.size,
+      posts_written: postOutcome.size,
+      fanned_out: fannedOut,
+      baselines_updated: baselinesUpdated,
+    };
+  };
+}
+
+/** The processing function of one batch of observations. */
+export type ObservationProcessor = ReturnType<typeof createObservationProcessor>;

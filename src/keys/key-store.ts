@@ -1,0 +1,180 @@
+import type { Redis } from 'ioredis';
+import { InternalError, ServiceUnavailableError } from '../errors.ts';
+
+/**
+ * Redis storage of API keys. It holds secret *hashes* only; a clear key never reaches it.
+ *
+ * Layout, under `prefix`:
+ * - `{prefix}:key:{id}`: hash with fields `id`, `secret_hash`, `owner`, `name`, `scopes` (comma
+ *   list), `created_at` (ISO 8601) and `revoked_at` (ISO 8601, absent while the key is active);
+ * - `{prefix}:keys`: sorted set of every key id, scored by creation time (epoch ms);
+ * - `{prefix}:owner:{owner}:keys`: the same, per owner.
+ */
+
+/** Scopes a key can carry. */
+export const KEY_SCOPES = ['search', 'ingest'] as const;
+/** One scope. */
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** A stored key, as the store sees it (field names mirror the Redis hash). */
+export interface KeyRecord {
+  id: string;
+  secret_hash: string;
+  owner: string;
+  name: string;
+  scopes: KeyScope[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** Storage operations on key records. */
+export interface KeyStore {
+  /** Writes a new record and its index entries atomically. */
+  insert(record: KeyRecord): Promise<void>;
+  /** The record of `id`, or `null` when unknown. */
+  get(id: string): Promise<KeyRecord | null>;
+  /** Records in creation order, optionally of one owner only. */
+  list(filter?: { owner?: string }): Promise<KeyRecord[]>;
+  /**
+   * Marks `id` revoked at `revokedAt`. Idempotent: a second call keeps the first timestamp.
+   * Returns `false` when the key is unknown.
+   */
+  revoke(id: string, revokedAt?: string): Promise<boolean>;
+}
+
+/** Dependencies of {@link createKeyStore}. */
+export interface KeyStoreDeps {
+  redis: Redis;
+  /** Namespace of every Redis key this store touches. */
+  prefix: string;
+  /**
+   * Upper bound on one store operation. A Redis that accepts connections but never answers would
+   * otherwise hang the request; the caller's client may have no command timeout of its own.
+   */
+  timeoutMs?: number;
+}
+
+const UNREACHABLE = 'the key store is unreachable';
+// Server replies that mean "busy or not ready", so a retry can succeed; other replies are bugs.
+const TRANSIENT_REPLY = /^(LOADING|BUSY|OOM|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
+
+// Only set-if-still-active: keeps revocation idempotent without a read-then-write race, and does
+// not create a stray hash if the key vanished meanwhile.
+const REVOKE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
+return 1
+`;
+
+function parseScopes(value: string | undefined): KeyScope[] {
+  if (!value) return [];
+  // Unknown scopes (written by a newer version) are ignored rather than trusted.
+  return value
+    .split(',')
+    .filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s));
+}
+
+function toRecord(hash: Record<string, string>): KeyRecord | null {
+  const { id, secret_hash, owner, name, created_at } = hash;
+  if (!id || !secret_hash || owner === undefined || name === undefined || !created_at) return null;
+  return {
+    id,
+    secret_hash,
+    owner,
+    name,
+    scopes: parseScopes(hash.scopes),
+    created_at,
+    revoked_at: hash.revoked_at ? hash.revoked_at : null,
+  };
+}
+
+/**
+ * Translates a driver failure into a domain error. The raw message is kept only as `cause` (for
+ * logs): it names hosts and ports, which a problem detail must not show.
+ */
+function translate(error: unknown): Error {
+  if (error instanceof ServiceUnavailableError || error instanceof InternalError) return error;
+  if (error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message)) {
+    return new InternalError('the key store rejected a command', { cause: error });
+  }
+  return new ServiceUnavailableError(UNREACHABLE, { cause: error });
+}
+
+/** Creates the Redis-backed {@link KeyStore}. */
+export function createKeyStore({ redis, prefix, timeoutMs = 2_000 }: KeyStoreDeps): KeyStore {
+  const keyOf = (id: string): string => `${prefix}:key:${id}`;
+  const allIndex = `${prefix}:keys`;
+  const ownerIndex = (owner: string): string => `${prefix}:owner:${owner}:keys`;
+
+  async function guarded<T>(operation: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ServiceUnavailableError(UNREACHABLE, { cause: new Error('timed out') })),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([operation(), timeout]);
+    } catch (error) {
+      throw translate(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs a MULTI or pipeline result through the same failure handling as single commands. */
+  function unwrap(results: [Error | null, unknown][] | null): unknown[] {
+    if (!results) throw new ServiceUnavailableError(UNREACHABLE);
+    return results.map(([error, value]) => {
+      if (error) throw error;
+      return value;
+    });
+  }
+
+  return {
+    insert(record) {
+      return guarded(async () => {
+        const score = Date.parse(record.created_at);
+        const results = await redis
+          .multi()
+          .hset(keyOf(record.id), {
+            id: record.id,
+            secret_hash: record.secret_hash,
+            owner: record.owner,
+            name: record.name,
+            scopes: record.scopes.join(','),
+            created_at: record.created_at,
+            ...(record.revoked_at ? { revoked_at: record.revoked_at } : {}),
+          })
+          .zadd(allIndex, score, record.id)
+          .zadd(ownerIndex(record.owner), score, record.id)
+          .exec();
+        unwrap(results);
+      });
+    },
+
+    get(id) {
+      return guarded(async () => toRecord(await redis.hgetall(keyOf(id))));
+    },
+
+    list(filter = {}) {
+      return guarded(async () => {
+        const index = filter.owner === undefined ? allIndex : ownerIndex(filter.owner);
+        const ids = await redis.zrange(index, 0, -1);
+        if (ids.length === 0) return [];
+        const pipeline = redis.pipeline();
+        for (const id of ids) pipeline.hgetall(keyOf(id));
+        const hashes = unwrap(await pipeline.exec()) as Record<string, string>[];
+        return hashes.map(toRecord).filter((r): r is KeyRecord => r !== null);
+      });
+    },
+
+    revoke(id, revokedAt = new Date().toISOString()) {
+      return guarded(async () => {
+        const changed = await redis.eval(REVOKE_SCRIPT, 1, keyOf(id), revokedAt);
+        return changed === 1;
+      });
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import type {
+  AccountObservation,
+  MediaEnrichmentField,
+  PostEnrichmentField,
+  PostObservation,
+} from '../contract/observations.ts';
+
+/**
+ * The merged state the service keeps per entity. Records are engine-neutral: an engine adapter
+ * stores them whole and indexes a projection of them; the HTTP layer renders them.
+ *
+ * Every independently observed part is a last-writer-wins register ({@link Lww}) stamped with the
+ * time its source produced it (`observed_at` for raw observations, `produced_at` for enrichment).
+ * Merging takes, per register, the larger stamp (ties broken by content), so a merge is
+ * idempotent, commutative and associative: any set of observations applied in any order, any
+ * number of times, yields the same record.
+ */
+export interface Lww<T> {
+  /** Normalized ISO 8601 UTC timestamp; string order is time order. */
+  t: string;
+  v: T;
+}
+
+export type AccountStatus = 'active' | 'deactivated' | 'deleted' | 'unobservable';
+export type PostStatus = 'available' | 'unavailable';
+
+/** The profile facts of an active account observation. */
+export type AccountProfile = Omit<
+  Extract<AccountObservation, { status: 'active' }>,
+  'kind' | 'platform_id' | 'observed_at' | 'status'
+>;
+
+export interface AccountRecord {
+  id: string;
+  platform_id: string;
+  status: Lww<AccountStatus> | null;
+  /** The last active observation's profile; non-active observations leave it as it was. */
+  profile: Lww<AccountProfile> | null;
+  publishing_summary: Lww<string | null> | null;
+  publishing_languages: Lww<string[] | null> | null;
+  niches: Lww<string[] | null> | null;
+}
+
+/** The raw facts of an available post observation. */
+export type RawPost = Omit<
+  Extract<PostObservation, { status: 'available' }>,
+  'kind' | 'platform_id' | 'observed_at' | 'status' | 'hashtags'
+> & { hashtags: string[] };
+
+/**
+ * What a post keeps of an account it links to (author, coauthor, credited audio account): the
+ * author summary plus the account facts that post search filters on. `version` orders snapshots
+ * of the same account (see {@link accountVersion}).
+ */
+export interface AccountSnapshot {
+  version: string;
+  status: AccountStatus | null;
+  profile: AccountProfile | null;
+  niches: string[] | null;
+  publishing_languages: string[] | null;
+}
+
+export type MediaEnrichment = { [K in MediaEnrichmentField]?: Lww<unknown> };
+
+export interface PostRecord {
+  id: string;
+  platform_id: string;
+  status: Lww<PostStatus> | null;
+  raw: Lww<RawPost> | null;
+  enrichment: { [K in PostEnrichmentField]?: Lww<unknown> };
+  /** Keyed by media platform ID, so enrichment may arrive before the post that lists the media. */
+  media_enrichment: Record<string, MediaEnrichment>;
+  /** Snapshots of linked accounts, keyed by account service ID. */
+  accounts: Record<string, AccountSnapshot>;
+  /** Derived by the service from the author's other posts (contract §4). */
+  view_ratio_to_account_baseline: number | null;
+}
+
+/** An empty account record. */
+export function emptyAccount(id: string, platformId: string): AccountRecord {
+  return {
+    id,
+    platform_id: platformId,
+    status: null,
+    profile: null,
+    publishing_summary: null,
+    publishing_languages: null,
+    niches: null,
+  };
+}
+
+/** An empty post record. */
+export function emptyPost(id: string, platformId: string): PostRecord {
+  return {
+    id,
+    platform_id: platformId,
+    status: null,
+    raw: null,
+    enrichment: {},
+    media_enrichment: {},
+    accounts: {},
+    view_ratio_to_account_baseline: null,
+  };
+}
+
+/**
+ * A total order over the states of one account. Every merge only moves an account's registers
+ * forward, so a later state has every stamp ≥ an earlier one; comparing the concatenated stamps
+ * therefore orders snapshots of the same account by recency.
+ */
+export function accountVersion(account: AccountRecord): string {
+  const stamp = (r: Lww<unknown> | null) => r?.t ?? '0000-00-00T00:00:00.000Z';
+  return [
+    account.profile,
+    account.status,
+    account.publishing_summary,
+    account.publishing_languages,
+    account.niches,
+  ]
+    .map(stamp)
+    .join('|');
+}
+
+/** True when `a` is a strictly later state of the same account than `b`. */
+export function isNewerVersion(a: string, b: string): boolean {
+  const pa = a.split('|');
+  const pb = b.split('|');
+  // Component-wise ≥ with at least one >: later states dominate earlier ones in every stamp.
+  let greater = false;
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? '';
+    const y = pb[i] ?? '';
+    if (x < y) return false;
+    if (x > y) greater = true;
+  }
+  return greater;
+}
+
+/** The snapshot a post keeps of a linked account. */
+export function snapshotOf(account: AccountRecord): AccountSnapshot {
+  return {
+    version: accountVersion(account),
+    status: account.status?.v ?? null,
+    profile: account.profile?.v ?? null,
+    niches: account.niches?.v ?? null,
+    publishing_languages: account.publishing_languages?.v ?? null,
+  };
+}

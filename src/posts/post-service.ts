@@ -1,0 +1,38 @@
+import type { FullPost } from '../contract/api.ts';
+import { hasIdPrefix, isServiceId } from '../contract/ids.ts';
+import type { DeliverySigner } from '../delivery/signer.ts';
+import type { Engine } from '../engine/engine.ts';
+import { NotTrackedError } from '../errors.ts';
+import { isServablePost, renderFullPost } from '../render/post.ts';
+
+const SHORTCODE = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** Reads posts (spec 4.3). */
+export interface PostService {
+  /** The full post by service ID or platform shortcode. */
+  get(idOrShortcode: string): Promise<FullPost>;
+}
+
+function notTracked(): NotTrackedError {
+  return new NotTrackedError(
+    'No tracked post has this ID or shortcode, or it is currently unavailable. This is not a claim that the post is absent from the platform.',
+  );
+}
+
+/** Creates the post service. */
+export function createPostService(deps: { engine: Pick<Engine, 'posts' | 'findPostIdByShortcode'>; signer: DeliverySigner }): PostService {
+  return {
+    async get(idOrShortcode) {
+      let id: string | null;
+      if (hasIdPrefix('post', idOrShortcode)) {
+        id = isServiceId('post', idOrShortcode) ? idOrShortcode : null;
+      } else {
+        id = SHORTCODE.test(idOrShortcode) ? await deps.engine.findPostIdByShortcode(idOrShortcode) : null;
+      }
+      if (id === null) throw notTracked();
+      const record = (await deps.engine.posts.get([id])).get(id) ?? null;
+      if (!isServablePost(record)) throw notTracked();
+      return renderFullPost(record, deps.signer);
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { mintId } from '../contract/ids.ts';
+import type { Audio, AuthorSummary, FullPost, MediaItem, PostSummary } from '../contract/api.ts';
+import type { DeliverySigner } from '../delivery/signer.ts';
+import { engagementRateByViews } from '../intake/derived.ts';
+import { linksOf } from '../intake/merge.ts';
+import type { AccountSnapshot, PostRecord, RawPost } from '../model/records.ts';
+import { renderAuthorSummary } from './account.ts';
+
+/**
+ * True when a post can be served: its latest status is available, its raw facts have been
+ * observed and so has its author's profile (the author summary is a required object, so a post
+ * whose author was never observed is held back until the account arrives).
+ */
+export function isServablePost(record: PostRecord | null): record is PostRecord & { raw: NonNullable<PostRecord['raw']> } {
+  if (!record?.raw || record.status?.v !== 'available') return false;
+  const author = linksOf(record).author;
+  return author !== null && Boolean(record.accounts[author]?.profile);
+}
+
+function summaryOf(id: string | null, snapshot: AccountSnapshot | undefined, signer: DeliverySigner): AuthorSummary | null {
+  if (id === null || !snapshot?.profile) return null;
+  return renderAuthorSummary(id, snapshot.profile, signer);
+}
+
+function renderAudio(record: PostRecord, raw: RawPost, signer: DeliverySigner): Audio | null {
+  const audio = raw.audio;
+  if (!audio) return null;
+  const accountId = linksOf(record).audioAccount;
+  return {
+    // An audio without a platform ID is specific to its post.
+    id: mintId('audio', audio.platform_id ?? `post:${record.platform_id}`),
+    social_id: audio.platform_id,
+    type: audio.type,
+    title: audio.title,
+    attribution: {
+      display_name: audio.attribution_display_name,
+      account: summaryOf(accountId, accountId ? record.accounts[accountId] : undefined, signer),
+    },
+    duration_seconds: audio.duration_seconds,
+    web_url: audio.web_url,
+  };
+}
+
+function enrichmentValue<T>(record: PostRecord, field: keyof PostRecord['enrichment']): T | null {
+  return (record.enrichment[field]?.v as T | undefined) ?? null;
+}
+
+/** Spec 2.4. The caller checks {@link isServablePost} first. */
+export function renderPostSummary(record: PostRecord, signer: DeliverySigner): PostSummary {
+  if (!isServablePost(record)) throw new Error(`post ${record.id} is not servable`);
+  const raw = record.raw.v;
+  const links = linksOf(record);
+  const author = summaryOf(links.author, record.accounts[links.author!], signer)!;
+  const coauthors = links.coauthors
+    .map((id) => summaryOf(id, record.accounts[id], signer))
+    .filter((s): s is AuthorSummary => s !== null);
+  const e = <T>(field: keyof PostRecord['enrichment']) => enrichmentValue<T>(record, field);
+  return {
+    id: record.id,
+    shortcode: raw.shortcode,
+    web_url: raw.web_url,
+    posted_at: raw.posted_at,
+    observed_at: record.raw.t,
+    format: raw.format,
+    primary_language: e('primary_language'),
+    caption: raw.caption,
+    hashtags: raw.hashtags,
+    caption_mentions: raw.caption_mentions,
+    audio: renderAudio(record, raw, signer),
+    content_summary: e('content_summary'),
+    topics: e('topics'),
+    creative_formats: e('creative_formats'),
+    hook: e('hook'),
+    key_messages: e('key_messages'),
+    proofs: e('proofs'),
+    offers: e('offers'),
+    calls_to_action: e('calls_to_action'),
+    narrative_structure: e('narrative_structure'),
+    has_paid_partnership_label: e('has_paid_partnership_label'),
+    paid_partners: e('paid_partners'),
+    commercial_contexts: e('commercial_contexts'),
+    comments_enabled: raw.comments_enabled,
+    views: raw.views,
+    likes: raw.likes,
+    comments: raw.comments,
+    engagement_rate_by_views: engagementRateByViews(raw.likes, raw.comments, raw.views),
+    view_ratio_to_account_baseline: record.view_ratio_to_account_baseline,
+    author,
+    coauthors,
+  };
+}
+
+/** Spec 2.6: the summary plus every media item, in publication order. */
+export function renderFullPost(record: PostRecord, signer: DeliverySigner): FullPost {
+  const summary = renderPostSummary(record, signer);
+  const media = record.raw!.v.media.map((item): MediaItem => {
+    const id = mintId('media', item.platform_id);
+    const enrichment = record.media_enrichment[item.platform_id] ?? {};
+    const visibleText = (enrichment.visible_text?.v ?? null) as
+      | Array<{ text: string; start_seconds?: number; end_seconds?: number }>
+      | null;
+    const visualDescription = (enrichment.visual_description?.v as string | null | undefined) ?? null;
+    const common = {
+      id,
+      width: item.width,
+      height: item.height,
+      media_url: signer.sign('media', id, item.source_url),
+    };
+    if (item.type === 'image') {
+      return {
+        ...common,
+        type: 'image',
+        // Timing is a property of video frames; image items carry text only (spec 2.6).
+        visible_text: visibleText?.map(({ text }) => ({ text })) ?? null,
+        visual_description: visualDescription,
+      };
+    }
+    return {
+      ...common,
+      type: 'video',
+      duration_seconds: item.duration_seconds ?? null,
+      thumbnail_url: item.thumbnail_source_url ? signer.sign('thumbnail', id, item.thumbnail_source_url) : null,
+      transcript: (enrichment.transcript?.v as string | null | undefined) ?? null,
+      visible_text: visibleText,
+      visual_description: visualDescription,
+    };
+  });
+  return { ...summary, media };
+}

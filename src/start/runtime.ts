@@ -1,0 +1,96 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createAccountService, type AccountService } from '../accounts/account-service.ts';
+import type { Config } from '../config.ts';
+import { createDeliverySigner, type DeliverySigner } from '../delivery/signer.ts';
+import type { Engine } from '../engine/engine.ts';
+import { createElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
+import { createIndexAdmin, type IndexAdmin } from '../engine/elasticsearch/index-admin.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { createIntakeService, type IntakeService } from '../intake/intake-service.ts';
+import { createObservationQueue, createObservationQueueEvents, type ObservationJob, type ObservationJobResult } from '../intake/queue.ts';
+import { createKeyService, type KeyService } from '../keys/key-service.ts';
+import { createKeyStore } from '../keys/key-store.ts';
+import { templatesDir } from '../paths.ts';
+import { createPostService, type PostService } from '../posts/post-service.ts';
+import { createElasticsearchClient, createRedis } from './infrastructure.ts';
+
+/** The objects every entry point (API, worker, CLI) is built from, created once per process. */
+export interface Runtime {
+  config: Config;
+  es: Client;
+  /** Fail-fast Redis connection for request-path commands. */
+  redis: Redis;
+  engine: Engine;
+  indexAdmin: IndexAdmin;
+  keys: KeyService;
+  queue: Queue<ObservationJob, ObservationJobResult>;
+  signer: DeliverySigner;
+  posts: PostService;
+  accounts: AccountService;
+  /** Intake; creates the queue-events listener on first use of `wait`. */
+  intake: IntakeService;
+  /** A Redis connection for BullMQ's blocking commands (created on demand). */
+  blockingRedis(): Redis;
+  close(): Promise<void>;
+}
+
+/** Creates the runtime. Connections open lazily and recover by themselves when a service returns. */
+export function createRuntime(config: Config): Runtime {
+  const es = createElasticsearchClient(config);
+  const redis = createRedis(config.REDIS_URL, 'command');
+  redis.on('error', () => undefined); // reconnects by itself; requests meanwhile answer 503
+  const blocking: Redis[] = [];
+  const blockingRedis = () => {
+    const connection = createRedis(config.REDIS_URL, 'blocking');
+    connection.on('error', () => undefined);
+    blocking.push(connection);
+    return connection;
+  };
+  const engine = createElasticsearchEngine({ client: es, indexPrefix: config.INDEX_PREFIX });
+  const queue = createObservationQueue({ connection: redis, prefix: config.REDIS_PREFIX });
+  queue.on('error', () => undefined);
+  let queueEvents: QueueEvents | undefined;
+  const events = () => (queueEvents ??= createObservationQueueEvents({ connection: blockingRedis(), prefix: config.REDIS_PREFIX }));
+  const signer = createDeliverySigner({
+    baseUrl: config.PUBLIC_BASE_URL,
+    secret: config.SIGNING_SECRET,
+    ttlSeconds: config.DELIVERY_URL_TTL_SECONDS,
+  });
+  const intakeWithoutWait = createIntakeService({ queue, waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS });
+  let intakeWithWait: IntakeService | undefined;
+  const intake: IntakeService = {
+    async submit(input, options) {
+      if (!options.wait) return intakeWithoutWait.submit(input, options);
+      const queueEvents = events();
+      await queueEvents.waitUntilReady().catch((cause) => {
+        throw new ServiceUnavailableError('The intake queue is unavailable; retry shortly.', { cause });
+      });
+      intakeWithWait ??= createIntakeService({ queue, queueEvents, waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS });
+      return intakeWithWait.submit(input, options);
+    },
+  };
+
+  return {
+    config,
+    es,
+    redis,
+    engine,
+    indexAdmin: createIndexAdmin({ client: es, indexPrefix: config.INDEX_PREFIX, templatesDir: templatesDir() }),
+    keys: createKeyService({ store: createKeyStore({ redis, prefix: `${config.REDIS_PREFIX}:apikeys` }) }),
+    queue,
+    signer,
+    posts: createPostService({ engine, signer }),
+    accounts: createAccountService({ engine, signer }),
+    intake,
+    blockingRedis,
+    async close() {
+      await queueEvents?.close().catch(() => undefined);
+      await queue.close().catch(() => undefined);
+      for (const connection of blocking) connection.disconnect();
+      redis.disconnect();
+      await es.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ServiceUnavailableError } from '../errors.ts';
+import { buildApp } from '../http/app.ts';
+import type { Runtime } from './runtime.ts';
+
+/** Builds the HTTP app from a runtime (no listening: tests inject requests into it). */
+export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance {
+  return buildApp(
+    {
+      baseUrl: runtime.config.PUBLIC_BASE_URL,
+      keys: runtime.keys,
+      posts: runtime.posts,
+      accounts: runtime.accounts,
+      intake: runtime.intake,
+      signer: runtime.signer,
+      readiness: {
+        elasticsearch: async () => (await runtime.engine.checkHealth()).status,
+        redis: async () => {
+          try {
+            return await runtime.redis.ping();
+          } catch (cause) {
+            throw new ServiceUnavailableError('Redis is unreachable', { cause });
+          }
+        },
+        embeddings: async () => 'off (BM25 only)',
+      },
+    },
+    logger ? { logger: logger as never } : {},
+  );
+}
+
+/** Starts listening on HOST:PORT. */
+export async function listen(app: FastifyInstance, runtime: Runtime): Promise<string> {
+  return app.listen({ host: runtime.config.HOST, port: runtime.config.PORT });
+}

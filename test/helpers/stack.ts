@@ -1,0 +1,85 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
+import { createServer } from '../../src/start/server.ts';
+import { startWorker } from '../../src/start/worker.ts';
+
+/** A running service on the real Elasticsearch and Redis, isolated by unique prefixes. */
+export interface Stack {
+  config: Config;
+  runtime: Runtime;
+  app: FastifyInstance;
+  /** A key with both scopes. */
+  key: string;
+  /** Sends observations through the HTTP intake (NDJSON), waiting for indexing by default. */
+  ingest(observations: unknown[], options?: { wait?: boolean }): Promise<{ statusCode: number; body: any }>;
+  /** GET with the stack's key (or the given Authorization header value; null for none). */
+  get(path: string, authorization?: string | null): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
+  inject(options: InjectOptions): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
+  close(): Promise<void>;
+}
+
+/** Starts a stack for one test file. `name` makes leftovers attributable. */
+export async function startStack(name: string, env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<Stack> {
+  const id = randomUUID().slice(0, 8);
+  const config = loadConfig({
+    ...process.env,
+    INDEX_PREFIX: `test-${name}-${id}`,
+    REDIS_PREFIX: `test-${name}-${id}`,
+    PUBLIC_BASE_URL: 'https://api.example.test',
+    LOG_LEVEL: 'silent',
+    NODE_ENV: 'test',
+    INTAKE_WAIT_TIMEOUT_MS: '30000',
+    ...env,
+  });
+  const runtime = createRuntime(config);
+  await runtime.indexAdmin.apply();
+  const logger = pino({ level: 'silent' });
+  const worker = options.worker === false ? undefined : startWorker(runtime, logger);
+  const app = createServer(runtime);
+  await app.ready();
+  const created = await runtime.keys.create({ owner: 'tests@example.com', name, scopes: ['search', 'ingest'] });
+
+  const inject: Stack['inject'] = async (opts) => {
+    const response = await app.inject(opts);
+    let body: unknown = response.body;
+    try {
+      body = response.json();
+    } catch {
+      /* not JSON */
+    }
+    return { statusCode: response.statusCode, headers: response.headers, body };
+  };
+
+  return {
+    config,
+    runtime,
+    app,
+    key: created.key,
+    inject,
+    ingest(observations, { wait = true } = {}) {
+      return inject({
+        method: 'POST',
+        url: `/internal/v1/social/observations${wait ? '?wait=true' : ''}`,
+        headers: { authorization: `Bearer ${created.key}`, 'content-type': 'application/x-ndjson' },
+        payload: observations.map((o) => JSON.stringify(o)).join('\n'),
+      });
+    },
+    get(path, authorization) {
+      const headers: Record<string, string> = {};
+      if (authorization !== null) headers.authorization = authorization ?? `Bearer ${created.key}`;
+      return inject({ method: 'GET', url: path, headers });
+    },
+    async close() {
+      await app.close();
+      await worker?.close();
+      await runtime.queue.obliterate({ force: true }).catch(() => undefined);
+      await runtime.indexAdmin.destroy();
+      const keys = await runtime.redis.keys(`${config.REDIS_PREFIX}:*`);
+      if (keys.length > 0) await runtime.redis.del(...keys);
+      await runtime.close();
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    // Two cores: two test files at a time; each has its own indices and Redis prefix.
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
