@@ -13,6 +13,7 @@ export type MergeOutcome<R> = Map<string, { before: R | null; after: R }>;
 /** The facts of an author's posts that `view_ratio_to_account_baseline` depends on. */
 export interface AuthorPostFacts {
   id: string;
+  author_id: string;
   posted_at: string;
   views: number | null;
   view_ratio_to_account_baseline: number | null;
@@ -42,8 +43,8 @@ export interface Engine {
   findPostIdByShortcode(shortcode: string): Promise<string | null>;
   /** The account that most recently held `handle` (case-insensitive), if any. Near real time. */
   findAccountIdByHandle(handle: string): Promise<string | null>;
-  /** IDs of posts that link to the account (author, coauthor, credited audio), in pages. */
-  postIdsLinkedTo(accountId: string): AsyncIterable<string[]>;
+  /** IDs of posts that link to any of the accounts (author, coauthor, credited audio), in pages. */
+  postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
   /** Facts of each author's available posts, for the baseline metric. */
   authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
   /** Makes every acknowledged write visible to search. */

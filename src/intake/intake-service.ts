@@ -32,6 +32,8 @@ export interface RejectedLine {
 export interface IntakeResult {
   accepted: number;
   rejected: RejectedLine[];
+  /** IDs of the queued jobs, for {@link IntakeService.waitFor}. */
+  jobIds: string[];
 }
 
 /**
@@ -65,10 +67,17 @@ export function entriesOfArray(body: unknown): IntakeEntry[] {
 
 /** Validates and enqueues observations; optionally waits until they are searchable. */
 export interface IntakeService {
+  /**
+   * Validates each entry on its own and queues the valid ones. With `wait`, resolves only once
+   * they are indexed and visible; with `refresh` alone, the worker makes them visible but the call
+   * returns at once (for callers that wait later with {@link waitFor}).
+   */
   submit(
     input: { entries: IntakeEntry[]; rejected?: RejectedLine[] },
-    options: { wait: boolean; requestId: string },
+    options: { wait: boolean; requestId: string; refresh?: boolean },
   ): Promise<IntakeResult>;
+  /** Resolves when every listed job has completed; IntakeTimeoutError after `timeoutMs`. */
+  waitFor(jobIds: string[], timeoutMs?: number): Promise<void>;
 }
 
 /**
@@ -77,10 +86,17 @@ export interface IntakeService {
  */
 export function createIntakeService(deps: {
   queue: Queue<ObservationJob, ObservationJobResult>;
-  queueEvents?: QueueEvents;
+  /** Created on first use: a queue-events listener holds a blocking Redis connection. */
+  queueEvents: () => Promise<QueueEvents>;
   waitTimeoutMs: number;
 }): IntakeService {
-  return {
+  const service: IntakeService = {
+    async waitFor(jobIds, timeoutMs = deps.waitTimeoutMs) {
+      if (jobIds.length === 0) return;
+      const events = await deps.queueEvents();
+      const jobs = await queueCall(() => Promise.all(jobIds.map((id) => deps.queue.getJob(id))));
+      await waitForJobs(jobs.filter((j) => j !== undefined), events, timeoutMs);
+    },
     async submit(input, options) {
       const total = input.entries.length + (input.rejected?.length ?? 0);
       if (total > MAX_OBSERVATIONS_PER_REQUEST) {
@@ -102,26 +118,28 @@ export function createIntakeService(deps: {
         for (let i = 0; i < accepted.length; i += OBSERVATIONS_PER_JOB) {
           chunks.push({
             observations: accepted.slice(i, i + OBSERVATIONS_PER_JOB),
-            refresh: options.wait,
+            refresh: options.wait || options.refresh === true,
             request_id: options.requestId,
           });
         }
         const jobs = await queueCall(() =>
           deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))),
         );
-        if (options.wait) await waitForJobs(jobs, deps.queueEvents, deps.waitTimeoutMs);
+        const jobIds = jobs.map((job) => job.id!);
+        if (options.wait) await service.waitFor(jobIds);
+        return { accepted: accepted.length, rejected, jobIds };
       }
-      return { accepted: accepted.length, rejected };
+      return { accepted: accepted.length, rejected, jobIds: [] };
     },
   };
+  return service;
 }
 
 async function waitForJobs(
   jobs: Array<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>,
-  events: QueueEvents | undefined,
+  events: QueueEvents,
   timeoutMs: number,
 ): Promise<void> {
-  if (!events) throw new Error('waiting for intake needs queue events');
   try {
     await Promise.all(jobs.map((job) => job.waitUntilFinished(events, timeoutMs)));
   } catch (error) {

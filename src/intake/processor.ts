@@ -83,7 +83,29 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
     });
   }
 
+  /** Accounts the post observations link to, read up front so new posts get snapshots in their first write. */
+  async function linkedAccountsOf(observations: Observation[]): Promise<Map<string, AccountRecord>> {
+    const platformIds = new Set<string>();
+    for (const o of observations) {
+      if (o.kind !== 'post' || o.status !== 'available') continue;
+      platformIds.add(o.author_platform_id);
+      for (const c of o.coauthor_platform_ids) platformIds.add(c);
+      if (o.audio?.attribution_account_platform_id) platformIds.add(o.audio.attribution_account_platform_id);
+    }
+    return engine.accounts.get([...platformIds].map((p) => mintId('account', p)));
+  }
+
+  function withSnapshots(record: PostRecord, accounts: Map<string, AccountRecord>): PostRecord {
+    let next = record;
+    for (const a of linkedAccountIds(record)) {
+      const account = accounts.get(a);
+      if (account) next = applyAccountSnapshot(next, a, snapshotOf(account));
+    }
+    return next;
+  }
+
   async function mergePosts(observations: Observation[]) {
+    const accounts = await linkedAccountsOf(observations);
     const groups = group(
       observations.filter((o) => o.kind === 'post' || o.kind === 'post_enrichment'),
       'post',
@@ -96,7 +118,7 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
         if (o.kind === 'post') record = applyPost(record, o);
         else if (o.kind === 'post_enrichment') record = applyPostEnrichment(record, o);
       }
-      return record;
+      return withSnapshots(record, accounts);
     });
   }
 
@@ -115,30 +137,18 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
     if (stale.length === 0) return 0;
     const outcome = await engine.posts.merge(
       stale.map((p) => p.id),
-      (_id, current) => {
-        if (!current) return null;
-        let record = current;
-        for (const a of linkedAccountIds(current)) {
-          const account = accounts.get(a);
-          if (account) record = applyAccountSnapshot(record, a, snapshotOf(account));
-        }
-        return record;
-      },
+      (_id, current) => (current ? withSnapshots(current, accounts) : null),
     );
     return outcome.size;
   }
 
   /** Step 3: copy changed account snapshots into every post that links to them. */
   async function fanOut(changed: AccountRecord[]): Promise<number> {
+    const accounts = new Map(changed.map((a) => [a.id, a]));
     let written = 0;
-    for (const account of changed) {
-      const snapshot = snapshotOf(account);
-      for await (const ids of engine.postIdsLinkedTo(account.id)) {
-        const outcome = await engine.posts.merge(ids, (_id, current) =>
-          current ? applyAccountSnapshot(current, account.id, snapshot) : null,
-        );
-        written += outcome.size;
-      }
+    for await (const ids of engine.postIdsLinkedTo([...accounts.keys()])) {
+      const outcome = await engine.posts.merge(ids, (_id, current) => (current ? withSnapshots(current, accounts) : null));
+      written += outcome.size;
     }
     return written;
   }

@@ -14,7 +14,7 @@ import { createKeyService, type KeyService } from '../keys/key-service.ts';
 import { createKeyStore } from '../keys/key-store.ts';
 import { templatesDir } from '../paths.ts';
 import { createPostService, type PostService } from '../posts/post-service.ts';
-import { createElasticsearchClient, createRedis } from './infrastructure.ts';
+import { createElasticsearchClient, createRedis, redisReady } from './infrastructure.ts';
 
 /** The objects every entry point (API, worker, CLI) is built from, created once per process. */
 export interface Runtime {
@@ -29,10 +29,15 @@ export interface Runtime {
   signer: DeliverySigner;
   posts: PostService;
   accounts: AccountService;
-  /** Intake; creates the queue-events listener on first use of `wait`. */
+  /** Intake; creates the queue-events listener on first wait. */
   intake: IntakeService;
   /** A Redis connection for BullMQ's blocking commands (created on demand). */
   blockingRedis(): Redis;
+  /**
+   * Waits (bounded) for the fail-fast Redis connection, so the first command does not race the
+   * connect. Resolves false on time-out: the process then runs degraded (503s) until Redis is back.
+   */
+  ready(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -58,19 +63,17 @@ export function createRuntime(config: Config): Runtime {
     secret: config.SIGNING_SECRET,
     ttlSeconds: config.DELIVERY_URL_TTL_SECONDS,
   });
-  const intakeWithoutWait = createIntakeService({ queue, waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS });
-  let intakeWithWait: IntakeService | undefined;
-  const intake: IntakeService = {
-    async submit(input, options) {
-      if (!options.wait) return intakeWithoutWait.submit(input, options);
+  const intake = createIntakeService({
+    queue,
+    waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS,
+    queueEvents: async () => {
       const queueEvents = events();
       await queueEvents.waitUntilReady().catch((cause) => {
         throw new ServiceUnavailableError('The intake queue is unavailable; retry shortly.', { cause });
       });
-      intakeWithWait ??= createIntakeService({ queue, queueEvents, waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS });
-      return intakeWithWait.submit(input, options);
+      return queueEvents;
     },
-  };
+  });
 
   return {
     config,
@@ -85,6 +88,7 @@ export function createRuntime(config: Config): Runtime {
     accounts: createAccountService({ engine, signer }),
     intake,
     blockingRedis,
+    ready: (timeoutMs = 5000) => redisReady(redis, timeoutMs),
     async close() {
       await queueEvents?.close().catch(() => undefined);
       await queue.close().catch(() => undefined);

@@ -35,6 +35,7 @@ export async function startStack(name: string, env: Record<string, string> = {},
     ...env,
   });
   const runtime = createRuntime(config);
+  await runtime.ready();
   await runtime.indexAdmin.apply();
   const logger = pino({ level: 'silent' });
   const worker = options.worker === false ? undefined : startWorker(runtime, logger);

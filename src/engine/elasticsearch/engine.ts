@@ -7,7 +7,7 @@ import { indexNames } from './names.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
 
-const PAGE = 1000;
+const PAGE = 2000;
 
 /** The Elasticsearch implementation of {@link Engine}. */
 export function createElasticsearchEngine(deps: { client: Client; indexPrefix: string }): Engine {
@@ -26,39 +26,26 @@ export function createElasticsearchEngine(deps: { client: Client; indexPrefix: s
     return response.hits.hits[0]?._id ?? null;
   }
 
-  async function authorFacts(authorId: string): Promise<AuthorPostFacts[]> {
-    const facts: AuthorPostFacts[] = [];
-    let after: unknown[] | undefined;
+  /** Pages through every hit of a filter query in `id` order, with the given doc-value fields. */
+  async function* pages(index: string, filter: estypes.QueryDslQueryContainer[], fields: string[]) {
+    let after: estypes.SortResults | undefined;
     for (;;) {
       const response = await engineCall(() =>
         client.search({
-          index: posts.read,
-          query: {
-            bool: {
-              filter: [{ term: { 'author.id': authorId } }, { term: { status: 'available' } }, { exists: { field: 'posted_at' } }],
-            },
-          },
+          index,
+          query: { bool: { filter } },
           _source: false,
-          docvalue_fields: ['posted_at', 'views', 'view_ratio_to_account_baseline'].map((field) =>
-            field === 'posted_at' ? { field, format: 'strict_date_time' } : { field },
-          ),
+          docvalue_fields: fields.map((field) => (field === 'posted_at' ? { field, format: 'strict_date_time' } : { field })),
           sort: [{ id: 'asc' }],
           size: PAGE,
           track_total_hits: false,
-          ...(after ? { search_after: after as never } : {}),
+          ...(after ? { search_after: after } : {}),
         }),
       );
-      for (const hit of response.hits.hits) {
-        const fields = hit.fields as Record<string, unknown[]>;
-        facts.push({
-          id: hit._id!,
-          posted_at: String(fields.posted_at?.[0]),
-          views: (fields.views?.[0] as number | undefined) ?? null,
-          view_ratio_to_account_baseline: (fields.view_ratio_to_account_baseline?.[0] as number | undefined) ?? null,
-        });
-      }
-      if (response.hits.hits.length < PAGE) return facts;
-      after = response.hits.hits.at(-1)!.sort;
+      const hits = response.hits.hits;
+      if (hits.length > 0) yield hits;
+      if (hits.length < PAGE) return;
+      after = hits.at(-1)!.sort;
     }
   }
 
@@ -85,30 +72,35 @@ export function createElasticsearchEngine(deps: { client: Client; indexPrefix: s
       );
     },
 
-    async *postIdsLinkedTo(accountId) {
-      let after: unknown[] | undefined;
-      for (;;) {
-        const response = await engineCall(() =>
-          client.search({
-            index: posts.read,
-            query: { bool: { filter: [{ term: { linked_account_ids: accountId } }] } },
-            _source: false,
-            sort: [{ id: 'asc' }],
-            size: PAGE,
-            track_total_hits: false,
-            ...(after ? { search_after: after as never } : {}),
-          }),
-        );
-        const ids = response.hits.hits.map((h) => h._id!);
-        if (ids.length > 0) yield ids;
-        if (ids.length < PAGE) return;
-        after = response.hits.hits.at(-1)!.sort;
+    async *postIdsLinkedTo(accountIds) {
+      if (accountIds.length === 0) return;
+      for await (const hits of pages(posts.read, [{ terms: { linked_account_ids: [...accountIds] } }], [])) {
+        yield hits.map((h) => h._id!);
       }
     },
 
     async authorPostFacts(authorIds) {
-      const out = new Map<string, AuthorPostFacts[]>();
-      for (const id of authorIds) out.set(id, await authorFacts(id));
+      const out = new Map<string, AuthorPostFacts[]>(authorIds.map((id) => [id, []]));
+      if (authorIds.length === 0) return out;
+      const filter = [
+        { terms: { 'author.id': [...authorIds] } },
+        { term: { status: 'available' } },
+        { exists: { field: 'posted_at' } },
+      ];
+      const fields = ['author.id', 'posted_at', 'views', 'view_ratio_to_account_baseline'];
+      for await (const hits of pages(posts.read, filter, fields)) {
+        for (const hit of hits) {
+          const f = hit.fields as Record<string, unknown[]>;
+          const authorId = String(f['author.id']?.[0]);
+          out.get(authorId)?.push({
+            id: hit._id!,
+            author_id: authorId,
+            posted_at: String(f.posted_at?.[0]),
+            views: (f.views?.[0] as number | undefined) ?? null,
+            view_ratio_to_account_baseline: (f.view_ratio_to_account_baseline?.[0] as number | undefined) ?? null,
+          });
+        }
+      }
       return out;
     },
 

@@ -247,7 +247,11 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
     async destroy() {
       for (const name of INDEX_NAMES) {
         const names = indexNames(indexPrefix, name);
-        await client.indices.delete({ index: `${names.concretePrefix}*`, expand_wildcards: 'all' }).catch(() => undefined);
+        // Wildcard deletes are refused (action.destructive_requires_name): resolve names first.
+        const concrete = Object.keys(
+          await engineCall(() => client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true })),
+        );
+        if (concrete.length > 0) await engineCall(() => client.indices.delete({ index: concrete }));
         await client.indices.deleteIndexTemplate({ name: names.template }).catch(() => undefined);
       }
       await client.cluster.deleteComponentTemplate({ name: componentName }).catch(() => undefined);

@@ -45,9 +45,9 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
       if (input.entries.length === 0 && input.rejected.length === 0) {
         throw new MalformedRequestError('The body carries no observations.');
       }
-      const result = await intake.submit(input, { wait, requestId: request.id });
-      request.log.info({ accepted: result.accepted, rejected: result.rejected.length, wait }, 'intake');
-      return reply.code(wait ? 200 : 202).send({ request_id: request.id, ...result });
+      const { accepted, rejected } = await intake.submit(input, { wait, requestId: request.id });
+      request.log.info({ accepted, rejected: rejected.length, wait }, 'intake');
+      return reply.code(wait ? 200 : 202).send({ request_id: request.id, accepted, rejected });
     },
   );
 };

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createInterface } from 'node:readline';
+import { ingestStream, ndjsonEntries } from '../../intake/stream-ingest.ts';
+import { EXIT, out, runCommand } from '../context.ts';
+
+/** `ingest FILE.ndjson [--wait]`: the HTTP intake's path, from a file or stdin. */
+export function registerIngest(program: Command): void {
+  program
+    .command('ingest')
+    .description('stream observations (NDJSON) from a file, or - for stdin, through the intake path')
+    .argument('<file>', 'an NDJSON file, or - for standard input')
+    .option('--wait', 'return only when every accepted observation is indexed and searchable')
+    .option('--timeout <seconds>', 'how long --wait waits', '3600')
+    .action((file: string, options: { wait?: boolean; timeout: string }) =>
+      runCommand(async ({ intake }) => {
+        const input = file === '-' ? process.stdin : createReadStream(file);
+        const lines = createInterface({ input, crlfDelay: Infinity });
+        const result = await ingestStream(ndjsonEntries(lines), intake, {
+          wait: options.wait === true,
+          requestId: `cli_${randomBytes(9).toString('base64url')}`,
+          waitTimeoutMs: Number(options.timeout) * 1000,
+          onRejected: (r) => process.stderr.write(`${JSON.stringify(r)}\n`),
+        });
+        out(JSON.stringify(result));
+        return result.rejected > 0 ? EXIT.failed : EXIT.ok;
+      }),
+    );
+}

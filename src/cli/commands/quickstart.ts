@@ -1,0 +1,74 @@
+import type { Command } from 'commander';
+import { createLogger } from '../../observability/logger.ts';
+import { createRuntime } from '../../start/runtime.ts';
+import { createServer, listen } from '../../start/server.ts';
+import { installShutdown } from '../../start/shutdown.ts';
+import { startWorker } from '../../start/worker.ts';
+import { configOrExit } from '../context.ts';
+import { seedDataset } from './seed.ts';
+
+const DEMO = { posts: 3000, accounts: 300, seed: 42 };
+
+/**
+ * `quickstart` (what `npm start` runs after starting the local services): templates, demo data
+ * when the indices are empty, then the API and the worker in the foreground, and a key to use.
+ */
+export function registerQuickstart(program: Command): void {
+  program
+    .command('quickstart')
+    .description('apply templates, load demo data when empty, run API and worker, print a key')
+    .option('--posts <n>', 'demo posts when the index is empty', String(DEMO.posts))
+    .option('--accounts <n>', 'demo accounts when the index is empty', String(DEMO.accounts))
+    .action(async (options: { posts: string; accounts: string }) => {
+      const config = configOrExit();
+      const logger = createLogger(config);
+      const runtime = createRuntime(config);
+      const say = (line = '') => process.stdout.write(`${line}\n`);
+      if (!(await runtime.ready())) {
+        process.stderr.write(`social-search: Redis at ${config.REDIS_URL} is not reachable; run \`npm run services\`\n`);
+        process.exit(1);
+      }
+
+      for (const line of await runtime.indexAdmin.apply()) {
+        if (line.action !== 'unchanged' || line.detail) say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
+      }
+      const worker = startWorker(runtime, logger);
+      const app = createServer(runtime, logger);
+      installShutdown(logger, () => [
+        { name: 'http', run: () => app.close() },
+        { name: 'worker', run: () => worker.close() },
+        { name: 'connections', run: () => runtime.close() },
+      ]);
+
+      const posts = (await runtime.indexAdmin.status()).find((s) => s.name === 'posts')?.docs ?? 0;
+      if (posts === 0) {
+        const size = { posts: Number(options.posts), accounts: Number(options.accounts) };
+        say(`Loading demo data (${size.posts} posts, ${size.accounts} accounts, seed ${DEMO.seed}) through the intake…`);
+        const started = Date.now();
+        const result = await seedDataset(runtime.intake, { ...size, seed: DEMO.seed, wait: true });
+        say(`Demo data indexed: ${result.accepted} observations in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+      } else {
+        say(`Indices already hold ${posts} posts; no demo data loaded.`);
+      }
+
+      const key = await runtime.keys.create({
+        owner: 'quickstart@localhost',
+        name: `quickstart ${new Date().toISOString()}`,
+        scopes: ['search', 'ingest'],
+      });
+      const address = await listen(app, runtime);
+      const base = config.PUBLIC_BASE_URL;
+      say();
+      say(`Social Content Search Service is running at ${base} (listening on ${address}).`);
+      say();
+      say(`API key (scopes search, ingest; shown once): ${key.key}`);
+      say();
+      say('Try:');
+      say(`  export KEY=${key.key}`);
+      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/accounts/@<handle>`);
+      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/<post id or shortcode>`);
+      say(`  curl -s ${base}/readyz`);
+      say();
+      say('Press Ctrl+C to stop (the local Elasticsearch and Redis keep running: npm run services:stop).');
+    });
+}

@@ -1,0 +1,98 @@
+import { accountEnrichment, accountObservation, DAY, HOUR, iso, planAccounts, type SeedAccount } from './accounts.ts';
+import { postEnrichment } from './enrichment.ts';
+import { PostBuilder } from './posts.ts';
+import { Rng } from './random.ts';
+
+/**
+ * A realistic, reproducible demo dataset: observations as a tracking pipeline would send them to
+ * the intake (operations contract §3). The same options always yield the same sequence, byte for
+ * byte as JSON, on any machine.
+ *
+ * Order, as a pipeline that discovers accounts and then crawls their feeds would send it:
+ * 1. every account's `account` observation;
+ * 2. account by account, its posts newest first, each followed by its `post_enrichment` when the
+ *    post is enriched, then the account's `account_enrichment`;
+ * 3. later observations: renames (a new handle) and deactivations/deletions, oldest first.
+ */
+
+/** Options of {@link generateObservations}. */
+export interface SeedOptions {
+  /** Number of `post` observations. */
+  posts: number;
+  /** Number of distinct accounts. */
+  accounts: number;
+  /** Any number; equal seeds give equal datasets. */
+  seed: number;
+  /** Reference time; defaults to {@link DEFAULT_SEED_NOW} so that datasets do not depend on the clock. */
+  now?: Date;
+}
+
+/** The fixed default reference time of generated datasets. */
+export const DEFAULT_SEED_NOW = new Date('2026-11-01T00:00:00Z');
+
+function validate(opts: SeedOptions): void {
+  for (const key of ['posts', 'accounts'] as const) {
+    const v = opts[key];
+    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${key} must be a non-negative integer, got ${v}`);
+  }
+  if (!Number.isFinite(opts.seed)) throw new RangeError(`seed must be a finite number, got ${opts.seed}`);
+  if (opts.posts > 0 && opts.accounts === 0) throw new RangeError('posts need at least one account to author them');
+  if (opts.now && Number.isNaN(opts.now.getTime())) throw new RangeError('now must be a valid date');
+}
+
+/** Share of posts observed within three days that are still pending enrichment, and of older ones. */
+const PENDING_RECENT = 0.55;
+const PENDING_OLDER = 0.13;
+
+/**
+ * Yields observation objects (plain JSON, as a pipeline would send them) in an order a pipeline
+ * plausibly would. Streaming: memory O(accounts), never O(posts).
+ */
+export function* generateObservations(opts: SeedOptions): Generator<Record<string, unknown>> {
+  validate(opts);
+  const now = (opts.now ?? DEFAULT_SEED_NOW).getTime();
+  const rng = new Rng(opts.seed);
+  // Side streams (profiles, shortcodes) are keyed by a salt drawn from the main stream, so that
+  // every bit of the seed reaches them too.
+  const salt = rng.uint32();
+  const plan = planAccounts(rng, opts.accounts, opts.posts, now);
+  const { accounts } = plan;
+
+  for (const acc of accounts) yield accountObservation(acc, salt, false);
+
+  const builder = new PostBuilder(rng, plan, now, salt);
+  for (const acc of accounts) {
+    let lastObserved = acc.observedAt;
+    // Sorted uniform times generated newest first without storing them: the maximum of k
+    // uniforms is U^(1/k), and each next one is the previous scaled by a fresh U^(1/(k-1)).
+    let u = 1;
+    const span = acc.windowEnd - acc.windowStart;
+    for (let remaining = acc.postCount; remaining > 0; remaining--) {
+      u *= Math.pow(rng.next(), 1 / remaining);
+      const { post, plan: postPlan } = builder.build(acc, acc.windowStart + u * span);
+      yield post;
+      lastObserved = Math.max(lastObserved, postPlan.observedAt);
+      const recent = now - postPlan.observedAt < 3 * DAY;
+      if (!rng.chance(recent ? PENDING_RECENT : PENDING_OLDER)) {
+        const limit = enrichmentLimit(acc, now);
+        const producedAt = Math.min(limit, postPlan.observedAt + rng.logNormal(40 * 60_000, 1));
+        yield postEnrichment(postPlan, rng, Math.max(producedAt, postPlan.observedAt));
+      }
+    }
+    if (!acc.isPrivate && rng.chance(0.9)) {
+      const producedAt = Math.min(enrichmentLimit(acc, now), lastObserved + rng.logNormal(6 * HOUR, 0.8));
+      yield accountEnrichment(acc, Math.max(producedAt, acc.observedAt));
+    }
+  }
+
+  const later = accounts.filter((a) => a.fate !== 'none').sort((a, b) => a.fateAt - b.fateAt || a.index - b.index);
+  for (const acc of later) {
+    if (acc.fate === 'renamed') yield accountObservation(acc, salt, true);
+    else yield { kind: 'account', platform_id: acc.id, status: acc.fate, observed_at: iso(acc.fateAt) };
+  }
+}
+
+/** Pipelines stop producing for an account once it is gone. */
+function enrichmentLimit(acc: SeedAccount, now: number): number {
+  return acc.fate === 'none' || acc.fate === 'renamed' ? now : acc.fateAt - 60_000;
+}
