@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { randomBytes } from 'node:crypto';
 import type { AccountService } from '../accounts/account-service.ts';
@@ -33,9 +33,9 @@ export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie'
  * Builds the Fastify application. Routes are thin: validate (zod schemas of src/contract), call
  * one service, render; every error becomes a problem object in one handler.
  */
-export function buildApp(deps: AppDependencies, options: { logger?: FastifyServerOptions['logger'] } = {}): FastifyInstance {
+export function buildApp(deps: AppDependencies, options: { logger?: FastifyBaseLogger } = {}): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Request IDs are always minted here; a client-sent header is not trusted as an identity.
@@ -45,6 +45,8 @@ export function buildApp(deps: AppDependencies, options: { logger?: FastifyServe
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // JSON in, JSON out: a text/plain body is an unsupported media type, not a string to parse.
+  app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {

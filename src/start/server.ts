@@ -26,7 +26,7 @@ export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance
         embeddings: async () => 'off (BM25 only)',
       },
     },
-    logger ? { logger: logger as never } : {},
+    logger ? { logger } : {},
   );
 }
 

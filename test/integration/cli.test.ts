@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+const exec = promisify(execFile);
+let stack: Stack;
+
+/** Runs the real executable with this file's prefixes; resolves with exit code and output. */
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['bin/social-search.js', ...args], {
+      env: { ...process.env, INDEX_PREFIX: stack.config.INDEX_PREFIX, REDIS_PREFIX: stack.config.REDIS_PREFIX, LOG_LEVEL: 'warn' },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error: any) {
+    return { code: error.code ?? 1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
+  }
+}
+
+beforeAll(async () => {
+  stack = await startStack('cli');
+});
+afterAll(async () => stack?.close());
+
+describe('social-search keys', () => {
+  it('creates (printing the secret once), lists without secrets, and revokes', async () => {
+    const created = await cli('keys', 'create', '--owner', 'Ops@Example.com', '--name', 'pipeline', '--scopes', 'search,ingest', '--json');
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout);
+    expect(Object.keys(key).sort()).toEqual(['id', 'key', 'name', 'owner', 'scopes']);
+    expect(key).toMatchObject({ owner: 'ops@example.com', name: 'pipeline', scopes: ['search', 'ingest'] });
+    expect((await stack.get(`/v1/social/accounts/nobody`, `Bearer ${key.key}`)).statusCode).toBe(404);
+
+    const listed = await cli('keys', 'list', '--owner', 'ops@example.com', '--json');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.key.split('_').at(-1));
+    expect(listed.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([key.id]);
+
+    expect((await cli('keys', 'revoke', key.id)).code).toBe(0);
+    expect((await stack.get(`/v1/social/accounts/nobody`, `Bearer ${key.key}`)).statusCode).toBe(401);
+    expect((await cli('keys', 'revoke', 'key_doesnotexist0000')).code).toBe(1);
+  });
+
+  it('rejects bad input with a message and a non-zero exit', async () => {
+    const bad = await cli('keys', 'create', '--owner', 'not-an-email', '--name', 'x');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/email/);
+    const missing = await cli('keys', 'create', '--name', 'x');
+    expect(missing.code).toBe(2);
+  });
+});
+
+describe('social-search ingest', () => {
+  it('streams a file through the intake, reports bad lines with their numbers, and waits for indexing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ingest-'));
+    const file = join(dir, 'obs.ndjson');
+    const lines = [
+      JSON.stringify(accountObs({ platform_id: 'cli-a', handle: 'cli.author' })),
+      '{"kind":"post","platform_id":"broken","status":"available","observed_at":"2026-06-01T00:00:00Z"}',
+      '',
+      'not json',
+      JSON.stringify(postObs('cli-a', { platform_id: 'cli-p' })),
+    ];
+    await writeFile(file, lines.join('\n') + '\n');
+    const result = await cli('ingest', file, '--wait');
+    expect(result.code).toBe(1); // some lines were rejected
+    expect(JSON.parse(result.stdout)).toMatchObject({ accepted: 2, rejected: 2 });
+    const rejected = result.stderr.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    expect(rejected.map((r) => r.line)).toEqual([2, 4]);
+    expect(rejected[0].detail).toMatch(/\/shortcode: required/);
+    // --wait: visible as soon as the command returns.
+    const post = await stack.get(`/v1/social/posts/${mintId('post', 'cli-p')}`);
+    expect(post.statusCode).toBe(200);
+    expect(post.body.author.handle).toBe('cli.author');
+  });
+});
+
+describe('social-search indices', () => {
+  it('apply reports unchanged objects on an installed prefix; status reports counts', async () => {
+    const apply = await cli('indices', 'apply');
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toMatch(/^unchanged\s+index template/m);
+    const status = await cli('indices', 'status', '--json');
+    expect(status.code).toBe(0);
+    const parsed = JSON.parse(status.stdout);
+    expect(parsed.indices.map((i: { name: string }) => i.name)).toEqual(['posts', 'accounts']);
+    expect(parsed.queue).toHaveProperty('failed');
+  });
+});

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack('indices');
+});
+afterAll(async () => stack?.close());
+
+const aliasTargets = async (alias: string) => Object.keys(await stack.runtime.es.indices.getAlias({ name: alias }));
+
+describe('indices apply', () => {
+  it('is idempotent: a second apply changes nothing', async () => {
+    const lines = await stack.runtime.indexAdmin.apply();
+    expect(lines.every((l) => l.action === 'unchanged')).toBe(true);
+    expect(lines.some((l) => l.detail)).toBe(false);
+  });
+
+  it('reports a template that differs from the installed one and reinstalls it', async () => {
+    const name = `${stack.config.INDEX_PREFIX}-posts`;
+    const { created_date: _c, created_date_millis: _cm, modified_date: _m, modified_date_millis: _mm, ...installed } =
+      (await stack.runtime.es.indices.getIndexTemplate({ name })).index_templates[0]!.index_template as any;
+    await stack.runtime.es.indices.putIndexTemplate({ name, ...installed, _meta: { ...installed._meta, content_hash: 'hand-edited' } });
+    const lines = await stack.runtime.indexAdmin.apply();
+    const line = lines.find((l) => l.object === `index template ${name}`)!;
+    expect(line.action).toBe('updated');
+    expect(line.detail).toMatch(/was hand-edited/);
+    expect(line.detail).toMatch(/indices rebuild posts/);
+    expect((await stack.runtime.indexAdmin.apply()).every((l) => l.action === 'unchanged')).toBe(true);
+  });
+});
+
+describe('indices rebuild', () => {
+  it('copies every record into a new index and swaps the aliases while reads keep answering', async () => {
+    const posts = Array.from({ length: 60 }, (_, i) => postObs('idx-a', { platform_id: `idx-p${i}` }));
+    await stack.ingest([accountObs({ platform_id: 'idx-a', handle: 'idx.author' }), ...posts]);
+    const readAlias = `${stack.config.INDEX_PREFIX}-posts`;
+    const before = await aliasTargets(readAlias);
+    const probe = mintId('post', 'idx-p7');
+    const expected = (await stack.get(`/v1/social/posts/${probe}`)).body;
+
+    let rebuilding = true;
+    const statuses: number[] = [];
+    const reader = (async () => {
+      while (rebuilding) statuses.push((await stack.get(`/v1/social/posts/${probe}`)).statusCode);
+    })();
+    const result = await stack.runtime.indexAdmin.rebuild('posts');
+    rebuilding = false;
+    await reader;
+
+    expect(result.copied).toBe(60);
+    expect(result.from).toEqual(before);
+    expect(await aliasTargets(readAlias)).toEqual([result.to]);
+    expect(await aliasTargets(`${stack.config.INDEX_PREFIX}-posts-write`)).toEqual([result.to]);
+    expect(await stack.runtime.es.indices.exists({ index: before[0]! })).toBe(false);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    const after = (await stack.get(`/v1/social/posts/${probe}`)).body;
+    expect({ ...after, media: [] }).toEqual({ ...expected, media: [] });
+    // Writes after the swap go to the new index and are merged with the copied records.
+    await stack.ingest([postObs('idx-a', { platform_id: 'idx-p7', likes: 5, observed_at: '2026-07-01T00:00:00Z' })]);
+    expect((await stack.get(`/v1/social/posts/${probe}`)).body.likes).toBe(5);
+    const status = await stack.runtime.indexAdmin.status();
+    expect(status.find((s) => s.name === 'posts')).toMatchObject({ docs: 60, up_to_date: true, indices: [result.to] });
+  });
+});
