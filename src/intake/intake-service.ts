@@ -140,8 +140,11 @@ async function waitForJobs(
   events: QueueEvents,
   timeoutMs: number,
 ): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   try {
-    await Promise.all(jobs.map((job) => job.waitUntilFinished(events, timeoutMs)));
+    // One at a time under one deadline: a finished job answers at once, and a request waiting on
+    // many jobs holds one listener instead of one per job.
+    for (const job of jobs) await job.waitUntilFinished(events, Math.max(1, deadline - Date.now()));
   } catch (error) {
     if (error instanceof DomainError) throw error;
     if (error instanceof Error && /timed out|ttl/i.test(error.message)) {

@@ -8,6 +8,7 @@ import {
   type ObservationJob,
   type ObservationJobResult,
 } from '../intake/queue.ts';
+import { createObservationsJobHandler } from '../../workers/observations-job.ts';
 import type { Runtime } from './runtime.ts';
 
 /** Starts the BullMQ worker that indexes observations. */
@@ -18,11 +19,7 @@ export function startWorker(runtime: Runtime, logger: Logger): Worker<Observatio
   });
   const worker = new Worker<ObservationJob, ObservationJobResult>(
     OBSERVATIONS_QUEUE,
-    async (job) => {
-      const result = await process(job.data.observations, { refresh: job.data.refresh });
-      logger.debug({ job: job.id, request_id: job.data.request_id, ...result }, 'observations indexed');
-      return result;
-    },
+    createObservationsJobHandler({ process, logger }),
     {
       connection: runtime.blockingRedis(),
       prefix: runtime.config.REDIS_PREFIX,

@@ -52,7 +52,7 @@ export function registerQuickstart(program: Command): void {
       }
 
       const key = await runtime.keys.create({
-        owner: 'quickstart@localhost',
+        owner: 'quickstart@example.com',
         name: `quickstart ${new Date().toISOString()}`,
         scopes: ['search', 'ingest'],
       });

@@ -17,18 +17,16 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now
         operationId: 'deliver',
         params: z.strictObject({ kind: z.enum(DELIVERY_KINDS as [string, ...string[]]), id: z.string().min(1).max(256) }),
         querystring: z.object({ src: z.string().max(8192).optional(), exp: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
-        response: { 302: z.null(), 403: problemSchema, 410: problemSchema },
+        response: { 403: problemSchema, 410: problemSchema },
       },
     },
     async (request, reply) => {
       const { source, expiresAt } = signer.verify(request.params.kind, request.params.id, request.query);
       const maxAge = Math.max(0, Math.min(MAX_CACHE_SECONDS, expiresAt - Math.floor(now() / 1000)));
       return reply
-        .code(302)
-        .header('location', source)
         .header('cache-control', `public, max-age=${maxAge}`)
         .header('expires', new Date(expiresAt * 1000).toUTCString())
-        .send(null);
+        .redirect(source, 302);
     },
   );
 };

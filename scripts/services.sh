@@ -1,0 +1,480 @@
+#!/usr/bin/env bash
+# Local services for development, tests and benchmarks: a single-node Elasticsearch and a Redis,
+# both on loopback, running in the background.
+#
+#   bash scripts/services.sh start    # install (first time) and start; idempotent; prints the URLs
+#   bash scripts/services.sh stop     # stop what this script started
+#   bash scripts/services.sh status   # show the state of each service
+#
+# Everything (the Elasticsearch install, data, logs, pid files, downloads) lives under .services/
+# at the repository root. Environment: ES_PORT (default 9200), REDIS_PORT (default 6379),
+# ES_JAVA_HOME (a JDK >= 21 for Elasticsearch; found automatically under /usr/lib/jvm otherwise),
+# ES_HEAP (default 1g).
+#
+# When run as root it installs what is missing with apt-get (maven, redis-server, hunspell-en-us,
+# curl, unzip) and runs Elasticsearch as the system user social-search-es, because Elasticsearch
+# refuses to run as root.
+set -euo pipefail
+shopt -s inherit_errexit
+
+ES_VERSION=9.4.3
+ES_PORT=${ES_PORT:-9200}
+REDIS_PORT=${REDIS_PORT:-6379}
+ES_HEAP=${ES_HEAP:-1g}
+ES_USER=social-search-es
+ES_WAIT_SECONDS=90
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SVC="$ROOT/.services"
+DOWNLOADS="$SVC/downloads"
+ES_HOME="$SVC/elasticsearch-$ES_VERSION"   # the unpacked distribution
+ES_STATE="$SVC/elasticsearch"              # data/, logs/, tmp/, elasticsearch.pid (owned by ES's user)
+ES_PIDFILE="$ES_STATE/elasticsearch.pid"
+ES_LAUNCH_LOG="$ES_STATE/launcher.log"
+REDIS_DIR="$SVC/redis"
+REDIS_PIDFILE="$REDIS_DIR/redis.pid"
+REDIS_LOG="$REDIS_DIR/redis.log"
+APT_LOG="$SVC/apt.log"
+
+ES_URL="http://127.0.0.1:$ES_PORT"
+REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
+
+IS_ROOT=0
+[ "$(id -u)" -eq 0 ] && IS_ROOT=1
+
+say() { printf '%s\n' "services: $*"; }
+warn() { printf '%s\n' "services: warning: $*" >&2; }
+die() { printf '%s\n' "services: error: $*" >&2; exit 1; }
+
+# Prints the last 40 lines of each existing file given, to stderr.
+show_tail() {
+  local f
+  for f in "$@"; do
+    [ -s "$f" ] || continue
+    printf '%s\n' "---- last 40 lines of $f ----" >&2
+    tail -n 40 "$f" >&2
+    printf '%s\n' "----" >&2
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# apt (root only)
+
+APT_UPDATED=0
+apt_install() {
+  [ "$IS_ROOT" -eq 1 ] || return 1
+  command -v apt-get >/dev/null 2>&1 || return 1
+  mkdir -p "$SVC"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    if ! DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$APT_LOG" 2>&1; then
+      show_tail "$APT_LOG"
+      return 1
+    fi
+    APT_UPDATED=1
+  fi
+  say "apt-get install $*"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >>"$APT_LOG" 2>&1; then
+    show_tail "$APT_LOG"
+    return 1
+  fi
+}
+
+# need_cmd COMMAND PACKAGE: makes sure COMMAND exists, installing PACKAGE with apt when root.
+need_cmd() {
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ "$IS_ROOT" -eq 1 ]; then
+    apt_install "$2" || die "could not install Debian package '$2' (needed for '$1'); see $APT_LOG"
+    command -v "$1" >/dev/null 2>&1 || die "'$1' is still missing after installing '$2'"
+  else
+    die "'$1' is not installed; install the Debian package '$2' (sudo apt-get install $2) and retry"
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# probes
+
+# Prints the cluster health status (green/yellow/red) when an Elasticsearch answers on ES_PORT.
+es_health() {
+  local body
+  body=$(curl -s -m 5 "$ES_URL/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null) || return 1
+  printf '%s' "$body" | grep -o '"status":"[a-z]*"' | head -n 1 | cut -d'"' -f4 | grep . || return 1
+}
+
+# True when something answers PONG to PING on REDIS_PORT (no redis-cli needed).
+redis_answers() {
+  local reply=""
+  (
+    exec 3<>"/dev/tcp/127.0.0.1/$REDIS_PORT" || exit 1
+    printf 'PING\r\n' >&3
+    IFS= read -r -t 3 reply <&3 || exit 1
+    [ "${reply%$'\r'}" = "+PONG" ]
+  ) 2>/dev/null
+}
+
+# Prints the pid in FILE when that process is alive.
+live_pid() {
+  local pid
+  [ -s "$1" ] || return 1
+  pid=$(tr -dc '0-9' <"$1")
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
+  printf '%s' "$pid"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Java for Elasticsearch
+
+java_major() {
+  local v
+  v=$("$1/bin/java" -version 2>&1 | grep -m1 -o 'version "[^"]*"' | cut -d'"' -f2) || return 1
+  v=${v#1.}            # 1.8.0 -> 8.0
+  printf '%s' "${v%%[.+-]*}"
+}
+
+find_es_java_home() {
+  local d major
+  if [ -n "${ES_JAVA_HOME:-}" ]; then
+    [ -x "$ES_JAVA_HOME/bin/java" ] || die "ES_JAVA_HOME=$ES_JAVA_HOME has no bin/java"
+    major=$(java_major "$ES_JAVA_HOME") || major=0
+    [ "${major:-0}" -ge 21 ] 2>/dev/null ||
+      die "ES_JAVA_HOME=$ES_JAVA_HOME is Java ${major:-?}; Elasticsearch $ES_VERSION needs a JDK >= 21"
+    printf '%s' "$ES_JAVA_HOME"
+    return 0
+  fi
+  # The newest JDK >= 21 under /usr/lib/jvm.
+  local best="" best_major=0
+  for d in /usr/lib/jvm/*; do
+    [ -d "$d" ] && [ ! -L "$d" ] && [ -x "$d/bin/java" ] || continue
+    major=$(java_major "$d") || continue
+    [[ "$major" =~ ^[0-9]+$ ]] || continue
+    if [ "$major" -ge 21 ] && [ "$major" -gt "$best_major" ]; then
+      best=$d
+      best_major=$major
+    fi
+  done
+  [ -n "$best" ] || return 1
+  printf '%s' "$best"
+}
+
+resolve_es_java_home() {
+  local jh
+  if [ -n "${ES_JAVA_HOME:-}" ]; then
+    find_es_java_home   # validates it, or fails saying why
+    return 0
+  fi
+  if jh=$(find_es_java_home); then
+    printf '%s' "$jh"
+    return 0
+  fi
+  # Debian 12 ships only OpenJDK 17; newer Debian releases have 21.
+  if [ "$IS_ROOT" -eq 1 ] && apt_install openjdk-21-jdk-headless 2>/dev/null && jh=$(find_es_java_home); then
+    printf '%s' "$jh"
+    return 0
+  fi
+  die "Elasticsearch $ES_VERSION needs a JDK >= 21 and none was found under /usr/lib/jvm
+  (the default Java here is $(java -version 2>&1 | head -n 1 || echo 'missing')).
+  Install one (e.g. Eclipse Temurin 21 or 25, or openjdk-21-jdk-headless) and either put it under
+  /usr/lib/jvm or point ES_JAVA_HOME at it:  ES_JAVA_HOME=/path/to/jdk bash scripts/services.sh start"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Elasticsearch install
+
+install_es() {
+  [ -x "$ES_HOME/bin/elasticsearch" ] && return 0
+  need_cmd mvn maven
+  need_cmd unzip unzip
+  mkdir -p "$DOWNLOADS"
+  local zip="$DOWNLOADS/elasticsearch-$ES_VERSION.zip"
+  if [ ! -s "$zip" ]; then
+    say "downloading Elasticsearch $ES_VERSION from Maven Central (about 125 MB)"
+    # Run from the downloads folder so that no pom.xml is picked up; ~/.m2 caches the artifact.
+    if ! (cd "$DOWNLOADS" && mvn -q -B dependency:copy \
+      "-Dartifact=org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ES_VERSION:zip" \
+      "-DoutputDirectory=$DOWNLOADS" >"$DOWNLOADS/mvn.log" 2>&1); then
+      show_tail "$DOWNLOADS/mvn.log"
+      die "downloading Elasticsearch with Maven failed"
+    fi
+  fi
+  local tmp="$SVC/.unpack.$$"
+  rm -rf "$tmp"
+  unzip -q "$zip" -d "$tmp" || { rm -rf "$tmp"; die "could not unzip $zip"; }
+  [ -x "$tmp/elasticsearch-$ES_VERSION/bin/elasticsearch" ] || { rm -rf "$tmp"; die "unexpected layout in $zip"; }
+  mv "$tmp/elasticsearch-$ES_VERSION" "$ES_HOME"
+  rm -rf "$tmp" "$zip"   # the unpacked copy is enough (Maven keeps the zip in ~/.m2)
+  say "installed Elasticsearch $ES_VERSION in ${ES_HOME#"$ROOT"/}"
+}
+
+# Copies Debian's en_US Hunspell dictionary where Elasticsearch looks for it
+# (config/hunspell/en_US/), so a {"type": "hunspell", "locale": "en_US"} token filter works.
+install_hunspell() {
+  local dst="$ES_HOME/config/hunspell/en_US"
+  [ -s "$dst/en_US.aff" ] && [ -s "$dst/en_US.dic" ] && return 0
+  if [ ! -s /usr/share/hunspell/en_US.dic ] && [ "$IS_ROOT" -eq 1 ]; then
+    apt_install hunspell-en-us || true
+  fi
+  if [ -s /usr/share/hunspell/en_US.aff ] && [ -s /usr/share/hunspell/en_US.dic ]; then
+    mkdir -p "$dst"
+    cp -L /usr/share/hunspell/en_US.aff /usr/share/hunspell/en_US.dic "$dst/"
+  else
+    warn "no en_US Hunspell dictionary (Debian package hunspell-en-us); hunspell token filters will not work"
+  fi
+}
+
+ensure_es_user() {
+  [ "$IS_ROOT" -eq 1 ] || return 0
+  id -u "$ES_USER" >/dev/null 2>&1 && return 0
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$ES_USER" ||
+    die "could not create the system user $ES_USER (Elasticsearch refuses to run as root)"
+}
+
+# Fails clearly when ES's user cannot reach the repository (e.g. a clone under /root, mode 700).
+check_es_user_access() {
+  [ "$IS_ROOT" -eq 1 ] || return 0
+  runuser -u "$ES_USER" -- test -x "$ES_HOME/bin/elasticsearch" && return 0
+  local d="$ES_HOME" blocked=""
+  while [ "$d" != "/" ]; do
+    runuser -u "$ES_USER" -- test -x "$d" || blocked="$d"
+    d=$(dirname "$d")
+  done
+  die "Elasticsearch runs as the user $ES_USER, which cannot enter ${blocked:-a parent folder of $ES_HOME}.
+  Clone the repository somewhere world-traversable (e.g. /work or /srv), or allow traversal:
+  chmod o+x ${blocked:-<that folder>}"
+}
+
+# ---------------------------------------------------------------------------------------------
+# start / stop
+
+start_es() {
+  local health
+  need_cmd curl curl
+  if health=$(es_health); then
+    if live_pid "$ES_PIDFILE" >/dev/null; then
+      say "elasticsearch already running at $ES_URL (cluster status $health)"
+    else
+      say "elasticsearch already answering at $ES_URL (cluster status $health; not started by this script)"
+    fi
+    return 0
+  fi
+  if live_pid "$ES_PIDFILE" >/dev/null; then
+    say "elasticsearch process $(live_pid "$ES_PIDFILE") exists but does not answer yet; waiting"
+    wait_es
+    return 0
+  fi
+
+  install_es
+  install_hunspell
+  local java_home
+  java_home=$(resolve_es_java_home)
+  ensure_es_user
+  mkdir -p "$ES_STATE/data" "$ES_STATE/logs" "$ES_STATE/tmp"
+  chmod 755 "$SVC"
+  rm -f "$ES_PIDFILE" "$ES_LAUNCH_LOG"
+  local run=()
+  if [ "$IS_ROOT" -eq 1 ]; then
+    chown -R "$ES_USER:" "$ES_HOME" "$ES_STATE"
+    check_es_user_access
+    run=(runuser -u "$ES_USER" --)
+  fi
+
+  say "starting elasticsearch $ES_VERSION (Java $(java_major "$java_home") from $java_home)"
+  # The working folder is ES's state folder: jvm.options writes gc.log and crash files relative to it.
+  # 9>&-: the daemon must not inherit the lock's descriptor, or it would hold the lock forever.
+  if ! (cd "$ES_STATE" && "${run[@]}" env \
+    ES_JAVA_HOME="$java_home" \
+    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP" \
+    ES_TMPDIR="$ES_STATE/tmp" \
+    "$ES_HOME/bin/elasticsearch" -d -p "$ES_PIDFILE" \
+    -E cluster.name=social-search-local \
+    -E node.name=local \
+    -E discovery.type=single-node \
+    -E xpack.security.enabled=false \
+    -E network.host=127.0.0.1 \
+    -E http.port="$ES_PORT" \
+    -E path.data="$ES_STATE/data" \
+    -E path.logs="$ES_STATE/logs" \
+    -E cluster.routing.allocation.disk.threshold_enabled=false \
+    >"$ES_LAUNCH_LOG" 2>&1 </dev/null 9>&-); then
+    show_tail "$ES_LAUNCH_LOG" "$ES_STATE/logs/social-search-local.log"
+    die "elasticsearch failed to start"
+  fi
+  wait_es
+}
+
+wait_es() {
+  local health deadline=$((SECONDS + ES_WAIT_SECONDS)) pid
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    if health=$(es_health) && { [ "$health" = green ] || [ "$health" = yellow ]; }; then
+      pid=$(live_pid "$ES_PIDFILE" || echo '?')
+      say "elasticsearch ready at $ES_URL (cluster status $health, pid $pid)"
+      return 0
+    fi
+    # The pid file appears once the node is up; until then, the launcher log tells whether it died.
+    if [ -s "$ES_PIDFILE" ] && ! live_pid "$ES_PIDFILE" >/dev/null; then
+      break
+    fi
+    sleep 1
+  done
+  show_tail "$ES_LAUNCH_LOG" "$ES_STATE/logs/social-search-local.log"
+  die "elasticsearch did not become ready at $ES_URL within ${ES_WAIT_SECONDS}s (last status: ${health:-no answer})"
+}
+
+start_redis() {
+  if redis_answers; then
+    if live_pid "$REDIS_PIDFILE" >/dev/null; then
+      say "redis already running at $REDIS_URL"
+    else
+      say "redis already answering at $REDIS_URL (not started by this script)"
+      if command -v redis-cli >/dev/null 2>&1 &&
+        [ "$(redis-cli -p "$REDIS_PORT" config get appendonly 2>/dev/null | tail -n 1)" = "no" ]; then
+        warn "that redis runs without AOF persistence (appendonly no); queued work may be lost on restart"
+      fi
+    fi
+    return 0
+  fi
+  if ! command -v redis-server >/dev/null 2>&1; then
+    need_cmd redis-server redis-server
+    # Debian's package may start its own system service on port 6379 (no AOF). We start our own
+    # instance below, so stop and disable that one if it came up on our port.
+    if redis_answers; then
+      warn "stopping the redis-server system service that the package just started"
+      { systemctl stop redis-server && systemctl disable redis-server; } >/dev/null 2>&1 ||
+        { service redis-server stop && update-rc.d redis-server disable; } >/dev/null 2>&1 || true
+      sleep 1
+      if redis_answers; then
+        say "redis already answering at $REDIS_URL (the system service)"
+        return 0
+      fi
+    fi
+  fi
+  need_cmd redis-cli redis-tools
+  mkdir -p "$REDIS_DIR"
+  rm -f "$REDIS_PIDFILE"
+  # Local Redis keeps an append-only file (AOF, fsync every second) like production does, so the
+  # queued observations survive a restart here too. No RDB snapshots (--save "").
+  if ! redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --daemonize yes \
+    --dir "$REDIS_DIR" --pidfile "$REDIS_PIDFILE" --logfile "$REDIS_LOG" \
+    --appendonly yes --appendfsync everysec --save "" >/dev/null 2>&1 9>&-; then
+    show_tail "$REDIS_LOG"
+    die "redis-server failed to start"
+  fi
+  local deadline=$((SECONDS + 20))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    if [ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]; then
+      say "redis ready at $REDIS_URL (pid $(live_pid "$REDIS_PIDFILE" || echo '?'), AOF on)"
+      return 0
+    fi
+    sleep 0.5
+  done
+  show_tail "$REDIS_LOG"
+  die "redis did not answer PING on port $REDIS_PORT within 20s"
+}
+
+stop_es() {
+  local pid i
+  if ! pid=$(live_pid "$ES_PIDFILE"); then
+    rm -f "$ES_PIDFILE"
+    if es_health >/dev/null; then
+      say "elasticsearch at $ES_URL was not started by this script; leaving it running"
+    else
+      say "elasticsearch not running"
+    fi
+    return 0
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 60; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    warn "elasticsearch (pid $pid) did not stop within 60s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+    sleep 1
+  fi
+  rm -f "$ES_PIDFILE"
+  say "elasticsearch stopped"
+}
+
+stop_redis() {
+  local pid i
+  if ! pid=$(live_pid "$REDIS_PIDFILE"); then
+    rm -f "$REDIS_PIDFILE"
+    if redis_answers; then
+      say "redis at $REDIS_URL was not started by this script; leaving it running"
+    else
+      say "redis not running"
+    fi
+    return 0
+  fi
+  # SHUTDOWN flushes the AOF before exiting (no RDB save is configured).
+  redis-cli -p "$REDIS_PORT" shutdown >/dev/null 2>&1 || kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 40; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    warn "redis (pid $pid) did not stop within 20s; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$REDIS_PIDFILE"
+  say "redis stopped"
+}
+
+status() {
+  local health pid
+  if health=$(es_health); then
+    if pid=$(live_pid "$ES_PIDFILE"); then
+      say "elasticsearch: running at $ES_URL, cluster status $health, pid $pid"
+    else
+      say "elasticsearch: answering at $ES_URL, cluster status $health (not started by this script)"
+    fi
+  elif pid=$(live_pid "$ES_PIDFILE"); then
+    say "elasticsearch: process $pid exists but $ES_URL does not answer (starting, or stuck; see ${ES_STATE#"$ROOT"/}/logs/)"
+  else
+    say "elasticsearch: stopped"
+  fi
+  if redis_answers; then
+    if pid=$(live_pid "$REDIS_PIDFILE"); then
+      say "redis: running at $REDIS_URL, pid $pid"
+    else
+      say "redis: answering at $REDIS_URL (not started by this script)"
+    fi
+  else
+    say "redis: stopped"
+  fi
+}
+
+print_urls() {
+  printf 'ELASTICSEARCH_URL=%s\n' "$ES_URL"
+  printf 'REDIS_URL=%s\n' "$REDIS_URL"
+}
+
+# One start/stop at a time per checkout (e.g. two test runs starting together).
+lock() {
+  mkdir -p "$SVC"
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$SVC/.lock"
+    flock 9
+  fi
+}
+
+case "${1:-}" in
+  start)
+    lock
+    start_redis
+    start_es
+    print_urls
+    ;;
+  stop)
+    lock
+    stop_es
+    stop_redis
+    ;;
+  status)
+    status
+    ;;
+  *)
+    printf 'usage: bash scripts/services.sh start|stop|status\n' >&2
+    exit 2
+    ;;
+esac

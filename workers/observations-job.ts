@@ -1,0 +1,21 @@
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { ObservationProcessor } from '../src/intake/processor.ts';
+import type { ObservationJob, ObservationJobResult } from '../src/intake/queue.ts';
+
+/**
+ * The BullMQ handler of the `observations` queue: one job is one chunk of validated observations
+ * from one intake request. A throw makes BullMQ retry the job with back-off; merges are
+ * idempotent, so a retried job that partly succeeded before is safe to apply again.
+ */
+export function createObservationsJobHandler(deps: { process: ObservationProcessor; logger: Logger }) {
+  return async (job: Job<ObservationJob, ObservationJobResult>): Promise<ObservationJobResult> => {
+    const started = performance.now();
+    const result = await deps.process(job.data.observations, { refresh: job.data.refresh });
+    deps.logger.debug(
+      { job: job.id, request_id: job.data.request_id, ms: Math.round(performance.now() - started), ...result },
+      'observations indexed',
+    );
+    return result;
+  };
+}
