@@ -47,6 +47,8 @@ export interface Engine {
   postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
   /** Facts of each author's available posts, for the baseline metric. */
   authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
+  /** A servable public account (the most followed) and one of its servable posts, for examples. */
+  examples(): Promise<{ accountId: string | null; postId: string | null }>;
   /** Makes every acknowledged write visible to search. */
   refresh(): Promise<void>;
   /** Throws ServiceUnavailableError when the engine cannot serve. */

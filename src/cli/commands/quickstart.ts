@@ -21,7 +21,8 @@ export function registerQuickstart(program: Command): void {
     .option('--accounts <n>', 'demo accounts when the index is empty', String(DEMO.accounts))
     .action(async (options: { posts: string; accounts: string }) => {
       const config = configOrExit();
-      const logger = createLogger(config);
+      // stdout carries the banner; logs go to stderr.
+      const logger = createLogger(config, 2);
       const runtime = createRuntime(config);
       const say = (line = '') => process.stdout.write(`${line}\n`);
       if (!(await runtime.ready())) {
@@ -65,8 +66,12 @@ export function registerQuickstart(program: Command): void {
       say();
       say('Try:');
       say(`  export KEY=${key.key}`);
-      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/accounts/@<handle>`);
-      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/<post id or shortcode>`);
+      const examples = await runtime.engine.examples();
+      const account = examples.accountId ? await runtime.accounts.get(examples.accountId).catch(() => null) : null;
+      const post = examples.postId ? await runtime.posts.get(examples.postId).catch(() => null) : null;
+      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/accounts/${account ? `@${account.handle}` : '@<handle>'}`);
+      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post?.id ?? '<post id>'}`);
+      if (post) say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post.shortcode}    # the same post by shortcode`);
       say(`  curl -s ${base}/readyz`);
       say();
       say('Press Ctrl+C to stop (the local Elasticsearch and Redis keep running: npm run services:stop).');

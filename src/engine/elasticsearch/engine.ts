@@ -104,6 +104,22 @@ export function createElasticsearchEngine(deps: { client: Client; indexPrefix: s
       return out;
     },
 
+    async examples() {
+      const accountId = await firstId(
+        accounts.read,
+        { bool: { filter: [{ term: { servable: true } }, { term: { is_private: false } }, { exists: { field: 'publishing_summary' } }] } },
+        [{ followers_count: { order: 'desc', unmapped_type: 'long' } }, { id: 'asc' }],
+      );
+      const postId = accountId
+        ? await firstId(
+            posts.read,
+            { bool: { filter: [{ term: { servable: true } }, { term: { 'author.id': accountId } }, { term: { enrichment_pending: false } }] } },
+            [{ posted_at: { order: 'desc', unmapped_type: 'date' } }, { id: 'asc' }],
+          )
+        : null;
+      return { accountId, postId };
+    },
+
     async refresh() {
       await engineCall(() => client.indices.refresh({ index: [posts.read, accounts.read] }));
     },
