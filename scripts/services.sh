@@ -449,13 +449,13 @@ print_urls() {
   printf 'REDIS_URL=%s\n' "$REDIS_URL"
 }
 
-# One start/stop at a time per checkout (e.g. two test runs starting together).
+# One start/stop at a time per checkout (e.g. two test runs starting together). The services are
+# launched with fd 9 closed, so they never hold this lock.
 lock() {
   mkdir -p "$SVC"
-  if command -v flock >/dev/null 2>&1; then
-    exec 9>"$SVC/.lock"
-    flock 9
-  fi
+  command -v flock >/dev/null 2>&1 || return 0
+  exec 9>"$SVC/.lock"
+  flock -w 300 9 || die "another scripts/services.sh has held ${SVC#"$ROOT"/}/.lock for 5 minutes; is one stuck?"
 }
 
 case "${1:-}" in
