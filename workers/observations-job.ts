@@ -11,7 +11,10 @@ import type { ObservationJob, ObservationJobResult } from '../src/intake/queue.t
 export function createObservationsJobHandler(deps: { process: ObservationProcessor; logger: Logger }) {
   return async (job: Job<ObservationJob, ObservationJobResult>): Promise<ObservationJobResult> => {
     const started = performance.now();
-    const result = await deps.process(job.data.observations, { refresh: job.data.refresh });
+    const result = await deps.process(job.data.observations, {
+      refresh: job.data.refresh,
+      retry: job.attemptsMade > 0,
+    });
     deps.logger.debug(
       { job: job.id, request_id: job.data.request_id, ms: Math.round(performance.now() - started), ...result },
       'observations indexed',

@@ -43,7 +43,7 @@ export interface IntakeResult {
 export function parseNdjson(text: string, firstLine = 1): { entries: IntakeEntry[]; rejected: RejectedLine[] } {
   const entries: IntakeEntry[] = [];
   const rejected: RejectedLine[] = [];
-  const lines = text.split('\n');
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
   lines.forEach((raw, i) => {
     const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (content.trim() === '') return;

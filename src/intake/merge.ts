@@ -61,7 +61,8 @@ export function applyAccountEnrichment(
   return next;
 }
 
-const HASHTAG = /(?:^|[^\p{L}\p{N}_&])#([\p{L}\p{N}_]+)/gu;
+// \p{M}: combining marks belong to the tag (Devanagari vowel signs, decomposed accents).
+const HASHTAG = /(?:^|[^\p{L}\p{M}\p{N}_&])#([\p{L}\p{M}\p{N}_]+)/gu;
 
 /** Hashtags written in a caption, without the marker, first spelling kept, case-insensitively distinct. */
 export function hashtagsFromCaption(caption: string): string[] {

@@ -37,6 +37,24 @@ function group<O>(items: O[], family: 'account' | 'post', key: (o: O) => string)
   return out;
 }
 
+function accountIdsOf(observations: Observation[]): string[] {
+  const ids = new Set<string>();
+  for (const o of observations) {
+    if (o.kind === 'account') ids.add(mintId('account', o.platform_id));
+    else if (o.kind === 'account_enrichment') ids.add(mintId('account', o.account_platform_id));
+  }
+  return [...ids];
+}
+
+function postIdsOf(observations: Observation[]): string[] {
+  const ids = new Set<string>();
+  for (const o of observations) {
+    if (o.kind === 'post') ids.add(mintId('post', o.platform_id));
+    else if (o.kind === 'post_enrichment') ids.add(mintId('post', o.post_platform_id));
+  }
+  return [...ids];
+}
+
 /** The part of an account that posts keep a copy of; a change to it must reach every linked post. */
 function snapshotContent(account: AccountRecord | null): string {
   if (!account) return '';
@@ -178,7 +196,7 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
 
   return async function processObservations(
     observations: Observation[],
-    options: { refresh: boolean },
+    options: { refresh: boolean; retry?: boolean },
   ): Promise<ObservationJobResult> {
     const accountOutcome = await mergeAccounts(observations);
     const postOutcome = await mergePosts(observations);
@@ -186,9 +204,13 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
     const writtenPosts = [...postOutcome.values()].map((o) => o.after);
     await attachSnapshots(writtenPosts);
 
-    const changedAccounts = [...accountOutcome.values()]
-      .filter((o) => snapshotContent(o.before) !== snapshotContent(o.after))
-      .map((o) => o.after);
+    // A retried job may have written its records before failing: its merges are now no-ops, so
+    // redo the follow-up steps for everything the batch touches instead of only what changed.
+    const changedAccounts = options.retry
+      ? [...(await engine.accounts.get(accountIdsOf(observations))).values()]
+      : [...accountOutcome.values()]
+          .filter((o) => snapshotContent(o.before) !== snapshotContent(o.after))
+          .map((o) => o.after);
     let fannedOut = 0;
     if (changedAccounts.length > 0) {
       await engine.refresh();
@@ -196,6 +218,12 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
     }
 
     const authors = new Set<string>();
+    if (options.retry) {
+      for (const post of (await engine.posts.get(postIdsOf(observations))).values()) {
+        const author = linksOf(post).author;
+        if (author) authors.add(author);
+      }
+    }
     for (const { before, after } of postOutcome.values()) {
       if (baselineFacts(before) === baselineFacts(after)) continue;
       for (const record of [before, after]) {

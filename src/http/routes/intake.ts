@@ -13,6 +13,11 @@ import { requireKey } from '../plugins/auth.ts';
 
 const NDJSON = 'application/x-ndjson';
 
+/** The NDJSON parser's output; a class, so no JSON body can imitate it. */
+class NdjsonBody {
+  constructor(readonly text: string) {}
+}
+
 /** The intake endpoint of operations contract §2. */
 export const intakeRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
@@ -20,7 +25,7 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { keys, intake }) => {
   // NDJSON arrives as text and is split here, so one bad line never fails the whole body.
   app.addContentTypeParser(NDJSON, { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (_req, body, done) =>
-    done(null, { ndjson: body as string }),
+    done(null, new NdjsonBody(body as string)),
   );
 
   app.post(
@@ -37,11 +42,9 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) => {
       const wait = request.query.wait === 'true' || request.query.wait === '1';
-      const body = request.body as { ndjson: string } | unknown;
+      const body = request.body;
       const input =
-        body !== null && typeof body === 'object' && 'ndjson' in body
-          ? parseNdjson((body as { ndjson: string }).ndjson)
-          : { entries: entriesOfArray(body), rejected: [] };
+        body instanceof NdjsonBody ? parseNdjson(body.text) : { entries: entriesOfArray(body), rejected: [] };
       if (input.entries.length === 0 && input.rejected.length === 0) {
         throw new MalformedRequestError('The body carries no observations.');
       }
