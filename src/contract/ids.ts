@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { base32, CROCKFORD_LOWER } from '../util/base32.ts';
 
 /** Resource families of spec 2.1. */
 export type IdFamily = 'post' | 'account' | 'media' | 'audio';
@@ -10,25 +11,8 @@ const PREFIX: Record<IdFamily, string> = {
   audio: 'social_audio_',
 };
 
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lowercase
+const ALPHABET = CROCKFORD_LOWER;
 const BODY_LENGTH = 26; // 128 bits → 26 base32 characters
-
-function base32(bytes: Uint8Array): string {
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
-  return out;
-}
 
 /**
  * Mints the durable service ID of a platform identifier.
@@ -40,7 +24,7 @@ function base32(bytes: Uint8Array): string {
  */
 export function mintId(family: IdFamily, platformId: string): string {
   const digest = createHash('sha256').update(`${family}:${platformId}`).digest();
-  return PREFIX[family] + base32(digest.subarray(0, 16)).slice(0, BODY_LENGTH);
+  return PREFIX[family] + base32(digest.subarray(0, 16), CROCKFORD_LOWER).slice(0, BODY_LENGTH);
 }
 
 /** True when `value` has the exact shape of a service ID of `family`. */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { base32, RFC4648_LOWER } from '../util/base32.ts';
 
 /**
  * API key format (planned, spec 5 rule 5): `ssk_<id>_<secret>`.
@@ -24,29 +25,11 @@ export const KEY_LENGTH = KEY_PREFIX.length + KEY_ID_BODY_LENGTH + 1 + KEY_SECRE
 
 const ID_BYTES = 10; // 80 bits → exactly 16 base32 characters, no padding
 const SECRET_BYTES = 32;
-const BASE32_ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
 const KEY_PATTERN = new RegExp(
   `^${KEY_PREFIX}([a-z2-7]{${KEY_ID_BODY_LENGTH}})_([A-Za-z0-9_-]{${KEY_SECRET_LENGTH}})$`,
 );
 const KEY_ID_PATTERN = new RegExp(`^${KEY_ID_PREFIX}[a-z2-7]{${KEY_ID_BODY_LENGTH}}$`);
-
-function base32(bytes: Uint8Array): string {
-  let out = '';
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32_ALPHABET[(buffer >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  if (bits > 0) out += BASE32_ALPHABET[(buffer << (5 - bits)) & 31];
-  return out;
-}
 
 /** A freshly minted key: the clear `key` exists only in this value and must be shown once. */
 export interface GeneratedKey {
@@ -80,7 +63,7 @@ export function hashSecret(secret: string): string {
 
 /** Mints a new key from `crypto.randomBytes`. */
 export function generateKey(): GeneratedKey {
-  const idBody = base32(randomBytes(ID_BYTES));
+  const idBody = base32(randomBytes(ID_BYTES), RFC4648_LOWER);
   const secret = randomBytes(SECRET_BYTES).toString('base64url');
   return {
     id: KEY_ID_PREFIX + idBody,
