@@ -96,3 +96,10 @@ describe('delivery signer', () => {
     expect(make(T + 60 * 60_000).sign('media', 'social_media_abc', SOURCE)).not.toBe(url);
   });
 });
+
+describe('ID durability', () => {
+  it('mints the same IDs as every earlier release (golden vectors: changing them breaks customers)', () => {
+    expect(mintId('account', '17841400000000128')).toBe('social_account_jth6cxbv8k7sd86dr37q0p5y1c');
+    expect(mintId('post', 'p-full')).toMatch(/^social_post_[0-9a-hjkmnp-tv-z]{26}$/);
+  });
+});
