@@ -8,10 +8,10 @@
  * ../shared/eval/scifact), STEMMER_DIR (default /tmp/stemmer-scratch: a scratch npm folder holding
  * wink-porter2-stemmer@2.0.1 and stemmer@2.0.1, kept out of the project's package.json; without it the
  * client-side stemming variants are skipped). Throwaway indices `bench-analyzers-<run>-*` are deleted
- * at the end, also on failure or Ctrl-C.
+ * at the end, also on failure or Ctrl-C. BENCH_RUN_DIR=dir also writes each variant's TREC run file.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +27,7 @@ const SIZE = 11; // 10 + the self-match that BEIR drops
 const WARMUP_QUERIES = 50;
 const BULK_DOCS = 1000;
 const OUT_JSON = path.join(REPO_ROOT, 'bench/relevance/analyzers-results.json');
+const RUN_DIR = process.env['BENCH_RUN_DIR']; // optional: TREC run files per variant, for cross-checking
 
 type Query = estypes.QueryDslQueryContainer;
 type Group = 'flat' | 'split' | 'bm25';
@@ -223,10 +224,15 @@ async function evaluate(spec: IndexSpec, corpus: readonly BeirDoc[], queries: re
   for (const variant of spec.queries) {
     const { run, tookP50, clientP50 } = await runQueries(index, variant, queries);
     const { mean, perQuery, evaluated } = meanNdcgAtK(run, qrels, { k: 10 });
+    if (RUN_DIR && !note) {
+      const lines = [...run].flatMap(([q, docs]) => docs.map((d, i) => `${q} Q0 ${d.id} ${i + 1} ${d.score} bench`));
+      await mkdir(RUN_DIR, { recursive: true });
+      await writeFile(path.join(RUN_DIR, `${variant.name.replace(/[^a-z0-9]+/gi, '_')}.run`), `${lines.join('\n')}\n`);
+    }
     if (evaluated !== queries.length) throw new Error(`evaluated ${evaluated} queries, expected ${queries.length}`);
     results.push({ name: variant.name, group: variant.group, index: spec.key, ndcg: mean, perQuery, stats, tookP50, clientP50 });
     console.log(
-      `  ${note}${variant.name.padEnd(44)} nDCG@10 ${mean.toFixed(4)}  index ${(stats.indexMs / 1000).toFixed(1)} s  took p50 ${tookP50} ms  client p50 ${clientP50.toFixed(1)} ms`,
+      `  ${(note + variant.name).padEnd(44)} nDCG@10 ${mean.toFixed(4)}  index ${(stats.indexMs / 1000).toFixed(1)} s  took p50 ${tookP50} ms  client p50 ${clientP50.toFixed(1)} ms`,
     );
   }
   await client.indices.delete({ index });
