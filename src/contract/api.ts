@@ -147,6 +147,14 @@ export const mediaItemSchema = z.discriminatedUnion('type', [
 /** Spec 2.6: the full post. */
 export const fullPostSchema = z.strictObject({ ...postSummaryShape, media: z.array(mediaItemSchema) });
 
+/** Spec 4.1: the search posts envelope. */
+export const postSearchResponseSchema = z.strictObject({
+  request_id: z.string(),
+  data: z.array(postSummarySchema),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
+
 /** Spec part 7. */
 export const problemSchema = z.strictObject({
   type: z.string(),

@@ -1,4 +1,5 @@
 import type { AccountRecord, PostRecord } from '../model/records.ts';
+import type { PostSearch } from '../query/search-request.ts';
 
 /**
  * Computes the next state of one record from its current state (null when absent). Returns the
@@ -17,6 +18,26 @@ export interface AuthorPostFacts {
   posted_at: string;
   views: number | null;
   view_ratio_to_account_baseline: number | null;
+}
+
+/** Where a paged search stands: engine-specific, JSON-serializable, carried inside cursors. */
+export type SearchState = Record<string, unknown>;
+
+/** One page of search results. */
+export interface SearchPage<R> {
+  records: R[];
+  /** Exact: true only when at least one more result exists. */
+  hasMore: boolean;
+  /** Continuation state when `hasMore`, else null. */
+  state: SearchState | null;
+}
+
+/** Paging of a search: the first page has no state. */
+export interface PageRequest {
+  limit: number;
+  state: SearchState | null;
+  /** How long the engine must keep the snapshot for the next page. */
+  keepAliveSeconds: number;
 }
 
 /** A store of records of one kind. */
@@ -49,6 +70,12 @@ export interface Engine {
   authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
   /** A servable public account (the most followed) and one of its servable posts, for examples. */
   examples(): Promise<{ accountId: string | null; postId: string | null }>;
+  /**
+   * Post search (spec 4.1): servable posts matching the filters, in relevance order with a query,
+   * else in `sort` order (default newest first). Every page of one search reads the same snapshot.
+   * Throws ExpiredCursorError when the snapshot of `state` is gone.
+   */
+  searchPosts(search: PostSearch, page: PageRequest): Promise<SearchPage<PostRecord>>;
   /** Makes every acknowledged write visible to search. */
   refresh(): Promise<void>;
   /** Throws ServiceUnavailableError when the engine cannot serve. */

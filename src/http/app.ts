@@ -5,6 +5,7 @@ import type { AccountService } from '../accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { KeyService } from '../keys/key-service.ts';
+import type { PostSearchService } from '../posts/post-search-service.ts';
 import type { PostService } from '../posts/post-service.ts';
 import { registerProblemHandling } from './problems.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
@@ -20,6 +21,7 @@ export interface AppDependencies {
   baseUrl: string;
   keys: KeyService;
   posts: PostService;
+  postSearch: PostSearchService;
   accounts: AccountService;
   intake: IntakeService;
   signer: DeliverySigner;
@@ -55,7 +57,7 @@ export function buildApp(deps: AppDependencies, options: { logger?: FastifyBaseL
   registerProblemHandling(app, deps.baseUrl);
 
   app.register(healthRoutes, { checks: deps.readiness });
-  app.register(readRoutes, { keys: deps.keys, posts: deps.posts, accounts: deps.accounts });
+  app.register(readRoutes, { keys: deps.keys, posts: deps.posts, postSearch: deps.postSearch, accounts: deps.accounts });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
   app.register(deliveryRoutes, { signer: deps.signer });
   return app;

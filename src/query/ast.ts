@@ -79,3 +79,8 @@ export type FilterNode = AndNode | OrNode | NotNode | LeafNode;
 export function isMatchAll(node: FilterNode): boolean {
   return node.kind === 'and' && node.children.length === 0;
 }
+
+/** The conjunction of `children`: the single child itself, or an `and` node (empty: no constraint). */
+export function and(children: FilterNode[]): FilterNode {
+  return children.length === 1 ? children[0]! : { kind: 'and', children };
+}

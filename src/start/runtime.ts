@@ -13,7 +13,9 @@ import { createObservationQueue, createObservationQueueEvents, type ObservationJ
 import { createKeyService, type KeyService } from '../keys/key-service.ts';
 import { createKeyStore } from '../keys/key-store.ts';
 import { templatesDir } from '../paths.ts';
+import { createPostSearchService, type PostSearchService } from '../posts/post-search-service.ts';
 import { createPostService, type PostService } from '../posts/post-service.ts';
+import { createCursorCodec } from '../query/cursor-codec.ts';
 import { createElasticsearchClient, createRedis, redisReady } from './infrastructure.ts';
 
 /** The objects every entry point (API, worker, CLI) is built from, created once per process. */
@@ -28,6 +30,7 @@ export interface Runtime {
   queue: Queue<ObservationJob, ObservationJobResult>;
   signer: DeliverySigner;
   posts: PostService;
+  postSearch: PostSearchService;
   accounts: AccountService;
   /** Intake; creates the queue-events listener on first wait. */
   intake: IntakeService;
@@ -85,6 +88,12 @@ export function createRuntime(config: Config): Runtime {
     queue,
     signer,
     posts: createPostService({ engine, signer }),
+    postSearch: createPostSearchService({
+      engine,
+      signer,
+      cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
+      cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
+    }),
     accounts: createAccountService({ engine, signer }),
     intake,
     blockingRedis,

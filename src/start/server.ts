@@ -11,6 +11,7 @@ export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance
       baseUrl: runtime.config.PUBLIC_BASE_URL,
       keys: runtime.keys,
       posts: runtime.posts,
+      postSearch: runtime.postSearch,
       accounts: runtime.accounts,
       intake: runtime.intake,
       signer: runtime.signer,

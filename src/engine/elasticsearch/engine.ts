@@ -4,6 +4,8 @@ import type { AccountRecord, PostRecord } from '../../model/records.ts';
 import type { AuthorPostFacts, Engine } from '../engine.ts';
 import { engineCall } from './errors.ts';
 import { indexNames } from './names.ts';
+import { pagedSearch } from './paged-search.ts';
+import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
 
@@ -118,6 +120,10 @@ export function createElasticsearchEngine(deps: { client: Client; indexPrefix: s
           )
         : null;
       return { accountId, postId };
+    },
+
+    searchPosts(search, page) {
+      return pagedSearch<PostRecord>({ client, index: posts.read, query: postSearchQuery(search), sort: postSearchSort(search), page });
     },
 
     async refresh() {

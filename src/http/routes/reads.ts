@@ -1,26 +1,42 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AccountService } from '../../accounts/account-service.ts';
-import { accountSchema, fullPostSchema, problemSchema } from '../../contract/api.ts';
+import { accountSchema, fullPostSchema, postSearchResponseSchema, problemSchema } from '../../contract/api.ts';
 import type { KeyService } from '../../keys/key-service.ts';
+import type { PostSearchService } from '../../posts/post-search-service.ts';
 import type { PostService } from '../../posts/post-service.ts';
 import { requireKey } from '../plugins/auth.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(256) });
 const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 503: problemSchema };
 
-/** Get post (spec 4.3) and get account (spec 4.4): bare resources, no envelope. */
+/** Get post (4.3), get account (4.4): bare resources; search posts (4.1): an envelope. */
 export const readRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
   posts: PostService;
+  postSearch: PostSearchService;
   accounts: AccountService;
-}> = async (app, { keys, posts, accounts }) => {
+}> = async (app, { keys, posts, postSearch, accounts }) => {
   const onRequest = requireKey(keys, 'search');
 
   app.get(
     '/v1/social/posts/:id',
     { onRequest, schema: { operationId: 'getPost', params: idParams, response: { 200: fullPostSchema, ...errors } } },
     async (request) => posts.get(request.params.id),
+  );
+
+  app.post(
+    '/v1/social/posts/search',
+    {
+      onRequest,
+      schema: {
+        operationId: 'searchPosts',
+        // Parsed by the service, so that every 422 names the JSON pointer of the offending value.
+        body: z.unknown(),
+        response: { 200: postSearchResponseSchema, ...errors },
+      },
+    },
+    async (request) => ({ request_id: request.id, ...(await postSearch.search(request.body)) }),
   );
 
   app.get(

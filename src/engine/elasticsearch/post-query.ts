@@ -1,0 +1,30 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { PostSearch } from '../../query/search-request.ts';
+import { compileFilter, compileSort } from './filter-compiler.ts';
+
+/**
+ * Text fields searched by `post.query`, with their weights: the caption is what the creator wrote
+ * and the enrichment text summarizes the whole post, so they weigh most; transcripts and on-screen
+ * text are long and noisy; visual descriptions are machine-written, so they weigh least.
+ */
+export const POST_TEXT_FIELDS = ['caption^2', 'content_text^1.5', 'transcript_text', 'visible_text', 'visual_text^0.5'];
+
+/** The Elasticsearch query of a post search. User text only ever goes into `multi_match`. */
+export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { servable: true } }];
+  const compiled = compileFilter(search.filter, 'post');
+  if (compiled && !('match_all' in compiled)) filter.push(compiled);
+  if (search.query === null) return { bool: { filter } };
+  return {
+    bool: {
+      filter,
+      must: [{ multi_match: { query: search.query, type: 'best_fields', tie_breaker: 0.3, fields: POST_TEXT_FIELDS } }],
+    },
+  };
+}
+
+/** Relevance order with a query; else the requested sort, newest first by default. Both end with `id`. */
+export function postSearchSort(search: PostSearch): estypes.SortCombinations[] {
+  if (search.query !== null) return [{ _score: { order: 'desc' } }, { id: 'asc' }];
+  return compileSort(search.sort ?? { field: 'post.posted_at', order: 'desc' }, 'post');
+}
