@@ -155,6 +155,14 @@ export const postSearchResponseSchema = z.strictObject({
   next_cursor: z.string().nullable(),
 });
 
+/** Spec 4.2: the search accounts envelope. */
+export const accountSearchResponseSchema = z.strictObject({
+  request_id: z.string(),
+  data: z.array(accountSchema),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
+
 /** Spec part 7. */
 export const problemSchema = z.strictObject({
   type: z.string(),

@@ -1,5 +1,5 @@
 import type { AccountRecord, PostRecord } from '../model/records.ts';
-import type { PostSearch } from '../query/search-request.ts';
+import type { AccountSearch, PostSearch } from '../query/search-request.ts';
 
 /**
  * Computes the next state of one record from its current state (null when absent). Returns the
@@ -76,6 +76,12 @@ export interface Engine {
    * Throws ExpiredCursorError when the snapshot of `state` is gone.
    */
   searchPosts(search: PostSearch, page: PageRequest): Promise<SearchPage<PostRecord>>;
+  /**
+   * Account search (spec 4.2): servable, non-private accounts matching the filters and, with a
+   * posts scope, authoring at least N matching posts; relevance order with a query, else `sort`
+   * (default most followed first). Same snapshot and expiry rules as {@link searchPosts}.
+   */
+  searchAccounts(search: AccountSearch, page: PageRequest): Promise<SearchPage<AccountRecord>>;
   /** Makes every acknowledged write visible to search. */
   refresh(): Promise<void>;
   /** Throws ServiceUnavailableError when the engine cannot serve. */

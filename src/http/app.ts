@@ -5,7 +5,7 @@ import type { AccountService } from '../accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { KeyService } from '../keys/key-service.ts';
-import type { PostSearchService } from '../posts/post-search-service.ts';
+import type { AccountSearchService, PostSearchService } from '../search/search-service.ts';
 import type { PostService } from '../posts/post-service.ts';
 import { registerProblemHandling } from './problems.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
@@ -23,6 +23,7 @@ export interface AppDependencies {
   posts: PostService;
   postSearch: PostSearchService;
   accounts: AccountService;
+  accountSearch: AccountSearchService;
   intake: IntakeService;
   signer: DeliverySigner;
   readiness: Record<string, ReadinessCheck>;
@@ -57,7 +58,7 @@ export function buildApp(deps: AppDependencies, options: { logger?: FastifyBaseL
   registerProblemHandling(app, deps.baseUrl);
 
   app.register(healthRoutes, { checks: deps.readiness });
-  app.register(readRoutes, { keys: deps.keys, posts: deps.posts, postSearch: deps.postSearch, accounts: deps.accounts });
+  app.register(readRoutes, { keys: deps.keys, posts: deps.posts, postSearch: deps.postSearch, accounts: deps.accounts, accountSearch: deps.accountSearch });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
   app.register(deliveryRoutes, { signer: deps.signer });
   return app;

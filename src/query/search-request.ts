@@ -100,3 +100,55 @@ export function parsePostSearchRequest(input: unknown): SearchRequest<PostSearch
     limit: parseLimit(body.limit) ?? LIMITS.default,
   };
 }
+
+/** The publishing scope of an account search (spec 4.2). */
+export interface PostsScope {
+  /** 1 to 3 distinct posts that must each satisfy the whole `filter`. */
+  minimum: number;
+  filter: FilterNode;
+}
+
+/** A validated, normalized initial account search. */
+export interface AccountSearch {
+  query: string | null;
+  filter: FilterNode;
+  posts: PostsScope | null;
+  sort: SortSpec | null;
+}
+
+/** The provisional maximum of `minimum_matching_posts` (spec 8). */
+export const MAX_MINIMUM_MATCHING_POSTS = 3;
+
+/** Parses a search accounts body (spec 4.2). Throws ValidationFailedError (422) with a JSON pointer. */
+export function parseAccountSearchRequest(input: unknown): SearchRequest<AccountSearch> {
+  const body = object(input, '');
+  const next = continuation(body);
+  if (next) return next;
+  onlyKeys(body, ['account', 'sort', 'limit', 'cursor'], '');
+  if (body.account === undefined) fail('/account', 'required');
+  const account = object(body.account, '/account');
+  onlyKeys(account, ['query', 'filters', 'posts'], '/account');
+  const query = parseQuery(account.query, '/account/query');
+  const filter = account.filters === undefined ? and([]) : parseFilters(account.filters, 'account', '/account/filters');
+  let posts: PostsScope | null = null;
+  if (account.posts !== undefined) {
+    const scope = object(account.posts, '/account/posts');
+    onlyKeys(scope, ['minimum_matching_posts', 'filters'], '/account/posts');
+    const minimum = scope.minimum_matching_posts ?? 1;
+    if (typeof minimum !== 'number' || !Number.isInteger(minimum) || minimum < 1 || minimum > MAX_MINIMUM_MATCHING_POSTS) {
+      fail('/account/posts/minimum_matching_posts', `expected an integer from 1 to ${MAX_MINIMUM_MATCHING_POSTS}`);
+    }
+    posts = {
+      minimum,
+      filter: scope.filters === undefined ? and([]) : parseFilters(scope.filters, 'post', '/account/posts/filters'),
+    };
+  }
+  if (query === null && isMatchAll(filter) && posts === null) {
+    fail('/account', 'an initial request needs a non-empty "query", "filters" or "posts" scope');
+  }
+  if (body.sort !== undefined && query !== null) {
+    fail('/sort', 'sort is allowed only on filters-only requests; with "account.query" results come in relevance order');
+  }
+  const sort = body.sort === undefined ? null : parseSort(body.sort, 'account', '/sort');
+  return { kind: 'initial', search: { query, filter, posts, sort }, limit: parseLimit(body.limit) ?? LIMITS.default };
+}

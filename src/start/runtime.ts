@@ -13,7 +13,7 @@ import { createObservationQueue, createObservationQueueEvents, type ObservationJ
 import { createKeyService, type KeyService } from '../keys/key-service.ts';
 import { createKeyStore } from '../keys/key-store.ts';
 import { templatesDir } from '../paths.ts';
-import { createPostSearchService, type PostSearchService } from '../posts/post-search-service.ts';
+import { createAccountSearchService, createPostSearchService, type AccountSearchService, type PostSearchService } from '../search/search-service.ts';
 import { createPostService, type PostService } from '../posts/post-service.ts';
 import { createCursorCodec } from '../query/cursor-codec.ts';
 import { createElasticsearchClient, createRedis, redisReady } from './infrastructure.ts';
@@ -32,6 +32,7 @@ export interface Runtime {
   posts: PostService;
   postSearch: PostSearchService;
   accounts: AccountService;
+  accountSearch: AccountSearchService;
   /** Intake; creates the queue-events listener on first wait. */
   intake: IntakeService;
   /** A Redis connection for BullMQ's blocking commands (created on demand). */
@@ -78,6 +79,13 @@ export function createRuntime(config: Config): Runtime {
     },
   });
 
+  const searchDeps = {
+    engine,
+    signer,
+    cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
+    cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
+  };
+
   return {
     config,
     es,
@@ -88,12 +96,8 @@ export function createRuntime(config: Config): Runtime {
     queue,
     signer,
     posts: createPostService({ engine, signer }),
-    postSearch: createPostSearchService({
-      engine,
-      signer,
-      cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
-      cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
-    }),
+    postSearch: createPostSearchService(searchDeps),
+    accountSearch: createAccountSearchService(searchDeps),
     accounts: createAccountService({ engine, signer }),
     intake,
     blockingRedis,

@@ -13,6 +13,7 @@ export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance
       posts: runtime.posts,
       postSearch: runtime.postSearch,
       accounts: runtime.accounts,
+      accountSearch: runtime.accountSearch,
       intake: runtime.intake,
       signer: runtime.signer,
       readiness: {

@@ -4,6 +4,7 @@ import type { AccountRecord, PostRecord } from '../../model/records.ts';
 import type { AuthorPostFacts, Engine } from '../engine.ts';
 import { engineCall } from './errors.ts';
 import { indexNames } from './names.ts';
+import { accountSearchQuery, accountSearchSort, qualifyingAccounts } from './account-query.ts';
 import { pagedSearch } from './paged-search.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
@@ -124,6 +125,20 @@ export function createElasticsearchEngine(deps: { client: Client; indexPrefix: s
 
     searchPosts(search, page) {
       return pagedSearch<PostRecord>({ client, index: posts.read, query: postSearchQuery(search), sort: postSearchSort(search), page });
+    },
+
+    searchAccounts(search, page) {
+      const scope = search.posts;
+      return pagedSearch<AccountRecord>({
+        client,
+        // With a posts scope, one point in time spans both indices: the qualifying set and the
+        // account pages come from the same snapshot.
+        index: scope ? [accounts.read, posts.read] : accounts.read,
+        query: accountSearchQuery(search),
+        sort: accountSearchSort(search),
+        page,
+        ...(scope ? { refine: async (pit: string) => [await qualifyingAccounts(client, pit, scope)] } : {}),
+      });
     },
 
     async refresh() {

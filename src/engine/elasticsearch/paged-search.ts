@@ -30,8 +30,10 @@ const EXPIRED = 'This cursor has expired (its result snapshot is gone); start th
  */
 export async function pagedSearch<R>(deps: {
   client: Client;
-  index: string;
+  index: string | string[];
   query: estypes.QueryDslQueryContainer;
+  /** Extra filters computed on the page's snapshot (e.g. from an aggregation), ANDed with `query`. */
+  refine?: (pit: string) => Promise<estypes.QueryDslQueryContainer[]>;
   sort: estypes.SortCombinations[];
   page: PageRequest;
 }): Promise<SearchPage<R>> {
@@ -48,9 +50,10 @@ export async function pagedSearch<R>(deps: {
   }
   let response: estypes.SearchResponse<{ record: R }>;
   try {
+    const refined = deps.refine ? await deps.refine(pit) : [];
     response = await client.search<{ record: R }>({
       pit: { id: pit, keep_alive: keepAlive },
-      query: deps.query,
+      query: refined.length > 0 ? { bool: { filter: [deps.query, ...refined] } } : deps.query,
       sort: deps.sort,
       size: page.limit + 1,
       track_total_hits: false,

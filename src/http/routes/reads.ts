@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AccountService } from '../../accounts/account-service.ts';
-import { accountSchema, fullPostSchema, postSearchResponseSchema, problemSchema } from '../../contract/api.ts';
+import { accountSchema, accountSearchResponseSchema, fullPostSchema, postSearchResponseSchema, problemSchema } from '../../contract/api.ts';
 import type { KeyService } from '../../keys/key-service.ts';
-import type { PostSearchService } from '../../posts/post-search-service.ts';
+import type { AccountSearchService, PostSearchService } from '../../search/search-service.ts';
 import type { PostService } from '../../posts/post-service.ts';
 import { requireKey } from '../plugins/auth.ts';
 
@@ -16,7 +16,8 @@ export const readRoutes: FastifyPluginAsyncZod<{
   posts: PostService;
   postSearch: PostSearchService;
   accounts: AccountService;
-}> = async (app, { keys, posts, postSearch, accounts }) => {
+  accountSearch: AccountSearchService;
+}> = async (app, { keys, posts, postSearch, accounts, accountSearch }) => {
   const onRequest = requireKey(keys, 'search');
 
   app.get(
@@ -37,6 +38,15 @@ export const readRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) => ({ request_id: request.id, ...(await postSearch.search(request.body)) }),
+  );
+
+  app.post(
+    '/v1/social/accounts/search',
+    {
+      onRequest,
+      schema: { operationId: 'searchAccounts', body: z.unknown(), response: { 200: accountSearchResponseSchema, ...errors } },
+    },
+    async (request) => ({ request_id: request.id, ...(await accountSearch.search(request.body)) }),
   );
 
   app.get(

@@ -1,0 +1,80 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { ValidationFailedError } from '../../errors.ts';
+import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
+import { compileFilter, compileSort } from './filter-compiler.ts';
+
+/** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
+export const ACCOUNT_TEXT_FIELDS = ['handle.text^3', 'display_name^3', 'category_label^1.5', 'biography', 'publishing_summary'];
+
+/**
+ * How many accounts one posts scope may qualify. The qualifying set is applied as a `terms` filter,
+ * whose size Elasticsearch caps at 65,536 by default (`index.max_terms_count`).
+ */
+export const MAX_QUALIFYING_ACCOUNTS = 65_536;
+
+/** Only account documents (a point in time may span the posts index too). */
+const ACCOUNTS_ONLY: estypes.QueryDslQueryContainer = { exists: { field: 'handle_observed_at' } };
+
+function nonEmpty(query: estypes.QueryDslQueryContainer): estypes.QueryDslQueryContainer[] {
+  return query && !('match_all' in query) ? [query] : [];
+}
+
+/** The Elasticsearch query of an account search. Private accounts are excluded on every path. */
+export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQueryContainer {
+  const filter: estypes.QueryDslQueryContainer[] = [
+    ACCOUNTS_ONLY,
+    { term: { servable: true } },
+    { term: { is_private: false } },
+    ...nonEmpty(compileFilter(search.filter, 'account')),
+  ];
+  if (search.query === null) return { bool: { filter } };
+  const handle = search.query.replace(/^@/, '').toLowerCase();
+  return {
+    bool: {
+      filter,
+      should: [
+        // An exact handle (or @handle) is what the caller means: it ranks first.
+        { term: { handle: { value: handle, boost: 50 } } },
+        { multi_match: { query: search.query, type: 'best_fields', tie_breaker: 0.3, fields: ACCOUNT_TEXT_FIELDS } },
+        { term: { niches: { value: search.query.toLowerCase().replace(/\s+/g, '_'), boost: 2 } } },
+      ],
+      minimum_should_match: 1,
+    },
+  };
+}
+
+/** Relevance order with a query; else the requested sort, most followed first by default. */
+export function accountSearchSort(search: AccountSearch): estypes.SortCombinations[] {
+  if (search.query !== null) return [{ _score: { order: 'desc' } }, { id: 'asc' }];
+  return compileSort(search.sort ?? { field: 'account.followers_count', order: 'desc' }, 'account');
+}
+
+/**
+ * The accounts that authored at least `minimum` distinct servable posts each satisfying the whole
+ * post filter, as a filter on account IDs. Computed by a `terms` aggregation on `author.id` with
+ * `min_doc_count` over the same point in time as the page, so it is exact (one shard per index)
+ * and every page of a search sees the same set. Coauthored posts do not count (see docs).
+ */
+export async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope): Promise<estypes.QueryDslQueryContainer> {
+  const response = await client.search({
+    pit: { id: pit },
+    size: 0,
+    track_total_hits: false,
+    query: {
+      bool: {
+        filter: [{ exists: { field: 'author.id' } }, { term: { servable: true } }, ...nonEmpty(compileFilter(scope.filter, 'post'))],
+      },
+    },
+    aggs: {
+      authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
+    },
+  });
+  const buckets = (response.aggregations?.authors as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
+  const ids = (Array.isArray(buckets) ? buckets : []).map((b) => String(b.key));
+  if (ids.length > MAX_QUALIFYING_ACCOUNTS) {
+    throw new ValidationFailedError(
+      `/account/posts/filters: matches the posts of more than ${MAX_QUALIFYING_ACCOUNTS} accounts; narrow the posts filters`,
+    );
+  }
+  return ids.length === 0 ? { match_none: {} } : { terms: { id: ids } };
+}

@@ -1,0 +1,122 @@
+import type { Account, PostSummary } from '../contract/api.ts';
+import type { DeliverySigner } from '../delivery/signer.ts';
+import type { Engine, PageRequest, SearchPage, SearchState } from '../engine/engine.ts';
+import { ValidationFailedError } from '../errors.ts';
+import type { CursorCodec } from '../query/cursor-codec.ts';
+import {
+  parseAccountSearchRequest,
+  parsePostSearchRequest,
+  type AccountSearch,
+  type PostSearch,
+  type SearchRequest,
+} from '../query/search-request.ts';
+import { accountAvailability, renderAccount } from '../render/account.ts';
+import { isServablePost, renderPostSummary } from '../render/post.ts';
+
+/** A page of search results as the API returns it (the route adds `request_id`). */
+export interface SearchResult<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** One search operation: parse a body, run a page, render the results. */
+export interface SearchService<T> {
+  search(body: unknown): Promise<SearchResult<T>>;
+}
+
+interface Cursor<S> {
+  v: 1;
+  kind: string;
+  search: S;
+  limit: number;
+  state: SearchState;
+}
+
+/**
+ * The paging protocol shared by both searches (spec 4.1 rules 4–5): a continuation carries only
+ * the cursor (and optionally a lower limit); the cursor carries the normalized request, the
+ * original limit and the engine's snapshot position, signed and expiring.
+ */
+function createPagedSearch<S, R, T>(deps: {
+  kind: string;
+  cursors: CursorCodec;
+  cursorTtlSeconds: number;
+  parse: (body: unknown) => SearchRequest<S>;
+  run: (search: S, page: PageRequest) => Promise<SearchPage<R>>;
+  render: (records: R[]) => T[];
+}): SearchService<T> {
+  return {
+    async search(body) {
+      const request = deps.parse(body);
+      let search: S;
+      let limit: number;
+      let originalLimit: number;
+      let state: SearchState | null = null;
+      if (request.kind === 'initial') {
+        ({ search, limit } = request);
+        originalLimit = limit;
+      } else {
+        const cursor = deps.cursors.decode(request.cursor) as unknown as Cursor<S>;
+        if (cursor.v !== 1 || cursor.kind !== deps.kind) {
+          throw new ValidationFailedError('/cursor: this cursor belongs to another operation');
+        }
+        if (request.limit !== null && request.limit > cursor.limit) {
+          throw new ValidationFailedError(`/limit: a continuation may not raise the limit above the original ${cursor.limit}`);
+        }
+        ({ search, state } = cursor);
+        originalLimit = cursor.limit;
+        limit = request.limit ?? cursor.limit;
+      }
+      const page = await deps.run(search, { limit, state, keepAliveSeconds: deps.cursorTtlSeconds });
+      const next: Cursor<S> | null = page.state
+        ? { v: 1, kind: deps.kind, search, limit: originalLimit, state: page.state }
+        : null;
+      return {
+        data: deps.render(page.records),
+        has_more: page.hasMore,
+        next_cursor: next ? deps.cursors.encode(next) : null,
+      };
+    },
+  };
+}
+
+interface SearchDeps {
+  engine: Pick<Engine, 'searchPosts' | 'searchAccounts'>;
+  cursors: CursorCodec;
+  signer: DeliverySigner;
+  cursorTtlSeconds: number;
+}
+
+/** Search posts (spec 4.1). */
+export function createPostSearchService(deps: SearchDeps): SearchService<PostSummary> {
+  return createPagedSearch<PostSearch, Parameters<typeof renderPostSummary>[0], PostSummary>({
+    kind: 'posts',
+    cursors: deps.cursors,
+    cursorTtlSeconds: deps.cursorTtlSeconds,
+    parse: parsePostSearchRequest,
+    run: (search, page) => deps.engine.searchPosts(search, page),
+    // The engine filters on the indexed `servable` flag; the check guards rendering.
+    render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
+  });
+}
+
+/** Search accounts (spec 4.2). */
+export function createAccountSearchService(deps: SearchDeps): SearchService<Account> {
+  return createPagedSearch<AccountSearch, Parameters<typeof renderAccount>[0], Account>({
+    kind: 'accounts',
+    cursors: deps.cursors,
+    cursorTtlSeconds: deps.cursorTtlSeconds,
+    parse: parseAccountSearchRequest,
+    run: (search, page) => deps.engine.searchAccounts(search, page),
+    render: (records) =>
+      records
+        .filter((r) => accountAvailability(r) === 'servable' && r.profile?.v.is_private === false)
+        .map((r) => renderAccount(r, deps.signer)),
+  });
+}
+
+/** Type of {@link createPostSearchService}'s result. */
+export type PostSearchService = SearchService<PostSummary>;
+/** Type of {@link createAccountSearchService}'s result. */
+export type AccountSearchService = SearchService<Account>;
