@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
+import { mintId } from '../../src/contract/ids.ts';
 import { accountObs, at, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -120,6 +121,14 @@ describe('search posts (spec 4.1)', () => {
     const expired = await search({ cursor: lower.body.next_cursor });
     expect(expired.statusCode).toBe(410);
     expect(expired.body.type).toBe('https://api.example.test/problems/expired-cursor');
+  });
+
+  it('matches other inflections of the query words (client-side Porter2 companions)', async () => {
+    await stack.ingest([postObs('s-big', { platform_id: 's-infl', caption: 'Three easy breakfasts the influencers swear by' })]);
+    for (const query of ['breakfast', 'influencer swearing']) {
+      const response = await search({ post: { query } });
+      expect(response.body.data.map((p: { id: string }) => p.id), query).toContain(mintId('post', 's-infl'));
+    }
   });
 
   it('never returns posts that are unavailable or whose author is unknown', async () => {

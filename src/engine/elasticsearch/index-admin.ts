@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stableStringify } from '../../util/stable-json.ts';
-import { engineCall } from './errors.ts';
+import { errors } from '@elastic/elasticsearch';
+import { InternalError } from '../../errors.ts';
+import { engineCall as translatedCall } from './errors.ts';
 import {
   INDEX_NAMES,
   componentTemplateName,
@@ -42,6 +44,22 @@ export interface IndexAdmin {
   rebuild(name: IndexName, options?: { keepOld?: boolean; onProgress?: (copied: number) => void }): Promise<{ from: string[]; to: string; copied: number }>;
   /** Deletes every index and template under the prefix (tests and `--reset`). */
   destroy(): Promise<void>;
+}
+
+/**
+ * Like the adapter's engineCall, but an engine refusal keeps Elasticsearch's reason: these are
+ * operator commands, and "failed to find tokenizer [x]" is what an operator needs to read.
+ */
+async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof errors.ResponseError && (error.statusCode ?? 500) < 500) {
+      const body = error.body as { error?: { type?: string; reason?: string } } | undefined;
+      throw new InternalError(`Elasticsearch refused: ${body?.error?.type ?? 'error'}: ${body?.error?.reason ?? error.message}`, { cause: error });
+    }
+    return translatedCall(() => Promise.reject(error));
+  }
 }
 
 function hashOf(value: unknown): string {

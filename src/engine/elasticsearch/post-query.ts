@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../query/search-request.ts';
+import { stemmedText } from '../../text/analysis.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /**
@@ -9,18 +10,31 @@ import { compileFilter, compileSort } from './filter-compiler.ts';
  */
 export const POST_TEXT_FIELDS = ['caption^2', 'content_text^1.5', 'transcript_text', 'visible_text', 'visual_text^0.5'];
 
+/** `caption^2` → `caption_stemmed^2`. */
+function stemmedField(weighted: string): string {
+  const [field, weight] = weighted.split('^');
+  return weight ? `${field}_stemmed^${weight}` : `${field}_stemmed`;
+}
+
 /** The Elasticsearch query of a post search. User text only ever goes into `multi_match`. */
 export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { servable: true } }];
   const compiled = compileFilter(search.filter, 'post');
   if (compiled && !('match_all' in compiled)) filter.push(compiled);
   if (search.query === null) return { bool: { filter } };
-  return {
-    bool: {
-      filter,
-      must: [{ multi_match: { query: search.query, type: 'best_fields', tie_breaker: 0.3, fields: POST_TEXT_FIELDS } }],
-    },
-  };
+  // The unstemmed fields reward exact wording; their client-stemmed companions match other
+  // inflections. Equal weight, each side best_fields (summing every field's score ranked worse:
+  // bench/README.md).
+  const should: estypes.QueryDslQueryContainer[] = [
+    { multi_match: { query: search.query, type: 'best_fields', tie_breaker: 0.3, fields: POST_TEXT_FIELDS } },
+  ];
+  const stemmed = stemmedText(search.query);
+  if (stemmed.length > 0) {
+    should.push({
+      multi_match: { query: stemmed, type: 'best_fields', tie_breaker: 0.3, fields: POST_TEXT_FIELDS.map(stemmedField) },
+    });
+  }
+  return { bool: { filter, should, minimum_should_match: 1 } };
 }
 
 /** Relevance order with a query; else the requested sort, newest first by default. Both end with `id`. */

@@ -4,6 +4,7 @@ import { linkedAccountIds, linksOf } from '../../intake/merge.ts';
 import type { AccountRecord, PostRecord } from '../../model/records.ts';
 import { accountAvailability } from '../../render/account.ts';
 import { isServablePost } from '../../render/post.ts';
+import { stemmedText } from '../../text/analysis.ts';
 
 /**
  * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
@@ -112,7 +113,20 @@ export function projectPost(record: PostRecord): Doc {
         }
       : { id: links.author },
   });
+  Object.assign(doc, stemmedCompanions(doc));
   return doc;
+}
+
+/** Text fields that also get a client-stemmed companion (`<field>_stemmed`), searched together. */
+export const STEMMED_TEXT_FIELDS = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'] as const;
+
+function stemmedCompanions(doc: Doc): Doc {
+  const out: Doc = {};
+  for (const field of STEMMED_TEXT_FIELDS) {
+    const text = doc[field];
+    if (typeof text === 'string') out[`${field}_stemmed`] = stemmedText(text);
+  }
+  return out;
 }
 
 /** The indexed document of an account. */

@@ -1,0 +1,55 @@
+import porter2 from 'wink-porter2-stemmer';
+
+/**
+ * Client-side text analysis for the stemmed search fields: the same function runs on documents
+ * (at projection time) and on queries, so both sides always agree. Chosen by measurement
+ * (bench/README.md): this engine has no `english`/`stemmer` filters, and its `hunspell` dictionary
+ * merges far fewer inflections (67.5% vs 93.7% of SciFact's singular/plural pairs) and is missing
+ * from the stock Docker image, while a stemmer pinned in the application ranks the same everywhere.
+ */
+
+/** Lucene's English stop set (the same 33 words as Elasticsearch's `_english_`). */
+export const ENGLISH_STOP: ReadonlySet<string> = new Set(
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+);
+
+/** A run of letters, combining marks and digits, with inner apostrophes kept ("don't", "cell's"). */
+const WORD = /[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}\p{N}]+)*/gu;
+
+/** A word → stem function. */
+export type Stem = (word: string) => string;
+
+/**
+ * Lowercases; splits on anything but letters, marks and digits (inner apostrophes kept, curly ones
+ * straightened); drops a possessive 's; optionally drops English stop words; stems; joins with
+ * single spaces (the index side tokenizes on whitespace).
+ */
+export function analyze(text: string, stem: Stem, stop: boolean): string {
+  const out: string[] = [];
+  for (const [raw] of text.toLowerCase().replace(/[\u2018\u2019]/g, "'").matchAll(WORD)) {
+    const token = raw.replace(/'s$/, '');
+    if (stop && ENGLISH_STOP.has(token)) continue;
+    out.push(stem(token));
+  }
+  return out.join(' ');
+}
+
+/** Memoizes a stemmer: text has far fewer distinct words than tokens. The cache is bounded. */
+export function memo(stem: Stem, maxEntries = 200_000): Stem {
+  const cache = new Map<string, string>();
+  return (word) => {
+    let stemmed = cache.get(word);
+    if (stemmed === undefined) {
+      if (cache.size >= maxEntries) cache.clear();
+      cache.set(word, (stemmed = stem(word)));
+    }
+    return stemmed;
+  };
+}
+
+const porter2Memo = memo(porter2);
+
+/** The production analysis: stop words dropped, Porter2 stems. */
+export function stemmedText(text: string): string {
+  return analyze(text, porter2Memo, true);
+}
