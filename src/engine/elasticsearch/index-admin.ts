@@ -28,6 +28,7 @@ export interface IndexStatus {
   read_alias: string;
   write_alias: string;
   indices: string[];
+  /** The template version the current index was built from (null when missing or unmanaged). */
   template_version: number | null;
   up_to_date: boolean;
   docs: number;
@@ -181,7 +182,11 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
         let docs = 0;
         let health = 'missing';
         let upToDate = false;
+        let builtFrom: number | null = null;
         if (targets.length > 0) {
+          const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
+          const versions = targets.map((i) => (mappings[i]?.mappings._meta as { template_version?: number } | undefined)?.template_version);
+          builtFrom = versions.every((v) => typeof v === 'number') ? Math.min(...(versions as number[])) : null;
           const count = await engineCall(() => client.count({ index: desired.names.read }));
           docs = count.count;
           const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
@@ -193,7 +198,7 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
           read_alias: desired.names.read,
           write_alias: desired.names.write,
           indices: targets,
-          template_version: targets.length > 0 ? desired.version : null,
+          template_version: builtFrom,
           up_to_date: upToDate,
           docs,
           health,
