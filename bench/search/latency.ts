@@ -1,0 +1,127 @@
+/**
+ * Search latency benchmark: the API against the same Elasticsearch queries sent directly, in the
+ * same run, interleaved request by request so that machine noise hits both sides alike.
+ *
+ *   INDEX_PREFIX=bench REDIS_PREFIX=bench npx tsx bench/search/latency.ts [requests-per-scenario]
+ *
+ * Needs a seeded prefix (`social-search seed --posts 1000000 --accounts 100000` under
+ * INDEX_PREFIX=bench) and starts its own API in-process on a free port. Writes
+ * bench/results/search-latency.json and prints a table of p50/p99 and API/raw ratios.
+ */
+import { Client, type estypes } from '@elastic/elasticsearch';
+import { writeFileSync } from 'node:fs';
+import { loadConfig } from '../../src/config.ts';
+import { accountSearchQuery, accountSearchSort } from '../../src/engine/elasticsearch/account-query.ts';
+import { compileFilter } from '../../src/engine/elasticsearch/filter-compiler.ts';
+import { postSearchQuery, postSearchSort } from '../../src/engine/elasticsearch/post-query.ts';
+import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
+import { createRuntime } from '../../src/start/runtime.ts';
+import { createServer } from '../../src/start/server.ts';
+
+const N = Number(process.argv[2] ?? 300);
+const WARMUP = 30;
+const config = loadConfig(process.env);
+const runtime = createRuntime(config);
+await runtime.ready();
+const app = createServer(runtime);
+const address = await app.listen({ host: '127.0.0.1', port: 0 });
+const { key } = await runtime.keys.create({ owner: 'bench@example.com', name: 'latency bench', scopes: ['search'] });
+const es = new Client({ node: config.ELASTICSEARCH_URL });
+const posts = `${config.INDEX_PREFIX}-posts`;
+const accounts = `${config.INDEX_PREFIX}-accounts`;
+
+const QUERIES = [
+  'night-time skincare routine with a discount code', 'budget meal prep for the week', 'strength training for beginners',
+  'how to save money on groceries', 'travel packing tips carry on', 'cozy knitting patterns', 'retinol guide for sensitive skin',
+  'home workout without equipment', 'sourdough bread starter', 'dog training tips for puppies', 'film photography beginner',
+  'personal finance index funds', 'gaming setup tour', 'toddler sleep routine', 'beat making tutorial',
+];
+const NICHES = ['skincare', 'fitness', 'home_cooking', 'personal_finance', 'travel', 'fashion', 'gaming', 'beauty'];
+
+type Scenario = { name: string; path: string; body: (i: number) => unknown; raw: (body: any) => Promise<unknown> };
+
+async function rawPostSearch(body: unknown) {
+  const request = parsePostSearchRequest(body);
+  if (request.kind !== 'initial') throw new Error('initial requests only');
+  await es.search({ index: posts, query: postSearchQuery(request.search), sort: postSearchSort(request.search), size: request.limit + 1, track_total_hits: false });
+}
+
+async function rawAccountSearch(body: unknown) {
+  const request = parseAccountSearchRequest(body);
+  if (request.kind !== 'initial') throw new Error('initial requests only');
+  const search = request.search;
+  const filter: estypes.QueryDslQueryContainer[] = [accountSearchQuery(search)];
+  if (search.posts) {
+    const agg = await es.search({
+      index: posts, size: 0, track_total_hits: false,
+      query: { bool: { filter: [{ exists: { field: 'author.id' } }, { term: { servable: true } }, compileFilter(search.posts.filter, 'post')] } },
+      aggs: { authors: { terms: { field: 'author.id', min_doc_count: search.posts.minimum, size: 65_537 } } },
+    });
+    const ids = ((agg.aggregations?.authors as any)?.buckets ?? []).map((b: { key: string }) => b.key);
+    filter.push(ids.length ? { terms: { id: ids } } : { match_none: {} });
+  }
+  await es.search({ index: accounts, query: { bool: { filter } }, sort: accountSearchSort(search), size: request.limit + 1, track_total_hits: false });
+}
+
+const scenarios: Scenario[] = [
+  { name: 'posts: query', path: '/v1/social/posts/search', body: (i) => ({ post: { query: QUERIES[i % QUERIES.length] }, limit: 20 }), raw: rawPostSearch },
+  {
+    name: 'posts: filters + sort', path: '/v1/social/posts/search',
+    body: (i) => ({ post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 * (1 + (i % 5)) }, posted_at: { gte: '2026-03-01T00:00:00Z' } } }, sort: { by: 'views', order: 'desc' }, limit: 20 }),
+    raw: rawPostSearch,
+  },
+  {
+    name: 'posts: query + author filters', path: '/v1/social/posts/search',
+    body: (i) => ({ post: { query: QUERIES[i % QUERIES.length], author: { filters: { followers_count: { gte: 1000 }, niches: { contains_any: [NICHES[i % NICHES.length]] } } } }, limit: 20 }),
+    raw: rawPostSearch,
+  },
+  {
+    name: 'accounts: posts scope', path: '/v1/social/accounts/search',
+    body: (i) => ({
+      account: { filters: { niches: { contains_any: [NICHES[i % NICHES.length]] } }, posts: { minimum_matching_posts: 2, filters: { offer_types: { contains_any: ['discount'] }, posted_at: { gte: '2026-06-01T00:00:00Z' } } } },
+      sort: { by: 'followers_count', order: 'desc' }, limit: 20,
+    }),
+    raw: rawAccountSearch,
+  },
+];
+
+async function api(path: string, body: unknown) {
+  const response = await fetch(`${address}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const results: Record<string, unknown>[] = [];
+for (const s of scenarios) {
+  const apiMs: number[] = [];
+  const rawMs: number[] = [];
+  for (let i = 0; i < N + WARMUP; i++) {
+    const body = s.body(i);
+    // Alternate which side goes first, so neither always benefits from a warmer cache.
+    const order = i % 2 === 0 ? ['api', 'raw'] : ['raw', 'api'];
+    for (const side of order) {
+      const t = performance.now();
+      if (side === 'api') await api(s.path, body);
+      else await s.raw(body);
+      if (i >= WARMUP) (side === 'api' ? apiMs : rawMs).push(performance.now() - t);
+    }
+  }
+  apiMs.sort((a, b) => a - b);
+  rawMs.sort((a, b) => a - b);
+  const row = {
+    scenario: s.name, requests: N,
+    api_p50_ms: +quantile(apiMs, 0.5).toFixed(2), raw_p50_ms: +quantile(rawMs, 0.5).toFixed(2),
+    api_p99_ms: +quantile(apiMs, 0.99).toFixed(2), raw_p99_ms: +quantile(rawMs, 0.99).toFixed(2),
+    p50_ratio: +(quantile(apiMs, 0.5) / quantile(rawMs, 0.5)).toFixed(2),
+    p99_ratio: +(quantile(apiMs, 0.99) / quantile(rawMs, 0.99)).toFixed(2),
+  };
+  results.push(row);
+  console.log(JSON.stringify(row));
+}
+const counts = { posts: (await es.count({ index: posts })).count, accounts: (await es.count({ index: accounts })).count };
+writeFileSync('bench/results/search-latency.json', JSON.stringify({ date: new Date().toISOString(), counts, results }, null, 2));
+console.table(results);
+await app.close();
+await runtime.close();
+await es.close();
