@@ -296,7 +296,7 @@ function parseField(field: FieldDef, input: unknown, pointer: string, ctx: Conte
       case 'gt': case 'gte': case 'lt': case 'lte':
         // All bounds of one field form one range, in the position of the first bound.
         if (!range) nodes.push((range = { kind: 'range', field: field.field }));
-        range[operator] = value as number | string;
+        range[operator] = field.type === 'timestamp' ? millisecondBound(operator, raw as string, value as string) : (value as number | string);
         break;
       case 'eq':
         nodes.push({ kind: 'term', field: field.field, value: value as string | boolean });
@@ -323,6 +323,16 @@ function parseField(field: FieldDef, input: unknown, pointer: string, ctx: Conte
 }
 
 type LeafOrNot = LeafNode | { kind: 'not'; child: LeafNode };
+
+/**
+ * Indexed times have millisecond precision, and a parsed timestamp is truncated to it. Truncation
+ * keeps `gt` and `lte` exact, but `gte` / `lt` of an instant inside a millisecond (`…00.0001Z`)
+ * must start from the next millisecond, or they would match times before the bound.
+ */
+function millisecondBound(op: 'gt' | 'gte' | 'lt' | 'lte', raw: string, truncated: string): string {
+  const subMillisecond = /\.\d{3}\d*[1-9]/.test(raw);
+  return subMillisecond && (op === 'gte' || op === 'lt') ? new Date(Date.parse(truncated) + 1).toISOString() : truncated;
+}
 
 /** Spellings clients reach for, mapped to the grammar's. */
 const ALIASES: ReadonlyMap<string, string> = new Map([

@@ -33,6 +33,7 @@ beforeAll(async () => {
   await stack.ingest([
     ...accounts,
     accountEnrichmentObs('as-three', { niches: ['home_cooking'] }),
+    accountEnrichmentObs('as-private', { niches: ['secret_niche'], publishing_languages: ['xx'] }),
     hit('as-one', 'as-one-1'),
     hit('as-two', 'as-two-1'), hit('as-two', 'as-two-2'),
     hit('as-three', 'as-three-1'), hit('as-three', 'as-three-2'), hit('as-three', 'as-three-3'),
@@ -77,6 +78,19 @@ describe('search accounts (spec 4.2)', () => {
       const response = await search(body);
       expect(handles(response)).not.toContain('chef.private');
     }
+  });
+
+  it('does not let post search filter on a private author\'s post-derived facts', async () => {
+    const posts = async (filters: unknown) =>
+      (await stack.inject({
+        method: 'POST',
+        url: '/v1/social/posts/search',
+        headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ post: { author: { filters } }, limit: 100 }),
+      })).body.data.map((p: { author: { handle: string } }) => p.author.handle);
+    expect(await posts({ niches: { contains_any: ['secret_niche'] } })).toEqual([]);
+    expect(await posts({ publishing_languages: { contains_any: ['xx'] } })).toEqual([]);
+    expect(await posts({ niches: { exists: false } })).toContain('chef.private');
   });
 
   it('pages with cursors without repeats', async () => {

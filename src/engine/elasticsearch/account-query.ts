@@ -1,5 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { ValidationFailedError } from '../../errors.ts';
+import { foldCase } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
@@ -28,7 +29,7 @@ export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQuery
     ...nonEmpty(compileFilter(search.filter, 'account')),
   ];
   if (search.query === null) return { bool: { filter } };
-  const handle = search.query.replace(/^@/, '').toLowerCase();
+  const handle = foldCase(search.query.replace(/^@/, ''));
   return {
     bool: {
       filter,

@@ -107,8 +107,9 @@ export function projectPost(record: PostRecord): Doc {
           is_verified: author.profile?.is_verified,
           is_private: author.profile?.is_private,
           account_type: author.profile?.account_type,
-          niches: author.niches ?? undefined,
-          publishing_languages: author.publishing_languages ?? undefined,
+          // Post-derived account facts are null for private accounts (spec 2.2 rule 1): not filterable either.
+          niches: author.profile?.is_private ? undefined : (author.niches ?? undefined),
+          publishing_languages: author.profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
           country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
         }
       : { id: links.author },
