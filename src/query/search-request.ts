@@ -70,15 +70,37 @@ function continuation(body: Json): SearchRequest<never> | null {
   return { kind: 'continuation', cursor: body.cursor, limit: parseLimit(body.limit) };
 }
 
-/** Parses a search posts body (spec 4.1). Throws ValidationFailedError (422) with a JSON pointer. */
-export function parsePostSearchRequest(input: unknown): SearchRequest<PostSearch> {
+/**
+ * The part both searches share: a continuation, or the body and its required scope object
+ * (`post` / `account`) with only the allowed keys.
+ */
+function initialScope(input: unknown, scope: 'post' | 'account', keys: readonly string[]): SearchRequest<never> | { body: Json; scope: Json } {
   const body = object(input, '');
   const next = continuation(body);
   if (next) return next;
-  onlyKeys(body, ['post', 'sort', 'limit', 'cursor'], '');
-  if (body.post === undefined) fail('/post', 'required');
-  const post = object(body.post, '/post');
-  onlyKeys(post, ['query', 'filters', 'author'], '/post');
+  onlyKeys(body, [scope, 'sort', 'limit', 'cursor'], '');
+  if (body[scope] === undefined) fail(`/${scope}`, 'required');
+  const scoped = object(body[scope], `/${scope}`);
+  onlyKeys(scoped, keys, `/${scope}`);
+  return { body, scope: scoped };
+}
+
+/** `sort` and `limit` of an initial request: sort only without a query (spec 4.1 rule 3). */
+function sortAndLimit(body: Json, query: string | null, scope: 'post' | 'account'): { sort: SortSpec | null; limit: number } {
+  if (body.sort !== undefined && query !== null) {
+    fail('/sort', `sort is allowed only on filters-only requests; with "${scope}.query" results come in relevance order`);
+  }
+  return {
+    sort: body.sort === undefined ? null : parseSort(body.sort, scope, '/sort'),
+    limit: parseLimit(body.limit) ?? LIMITS.default,
+  };
+}
+
+/** Parses a search posts body (spec 4.1). Throws ValidationFailedError (422) with a JSON pointer. */
+export function parsePostSearchRequest(input: unknown): SearchRequest<PostSearch> {
+  const parsed = initialScope(input, 'post', ['query', 'filters', 'author']);
+  if ('kind' in parsed) return parsed;
+  const { body, scope: post } = parsed;
   const query = parseQuery(post.query, '/post/query');
   const postFilter = post.filters === undefined ? and([]) : parseFilters(post.filters, 'post', '/post/filters');
   let authorFilter: FilterNode = and([]);
@@ -90,15 +112,8 @@ export function parsePostSearchRequest(input: unknown): SearchRequest<PostSearch
   if (query === null && isMatchAll(postFilter) && isMatchAll(authorFilter)) {
     fail('/post', 'an initial request needs a non-empty "query" or at least one filter');
   }
-  if (body.sort !== undefined && query !== null) {
-    fail('/sort', 'sort is allowed only on filters-only requests; with "post.query" results come in relevance order');
-  }
-  const sort = body.sort === undefined ? null : parseSort(body.sort, 'post', '/sort');
-  return {
-    kind: 'initial',
-    search: { query, filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))), sort },
-    limit: parseLimit(body.limit) ?? LIMITS.default,
-  };
+  const { sort, limit } = sortAndLimit(body, query, 'post');
+  return { kind: 'initial', search: { query, filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))), sort }, limit };
 }
 
 /** The publishing scope of an account search (spec 4.2). */
@@ -121,13 +136,9 @@ export const MAX_MINIMUM_MATCHING_POSTS = 3;
 
 /** Parses a search accounts body (spec 4.2). Throws ValidationFailedError (422) with a JSON pointer. */
 export function parseAccountSearchRequest(input: unknown): SearchRequest<AccountSearch> {
-  const body = object(input, '');
-  const next = continuation(body);
-  if (next) return next;
-  onlyKeys(body, ['account', 'sort', 'limit', 'cursor'], '');
-  if (body.account === undefined) fail('/account', 'required');
-  const account = object(body.account, '/account');
-  onlyKeys(account, ['query', 'filters', 'posts'], '/account');
+  const parsed = initialScope(input, 'account', ['query', 'filters', 'posts']);
+  if ('kind' in parsed) return parsed;
+  const { body, scope: account } = parsed;
   const query = parseQuery(account.query, '/account/query');
   const filter = account.filters === undefined ? and([]) : parseFilters(account.filters, 'account', '/account/filters');
   let posts: PostsScope | null = null;
@@ -146,9 +157,6 @@ export function parseAccountSearchRequest(input: unknown): SearchRequest<Account
   if (query === null && isMatchAll(filter) && posts === null) {
     fail('/account', 'an initial request needs a non-empty "query", "filters" or "posts" scope');
   }
-  if (body.sort !== undefined && query !== null) {
-    fail('/sort', 'sort is allowed only on filters-only requests; with "account.query" results come in relevance order');
-  }
-  const sort = body.sort === undefined ? null : parseSort(body.sort, 'account', '/sort');
-  return { kind: 'initial', search: { query, filter, posts, sort }, limit: parseLimit(body.limit) ?? LIMITS.default };
+  const { sort, limit } = sortAndLimit(body, query, 'account');
+  return { kind: 'initial', search: { query, filter, posts, sort }, limit };
 }
