@@ -27,7 +27,7 @@ export function configOrExit(env: NodeJS.ProcessEnv = process.env): Config {
 export async function runCommand(fn: (runtime: Runtime, logger: Logger) => Promise<number | void>): Promise<void> {
   const config = configOrExit();
   const logger = createLogger({ LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 2);
-  const runtime = createRuntime(config);
+  const runtime = createRuntime(config, logger);
   let code: number = EXIT.ok;
   try {
     await runtime.ready();

@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { createAccountService, type AccountService } from '../accounts/account-service.ts';
 import type { Config } from '../config.ts';
 import { createDeliverySigner, type DeliverySigner } from '../delivery/signer.ts';
@@ -45,15 +46,31 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * Logs a connection's outage once (not on every reconnect attempt) and its recovery. ioredis
+ * reconnects by itself; meanwhile requests answer 503.
+ */
+function watchConnection(connection: Redis, name: string, logger?: Pick<Logger, 'warn' | 'info'>): void {
+  let down = false;
+  connection.on('error', (error: Error) => {
+    if (!down) logger?.warn({ err: { message: error.message } }, `${name} unreachable; reconnecting`);
+    down = true;
+  });
+  connection.on('ready', () => {
+    if (down) logger?.info(`${name} reachable again`);
+    down = false;
+  });
+}
+
 /** Creates the runtime. Connections open lazily and recover by themselves when a service returns. */
-export function createRuntime(config: Config): Runtime {
+export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'info'>): Runtime {
   const es = createElasticsearchClient(config);
   const redis = createRedis(config.REDIS_URL, 'command');
-  redis.on('error', () => undefined); // reconnects by itself; requests meanwhile answer 503
+  watchConnection(redis, 'Redis', logger);
   const blocking: Redis[] = [];
   const blockingRedis = () => {
     const connection = createRedis(config.REDIS_URL, 'blocking');
-    connection.on('error', () => undefined);
+    watchConnection(connection, 'Redis (blocking connection)', logger);
     blocking.push(connection);
     return connection;
   };

@@ -23,7 +23,7 @@ export function registerQuickstart(program: Command): void {
       const config = configOrExit();
       // stdout carries the banner; logs go to stderr.
       const logger = createLogger(config, 2);
-      const runtime = createRuntime(config);
+      const runtime = createRuntime(config, logger);
       const say = (line = '') => process.stdout.write(`${line}\n`);
       if (!(await runtime.ready())) {
         process.stderr.write(`social-search: Redis at ${config.REDIS_URL} is not reachable; run \`npm run services\`\n`);

@@ -14,7 +14,7 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
-      const runtime = createRuntime(config);
+      const runtime = createRuntime(config, logger);
       if (!(await runtime.ready())) logger.warn('Redis is not reachable yet; requests answer 503 until it is');
       const app = createServer(runtime, logger);
       installShutdown(logger, () => [
@@ -31,7 +31,7 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
-      const runtime = createRuntime(config);
+      const runtime = createRuntime(config, logger);
       await runtime.ready();
       const worker = startWorker(runtime, logger);
       installShutdown(logger, () => [
