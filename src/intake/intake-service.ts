@@ -94,8 +94,16 @@ export function createIntakeService(deps: {
     async waitFor(jobIds, timeoutMs = deps.waitTimeoutMs) {
       if (jobIds.length === 0) return;
       const events = await deps.queueEvents();
-      const jobs = await queueCall(() => Promise.all(jobIds.map((id) => deps.queue.getJob(id))));
-      await waitForJobs(jobs.filter((j) => j !== undefined), events, timeoutMs);
+      // Jobs are looked up one at a time as the wait reaches them: a stream of thousands of jobs
+      // must not fire thousands of lookups at once on the fail-fast connection.
+      const jobs = (async function* () {
+        for (const id of jobIds) {
+          const job = await waitCall(() => deps.queue.getJob(id));
+          // A completed job may already be removed (removeOnComplete); failed jobs are kept.
+          if (job) yield job;
+        }
+      })();
+      await waitForJobs(jobs, events, timeoutMs);
     },
     async submit(input, options) {
       const total = input.entries.length + (input.rejected?.length ?? 0);
@@ -136,7 +144,7 @@ export function createIntakeService(deps: {
 }
 
 async function waitForJobs(
-  jobs: Array<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>,
+  jobs: AsyncIterable<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>,
   events: QueueEvents,
   timeoutMs: number,
 ): Promise<void> {
@@ -144,7 +152,7 @@ async function waitForJobs(
   try {
     // One at a time under one deadline: a finished job answers at once, and a request waiting on
     // many jobs holds one listener instead of one per job.
-    for (const job of jobs) await job.waitUntilFinished(events, Math.max(1, deadline - Date.now()));
+    for await (const job of jobs) await job.waitUntilFinished(events, Math.max(1, deadline - Date.now()));
   } catch (error) {
     if (error instanceof DomainError) throw error;
     if (error instanceof Error && /timed out|ttl/i.test(error.message)) {
@@ -166,5 +174,17 @@ async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
     throw new ServiceUnavailableError('The intake queue is unavailable; nothing from this request was accepted. Retry shortly.', {
       cause: error,
     });
+  }
+}
+
+/** Queue look-ups while waiting: the observations are already accepted, so say so. */
+async function waitCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw new ServiceUnavailableError(
+      'The intake queue became unavailable while waiting; the accepted observations stay queued and will be indexed.',
+      { cause: error },
+    );
   }
 }
