@@ -18,6 +18,8 @@ export interface Stack {
   /** GET with the stack's key (or the given Authorization header value; null for none). */
   get(path: string, authorization?: string | null): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
   inject(options: InjectOptions): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
+  /** POST a JSON body with the stack's key (the search operations). */
+  post(path: string, body: unknown): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,14 @@ export async function startStack(name: string, env: Record<string, string> = {},
     app,
     key: created.key,
     inject,
+    post(path, body) {
+      return inject({
+        method: 'POST',
+        url: path,
+        headers: { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    },
     ingest(observations, { wait = true } = {}) {
       return inject({
         method: 'POST',

@@ -5,13 +5,7 @@ import { accountEnrichmentObs, accountObs, postObs } from '../helpers/fixtures.t
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 let stack: Stack;
-const search = async (body: unknown) =>
-  stack.inject({
-    method: 'POST',
-    url: '/v1/social/accounts/search',
-    headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
+const search = (body: unknown) => stack.post('/v1/social/accounts/search', body);
 const handles = (response: { body: { data: Array<{ handle: string }> } }) => response.body.data.map((a) => a.handle).sort();
 
 // Posts that satisfy the scope predicate below: a reel AND at least 5,000 views.
@@ -82,12 +76,7 @@ describe('search accounts (spec 4.2)', () => {
 
   it('does not let post search filter on a private author\'s post-derived facts', async () => {
     const posts = async (filters: unknown) =>
-      (await stack.inject({
-        method: 'POST',
-        url: '/v1/social/posts/search',
-        headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
-        payload: JSON.stringify({ post: { author: { filters } }, limit: 100 }),
-      })).body.data.map((p: { author: { handle: string } }) => p.author.handle);
+      (await stack.post('/v1/social/posts/search', { post: { author: { filters } }, limit: 100 })).body.data.map((p: { author: { handle: string } }) => p.author.handle);
     expect(await posts({ niches: { contains_any: ['secret_niche'] } })).toEqual([]);
     expect(await posts({ publishing_languages: { contains_any: ['xx'] } })).toEqual([]);
     expect(await posts({ niches: { exists: false } })).toContain('chef.private');

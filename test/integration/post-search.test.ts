@@ -5,13 +5,7 @@ import { accountObs, at, postEnrichmentObs, postObs } from '../helpers/fixtures.
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 let stack: Stack;
-const search = async (body: unknown) =>
-  stack.inject({
-    method: 'POST',
-    url: '/v1/social/posts/search',
-    headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
+const search = (body: unknown) => stack.post('/v1/social/posts/search', body);
 
 const WALK_POSTS = 230;
 

@@ -11,12 +11,7 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 
 let stack: Stack;
 const call = (url: string) => async (body: unknown) =>
-  stack.inject({
-    method: 'POST',
-    url,
-    headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
-    payload: JSON.stringify(body),
-  });
+  stack.post(url, body);
 const searchPosts = call('/v1/social/posts/search');
 const searchAccounts = call('/v1/social/accounts/search');
 
