@@ -34,6 +34,21 @@ const envSchema = z.object({
   /** Upper bound on one Elasticsearch request, so an unreachable engine answers 503 instead of hanging. */
   ELASTICSEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * How long a first page may reuse this node's shared point in time instead of opening its own.
+   * Search is near-real-time anyway (1 s refresh); `?wait=true` intake invalidates it at once.
+   */
+  SEARCH_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /** Folder holding a sentence-transformers model in the transformers.js layout (config, tokenizer, onnx/). */
+  MODEL_DIR: z.string().min(1).optional(),
+  /** Hub model id (e.g. `Xenova/all-MiniLM-L6-v2`), used only when MODEL_DIR is unset; downloads once into the cache. */
+  MODEL_ID: z.string().min(1).optional(),
+  /** `auto`: on when MODEL_DIR or MODEL_ID is set. `off`: BM25 only. `on`: refuse to start without a model. */
+  EMBEDDINGS: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** ONNX weights to load: `q8` (model_quantized.onnx) or `fp32` (model.onnx). */
+  EMBEDDING_DTYPE: z.enum(['q8', 'fp32']).default('q8'),
+  /** onnxruntime intra-op threads of the embedding thread (0: one per core). */
+  EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
 });
