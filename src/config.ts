@@ -47,6 +47,11 @@ const envSchema = z.object({
   EMBEDDINGS: z.enum(['auto', 'on', 'off']).default('auto'),
   /** ONNX weights to load: `q8` (model_quantized.onnx) or `fp32` (model.onnx). */
   EMBEDDING_DTYPE: z.enum(['q8', 'fp32']).default('q8'),
+  /**
+   * How `post.query` ranks: `hybrid` (BM25 and embeddings fused), `lexical` (BM25 only) or
+   * `semantic` (embeddings only). Without embeddings every mode ranks by BM25.
+   */
+  SEARCH_RANKING: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
   /** onnxruntime intra-op threads of the embedding thread (0: one per core). */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
