@@ -14,6 +14,12 @@ const PREFIX: Record<IdFamily, string> = {
 const ALPHABET = CROCKFORD_LOWER;
 const BODY_LENGTH = 26; // 128 bits → 26 base32 characters
 
+// Rendering a page mints the same few IDs (authors, audios) many times over, at a hash each:
+// recent results are memoized, in two generations so memory stays bounded.
+const MEMO_GENERATION = 50_000;
+let minted = new Map<string, string>();
+let previouslyMinted = new Map<string, string>();
+
 /**
  * Mints the durable service ID of a platform identifier.
  *
@@ -23,9 +29,19 @@ const BODY_LENGTH = 26; // 128 bits → 26 base32 characters
  * expose the platform ID.
  */
 export function mintId(family: IdFamily, platformId: string): string {
-  const digest = createHash('sha256').update(`${family}:${platformId}`).digest();
-  return PREFIX[family] + base32(digest.subarray(0, 16), CROCKFORD_LOWER).slice(0, BODY_LENGTH);
+  const key = `${family}:${platformId}`;
+  const known = minted.get(key) ?? previouslyMinted.get(key);
+  if (known !== undefined) return known;
+  const digest = createHash('sha256').update(key).digest();
+  const id = PREFIX[family] + base32(digest.subarray(0, 16), CROCKFORD_LOWER).slice(0, BODY_LENGTH);
+  if (minted.size >= MEMO_GENERATION) {
+    previouslyMinted = minted;
+    minted = new Map();
+  }
+  minted.set(key, id);
+  return id;
 }
+
 
 /** True when `value` has the exact shape of a service ID of `family`. */
 export function isServiceId(family: IdFamily, value: string): boolean {

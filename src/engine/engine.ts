@@ -38,6 +38,12 @@ export interface PageRequest {
   state: SearchState | null;
   /** How long the engine must keep the snapshot for the next page. */
   keepAliveSeconds: number;
+  /**
+   * First pages: reads the current visibility epoch (see src/search/visibility.ts; null when
+   * unknown). The engine may answer from a recent shared snapshot only if it was taken under the
+   * epoch this returns when called during the request.
+   */
+  visibilityEpoch?: () => Promise<string | null>;
 }
 
 /** A store of records of one kind. */

@@ -36,7 +36,18 @@ export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie'
  * Builds the Fastify application. Routes are thin: validate (zod schemas of src/contract), call
  * one service, render; every error becomes a problem object in one handler.
  */
-export function buildApp(deps: AppDependencies, options: { logger?: FastifyBaseLogger } = {}): FastifyInstance {
+export function buildApp(
+  deps: AppDependencies,
+  options: {
+    logger?: FastifyBaseLogger;
+    /**
+     * Check every response against its contract schema before sending it (a mismatch is a 500).
+     * On outside production: it makes any drift from the spec fail loudly in tests. In production
+     * the renderers' types carry the guarantee, and the check would cost ~1–2 ms per page of 20.
+     */
+    validateResponses?: boolean;
+  } = {},
+): FastifyInstance {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
@@ -51,7 +62,7 @@ export function buildApp(deps: AppDependencies, options: { logger?: FastifyBaseL
   // JSON in, JSON out: a text/plain body is an unsupported media type, not a string to parse.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(options.validateResponses === false ? () => (data) => JSON.stringify(data) : serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });

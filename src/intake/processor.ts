@@ -1,5 +1,6 @@
 import { mintId } from '../contract/ids.ts';
 import type { Observation } from '../contract/observations.ts';
+import type { SearchVisibility } from '../search/visibility.ts';
 import type { Engine } from '../engine/engine.ts';
 import {
   emptyAccount,
@@ -81,7 +82,12 @@ function baselineFacts(post: PostRecord | null): string {
  *    per-author lock so that the last computation to write always read every earlier write;
  * 5. with `refresh`, make everything visible to search before returning.
  */
-export function createObservationProcessor(deps: { engine: Engine; locks: KeyedLocks }) {
+export function createObservationProcessor(deps: {
+  engine: Engine;
+  locks: KeyedLocks;
+  /** Told when a batch's writes were made visible on request, so no node serves an older snapshot. */
+  visibility: Pick<SearchVisibility, 'advance'>;
+}) {
   const { engine, locks } = deps;
 
   async function mergeAccounts(observations: Observation[]) {
@@ -233,7 +239,10 @@ export function createObservationProcessor(deps: { engine: Engine; locks: KeyedL
     }
     const baselinesUpdated = authors.size > 0 ? await recomputeBaselines([...authors]) : 0;
 
-    if (options.refresh) await engine.refresh();
+    if (options.refresh) {
+      await engine.refresh();
+      await deps.visibility.advance();
+    }
     return {
       accounts_written: accountOutcome.size,
       posts_written: postOutcome.size,

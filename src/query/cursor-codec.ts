@@ -22,7 +22,7 @@ export function createCursorCodec(deps: { secret: string; ttlSeconds: number; no
   const mac = (body: string) => createHmac('sha256', deps.secret).update(`cursor\n${body}`).digest();
   return {
     encode(payload) {
-      const body = deflateRawSync(Buffer.from(JSON.stringify({ ...payload, exp: Math.floor(now() / 1000) + deps.ttlSeconds }))).toString('base64url');
+      const body = deflateRawSync(Buffer.from(JSON.stringify({ ...payload, exp: Math.floor(now() / 1000) + deps.ttlSeconds })), { level: 1 }).toString('base64url');
       return `${body}.${mac(body).toString('base64url')}`;
     },
     decode(cursor) {

@@ -12,6 +12,7 @@ import {
 } from '../query/search-request.ts';
 import { accountAvailability, renderAccount } from '../render/account.ts';
 import { isServablePost, renderPostSummary } from '../render/post.ts';
+import type { SearchVisibility } from './visibility.ts';
 
 /** A page of search results as the API returns it (the route adds `request_id`). */
 export interface SearchResult<T> {
@@ -42,6 +43,7 @@ function createPagedSearch<S, R, T>(deps: {
   kind: string;
   cursors: CursorCodec;
   cursorTtlSeconds: number;
+  visibility: Pick<SearchVisibility, 'current'>;
   parse: (body: unknown) => SearchRequest<S>;
   run: (search: S, page: PageRequest) => Promise<SearchPage<R>>;
   render: (records: R[]) => T[];
@@ -68,7 +70,12 @@ function createPagedSearch<S, R, T>(deps: {
         originalLimit = cursor.limit;
         limit = request.limit ?? cursor.limit;
       }
-      const page = await deps.run(search, { limit, state, keepAliveSeconds: deps.cursorTtlSeconds });
+      const page = await deps.run(search, {
+        limit,
+        state,
+        keepAliveSeconds: deps.cursorTtlSeconds,
+        visibilityEpoch: () => deps.visibility.current(),
+      });
       const next: Cursor<S> | null = page.state
         ? { v: 1, kind: deps.kind, search, limit: originalLimit, state: page.state }
         : null;
@@ -86,6 +93,7 @@ interface SearchDeps {
   cursors: CursorCodec;
   signer: DeliverySigner;
   cursorTtlSeconds: number;
+  visibility: Pick<SearchVisibility, 'current'>;
 }
 
 /** Search posts (spec 4.1). */
@@ -94,6 +102,7 @@ export function createPostSearchService(deps: SearchDeps): SearchService<PostSum
     kind: 'posts',
     cursors: deps.cursors,
     cursorTtlSeconds: deps.cursorTtlSeconds,
+    visibility: deps.visibility,
     parse: parsePostSearchRequest,
     run: (search, page) => deps.engine.searchPosts(search, page),
     // The engine filters on the indexed `servable` flag; the check guards rendering.
@@ -107,6 +116,7 @@ export function createAccountSearchService(deps: SearchDeps): SearchService<Acco
     kind: 'accounts',
     cursors: deps.cursors,
     cursorTtlSeconds: deps.cursorTtlSeconds,
+    visibility: deps.visibility,
     parse: parseAccountSearchRequest,
     run: (search, page) => deps.engine.searchAccounts(search, page),
     render: (records) =>

@@ -17,6 +17,7 @@ import { templatesDir } from '../paths.ts';
 import { createAccountSearchService, createPostSearchService, type AccountSearchService, type PostSearchService } from '../search/search-service.ts';
 import { createPostService, type PostService } from '../posts/post-service.ts';
 import { createCursorCodec } from '../query/cursor-codec.ts';
+import { createSearchVisibility, type SearchVisibility } from '../search/visibility.ts';
 import { createElasticsearchClient, createRedis, redisReady } from './infrastructure.ts';
 
 /** The objects every entry point (API, worker, CLI) is built from, created once per process. */
@@ -26,6 +27,8 @@ export interface Runtime {
   /** Fail-fast Redis connection for request-path commands. */
   redis: Redis;
   engine: Engine;
+  /** Advanced when writes are made visible on demand; lets search nodes share snapshots. */
+  visibility: SearchVisibility;
   indexAdmin: IndexAdmin;
   keys: KeyService;
   queue: Queue<ObservationJob, ObservationJobResult>;
@@ -74,7 +77,12 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
     blocking.push(connection);
     return connection;
   };
-  const engine = createElasticsearchEngine({ client: es, indexPrefix: config.INDEX_PREFIX });
+  const engine = createElasticsearchEngine({
+    client: es,
+    indexPrefix: config.INDEX_PREFIX,
+    snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
+  });
+  const visibility = createSearchVisibility({ redis, prefix: config.REDIS_PREFIX });
   const queue = createObservationQueue({ connection: redis, prefix: config.REDIS_PREFIX });
   queue.on('error', () => undefined);
   let queueEvents: QueueEvents | undefined;
@@ -101,6 +109,7 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
     signer,
     cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
     cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
+    visibility,
   };
 
   return {
@@ -108,6 +117,7 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
     es,
     redis,
     engine,
+    visibility,
     indexAdmin: createIndexAdmin({ client: es, indexPrefix: config.INDEX_PREFIX, templatesDir: templatesDir() }),
     keys: createKeyService({ store: createKeyStore({ redis, prefix: `${config.REDIS_PREFIX}:apikeys` }) }),
     queue,

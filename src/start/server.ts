@@ -28,7 +28,7 @@ export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance
         embeddings: async () => 'off (BM25 only)',
       },
     },
-    logger ? { logger } : {},
+    { ...(logger ? { logger } : {}), validateResponses: runtime.config.NODE_ENV !== 'production' },
   );
 }
 

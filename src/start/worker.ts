@@ -16,6 +16,7 @@ export function startWorker(runtime: Runtime, logger: Logger): Worker<Observatio
   const process = createObservationProcessor({
     engine: runtime.engine,
     locks: createRedisKeyedLocks({ redis: runtime.redis, prefix: runtime.config.REDIS_PREFIX }),
+    visibility: runtime.visibility,
   });
   const worker = new Worker<ObservationJob, ObservationJobResult>(
     OBSERVATIONS_QUEUE,

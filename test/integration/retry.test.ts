@@ -30,6 +30,7 @@ describe('a retried job', () => {
     const process = createObservationProcessor({
       engine: stack.runtime.engine,
       locks: createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX }),
+      visibility: stack.runtime.visibility,
     });
     const handles = async () =>
       Promise.all(['r-p1', 'r-p2'].map(async (p) => (await stack.get(`/v1/social/posts/${mintId('post', p)}`)).body.author.handle));

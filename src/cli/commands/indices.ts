@@ -24,7 +24,7 @@ export function registerIndices(program: Command): void {
     .argument('<name>', INDEX_NAMES.join(' | '))
     .option('--keep-old', 'keep the previous concrete index after the alias swap')
     .action((name: string, options: { keepOld?: boolean }) =>
-      runCommand(async ({ indexAdmin, queue }) => {
+      runCommand(async ({ indexAdmin, queue, visibility }) => {
         if (!INDEX_NAMES.includes(name as IndexName)) {
           process.stderr.write(`social-search: unknown index "${name}"; expected ${INDEX_NAMES.join(' or ')}\n`);
           return EXIT.usage;
@@ -39,6 +39,8 @@ export function registerIndices(program: Command): void {
             onProgress: (n) => process.stderr.write(`\rcopied ${n}`),
           });
           process.stderr.write('\n');
+          // Search nodes must stop serving first pages from snapshots of the old index.
+          await visibility.advance();
           out(`rebuilt ${name}: ${result.copied} documents, ${result.from.join(', ') || '(none)'} → ${result.to}`);
         } finally {
           await queue.resume();

@@ -6,6 +6,7 @@ import { engineCall } from './errors.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, qualifyingAccounts } from './account-query.ts';
 import { pagedSearch } from './paged-search.ts';
+import { createSnapshotPool } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
@@ -13,8 +14,14 @@ import { createRecordStore } from './record-store.ts';
 const PAGE = 2000;
 
 /** The Elasticsearch implementation of {@link Engine}. */
-export function createElasticsearchEngine(deps: { client: Client; indexPrefix: string }): Engine {
+export function createElasticsearchEngine(deps: {
+  client: Client;
+  indexPrefix: string;
+  /** How long first pages may share a point in time (0: one per search). */
+  snapshotMaxAgeMs?: number;
+}): Engine {
   const { client } = deps;
+  const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
   const posts = indexNames(deps.indexPrefix, 'posts');
   const accounts = indexNames(deps.indexPrefix, 'accounts');
 
@@ -124,13 +131,14 @@ export function createElasticsearchEngine(deps: { client: Client; indexPrefix: s
     },
 
     searchPosts(search, page) {
-      return pagedSearch<PostRecord>({ client, index: posts.read, query: postSearchQuery(search), sort: postSearchSort(search), page });
+      return pagedSearch<PostRecord>({ client, snapshots, index: posts.read, query: postSearchQuery(search), sort: postSearchSort(search), page });
     },
 
     searchAccounts(search, page) {
       const scope = search.posts;
       return pagedSearch<AccountRecord>({
         client,
+        snapshots,
         // With a posts scope, one point in time spans both indices: the qualifying set and the
         // account pages come from the same snapshot.
         index: scope ? [accounts.read, posts.read] : accounts.read,

@@ -1,11 +1,14 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError } from '../../errors.ts';
 import type { PageRequest, SearchPage } from '../engine.ts';
-import { engineCall, translateEngineError } from './errors.ts';
+import { translateEngineError } from './errors.ts';
+import type { Snapshot, SnapshotPool } from './snapshot-pool.ts';
 
 interface PitState {
   pit: string;
   after: estypes.SortResults;
+  /** The point in time serves other searches too: never close it. */
+  shared?: boolean;
 }
 
 function isPitState(state: unknown): state is PitState {
@@ -22,14 +25,47 @@ function isMissingSnapshot(error: unknown): boolean {
 const EXPIRED = 'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
 
 /**
- * Runs one page of a search over a point in time (PIT): the first page opens it, each next page
- * extends it, the last page closes it. All pages of a search therefore see one snapshot, so paging
- * never repeats or skips a result while documents are indexed or updated, relevance-ordered
- * results included. `limit + 1` hits are fetched so `hasMore` is exact. `sort` must end with a
- * unique tie-breaker.
+ * The first page, on the node's recent shared snapshot when there is one. The visibility epoch is
+ * read while that search runs (no round trip added); if it is newer than the snapshot's tag, some
+ * caller's writes may be missing and the page runs again on a snapshot opened after the read.
+ */
+async function firstPage<T>(
+  snapshots: SnapshotPool,
+  index: string | string[],
+  page: PageRequest,
+  run: (pit: string) => Promise<T>,
+): Promise<{ pit: string; shared: boolean; response: T }> {
+  const readEpoch = () => (page.visibilityEpoch ? page.visibilityEpoch() : Promise.resolve(null));
+  const attempt = async (snapshot: Snapshot) => ({ pit: snapshot.pit, shared: snapshot.shared, response: await run(snapshot.pit) });
+  try {
+    const recent = await snapshots.recent(index);
+    if (!recent) return await attempt(await snapshots.open(index, await readEpoch(), page.keepAliveSeconds));
+    // Dispatch the search first, then read the epoch while the engine works.
+    const result = attempt(recent).catch((error: unknown) => {
+      // The shared snapshot is gone (an index rebuilt, a node restarted): take a fresh one.
+      if (!isMissingSnapshot(error)) throw error;
+      snapshots.discard(index, recent.pit);
+      return null;
+    });
+    const epoch = readEpoch();
+    const [done, current] = await Promise.all([result, epoch]);
+    if (done && current !== null && current === recent.epoch) return done;
+    return await attempt(await snapshots.open(index, current, page.keepAliveSeconds));
+  } catch (error) {
+    throw translateEngineError(error);
+  }
+}
+
+/**
+ * Runs one page of a search over a point in time (PIT): the first page takes one from the pool,
+ * each next page extends it. All pages of a search therefore see one snapshot, so paging never
+ * repeats or skips a result while documents are indexed or updated, relevance-ordered results
+ * included. `limit + 1` hits are fetched so `hasMore` is exact. `sort` must end with a unique
+ * tie-breaker.
  */
 export async function pagedSearch<R>(deps: {
   client: Client;
+  snapshots: SnapshotPool;
   index: string | string[];
   query: estypes.QueryDslQueryContainer;
   /** Extra filters computed on the page's snapshot (e.g. from an aggregation), ANDed with `query`. */
@@ -39,19 +75,11 @@ export async function pagedSearch<R>(deps: {
 }): Promise<SearchPage<R>> {
   const { client, page } = deps;
   const keepAlive = `${page.keepAliveSeconds}s`;
-  let pit: string;
   let after: estypes.SortResults | undefined;
-  if (page.state === null) {
-    pit = (await engineCall(() => client.openPointInTime({ index: deps.index, keep_alive: keepAlive }))).id;
-  } else {
-    if (!isPitState(page.state)) throw new ExpiredCursorError(EXPIRED);
-    pit = page.state.pit;
-    after = page.state.after;
-  }
-  let response: estypes.SearchResponse<{ record: R }>;
-  try {
+
+  const run = async (pit: string) => {
     const refined = deps.refine ? await deps.refine(pit) : [];
-    response = await client.search<{ record: R }>({
+    return client.search<{ record: R }>({
       pit: { id: pit, keep_alive: keepAlive },
       query: refined.length > 0 ? { bool: { filter: [deps.query, ...refined] } } : deps.query,
       sort: deps.sort,
@@ -59,21 +87,36 @@ export async function pagedSearch<R>(deps: {
       track_total_hits: false,
       ...(after ? { search_after: after } : {}),
     });
-  } catch (error) {
-    if (page.state !== null && isMissingSnapshot(error)) throw new ExpiredCursorError(EXPIRED);
-    throw translateEngineError(error);
+  };
+
+  let pit: string;
+  let shared = false;
+  let response: estypes.SearchResponse<{ record: R }>;
+  if (page.state === null) {
+    ({ pit, shared, response } = await firstPage(deps.snapshots, deps.index, page, run));
+  } else {
+    if (!isPitState(page.state)) throw new ExpiredCursorError(EXPIRED);
+    pit = page.state.pit;
+    after = page.state.after;
+    shared = page.state.shared === true;
+    try {
+      response = await run(pit);
+    } catch (error) {
+      if (isMissingSnapshot(error)) throw new ExpiredCursorError(EXPIRED);
+      throw translateEngineError(error);
+    }
   }
   const hits = response.hits.hits;
   const hasMore = hits.length > page.limit;
   const shown = hits.slice(0, page.limit);
   const nextPit = response.pit_id ?? pit;
-  if (!hasMore) {
-    // Free the snapshot now rather than at keep-alive expiry.
+  if (!hasMore && !shared) {
+    // Free a private snapshot now rather than at keep-alive expiry.
     void client.closePointInTime({ id: nextPit }).catch(() => undefined);
   }
   return {
     records: shown.map((h) => h._source!.record),
     hasMore,
-    state: hasMore ? { pit: nextPit, after: shown.at(-1)!.sort! } : null,
+    state: hasMore ? { pit: nextPit, after: shown.at(-1)!.sort!, ...(shared ? { shared } : {}) } : null,
   };
 }
