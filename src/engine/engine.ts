@@ -46,6 +46,14 @@ export interface PageRequest {
   visibilityEpoch?: () => Promise<string | null>;
 }
 
+/** Ranking a post query by meaning: the query's embedding, and how to use it. */
+export interface SemanticQuery {
+  /** The query text's embedding, in the space of the indexed vectors. */
+  vector: ArrayLike<number>;
+  /** `hybrid`: fused with BM25; `semantic`: vector similarity alone. */
+  mode: 'hybrid' | 'semantic';
+}
+
 /** A store of records of one kind. */
 export interface RecordStore<R> {
   /** Current records by ID, read in real time (no refresh needed). */
@@ -79,9 +87,10 @@ export interface Engine {
   /**
    * Post search (spec 4.1): servable posts matching the filters, in relevance order with a query,
    * else in `sort` order (default newest first). Every page of one search reads the same snapshot.
-   * Throws ExpiredCursorError when the snapshot of `state` is gone.
+   * Throws ExpiredCursorError when the snapshot of `state` is gone. With `semantic` (first pages
+   * of a query only; continuations carry it in their state) the query ranks by meaning too.
    */
-  searchPosts(search: PostSearch, page: PageRequest): Promise<SearchPage<PostRecord>>;
+  searchPosts(search: PostSearch, page: PageRequest, semantic?: SemanticQuery): Promise<SearchPage<PostRecord>>;
   /**
    * Account search (spec 4.2): servable, non-private accounts matching the filters and, with a
    * posts scope, authoring at least N matching posts; relevance order with a query, else `sort`

@@ -1,6 +1,8 @@
 import { mintId } from '../contract/ids.ts';
 import type { Observation } from '../contract/observations.ts';
+import type { Logger } from 'pino';
 import type { SearchVisibility } from '../search/visibility.ts';
+import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
 import type { Engine } from '../engine/engine.ts';
 import {
   emptyAccount,
@@ -87,6 +89,12 @@ export function createObservationProcessor(deps: {
   locks: KeyedLocks;
   /** Told when a batch's writes were made visible on request, so no node serves an older snapshot. */
   visibility: Pick<SearchVisibility, 'advance'>;
+  /** With embeddings on: what gives records vectors, and the queue for doing it later. */
+  embeddings?: {
+    records: Pick<RecordEmbeddings, 'postNeedsEmbedding' | 'accountNeedsEmbedding' | 'embed'>;
+    enqueue(work: EmbeddingWork): Promise<void>;
+    logger?: Pick<Logger, 'warn'>;
+  };
 }) {
   const { engine, locks } = deps;
 
@@ -238,6 +246,7 @@ export function createObservationProcessor(deps: {
       }
     }
     const baselinesUpdated = authors.size > 0 ? await recomputeBaselines([...authors]) : 0;
+    const embedded = await embedChanged(observations, options, [...accountOutcome.values()].map((o) => o.after), writtenPosts);
 
     if (options.refresh) {
       await engine.refresh();
@@ -248,8 +257,44 @@ export function createObservationProcessor(deps: {
       posts_written: postOutcome.size,
       fanned_out: fannedOut,
       baselines_updated: baselinesUpdated,
+      embedded,
     };
   };
+
+  /**
+   * Step 5: records whose embedding text changed get new vectors: at once when the caller waits
+   * for visibility (so `?wait=true` returns with semantic ranking in place), else through the
+   * embeddings queue, so intake never waits on the model. Returns how many were embedded inline.
+   */
+  async function embedChanged(
+    observations: Observation[],
+    options: { refresh: boolean; retry?: boolean },
+    accounts: AccountRecord[],
+    posts: PostRecord[],
+  ): Promise<number> {
+    const embeddings = deps.embeddings;
+    if (!embeddings) return 0;
+    if (options.retry) {
+      // Earlier attempts may have written the records already: look at all of them.
+      accounts = [...(await engine.accounts.get(accountIdsOf(observations))).values()];
+      posts = [...(await engine.posts.get(postIdsOf(observations))).values()];
+    }
+    const work: EmbeddingWork = {
+      posts: posts.filter((p) => embeddings.records.postNeedsEmbedding(p)).map((p) => p.id),
+      accounts: accounts.filter((a) => embeddings.records.accountNeedsEmbedding(a)).map((a) => a.id),
+    };
+    if (work.posts.length + work.accounts.length === 0) return 0;
+    if (options.refresh) {
+      try {
+        return await embeddings.records.embed(work);
+      } catch (error) {
+        // The model failing must not fail intake: the records are indexed; queue their vectors.
+        embeddings.logger?.warn({ err: error }, 'inline embedding failed; queued instead');
+      }
+    }
+    await embeddings.enqueue(work);
+    return 0;
+  }
 }
 
 /** The processing function of one batch of observations. */

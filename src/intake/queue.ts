@@ -21,6 +21,8 @@ export interface ObservationJobResult {
   posts_written: number;
   fanned_out: number;
   baselines_updated: number;
+  /** Records given vectors inline (waiting jobs only; others queue their embeddings). */
+  embedded?: number;
 }
 
 /**

@@ -21,6 +21,17 @@ export interface Lww<T> {
   v: T;
 }
 
+/**
+ * A record's text vector: which model made it, from which text (hash of the embedding text), and
+ * the vector itself (little-endian float32, base64). Kept inside the record so that every rewrite
+ * and every index rebuild carries it forward without embedding again.
+ */
+export interface StoredEmbedding {
+  model: string;
+  text_hash: string;
+  vector: string;
+}
+
 export type AccountStatus = 'active' | 'deactivated' | 'deleted' | 'unobservable';
 export type PostStatus = 'available' | 'unavailable';
 
@@ -39,6 +50,8 @@ export interface AccountRecord {
   publishing_summary: Lww<string | null> | null;
   publishing_languages: Lww<string[] | null> | null;
   niches: Lww<string[] | null> | null;
+  /** Absent until the worker embeds the account (only with embeddings on). */
+  embedding?: StoredEmbedding;
 }
 
 /** The raw facts of an available post observation. */
@@ -74,6 +87,8 @@ export interface PostRecord {
   accounts: Record<string, AccountSnapshot>;
   /** Derived by the service from the author's other posts (contract §4). */
   view_ratio_to_account_baseline: number | null;
+  /** Absent until the worker embeds the post (only with embeddings on). */
+  embedding?: StoredEmbedding;
 }
 
 /** An empty account record. */

@@ -1,6 +1,6 @@
 import type { Account, PostSummary } from '../contract/api.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
-import type { Engine, PageRequest, SearchPage, SearchState } from '../engine/engine.ts';
+import type { Engine, PageRequest, SearchPage, SearchState, SemanticQuery } from '../engine/engine.ts';
 import { ValidationFailedError } from '../errors.ts';
 import type { CursorCodec } from '../query/cursor-codec.ts';
 import {
@@ -88,12 +88,46 @@ function createPagedSearch<S, R, T>(deps: {
   };
 }
 
+/** What ranking by meaning needs of the embedder (see src/embedding). */
+export interface QueryEmbedder {
+  status(): { state: 'off' | 'loading' | 'ready' | 'failed' };
+  ready(): Promise<void>;
+  embedQuery(text: string): Promise<Float32Array>;
+}
+
+/** How `post.query` ranks (config SEARCH_RANKING) and the embedder that makes it semantic. */
+export interface SemanticRanking {
+  mode: 'hybrid' | 'lexical' | 'semantic';
+  embedder: () => QueryEmbedder;
+  logger?: { warn(obj: object, msg?: string): void };
+}
+
+/**
+ * The query's embedding when the ranking uses one and the model serves; otherwise undefined, and
+ * the search ranks by BM25 alone (the model being off or broken must not take search down).
+ */
+async function semanticQueryOf(ranking: SemanticRanking | undefined, query: string): Promise<SemanticQuery | undefined> {
+  if (!ranking || ranking.mode === 'lexical') return undefined;
+  const embedder = ranking.embedder();
+  const state = embedder.status().state;
+  if (state === 'off' || state === 'failed') return undefined;
+  try {
+    if (state === 'loading') await embedder.ready();
+    return { vector: await embedder.embedQuery(query), mode: ranking.mode };
+  } catch (error) {
+    ranking.logger?.warn({ err: error }, 'query embedding failed; ranking this search by BM25 alone');
+    return undefined;
+  }
+}
+
 interface SearchDeps {
   engine: Pick<Engine, 'searchPosts' | 'searchAccounts'>;
   cursors: CursorCodec;
   signer: DeliverySigner;
   cursorTtlSeconds: number;
   visibility: Pick<SearchVisibility, 'current'>;
+  /** Posts only; without it, queries rank by BM25. */
+  ranking?: SemanticRanking;
 }
 
 /** Search posts (spec 4.1). */
@@ -104,7 +138,11 @@ export function createPostSearchService(deps: SearchDeps): SearchService<PostSum
     cursorTtlSeconds: deps.cursorTtlSeconds,
     visibility: deps.visibility,
     parse: parsePostSearchRequest,
-    run: (search, page) => deps.engine.searchPosts(search, page),
+    run: async (search, page) => {
+      // Continuations carry the first page's query vector in their state.
+      const semantic = page.state === null && search.query !== null ? await semanticQueryOf(deps.ranking, search.query) : undefined;
+      return deps.engine.searchPosts(search, page, semantic);
+    },
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
   });

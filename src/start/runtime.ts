@@ -18,6 +18,7 @@ import { createAccountSearchService, createPostSearchService, type AccountSearch
 import { createPostService, type PostService } from '../posts/post-service.ts';
 import { createCursorCodec } from '../query/cursor-codec.ts';
 import { createSearchVisibility, type SearchVisibility } from '../search/visibility.ts';
+import { createEmbedder, type Embedder } from '../embedding/embedder.ts';
 import { createElasticsearchClient, createRedis, redisReady } from './infrastructure.ts';
 
 /** The objects every entry point (API, worker, CLI) is built from, created once per process. */
@@ -39,6 +40,11 @@ export interface Runtime {
   accountSearch: AccountSearchService;
   /** Intake; creates the queue-events listener on first wait. */
   intake: IntakeService;
+  /**
+   * The embedder (created on first use: only the API and the worker load the model). Its status
+   * says `off` when no model is configured.
+   */
+  embedder(): Embedder;
   /** A Redis connection for BullMQ's blocking commands (created on demand). */
   blockingRedis(): Redis;
   /**
@@ -104,6 +110,9 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
     },
   });
 
+  let embedder: Embedder | undefined;
+  const getEmbedder = () => (embedder ??= createEmbedder(config, logger));
+
   const searchDeps = {
     engine,
     signer,
@@ -123,7 +132,11 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
     queue,
     signer,
     posts: createPostService({ engine, signer }),
-    postSearch: createPostSearchService(searchDeps),
+    postSearch: createPostSearchService({
+      ...searchDeps,
+      ranking: { mode: config.SEARCH_RANKING, embedder: getEmbedder, ...(logger ? { logger } : {}) },
+    }),
+    embedder: getEmbedder,
     accountSearch: createAccountSearchService(searchDeps),
     accounts: createAccountService({ engine, signer }),
     intake,
@@ -135,6 +148,7 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
       for (const connection of blocking) connection.disconnect();
       redis.disconnect();
       await es.close().catch(() => undefined);
+      await embedder?.close().catch(() => undefined);
     },
   };
 }

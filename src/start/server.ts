@@ -25,7 +25,21 @@ export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance
             throw new ServiceUnavailableError('Redis is unreachable', { cause });
           }
         },
-        embeddings: async () => 'off (BM25 only)',
+        embeddings: async () => {
+          const status = runtime.embedder().status();
+          const ranking = runtime.config.SEARCH_RANKING;
+          switch (status.state) {
+            case 'ready':
+              return `ready: ${status.detail}; queries rank ${ranking === 'lexical' ? 'by BM25 only (SEARCH_RANKING=lexical)' : ranking}`;
+            case 'loading':
+              return `loading: ${status.detail}`;
+            case 'off':
+              return `off (BM25 only): ${status.detail}`;
+            default:
+              // A configured model that cannot serve is a fault an operator must see.
+              throw new ServiceUnavailableError(`the embedding model failed: ${status.detail}; queries rank by BM25 only`);
+          }
+        },
       },
     },
     { ...(logger ? { logger } : {}), validateResponses: runtime.config.NODE_ENV !== 'production' },

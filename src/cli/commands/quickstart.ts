@@ -3,6 +3,7 @@ import { createLogger } from '../../observability/logger.ts';
 import { createRuntime } from '../../start/runtime.ts';
 import { createServer, listen } from '../../start/server.ts';
 import { installShutdown } from '../../start/shutdown.ts';
+import { startEmbeddings } from '../../start/embeddings.ts';
 import { startWorker } from '../../start/worker.ts';
 import { configOrExit } from '../context.ts';
 import { seedDataset } from './seed.ts';
@@ -33,6 +34,7 @@ export function registerQuickstart(program: Command): void {
       for (const line of await runtime.indexAdmin.apply()) {
         if (line.action !== 'unchanged' || line.detail) say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
+      await startEmbeddings(runtime, logger);
       const worker = startWorker(runtime, logger);
       const app = createServer(runtime, logger);
       installShutdown(logger, () => [

@@ -3,6 +3,7 @@ import { createLogger } from '../../observability/logger.ts';
 import { createRuntime } from '../../start/runtime.ts';
 import { createServer, listen } from '../../start/server.ts';
 import { installShutdown } from '../../start/shutdown.ts';
+import { startEmbeddings } from '../../start/embeddings.ts';
 import { startWorker } from '../../start/worker.ts';
 import { configOrExit } from '../context.ts';
 
@@ -16,6 +17,7 @@ export function registerServe(program: Command): void {
       const logger = createLogger(config);
       const runtime = createRuntime(config, logger);
       if (!(await runtime.ready())) logger.warn('Redis is not reachable yet; requests answer 503 until it is');
+      await startEmbeddings(runtime, logger);
       const app = createServer(runtime, logger);
       installShutdown(logger, () => [
         { name: 'http', run: () => app.close() },
@@ -33,6 +35,7 @@ export function registerServe(program: Command): void {
       const logger = createLogger(config);
       const runtime = createRuntime(config, logger);
       await runtime.ready();
+      await startEmbeddings(runtime, logger);
       const worker = startWorker(runtime, logger);
       installShutdown(logger, () => [
         { name: 'worker', run: () => worker.close() },

@@ -1,10 +1,12 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../errors.ts';
 import type { AccountRecord, PostRecord } from '../../model/records.ts';
+import type { PostSearch } from '../../query/search-request.ts';
 import type { AuthorPostFacts, Engine } from '../engine.ts';
 import { engineCall } from './errors.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, qualifyingAccounts } from './account-query.ts';
+import { fusedPostSearch, isFusedState } from './fused-search.ts';
 import { pagedSearch } from './paged-search.ts';
 import { createSnapshotPool } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
@@ -130,7 +132,11 @@ export function createElasticsearchEngine(deps: {
       return { accountId, postId };
     },
 
-    searchPosts(search, page) {
+    searchPosts(search, page, semantic) {
+      const fused = search.query !== null && (page.state === null ? semantic !== undefined : isFusedState(page.state));
+      if (fused) {
+        return fusedPostSearch({ client, snapshots, index: posts.read, search: search as PostSearch & { query: string }, semantic, page });
+      }
       return pagedSearch<PostRecord>({ client, snapshots, index: posts.read, query: postSearchQuery(search), sort: postSearchSort(search), page });
     },
 

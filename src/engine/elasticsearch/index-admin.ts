@@ -42,7 +42,15 @@ export interface IndexAdmin {
   apply(): Promise<ApplyLine[]>;
   status(): Promise<IndexStatus[]>;
   /** Copies an index into a fresh one built from the current template and swaps the aliases. */
-  rebuild(name: IndexName, options?: { keepOld?: boolean; onProgress?: (copied: number) => void }): Promise<{ from: string[]; to: string; copied: number }>;
+  rebuild(
+    name: IndexName,
+    options?: {
+      keepOld?: boolean;
+      onProgress?: (copied: number) => void;
+      /** Rewrites each page of records before it is projected into the new index (e.g. to embed them). */
+      transform?: (records: any[]) => Promise<any[]>;
+    },
+  ): Promise<{ from: string[]; to: string; copied: number }>;
   /** Deletes every index and template under the prefix (tests and `--reset`). */
   destroy(): Promise<void>;
 }
@@ -233,7 +241,9 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
           const hits = page.hits.hits;
           if (hits.length === 0) break;
           // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
-          const operations = hits.flatMap((h) => [{ index: { _index: to, _id: h._id } }, project(h._source!.record)]);
+          const records = hits.map((h) => h._source!.record);
+          const rewritten = options.transform ? await options.transform(records) : records;
+          const operations = hits.flatMap((h, i) => [{ index: { _index: to, _id: h._id } }, project(rewritten[i])]);
           const result = await engineCall(() => client.bulk({ operations }));
           if (result.errors) {
             const first = result.items.find((i) => i.index?.error)?.index?.error;

@@ -2,6 +2,7 @@ import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError } from '../../errors.ts';
 import type { PageRequest, SearchPage } from '../engine.ts';
 import { translateEngineError } from './errors.ts';
+import { SEARCH_SOURCE } from './post-query.ts';
 import type { Snapshot, SnapshotPool } from './snapshot-pool.ts';
 
 interface PitState {
@@ -16,20 +17,22 @@ function isPitState(state: unknown): state is PitState {
   return typeof s?.pit === 'string' && Array.isArray(s.after);
 }
 
-function isMissingSnapshot(error: unknown): boolean {
+/** True when the engine no longer knows a point in time. */
+export function isMissingSnapshot(error: unknown): boolean {
   if (!(error instanceof errors.ResponseError)) return false;
   const text = JSON.stringify(error.body ?? '');
   return error.statusCode === 404 || /search_context_missing|point in time|No search context/i.test(text);
 }
 
-const EXPIRED = 'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
+/** The 410 detail of a cursor whose snapshot is gone. */
+export const EXPIRED = 'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
 
 /**
  * The first page, on the node's recent shared snapshot when there is one. The visibility epoch is
  * read while that search runs (no round trip added); if it is newer than the snapshot's tag, some
  * caller's writes may be missing and the page runs again on a snapshot opened after the read.
  */
-async function firstPage<T>(
+export async function firstPage<T>(
   snapshots: SnapshotPool,
   index: string | string[],
   page: PageRequest,
@@ -84,6 +87,7 @@ export async function pagedSearch<R>(deps: {
       query: refined.length > 0 ? { bool: { filter: [deps.query, ...refined] } } : deps.query,
       sort: deps.sort,
       size: page.limit + 1,
+      _source: SEARCH_SOURCE,
       track_total_hits: false,
       ...(after ? { search_after: after } : {}),
     });

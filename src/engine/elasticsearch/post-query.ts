@@ -16,11 +16,23 @@ function stemmedField(weighted: string): string {
   return weight ? `${field}_stemmed^${weight}` : `${field}_stemmed`;
 }
 
-/** The Elasticsearch query of a post search. User text only ever goes into `multi_match`. */
-export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
+/** What a post must satisfy to be a result, whatever the ranking: servable, and the filters. */
+export function postSearchFilter(search: Pick<PostSearch, 'filter'>): estypes.QueryDslQueryContainer[] {
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { servable: true } }];
   const compiled = compileFilter(search.filter, 'post');
   if (compiled && !('match_all' in compiled)) filter.push(compiled);
+  return filter;
+}
+
+/**
+ * What search responses read of each hit: the record without its vector (2 KB per hit that
+ * rendering never needs).
+ */
+export const SEARCH_SOURCE: estypes.SearchSourceConfig = { includes: ['record'], excludes: ['record.embedding'] };
+
+/** The Elasticsearch query of a post search. User text only ever goes into `multi_match`. */
+export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
+  const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
   // The unstemmed fields reward exact wording; their client-stemmed companions match other
   // inflections. Equal weight, each side best_fields (summing every field's score ranked worse:

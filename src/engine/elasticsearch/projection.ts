@@ -5,6 +5,7 @@ import type { AccountRecord, PostRecord } from '../../model/records.ts';
 import { accountAvailability } from '../../render/account.ts';
 import { isServablePost } from '../../render/post.ts';
 import { stemmedText } from '../../text/analysis.ts';
+import { decodeVector } from '../../text/vector-codec.ts';
 
 /**
  * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
@@ -115,6 +116,7 @@ export function projectPost(record: PostRecord): Doc {
       : { id: links.author },
   });
   Object.assign(doc, stemmedCompanions(doc));
+  if (record.embedding) doc.embedding = decodeVector(record.embedding.vector);
   return doc;
 }
 
@@ -159,5 +161,6 @@ export function projectAccount(record: AccountRecord): Doc {
     niches: record.niches?.v ?? undefined,
     observed_at: record.profile!.t,
   });
+  if (record.embedding) doc.embedding = decodeVector(record.embedding.vector);
   return doc;
 }

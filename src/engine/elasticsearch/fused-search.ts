@@ -1,0 +1,206 @@
+import { errors, type Client, type estypes } from '@elastic/elasticsearch';
+import { ExpiredCursorError } from '../../errors.ts';
+import type { PostRecord } from '../../model/records.ts';
+import type { PostSearch } from '../../query/search-request.ts';
+import { fuseConvex, type ScoredId } from '../../search/fusion.ts';
+import type { PageRequest, SearchPage, SemanticQuery } from '../engine.ts';
+import { translateEngineError } from './errors.ts';
+import { EXPIRED, firstPage, isMissingSnapshot } from './paged-search.ts';
+import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
+import type { SnapshotPool } from './snapshot-pool.ts';
+
+/**
+ * How many hits each retriever contributes to the fused ranking. Fusion needs both rankings of
+ * the same window; 100 covers the pages people read while keeping BM25's top-k pruning effective.
+ */
+export const FUSION_WINDOW = 100;
+/** HNSW candidates per shard: twice the window, for recall with the int8 index. */
+const KNN_CANDIDATES = 200;
+
+/** Where a fused search stands. */
+interface FusedState {
+  pit: string;
+  shared?: boolean;
+  mode: SemanticQuery['mode'];
+  /** The query vector, int8-quantized: every page must search with exactly the same one. */
+  q: string;
+  /** Position in the fused window, or null once paging continues in BM25 order past it. */
+  offset: number | null;
+  /** Hybrid only: sort values of the last BM25 hit shown past the window. */
+  after: estypes.SortResults | null;
+}
+
+/** True for the state of a fused search's cursor. */
+export function isFusedState(state: unknown): boolean {
+  const s = state as Partial<FusedState> | null;
+  return typeof s?.pit === 'string' && typeof s.q === 'string' && (s.mode === 'hybrid' || s.mode === 'semantic');
+}
+
+/**
+ * Quantizes a vector to int8 with one scale (what the int8 HNSW index does to documents anyway),
+ * so that the cursor can carry it in 520 characters and every page reuses it bit for bit.
+ */
+export function quantizeVector(vector: ArrayLike<number>): string {
+  let max = 0;
+  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
+  const scale = max > 0 ? max / 127 : 1;
+  const bytes = Buffer.alloc(4 + vector.length);
+  bytes.writeFloatLE(scale, 0);
+  for (let i = 0; i < vector.length; i++) bytes.writeInt8(Math.round(vector[i]! / scale), 4 + i);
+  return bytes.toString('base64url');
+}
+
+/** The vector a quantized string stands for. */
+export function dequantizeVector(encoded: string): number[] {
+  const bytes = Buffer.from(encoded, 'base64url');
+  const scale = bytes.readFloatLE(0);
+  const out = new Array<number>(bytes.length - 4);
+  for (let i = 0; i < out.length; i++) out[i] = bytes.readInt8(4 + i) * scale;
+  return out;
+}
+
+type Hit = estypes.SearchHit<{ record: PostRecord }>;
+
+/**
+ * Post search ranked with the query's embedding: `semantic` orders the vector neighbours alone;
+ * `hybrid` fuses them with BM25 (see fuseConvex). Both retrievals run in one multi-search on the
+ * page's point in time under the same filters (the kNN `filter` applies during the graph search,
+ * so filters never drop relevant results). Pages re-run the retrievals on that snapshot with the
+ * cursor's quantized vector, which makes the fused order identical on every page.
+ *
+ * Hybrid results past the fused window continue in BM25 order (the lexical matches beyond
+ * BM25's own window, minus those the window already showed), so a query still pages through
+ * every lexical match; semantic results end with the window.
+ */
+export async function fusedPostSearch(deps: {
+  client: Client;
+  snapshots: SnapshotPool;
+  index: string;
+  search: PostSearch & { query: string };
+  /** Required on first pages; continuations carry it in their state. */
+  semantic: SemanticQuery | undefined;
+  page: PageRequest;
+}): Promise<SearchPage<PostRecord>> {
+  const { client, page, search } = deps;
+  const keepAlive = `${page.keepAliveSeconds}s`;
+  const filter = postSearchFilter(search);
+  const lexicalQuery = postSearchQuery(search);
+  const lexicalSort: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: 'asc' }];
+
+  let state: Omit<FusedState, 'pit' | 'shared'>;
+  if (page.state === null) {
+    if (!deps.semantic) throw new Error('fusedPostSearch: a first page needs the query embedding');
+    state = { mode: deps.semantic.mode, q: quantizeVector(deps.semantic.vector), offset: 0, after: null };
+  } else {
+    if (!isFusedState(page.state)) throw new ExpiredCursorError(EXPIRED);
+    state = page.state as unknown as FusedState;
+  }
+  const vector = dequantizeVector(state.q);
+
+  const knn = (pit: string) => ({
+    pit: { id: pit, keep_alive: keepAlive },
+    knn: { field: 'embedding', query_vector: vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
+    size: FUSION_WINDOW,
+    _source: false,
+    track_total_hits: false,
+  });
+  const lexical = (pit: string) => ({
+    pit: { id: pit, keep_alive: keepAlive },
+    query: lexicalQuery,
+    sort: lexicalSort,
+    size: FUSION_WINDOW,
+    _source: false,
+    track_total_hits: false,
+  });
+  const scored = (hits: Hit[]): ScoredId[] => hits.map((h) => ({ id: h._id!, score: h._score ?? 0 }));
+
+  const run = async (pit: string) => {
+    const inWindow = state.offset !== null;
+    const searches = state.mode === 'hybrid' && inWindow ? [lexical(pit), knn(pit)] : [knn(pit)];
+    const response = await client.msearch<{ record: PostRecord }>({ searches: searches.flatMap((body) => [{}, body]) });
+    const results = response.responses.map((r) => {
+      // A failed part fails the page, as the engine error it is (a lost snapshot included).
+      if ('error' in r) throw new errors.ResponseError({ body: r, statusCode: r.status, headers: {}, warnings: null, meta: {} as never });
+      return r.hits.hits;
+    });
+    const semanticHits = results.at(-1)!;
+    const lexicalHits = searches.length === 2 ? results[0]! : [];
+    const want = page.limit + 1;
+
+    // From the fused window.
+    let ids: string[] = [];
+    let fusedLength = 0;
+    if (state.offset !== null) {
+      const fused =
+        state.mode === 'hybrid'
+          ? fuseConvex(scored(lexicalHits), scored(semanticHits))
+          : fuseConvex([], scored(semanticHits), 0);
+      fusedLength = fused.length;
+      ids = fused.slice(state.offset, state.offset + want).map((f) => f.id);
+    }
+    // Past it, in BM25 order (hybrid only, and only when BM25's window was full).
+    let tail: Hit[] = [];
+    const tailStart = state.offset !== null ? (lexicalHits.length === FUSION_WINDOW ? lexicalHits.at(-1)!.sort : null) : state.after;
+    if (state.mode === 'hybrid' && ids.length < want && tailStart) {
+      const tailResponse = await client.search<{ record: PostRecord }>({
+        pit: { id: pit, keep_alive: keepAlive },
+        query: { bool: { must: [lexicalQuery], must_not: [{ ids: { values: semanticHits.map((h) => h._id!) } }] } },
+        sort: lexicalSort,
+        search_after: tailStart,
+        size: want - ids.length,
+        _source: SEARCH_SOURCE,
+        track_total_hits: false,
+      });
+      tail = tailResponse.hits.hits;
+    }
+    const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
+    return { ids, tail, fusedLength, records };
+  };
+
+  let pit: string;
+  let shared: boolean;
+  let result: Awaited<ReturnType<typeof run>>;
+  if (page.state === null) {
+    ({ pit, shared, response: result } = await firstPage(deps.snapshots, deps.index, page, run));
+  } else {
+    const s = page.state as unknown as FusedState;
+    pit = s.pit;
+    shared = s.shared === true;
+    try {
+      result = await run(pit);
+    } catch (error) {
+      if (isMissingSnapshot(error)) throw new ExpiredCursorError(EXPIRED);
+      throw translateEngineError(error);
+    }
+  }
+
+  const fromWindow = result.ids.slice(0, page.limit);
+  const fromTail = result.tail.slice(0, page.limit - fromWindow.length);
+  const records = [...fromWindow.map((id) => result.records.get(id)), ...fromTail.map((h) => h._source?.record)].filter(
+    (r): r is PostRecord => r !== undefined,
+  );
+  const hasMore = result.ids.length + result.tail.length > page.limit;
+  if (!hasMore && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+  let next: FusedState | null = null;
+  if (hasMore) {
+    next =
+      fromTail.length > 0
+        ? { pit, mode: state.mode, q: state.q, offset: null, after: fromTail.at(-1)!.sort! }
+        : { pit, mode: state.mode, q: state.q, offset: (state.offset ?? 0) + fromWindow.length, after: null };
+    if (shared) next.shared = true;
+  }
+  return { records, hasMore, state: next as unknown as Record<string, unknown> | null };
+}
+
+/** The records of window hits, read on the same snapshot. */
+async function recordsOf(client: Client, pit: string, keepAlive: string, ids: string[]): Promise<Map<string, PostRecord>> {
+  if (ids.length === 0) return new Map();
+  const response = await client.search<{ record: PostRecord }>({
+    pit: { id: pit, keep_alive: keepAlive },
+    query: { ids: { values: ids } },
+    size: ids.length,
+    _source: SEARCH_SOURCE,
+    track_total_hits: false,
+  });
+  return new Map(response.hits.hits.map((h) => [h._id!, h._source!.record]));
+}
