@@ -1,0 +1,116 @@
+import type { FastifyInstance } from 'fastify';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import type { PostRecord } from '../../src/model/records.ts';
+import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
+import { createServer } from '../../src/start/server.ts';
+import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
+import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+// The real model (../shared/models/all-MiniLM-L6-v2), end to end: the worker embeds what the
+// intake brings, and `post.query` finds posts by meaning, through the HTTP API.
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+let stack: Stack;
+let lexical: { runtime: Runtime; app: FastifyInstance };
+
+const QUERY = 'creators showing a night-time skincare routine with a discount code';
+const POSTS = {
+  // Shares no word with the query: only its meaning can find it.
+  bedtime: 'Bedtime face care steps I swear by: cleanser, serum, moisturiser. Use GLOW20 at checkout for 20% off',
+  evening: 'My evening skin care regimen before sleep, products linked in bio',
+  tyre: 'How to change a flat tyre on the motorway safely',
+  // Shares words with the query, not its meaning.
+  decoy: 'Night-time routine code review for the platform team: discount the flaky tests',
+};
+const id = (key: keyof typeof POSTS) => mintId('post', `sem-${key}`);
+
+beforeAll(async () => {
+  stack = await startStack('semantic', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
+  await stack.runtime.embedder().ready();
+  const runtime = createRuntime({ ...stack.config, SEARCH_RANKING: 'lexical' });
+  await runtime.ready();
+  const app = createServer(runtime);
+  await app.ready();
+  lexical = { runtime, app };
+  const response = await stack.ingest([
+    accountObs({ platform_id: 'sem-a', handle: 'semantic.author' }),
+    ...Object.entries(POSTS).map(([key, caption]) => postObs('sem-a', { platform_id: `sem-${key}`, caption, format: key === 'evening' ? 'carousel' : 'reel' })),
+  ]);
+  expect(response.statusCode).toBe(200);
+}, 120_000);
+
+afterAll(async () => {
+  await lexical?.app.close();
+  await lexical?.runtime.close();
+  await stack?.close();
+});
+
+const ids = (body: { data: Array<{ id: string }> }) => body.data.map((p) => p.id);
+
+describe('semantic ranking with the real model', () => {
+  it('says in /readyz which model ranks queries', async () => {
+    const response = await stack.get('/readyz');
+    expect(response.statusCode).toBe(200);
+    expect(response.body.checks.embeddings).toMatch(/^ready: all-MiniLM-L6-v2@q8 \(384 dimensions\).*queries rank hybrid/);
+  });
+
+  it('gives every post a vector of its current text before ?wait=true returns', async () => {
+    const records = await stack.runtime.engine.posts.get(Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)));
+    for (const record of records.values()) {
+      expect(record.embedding?.model).toBe('all-MiniLM-L6-v2@q8');
+      expect(record.embedding?.text_hash).toBe(embeddingTextHash(postEmbeddingText(record)));
+    }
+  });
+
+  it('finds by meaning what shares no word with the query, which BM25 alone cannot', async () => {
+    const hybrid = await stack.post('/v1/social/posts/search', { post: { query: QUERY }, limit: 10 });
+    expect(hybrid.statusCode).toBe(200);
+    const ranked = ids(hybrid.body);
+    expect(ranked).toContain(id('bedtime'));
+    expect(ranked.indexOf(id('bedtime'))).toBeLessThan(ranked.indexOf(id('tyre')));
+    expect(ranked.indexOf(id('evening'))).toBeLessThan(ranked.indexOf(id('tyre')));
+
+    const bm25 = await lexical.app.inject({
+      method: 'POST',
+      url: '/v1/social/posts/search',
+      headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ post: { query: QUERY }, limit: 10 }),
+    });
+    expect(ids(bm25.json())).not.toContain(id('bedtime'));
+    expect(ids(bm25.json())[0]).toBe(id('decoy'));
+  });
+
+  it('applies the filters to both retrievers', async () => {
+    const response = await stack.post('/v1/social/posts/search', { post: { query: QUERY, filters: { format: { in: ['carousel'] } } }, limit: 10 });
+    expect(ids(response.body)).toEqual([id('evening')]);
+  });
+
+  it('pages a hybrid ranking with cursors in the same order as one page', async () => {
+    const whole = ids((await stack.post('/v1/social/posts/search', { post: { query: QUERY }, limit: 100 })).body);
+    const walked: string[] = [];
+    let page = await stack.post('/v1/social/posts/search', { post: { query: QUERY }, limit: 1 });
+    for (;;) {
+      expect(page.statusCode).toBe(200);
+      walked.push(...ids(page.body));
+      if (!page.body.next_cursor) break;
+      page = await stack.post('/v1/social/posts/search', { cursor: page.body.next_cursor });
+    }
+    expect(walked).toEqual(whole);
+  });
+
+  it('re-embeds a post through the embeddings queue when its enrichment arrives', async () => {
+    const before = (await stack.runtime.engine.posts.get([id('tyre')])).get(id('tyre'))!.embedding!;
+    await stack.ingest([postEnrichmentObs('sem-tyre', { content_summary: 'A roadside safety tutorial on replacing a punctured wheel.' })], { wait: false });
+    let record: PostRecord | undefined;
+    for (let i = 0; i < 200; i++) {
+      record = (await stack.runtime.engine.posts.get([id('tyre')])).get(id('tyre'));
+      if (record?.embedding && record.embedding.text_hash !== before.text_hash) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(postEmbeddingText(record!)).toContain('roadside safety tutorial');
+    expect(record!.embedding!.text_hash).toBe(embeddingTextHash(postEmbeddingText(record!)));
+    expect(record!.embedding!.vector).not.toBe(before.vector);
+  });
+});
