@@ -14,6 +14,7 @@ export function createObservationsJobHandler(deps: { process: ObservationProcess
     const result = await deps.process(job.data.observations, {
       refresh: job.data.refresh,
       retry: job.attemptsMade > 0,
+      embedLater: job.data.embed_later === true,
     });
     deps.logger.debug(
       { job: job.id, request_id: job.data.request_id, ms: Math.round(performance.now() - started), ...result },

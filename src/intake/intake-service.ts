@@ -74,7 +74,7 @@ export interface IntakeService {
    */
   submit(
     input: { entries: IntakeEntry[]; rejected?: RejectedLine[] },
-    options: { wait: boolean; requestId: string; refresh?: boolean },
+    options: { wait: boolean; requestId: string; refresh?: boolean; embedLater?: boolean },
   ): Promise<IntakeResult>;
   /** Resolves when every listed job has completed; IntakeTimeoutError after `timeoutMs`. */
   waitFor(jobIds: string[], timeoutMs?: number): Promise<void>;
@@ -127,6 +127,7 @@ export function createIntakeService(deps: {
           chunks.push({
             observations: accepted.slice(i, i + OBSERVATIONS_PER_JOB),
             refresh: options.wait || options.refresh === true,
+            ...(options.embedLater ? { embed_later: true } : {}),
             request_id: options.requestId,
           });
         }

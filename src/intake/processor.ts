@@ -210,7 +210,7 @@ export function createObservationProcessor(deps: {
 
   return async function processObservations(
     observations: Observation[],
-    options: { refresh: boolean; retry?: boolean },
+    options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
   ): Promise<ObservationJobResult> {
     const accountOutcome = await mergeAccounts(observations);
     const postOutcome = await mergePosts(observations);
@@ -268,7 +268,7 @@ export function createObservationProcessor(deps: {
    */
   async function embedChanged(
     observations: Observation[],
-    options: { refresh: boolean; retry?: boolean },
+    options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
     accounts: AccountRecord[],
     posts: PostRecord[],
   ): Promise<number> {
@@ -284,7 +284,7 @@ export function createObservationProcessor(deps: {
       accounts: accounts.filter((a) => embeddings.records.accountNeedsEmbedding(a)).map((a) => a.id),
     };
     if (work.posts.length + work.accounts.length === 0) return 0;
-    if (options.refresh) {
+    if (options.refresh && !options.embedLater) {
       try {
         return await embeddings.records.embed(work);
       } catch (error) {

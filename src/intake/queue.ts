@@ -12,6 +12,8 @@ export interface ObservationJob {
   observations: Observation[];
   /** Make the results visible to search before completing (`?wait=true`). */
   refresh: boolean;
+  /** Queue the embeddings even when refreshing (bulk loads that must not wait on the model). */
+  embed_later?: boolean;
   request_id: string;
 }
 

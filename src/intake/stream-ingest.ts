@@ -15,6 +15,8 @@ export async function ingestStream(
   source: AsyncIterable<IntakeEntry | RejectedLine> | Iterable<IntakeEntry | RejectedLine>,
   intake: IntakeService,
   options: {
+    /** Index and refresh as `wait` says, but leave the vectors to the embeddings queue. */
+    embedLater?: boolean;
     wait: boolean;
     requestId: string;
     waitTimeoutMs: number;
@@ -31,7 +33,7 @@ export async function ingestStream(
     if (entries.length === 0 && rejected.length === 0) return;
     const result = await intake.submit(
       { entries, rejected },
-      { wait: false, refresh: options.wait, requestId: options.requestId },
+      { wait: false, refresh: options.wait, requestId: options.requestId, ...(options.embedLater ? { embedLater: true } : {}) },
     );
     totals.accepted += result.accepted;
     totals.rejected += result.rejected.length;

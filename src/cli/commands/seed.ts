@@ -8,7 +8,7 @@ import { EXIT, out, runCommand } from '../context.ts';
 /** Pushes a generated dataset through the real intake path. */
 export async function seedDataset(
   intake: IntakeService,
-  options: { posts: number; accounts: number; seed: number; wait: boolean; onProgress?: (accepted: number) => void },
+  options: { posts: number; accounts: number; seed: number; wait: boolean; embedLater?: boolean; onProgress?: (accepted: number) => void },
 ): Promise<StreamIngestResult> {
   let line = 0;
   const entries = (function* () {
@@ -18,6 +18,7 @@ export async function seedDataset(
   })();
   return ingestStream(entries, intake, {
     wait: options.wait,
+    ...(options.embedLater ? { embedLater: true } : {}),
     requestId: `seed_${randomBytes(9).toString('base64url')}`,
     waitTimeoutMs: 6 * 3600 * 1000,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -1,0 +1,85 @@
+/**
+ * Which fusion function: the same two candidate windows (BM25 top 100 and kNN top 100, built by
+ * the service's own query builders on the harness's index) fused several ways, nDCG@10 each.
+ *
+ *   npx tsx bench/relevance/fusion.ts      (after bench/relevance/api-harness.ts loaded SciFact)
+ *
+ * Writes bench/results/fusion-<collection>.json.
+ */
+import { Client } from '@elastic/elasticsearch';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { mintId } from '../../src/contract/ids.ts';
+import { createEmbedder } from '../../src/embedding/embedder.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
+import { postSearchFilter, postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
+import { parsePostSearchRequest } from '../../src/query/search-request.ts';
+import { fuseConvex, fuseReciprocalRank, type FusedId, type ScoredId } from '../../src/search/fusion.ts';
+import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
+import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
+
+const dir = scifactDir();
+const collection = path.basename(dir);
+const index = `relevance-${collection.toLowerCase()}-posts`;
+const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
+const embedder = createEmbedder(config);
+await embedder.ready();
+const es = new Client({ node: config.ELASTICSEARCH_URL });
+
+const corpus = await loadCorpus(dir);
+const qrels = await loadQrels(dir, 'test');
+const queries = [...(await loadQueries(dir))].filter(([id]) => qrels.has(id));
+const docOf = new Map(corpus.map((d) => [mintId('post', `beir-${collection}-${d.id}`), d.id]));
+
+const windows: Array<{ id: string; lexical: ScoredId[]; semantic: ScoredId[] }> = [];
+for (const [id, text] of queries) {
+  const request = parsePostSearchRequest({ post: { query: text.slice(0, 2000) }, limit: 10 });
+  if (request.kind !== 'initial') throw new Error('initial');
+  const vector = Array.from(await embedder.embedQuery(text));
+  const response = await es.msearch({
+    index,
+    searches: [
+      {},
+      { query: postSearchQuery(request.search), size: FUSION_WINDOW, _source: false },
+      {},
+      { knn: { field: 'embedding', query_vector: vector, k: FUSION_WINDOW, num_candidates: 2 * FUSION_WINDOW, filter: postSearchFilter(request.search) }, size: FUSION_WINDOW, _source: false },
+    ],
+  });
+  const [lexical, semantic] = response.responses.map((r) => {
+    if ('error' in r) throw new Error(JSON.stringify(r.error));
+    return r.hits.hits.map((h) => ({ id: h._id!, score: h._score ?? 0 }));
+  });
+  windows.push({ id, lexical: lexical!, semantic: semantic! });
+}
+
+function ndcg(fuse: (lexical: ScoredId[], semantic: ScoredId[]) => Array<{ id: string }>): number {
+  const run = new Map<string, ScoredDoc[]>();
+  for (const w of windows) {
+    const ranked = fuse(w.lexical, w.semantic).slice(0, 10);
+    run.set(w.id, ranked.map((f, rank) => ({ id: docOf.get(f.id)!, score: ranked.length - rank })));
+  }
+  return +meanNdcgAtK(run, qrels, { ignoreIdenticalIds: true }).mean.toFixed(4);
+}
+const sorted = (hits: ScoredId[]) => [...hits].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+/** Elasticsearch's own `query` + `knn` combination: raw BM25 plus the kNN score. */
+const rawSum = (lexical: ScoredId[], semantic: ScoredId[]): FusedId[] => {
+  const sum = new Map<string, number>();
+  for (const h of [...lexical, ...semantic]) sum.set(h.id, (sum.get(h.id) ?? 0) + h.score);
+  return [...sum].map(([id, score]) => ({ id, score, lexical: null, semantic: null })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+};
+
+const rows = [
+  { method: 'BM25 alone', ndcg_at_10: ndcg((l) => sorted(l)) },
+  { method: 'kNN alone', ndcg_at_10: ndcg((_l, s) => sorted(s)) },
+  { method: 'raw score sum (ES query + knn)', ndcg_at_10: ndcg(rawSum) },
+  { method: 'RRF, k = 60', ndcg_at_10: ndcg((l, s) => fuseReciprocalRank(l, s, 60)) },
+  { method: 'min–max convex, w = 0.5 (adopted)', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.5)) },
+  // Sensitivity, not tuning: how much the outcome depends on the weight around the default.
+  { method: 'min–max convex, w = 0.3', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.3)) },
+  { method: 'min–max convex, w = 0.7', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.7)) },
+];
+console.table(rows);
+writeFileSync(path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`), JSON.stringify({ date: new Date().toISOString(), collection, window: FUSION_WINDOW, queries: windows.length, rows }, null, 2));
+await embedder.close();
+await es.close();
