@@ -13,7 +13,8 @@ export function createObservationsJobHandler(deps: { process: ObservationProcess
     const started = performance.now();
     const result = await deps.process(job.data.observations, {
       refresh: job.data.refresh,
-      retry: job.attemptsMade > 0,
+      // A job re-run after its worker died (stalled) has no failed attempt, but may have written.
+      retry: job.attemptsMade > 0 || job.attemptsStarted > 1,
       embedLater: job.data.embed_later === true,
     });
     deps.logger.debug(

@@ -73,14 +73,35 @@ const { key } = await base.keys.create({ owner: 'bench@example.com', name: 'rele
 const indexed = (await base.indexAdmin.status()).find((s) => s.name === 'posts')?.docs ?? 0;
 const AUTHORS = 50;
 const platformIdOf = (docId: string) => `beir-${collection}-${docId}`;
-if (indexed < corpus.length) {
-  const started = Date.now();
-  const observations: unknown[] = Array.from({ length: AUTHORS }, (_, a) => ({
+const authors: unknown[] = Array.from({ length: AUTHORS }, (_, a) => ({
     kind: 'account', platform_id: `beir-author-${a}`, status: 'active', observed_at: '2026-01-01T00:00:00Z',
     handle: `beir_author_${a}`, display_name: `Author ${a}`, web_url: `https://social.example/beir_author_${a}`,
-    avatar_source_url: null, biography: null, bio_links: [], account_type: 'creator', category_label: null,
+    avatar_source_url: null, biography: 'Writes about research findings.', bio_links: [], account_type: 'creator', category_label: 'Science',
     declared_locations: [], is_verified: false, is_private: false, followers_count: 1000 + a, following_count: 10, posts_count: 100,
-  }));
+}));
+
+async function ingest(observations: unknown[]): Promise<void> {
+  const BATCH = 250;
+  for (let i = 0; i < observations.length; i += BATCH) {
+    const response = await intakeApp.inject({
+      method: 'POST',
+      // Every batch waits: inline embedding, so the corpus is fully searchable when this ends.
+      url: '/internal/v1/social/observations?wait=true',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+      payload: observations.slice(i, i + BATCH).map((o) => JSON.stringify(o)).join('\n'),
+    });
+    const body = response.json() as { rejected?: unknown[] };
+    if (response.statusCode !== 200 || (body.rejected?.length ?? 0) > 0) throw new Error(`intake answered ${response.statusCode}: ${response.body.slice(0, 500)}`);
+    process.stderr.write(`\ringested ${Math.min(i + BATCH, observations.length)}/${observations.length}`);
+  }
+  process.stderr.write('\n');
+}
+
+// Authors first (idempotent: cheap to resend), so every post is servable from its first write.
+await ingest(authors);
+if (indexed < corpus.length) {
+  const started = Date.now();
+  const observations: unknown[] = [];
   corpus.forEach((doc, i) => {
     const platformId = platformIdOf(doc.id);
     observations.push({
@@ -93,19 +114,7 @@ if (indexed < corpus.length) {
       media: [{ platform_id: `${platformId}-m`, type: 'image', width: 1080, height: 1080, source_url: `https://cdn.social.example/${platformId}.jpg`, duration_seconds: null, thumbnail_source_url: null }],
     });
   });
-  const BATCH = 250;
-  for (let i = 0; i < observations.length; i += BATCH) {
-    const last = i + BATCH >= observations.length;
-    const response = await intakeApp.inject({
-      method: 'POST',
-      // Every batch waits: inline embedding, so the corpus is fully searchable when this ends.
-      url: '/internal/v1/social/observations?wait=true',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
-      payload: observations.slice(i, i + BATCH).map((o) => JSON.stringify(o)).join('\n'),
-    });
-    if (response.statusCode !== 200) throw new Error(`intake answered ${response.statusCode}: ${response.body.slice(0, 500)}`);
-    process.stderr.write(`\ringested ${Math.min(i + BATCH, observations.length)}/${observations.length}${last ? '\n' : ''}`);
-  }
+  await ingest(observations);
   say(`ingested ${corpus.length} documents through the intake in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 const vectors = await base.es.count({ index: `${prefix}-posts`, query: { exists: { field: 'embedding' } } });
