@@ -15,7 +15,7 @@ import http from 'node:http';
 import { loadConfig } from '../../src/config.ts';
 import { accountSearchQuery, accountSearchSort } from '../../src/engine/elasticsearch/account-query.ts';
 import { compileFilter } from '../../src/engine/elasticsearch/filter-compiler.ts';
-import { postSearchQuery, postSearchSort } from '../../src/engine/elasticsearch/post-query.ts';
+import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { createRuntime } from '../../src/start/runtime.ts';
 import { createServer } from '../../src/start/server.ts';
@@ -46,7 +46,7 @@ type Scenario = { name: string; path: string; body: (i: number) => unknown; raw:
 async function rawPostSearch(body: unknown) {
   const request = parsePostSearchRequest(body);
   if (request.kind !== 'initial') throw new Error('initial requests only');
-  await es.search({ index: posts, query: postSearchQuery(request.search), sort: postSearchSort(request.search), size: request.limit + 1, track_total_hits: false });
+  await es.search({ index: posts, query: postSearchQuery(request.search), sort: postSearchSort(request.search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
 }
 
 async function rawAccountSearch(body: unknown) {
@@ -63,7 +63,7 @@ async function rawAccountSearch(body: unknown) {
     const ids = ((agg.aggregations?.authors as any)?.buckets ?? []).map((b: { key: string }) => b.key);
     filter.push(ids.length ? { terms: { id: ids } } : { match_none: {} });
   }
-  await es.search({ index: accounts, query: { bool: { filter } }, sort: accountSearchSort(search), size: request.limit + 1, track_total_hits: false });
+  await es.search({ index: accounts, query: { bool: { filter } }, sort: accountSearchSort(search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
 }
 
 const scenarios: Scenario[] = [

@@ -48,8 +48,11 @@ export interface PageRequest {
 
 /** Ranking a post query by meaning: the query's embedding, and how to use it. */
 export interface SemanticQuery {
-  /** The query text's embedding, in the space of the indexed vectors. */
-  vector: ArrayLike<number>;
+  /**
+   * The query text's embedding, in the space of the indexed vectors. A promise lets the engine
+   * start the lexical side while the model still works.
+   */
+  vector: ArrayLike<number> | Promise<ArrayLike<number>>;
   /** `hybrid`: fused with BM25; `semantic`: vector similarity alone. */
   mode: 'hybrid' | 'semantic';
 }

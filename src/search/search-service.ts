@@ -1,7 +1,7 @@
 import type { Account, PostSummary } from '../contract/api.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import type { Engine, PageRequest, SearchPage, SearchState, SemanticQuery } from '../engine/engine.ts';
-import { ValidationFailedError } from '../errors.ts';
+import { ServiceUnavailableError, ValidationFailedError } from '../errors.ts';
 import type { CursorCodec } from '../query/cursor-codec.ts';
 import {
   parseAccountSearchRequest,
@@ -111,13 +111,19 @@ async function semanticQueryOf(ranking: SemanticRanking | undefined, query: stri
   const embedder = ranking.embedder();
   const state = embedder.status().state;
   if (state === 'off' || state === 'failed') return undefined;
-  try {
-    if (state === 'loading') await embedder.ready();
-    return { vector: await embedder.embedQuery(query), mode: ranking.mode };
-  } catch (error) {
-    ranking.logger?.warn({ err: error }, 'query embedding failed; ranking this search by BM25 alone');
-    return undefined;
+  if (state === 'loading') {
+    try {
+      await embedder.ready();
+    } catch {
+      return undefined;
+    }
   }
+  // Not awaited: the engine runs its lexical side while the model works.
+  const vector = embedder.embedQuery(query).catch((cause: unknown) => {
+    ranking.logger?.warn({ err: cause }, 'query embedding failed');
+    throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
+  });
+  return { vector, mode: ranking.mode };
 }
 
 interface SearchDeps {

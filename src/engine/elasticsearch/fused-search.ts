@@ -1,4 +1,4 @@
-import { errors, type Client, type estypes } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError } from '../../errors.ts';
 import type { PostRecord } from '../../model/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
@@ -87,17 +87,21 @@ export async function fusedPostSearch(deps: {
   const lexicalQuery = postSearchQuery(search);
   const lexicalSort: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: 'asc' }];
 
-  let state: Omit<FusedState, 'pit' | 'shared'>;
+  let state: Omit<FusedState, 'pit' | 'shared' | 'q'>;
+  let quantized: Promise<string>;
   if (page.state === null) {
     if (!deps.semantic) throw new Error('fusedPostSearch: a first page needs the query embedding');
-    state = { mode: deps.semantic.mode, q: quantizeVector(deps.semantic.vector), offset: 0, after: null };
+    state = { mode: deps.semantic.mode, offset: 0, after: null };
+    quantized = Promise.resolve(deps.semantic.vector).then(quantizeVector);
   } else {
     if (!isFusedState(page.state)) throw new ExpiredCursorError(EXPIRED);
     state = page.state as unknown as FusedState;
+    quantized = Promise.resolve((page.state as unknown as FusedState).q);
   }
-  const vector = dequantizeVector(state.q);
+  // Unhandled until awaited below; a lexical failure must not leave it dangling.
+  quantized.catch(() => undefined);
 
-  const knn = (pit: string) => ({
+  const knn = (pit: string, vector: number[]) => ({
     pit: { id: pit, keep_alive: keepAlive },
     knn: { field: 'embedding', query_vector: vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
     size: FUSION_WINDOW,
@@ -116,15 +120,14 @@ export async function fusedPostSearch(deps: {
 
   const run = async (pit: string) => {
     const inWindow = state.offset !== null;
-    const searches = state.mode === 'hybrid' && inWindow ? [lexical(pit), knn(pit)] : [knn(pit)];
-    const response = await client.msearch<{ record: PostRecord }>({ searches: searches.flatMap((body) => [{}, body]) });
-    const results = response.responses.map((r) => {
-      // A failed part fails the page, as the engine error it is (a lost snapshot included).
-      if ('error' in r) throw new errors.ResponseError({ body: r, statusCode: r.status, headers: {}, warnings: null, meta: {} as never });
-      return r.hits.hits;
-    });
-    const semanticHits = results.at(-1)!;
-    const lexicalHits = searches.length === 2 ? results[0]! : [];
+    // BM25 starts at once; the kNN side as soon as the query vector is there (on a first page
+    // the model is still working), so the slower of the two sets the latency, not their sum.
+    const lexicalSearch =
+      state.mode === 'hybrid' && inWindow ? client.search<{ record: PostRecord }>(lexical(pit)) : Promise.resolve(null);
+    const semanticSearch = quantized.then((q) => client.search<{ record: PostRecord }>(knn(pit, dequantizeVector(q))));
+    const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
+    const semanticHits = semanticResponse.hits.hits;
+    const lexicalHits = lexicalResponse?.hits.hits ?? [];
     const want = page.limit + 1;
 
     // From the fused window.
@@ -154,7 +157,7 @@ export async function fusedPostSearch(deps: {
       tail = tailResponse.hits.hits;
     }
     const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
-    return { ids, tail, fusedLength, records };
+    return { ids, tail, fusedLength, records, q: await quantized };
   };
 
   let pit: string;
@@ -185,8 +188,8 @@ export async function fusedPostSearch(deps: {
   if (hasMore) {
     next =
       fromTail.length > 0
-        ? { pit, mode: state.mode, q: state.q, offset: null, after: fromTail.at(-1)!.sort! }
-        : { pit, mode: state.mode, q: state.q, offset: (state.offset ?? 0) + fromWindow.length, after: null };
+        ? { pit, mode: state.mode, q: result.q, offset: null, after: fromTail.at(-1)!.sort! }
+        : { pit, mode: state.mode, q: result.q, offset: (state.offset ?? 0) + fromWindow.length, after: null };
     if (shared) next.shared = true;
   }
   return { records, hasMore, state: next as unknown as Record<string, unknown> | null };
