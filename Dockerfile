@@ -10,6 +10,8 @@ COPY src ./src
 COPY workers ./workers
 COPY index-templates ./index-templates
 RUN npm run build && npm prune --omit=dev
+# The compiled build: no TypeScript loader at run time (~60 MiB less per process).
+ENV SOCIAL_SEARCH_DIST=1
 USER node
 EXPOSE 8080
 CMD ["node", "bin/social-search.js", "serve"]
