@@ -228,6 +228,9 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
       const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
       try {
         let after: unknown[] | undefined;
+        // One bulk in flight while the next page is read and projected: the engine indexes while
+        // this process computes, instead of each waiting for the other.
+        let inFlight: Promise<void> | null = null;
         for (;;) {
           const page = await engineCall(() =>
             client.search<{ record: any }>({
@@ -244,15 +247,20 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
           const records = hits.map((h) => h._source!.record);
           const rewritten = options.transform ? await options.transform(records) : records;
           const operations = hits.flatMap((h, i) => [{ index: { _index: to, _id: h._id } }, project(rewritten[i])]);
-          const result = await engineCall(() => client.bulk({ operations }));
-          if (result.errors) {
-            const first = result.items.find((i) => i.index?.error)?.index?.error;
-            throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
-          }
-          copied += hits.length;
-          options.onProgress?.(copied);
+          await inFlight;
+          inFlight = engineCall(() => client.bulk({ operations })).then((result) => {
+            if (result.errors) {
+              const first = result.items.find((i) => i.index?.error)?.index?.error;
+              throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
+            }
+            copied += hits.length;
+            options.onProgress?.(copied);
+          });
+          // Surfaces a failed bulk at the next await, not as an unhandled rejection meanwhile.
+          inFlight.catch(() => undefined);
           after = hits.at(-1)!.sort;
         }
+        await inFlight;
       } finally {
         await client.closePointInTime({ id: pit.id }).catch(() => undefined);
       }
