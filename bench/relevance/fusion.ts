@@ -2,7 +2,7 @@
  * Which fusion function: the same two candidate windows (BM25 top 100 and kNN top 100, built by
  * the service's own query builders on the harness's index) fused several ways, nDCG@10 each.
  *
- *   npx tsx bench/relevance/fusion.ts      (after bench/relevance/api-harness.ts loaded SciFact)
+ *   npx tsx bench/relevance/fusion.ts      (after bench/relevance/harness.ts loaded SciFact with vectors)
  *
  * Writes bench/results/fusion-<collection>.json.
  */
@@ -10,18 +10,19 @@ import { Client } from '@elastic/elasticsearch';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { mintId } from '../../src/contract/ids.ts';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { postSearchFilter, postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { fuseConvex, fuseReciprocalRank, type FusedId, type ScoredId } from '../../src/search/fusion.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
+import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
 
 const dir = scifactDir();
 const collection = path.basename(dir);
-const index = `relevance-${collection.toLowerCase()}-posts`;
+// The index bench/relevance/harness.ts loads (run it with semantic or hybrid first, so it has vectors).
+const index = `${process.env.HARNESS_PREFIX ?? `relevance-harness-${collection.toLowerCase()}`}-posts`;
 const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
 const embedder = createEmbedder(config);
 await embedder.ready();
@@ -30,7 +31,7 @@ const es = new Client({ node: config.ELASTICSEARCH_URL });
 const corpus = await loadCorpus(dir);
 const qrels = await loadQrels(dir, 'test');
 const queries = [...(await loadQueries(dir))].filter(([id]) => qrels.has(id));
-const docOf = new Map(corpus.map((d) => [mintId('post', `beir-${collection}-${d.id}`), d.id]));
+const docOf = new Map(corpus.map((d) => [postServiceId(collection, d.id), d.id]));
 
 const windows: Array<{ id: string; lexical: ScoredId[]; semantic: ScoredId[] }> = [];
 for (const [id, text] of queries) {

@@ -1,0 +1,220 @@
+/**
+ * The service as the relevance harness runs it: in-process runtimes, an HTTP intake node with its
+ * worker for loading, one HTTP API node per ranking mode for asking, and the waits that make
+ * "everything sent is indexed (and embedded)" a fact before any query is asked.
+ */
+import type { Queue } from 'bullmq';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createEmbeddingQueue } from '../../src/intake/embedding-queue.ts';
+import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
+import { createServer } from '../../src/start/server.ts';
+import { startWorker, type WorkerHandle } from '../../src/start/worker.ts';
+
+/** The ranking modes of config `SEARCH_RANKING`. */
+export type RankingMode = Config['SEARCH_RANKING'];
+
+/** A node listening on a free loopback port. */
+export interface ApiNode {
+  readonly runtime: Runtime;
+  readonly baseUrl: string;
+  /** What `/readyz` says about embeddings (`checks.embeddings`), verbatim. */
+  readonly embeddings: string;
+  close(): Promise<void>;
+}
+
+/** Builds a runtime from the harness environment with per-node overrides. */
+export function harnessRuntime(env: NodeJS.ProcessEnv, logger: Logger, overrides: Record<string, string> = {}): Runtime {
+  return createRuntime(loadConfig({ ...env, ...overrides }), logger);
+}
+
+async function readyEmbeddings(baseUrl: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/readyz`);
+  const body = (await response.json()) as { status?: string; checks?: Record<string, string> };
+  if (body.checks?.['elasticsearch'] === undefined || body.checks['redis'] === undefined) {
+    throw new Error(`/readyz answered ${response.status} without the expected checks: ${JSON.stringify(body)}`);
+  }
+  // Elasticsearch or Redis not ready means nothing below would be measured: stop here.
+  for (const name of ['elasticsearch', 'redis']) {
+    if (body.checks[name]!.startsWith('unavailable')) throw new Error(`/readyz: ${name} ${body.checks[name]}`);
+  }
+  return body.checks['embeddings'] ?? 'absent from /readyz (this build has no embeddings check)';
+}
+
+/**
+ * Starts an HTTP node over `runtime` on 127.0.0.1:0. The model is loaded before the first request
+ * (as `serve` does), so model loading never lands in a measured latency; a model that fails to
+ * load is not fatal here: `/readyz` reports it and the caller labels the numbers as BM25.
+ */
+export async function startApiNode(runtime: Runtime): Promise<ApiNode> {
+  await runtime.ready();
+  await runtime.embedder().ready().catch(() => undefined);
+  const app: FastifyInstance = createServer(runtime);
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    runtime,
+    baseUrl,
+    embeddings: await readyEmbeddings(baseUrl),
+    async close() {
+      await app.close();
+    },
+  };
+}
+
+/** Whether a `/readyz` embeddings line means queries can rank by meaning. */
+export function embeddingsServe(readyzLine: string): boolean {
+  return readyzLine.startsWith('ready');
+}
+
+/**
+ * Sends one intake request (NDJSON) and fails loudly unless every line was accepted: a silently
+ * rejected line (an account, say) can leave posts unservable and every score at zero.
+ */
+export async function sendObservations(
+  node: Pick<ApiNode, 'baseUrl'>,
+  key: string,
+  observations: readonly unknown[],
+  options: { wait: boolean },
+): Promise<void> {
+  const response = await fetch(`${node.baseUrl}/internal/v1/social/observations${options.wait ? '?wait=true' : ''}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+    body: observations.map((o) => JSON.stringify(o)).join('\n'),
+  });
+  const text = await response.text();
+  const expected = options.wait ? 200 : 202;
+  if (response.status !== expected) throw new Error(`intake answered ${response.status} (expected ${expected}): ${text.slice(0, 1000)}`);
+  const body = JSON.parse(text) as { accepted: number; rejected: Array<{ line: number; detail: string }> };
+  if (body.rejected.length > 0 || body.accepted !== observations.length) {
+    const shown = body.rejected.slice(0, 5).map((r) => `line ${r.line}: ${r.detail}`).join('\n  ');
+    throw new Error(`intake accepted ${body.accepted} of ${observations.length} observations; rejected:\n  ${shown}`);
+  }
+}
+
+const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/**
+ * Resolves once `queue` has no pending job. Fails when a job lands in the failed set (its
+ * attempts ran out) or after `timeoutMs`; a job that keeps failing retries with back-off meanwhile,
+ * and the worker logs why at `warn`.
+ */
+export async function waitForQueueIdle(
+  queue: Queue,
+  options: { timeoutMs: number; onProgress?: (pending: number) => void },
+): Promise<void> {
+  const failedBefore = (await queue.getJobCounts('failed'))['failed'] ?? 0;
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const counts = await queue.getJobCounts(...PENDING_STATES, 'failed');
+    const pending = PENDING_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+    if ((counts['failed'] ?? 0) > failedBefore) throw new Error(`queue ${queue.name}: ${counts['failed']! - failedBefore} job(s) failed for good`);
+    options.onProgress?.(pending);
+    if (pending === 0) return;
+    if (Date.now() > deadline) throw new Error(`queue ${queue.name}: ${pending} job(s) still pending after ${options.timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** What the posts index holds, counted in the engine (a check of the load, not a measurement). */
+export interface PostCounts {
+  /** Every post document. */
+  readonly total: number;
+  /** Posts search can return (raw facts and author observed, status available). */
+  readonly servable: number;
+  /** Posts with a vector. */
+  readonly withVectors: number;
+}
+
+/**
+ * Deleted documents still in the posts index's segments. Lucene's BM25 statistics (document
+ * count, document frequencies, average length) include them until a merge drops them, so an
+ * index that saw updates ranks slightly differently from a freshly loaded one (on SciFact:
+ * 0.6819 instead of 0.6836 nDCG@10 with ~3,300 deleted copies).
+ */
+export async function deletedPosts(runtime: Runtime): Promise<number> {
+  const stats = await runtime.es.indices.stats({ index: `${runtime.config.INDEX_PREFIX}-posts`, metric: 'docs' });
+  return stats._all.primaries?.docs?.deleted ?? 0;
+}
+
+/** Merges the posts index into one segment, dropping deleted documents (so BM25 statistics are exact). */
+export async function forceMergePosts(runtime: Runtime): Promise<void> {
+  const index = `${runtime.config.INDEX_PREFIX}-posts`;
+  await runtime.es.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true });
+  await runtime.es.indices.refresh({ index });
+}
+
+/** Counts the posts under the runtime's INDEX_PREFIX. */
+export async function countPosts(runtime: Runtime): Promise<PostCounts> {
+  const index = `${runtime.config.INDEX_PREFIX}-posts`;
+  const count = async (query?: object) => (await runtime.es.count({ index, ...(query ? { query } : {}) })).count;
+  const [total, servable, withVectors] = await Promise.all([
+    count(),
+    count({ term: { servable: true } }),
+    count({ exists: { field: 'embedding' } }),
+  ]);
+  return { total, servable, withVectors };
+}
+
+/** Drops everything the harness keeps under its prefixes: indices, templates, queues, keys. */
+export async function destroyPrefix(runtime: Runtime): Promise<void> {
+  await runtime.indexAdmin.destroy();
+  const keys: string[] = [];
+  // SCAN, not KEYS: the Redis may be shared with a large seeded prefix.
+  for await (const batch of runtime.redis.scanStream({ match: `${runtime.config.REDIS_PREFIX}:*`, count: 1000 })) keys.push(...(batch as string[]));
+  for (let i = 0; i < keys.length; i += 1000) await runtime.redis.del(...keys.slice(i, i + 1000));
+}
+
+/** The loading side: an intake node, the worker behind it and the embeddings queue to watch. */
+export interface Loader {
+  readonly node: ApiNode;
+  /** The `embeddings` queue, or null when the worker runs without a model. */
+  readonly embeddingQueue: Queue | null;
+  /**
+   * Holds embedding jobs back (they stay queued) or lets them run. On 2 cores the model and the
+   * indexing halve each other's speed, and indexing is what the waits below block on.
+   */
+  holdEmbeddings(hold: boolean): Promise<void>;
+  /** Stops the worker (running jobs finish; queued ones stay in Redis for the next worker). */
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the intake node and the worker on `runtime` (whose indices must exist), with embedding
+ * jobs held or not from the start. Whatever the hold, {@link Loader.close} lifts it once the
+ * worker has stopped, so an interrupted run never leaves the queue paused for the next one.
+ */
+export async function startLoader(runtime: Runtime, logger: Logger, options: { holdEmbeddings: boolean }): Promise<Loader> {
+  const node = await startApiNode(runtime);
+  const embeddingQueue = embeddingsServe(node.embeddings)
+    ? createEmbeddingQueue({ connection: runtime.redis, prefix: runtime.config.REDIS_PREFIX })
+    : null;
+  embeddingQueue?.on('error', () => undefined);
+  if (options.holdEmbeddings) await embeddingQueue?.pause();
+  else await embeddingQueue?.resume();
+  let worker: WorkerHandle | null = startWorker(runtime, logger);
+  const stopWorker = async () => {
+    await worker?.close();
+    worker = null;
+    // The worker's model thread holds a few hundred MB and a core's worth of threads: free them
+    // before the measured nodes load their own.
+    await runtime.embedder().close().catch(() => undefined);
+  };
+  return {
+    node,
+    embeddingQueue,
+    async holdEmbeddings(hold) {
+      if (hold) await embeddingQueue?.pause();
+      else await embeddingQueue?.resume();
+    },
+    stopWorker,
+    async close() {
+      await node.close();
+      await stopWorker();
+      // Resumed only once no worker runs: the jobs wait in Redis for the next run's worker.
+      await embeddingQueue?.resume().catch(() => undefined);
+      await embeddingQueue?.close().catch(() => undefined);
+    },
+  };
+}
