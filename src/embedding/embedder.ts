@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import type { Config } from '../config.ts';
-import { packageRoot } from '../paths.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
+import type { Config } from '../config.ts';
+import { startModelThread, type ModelThread, type ModelThreadOptions } from './model-thread.ts';
 
 /** The embedding settings of the configuration. */
 export type EmbeddingConfig = Pick<Config, 'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'>;
@@ -13,251 +13,327 @@ export type EmbedderState = 'off' | 'loading' | 'ready' | 'failed';
 /** What `/readyz` and the logs say about the model. */
 export interface EmbedderStatus {
   state: EmbedderState;
-  /** The model and weights, e.g. `all-MiniLM-L6-v2@q8`; null when off. */
+  /** Model and weights, e.g. `all-MiniLM-L6-v2@q8`; null when off. */
   model: string | null;
+  /** For people: `all-MiniLM-L6-v2 (q8, 384 dimensions, 2 threads) from /models/all-MiniLM-L6-v2`, why it is off, or the load error. */
   detail: string;
 }
 
-/** Counters that make batching and caching observable. */
+/** Counters since creation, so batching and caching are observable (tests, benchmarks). */
 export interface EmbedderStats {
-  /** Inference runs (each is one batch). */
+  /** Requests to the model thread; each carries one batch (concurrent queries, or a slice of a document list). */
   modelCalls: number;
+  /** Texts that went through the model (documents and uncached queries); each is one onnxruntime run. */
+  textsEmbedded: number;
+  /** embedQuery calls. */
   queries: number;
+  /** embedQuery calls answered from the cache, without the model. */
   cacheHits: number;
-  documents: number;
 }
 
-/** Sentence embeddings, computed off the event loop. */
+/** Sentence embeddings, computed on a worker thread so the event loop never waits on the model. */
 export interface Embedder {
-  /** Model and weights, stored beside vectors so a model change is detectable; null when off. */
+  /** Identifies model + weights, stored beside vectors so a model change is detectable, e.g. `all-MiniLM-L6-v2@q8`. Null when off. */
   readonly modelId: string | null;
-  /** Vector length (known once ready; 0 before). */
+  /** Vector length: `hidden_size` of the model folder's config.json (384 for all-MiniLM-L6-v2); for a hub model, 0 until ready. */
   readonly dimensions: number;
   status(): EmbedderStatus;
-  /** Resolves once loaded (at once when off); rejects if the model cannot load. */
+  /** Resolves when loaded (at once when off); rejects with {@link EmbeddingsUnavailableError} if loading failed. */
   ready(): Promise<void>;
-  /** L2-normalized vectors, in input order. Runs in batches after any waiting queries. */
+  /**
+   * L2-normalised vectors, one per text, in input order. Texts longer than the model's 256 tokens
+   * are truncated. Waits for the model while it loads; rejects with
+   * {@link EmbeddingsUnavailableError} when off or failed.
+   */
   embedDocuments(texts: readonly string[]): Promise<Float32Array[]>;
-  /** One query's vector. Concurrent queries share inference runs; repeats come from an LRU cache. */
+  /**
+   * One query's vector. Concurrent queries travel to the model thread together (ahead of waiting
+   * document batches); repeats of the exact text come from an LRU cache without touching the model.
+   */
   embedQuery(text: string): Promise<Float32Array>;
   stats(): EmbedderStats;
+  /** Ends the thread; later calls reject with {@link EmbeddingsUnavailableError}. */
   close(): Promise<void>;
 }
 
-/** Thrown when embeddings are off or the model failed. */
+/** Thrown when embeddings are off, the model failed to load, its thread died, or the embedder is closed. */
 export class EmbeddingsUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'EmbeddingsUnavailableError';
   }
 }
 
-/** Texts per inference run: large enough to amortize a run, small enough to keep padding cheap. */
-const BATCH = 32;
+/** What createEmbedder logs. */
+export interface EmbedderLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+/**
+ * Texts per request to the model thread. The thread runs each text on its own and answers text by
+ * text (see embedding-thread.mjs), so a batch saves round trips and sets how long a query can wait
+ * behind documents (8 texts of 256 tokens ≈ 0.4 s), not how much onnxruntime does per run.
+ */
+const QUERY_BATCH = 32;
+const DOCUMENT_BATCH = 8;
+/** 10,000 vectors of 384 floats ≈ 15 MiB. */
 const QUERY_CACHE_ENTRIES = 10_000;
 
-interface Pending {
+type Plan =
+  | { kind: 'off'; detail: string }
+  | { kind: 'failed'; modelId: string | null; detail: string }
+  | { kind: 'thread'; modelId: string; dimensions: number; source: string; thread: ModelThreadOptions };
+
+const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = { q8: 'onnx/model_quantized.onnx', fp32: 'onnx/model.onnx' };
+
+/** sentence-transformers' truncation length (sentence_bert_config.json), which the model was trained and evaluated with. */
+function maxSeqLength(dir: string): number | null {
+  try {
+    const value = (JSON.parse(readFileSync(join(dir, 'sentence_bert_config.json'), 'utf8')) as { max_seq_length?: unknown }).max_seq_length;
+    return typeof value === 'number' && value > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Decides from the configuration alone what to start, checking a model folder before any thread exists. */
+function plan(config: EmbeddingConfig): Plan {
+  if (config.EMBEDDINGS === 'off') return { kind: 'off', detail: 'off: EMBEDDINGS=off (BM25 only)' };
+  const dtype = config.EMBEDDING_DTYPE;
+  const threads = config.EMBEDDING_THREADS > 0 ? config.EMBEDDING_THREADS : availableParallelism();
+  if (config.MODEL_DIR) {
+    const dir = resolve(config.MODEL_DIR);
+    const name = basename(dir);
+    const modelId = `${name}@${dtype}`;
+    const failed = (why: string): Plan => ({ kind: 'failed', modelId, detail: `${modelId}: MODEL_DIR ${dir} ${why}` });
+    if (!existsSync(dir)) return failed('does not exist');
+    let hiddenSize: unknown;
+    try {
+      hiddenSize = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { hidden_size?: unknown }).hidden_size;
+    } catch (error) {
+      return failed(`has no readable config.json (${(error as Error).message})`);
+    }
+    if (!existsSync(join(dir, ONNX_FILES[dtype]))) return failed(`has no ${ONNX_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`);
+    return {
+      kind: 'thread',
+      modelId,
+      dimensions: typeof hiddenSize === 'number' ? hiddenSize : 0,
+      source: dir,
+      // transformers.js finds a local model as <localModelPath>/<name>.
+      thread: { localModelPath: `${dirname(dir)}/`, model: name, dtype, threads, maxTokens: maxSeqLength(dir) },
+    };
+  }
+  if (config.MODEL_ID) {
+    // The hub id, not just its last part: another publisher's export of the same model has other weights.
+    const modelId = `${config.MODEL_ID}@${dtype}`;
+    return {
+      kind: 'thread',
+      modelId,
+      dimensions: 0,
+      source: `the hub (${config.MODEL_ID})`,
+      thread: { localModelPath: null, model: config.MODEL_ID, dtype, threads, maxTokens: null },
+    };
+  }
+  if (config.EMBEDDINGS === 'on') return { kind: 'failed', modelId: null, detail: 'EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set' };
+  return { kind: 'off', detail: 'off: MODEL_DIR is unset (BM25 only)' };
+}
+
+/**
+ * Creates the embedder the configuration asks for: off, failed (a model folder that cannot load;
+ * `ready()` rejects), or loading on its own worker thread. Never throws; start-up code awaits
+ * `ready()` and decides.
+ */
+export function createEmbedder(config: EmbeddingConfig, logger?: EmbedderLogger): Embedder {
+  const decided = plan(config);
+  if (decided.kind === 'thread') return createThreadEmbedder(decided, logger);
+  const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0 };
+  const state: EmbedderState = decided.kind;
+  const modelId = decided.kind === 'failed' ? decided.modelId : null;
+  if (decided.kind === 'failed') logger?.warn({ embeddings: { state, model: modelId, detail: decided.detail } }, 'embedding model unavailable');
+  const unavailable = () => new EmbeddingsUnavailableError(decided.detail);
+  return {
+    modelId,
+    dimensions: 0,
+    status: () => ({ state, model: modelId, detail: decided.detail }),
+    ready: () => (state === 'off' ? Promise.resolve() : Promise.reject(unavailable())),
+    embedDocuments: () => Promise.reject(unavailable()),
+    embedQuery: () => {
+      stats.queries++;
+      return Promise.reject(unavailable());
+    },
+    stats: () => ({ ...stats }),
+    close: () => Promise.resolve(),
+  };
+}
+
+interface Job {
   texts: string[];
+  onVector?: (index: number, vector: Float32Array) => void;
   resolve: (vectors: Float32Array[]) => void;
   reject: (error: Error) => void;
 }
 
-/** `all-MiniLM-L6-v2@q8` from a folder or hub ID. */
-function modelName(config: EmbeddingConfig): string | null {
-  const source = config.MODEL_DIR ?? config.MODEL_ID;
-  if (!source) return null;
-  return `${basename(source.replace(/\/+$/, ''))}@${config.EMBEDDING_DTYPE}`;
-}
-
-/**
- * Creates the embedder. With a model configured (MODEL_DIR, or MODEL_ID where the hub is
- * reachable) and EMBEDDINGS not `off`, one worker thread loads it and runs every inference, so the
- * event loop never blocks on the model. Scheduling keeps one batch in flight: queries waiting at
- * that moment go next, together (micro-batching without a timer, so an idle service adds no
- * delay), and only then document batches.
- */
-export function createEmbedder(config: EmbeddingConfig, logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void }): Embedder {
-  const model = config.EMBEDDINGS === 'off' ? null : modelName(config);
-  const counters: EmbedderStats = { modelCalls: 0, queries: 0, cacheHits: 0, documents: 0 };
-  if (model === null) {
-    const detail =
-      config.EMBEDDINGS === 'off' ? 'EMBEDDINGS=off' : 'no model configured (set MODEL_DIR, or MODEL_ID where the hub is reachable)';
-    const unavailable = () => Promise.reject(new EmbeddingsUnavailableError(`embeddings are off: ${detail}`));
-    return {
-      modelId: null,
-      dimensions: 0,
-      status: () => ({ state: 'off', model: null, detail }),
-      ready: () => Promise.resolve(),
-      embedDocuments: unavailable,
-      embedQuery: unavailable,
-      stats: () => ({ ...counters }),
-      close: () => Promise.resolve(),
-    };
-  }
-
-  const source = config.MODEL_DIR ?? `hub:${config.MODEL_ID}`;
+function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger?: EmbedderLogger): Embedder {
+  const { modelId, source } = planned;
+  const { dtype, threads } = planned.thread;
   let state: EmbedderState = 'loading';
-  let detail = `loading ${model} from ${source}`;
-  let dimensions = 0;
+  let detail = `loading ${modelId} from ${source}`;
+  let dimensions = planned.dimensions;
+  const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0 };
   const cache = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_ENTRIES });
-  const inflightQueries = new Map<string, Promise<Float32Array>>();
-  const waitingQueries: Array<{ text: string; resolve: (v: Float32Array) => void; reject: (e: Error) => void }> = [];
-  const waitingDocuments: Pending[] = [];
-  let inFlight: { id: number; pending: Pending } | null = null;
-  let nextId = 1;
+  /** Uncached queries on their way, so that concurrent callers of one text share a single slot. */
+  const queriesUnderway = new Map<string, Promise<Float32Array>>();
+  const queryQueue: Array<{ text: string; resolve: (vector: Float32Array) => void; reject: (error: Error) => void }> = [];
+  const documentQueue: Job[] = [];
+  let running = false;
+  let flushScheduled = false;
 
-  let thread: Worker | null = null;
-  const loaded = new Promise<void>((resolve, reject) => {
-    const fail = (message: string) => {
-      state = 'failed';
-      detail = `${model} from ${source}: ${message}`;
-      reject(new EmbeddingsUnavailableError(detail));
-      failAll(new EmbeddingsUnavailableError(detail));
-    };
-    if (config.MODEL_DIR) {
-      try {
-        readFileSync(join(config.MODEL_DIR, 'config.json'));
-      } catch {
-        fail(`no model at ${config.MODEL_DIR} (config.json not found)`);
-        return;
-      }
-    }
-    thread = new Worker(join(packageRoot(), 'src/embedding/embedding-thread.mjs'), {
-      workerData: { modelDir: config.MODEL_DIR ?? null, modelId: config.MODEL_ID ?? null, dtype: config.EMBEDDING_DTYPE, threads: config.EMBEDDING_THREADS },
-    });
-    // The thread must not keep a finished process alive (a CLI command, a test file).
-    thread.unref();
-    thread.on('message', (message: { type: string; id?: number; vectors?: Float32Array; count?: number; dimensions?: number; message?: string }) => {
-      if (message.type === 'ready') {
-        dimensions = message.dimensions!;
-        state = 'ready';
-        detail = `${model} (${dimensions} dimensions) from ${source}`;
-        logger?.info({ model, source }, 'embedding model loaded');
-        resolve();
-        pump();
-      } else if (message.type === 'failed') {
-        fail(message.message ?? 'unknown error');
-      } else if (inFlight && message.id === inFlight.id) {
-        const { pending } = inFlight;
-        inFlight = null;
-        if (message.type === 'result') {
-          const vectors = message.vectors!;
-          const out: Float32Array[] = [];
-          for (let i = 0; i < message.count!; i++) out.push(vectors.subarray(i * dimensions, (i + 1) * dimensions));
-          pending.resolve(out);
-        } else {
-          pending.reject(new Error(`embedding failed: ${message.message}`));
-        }
-        pump();
-      }
-    });
-    thread.on('error', (error) => {
-      logger?.warn({ err: error }, 'embedding thread crashed');
-      fail(`thread crashed: ${error.message}`);
-    });
-    thread.on('exit', (code) => {
-      if (state !== 'failed' && code !== 0) fail(`thread exited with code ${code}`);
-    });
+  let settleLoad!: (error?: Error) => void;
+  const loaded = new Promise<void>((resolveLoad, rejectLoad) => {
+    settleLoad = (error) => (error ? rejectLoad(error) : resolveLoad());
   });
-  // Callers observe failures through ready() and status(); an unobserved rejection must not crash.
+  // Start-up code observes a failed load through ready() and status(); nobody awaiting is fine.
   loaded.catch(() => undefined);
 
-  function failAll(error: Error) {
-    if (inFlight) inFlight.pending.reject(error);
-    inFlight = null;
-    for (const q of waitingQueries.splice(0)) q.reject(error);
-    for (const d of waitingDocuments.splice(0)) d.reject(error);
+  function fail(message: string): void {
+    if (state === 'failed') return;
+    const wasLoading = state === 'loading';
+    state = 'failed';
+    detail = message === CLOSED ? `${modelId}: closed` : `${modelId} from ${source}: ${message}`;
+    const error = new EmbeddingsUnavailableError(detail);
+    settleLoad(error);
+    for (const query of queryQueue.splice(0)) query.reject(error);
+    for (const job of documentQueue.splice(0)) job.reject(error);
+    if (message !== CLOSED) logger?.warn({ embeddings: { state, model: modelId, detail } }, wasLoading ? 'embedding model failed to load' : 'embedding model failed');
+    thread.keepAlive(false);
   }
 
-  function send(pending: Pending) {
-    const id = nextId++;
-    inFlight = { id, pending };
-    counters.modelCalls++;
-    thread!.postMessage({ id, texts: pending.texts });
-  }
+  const thread: ModelThread = startModelThread(planned.thread, {
+    ready({ dimensions: reported, loadMs }) {
+      if (dimensions !== 0 && reported !== dimensions) {
+        fail(`the model returns ${reported} dimensions but its config.json says hidden_size ${dimensions}`);
+        return;
+      }
+      dimensions = reported;
+      state = 'ready';
+      detail = `${modelId.split('@')[0]} (${dtype}, ${dimensions} dimensions, ${threads} thread${threads === 1 ? '' : 's'}) from ${source}`;
+      logger?.info({ embeddings: { state, model: modelId, detail }, loadMs }, 'embedding model loaded');
+      settleLoad();
+      pump();
+    },
+    failed: (message) => fail(message),
+  });
+  // Loading keeps the process alive (a CLI awaiting ready() must not exit under it); see pump().
+  thread.keepAlive(true);
 
-  function pump() {
-    if (state !== 'ready' || inFlight) return;
-    if (waitingQueries.length > 0) {
-      const batch = waitingQueries.splice(0, BATCH);
-      send({
+  /** Sends the next request if the thread is free: waiting queries first, all together, then one document batch. */
+  function pump(): void {
+    if (state !== 'ready' || running) return;
+    let job: Job | undefined;
+    if (queryQueue.length > 0) {
+      const batch = queryQueue.splice(0, QUERY_BATCH);
+      job = {
         texts: batch.map((q) => q.text),
+        // Each query is answered as soon as its own vector arrives (resolving twice is a no-op).
+        onVector: (i, vector) => batch[i]!.resolve(vector),
         resolve: (vectors) => batch.forEach((q, i) => q.resolve(vectors[i]!)),
         reject: (error) => batch.forEach((q) => q.reject(error)),
-      });
-    } else if (waitingDocuments.length > 0) {
-      send(waitingDocuments.shift()!);
+      };
+    } else {
+      job = documentQueue.shift();
     }
+    thread.keepAlive(job !== undefined);
+    if (!job) return;
+    const { texts, onVector, resolve: done, reject } = job;
+    running = true;
+    stats.modelCalls++;
+    stats.textsEmbedded += texts.length;
+    thread.run(texts, onVector).then(done, (error: Error) => reject(state === 'failed' ? new EmbeddingsUnavailableError(detail, { cause: error }) : error)).finally(() => {
+      running = false;
+      pump();
+    });
   }
 
-  function available(): Error | null {
+  /**
+   * Runs the queue once the current event-loop turn is over, so callers of the same turn (a burst
+   * of requests) share one run. An idle embedder adds no delay beyond that turn; a busy one
+   * collects everything that arrives during the current run, which is where batching pays.
+   */
+  function schedule(): void {
+    if (flushScheduled || running) return;
+    flushScheduled = true;
+    setImmediate(() => {
+      flushScheduled = false;
+      pump();
+    });
+  }
+
+  function unavailable(): EmbeddingsUnavailableError | null {
     return state === 'failed' ? new EmbeddingsUnavailableError(detail) : null;
   }
 
   return {
-    modelId: model,
+    modelId,
     get dimensions() {
       return dimensions;
     },
-    status: () => ({ state, model, detail }),
+    status: () => ({ state, model: modelId, detail }),
     ready: () => loaded,
 
     async embedDocuments(texts) {
-      const error = available();
+      const error = unavailable();
       if (error) throw error;
-      counters.documents += texts.length;
       const batches: Promise<Float32Array[]>[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
+      for (let start = 0; start < texts.length; start += DOCUMENT_BATCH) {
         batches.push(
-          new Promise((resolve, reject) => {
-            waitingDocuments.push({ texts: texts.slice(i, i + BATCH), resolve, reject });
+          new Promise((resolveBatch, rejectBatch) => {
+            documentQueue.push({ texts: texts.slice(start, start + DOCUMENT_BATCH), resolve: resolveBatch, reject: rejectBatch });
           }),
         );
       }
-      pump();
+      schedule();
       return (await Promise.all(batches)).flat();
     },
 
     embedQuery(text) {
-      counters.queries++;
+      stats.queries++;
       const cached = cache.get(text);
       if (cached) {
-        counters.cacheHits++;
-        return Promise.resolve(cached);
+        stats.cacheHits++;
+        // A copy: a caller that scales or reuses its vector must not change the cache.
+        return Promise.resolve(cached.slice());
       }
-      const inflight = inflightQueries.get(text);
-      if (inflight) return inflight;
-      const error = available();
+      const error = unavailable();
       if (error) return Promise.reject(error);
-      const promise = new Promise<Float32Array>((resolve, reject) => {
-        waitingQueries.push({ text, resolve, reject });
-        pump();
-      }).then(
-        (vector) => {
-          inflightQueries.delete(text);
-          cache.set(text, vector);
-          return vector;
-        },
-        (failure: unknown) => {
-          inflightQueries.delete(text);
-          throw failure;
-        },
-      );
-      inflightQueries.set(text, promise);
-      return promise;
+      let underway = queriesUnderway.get(text);
+      if (!underway) {
+        underway = new Promise<Float32Array>((resolveQuery, rejectQuery) => {
+          queryQueue.push({ text, resolve: resolveQuery, reject: rejectQuery });
+          schedule();
+        }).then(
+          (vector) => {
+            queriesUnderway.delete(text);
+            cache.set(text, vector);
+            return vector;
+          },
+          (failure: unknown) => {
+            queriesUnderway.delete(text);
+            throw failure;
+          },
+        );
+        queriesUnderway.set(text, underway);
+      }
+      return underway.then((vector) => vector.slice());
     },
 
-    stats: () => ({ ...counters }),
+    stats: () => ({ ...stats }),
 
     async close() {
-      const running = thread as Worker | null;
-      thread = null;
-      if (state !== 'failed') {
-        state = 'failed';
-        detail = 'closed';
-      }
-      failAll(new EmbeddingsUnavailableError('the embedder is closed'));
-      await running?.terminate();
+      fail(CLOSED);
+      await thread.close();
     },
   };
 }
+
+const CLOSED = 'closed';

@@ -1,68 +1,193 @@
 // @ts-check
-// The embedding model's thread. Plain JavaScript on purpose: worker threads do not inherit the
-// TypeScript loader of the process that starts them (tsx, vitest), and this file must run the
-// same from sources and from the compiled build.
-import { basename, dirname } from 'node:path';
+/**
+ * The embedding model's thread (see model-thread.ts for the protocol). Plain JavaScript on
+ * purpose: a worker thread does not inherit the TypeScript loader of the process that starts it
+ * (tsx's register(), vitest), and this file must run the same from sources and from dist/.
+ *
+ * It owns the only onnxruntime session of its Embedder, so inference never runs on the event loop
+ * of the API. Requests run one after another, in arrival order.
+ */
 import { parentPort, workerData } from 'node:worker_threads';
-import { env, pipeline } from '@huggingface/transformers';
+import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
 
-/** @type {{ modelDir: string | null, modelId: string | null, dtype: 'q8' | 'fp32', threads: number }} */
-const options = workerData;
+/**
+ * @typedef {object} ThreadOptions
+ * @property {string | null} localModelPath folder that holds the model folder, or null to load `model` from the hub
+ * @property {string} model model folder name, or hub id
+ * @property {'q8' | 'fp32'} dtype
+ * @property {number} threads onnxruntime intra-op threads (≥ 1)
+ * @property {number | null} maxTokens sentence-transformers' max_seq_length when known, else the tokenizer's model_max_length
+ */
+/** @typedef {{ type: 'embed', id: number, texts: string[] } | { type: 'close' }} Request */
+/** @typedef {Record<string, Tensor>} Encoding */
+/**
+ * @typedef {object} Model
+ * @property {(text: string) => Encoding} tokenize
+ * @property {(inputs: Encoding) => Promise<{ last_hidden_state: Tensor }>} run
+ * @property {number} maxTokens
+ * @property {number} trailingSpecials special tokens after the text ([SEP] for BERT)
+ * @property {() => Promise<unknown>} dispose
+ */
+
+const options = /** @type {ThreadOptions} */ (workerData);
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
-let name;
-if (options.modelDir) {
-  // A local folder: never reach for the network.
+if (options.localModelPath !== null) {
+  // A folder on disk: a missing file must fail the load, never trigger a download.
   env.allowRemoteModels = false;
-  env.localModelPath = `${dirname(options.modelDir)}/`;
-  name = basename(options.modelDir);
+  env.allowLocalModels = true;
+  env.localModelPath = options.localModelPath;
 } else {
-  env.allowRemoteModels = true;
   env.allowLocalModels = false;
-  name = /** @type {string} */ (options.modelId);
+  env.allowRemoteModels = true;
 }
 
-/** @type {any} */
-let extractor;
-try {
-  extractor = await pipeline('feature-extraction', name, {
-    dtype: options.dtype,
-    device: 'cpu',
-    session_options: {
-      ...(options.threads > 0 ? { intraOpNumThreads: options.threads } : {}),
-      interOpNumThreads: 1,
-    },
-  });
-  const probe = await extractor(['probe'], { pooling: 'mean', normalize: true });
-  port.postMessage({ type: 'ready', dimensions: probe.dims[1] });
-} catch (error) {
-  port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+/**
+ * Session options, measured on 2 cores (bench/README.md, "Embeddings"):
+ * - no CPU memory arena: the arena keeps the peak of the largest input for good (≈ +900 MiB
+ *   after batches of long texts) and was not faster;
+ * - no spinning: idle pool threads otherwise busy-wait after each run and take CPU from the event
+ *   loop and Elasticsearch; with it, query p99 doubled on a busy machine;
+ * - sequential execution: this model is one chain of operators, inter-op threads only add threads.
+ */
+const sessionOptions = {
+  intraOpNumThreads: options.threads,
+  interOpNumThreads: 1,
+  executionMode: /** @type {const} */ ('sequential'),
+  enableCpuMemArena: false,
+  extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+};
+
+/**
+ * A WordPiece token never spans more than 100 characters (a longer word is one [UNK]), so
+ * cutting here never changes the first 256 tokens of ordinary text, and bounds tokenizing time.
+ */
+const CHARS_PER_TOKEN_BOUND = 100;
+
+/**
+ * Loads tokenizer and model and runs them once, so the first real request does not pay for warm-up.
+ * @returns {Promise<Model>}
+ */
+async function load() {
+  const started = performance.now();
+  const [tokenizer, model] = await Promise.all([
+    AutoTokenizer.from_pretrained(options.model),
+    AutoModel.from_pretrained(options.model, { dtype: options.dtype, device: 'cpu', session_options: sessionOptions }),
+  ]);
+  const positions = /** @type {{ max_position_embeddings?: number }} */ (model.config).max_position_embeddings ?? Infinity;
+  const withSpecials = tokenizer.encode('a');
+  const bare = tokenizer.encode('a', { add_special_tokens: false });
+  /** @type {Model} */
+  const loaded = {
+    tokenize: (text) => /** @type {Encoding} */ (/** @type {unknown} */ (tokenizer(text, { truncation: false, padding: false }))),
+    run: (inputs) => /** @type {Promise<{ last_hidden_state: Tensor }>} */ (model.forward(inputs)),
+    maxTokens: Math.min(options.maxTokens ?? tokenizer.model_max_length, positions),
+    trailingSpecials: Math.max(0, withSpecials.length - withSpecials.indexOf(/** @type {number} */ (bare[0])) - bare.length),
+    dispose: () => model.dispose(),
+  };
+  const dimensions = (await embedOne(loaded, 'warm-up')).length;
+  port.postMessage({ type: 'ready', dimensions, loadMs: Math.round(performance.now() - started) });
+  return loaded;
 }
 
-// One batch at a time: onnxruntime already uses every intra-op thread on one run.
-/** @type {Array<{ id: number, texts: string[] }>} */
-const queue = [];
-let busy = false;
-
-async function pump() {
-  if (busy) return;
-  busy = true;
-  while (queue.length > 0) {
-    const { id, texts } = /** @type {{ id: number, texts: string[] }} */ (queue.shift());
-    try {
-      const output = await extractor(texts, { pooling: 'mean', normalize: true });
-      const data = /** @type {Float32Array} */ (output.data);
-      // A copy the thread can hand over without cloning: the tensor's buffer may be shared.
-      const vectors = new Float32Array(data);
-      port.postMessage({ type: 'result', id, vectors, count: texts.length }, [vectors.buffer]);
-    } catch (error) {
-      port.postMessage({ type: 'error', id, message: error instanceof Error ? error.message : String(error) });
-    }
+/**
+ * Keeps the first `maxTokens` tokens of an encoding, ending as the tokenizer ends a text ([SEP]),
+ * as sentence-transformers does. (transformers.js 4.3's own truncation cuts the final [SEP] off.)
+ * @param {Encoding} encoding one text: every tensor is [1, n]
+ * @param {Model} model
+ * @returns {Encoding}
+ */
+function truncate(encoding, model) {
+  const length = /** @type {number} */ (/** @type {Tensor} */ (encoding['input_ids']).dims[1]);
+  if (length <= model.maxTokens) return encoding;
+  const keep = model.maxTokens - model.trailingSpecials;
+  /** @type {Encoding} */
+  const out = {};
+  for (const [name, tensor] of Object.entries(encoding)) {
+    const data = /** @type {BigInt64Array} */ (tensor.data);
+    const cut = new BigInt64Array(model.maxTokens);
+    cut.set(data.subarray(0, keep));
+    cut.set(data.subarray(length - model.trailingSpecials), keep);
+    out[name] = new Tensor(tensor.type, cut, [1, model.maxTokens]);
   }
-  busy = false;
+  return out;
 }
 
-port.on('message', (message) => {
-  queue.push(message);
-  void pump();
+/**
+ * One text in one run, then the sentence-transformers recipe: mean over the tokens (one text, no
+ * padding: every token counts) and L2 normalisation.
+ *
+ * One text per run, not batches: batching was slower per text on the 2-core target at every batch
+ * size (more so the longer the texts), and with the q8 weights it makes a vector depend on its
+ * batch, since activations are quantized with one scale per run: a text embedded beside others
+ * (or beside padding) lands at cosine ≈ 0.99 of itself alone.
+ * @param {Model} model
+ * @param {string} text
+ */
+async function embedOne(model, text) {
+  const inputs = truncate(model.tokenize(text.slice(0, model.maxTokens * CHARS_PER_TOKEN_BOUND)), model);
+  const { last_hidden_state: hidden } = await model.run(inputs);
+  const [, tokens, dimensions] = /** @type {[number, number, number]} */ (hidden.dims);
+  const states = /** @type {Float32Array} */ (hidden.data);
+  const sum = new Float64Array(dimensions);
+  for (let t = 0; t < tokens; t++) {
+    for (let j = 0, offset = t * dimensions; j < dimensions; j++) sum[j] = /** @type {number} */ (sum[j]) + /** @type {number} */ (states[offset + j]);
+  }
+  hidden.dispose();
+  // The mean's 1/tokens cancels in the normalisation.
+  let norm = 0;
+  for (const value of sum) norm += value * value;
+  norm = Math.max(Math.sqrt(norm), 1e-12);
+  const vector = new Float32Array(dimensions);
+  for (let j = 0; j < dimensions; j++) vector[j] = /** @type {number} */ (sum[j]) / norm;
+  return vector;
+}
+
+/**
+ * @param {Model} model
+ * @param {number} id
+ * @param {string[]} texts
+ */
+async function embed(model, id, texts) {
+  try {
+    for (let index = 0; index < texts.length; index++) {
+      // A close waits for the current text only; the owner has rejected this request already.
+      if (closing) return;
+      const vector = await embedOne(model, /** @type {string} */ (texts[index]));
+      // As soon as it exists (a query need not wait for the rest of its batch), and without a copy.
+      port.postMessage({ type: 'vector', id, index, vector }, [vector.buffer]);
+    }
+    port.postMessage({ type: 'done', id });
+  } catch (error) {
+    port.postMessage({ type: 'error', id, message: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+const loaded = load();
+let closing = false;
+/** @type {Promise<unknown>} */
+let queue = loaded.catch((error) => {
+  port.postMessage({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+});
+
+port.on('message', (/** @type {Request} */ request) => {
+  if (request.type === 'close') {
+    closing = true;
+    // Ending the thread while onnxruntime runs aborts the whole process (a native exception in
+    // a torn-down environment), so the thread leaves by itself once its current run is over.
+    queue = queue.then(async () => {
+      const model = await loaded.catch(() => null);
+      await model?.dispose().catch(() => undefined);
+      process.exit(0);
+    });
+    return;
+  }
+  queue = queue.then(() => {
+    // The owner has already rejected whatever is still queued when it closes.
+    if (closing) return undefined;
+    return loaded.then(
+      (model) => embed(model, request.id, request.texts),
+      () => port.postMessage({ type: 'error', id: request.id, message: 'the model did not load' }),
+    );
+  });
 });

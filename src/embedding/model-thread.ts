@@ -1,0 +1,161 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { packageRoot } from '../paths.ts';
+
+/** What the model thread loads (its workerData; see embedding-thread.mjs). */
+export interface ModelThreadOptions {
+  /** Folder that holds the model folder, or null to load `model` from the hub by id. */
+  localModelPath: string | null;
+  /** Model folder name, or hub id. */
+  model: string;
+  dtype: 'q8' | 'fp32';
+  /** onnxruntime intra-op threads, ≥ 1. */
+  threads: number;
+  /** Tokens per text: sentence-transformers' max_seq_length when the folder says; null for the tokenizer's model_max_length. */
+  maxTokens: number | null;
+}
+
+/** What the owner hears from the thread. Each is called at most once, and never after close(). */
+export interface ModelThreadEvents {
+  ready(info: { dimensions: number; loadMs: number }): void;
+  /** The model did not load, or the thread died; every later run rejects. */
+  failed(message: string): void;
+}
+
+/** The client side of one model thread. */
+export interface ModelThread {
+  /**
+   * Embeds texts one after another: L2-normalised vectors in input order. `onVector` hears each
+   * vector as soon as it is made.
+   */
+  run(texts: readonly string[], onVector?: (index: number, vector: Float32Array) => void): Promise<Float32Array[]>;
+  /** Whether the thread keeps the process alive: only while there is work, so an idle embedder never holds a CLI open. */
+  keepAlive(on: boolean): void;
+  close(): Promise<void>;
+}
+
+type FromThread =
+  | { type: 'ready'; dimensions: number; loadMs: number }
+  | { type: 'failed'; message: string }
+  | { type: 'vector'; id: number; index: number; vector: Float32Array }
+  | { type: 'done'; id: number }
+  | { type: 'error'; id: number; message: string };
+
+interface Pending {
+  vectors: Float32Array[];
+  onVector: ((index: number, vector: Float32Array) => void) | undefined;
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * The thread's entry, a plain .mjs file. From dist/ too it is taken from src/: tsc does not copy
+ * .mjs files, and the image ships src/ anyway (Dockerfile).
+ */
+function threadEntry(): string {
+  return join(packageRoot(), 'src', 'embedding', 'embedding-thread.mjs');
+}
+
+/** How long close() waits for the thread to finish its current run before ending it by force. */
+const CLOSE_GRACE_MS = 10_000;
+
+/** Starts a worker thread that loads the model and then runs inference requests in order. */
+export function startModelThread(options: ModelThreadOptions, events: ModelThreadEvents): ModelThread {
+  const worker = new Worker(threadEntry(), {
+    workerData: options,
+    name: 'embedding-model',
+    // The entry is plain JavaScript: inheriting `--import tsx` and the like would only load a
+    // TypeScript loader into the thread for nothing.
+    execArgv: [],
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let closing = false;
+  let dead: string | null = null;
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let stopping: Promise<void> | null = null;
+
+  /**
+   * Asks the thread to leave once its current run is over: worker.terminate() during an
+   * onnxruntime run aborts the whole process (a native exception in a torn-down environment).
+   * Only a thread that does not leave within the grace period is ended by force.
+   */
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
+      // An idle thread is unref'd; leaving cleanly must still hold the process open.
+      worker.ref();
+      worker.postMessage({ type: 'close' });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), CLOSE_GRACE_MS);
+        timer.unref();
+      });
+      const outcome = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (outcome === 'late') await worker.terminate();
+    })();
+    return stopping;
+  }
+
+  function die(message: string, threadAlive: boolean): void {
+    if (dead !== null) return;
+    dead = message;
+    // The owner learns first, so that the rejections below already see it failed.
+    if (!closing) events.failed(message);
+    const error = new Error(message);
+    for (const request of pending.values()) request.reject(error);
+    pending.clear();
+    if (threadAlive) void stop();
+  }
+
+  worker.on('message', (message: FromThread) => {
+    switch (message.type) {
+      case 'ready':
+        if (!closing) events.ready({ dimensions: message.dimensions, loadMs: message.loadMs });
+        break;
+      case 'failed':
+        die(message.message, true);
+        break;
+      case 'vector': {
+        const request = pending.get(message.id);
+        if (!request) break;
+        request.vectors[message.index] = message.vector;
+        request.onVector?.(message.index, message.vector);
+        break;
+      }
+      case 'done':
+      case 'error': {
+        const request = pending.get(message.id);
+        if (!request) break;
+        pending.delete(message.id);
+        if (message.type === 'done') request.resolve(request.vectors);
+        else request.reject(new Error(`embedding failed: ${message.message}`));
+        break;
+      }
+    }
+  });
+  worker.on('error', (error) => die(`the embedding thread crashed: ${error.message}`, false));
+  worker.on('messageerror', (error) => die(`the embedding thread sent an unreadable message: ${error.message}`, true));
+  worker.on('exit', (code) => die(closing ? 'the embedder is closed' : `the embedding thread exited (code ${code})`, false));
+
+  return {
+    run(texts, onVector) {
+      if (dead !== null) return Promise.reject(new Error(dead));
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { vectors: [], onVector, resolve, reject });
+        worker.postMessage({ type: 'embed', id, texts: [...texts] });
+      });
+    },
+    keepAlive(on) {
+      if (on) worker.ref();
+      else worker.unref();
+    },
+    async close() {
+      closing = true;
+      die('the embedder is closed', true);
+      await stop();
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,238 @@
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createEmbedder, EmbeddingsUnavailableError, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
+
+// The real model from the shared folder beside the repository; no network, no mocks.
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+const config = (overrides: Partial<EmbeddingConfig> = {}): EmbeddingConfig => ({
+  MODEL_DIR,
+  EMBEDDINGS: 'auto',
+  EMBEDDING_DTYPE: 'q8',
+  EMBEDDING_THREADS: 0,
+  ...overrides,
+});
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+const norm = (v: Float32Array) => Math.hypot(...v);
+
+const WORDS = 'morning light coffee recipe travel budget sneakers review vintage camera garden tomato puppy training yoga stretch sourdough loaf'.split(' ');
+/** Distinct post-like texts of about 70 words. */
+function posts(count: number): string[] {
+  return Array.from({ length: count }, (_, n) => {
+    const words = Array.from({ length: 70 }, (_, k) => WORDS[(n * 7 + k * (n % 5 + 1)) % WORDS.length]!);
+    return `post ${n}: ${words.join(' ')}`;
+  });
+}
+
+let embedder: Embedder;
+
+beforeAll(async () => {
+  embedder = createEmbedder(config());
+  expect(embedder.status().state).toBe('loading');
+  await embedder.ready();
+});
+
+afterAll(async () => {
+  await embedder?.close();
+});
+
+describe('embedder (all-MiniLM-L6-v2, q8)', () => {
+  it('is ready, names model and weights, and makes 384-dimension unit vectors', async () => {
+    expect(embedder.status()).toMatchObject({ state: 'ready', model: 'all-MiniLM-L6-v2@q8' });
+    expect(embedder.status().detail).toContain(MODEL_DIR);
+    expect(embedder.modelId).toBe('all-MiniLM-L6-v2@q8');
+    expect(embedder.dimensions).toBe(384);
+    const query = await embedder.embedQuery('night-time skincare routine');
+    const [doc] = await embedder.embedDocuments(['a reel about an evening skincare routine']);
+    for (const v of [query, doc!]) {
+      expect(v).toBeInstanceOf(Float32Array);
+      expect(v.length).toBe(384);
+      expect(norm(v)).toBeCloseTo(1, 5);
+    }
+  });
+
+  it('puts a paraphrase closer than an unrelated text', async () => {
+    const [a, b, c] = await embedder.embedDocuments(['night-time skincare routine', 'evening skin care regimen', 'how to change a car tyre']);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
+    expect(cosine(a!, b!)).toBeGreaterThan(cosine(b!, c!) + 0.3);
+  });
+
+  it('returns document vectors in input order, equal to query vectors of the same texts', async () => {
+    // Mixed lengths: the embedder runs longest first internally and must put them back.
+    const texts = ['short', ...posts(40), 'a medium length caption about sourdough', ''];
+    const docs = await embedder.embedDocuments(texts);
+    expect(docs).toHaveLength(texts.length);
+    for (const i of [0, 1, 17, 40, 41, 42]) {
+      const alone = await embedder.embedQuery(texts[i]!);
+      expect(cosine(docs[i]!, alone)).toBeGreaterThan(0.9999);
+    }
+    expect(await embedder.embedDocuments([])).toEqual([]);
+  });
+
+  it('answers a repeated query from the cache, with a copy the caller may change', async () => {
+    const text = 'budget meal prep for the week';
+    const first = await embedder.embedQuery(text);
+    const before = embedder.stats();
+    const again = await embedder.embedQuery(text);
+    const after = embedder.stats();
+    expect(after.modelCalls).toBe(before.modelCalls);
+    expect(after.cacheHits).toBe(before.cacheHits + 1);
+    expect(again).toEqual(first);
+    again.fill(0);
+    expect(await embedder.embedQuery(text)).toEqual(first);
+  });
+
+  it('micro-batches concurrent queries into fewer model runs', async () => {
+    const queries = Array.from({ length: 24 }, (_, i) => `concurrent query number ${i} about hiking boots`);
+    const before = embedder.stats();
+    const vectors = await Promise.all([...queries, queries[0]!].map((q) => embedder.embedQuery(q)));
+    const after = embedder.stats();
+    expect(after.queries - before.queries).toBe(25);
+    expect(after.textsEmbedded - before.textsEmbedded).toBe(24); // the duplicate shares the first one's run
+    expect(after.modelCalls - before.modelCalls).toBeLessThanOrEqual(2);
+    expect(cosine(vectors[0]!, vectors[24]!)).toBe(1);
+    // Batched vectors equal the same text embedded alone (padding must not leak into the mean).
+    const [alone] = await embedder.embedDocuments([queries[5]!]);
+    expect(cosine(vectors[5]!, alone!)).toBeGreaterThan(0.9999);
+  });
+
+  it('truncates texts longer than 256 tokens instead of failing', async () => {
+    // "word" is one token: [CLS] + 254 words + [SEP] fills the 256 tokens exactly.
+    const head = 'word '.repeat(254).trim();
+    const long = `${head} ${'the car needs a new tyre and an oil change '.repeat(200)}`;
+    const [headVector, longVector, tailVector] = await embedder.embedDocuments([head, long, 'the car needs a new tyre and an oil change']);
+    expect(norm(longVector!)).toBeCloseTo(1, 5);
+    expect(cosine(longVector!, headVector!)).toBeGreaterThan(0.9999);
+    expect(cosine(longVector!, tailVector!)).toBeLessThan(0.5);
+    expect(await embedder.embedQuery(long)).toHaveLength(384);
+  });
+
+  it('keeps the event loop free while it embeds 256 documents', async () => {
+    const texts = posts(256);
+    let last = performance.now();
+    let maxGap = 0;
+    let ticks = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxGap = Math.max(maxGap, now - last);
+      last = now;
+      ticks++;
+    }, 10);
+    const started = performance.now();
+    const vectors = await embedder.embedDocuments(texts);
+    const total = performance.now() - started;
+    clearInterval(timer);
+    expect(vectors).toHaveLength(256);
+    expect(total).toBeGreaterThan(300);
+    expect(ticks).toBeGreaterThan(total / 10 / 3);
+    expect(maxGap).toBeLessThan(Math.min(250, total / 4));
+  });
+});
+
+describe('embedder configuration', () => {
+  it('is off with EMBEDDINGS=off, and says so', async () => {
+    const off = createEmbedder(config({ EMBEDDINGS: 'off' }));
+    expect(off.status()).toEqual({ state: 'off', model: null, detail: 'off: EMBEDDINGS=off (BM25 only)' });
+    expect(off.modelId).toBeNull();
+    await expect(off.ready()).resolves.toBeUndefined();
+    await expect(off.embedQuery('anything')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    await expect(off.embedDocuments(['anything'])).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    await off.close();
+  });
+
+  it('is off with EMBEDDINGS=auto and no model, failed with EMBEDDINGS=on and no model', async () => {
+    const auto = createEmbedder({ EMBEDDINGS: 'auto', EMBEDDING_DTYPE: 'q8', EMBEDDING_THREADS: 0 });
+    expect(auto.status().state).toBe('off');
+    expect(auto.status().detail).toMatch(/MODEL_DIR is unset/);
+    const on = createEmbedder({ EMBEDDINGS: 'on', EMBEDDING_DTYPE: 'q8', EMBEDDING_THREADS: 0 });
+    expect(on.status().state).toBe('failed');
+    await expect(on.ready()).rejects.toThrow(/EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set/);
+  });
+
+  it('fails clearly when MODEL_DIR does not exist', async () => {
+    const missing = path.join(path.dirname(MODEL_DIR), 'no-such-model');
+    const broken = createEmbedder(config({ MODEL_DIR: missing, EMBEDDINGS: 'on' }));
+    await expect(broken.ready()).rejects.toThrow(`MODEL_DIR ${missing} does not exist`);
+    await expect(broken.ready()).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    expect(broken.status()).toMatchObject({ state: 'failed', model: 'no-such-model@q8' });
+    await expect(broken.embedQuery('x')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+  });
+
+  it('gives fp32 vectors equal to the transformers.js pipeline, and within cosine 0.98 of q8 ones', async () => {
+    const fp32 = createEmbedder(config({ EMBEDDING_DTYPE: 'fp32', EMBEDDING_THREADS: 1 }));
+    try {
+      await fp32.ready();
+      expect(fp32.modelId).toBe('all-MiniLM-L6-v2@fp32');
+      const texts = ['night-time skincare routine', 'how to change a car tyre', posts(1)[0]!, 'Vitamin D deficiency and bone fractures in elderly people'];
+      const [full, quantized] = await Promise.all([fp32.embedDocuments(texts), embedder.embedDocuments(texts)]);
+      for (let i = 0; i < texts.length; i++) expect(cosine(full[i]!, quantized[i]!)).toBeGreaterThanOrEqual(0.98);
+
+      // The documented recipe (models README), run here on the main thread: the embedder's own
+      // tokenize / pool / normalise must agree with it for texts within 256 tokens.
+      const { env, pipeline } = await import('@huggingface/transformers');
+      env.allowRemoteModels = false;
+      env.localModelPath = `${path.dirname(MODEL_DIR)}/`;
+      const reference = await pipeline('feature-extraction', path.basename(MODEL_DIR), { dtype: 'fp32' });
+      try {
+        const expected = (await reference(texts, { pooling: 'mean', normalize: true })).tolist() as number[][];
+        for (let i = 0; i < texts.length; i++) expect(cosine(full[i]!, Float32Array.from(expected[i]!))).toBeGreaterThan(0.99999);
+      } finally {
+        await reference.dispose();
+      }
+    } finally {
+      await fp32.close();
+    }
+  });
+
+  it('rejects waiting and later calls once closed', async () => {
+    const closing = createEmbedder(config({ EMBEDDING_THREADS: 1 }));
+    const waiting = expect(closing.embedQuery('queued while loading')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    await closing.close();
+    await waiting;
+    await expect(closing.embedDocuments(['after close'])).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    expect(closing.status()).toMatchObject({ state: 'failed', detail: 'all-MiniLM-L6-v2@q8: closed' });
+  });
+
+  it('closes cleanly in the middle of a run', async () => {
+    const busy = createEmbedder(config({ EMBEDDING_THREADS: 1 }));
+    await busy.ready();
+    const running = expect(busy.embedDocuments(posts(32))).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await busy.close();
+    await running;
+  });
+
+  it('fails pending work and goes failed when its thread dies', async () => {
+    // Catch the embedder's Worker as it posts a request, then end the thread from outside, as a
+    // crash would. (Only while idle: ending it during an onnxruntime run aborts the process.)
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    const warnings: object[] = [];
+    const dying = createEmbedder(config({ EMBEDDING_THREADS: 1 }), { info: () => undefined, warn: (obj) => warnings.push(obj) });
+    try {
+      await dying.embedQuery('first query');
+      const worker = posted.mock.contexts.at(-1) as Worker;
+      posted.mockRestore();
+      void worker.terminate();
+      await expect(dying.embedQuery('sent to a dead thread')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+      expect(dying.status().state).toBe('failed');
+      expect(dying.status().detail).toMatch(/the embedding thread exited/);
+      expect(warnings).toHaveLength(1);
+      await expect(dying.embedDocuments(['after the crash'])).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+      expect(await dying.embedQuery('first query')).toHaveLength(384); // the cache still answers
+    } finally {
+      posted.mockRestore();
+      await dying.close();
+    }
+  });
+});
