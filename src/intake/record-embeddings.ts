@@ -42,21 +42,28 @@ export function createRecordEmbeddings(deps: { engine: Pick<Engine, 'posts' | 'a
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
 
+  /** New stored embeddings for those of `records` whose vector is not current, by position. */
+  async function embeddingsFor<R extends { embedding?: StoredEmbedding }>(
+    records: readonly R[],
+    textOf: (record: R) => string,
+  ): Promise<Map<number, StoredEmbedding>> {
+    const todo = records.map((record, i) => ({ i, text: textOf(record) })).filter(({ i, text }) => needs(records[i]!, text, modelId!));
+    if (todo.length === 0) return new Map();
+    const vectors = await deps.embedder.embedDocuments(todo.map((t) => t.text));
+    return new Map(
+      todo.map(({ i, text }, n) => [i, { model: modelId!, text_hash: embeddingTextHash(text), vector: encodeVector(vectors[n]!) }]),
+    );
+  }
+
   async function embedStore<R extends { embedding?: StoredEmbedding }>(store: RecordStore<R>, ids: string[], textOf: (r: R) => string): Promise<number> {
     if (ids.length === 0) return 0;
-    const current = await store.get(ids);
-    const todo: Array<{ id: string; text: string; hash: string }> = [];
-    for (const [id, record] of current) {
-      const text = textOf(record);
-      if (needs(record, text, modelId!)) todo.push({ id, text, hash: embeddingTextHash(text) });
-    }
-    if (todo.length === 0) return 0;
-    const vectors = await deps.embedder.embedDocuments(todo.map((t) => t.text));
-    const computed = new Map(todo.map((t, i) => [t.id, { hash: t.hash, vector: encodeVector(vectors[i]!) }]));
+    const current = [...(await store.get(ids)).values()] as Array<R & { id: string }>;
+    const computed = new Map([...(await embeddingsFor(current, textOf))].map(([i, embedding]) => [current[i]!.id, embedding]));
+    if (computed.size === 0) return 0;
     const outcome = await store.merge([...computed.keys()], (id, record) => {
-      const done = computed.get(id)!;
-      if (!record || embeddingTextHash(textOf(record)) !== done.hash) return record;
-      return { ...record, embedding: { model: modelId!, text_hash: done.hash, vector: done.vector } };
+      const embedding = computed.get(id)!;
+      if (!record || embeddingTextHash(textOf(record)) !== embedding.text_hash) return record;
+      return { ...record, embedding };
     });
     return outcome.size;
   }
@@ -65,14 +72,8 @@ export function createRecordEmbeddings(deps: { engine: Pick<Engine, 'posts' | 'a
     modelId,
     async withVectors(kind, records) {
       const textOf = (r: PostRecord | AccountRecord) => (kind === 'posts' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord));
-      const todo = records.map((r, i) => ({ i, text: textOf(r) })).filter(({ i, text }) => needs(records[i]!, text, modelId));
-      if (todo.length === 0) return records;
-      const vectors = await deps.embedder.embedDocuments(todo.map((t) => t.text));
-      const out = [...records];
-      todo.forEach(({ i, text }, n) => {
-        out[i] = { ...records[i]!, embedding: { model: modelId, text_hash: embeddingTextHash(text), vector: encodeVector(vectors[n]!) } };
-      });
-      return out;
+      const computed = await embeddingsFor(records, textOf);
+      return records.map((record, i) => (computed.has(i) ? { ...record, embedding: computed.get(i)! } : record));
     },
     postNeedsEmbedding: (record) => needs(record, postEmbeddingText(record), modelId),
     accountNeedsEmbedding: (record) => needs(record, accountEmbeddingText(record), modelId),
