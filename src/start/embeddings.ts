@@ -18,6 +18,6 @@ export async function startEmbeddings(runtime: Runtime, logger: Pick<Logger, 'in
   if (status.state === 'off') {
     logger.warn({ embeddings: status }, 'embeddings off: queries rank by BM25 only');
   } else {
-    logger.info({ embeddings: status, ranking: runtime.config.SEARCH_RANKING }, 'embedding model loaded');
+    logger.info({ model: status.model, ranking: runtime.config.SEARCH_RANKING }, `queries rank ${runtime.config.SEARCH_RANKING}`);
   }
 }
