@@ -9,7 +9,7 @@
 # Everything (the Elasticsearch install, data, logs, pid files, downloads) lives under .services/
 # at the repository root. Environment: ES_PORT (default 9200), REDIS_PORT (default 6379),
 # ES_JAVA_HOME (a JDK >= 21 for Elasticsearch; found automatically under /usr/lib/jvm otherwise),
-# ES_HEAP (default 1g).
+# ES_HEAP (default 1g), REDIS_WAIT_SECONDS (default 120: how long a large AOF may take to load).
 #
 # When run as root it installs what is missing with apt-get (maven, redis-server, hunspell-en-us,
 # curl, unzip) and runs Elasticsearch as the system user social-search-es, because Elasticsearch
@@ -23,6 +23,8 @@ REDIS_PORT=${REDIS_PORT:-6379}
 ES_HEAP=${ES_HEAP:-1g}
 ES_USER=social-search-es
 ES_WAIT_SECONDS=90
+# A large append-only file takes a while to load (Redis answers LOADING meanwhile).
+REDIS_WAIT_SECONDS=${REDIS_WAIT_SECONDS:-120}
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SVC="$ROOT/.services"
@@ -358,16 +360,20 @@ start_redis() {
     show_tail "$REDIS_LOG"
     die "redis-server failed to start"
   fi
-  local deadline=$((SECONDS + 20))
+  local deadline=$((SECONDS + REDIS_WAIT_SECONDS))
   while [ "$SECONDS" -lt "$deadline" ]; do
     if [ "$(redis-cli -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]; then
       say "redis ready at $REDIS_URL (pid $(live_pid "$REDIS_PIDFILE" || echo '?'), AOF on)"
       return 0
     fi
+    # Stop waiting at once if the server died (bad AOF, port taken) instead of at the deadline.
+    if [ -s "$REDIS_PIDFILE" ] && ! live_pid "$REDIS_PIDFILE" >/dev/null; then
+      break
+    fi
     sleep 0.5
   done
   show_tail "$REDIS_LOG"
-  die "redis did not answer PING on port $REDIS_PORT within 20s"
+  die "redis did not answer PING on port $REDIS_PORT within ${REDIS_WAIT_SECONDS}s"
 }
 
 stop_es() {

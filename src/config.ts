@@ -29,6 +29,11 @@ const envSchema = z.object({
     .default('social-search'),
   /** How long a signed delivery URL (media_url, thumbnail_url, avatar_url) stays valid. */
   DELIVERY_URL_TTL_SECONDS: z.coerce.number().int().min(60).default(86_400),
+  /**
+   * How long an API node may trust a cached active key (0: no cache, one Redis read per request).
+   * Revocations reach every node at once over Redis Pub/Sub; this only bounds a missed message.
+   */
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
   /** How long `?wait=true` intake waits for indexing before answering 504. */
   INTAKE_WAIT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Upper bound on one Elasticsearch request, so an unreachable engine answers 503 instead of hanging. */

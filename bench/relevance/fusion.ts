@@ -79,6 +79,11 @@ const rows = [
   // Sensitivity, not tuning: how much the outcome depends on the weight around the default.
   { method: 'min–max convex, w = 0.3', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.3)) },
   { method: 'min–max convex, w = 0.7', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.7)) },
+  // Window size: each retriever's top k of the same runs (what a smaller FUSION_WINDOW would fuse).
+  ...[20, 30, 50].map((k) => ({
+    method: `min–max convex, w = 0.5, windows of ${k}`,
+    ndcg_at_10: ndcg((l, s) => fuseConvex(sorted(l).slice(0, k), sorted(s).slice(0, k), 0.5)),
+  })),
 ];
 console.table(rows);
 writeFileSync(path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`), JSON.stringify({ date: new Date().toISOString(), collection, window: FUSION_WINDOW, queries: windows.length, rows }, null, 2));

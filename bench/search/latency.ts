@@ -26,8 +26,10 @@ const WARMUP = 30;
 const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
 const runtime = createRuntime(config);
 await runtime.ready();
-const app = createServer(runtime);
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
+// API_URL: a service running in its own process (as in production: `social-search serve`, same
+// INDEX_PREFIX/REDIS_PREFIX), so the load generator and the service do not share one event loop.
+const app = process.env.API_URL ? null : createServer(runtime);
+const address = process.env.API_URL ?? (await app!.listen({ host: '127.0.0.1', port: 0 }));
 const { key } = await runtime.keys.create({ owner: 'bench@example.com', name: 'latency bench', scopes: ['search'] });
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const posts = `${config.INDEX_PREFIX}-posts`;
@@ -144,6 +146,6 @@ const counts = { posts: (await es.count({ index: posts })).count, accounts: (awa
 writeFileSync('bench/results/search-latency.json', JSON.stringify({ date: new Date().toISOString(), counts, results }, null, 2));
 console.table(results);
 agent.destroy();
-await app.close();
+await app?.close();
 await runtime.close();
 await es.close();

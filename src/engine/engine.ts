@@ -1,4 +1,4 @@
-import type { AccountRecord, PostRecord } from '../model/records.ts';
+import type { AccountRecord, PostRecord, SearchedPost } from '../model/records.ts';
 import type { AccountSearch, PostSearch } from '../query/search-request.ts';
 
 /**
@@ -93,7 +93,7 @@ export interface Engine {
    * Throws ExpiredCursorError when the snapshot of `state` is gone. With `semantic` (first pages
    * of a query only; continuations carry it in their state) the query ranks by meaning too.
    */
-  searchPosts(search: PostSearch, page: PageRequest, semantic?: SemanticQuery): Promise<SearchPage<PostRecord>>;
+  searchPosts(search: PostSearch, page: PageRequest, semantic?: SemanticQuery): Promise<SearchPage<SearchedPost>>;
   /**
    * Account search (spec 4.2): servable, non-private accounts matching the filters and, with a
    * posts scope, authoring at least N matching posts; relevance order with a query, else `sort`

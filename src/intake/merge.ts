@@ -132,7 +132,7 @@ export interface PostLinks {
 }
 
 /** The service IDs of the accounts the post's current raw facts link to. */
-export function linksOf(record: PostRecord): PostLinks {
+export function linksOf(record: Pick<PostRecord, 'raw'>): PostLinks {
   const raw = record.raw?.v;
   if (!raw) return { author: null, coauthors: [], audioAccount: null };
   const audioPlatformId = raw.audio?.attribution_account_platform_id ?? null;

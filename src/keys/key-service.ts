@@ -173,8 +173,9 @@ export function requireScope(key: AuthenticatedKey, scope: KeyScope): void {
 /**
  * Creates the key service.
  *
- * `authenticate` reads the key's state from the store on every call, with no cache: a revocation
- * must take effect on every process within a second, and one HGETALL per request is cheap.
+ * `authenticate` asks the store on every call; the API's store caches active keys and drops
+ * revoked ones as the revocation is published (key-cache.ts), so a revocation still takes effect
+ * on the next request on every node.
  */
 export function createKeyService({ store, now = () => new Date() }: KeyServiceDeps): KeyService {
   return {

@@ -8,7 +8,8 @@ import { InternalError, ServiceUnavailableError } from '../errors.ts';
  * - `{prefix}:key:{id}`: hash with fields `id`, `secret_hash`, `owner`, `name`, `scopes` (comma
  *   list), `created_at` (ISO 8601) and `revoked_at` (ISO 8601, absent while the key is active);
  * - `{prefix}:keys`: sorted set of every key id, scored by creation time (epoch ms);
- * - `{prefix}:owner:{owner}:keys`: the same, per owner.
+ * - `{prefix}:owner:{owner}:keys`: the same, per owner;
+ * - Pub/Sub channel `{prefix}:revoked`: each revoked key id, published by the revocation itself.
  */
 
 /** Scopes a key can carry. */
@@ -60,9 +61,12 @@ const TRANSIENT_REPLY = /^(LOADING|BUSY|OOM|READONLY|MASTERDOWN|TRYAGAIN|CLUSTER
 
 // Only set-if-still-active: keeps revocation idempotent without a read-then-write race, and does
 // not create a stray hash if the key vanished meanwhile.
+// Publishes the id on the revocation channel (ARGV[2]) in the same step, so that processes
+// caching active keys (key-cache.ts) drop it at once.
 const REVOKE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSETNX', KEYS[1], 'revoked_at', ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 `;
 
@@ -98,6 +102,11 @@ function translate(error: unknown): Error {
     return new InternalError('the key store rejected a command', { cause: error });
   }
   return new ServiceUnavailableError(UNREACHABLE, { cause: error });
+}
+
+/** The Pub/Sub channel on which every revoked key id is published (see key-cache.ts). */
+export function revocationChannel(prefix: string): string {
+  return `${prefix}:revoked`;
 }
 
 /** Creates the Redis-backed {@link KeyStore}. */
@@ -172,7 +181,7 @@ export function createKeyStore({ redis, prefix, timeoutMs = 2_000 }: KeyStoreDep
 
     revoke(id, revokedAt = new Date().toISOString()) {
       return guarded(async () => {
-        const changed = await redis.eval(REVOKE_SCRIPT, 1, keyOf(id), revokedAt);
+        const changed = await redis.eval(REVOKE_SCRIPT, 1, keyOf(id), revokedAt, revocationChannel(prefix), id);
         return changed === 1;
       });
     },

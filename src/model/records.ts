@@ -91,6 +91,12 @@ export interface PostRecord {
   embedding?: StoredEmbedding;
 }
 
+/**
+ * A post record as searches read it: without the per-media enrichment (transcripts, on-screen
+ * text, visual descriptions), which summaries never render and which is often most of a record.
+ */
+export type SearchedPost = Omit<PostRecord, 'media_enrichment'>;
+
 /** An empty account record. */
 export function emptyAccount(id: string, platformId: string): AccountRecord {
   return {

@@ -3,7 +3,7 @@ import type { Audio, AuthorSummary, FullPost, MediaItem, PostSummary } from '../
 import type { DeliverySigner } from '../delivery/signer.ts';
 import { engagementRateByViews } from '../intake/derived.ts';
 import { linksOf } from '../intake/merge.ts';
-import type { AccountSnapshot, PostRecord, RawPost } from '../model/records.ts';
+import type { AccountSnapshot, PostRecord, RawPost, SearchedPost } from '../model/records.ts';
 import { renderAuthorSummary } from './account.ts';
 
 /**
@@ -11,7 +11,7 @@ import { renderAuthorSummary } from './account.ts';
  * observed and so has its author's profile (the author summary is a required object, so a post
  * whose author was never observed is held back until the account arrives).
  */
-export function isServablePost(record: PostRecord | null): record is PostRecord & { raw: NonNullable<PostRecord['raw']> } {
+export function isServablePost<R extends SearchedPost>(record: R | null): record is R & { raw: NonNullable<PostRecord['raw']> } {
   if (!record?.raw || record.status?.v !== 'available') return false;
   const author = linksOf(record).author;
   return author !== null && Boolean(record.accounts[author]?.profile);
@@ -22,7 +22,7 @@ function summaryOf(id: string | null, snapshot: AccountSnapshot | undefined, sig
   return renderAuthorSummary(id, snapshot.profile, signer);
 }
 
-function renderAudio(record: PostRecord, raw: RawPost, signer: DeliverySigner): Audio | null {
+function renderAudio(record: SearchedPost, raw: RawPost, signer: DeliverySigner): Audio | null {
   const audio = raw.audio;
   if (!audio) return null;
   const accountId = linksOf(record).audioAccount;
@@ -41,12 +41,12 @@ function renderAudio(record: PostRecord, raw: RawPost, signer: DeliverySigner): 
   };
 }
 
-function enrichmentValue<T>(record: PostRecord, field: keyof PostRecord['enrichment']): T | null {
+function enrichmentValue<T>(record: SearchedPost, field: keyof PostRecord['enrichment']): T | null {
   return (record.enrichment[field]?.v as T | undefined) ?? null;
 }
 
 /** Spec 2.4. The caller checks {@link isServablePost} first. */
-export function renderPostSummary(record: PostRecord, signer: DeliverySigner): PostSummary {
+export function renderPostSummary(record: SearchedPost, signer: DeliverySigner): PostSummary {
   if (!isServablePost(record)) throw new Error(`post ${record.id} is not servable`);
   const raw = record.raw.v;
   const links = linksOf(record);

@@ -12,7 +12,8 @@ import { ServiceUnavailableError } from '../errors.ts';
 import { createIntakeService, type IntakeService } from '../intake/intake-service.ts';
 import { createObservationQueue, createObservationQueueEvents, type ObservationJob, type ObservationJobResult } from '../intake/queue.ts';
 import { createKeyService, type KeyService } from '../keys/key-service.ts';
-import { createKeyStore } from '../keys/key-store.ts';
+import { createCachedKeyStore, type CachedKeyStore } from '../keys/key-cache.ts';
+import { createKeyStore, revocationChannel } from '../keys/key-store.ts';
 import { templatesDir } from '../paths.ts';
 import { createAccountSearchService, createPostSearchService, type AccountSearchService, type PostSearchService } from '../search/search-service.ts';
 import { createPostService, type PostService } from '../posts/post-service.ts';
@@ -113,6 +114,22 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
   let embedder: Embedder | undefined;
   const getEmbedder = () => (embedder ??= createEmbedder(config, logger));
 
+  const keyPrefix = `${config.REDIS_PREFIX}:apikeys`;
+  const keyStore = createKeyStore({ redis, prefix: keyPrefix });
+  const cachedKeys: CachedKeyStore | null =
+    config.KEY_CACHE_TTL_MS > 0
+      ? createCachedKeyStore({
+          store: keyStore,
+          channel: revocationChannel(keyPrefix),
+          ttlMs: config.KEY_CACHE_TTL_MS,
+          subscriber: () => {
+            const connection = createRedis(config.REDIS_URL, 'blocking');
+            watchConnection(connection, 'Redis (key revocation listener)', logger);
+            return connection;
+          },
+        })
+      : null;
+
   const searchDeps = {
     engine,
     signer,
@@ -128,7 +145,7 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
     engine,
     visibility,
     indexAdmin: createIndexAdmin({ client: es, indexPrefix: config.INDEX_PREFIX, templatesDir: templatesDir() }),
-    keys: createKeyService({ store: createKeyStore({ redis, prefix: `${config.REDIS_PREFIX}:apikeys` }) }),
+    keys: createKeyService({ store: cachedKeys ?? keyStore }),
     queue,
     signer,
     posts: createPostService({ engine, signer }),
@@ -146,6 +163,7 @@ export function createRuntime(config: Config, logger?: Pick<Logger, 'warn' | 'in
       await queueEvents?.close().catch(() => undefined);
       await queue.close().catch(() => undefined);
       for (const connection of blocking) connection.disconnect();
+      cachedKeys?.close();
       redis.disconnect();
       await es.close().catch(() => undefined);
       await embedder?.close().catch(() => undefined);

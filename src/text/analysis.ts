@@ -53,3 +53,16 @@ const porter2Memo = memo(porter2);
 export function stemmedText(text: string): string {
   return analyze(text, porter2Memo, true);
 }
+
+/**
+ * The query's words without English stop words, otherwise as written (lowercased, split like
+ * {@link analyze}, no stemming, possessives kept): the text the unstemmed fields are searched with.
+ * Empty when every word is a stop word.
+ */
+export function withoutStopWords(text: string): string {
+  const out: string[] = [];
+  for (const [token] of text.toLowerCase().replace(/[\u2018\u2019]/g, "'").matchAll(WORD)) {
+    if (!ENGLISH_STOP.has(token)) out.push(token);
+  }
+  return out.join(' ');
+}

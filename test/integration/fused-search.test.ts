@@ -60,7 +60,7 @@ async function walk(search: PostSearch, semantic: SemanticQuery, limit: number, 
   let pages = 0;
   for (;;) {
     const result = await stack.runtime.engine.searchPosts(search, page, page.state === null ? semantic : undefined);
-    ids.push(...result.records.map((r: PostRecord) => r.id));
+    ids.push(...result.records.map((r) => r.id));
     pages++;
     if (pages === 2) await during?.();
     expect(result.hasMore).toBe(result.state !== null);

@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../query/search-request.ts';
-import { stemmedText } from '../../text/analysis.ts';
+import { stemmedText, withoutStopWords } from '../../text/analysis.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /**
@@ -25,28 +25,35 @@ export function postSearchFilter(search: Pick<PostSearch, 'filter'>): estypes.Qu
 }
 
 /**
- * What search responses read of each hit: the record without its vector (2 KB per hit that
- * rendering never needs).
+ * What search responses read of each hit: the record without what summaries never render (the
+ * vector, 2 KB; the per-media enrichment, often most of the record) — see SearchedPost.
  */
-export const SEARCH_SOURCE: estypes.SearchSourceConfig = { includes: ['record'], excludes: ['record.embedding'] };
+export const SEARCH_SOURCE: estypes.SearchSourceConfig = { includes: ['record'], excludes: ['record.embedding', 'record.media_enrichment'] };
 
-/** The Elasticsearch query of a post search. User text only ever goes into `multi_match`. */
+/** One side of the text match: the best field's score, so one long field cannot add up many weak matches. */
+function bestField(query: string, fields: string[]): estypes.QueryDslQueryContainer {
+  return { multi_match: { query, type: 'best_fields', fields } };
+}
+
+/**
+ * The Elasticsearch query of a post search. User text only ever goes into `multi_match`.
+ *
+ * The text match is the better of two sides: the unstemmed fields (exact wording) searched with
+ * the query's words minus stop words, and their client-stemmed companions (other inflections).
+ * Both choices keep Lucene's top-k pruning (block-max WAND) working, which is what makes long
+ * natural-language queries affordable at a million posts: a stop word matches nearly every post,
+ * and a sum or a tie-breaker anywhere in the tree makes the engine score every matching document
+ * (bench/README.md, "Lexical query shape": ~5x faster at 1M with equal SciFact nDCG@10).
+ */
 export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
   const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
-  // The unstemmed fields reward exact wording; their client-stemmed companions match other
-  // inflections. Equal weight, each side best_fields (summing every field's score ranked worse:
-  // bench/README.md).
-  const should: estypes.QueryDslQueryContainer[] = [
-    { multi_match: { query: search.query, type: 'best_fields', tie_breaker: 0.3, fields: POST_TEXT_FIELDS } },
-  ];
+  // A query of stop words only ("to be or not to be") still searches for its words, unstemmed.
+  const sides = [bestField(withoutStopWords(search.query) || search.query, POST_TEXT_FIELDS)];
   const stemmed = stemmedText(search.query);
-  if (stemmed.length > 0) {
-    should.push({
-      multi_match: { query: stemmed, type: 'best_fields', tie_breaker: 0.3, fields: POST_TEXT_FIELDS.map(stemmedField) },
-    });
-  }
-  return { bool: { filter, should, minimum_should_match: 1 } };
+  if (stemmed.length > 0) sides.push(bestField(stemmed, POST_TEXT_FIELDS.map(stemmedField)));
+  const match = sides.length === 1 ? sides[0]! : { dis_max: { queries: sides } };
+  return { bool: { filter, must: [match] } };
 }
 
 /** Relevance order with a query; else the requested sort, newest first by default. Both end with `id`. */

@@ -1,0 +1,78 @@
+/**
+ * Where a hybrid search's time goes inside Elasticsearch: each request the hybrid path sends,
+ * timed alone against the same 1M index (no API), same query texts as hybrid-latency.ts.
+ *
+ *   INDEX_PREFIX=bench MODEL_DIR=../shared/models/all-MiniLM-L6-v2 npx tsx bench/search/hybrid-components.ts [N]
+ *
+ * Prints per-variant p50/p99 of wall time (the Elasticsearch client's round trip) and `took`.
+ */
+import { Client } from '@elastic/elasticsearch';
+import { createEmbedder } from '../../src/embedding/embedder.ts';
+import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
+import type { PostSearch } from '../../src/query/search-request.ts';
+
+const N = Number(process.argv[2] ?? 60);
+const prefix = process.env.INDEX_PREFIX ?? 'bench';
+const index = `${prefix}-posts`;
+const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const embedder = createEmbedder({
+  MODEL_DIR: process.env.MODEL_DIR ?? '../shared/models/all-MiniLM-L6-v2',
+  MODEL_ID: undefined,
+  EMBEDDINGS: 'on',
+  EMBEDDING_DTYPE: 'q8',
+  EMBEDDING_THREADS: 0,
+} as never);
+await embedder.ready();
+
+const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
+const WHAT = ['showing a night-time skincare routine', 'doing budget meal prep for the week', 'explaining index funds simply', 'training a puppy to sit', 'packing a carry-on for two weeks', 'building a gaming setup on a budget', 'baking sourdough at home', 'doing a home workout without equipment', 'reviewing drugstore makeup', 'planning a toddler sleep schedule'];
+const HOW = ['with a discount code', 'in under a minute', 'for small apartments', 'with honest results', 'as a beginner', 'before and after', 'step by step', 'on a tight budget'];
+const queryText = (i: number) => `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
+
+const search = (text: string): PostSearch => ({ query: text, filter: { kind: 'and', children: [] }, sort: null });
+const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;
+
+type Variant = (text: string, vector: number[]) => Record<string, unknown>;
+const variants: Record<string, Variant> = {
+  'bm25 size 21 +source (lexical page)': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 21, _source: SEARCH_SOURCE }),
+  'bm25 size 100 no source (fusion window)': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 100, _source: false }),
+  'bm25 size 50 no source': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 50, _source: false }),
+  'bm25 size 100 no source, score-only sort': (t) => ({ query: postSearchQuery(search(t)), size: 100, _source: false }),
+  'knn k100 nc200': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
+  'knn k100 nc200 again': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
+  'knn k50 nc100': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 50, num_candidates: 100, filter: postSearchFilter(search(t)) }, size: 50, _source: false }),
+  'knn k100 nc100': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 100, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
+  'knn k100 nc200 no filter': (_t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200 }, size: 100, _source: false }),
+  'ids fetch of 20 +source': () => ({ query: { ids: { values: Array.from({ length: 20 }, (_, i) => `p${i}`) } }, size: 20, _source: SEARCH_SOURCE }),
+};
+// Real ids for the fetch variant.
+const sample = await es.search({ index, size: 20, _source: false, query: { match_all: {} } });
+const ids = sample.hits.hits.map((h) => h._id!);
+variants['ids fetch of 20 +source'] = () => ({ query: { ids: { values: ids } }, size: 20, _source: SEARCH_SOURCE });
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const results: Record<string, { wall: number[]; took: number[] }> = {};
+for (const name of Object.keys(variants)) results[name] = { wall: [], took: [] };
+for (let i = 0; i < N + 10; i++) {
+  const text = queryText(i);
+  const vector = Array.from(await embedder.embedQuery(text));
+  for (const [name, body] of Object.entries(variants)) {
+    const started = performance.now();
+    const response = await es.search({ ...body(text, vector), pit: { id: pit, keep_alive: '10m' }, track_total_hits: false } as never);
+    if (i >= 10) {
+      results[name]!.wall.push(performance.now() - started);
+      results[name]!.took.push(response.took);
+    }
+  }
+}
+console.table(
+  Object.entries(results).map(([name, r]) => ({
+    variant: name,
+    wall_p50: +quantile(r.wall, 0.5).toFixed(1),
+    wall_p99: +quantile(r.wall, 0.99).toFixed(1),
+    took_p50: quantile(r.took, 0.5),
+  })),
+);
+await es.closePointInTime({ id: pit });
+await embedder.close();
+await es.close();

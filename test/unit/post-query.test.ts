@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
+import { and } from '../../src/query/ast.ts';
+import type { PostSearch } from '../../src/query/search-request.ts';
+import { withoutStopWords } from '../../src/text/analysis.ts';
+
+const search = (query: string | null): PostSearch => ({ query, filter: and([]), sort: null });
+const FIELDS = ['caption^2', 'content_text^1.5', 'transcript_text', 'visible_text', 'visual_text^0.5'];
+const STEMMED = ['caption_stemmed^2', 'content_text_stemmed^1.5', 'transcript_text_stemmed', 'visible_text_stemmed', 'visual_text_stemmed^0.5'];
+
+describe('post query text match', () => {
+  it('takes the better of the exact words (stop words dropped) and their stems, with no tie-breaker or sum', () => {
+    expect(postSearchQuery(search('A night-time skincare routine with a discount code'))).toEqual({
+      bool: {
+        filter: [{ term: { servable: true } }],
+        must: [
+          {
+            dis_max: {
+              queries: [
+                { multi_match: { query: 'night time skincare routine discount code', type: 'best_fields', fields: FIELDS } },
+                { multi_match: { query: 'night time skincar routin discount code', type: 'best_fields', fields: STEMMED } },
+              ],
+            },
+          },
+        ],
+      },
+    });
+  });
+
+  it('still searches a query made only of stop words, as written', () => {
+    expect(postSearchQuery(search('To be or not to be'))).toEqual({
+      bool: {
+        filter: [{ term: { servable: true } }],
+        must: [{ multi_match: { query: 'To be or not to be', type: 'best_fields', fields: FIELDS } }],
+      },
+    });
+  });
+
+  it('is a pure filter without a query', () => {
+    expect(postSearchQuery(search(null))).toEqual({ bool: { filter: [{ term: { servable: true } }] } });
+  });
+});
+
+describe('withoutStopWords', () => {
+  it('lowercases, splits like the stemmed side, keeps possessives and inner apostrophes, drops stop words', () => {
+    expect(withoutStopWords("The creator's DON'T-miss tips, for the win")).toBe("creator's don't miss tips win");
+    expect(withoutStopWords('the and of')).toBe('');
+  });
+});
