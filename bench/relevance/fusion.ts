@@ -1,6 +1,7 @@
 /**
- * Which fusion function: the same two candidate windows (BM25 top 100 and kNN top 100, built by
- * the service's own query builders on the harness's index) fused several ways, nDCG@10 each.
+ * Which fusion function and window: the same two candidate lists (BM25 and kNN, built by the
+ * service's own query builders on the harness's index) fused several ways over the service's
+ * window (FUSION_WINDOW), then at other window sizes (the top k of 100-long lists), nDCG@10 each.
  *
  *   npx tsx bench/relevance/fusion.ts      (after bench/relevance/harness.ts loaded SciFact with vectors)
  *
@@ -33,6 +34,8 @@ const qrels = await loadQrels(dir, 'test');
 const queries = [...(await loadQueries(dir))].filter(([id]) => qrels.has(id));
 const docOf = new Map(corpus.map((d) => [postServiceId(collection, d.id), d.id]));
 
+/** Lists this long are fetched; each row cuts them to its window. */
+const WIDE = 100;
 const windows: Array<{ id: string; lexical: ScoredId[]; semantic: ScoredId[] }> = [];
 for (const [id, text] of queries) {
   const request = parsePostSearchRequest({ post: { query: text.slice(0, 2000) }, limit: 10 });
@@ -42,9 +45,9 @@ for (const [id, text] of queries) {
     index,
     searches: [
       {},
-      { query: postSearchQuery(request.search), size: FUSION_WINDOW, _source: false },
+      { query: postSearchQuery(request.search), size: WIDE, _source: false },
       {},
-      { knn: { field: 'embedding', query_vector: vector, k: FUSION_WINDOW, num_candidates: 2 * FUSION_WINDOW, filter: postSearchFilter(request.search) }, size: FUSION_WINDOW, _source: false },
+      { knn: { field: 'embedding', query_vector: vector, k: WIDE, num_candidates: 2 * WIDE, filter: postSearchFilter(request.search) }, size: WIDE, _source: false },
     ],
   });
   const [lexical, semantic] = response.responses.map((r) => {
@@ -54,15 +57,15 @@ for (const [id, text] of queries) {
   windows.push({ id, lexical: lexical!, semantic: semantic! });
 }
 
-function ndcg(fuse: (lexical: ScoredId[], semantic: ScoredId[]) => Array<{ id: string }>): number {
+const sorted = (hits: ScoredId[]) => [...hits].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+function ndcg(fuse: (lexical: ScoredId[], semantic: ScoredId[]) => Array<{ id: string }>, window = FUSION_WINDOW): number {
   const run = new Map<string, ScoredDoc[]>();
   for (const w of windows) {
-    const ranked = fuse(w.lexical, w.semantic).slice(0, 10);
+    const ranked = fuse(sorted(w.lexical).slice(0, window), sorted(w.semantic).slice(0, window)).slice(0, 10);
     run.set(w.id, ranked.map((f, rank) => ({ id: docOf.get(f.id)!, score: ranked.length - rank })));
   }
   return +meanNdcgAtK(run, qrels, { ignoreIdenticalIds: true }).mean.toFixed(4);
 }
-const sorted = (hits: ScoredId[]) => [...hits].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 /** Elasticsearch's own `query` + `knn` combination: raw BM25 plus the kNN score. */
 const rawSum = (lexical: ScoredId[], semantic: ScoredId[]): FusedId[] => {
   const sum = new Map<string, number>();
@@ -79,13 +82,13 @@ const rows = [
   // Sensitivity, not tuning: how much the outcome depends on the weight around the default.
   { method: 'min–max convex, w = 0.3', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.3)) },
   { method: 'min–max convex, w = 0.7', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.7)) },
-  // Window size: each retriever's top k of the same runs (what a smaller FUSION_WINDOW would fuse).
-  ...[20, 30, 50].map((k) => ({
+  // Window size: each retriever's top k of the same lists.
+  ...[20, 30, 50, 100].map((k) => ({
     method: `min–max convex, w = 0.5, windows of ${k}`,
-    ndcg_at_10: ndcg((l, s) => fuseConvex(sorted(l).slice(0, k), sorted(s).slice(0, k), 0.5)),
+    ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.5), k),
   })),
 ];
 console.table(rows);
-writeFileSync(path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`), JSON.stringify({ date: new Date().toISOString(), collection, window: FUSION_WINDOW, queries: windows.length, rows }, null, 2));
+writeFileSync(path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`), JSON.stringify({ date: new Date().toISOString(), collection, window: FUSION_WINDOW, fetched: WIDE, queries: windows.length, rows }, null, 2));
 await embedder.close();
 await es.close();

@@ -68,8 +68,11 @@ async function pass(name: string, text: (i: number) => string) {
       if (i >= WARMUP) times[side].push(performance.now() - started);
     }
   }
+  // Paired by query text (both sides asked it back to back): robust to the machine's drift.
+  const paired = times.hybrid.map((h, i) => h - times.lexical[i]!);
   const row = {
     pass: name, requests: N,
+    paired_difference_p50_ms: +quantile(paired, 0.5).toFixed(1),
     hybrid_p50_ms: +quantile(times.hybrid, 0.5).toFixed(1), lexical_p50_ms: +quantile(times.lexical, 0.5).toFixed(1),
     p50_difference_ms: +(quantile(times.hybrid, 0.5) - quantile(times.lexical, 0.5)).toFixed(1),
     hybrid_p99_ms: +quantile(times.hybrid, 0.99).toFixed(1), lexical_p99_ms: +quantile(times.lexical, 0.99).toFixed(1),

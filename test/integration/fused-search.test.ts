@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import type { PageRequest, SemanticQuery } from '../../src/engine/engine.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import type { PostRecord } from '../../src/model/records.ts';
 import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
@@ -11,6 +12,7 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // which documents a query finds, in which order, and that paging through them is exact.
 let stack: Stack;
 const DIMS = 384;
+// More lexical matches than one fused window holds, so paging continues past it.
 const LEXICAL_ONLY = 120;
 const SEMANTIC_ONLY = 10;
 
@@ -76,7 +78,7 @@ describe('fused post search', () => {
     const { ids } = await walk(searchOf(reels), { vector: QUERY, mode: 'hybrid' }, 100);
     expect(ids[0]).toBe(id('both'));
     // Every vector neighbour without a single matching word is found, within the fused window.
-    const firstWindow = ids.slice(0, 100);
+    const firstWindow = ids.slice(0, 2 * FUSION_WINDOW);
     for (let i = 0; i < SEMANTIC_ONLY; i++) expect(firstWindow).toContain(id(`sem-${i}`));
     expect(ids).not.toContain(id('filtered-out'));
   });
@@ -107,7 +109,7 @@ describe('fused post search', () => {
   it('semantic: the vector neighbours alone, nearest first, ending with the window', async () => {
     const { ids } = await walk(searchOf(reels), { vector: QUERY, mode: 'semantic' }, 25);
     expect(ids.slice(0, SEMANTIC_ONLY + 1)).toEqual([id('both'), ...Array.from({ length: SEMANTIC_ONLY }, (_, i) => id(`sem-${i}`))]);
-    expect(ids.length).toBeLessThanOrEqual(100);
+    expect(ids.length).toBeLessThanOrEqual(FUSION_WINDOW);
     expect(ids).not.toContain(id('filtered-out'));
   });
 });
