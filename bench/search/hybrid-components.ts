@@ -8,6 +8,7 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import type { PostSearch } from '../../src/query/search-request.ts';
 
@@ -33,22 +34,19 @@ const search = (text: string): PostSearch => ({ query: text, filter: { kind: 'an
 const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;
 
 type Variant = (text: string, vector: number[]) => Record<string, unknown>;
+const W = FUSION_WINDOW;
 const variants: Record<string, Variant> = {
-  'bm25 size 21 +source (lexical page)': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 21, _source: SEARCH_SOURCE }),
-  'bm25 size 100 no source (fusion window)': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 100, _source: false }),
-  'bm25 size 50 no source': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 50, _source: false }),
-  'bm25 size 100 no source, score-only sort': (t) => ({ query: postSearchQuery(search(t)), size: 100, _source: false }),
-  'knn k100 nc200': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
-  'knn k100 nc200 again': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
-  'knn k50 nc100': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 50, num_candidates: 100, filter: postSearchFilter(search(t)) }, size: 50, _source: false }),
-  'knn k100 nc100': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 100, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
-  'knn k100 nc200 no filter': (_t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200 }, size: 100, _source: false }),
-  'ids fetch of 20 +source': () => ({ query: { ids: { values: Array.from({ length: 20 }, (_, i) => `p${i}`) } }, size: 20, _source: SEARCH_SOURCE }),
+  'BM25 page: size 21 + source (BM25-only search)': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 21, _source: SEARCH_SOURCE }),
+  [`BM25 window: size ${W}, no source`]: (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: W, _source: false }),
+  'BM25 window: size 100, no source': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 100, _source: false }),
+  [`kNN: k ${W}, num_candidates ${2 * W}, filtered`]: (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: W, num_candidates: 2 * W, filter: postSearchFilter(search(t)) }, size: W, _source: false }),
+  'kNN: k 100, num_candidates 200, filtered': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
+  'records fetch: 20 ids + source': () => ({}),
 };
 // Real ids for the fetch variant.
 const sample = await es.search({ index, size: 20, _source: false, query: { match_all: {} } });
 const ids = sample.hits.hits.map((h) => h._id!);
-variants['ids fetch of 20 +source'] = () => ({ query: { ids: { values: ids } }, size: 20, _source: SEARCH_SOURCE });
+variants['records fetch: 20 ids + source'] = () => ({ query: { ids: { values: ids } }, size: 20, _source: SEARCH_SOURCE });
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const results: Record<string, { wall: number[]; took: number[] }> = {};

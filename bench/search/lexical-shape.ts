@@ -48,7 +48,7 @@ for (let i = 0; i < N + WARMUP; i++) {
   const names = Object.keys(variants);
   if (i % 2) names.reverse();
   for (const name of names) {
-    const response = await es.search({ index, query: variants[name]!(queryText(i)), size: 21, _source: false, track_total_hits: false, sort: [{ _score: 'desc' }, { id: 'asc' }] });
+    const response = await es.search({ index, query: variants[name]!(queryText(i)), size: 21, _source: false, track_total_hits: false, sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }] });
     if (i >= WARMUP) took[name]!.push(response.took);
   }
 }
