@@ -15,7 +15,8 @@ const envSchema = z.object({
     .default('http://127.0.0.1:8080')
     .transform((u) => u.replace(/\/+$/, '')),
   SIGNING_SECRET: z.string().min(32, 'SIGNING_SECRET must be at least 32 characters').optional(),
-  RATE_LIMIT_SEARCH_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Searches per API key per minute, shared by all API nodes (0: no limit). */
+  RATE_LIMIT_SEARCH_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Prefix of every index, alias and template name; lets several deployments (or test files) share a cluster. */
   INDEX_PREFIX: z

@@ -5,6 +5,7 @@ import type { AccountService } from '../accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import type { IntakeService } from '../intake/intake-service.ts';
 import type { KeyService } from '../keys/key-service.ts';
+import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../search/search-service.ts';
 import type { PostService } from '../posts/post-service.ts';
 import { registerProblemHandling } from './problems.ts';
@@ -27,6 +28,8 @@ export interface AppDependencies {
   intake: IntakeService;
   signer: DeliverySigner;
   readiness: Record<string, ReadinessCheck>;
+  /** Per-key search rate limit; its counters live in Redis so every node shares them. */
+  searchRateLimit?: SearchRateLimitOptions;
 }
 
 /** Fields that must never reach a log line. */
@@ -69,7 +72,14 @@ export function buildApp(
   registerProblemHandling(app, deps.baseUrl);
 
   app.register(healthRoutes, { checks: deps.readiness });
-  app.register(readRoutes, { keys: deps.keys, posts: deps.posts, postSearch: deps.postSearch, accounts: deps.accounts, accountSearch: deps.accountSearch });
+  app.register(readRoutes, {
+    keys: deps.keys,
+    posts: deps.posts,
+    postSearch: deps.postSearch,
+    accounts: deps.accounts,
+    accountSearch: deps.accountSearch,
+    ...(deps.searchRateLimit ? { rateLimit: deps.searchRateLimit } : {}),
+  });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
   app.register(deliveryRoutes, { signer: deps.signer });
   return app;

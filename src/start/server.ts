@@ -16,6 +16,11 @@ export function createServer(runtime: Runtime, logger?: Logger): FastifyInstance
       accountSearch: runtime.accountSearch,
       intake: runtime.intake,
       signer: runtime.signer,
+      searchRateLimit: {
+        searchesPerMinute: runtime.config.RATE_LIMIT_SEARCH_PER_MINUTE,
+        redis: runtime.redis,
+        namespace: `${runtime.config.REDIS_PREFIX}:ratelimit:search:`,
+      },
       readiness: {
         elasticsearch: async () => (await runtime.engine.checkHealth()).status,
         redis: async () => {

@@ -34,6 +34,8 @@ export async function startStack(name: string, env: Record<string, string> = {},
     LOG_LEVEL: 'silent',
     NODE_ENV: 'test',
     INTAKE_WAIT_TIMEOUT_MS: '30000',
+    // Cursor walks make hundreds of searches a minute with one key; rate-limit.test.ts sets its own.
+    RATE_LIMIT_SEARCH_PER_MINUTE: '100000',
     ...env,
   });
   const runtime = createRuntime(config);

@@ -6,9 +6,10 @@ import type { KeyService } from '../../keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../search/search-service.ts';
 import type { PostService } from '../../posts/post-service.ts';
 import { requireKey } from '../plugins/auth.ts';
+import { registerSearchRateLimit, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(256) });
-const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 503: problemSchema };
+const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
 
 /** Get post (4.3), get account (4.4): bare resources; search posts (4.1): an envelope. */
 export const readRoutes: FastifyPluginAsyncZod<{
@@ -17,8 +18,12 @@ export const readRoutes: FastifyPluginAsyncZod<{
   postSearch: PostSearchService;
   accounts: AccountService;
   accountSearch: AccountSearchService;
-}> = async (app, { keys, posts, postSearch, accounts, accountSearch }) => {
+  /** The per-key search rate limit (spec 4.1, 4.2: 429 `rate-limit-exceeded`); absent: none. */
+  rateLimit?: SearchRateLimitOptions;
+}> = async (app, { keys, posts, postSearch, accounts, accountSearch, rateLimit }) => {
   const onRequest = requireKey(keys, 'search');
+  const limited = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
+  const preHandler = limited ? [limited] : [];
 
   app.get(
     '/v1/social/posts/:id',
@@ -30,6 +35,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
     '/v1/social/posts/search',
     {
       onRequest,
+      preHandler,
       schema: {
         operationId: 'searchPosts',
         // Parsed by the service, so that every 422 names the JSON pointer of the offending value.
@@ -44,6 +50,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
     '/v1/social/accounts/search',
     {
       onRequest,
+      preHandler,
       schema: { operationId: 'searchAccounts', body: z.unknown(), response: { 200: accountSearchResponseSchema, ...errors } },
     },
     async (request) => ({ request_id: request.id, ...(await accountSearch.search(request.body)) }),

@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
+import { createServer } from '../../src/start/server.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+const problemType = (name: string) => `https://api.example.test/problems/${name}`;
+const LIMIT = 3;
+
+let stack: Stack;
+// A second API node on the same Redis: the budget is per key, not per node.
+let otherRuntime: Runtime;
+let otherNode: FastifyInstance;
+let other: string;
+
+beforeAll(async () => {
+  stack = await startStack('ratelimit', { RATE_LIMIT_SEARCH_PER_MINUTE: String(LIMIT) }, { worker: false });
+  otherRuntime = createRuntime(stack.config);
+  await otherRuntime.ready();
+  otherNode = createServer(otherRuntime);
+  await otherNode.ready();
+  other = (await stack.runtime.keys.create({ owner: 'other@example.com', name: 'other customer', scopes: ['search'] })).key;
+});
+
+afterAll(async () => {
+  await otherNode.close();
+  await otherRuntime.close();
+  await stack.close();
+});
+
+const search = (app: FastifyInstance, key: string, path = '/v1/social/posts/search') =>
+  app.inject({
+    method: 'POST',
+    url: path,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ post: { query: 'kite' } }),
+  });
+
+describe('search rate limit', () => {
+  it('counts searches per key across API nodes and answers 429 rate-limit-exceeded with Retry-After', async () => {
+    const first = await search(stack.app, stack.key);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['ratelimit-limit']).toBe(String(LIMIT));
+    expect(first.headers['ratelimit-remaining']).toBe(String(LIMIT - 1));
+    // The other node draws on the same budget, and account search on the same as post search.
+    expect((await search(otherNode, stack.key)).headers['ratelimit-remaining']).toBe(String(LIMIT - 2));
+    expect((await search(stack.app, stack.key, '/v1/social/accounts/search')).statusCode).toBe(422);
+
+    const limited = await search(otherNode, stack.key);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    const problem = limited.json();
+    expect(problem).toEqual({
+      type: problemType('rate-limit-exceeded'),
+      status: 429,
+      request_id: limited.headers['x-request-id'],
+      detail: expect.stringMatching(/3 searches per minute; retry in \d+ s/),
+    });
+  });
+
+  it('leaves other keys, reads and unauthenticated requests alone', async () => {
+    expect((await search(stack.app, stack.key)).statusCode).toBe(429);
+    expect((await search(stack.app, other)).statusCode).toBe(200);
+    // Reads are not searches.
+    const read = await stack.get('/v1/social/posts/unknown-post');
+    expect(read.statusCode).toBe(404);
+    // Authentication comes first: a bad key is a 401, and cannot spend anyone's budget.
+    const unauthenticated = await search(stack.app, stack.key.slice(0, -2) + 'xx');
+    expect(unauthenticated.statusCode).toBe(401);
+  });
+});
