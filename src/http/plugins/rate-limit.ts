@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { RateLimitExceededError } from '../../errors.ts';
 
 /** The search rate limit: per API key, one fixed window of a minute, shared by every API node. */
@@ -13,16 +14,25 @@ export interface SearchRateLimitOptions {
   namespace: string;
 }
 
+/** Runs a search under the key's rate limit. */
+export type SearchLimiter = <T>(request: FastifyRequest, reply: FastifyReply, search: () => Promise<T>) => Promise<T>;
+
 /**
- * Registers @fastify/rate-limit (Redis store) and returns the `preHandler` that enforces it on a
- * route. It runs after authentication, so the budget is the verified key's: counting on a key id
- * read from an unverified header would let anyone spend another customer's budget.
+ * Registers @fastify/rate-limit (Redis store) and returns the limiter the search routes run their
+ * work under. It counts after authentication, so the budget is the verified key's: counting on a
+ * key id read from an unverified header would let anyone spend another customer's budget.
  *
- * Every limited response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
+ * The Redis count runs alongside the search rather than before it, so the limit adds no round
+ * trip to a search within budget; a search found over budget is answered 429 and its result
+ * dropped. The node then remembers the key as over budget until the window resets and answers
+ * its next searches 429 at once, with no engine work: a client hammering past its limit costs one
+ * search per node, not one per request.
+ *
+ * Every search response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
  * (seconds), the IETF draft's fields; a 429 adds `Retry-After`. If Redis cannot be reached the
- * request goes through (searches keep working; the limit is protection, not billing).
+ * search goes through (the limit is protection, not billing).
  */
-export async function registerSearchRateLimit(app: FastifyInstance, options: SearchRateLimitOptions): Promise<preHandlerAsyncHookHandler | null> {
+export async function registerSearchRateLimit(app: FastifyInstance, options: SearchRateLimitOptions): Promise<SearchLimiter | null> {
   if (options.searchesPerMinute === 0) return null;
   await app.register(rateLimit, {
     global: false,
@@ -34,17 +44,34 @@ export async function registerSearchRateLimit(app: FastifyInstance, options: Sea
     keyGenerator: (request) => request.apiKey?.id ?? 'anonymous',
   });
   const check = app.createRateLimit();
-  return async (request, reply) => {
-    const limit = await check(request);
-    if (limit.isAllowed) return;
-    reply.header('ratelimit-limit', limit.max);
-    reply.header('ratelimit-remaining', limit.remaining);
-    reply.header('ratelimit-reset', limit.ttlInSeconds);
-    if (limit.isExceeded) {
-      throw new RateLimitExceededError(
-        `this API key has used its ${limit.max} searches per minute; retry in ${limit.ttlInSeconds} s`,
-        limit.ttlInSeconds,
-      );
+  // Key id → when its window resets (epoch ms), for keys this node has seen over budget.
+  const overBudget = new LRUCache<string, number>({ max: 10_000 });
+  const exceeded = (reply: FastifyReply, max: number, resetSeconds: number) => {
+    reply.header('ratelimit-limit', max);
+    reply.header('ratelimit-remaining', 0);
+    reply.header('ratelimit-reset', resetSeconds);
+    return new RateLimitExceededError(`this API key has used its ${max} searches per minute; retry in ${resetSeconds} s`, resetSeconds);
+  };
+
+  return async (request, reply, search) => {
+    const keyId = request.apiKey?.id ?? 'anonymous';
+    const resetsAt = overBudget.get(keyId);
+    if (resetsAt !== undefined) {
+      if (resetsAt > Date.now()) throw exceeded(reply, options.searchesPerMinute, Math.ceil((resetsAt - Date.now()) / 1000));
+      overBudget.delete(keyId);
     }
+    const counted = check(request).then((limit) => {
+      if (limit.isAllowed) return;
+      if (limit.isExceeded) {
+        overBudget.set(keyId, Date.now() + limit.ttl);
+        throw exceeded(reply, limit.max, limit.ttlInSeconds);
+      }
+      reply.header('ratelimit-limit', limit.max);
+      reply.header('ratelimit-remaining', limit.remaining);
+      reply.header('ratelimit-reset', limit.ttlInSeconds);
+    });
+    // A rejection of either ends the request; Promise.all keeps the other's later failure handled.
+    const [, result] = await Promise.all([counted, search()]);
+    return result;
   };
 }

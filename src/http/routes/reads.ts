@@ -6,7 +6,7 @@ import type { KeyService } from '../../keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../search/search-service.ts';
 import type { PostService } from '../../posts/post-service.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerSearchRateLimit, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
+import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(256) });
 const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
@@ -22,8 +22,8 @@ export const readRoutes: FastifyPluginAsyncZod<{
   rateLimit?: SearchRateLimitOptions;
 }> = async (app, { keys, posts, postSearch, accounts, accountSearch, rateLimit }) => {
   const onRequest = requireKey(keys, 'search');
-  const limited = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
-  const preHandler = limited ? [limited] : [];
+  const limiter = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
+  const limited: SearchLimiter = limiter ?? ((_request, _reply, search) => search());
 
   app.get(
     '/v1/social/posts/:id',
@@ -35,7 +35,6 @@ export const readRoutes: FastifyPluginAsyncZod<{
     '/v1/social/posts/search',
     {
       onRequest,
-      preHandler,
       schema: {
         operationId: 'searchPosts',
         // Parsed by the service, so that every 422 names the JSON pointer of the offending value.
@@ -43,17 +42,16 @@ export const readRoutes: FastifyPluginAsyncZod<{
         response: { 200: postSearchResponseSchema, ...errors },
       },
     },
-    async (request) => ({ request_id: request.id, ...(await postSearch.search(request.body)) }),
+    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => postSearch.search(request.body))) }),
   );
 
   app.post(
     '/v1/social/accounts/search',
     {
       onRequest,
-      preHandler,
       schema: { operationId: 'searchAccounts', body: z.unknown(), response: { 200: accountSearchResponseSchema, ...errors } },
     },
-    async (request) => ({ request_id: request.id, ...(await accountSearch.search(request.body)) }),
+    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => accountSearch.search(request.body))) }),
   );
 
   app.get(
