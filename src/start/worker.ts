@@ -12,6 +12,7 @@ import {
 import { createRecordEmbeddings } from '../intake/record-embeddings.ts';
 import { createObservationsJobHandler } from '../../workers/observations-job.ts';
 import { createEmbeddingsJobHandler } from '../../workers/embeddings-job.ts';
+import { resumeAbandonedPause } from './rebuild.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The running workers of one process. */
@@ -70,6 +71,9 @@ export function startWorker(runtime: Runtime, logger: Logger): WorkerHandle {
       })
     : null;
   if (embeddings) watch(embeddings, logger, 'embedding records');
+  resumeAbandonedPause(runtime, logger).catch((error: unknown) =>
+    logger.warn({ err: error }, 'could not check whether an interrupted rebuild left the queues paused'),
+  );
 
   return {
     async close() {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { rebuildIndex, resumeAbandonedPause } from '../../src/start/rebuild.ts';
+import { acquireRebuildLock } from '../../src/start/rebuild-lock.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -64,5 +66,64 @@ describe('indices rebuild', () => {
     expect((await stack.get(`/v1/social/posts/${probe}`)).body.likes).toBe(5);
     const status = await stack.runtime.indexAdmin.status();
     expect(status.find((s) => s.name === 'posts')).toMatchObject({ docs: 60, up_to_date: true, indices: [result.to] });
+  });
+});
+
+describe('interrupted rebuilds', () => {
+  const concrete = async () =>
+    Object.keys(await stack.runtime.es.indices.get({ index: `${stack.config.INDEX_PREFIX}-accounts-v*`, allow_no_indices: true })).sort();
+  const readAlias = () => `${stack.config.INDEX_PREFIX}-accounts`;
+  const quiet = { warn: () => undefined };
+
+  it('a copy that fails or is cancelled leaves no index behind and the aliases as they were', async () => {
+    await stack.ingest([accountObs({ platform_id: 'int-a', handle: 'int.author' })]);
+    const indices = await concrete();
+    const live = await aliasTargets(readAlias());
+
+    await expect(
+      stack.runtime.indexAdmin.rebuild('accounts', { transform: () => Promise.reject(new Error('embedding failed')) }),
+    ).rejects.toThrow('embedding failed');
+    expect(await concrete()).toEqual(indices);
+
+    // Cancelled once the copy is done but before the swap: still nothing left, nothing swapped.
+    const abort = new AbortController();
+    await expect(stack.runtime.indexAdmin.rebuild('accounts', { signal: abort.signal, onProgress: () => abort.abort() })).rejects.toThrow();
+    expect(await concrete()).toEqual(indices);
+    expect(await aliasTargets(readAlias())).toEqual(live);
+  });
+
+  it('the next rebuild removes what a killed one left, but keeps an index kept on purpose', async () => {
+    const kept = await stack.runtime.indexAdmin.rebuild('accounts', { keepOld: true });
+    // What `kill -9` during a copy leaves: a newer concrete index that no alias points to.
+    const orphan = `${stack.config.INDEX_PREFIX}-accounts-v999-orphan`;
+    await stack.runtime.es.indices.create({ index: orphan });
+
+    const outcome = await rebuildIndex(stack.runtime, quiet, 'accounts');
+    expect(outcome).toMatchObject({ status: 'rebuilt', removedOrphans: [orphan], from: [kept.to] });
+    expect(await stack.runtime.es.indices.exists({ index: orphan })).toBe(false);
+    expect(await stack.runtime.es.indices.exists({ index: kept.from[0]! })).toBe(true);
+    await stack.runtime.es.indices.delete({ index: kept.from[0]! });
+  });
+
+  it('one rebuild per index at a time', async () => {
+    const held = await acquireRebuildLock(stack.runtime.redis, stack.config.REDIS_PREFIX, 'accounts', 'another operator');
+    if (!('lock' in held)) throw new Error('lock expected');
+    try {
+      expect(await rebuildIndex(stack.runtime, quiet, 'accounts')).toEqual({ status: 'busy', heldBy: 'another operator' });
+    } finally {
+      await held.lock.release();
+    }
+    expect((await rebuildIndex(stack.runtime, quiet, 'accounts')).status).toBe('rebuilt');
+  });
+
+  it('a worker resumes intake left paused by a killed rebuild, not one paused by a running rebuild', async () => {
+    await stack.runtime.queue.pause();
+    const held = await acquireRebuildLock(stack.runtime.redis, stack.config.REDIS_PREFIX, 'posts');
+    if (!('lock' in held)) throw new Error('lock expected');
+    expect(await resumeAbandonedPause(stack.runtime, quiet)).toEqual([]);
+    expect(await stack.runtime.queue.isPaused()).toBe(true);
+    await held.lock.release();
+    expect(await resumeAbandonedPause(stack.runtime, quiet)).toEqual([stack.runtime.queue.name]);
+    expect(await stack.runtime.queue.isPaused()).toBe(false);
   });
 });

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { INDEX_NAMES, type IndexName } from '../../engine/elasticsearch/names.ts';
-import { createEmbeddingQueue } from '../../intake/embedding-queue.ts';
-import { createRecordEmbeddings } from '../../intake/record-embeddings.ts';
+import { rebuildIndex } from '../../start/rebuild.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** `indices apply | rebuild NAME | status` (operations contract §1). */
@@ -27,36 +25,40 @@ export function registerIndices(program: Command): void {
     .option('--keep-old', 'keep the previous concrete index after the alias swap')
     .action((name: string, options: { keepOld?: boolean }) =>
       runCommand(async (runtime, logger) => {
-        const { indexAdmin, queue, visibility, config } = runtime;
         if (!INDEX_NAMES.includes(name as IndexName)) {
           process.stderr.write(`social-search: unknown index "${name}"; expected ${INDEX_NAMES.join(' or ')}\n`);
           return EXIT.usage;
         }
-        // With a model configured, the copy also embeds every record whose vector is missing or
-        // from another model: this is how existing data gets vectors, or moves to a new model.
-        const embedder = runtime.embedder();
-        await embedder.ready();
-        const records = embedder.status().state === 'ready' ? createRecordEmbeddings({ engine: runtime.engine, embedder }) : null;
-        if (records) logger.warn(`records without a current ${records.modelId} vector are embedded during the copy`);
-        // Writes pause while the copy runs (observations and embeddings keep queueing in Redis,
-        // none is lost); reads keep being served by the old index until the atomic alias swap.
-        const embeddings = createEmbeddingQueue({ connection: runtime.redis, prefix: config.REDIS_PREFIX });
-        const paused = [queue, embeddings];
-        await Promise.all(paused.map((q) => q.pause()));
+        // Ctrl-C or TERM stops the copy cleanly (partial copy deleted, live index untouched,
+        // intake resumed); a second signal exits at once.
+        const abort = new AbortController();
+        const stop = () => {
+          if (abort.signal.aborted) process.exit(130);
+          process.stderr.write(`\nstopping: removing the partial copy of ${name} and resuming intake\n`);
+          abort.abort();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
         try {
-          while ((await Promise.all(paused.map((q) => q.getActiveCount()))).some((n) => n > 0)) await sleep(200);
-          const result = await indexAdmin.rebuild(name as IndexName, {
+          const outcome = await rebuildIndex(runtime, logger, name as IndexName, {
             keepOld: options.keepOld === true,
+            signal: abort.signal,
             onProgress: (n) => process.stderr.write(`\rcopied ${n}`),
-            ...(records ? { transform: (page: any[]) => records.withVectors(name as IndexName, page) } : {}),
           });
           process.stderr.write('\n');
-          // Search nodes must stop serving first pages from snapshots of the old index.
-          await visibility.advance();
-          out(`rebuilt ${name}: ${result.copied} documents, ${result.from.join(', ') || '(none)'} → ${result.to}`);
+          if (outcome.status === 'busy') {
+            process.stderr.write(`social-search: a rebuild of ${name} is already running (${outcome.heldBy}); wait for it to finish\n`);
+            return EXIT.failed;
+          }
+          out(`rebuilt ${name}: ${outcome.copied} documents, ${outcome.from.join(', ') || '(none)'} → ${outcome.to}`);
+          return EXIT.ok;
+        } catch (error) {
+          if (!abort.signal.aborted) throw error;
+          process.stderr.write(`social-search: rebuild of ${name} cancelled; the live index is unchanged\n`);
+          return 130;
         } finally {
-          await Promise.all(paused.map((q) => q.resume()));
-          await embeddings.close();
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
         }
       }),
     );

@@ -49,8 +49,16 @@ export interface IndexAdmin {
       onProgress?: (copied: number) => void;
       /** Rewrites each page of records before it is projected into the new index (e.g. to embed them). */
       transform?: (records: any[]) => Promise<any[]>;
+      /** Stops the copy between pages; the new index is deleted and the aliases left as they were. */
+      signal?: AbortSignal;
     },
   ): Promise<{ from: string[]; to: string; copied: number }>;
+  /**
+   * Deletes the concrete indices of `name` that an interrupted rebuild left behind: without an
+   * alias and created after the live index (indices kept with `--keep-old` are older, and stay).
+   * Only safe while no rebuild of `name` runs. Returns what it deleted.
+   */
+  removeOrphans(name: IndexName): Promise<string[]>;
   /** Deletes every index and template under the prefix (tests and `--reset`). */
   destroy(): Promise<void>;
 }
@@ -225,64 +233,89 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
       );
       const project = name === 'posts' ? projectPost : projectAccount;
       let copied = 0;
-      const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
       try {
-        let after: unknown[] | undefined;
-        // One bulk in flight while the next page is read and projected: the engine indexes while
-        // this process computes, instead of each waiting for the other.
-        let inFlight: Promise<void> | null = null;
-        for (;;) {
-          const page = await engineCall(() =>
-            client.search<{ record: any }>({
-              pit: { id: pit.id, keep_alive: '5m' },
-              sort: [{ _shard_doc: 'asc' }],
-              size: 1000,
-              track_total_hits: false,
-              ...(after ? { search_after: after as never } : {}),
-            }),
-          );
-          const hits = page.hits.hits;
-          if (hits.length === 0) break;
-          // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
-          const records = hits.map((h) => h._source!.record);
-          const rewritten = options.transform ? await options.transform(records) : records;
-          const operations = hits.flatMap((h, i) => [{ index: { _index: to, _id: h._id } }, project(rewritten[i])]);
+        const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
+        try {
+          let after: unknown[] | undefined;
+          // One bulk in flight while the next page is read and projected: the engine indexes while
+          // this process computes, instead of each waiting for the other.
+          let inFlight: Promise<void> | null = null;
+          for (;;) {
+            options.signal?.throwIfAborted();
+            const page = await engineCall(() =>
+              client.search<{ record: any }>({
+                pit: { id: pit.id, keep_alive: '5m' },
+                sort: [{ _shard_doc: 'asc' }],
+                size: 1000,
+                track_total_hits: false,
+                ...(after ? { search_after: after as never } : {}),
+              }),
+            );
+            const hits = page.hits.hits;
+            if (hits.length === 0) break;
+            // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
+            const records = hits.map((h) => h._source!.record);
+            const rewritten = options.transform ? await options.transform(records) : records;
+            const operations = hits.flatMap((h, i) => [{ index: { _index: to, _id: h._id } }, project(rewritten[i])]);
+            await inFlight;
+            inFlight = engineCall(() => client.bulk({ operations })).then((result) => {
+              if (result.errors) {
+                const first = result.items.find((i) => i.index?.error)?.index?.error;
+                throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
+              }
+              copied += hits.length;
+              options.onProgress?.(copied);
+            });
+            // Surfaces a failed bulk at the next await, not as an unhandled rejection meanwhile.
+            inFlight.catch(() => undefined);
+            after = hits.at(-1)!.sort;
+          }
           await inFlight;
-          inFlight = engineCall(() => client.bulk({ operations })).then((result) => {
-            if (result.errors) {
-              const first = result.items.find((i) => i.index?.error)?.index?.error;
-              throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
-            }
-            copied += hits.length;
-            options.onProgress?.(copied);
-          });
-          // Surfaces a failed bulk at the next await, not as an unhandled rejection meanwhile.
-          inFlight.catch(() => undefined);
-          after = hits.at(-1)!.sort;
+        } finally {
+          await client.closePointInTime({ id: pit.id }).catch(() => undefined);
         }
-        await inFlight;
-      } finally {
-        await client.closePointInTime({ id: pit.id }).catch(() => undefined);
+        await engineCall(() => client.indices.putSettings({ index: to, settings: { refresh_interval: '1s' } }));
+        await engineCall(() => client.indices.refresh({ index: to }));
+        const counted = (await engineCall(() => client.count({ index: to }))).count;
+        if (counted !== copied) throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
+        // Cancellable up to the swap, not after: then the new index is the live one.
+        options.signal?.throwIfAborted();
+        // One atomic alias update: readers switch from the old index to the new one with no gap.
+        await engineCall(() =>
+          client.indices.updateAliases({
+            actions: [
+              ...from.flatMap((index) => [
+                { remove: { index, alias: desired.names.read } },
+                { remove: { index, alias: desired.names.write } },
+              ]),
+              { add: { index: to, alias: desired.names.read } },
+              { add: { index: to, alias: desired.names.write, is_write_index: true } },
+            ],
+          }),
+        );
+      } catch (error) {
+        // Nothing of a failed or cancelled copy stays behind; readers never saw it (the alias
+        // swap is atomic: if it failed, nothing points at the new index).
+        await client.indices.delete({ index: to }).catch(() => undefined);
+        throw error;
       }
-      await engineCall(() => client.indices.putSettings({ index: to, settings: { refresh_interval: '1s' } }));
-      await engineCall(() => client.indices.refresh({ index: to }));
-      const counted = (await engineCall(() => client.count({ index: to }))).count;
-      if (counted !== copied) throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
-      // One atomic alias update: readers switch from the old index to the new one with no gap.
-      await engineCall(() =>
-        client.indices.updateAliases({
-          actions: [
-            ...from.flatMap((index) => [
-              { remove: { index, alias: desired.names.read } },
-              { remove: { index, alias: desired.names.write } },
-            ]),
-            { add: { index: to, alias: desired.names.read } },
-            { add: { index: to, alias: desired.names.write, is_write_index: true } },
-          ],
-        }),
-      );
       if (!options.keepOld && from.length > 0) await engineCall(() => client.indices.delete({ index: from }));
       return { from, to, copied };
+    },
+
+    async removeOrphans(name) {
+      const names = indexNames(indexPrefix, name);
+      const all = await engineCall(() =>
+        client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true, features: ['settings'] }),
+      );
+      const live = new Set([...(await aliasTargets(names.read)), ...(await aliasTargets(names.write))]);
+      const created = (index: string) => Number(all[index]?.settings?.index?.creation_date ?? 0);
+      const newestLive = Math.max(0, ...[...live].map(created));
+      // With no live index there is no telling an orphan from data: leave everything.
+      if (newestLive === 0) return [];
+      const orphans = Object.keys(all).filter((index) => !live.has(index) && created(index) > newestLive);
+      if (orphans.length > 0) await engineCall(() => client.indices.delete({ index: orphans }));
+      return orphans;
     },
 
     async destroy() {
