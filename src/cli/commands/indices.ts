@@ -53,6 +53,7 @@ export function registerIndices(program: Command): void {
           out(`rebuilt ${name}: ${outcome.copied} documents, ${outcome.from.join(', ') || '(none)'} → ${outcome.to}`);
           return EXIT.ok;
         } catch (error) {
+          process.stderr.write('\n');
           if (!abort.signal.aborted) throw error;
           process.stderr.write(`social-search: rebuild of ${name} cancelled; the live index is unchanged\n`);
           return 130;
