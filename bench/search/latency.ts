@@ -11,6 +11,7 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { loadConfig } from '../../src/config.ts';
 import { accountSearchQuery, accountSearchSort } from '../../src/engine/elasticsearch/account-query.ts';
@@ -44,12 +45,13 @@ const QUERIES = [
 ];
 const NICHES = ['skincare', 'fitness', 'home_cooking', 'personal_finance', 'travel', 'fashion', 'gaming', 'beauty'];
 
-type Scenario = { name: string; path: string; body: (i: number) => unknown; raw: (body: any) => Promise<unknown> };
+type Scenario = { name: string; path: string; body: (i: number) => unknown; raw: (body: any) => Promise<unknown[]> };
 
 async function rawPostSearch(body: unknown) {
   const request = parsePostSearchRequest(body);
   if (request.kind !== 'initial') throw new Error('initial requests only');
-  await es.search({ index: posts, query: postSearchQuery(request.search), sort: postSearchSort(request.search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  const response = await es.search<{ record: unknown }>({ index: posts, query: postSearchQuery(request.search), sort: postSearchSort(request.search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  return response.hits.hits.slice(0, request.limit).map((h) => h._source!.record);
 }
 
 async function rawAccountSearch(body: unknown) {
@@ -66,7 +68,8 @@ async function rawAccountSearch(body: unknown) {
     const ids = ((agg.aggregations?.authors as any)?.buckets ?? []).map((b: { key: string }) => b.key);
     filter.push(ids.length ? { terms: { id: ids } } : { match_none: {} });
   }
-  await es.search({ index: accounts, query: { bool: { filter } }, sort: accountSearchSort(search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  const response = await es.search<{ record: unknown }>({ index: accounts, query: { bool: { filter } }, sort: accountSearchSort(search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  return response.hits.hits.slice(0, request.limit).map((h) => h._source!.record);
 }
 
 const scenarios: Scenario[] = [
@@ -105,30 +108,49 @@ async function api(path: string, body: unknown): Promise<void> {
   JSON.parse(text);
 }
 
+// The floor any HTTP service in front of the engine pays here: a bare Fastify route (no key,
+// no validation, no rendering, no cursor, no Redis) that runs the raw side's query and returns
+// the records it got. Timed alongside, so every run says how much of the API's cost is the hop.
+const floorApp = Fastify({ logger: false });
+floorApp.post<{ Params: { scenario: string } }>('/floor/:scenario', async (request) => ({
+  data: await scenarios[Number(request.params.scenario)]!.raw(request.body),
+}));
+const floorPool = new Pool(await floorApp.listen({ host: '127.0.0.1', port: 0 }), { connections: 1, pipelining: 1 });
+async function floor(scenario: number, body: unknown): Promise<void> {
+  const response = await floorPool.request({ path: `/floor/${scenario}`, method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  JSON.parse(await response.body.text());
+}
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const results: Record<string, unknown>[] = [];
-for (const s of scenarios) {
+for (const [index, s] of scenarios.entries()) {
   const apiMs: number[] = [];
   const rawMs: number[] = [];
+  const floorMs: number[] = [];
+  const sides = ['api', 'raw', 'floor'] as const;
   for (let i = 0; i < N + WARMUP; i++) {
     const body = s.body(i);
-    // Alternate which side goes first, so neither always benefits from a warmer cache.
-    const order = i % 2 === 0 ? ['api', 'raw'] : ['raw', 'api'];
+    // Rotate which side goes first, so none always benefits from a warmer cache.
+    const order = [...sides.slice(i % 3), ...sides.slice(0, i % 3)];
     for (const side of order) {
       const t = performance.now();
       if (side === 'api') await api(s.path, body);
-      else await s.raw(body);
-      if (i >= WARMUP) (side === 'api' ? apiMs : rawMs).push(performance.now() - t);
+      else if (side === 'raw') await s.raw(body);
+      else await floor(index, body);
+      if (i >= WARMUP) (side === 'api' ? apiMs : side === 'raw' ? rawMs : floorMs).push(performance.now() - t);
     }
   }
   apiMs.sort((a, b) => a - b);
   rawMs.sort((a, b) => a - b);
+  floorMs.sort((a, b) => a - b);
   const row = {
     scenario: s.name, requests: N,
     api_p50_ms: +quantile(apiMs, 0.5).toFixed(2), raw_p50_ms: +quantile(rawMs, 0.5).toFixed(2),
     api_p99_ms: +quantile(apiMs, 0.99).toFixed(2), raw_p99_ms: +quantile(rawMs, 0.99).toFixed(2),
     p50_ratio: +(quantile(apiMs, 0.5) / quantile(rawMs, 0.5)).toFixed(2),
     p99_ratio: +(quantile(apiMs, 0.99) / quantile(rawMs, 0.99)).toFixed(2),
+    floor_p50_ratio: +(quantile(floorMs, 0.5) / quantile(rawMs, 0.5)).toFixed(2),
+    floor_p99_ratio: +(quantile(floorMs, 0.99) / quantile(rawMs, 0.99)).toFixed(2),
   };
   results.push(row);
   console.log(JSON.stringify(row));
@@ -137,6 +159,8 @@ const counts = { posts: (await es.count({ index: posts })).count, accounts: (awa
 writeFileSync('bench/results/search-latency.json', JSON.stringify({ date: new Date().toISOString(), counts, results }, null, 2));
 console.table(results);
 await pool.close();
+await floorPool.close();
+await floorApp.close();
 await app?.close();
 await runtime.close();
 await es.close();
