@@ -106,3 +106,44 @@ describe('API key cache', () => {
     expect(reads - before).toBe(2);
   });
 });
+
+describe('API key cache when its listener drops', () => {
+  it('forgets every cached key, so a revocation sent meanwhile still takes effect', async () => {
+    const name = `key-cache-listener-${randomUUID()}`;
+    const redis = connect();
+    const local = createCachedKeyStore({
+      store,
+      subscriber: () => {
+        const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: name, retryStrategy: () => 50 });
+        connections.push(connection);
+        return connection;
+      },
+      channel: revocationChannel(prefix),
+      ttlMs: 60_000,
+    });
+    const node = createKeyService({ store: local });
+    try {
+      const created = await cli.create({ owner: 'cache@example.com', name: 'listener drop' });
+      await node.authenticate(`Bearer ${created.key}`);
+      await until(() => local.stats().listening);
+      await node.authenticate(`Bearer ${created.key}`);
+      await node.authenticate(`Bearer ${created.key}`);
+      expect(local.stats().hits).toBe(1);
+
+      // Cut the listener's connection, and revoke while it is down: that message is lost.
+      const clients = (await redis.client('LIST')) as string;
+      const id = clients.split('\n').find((line) => line.includes(`name=${name}`))?.match(/\bid=(\d+)/)?.[1];
+      expect(id).toBeDefined();
+      await redis.client('KILL', 'ID', id!);
+      await until(() => !local.stats().listening);
+      await cli.revoke(created.id);
+
+      await expect(node.authenticate(`Bearer ${created.key}`)).rejects.toBeInstanceOf(AuthenticationRequiredError);
+      // Back up again, it still never serves the revoked key from memory.
+      await until(() => local.stats().listening);
+      await expect(node.authenticate(`Bearer ${created.key}`)).rejects.toBeInstanceOf(AuthenticationRequiredError);
+    } finally {
+      local.close();
+    }
+  });
+});
