@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { parseKey } from '../../src/keys/key-format.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -40,7 +41,7 @@ describe('social-search keys', () => {
 
     const listed = await cli('keys', 'list', '--owner', 'ops@example.com', '--json');
     expect(listed.code).toBe(0);
-    expect(listed.stdout).not.toContain(key.key.split('_').at(-1));
+    expect(listed.stdout).not.toContain(parseKey(key.key)!.secret);
     expect(listed.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([key.id]);
 
     expect((await cli('keys', 'revoke', key.id)).code).toBe(0);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createDeliverySigner } from '../../src/delivery/signer.ts';
 import { LOG_REDACTIONS } from '../../src/http/app.ts';
+import { parseKey } from '../../src/keys/key-format.ts';
 import { createServer } from '../../src/start/server.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -146,6 +147,6 @@ describe('logs', () => {
     await app.close();
     const all = lines.join('');
     expect(all).toContain(response.headers['x-request-id'] as string);
-    expect(all).not.toContain(stack.key.split('_').at(-1)!);
+    expect(all).not.toContain(parseKey(stack.key)!.secret);
   });
 });
