@@ -85,9 +85,11 @@ const scenarios: Scenario[] = [
     raw: rawPostSearch,
   },
   {
+    // A posts scope of its own per request (`views ≥ i`): the API remembers a scope's qualifying
+    // accounts per snapshot (for next pages), which must not flatter first pages here.
     name: 'accounts: posts scope', path: '/v1/social/accounts/search',
     body: (i) => ({
-      account: { filters: { niches: { contains_any: [NICHES[i % NICHES.length]] } }, posts: { minimum_matching_posts: 2, filters: { offer_types: { contains_any: ['discount'] }, posted_at: { gte: '2026-06-01T00:00:00Z' } } } },
+      account: { filters: { niches: { contains_any: [NICHES[i % NICHES.length]] } }, posts: { minimum_matching_posts: 2, filters: { offer_types: { contains_any: ['discount'] }, posted_at: { gte: '2026-06-01T00:00:00Z' }, views: { gte: i } } } },
       sort: { by: 'followers_count', order: 'desc' }, limit: 20,
     }),
     raw: rawAccountSearch,

@@ -94,6 +94,36 @@ describe('search accounts (spec 4.2)', () => {
     expect(seen).toHaveLength(5); // the five public chefs
   });
 
+  it('aggregates the posts scope once per snapshot: later pages reuse the qualifying set', async () => {
+    // Every request the engine sends to the posts index with an aggregation is the scope's.
+    let aggregations = 0;
+    const count = (_error: unknown, event: { meta: { request: { params: { path: string; body?: unknown } } } } | null) => {
+      const params = event?.meta.request.params;
+      if (params && typeof params.body === 'string' && params.body.includes('"aggs"')) aggregations++;
+    };
+    stack.runtime.es.diagnostic.on('request', count);
+    try {
+      // A scope no other test asks for: sets are shared by every search on the same snapshot.
+      const posts = (minimum: number) => ({ minimum_matching_posts: minimum, filters: { format: { in: ['reel'] }, views: { gte: 5001 } } });
+      const body = { account: { posts: posts(1), filters: { followers_count: { gte: 1 } } }, limit: 1 };
+      const seen: string[] = [];
+      let response = await search(body);
+      for (;;) {
+        expect(response.statusCode).toBe(200);
+        seen.push(...response.body.data.map((a: { handle: string }) => a.handle));
+        if (!response.body.has_more) break;
+        response = await search({ cursor: response.body.next_cursor });
+      }
+      expect(seen.sort()).toEqual(['chef.one', 'chef.three', 'chef.two']);
+      expect(aggregations).toBe(1);
+      // A different scope is a different set.
+      expect(handles(await search({ account: { posts: posts(3) }, limit: 100 }))).toEqual(['chef.one', 'chef.three']);
+      expect(aggregations).toBe(2);
+    } finally {
+      stack.runtime.es.diagnostic.off('request', count);
+    }
+  });
+
   it('validates the scope with JSON pointers', async () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ account: {} }, /^\/account: /],

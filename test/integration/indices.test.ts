@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
+import { createRedisKeyedLocks } from '../../src/intake/keyed-locks.ts';
+import { createObservationProcessor } from '../../src/intake/processor.ts';
 import { rebuildIndex, resumeAbandonedPause } from '../../src/start/rebuild.ts';
 import { acquireRebuildLock } from '../../src/start/rebuild-lock.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
@@ -125,5 +128,27 @@ describe('interrupted rebuilds', () => {
     await held.lock.release();
     expect(await resumeAbandonedPause(stack.runtime, quiet)).toEqual([stack.runtime.queue.name]);
     expect(await stack.runtime.queue.isPaused()).toBe(false);
+  });
+});
+
+describe('before indices apply', () => {
+  it('intake fails as "not installed" and leaves no index named like an alias behind', async () => {
+    const prefix = `${stack.config.INDEX_PREFIX}-bare`;
+    const engine = createElasticsearchEngine({ client: stack.runtime.es, indexPrefix: prefix });
+    const process = createObservationProcessor({
+      engine,
+      locks: createRedisKeyedLocks({ redis: stack.runtime.redis, prefix }),
+      visibility: { advance: async () => undefined },
+    });
+    const created = async () => Object.keys(await stack.runtime.es.indices.get({ index: `${prefix}-*`, allow_no_indices: true }));
+    try {
+      // An account alone: its real-time read of a missing alias finds nothing, so it would be created.
+      await expect(process([accountObs({ platform_id: 'bare-a', handle: 'bare.author' })], { refresh: false }))
+        .rejects.toMatchObject({ status: 503, detail: expect.stringMatching(/indices apply/) });
+      await expect(process([postObs('bare-a', { platform_id: 'bare-p' })], { refresh: false })).rejects.toMatchObject({ status: 503 });
+      expect(await created()).toEqual([]);
+    } finally {
+      for (const index of await created()) await stack.runtime.es.indices.delete({ index });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { LRUCache } from 'lru-cache';
 import { ValidationFailedError } from '../../errors.ts';
 import { foldCase } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
@@ -78,4 +79,36 @@ export async function qualifyingAccounts(client: Client, pit: string, scope: Pos
     );
   }
   return ids.length === 0 ? { match_none: {} } : { terms: { id: ids } };
+}
+
+/** {@link qualifyingAccounts}, remembered per point in time. */
+export type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.QueryDslQueryContainer>;
+
+/**
+ * {@link qualifyingAccounts} with memory: a point in time is a fixed snapshot, so one posts scope
+ * on it always qualifies the same accounts. The next pages of a search, and other searches with
+ * the same scope on this node's shared snapshot, reuse the set instead of aggregating over the
+ * posts again (the aggregation is most of a posts-scoped search: ~30 ms of ~55 ms at 1M posts).
+ * Bounded by the number of account ids held; concurrent identical requests share one aggregation.
+ */
+export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
+  const held = new LRUCache<string, estypes.QueryDslQueryContainer & object>({
+    maxSize: options.maxIds ?? 200_000,
+    sizeCalculation: (filter) => Math.max(1, (filter as { terms?: { id?: unknown[] } }).terms?.id?.length ?? 1),
+    ttl: options.ttlMs ?? 15 * 60_000,
+  });
+  const inFlight = new Map<string, Promise<estypes.QueryDslQueryContainer>>();
+  return async (pit, scope) => {
+    const key = `${pit}\n${JSON.stringify(scope)}`;
+    const known = held.get(key);
+    if (known) return known;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = qualifyingAccounts(client, pit, scope).finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    const filter = await pending;
+    if (filter) held.set(key, filter);
+    return filter;
+  };
 }

@@ -5,7 +5,7 @@ import type { PostSearch } from '../../query/search-request.ts';
 import type { AuthorPostFacts, Engine } from '../engine.ts';
 import { engineCall } from './errors.ts';
 import { indexNames } from './names.ts';
-import { accountSearchQuery, accountSearchSort, qualifyingAccounts } from './account-query.ts';
+import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
 import { fusedPostSearch, isFusedState } from './fused-search.ts';
 import { pagedSearch } from './paged-search.ts';
 import { createSnapshotPool } from './snapshot-pool.ts';
@@ -24,6 +24,7 @@ export function createElasticsearchEngine(deps: {
 }): Engine {
   const { client } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
+  const qualifying = createQualifyingAccounts(client);
   const posts = indexNames(deps.indexPrefix, 'posts');
   const accounts = indexNames(deps.indexPrefix, 'accounts');
 
@@ -151,7 +152,7 @@ export function createElasticsearchEngine(deps: {
         query: accountSearchQuery(search),
         sort: accountSearchSort(search),
         page,
-        ...(scope ? { refine: async (pit: string) => [await qualifyingAccounts(client, pit, scope)] } : {}),
+        ...(scope ? { refine: async (pit: string) => [await qualifying(pit, scope)] } : {}),
       });
     },
 

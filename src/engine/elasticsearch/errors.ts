@@ -16,12 +16,17 @@ export function translateEngineError(error: unknown): DomainError {
     return new ServiceUnavailableError('The search engine is unavailable; retry shortly.', { cause: error });
   }
   if (error instanceof errors.ResponseError && error.statusCode === 404 && isMissingIndex(error)) {
-    return new ServiceUnavailableError(
-      'The search indices are not installed; an operator must run `social-search indices apply`.',
-      { cause: error },
-    );
+    return indicesNotInstalled(error);
   }
   return new InternalError('The search engine failed to answer this request.', { cause: error });
+}
+
+/** The indices (or their aliases) do not exist: an operator has not run `indices apply` yet. */
+export function indicesNotInstalled(cause?: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    'The search indices are not installed; an operator must run `social-search indices apply`.',
+    { cause },
+  );
 }
 
 function isMissingIndex(error: InstanceType<typeof errors.ResponseError>): boolean {

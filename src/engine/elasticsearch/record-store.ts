@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalError } from '../../errors.ts';
 import { sameRecord } from '../../intake/merge.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate } from '../engine.ts';
-import { engineCall } from './errors.ts';
+import { engineCall, indicesNotInstalled } from './errors.ts';
 
 const MAX_ATTEMPTS = 50;
 
@@ -76,12 +76,15 @@ export function createRecordStore<R extends { id: string }>(deps: {
           planned.push({ id, before: current.record, after: next });
         }
         if (operations.length === 0) break;
-        const response = await engineCall(() => client.bulk({ operations, refresh: false }));
+        // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
+        // auto-create a concrete index named like the write alias (which would then block apply).
+        const response = await engineCall(() => client.bulk({ operations, refresh: false, require_alias: true }));
         const conflicts: string[] = [];
         response.items.forEach((item, i) => {
           const result = item.index ?? item.create;
           const plan = planned[i]!;
           if (result?.status === 409) conflicts.push(plan.id);
+          else if (result?.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
           else if (result?.error) {
             throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
           } else outcome.set(plan.id, { before: plan.before, after: plan.after });
