@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
 import { createRedisKeyedLocks } from '../../src/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/intake/processor.ts';
@@ -140,12 +141,18 @@ describe('before indices apply', () => {
       locks: createRedisKeyedLocks({ redis: stack.runtime.redis, prefix }),
       visibility: { advance: async () => undefined },
     });
+    // The observations as the intake hands them to the worker: validated.
+    const valid = (value: unknown): Observation => {
+      const parsed = parseObservation(value);
+      if (!parsed.ok) throw new Error(parsed.detail);
+      return parsed.value;
+    };
     const created = async () => Object.keys(await stack.runtime.es.indices.get({ index: `${prefix}-*`, allow_no_indices: true }));
     try {
       // An account alone: its real-time read of a missing alias finds nothing, so it would be created.
-      await expect(process([accountObs({ platform_id: 'bare-a', handle: 'bare.author' })], { refresh: false }))
+      await expect(process([valid(accountObs({ platform_id: 'bare-a', handle: 'bare.author' }))], { refresh: false }))
         .rejects.toMatchObject({ status: 503, detail: expect.stringMatching(/indices apply/) });
-      await expect(process([postObs('bare-a', { platform_id: 'bare-p' })], { refresh: false })).rejects.toMatchObject({ status: 503 });
+      await expect(process([valid(postObs('bare-a', { platform_id: 'bare-p' }))], { refresh: false })).rejects.toMatchObject({ status: 503 });
       expect(await created()).toEqual([]);
     } finally {
       for (const index of await created()) await stack.runtime.es.indices.delete({ index });
