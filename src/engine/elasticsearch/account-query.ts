@@ -92,7 +92,7 @@ export type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<est
  * {@link qualifyingAccounts} with memory: a point in time is a fixed snapshot, so one posts scope
  * on it always qualifies the same accounts. The next pages of a search, and other searches with
  * the same scope on this node's shared snapshot, reuse the set instead of aggregating over the
- * posts again (the aggregation is most of a posts-scoped search: ~30 ms of ~55 ms at 1M posts).
+ * posts again (the aggregation is most of a posts-scoped search: ~15–30 ms of ~25–35 ms at 1M posts).
  * Bounded by the number of account ids held; concurrent identical requests share one aggregation.
  */
 export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
