@@ -96,23 +96,14 @@ export type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<est
  * Bounded by the number of account ids held; concurrent identical requests share one aggregation.
  */
 export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
-  const held = new LRUCache<string, estypes.QueryDslQueryContainer & object>({
+  type Filter = estypes.QueryDslQueryContainer & object;
+  // lru-cache's fetch() also makes concurrent misses on one key share a single aggregation, and
+  // keeps nothing when it fails (a 422 for too broad a scope is asked again, not remembered).
+  const held = new LRUCache<string, Filter, { pit: string; scope: PostsScope }>({
     maxSize: options.maxIds ?? 200_000,
-    sizeCalculation: (filter) => Math.max(1, (filter as { terms?: { id?: unknown[] } }).terms?.id?.length ?? 1),
+    sizeCalculation: (filter) => Math.max(1, filter.terms?.id && Array.isArray(filter.terms.id) ? filter.terms.id.length : 1),
     ttl: options.ttlMs ?? 15 * 60_000,
+    fetchMethod: (_key, _stale, { context }) => qualifyingAccounts(client, context.pit, context.scope),
   });
-  const inFlight = new Map<string, Promise<estypes.QueryDslQueryContainer>>();
-  return async (pit, scope) => {
-    const key = `${pit}\n${JSON.stringify(scope)}`;
-    const known = held.get(key);
-    if (known) return known;
-    let pending = inFlight.get(key);
-    if (!pending) {
-      pending = qualifyingAccounts(client, pit, scope).finally(() => inFlight.delete(key));
-      inFlight.set(key, pending);
-    }
-    const filter = await pending;
-    if (filter) held.set(key, filter);
-    return filter;
-  };
+  return async (pit, scope) => (await held.fetch(`${pit}\n${JSON.stringify(scope)}`, { context: { pit, scope } }))!;
 }
