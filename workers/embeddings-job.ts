@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { EmbeddingJob } from '../src/intake/embedding-queue.ts';
-import type { RecordEmbeddings } from '../src/intake/record-embeddings.ts';
+import type { EmbeddingJob } from '../src/queues/embeddings.ts';
+import type { RecordEmbeddings } from '../src/services/intake/record-embeddings.ts';
 
 /**
  * The BullMQ handler of the `embeddings` queue: one job is the records one observations job left

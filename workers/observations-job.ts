@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { ObservationProcessor } from '../src/intake/processor.ts';
-import type { ObservationJob, ObservationJobResult } from '../src/intake/queue.ts';
+import type { ObservationProcessor } from '../src/services/intake/processor.ts';
+import type { ObservationJob, ObservationJobResult } from '../src/queues/observations.ts';
 
 /**
  * The BullMQ handler of the `observations` queue: one job is one chunk of validated observations

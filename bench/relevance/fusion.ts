@@ -10,12 +10,12 @@
 import { Client } from '@elastic/elasticsearch';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/internal/config.ts';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { postSearchFilter, postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
-import { fuseConvex, fuseReciprocalRank, type FusedId, type ScoredId } from '../../src/search/fusion.ts';
+import { fuseConvex, fuseReciprocalRank, type FusedId, type ScoredId } from '../../src/query/fusion.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';

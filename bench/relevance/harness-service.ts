@@ -6,8 +6,8 @@
 import type { Queue } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../../src/config.ts';
-import { createEmbeddingQueue } from '../../src/intake/embedding-queue.ts';
+import { loadConfig, type Config } from '../../src/internal/config.ts';
+import { createEmbeddingQueue } from '../../src/queues/embeddings.ts';
 import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
 import { createServer } from '../../src/start/server.ts';
 import { startWorker, type WorkerHandle } from '../../src/start/worker.ts';

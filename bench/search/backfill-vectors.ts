@@ -13,8 +13,8 @@
  * marked with the model and its own text hash, as the worker would.
  */
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config.ts';
-import type { PostRecord } from '../../src/model/records.ts';
+import { loadConfig } from '../../src/internal/config.ts';
+import type { PostRecord } from '../../src/domain/records.ts';
 import { createRuntime } from '../../src/start/runtime.ts';
 import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';

@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/internal/config.ts';
 import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
 import { createServer } from '../../src/start/server.ts';
 

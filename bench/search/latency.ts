@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/internal/config.ts';
 import { accountSearchQuery, accountSearchSort } from '../../src/engine/elasticsearch/account-query.ts';
 import { compileFilter } from '../../src/engine/elasticsearch/filter-compiler.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';

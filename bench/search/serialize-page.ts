@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fastJson from 'fast-json-stringify';
 import { z } from 'zod';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/internal/config.ts';
 import { createRuntime } from '../../src/start/runtime.ts';
 
 const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { DomainError } from '../errors.ts';
-import { createLogger } from '../observability/logger.ts';
+import { ConfigError, loadConfig, type Config } from '../internal/config.ts';
+import { DomainError } from '../internal/errors.ts';
+import { createLogger } from '../internal/logger.ts';
 import { createRuntime, type Runtime } from '../start/runtime.ts';
 
 /** Exit codes of the CLI. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { base32, CROCKFORD_LOWER } from '../util/base32.ts';
+import { base32, CROCKFORD_LOWER } from '../internal/base32.ts';
 
 /** Resource families of spec 2.1. */
 export type IdFamily = 'post' | 'account' | 'media' | 'audio';

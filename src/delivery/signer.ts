@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ExpiredUrlError, InvalidSignatureError } from '../errors.ts';
+import { ExpiredUrlError, InvalidSignatureError } from '../internal/errors.ts';
 
 /** What a delivery URL delivers: a media item's file, a video's thumbnail, an account's avatar. */
 export type DeliveryKind = 'media' | 'thumbnail' | 'avatar';

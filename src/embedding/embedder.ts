@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../config.ts';
+import type { Config } from '../internal/config.ts';
 import { startModelThread, type ModelThread, type ModelThreadOptions } from './model-thread.ts';
 
 /** The embedding settings of the configuration. */

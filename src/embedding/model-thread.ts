@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { packageRoot } from '../paths.ts';
+import { packageRoot } from '../internal/paths.ts';
 
 /** What the model thread loads (its workerData; see embedding-thread.mjs). */
 export interface ModelThreadOptions {

@@ -1,4 +1,4 @@
-import type { AccountRecord, PostRecord, SearchedPost } from '../model/records.ts';
+import type { AccountRecord, PostRecord, SearchedPost } from '../domain/records.ts';
 import type { AccountSearch, PostSearch } from '../query/search-request.ts';
 
 /**

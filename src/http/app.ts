@@ -1,13 +1,13 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { randomBytes } from 'node:crypto';
-import type { AccountService } from '../accounts/account-service.ts';
+import type { AccountService } from '../services/accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
-import type { IntakeService } from '../intake/intake-service.ts';
-import type { KeyService } from '../keys/key-service.ts';
+import type { IntakeService } from '../services/intake/intake-service.ts';
+import type { KeyService } from '../services/keys/key-service.ts';
 import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
-import type { AccountSearchService, PostSearchService } from '../search/search-service.ts';
-import type { PostService } from '../posts/post-service.ts';
+import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
+import type { PostService } from '../services/posts/post-service.ts';
 import { registerProblemHandling } from './problems.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';

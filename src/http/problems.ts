@@ -11,7 +11,7 @@ import {
   RouteNotFoundError,
   UnsupportedMediaTypeError,
   ValidationFailedError,
-} from '../errors.ts';
+} from '../internal/errors.ts';
 
 /** Content type of every error response. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

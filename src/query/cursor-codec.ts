@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { ExpiredCursorError, ValidationFailedError } from '../errors.ts';
+import { ExpiredCursorError, ValidationFailedError } from '../internal/errors.ts';
 
 /** Signs, expires and verifies continuation cursors. */
 export interface CursorCodec {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { toPointer, utcTimestamp } from '../contract/observations.ts';
-import { ValidationFailedError } from '../errors.ts';
+import { ValidationFailedError } from '../internal/errors.ts';
 import type { FilterNode, LeafNode, RangeNode } from './ast.ts';
 import {
   FILTER_FIELDS,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { formatIssues } from '../contract/observations.ts';
-import { ValidationFailedError } from '../errors.ts';
+import { ValidationFailedError } from '../internal/errors.ts';
 import { sortFields, type FieldKey, type SortScope } from './fields.ts';
 
 /** Sort directions. */

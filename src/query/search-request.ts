@@ -1,4 +1,4 @@
-import { ValidationFailedError } from '../errors.ts';
+import { ValidationFailedError } from '../internal/errors.ts';
 import { and, isMatchAll, type FilterNode } from './ast.ts';
 import { parseFilters } from './parse-filters.ts';
 import { parseSort, type SortSpec } from './parse-sort.ts';

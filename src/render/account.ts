@@ -1,6 +1,6 @@
 import type { Account, AuthorSummary } from '../contract/api.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
-import type { AccountProfile, AccountRecord } from '../model/records.ts';
+import type { AccountProfile, AccountRecord } from '../domain/records.ts';
 
 /** The account facts needed to render the author summary. */
 export function renderAuthorSummary(
@@ -21,17 +21,6 @@ export function renderAuthorSummary(
 
 function avatarUrl(id: string, profile: AccountProfile, signer: DeliverySigner): string | null {
   return profile.avatar_source_url === null ? null : signer.sign('avatar', id, profile.avatar_source_url);
-}
-
-/** Where an account stands for get account (spec 2.2 rule 2). */
-export type AccountAvailability = 'servable' | 'unavailable' | 'unknown';
-
-/** Servable: active with observed profile facts. Unavailable: known but not active. */
-export function accountAvailability(record: AccountRecord | null): AccountAvailability {
-  if (!record) return 'unknown';
-  const status = record.status?.v;
-  if (status && status !== 'active') return 'unavailable';
-  return record.profile ? 'servable' : 'unknown';
 }
 
 /**

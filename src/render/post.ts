@@ -1,21 +1,11 @@
 import { mintId } from '../contract/ids.ts';
 import type { Audio, AuthorSummary, FullPost, MediaItem, PostSummary } from '../contract/api.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
-import { engagementRateByViews } from '../intake/derived.ts';
-import { linksOf } from '../intake/merge.ts';
-import type { AccountSnapshot, PostRecord, RawPost, SearchedPost } from '../model/records.ts';
+import { engagementRateByViews } from '../domain/derived.ts';
+import { isServablePost } from '../domain/availability.ts';
+import { linksOf } from '../domain/links.ts';
+import type { AccountSnapshot, PostRecord, RawPost, SearchedPost } from '../domain/records.ts';
 import { renderAuthorSummary } from './account.ts';
-
-/**
- * True when a post can be served: its latest status is available, its raw facts have been
- * observed and so has its author's profile (the author summary is a required object, so a post
- * whose author was never observed is held back until the account arrives).
- */
-export function isServablePost<R extends SearchedPost>(record: R | null): record is R & { raw: NonNullable<PostRecord['raw']> } {
-  if (!record?.raw || record.status?.v !== 'available') return false;
-  const author = linksOf(record).author;
-  return author !== null && Boolean(record.accounts[author]?.profile);
-}
 
 function summaryOf(id: string | null, snapshot: AccountSnapshot | undefined, signer: DeliverySigner): AuthorSummary | null {
   if (id === null || !snapshot?.profile) return null;

@@ -1,6 +1,6 @@
 import { Client } from '@elastic/elasticsearch';
 import { Redis } from 'ioredis';
-import type { Config } from '../config.ts';
+import type { Config } from '../internal/config.ts';
 
 /**
  * The Elasticsearch client. Bounded time-outs and one retry, so an unreachable engine turns into a

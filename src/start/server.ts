@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError } from '../internal/errors.ts';
 import { buildApp } from '../http/app.ts';
 import type { Runtime } from './runtime.ts';
 

@@ -1,18 +1,18 @@
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
-import { createEmbeddingQueue, EMBEDDINGS_QUEUE, type EmbeddingJob } from '../intake/embedding-queue.ts';
-import { createRedisKeyedLocks } from '../intake/keyed-locks.ts';
-import { createObservationProcessor } from '../intake/processor.ts';
+import { createEmbeddingQueue, EMBEDDINGS_QUEUE, type EmbeddingJob } from '../queues/embeddings.ts';
+import { createRedisKeyedLocks } from '../services/intake/keyed-locks.ts';
+import { createObservationProcessor } from '../services/intake/processor.ts';
 import {
   OBSERVATIONS_QUEUE,
   observationBackoff,
   type ObservationJob,
   type ObservationJobResult,
-} from '../intake/queue.ts';
-import { createRecordEmbeddings } from '../intake/record-embeddings.ts';
+} from '../queues/observations.ts';
+import { createRecordEmbeddings } from '../services/intake/record-embeddings.ts';
 import { createObservationsJobHandler } from '../../workers/observations-job.ts';
 import { createEmbeddingsJobHandler } from '../../workers/embeddings-job.ts';
-import { resumeAbandonedPause } from './rebuild.ts';
+import { resumeAbandonedPause } from '../services/indices/rebuild.ts';
 import type { Runtime } from './runtime.ts';
 
 /** The running workers of one process. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AccountRecord, PostRecord } from '../model/records.ts';
+import type { AccountRecord, PostRecord } from '../domain/records.ts';
 
 /**
  * What gets embedded, per record. The model reads at most 256 word pieces (~180 English words)

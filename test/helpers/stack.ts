@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config } from '../../src/internal/config.ts';
 import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
 import { createServer } from '../../src/start/server.ts';
 import { startWorker } from '../../src/start/worker.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createDeliverySigner } from '../../src/delivery/signer.ts';
 import { LOG_REDACTIONS } from '../../src/http/app.ts';
-import { parseKey } from '../../src/keys/key-format.ts';
+import { parseKey } from '../../src/services/keys/key-format.ts';
 import { createServer } from '../../src/start/server.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';

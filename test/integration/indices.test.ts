@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
-import { createRedisKeyedLocks } from '../../src/intake/keyed-locks.ts';
-import { createObservationProcessor } from '../../src/intake/processor.ts';
-import { rebuildIndex, resumeAbandonedPause } from '../../src/start/rebuild.ts';
-import { acquireRebuildLock } from '../../src/start/rebuild-lock.ts';
+import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
+import { createObservationProcessor } from '../../src/services/intake/processor.ts';
+import { rebuildIndex, resumeAbandonedPause } from '../../src/services/indices/rebuild.ts';
+import { acquireRebuildLock } from '../../src/services/indices/rebuild-lock.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/internal/config.ts';
 import { mintId } from '../../src/contract/ids.ts';
 import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
 import { createServer } from '../../src/start/server.ts';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthenticationRequiredError } from '../../src/errors.ts';
-import { createCachedKeyStore, type CachedKeyStore } from '../../src/keys/key-cache.ts';
-import { createKeyService, type KeyService } from '../../src/keys/key-service.ts';
-import { createKeyStore, revocationChannel, type KeyStore } from '../../src/keys/key-store.ts';
+import { AuthenticationRequiredError } from '../../src/internal/errors.ts';
+import { createCachedKeyStore, type CachedKeyStore } from '../../src/services/keys/key-cache.ts';
+import { createKeyService, type KeyService } from '../../src/services/keys/key-service.ts';
+import { createKeyStore, revocationChannel, type KeyStore } from '../../src/services/keys/key-store.ts';
 
 // Two processes' worth of key services over one real Redis: an API node that caches active keys,
 // and an operator's CLI that revokes without any cache.

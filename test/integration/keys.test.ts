@@ -7,9 +7,9 @@ import {
   InsufficientScopeError,
   ServiceUnavailableError,
   ValidationFailedError,
-} from '../../src/errors.ts';
-import { createKeyService, type KeyService } from '../../src/keys/key-service.ts';
-import { createKeyStore } from '../../src/keys/key-store.ts';
+} from '../../src/internal/errors.ts';
+import { createKeyService, type KeyService } from '../../src/services/keys/key-service.ts';
+import { createKeyStore } from '../../src/services/keys/key-store.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-keys-${randomUUID()}`;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
-import { createRedisKeyedLocks } from '../../src/intake/keyed-locks.ts';
-import { applyAccount } from '../../src/intake/merge.ts';
-import { createObservationProcessor } from '../../src/intake/processor.ts';
-import { emptyAccount } from '../../src/model/records.ts';
+import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
+import { applyAccount } from '../../src/domain/merge.ts';
+import { createObservationProcessor } from '../../src/services/intake/processor.ts';
+import { emptyAccount } from '../../src/domain/records.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import type { PostRecord } from '../../src/model/records.ts';
+import type { PostRecord } from '../../src/domain/records.ts';
 import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
 import { createServer } from '../../src/start/server.ts';
 import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ExpiredCursorError, ValidationFailedError } from '../../src/errors.ts';
+import { ExpiredCursorError, ValidationFailedError } from '../../src/internal/errors.ts';
 import { createCursorCodec } from '../../src/query/cursor-codec.ts';
 
 const secret = 'unit-test-signing-secret-0123456789abcdef';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { engagementRateByViews, viewRatiosToBaseline, type BaselineInput } from '../../src/intake/derived.ts';
+import { engagementRateByViews, viewRatiosToBaseline, type BaselineInput } from '../../src/domain/derived.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const BASE = Date.parse('2026-06-01T12:00:00.000Z');

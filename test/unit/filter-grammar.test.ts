@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationFailedError } from '../../src/errors.ts';
+import { ValidationFailedError } from '../../src/internal/errors.ts';
 import type { FilterNode } from '../../src/query/ast.ts';
 import {
   FILTER_FIELDS,

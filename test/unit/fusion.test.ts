@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch/fused-search.ts';
-import { fuseConvex, fuseReciprocalRank } from '../../src/search/fusion.ts';
+import { fuseConvex, fuseReciprocalRank } from '../../src/query/fusion.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 
 describe('convex fusion of min–max normalized scores', () => {

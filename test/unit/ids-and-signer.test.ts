@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isServiceId, mintId, type IdFamily } from '../../src/contract/ids.ts';
 import { createDeliverySigner } from '../../src/delivery/signer.ts';
-import { ExpiredUrlError, InvalidSignatureError } from '../../src/errors.ts';
+import { ExpiredUrlError, InvalidSignatureError } from '../../src/internal/errors.ts';
 
 const FAMILIES: IdFamily[] = ['post', 'account', 'media', 'audio'];
 

@@ -6,7 +6,7 @@ import {
   isKeyId,
   KEY_LENGTH,
   parseKey,
-} from '../../src/keys/key-format.ts';
+} from '../../src/services/keys/key-format.ts';
 
 describe('generateKey', () => {
   it('mints ssk_<16 base32>_<43 base64url> with a key_ id', () => {

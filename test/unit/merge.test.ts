@@ -14,8 +14,8 @@ import {
   applyPostEnrichment,
   hashtagsFromCaption,
   pickLww,
-} from '../../src/intake/merge.ts';
-import { emptyAccount, emptyPost, snapshotOf, type AccountRecord, type PostRecord } from '../../src/model/records.ts';
+} from '../../src/domain/merge.ts';
+import { emptyAccount, emptyPost, snapshotOf, type AccountRecord, type PostRecord } from '../../src/domain/records.ts';
 import { accountEnrichmentObs, accountObs, at, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 
 /** Validates a fixture the way the intake does (timestamps normalized), so merges see real input. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { INDEX_NAMES, type IndexName } from '../../engine/elasticsearch/names.ts';
-import { rebuildIndex } from '../../start/rebuild.ts';
+import { rebuildIndex } from '../../services/indices/rebuild.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** `indices apply | rebuild NAME | status` (operations contract §1). */

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { ingestStream, ndjsonEntries } from '../../intake/stream-ingest.ts';
+import { ingestStream, ndjsonEntries } from '../../services/intake/stream-ingest.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** `ingest FILE.ndjson [--wait]`: the HTTP intake's path, from a file or stdin. */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../paths.ts';
-import { createLogger } from '../../observability/logger.ts';
+import { packageRoot } from '../../internal/paths.ts';
+import { createLogger } from '../../internal/logger.ts';
 import { createRuntime } from '../../start/runtime.ts';
 import { createServer, listen } from '../../start/server.ts';
 import { installShutdown } from '../../start/shutdown.ts';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
-import type { IntakeService } from '../../intake/intake-service.ts';
-import { ingestStream, type StreamIngestResult } from '../../intake/stream-ingest.ts';
+import type { IntakeService } from '../../services/intake/intake-service.ts';
+import { ingestStream, type StreamIngestResult } from '../../services/intake/stream-ingest.ts';
 import { generateObservations } from '../../seed/generator.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 

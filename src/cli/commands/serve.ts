@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createLogger } from '../../observability/logger.ts';
+import { createLogger } from '../../internal/logger.ts';
 import { createRuntime } from '../../start/runtime.ts';
 import { createServer, listen } from '../../start/server.ts';
 import { installShutdown } from '../../start/shutdown.ts';

@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
-import { ValidationFailedError } from '../../errors.ts';
+import { ValidationFailedError } from '../../internal/errors.ts';
 import { foldCase } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';

@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ServiceUnavailableError } from '../../errors.ts';
-import type { AccountRecord, PostRecord } from '../../model/records.ts';
+import { ServiceUnavailableError } from '../../internal/errors.ts';
+import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import type { AuthorPostFacts, Engine } from '../engine.ts';
 import { engineCall } from './errors.ts';

@@ -1,5 +1,5 @@
 import { errors } from '@elastic/elasticsearch';
-import { DomainError, InternalError, ServiceUnavailableError } from '../../errors.ts';
+import { DomainError, InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 
 /**
  * Translates an Elasticsearch client failure into a domain error. Only this adapter sees driver

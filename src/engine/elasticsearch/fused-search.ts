@@ -1,8 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ExpiredCursorError } from '../../errors.ts';
-import type { PostRecord } from '../../model/records.ts';
+import { ExpiredCursorError } from '../../internal/errors.ts';
+import type { PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
-import { fuseConvex, type ScoredId } from '../../search/fusion.ts';
+import { fuseConvex, type ScoredId } from '../../query/fusion.ts';
 import type { PageRequest, SearchPage, SemanticQuery } from '../engine.ts';
 import { translateEngineError } from './errors.ts';
 import { EXPIRED, firstPage, isMissingSnapshot } from './paged-search.ts';

@@ -2,9 +2,9 @@ import type { Client } from '@elastic/elasticsearch';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stableStringify } from '../../util/stable-json.ts';
+import { stableStringify } from '../../internal/stable-json.ts';
 import { errors } from '@elastic/elasticsearch';
-import { InternalError } from '../../errors.ts';
+import { InternalError } from '../../internal/errors.ts';
 import { engineCall as translatedCall } from './errors.ts';
 import {
   INDEX_NAMES,

@@ -1,5 +1,5 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import { ExpiredCursorError } from '../../errors.ts';
+import { ExpiredCursorError } from '../../internal/errors.ts';
 import type { PageRequest, SearchPage } from '../engine.ts';
 import { translateEngineError } from './errors.ts';
 import { SEARCH_SOURCE } from './post-query.ts';

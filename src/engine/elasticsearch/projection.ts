@@ -1,9 +1,8 @@
 import { mintId } from '../../contract/ids.ts';
-import { engagementRateByViews } from '../../intake/derived.ts';
-import { linkedAccountIds, linksOf } from '../../intake/merge.ts';
-import type { AccountRecord, PostRecord } from '../../model/records.ts';
-import { accountAvailability } from '../../render/account.ts';
-import { isServablePost } from '../../render/post.ts';
+import { engagementRateByViews } from '../../domain/derived.ts';
+import { linkedAccountIds, linksOf } from '../../domain/links.ts';
+import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import { accountAvailability, isServablePost } from '../../domain/availability.ts';
 import { stemmedText } from '../../text/analysis.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 

@@ -1,7 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InternalError } from '../../errors.ts';
-import { sameRecord } from '../../intake/merge.ts';
+import { InternalError } from '../../internal/errors.ts';
+import { sameRecord } from '../../domain/merge.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate } from '../engine.ts';
 import { engineCall, indicesNotInstalled } from './errors.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { AuthenticatedKey, KeyService } from '../../keys/key-service.ts';
-import type { KeyScope } from '../../keys/key-store.ts';
+import type { AuthenticatedKey, KeyService } from '../../services/keys/key-service.ts';
+import type { KeyScope } from '../../services/keys/key-store.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

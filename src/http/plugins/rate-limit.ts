@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { RateLimitExceededError } from '../../errors.ts';
+import { RateLimitExceededError } from '../../internal/errors.ts';
 
 /** The search rate limit: per API key, one fixed window of a minute, shared by every API node. */
 export interface SearchRateLimitOptions {

@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { intakeResponseSchema, problemSchema } from '../../contract/api.ts';
-import { MalformedRequestError } from '../../errors.ts';
+import { MalformedRequestError } from '../../internal/errors.ts';
 import {
   MAX_INTAKE_BYTES,
   entriesOfArray,
   parseNdjson,
   type IntakeService,
-} from '../../intake/intake-service.ts';
-import type { KeyService } from '../../keys/key-service.ts';
+} from '../../services/intake/intake-service.ts';
+import type { KeyService } from '../../services/keys/key-service.ts';
 import { requireKey } from '../plugins/auth.ts';
 
 const NDJSON = 'application/x-ndjson';

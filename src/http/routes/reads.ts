@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AccountService } from '../../accounts/account-service.ts';
+import type { AccountService } from '../../services/accounts/account-service.ts';
 import { accountSchema, accountSearchResponseSchema, fullPostSchema, postSearchResponseSchema, problemSchema } from '../../contract/api.ts';
-import type { KeyService } from '../../keys/key-service.ts';
-import type { AccountSearchService, PostSearchService } from '../../search/search-service.ts';
-import type { PostService } from '../../posts/post-service.ts';
+import type { KeyService } from '../../services/keys/key-service.ts';
+import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
+import type { PostService } from '../../services/posts/post-service.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { IndexName } from '../engine/elasticsearch/names.ts';
+import type { IndexName } from '../../engine/elasticsearch/names.ts';
 
 /**
  * The lock one `indices rebuild` holds while it runs: two rebuilds of one index at once would

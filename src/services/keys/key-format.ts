@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { base32, RFC4648_LOWER } from '../util/base32.ts';
+import { base32, RFC4648_LOWER } from '../../internal/base32.ts';
 
 /**
  * API key format (planned, spec 5 rule 5): `ssk_<id>_<secret>`.

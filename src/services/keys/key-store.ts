@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { InternalError, ServiceUnavailableError } from '../errors.ts';
+import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 
 /**
  * Redis storage of API keys. It holds secret *hashes* only; a clear key never reaches it.

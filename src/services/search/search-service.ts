@@ -1,17 +1,18 @@
-import type { Account, PostSummary } from '../contract/api.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
-import type { Engine, PageRequest, SearchPage, SearchState, SemanticQuery } from '../engine/engine.ts';
-import { ServiceUnavailableError, ValidationFailedError } from '../errors.ts';
-import type { CursorCodec } from '../query/cursor-codec.ts';
+import type { Account, PostSummary } from '../../contract/api.ts';
+import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { Engine, PageRequest, SearchPage, SearchState, SemanticQuery } from '../../engine/engine.ts';
+import { ServiceUnavailableError, ValidationFailedError } from '../../internal/errors.ts';
+import type { CursorCodec } from '../../query/cursor-codec.ts';
 import {
   parseAccountSearchRequest,
   parsePostSearchRequest,
   type AccountSearch,
   type PostSearch,
   type SearchRequest,
-} from '../query/search-request.ts';
-import { accountAvailability, renderAccount } from '../render/account.ts';
-import { isServablePost, renderPostSummary } from '../render/post.ts';
+} from '../../query/search-request.ts';
+import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
+import { renderAccount } from '../../render/account.ts';
+import { renderPostSummary } from '../../render/post.ts';
 import type { SearchVisibility } from './visibility.ts';
 
 /** A page of search results as the API returns it (the route adds `request_id`). */
@@ -165,7 +166,7 @@ export function createAccountSearchService(deps: SearchDeps): SearchService<Acco
     run: (search, page) => deps.engine.searchAccounts(search, page),
     render: (records) =>
       records
-        .filter((r) => accountAvailability(r) === 'servable' && r.profile?.v.is_private === false)
+        .filter(isSearchableAccount)
         .map((r) => renderAccount(r, deps.signer)),
   });
 }

@@ -1,9 +1,9 @@
-import { mintId } from '../contract/ids.ts';
-import type { Observation } from '../contract/observations.ts';
+import { mintId } from '../../contract/ids.ts';
+import type { Observation } from '../../contract/observations.ts';
 import type { Logger } from 'pino';
 import type { SearchVisibility } from '../search/visibility.ts';
 import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Engine } from '../../engine/engine.ts';
 import {
   emptyAccount,
   emptyPost,
@@ -11,9 +11,9 @@ import {
   snapshotOf,
   type AccountRecord,
   type PostRecord,
-} from '../model/records.ts';
-import { stableStringify } from '../util/stable-json.ts';
-import { viewRatiosToBaseline } from './derived.ts';
+} from '../../domain/records.ts';
+import { baselineFactsChanged, snapshotChanged } from '../../domain/changes.ts';
+import { viewRatiosToBaseline } from '../../domain/derived.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 import {
   applyAccount,
@@ -21,10 +21,9 @@ import {
   applyAccountSnapshot,
   applyPost,
   applyPostEnrichment,
-  linkedAccountIds,
-  linksOf,
-} from './merge.ts';
-import type { ObservationJobResult } from './queue.ts';
+} from '../../domain/merge.ts';
+import { linkedAccountIds, linksOf } from '../../domain/links.ts';
+import type { ObservationJobResult } from '../../queues/observations.ts';
 
 type Grouped<O> = Map<string, { platformId: string; observations: O[] }>;
 
@@ -56,19 +55,6 @@ function postIdsOf(observations: Observation[]): string[] {
     else if (o.kind === 'post_enrichment') ids.add(mintId('post', o.post_platform_id));
   }
   return [...ids];
-}
-
-/** The part of an account that posts keep a copy of; a change to it must reach every linked post. */
-function snapshotContent(account: AccountRecord | null): string {
-  if (!account) return '';
-  const { version: _v, ...content } = snapshotOf(account);
-  return stableStringify(content);
-}
-
-/** The facts of a post its author's baseline depends on. */
-function baselineFacts(post: PostRecord | null): string {
-  const raw = post?.raw?.v;
-  return stableStringify([post?.status?.v, raw?.posted_at, raw?.views, raw?.author_platform_id]);
 }
 
 /**
@@ -223,7 +209,7 @@ export function createObservationProcessor(deps: {
     const changedAccounts = options.retry
       ? [...(await engine.accounts.get(accountIdsOf(observations))).values()]
       : [...accountOutcome.values()]
-          .filter((o) => snapshotContent(o.before) !== snapshotContent(o.after))
+          .filter((o) => snapshotChanged(o.before, o.after))
           .map((o) => o.after);
     let fannedOut = 0;
     if (changedAccounts.length > 0) {
@@ -239,7 +225,7 @@ export function createObservationProcessor(deps: {
       }
     }
     for (const { before, after } of postOutcome.values()) {
-      if (baselineFacts(before) === baselineFacts(after)) continue;
+      if (!baselineFactsChanged(before, after)) continue;
       for (const record of [before, after]) {
         const author = record ? linksOf(record).author : null;
         if (author) authors.add(author);

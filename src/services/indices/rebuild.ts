@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { INDEX_NAMES, type IndexName } from '../engine/elasticsearch/names.ts';
-import { createEmbeddingQueue } from '../intake/embedding-queue.ts';
+import { INDEX_NAMES, type IndexName } from '../../engine/elasticsearch/names.ts';
+import { createEmbeddingQueue } from '../../queues/embeddings.ts';
 import { createRecordEmbeddings } from '../intake/record-embeddings.ts';
 import { acquireRebuildLock, rebuildRunning } from './rebuild-lock.ts';
-import type { Runtime } from './runtime.ts';
+import type { Runtime } from '../../start/runtime.ts';
 
 /** What {@link rebuildIndex} did. */
 export type RebuildOutcome =

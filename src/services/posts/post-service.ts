@@ -1,9 +1,10 @@
-import type { FullPost } from '../contract/api.ts';
-import { hasIdPrefix, isServiceId } from '../contract/ids.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
-import type { Engine } from '../engine/engine.ts';
-import { NotTrackedError } from '../errors.ts';
-import { isServablePost, renderFullPost } from '../render/post.ts';
+import type { FullPost } from '../../contract/api.ts';
+import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
+import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { Engine } from '../../engine/engine.ts';
+import { NotTrackedError } from '../../internal/errors.ts';
+import { isServablePost } from '../../domain/availability.ts';
+import { renderFullPost } from '../../render/post.ts';
 
 const SHORTCODE = /^[A-Za-z0-9_-]{1,100}$/;
 

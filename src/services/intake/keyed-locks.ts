@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError } from '../../internal/errors.ts';
 
 /** Mutual exclusion per key across every worker process. */
 export interface KeyedLocks {

@@ -1,7 +1,7 @@
-import type { Engine, RecordStore } from '../engine/engine.ts';
-import type { AccountRecord, PostRecord, StoredEmbedding } from '../model/records.ts';
-import { accountEmbeddingText, embeddingTextHash, postEmbeddingText } from '../text/embedding-text.ts';
-import { encodeVector } from '../text/vector-codec.ts';
+import type { Engine, RecordStore } from '../../engine/engine.ts';
+import type { AccountRecord, PostRecord, StoredEmbedding } from '../../domain/records.ts';
+import { accountEmbeddingText, embeddingTextHash, postEmbeddingText } from '../../text/embedding-text.ts';
+import { encodeVector } from '../../text/vector-codec.ts';
 
 /** What embedding records needs of the embedder. */
 export interface DocumentEmbedder {

@@ -1,5 +1,5 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
-import type { EmbeddingWork } from './record-embeddings.ts';
+import type { EmbeddingWork } from '../services/intake/record-embeddings.ts';
 
 /** Name of the BullMQ queue that carries records to (re-)embed. */
 export const EMBEDDINGS_QUEUE = 'embeddings';

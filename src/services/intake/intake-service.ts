@@ -1,17 +1,17 @@
 import type { Queue, QueueEvents } from 'bullmq';
-import { parseObservation, type Observation } from '../contract/observations.ts';
+import { parseObservation, type Observation } from '../../contract/observations.ts';
 import {
   DomainError,
   IntakeTimeoutError,
   MalformedRequestError,
   PayloadTooLargeError,
   ServiceUnavailableError,
-} from '../errors.ts';
+} from '../../internal/errors.ts';
 import {
   OBSERVATIONS_PER_JOB,
   type ObservationJob,
   type ObservationJobResult,
-} from './queue.ts';
+} from '../../queues/observations.ts';
 
 /** At most this many observations in one intake request (contract §2). */
 export const MAX_OBSERVATIONS_PER_REQUEST = 5000;

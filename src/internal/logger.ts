@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 import { LOG_REDACTIONS } from '../http/app.ts';
 
 /** The process logger: pino JSON on stdout (or stderr for CLI commands whose stdout is data). */

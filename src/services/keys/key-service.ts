@@ -4,7 +4,7 @@ import {
   AuthenticationRequiredError,
   InsufficientScopeError,
   ValidationFailedError,
-} from '../errors.ts';
+} from '../../internal/errors.ts';
 import { generateKey, hashSecret, isKeyId, KEY_LENGTH, KEY_PREFIX, parseKey } from './key-format.ts';
 import { KEY_SCOPES, type KeyRecord, type KeyScope, type KeyStore } from './key-store.ts';
 

@@ -1,9 +1,10 @@
-import type { Account } from '../contract/api.ts';
-import { hasIdPrefix, isServiceId } from '../contract/ids.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
-import type { Engine } from '../engine/engine.ts';
-import { AccountUnavailableError, NotTrackedError } from '../errors.ts';
-import { accountAvailability, renderAccount } from '../render/account.ts';
+import type { Account } from '../../contract/api.ts';
+import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
+import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { Engine } from '../../engine/engine.ts';
+import { AccountUnavailableError, NotTrackedError } from '../../internal/errors.ts';
+import { accountAvailability } from '../../domain/availability.ts';
+import { renderAccount } from '../../render/account.ts';
 
 const HANDLE = /^@?[^\s@/?#]{1,100}$/;
 

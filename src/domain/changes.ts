@@ -1,0 +1,31 @@
+import { stableStringify } from '../internal/stable-json.ts';
+import { snapshotOf, type AccountRecord, type PostRecord } from './records.ts';
+
+/**
+ * Which changes to one record must reach other records. A merge that changes an account's
+ * snapshot content must be fanned out to every post linking to it; a change to a post's baseline
+ * facts makes its author's `view_ratio_to_account_baseline` stale.
+ */
+
+/** The part of an account that posts keep a copy of, without its version. */
+function snapshotContent(account: AccountRecord | null): string {
+  if (!account) return '';
+  const { version: _v, ...content } = snapshotOf(account);
+  return stableStringify(content);
+}
+
+/** True when the copy linked posts keep of the account differs between the two states. */
+export function snapshotChanged(before: AccountRecord | null, after: AccountRecord | null): boolean {
+  return snapshotContent(before) !== snapshotContent(after);
+}
+
+/** The facts of a post its author's baseline depends on. */
+function baselineFacts(post: PostRecord | null): string {
+  const raw = post?.raw?.v;
+  return stableStringify([post?.status?.v, raw?.posted_at, raw?.views, raw?.author_platform_id]);
+}
+
+/** True when the post's author baseline must be recomputed between the two states. */
+export function baselineFactsChanged(before: PostRecord | null, after: PostRecord | null): boolean {
+  return baselineFacts(before) !== baselineFacts(after);
+}
