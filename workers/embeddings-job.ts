@@ -1,16 +1,15 @@
-import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { EmbeddingJob } from '../src/queues/embeddings.ts';
+import type { JobHandler } from '../src/queues/workers.ts';
 import type { RecordEmbeddings } from '../src/services/intake/record-embeddings.ts';
 
 /**
- * The BullMQ handler of the `embeddings` queue: one job is the records one observations job left
- * without a current vector. Records already current are skipped, so a retry redoes only the rest.
+ * The handler of the `embeddings` queue: one job is the records one observations job left without
+ * a current vector. Records already current are skipped, so a retry redoes only the rest.
  */
-export function createEmbeddingsJobHandler(deps: { records: Pick<RecordEmbeddings, 'embed'>; logger: Logger }) {
-  return async (job: Job<EmbeddingJob, number>): Promise<number> => {
+export function embeddingsJob(deps: { records: Pick<RecordEmbeddings, 'embed'>; logger: Pick<Logger, 'debug'> }): JobHandler<'embeddings'> {
+  return async (payload, job) => {
     const started = performance.now();
-    const written = await deps.records.embed({ posts: job.data.posts, accounts: job.data.accounts });
+    const written = await deps.records.embed(payload);
     deps.logger.debug({ job: job.id, ms: Math.round(performance.now() - started), written }, 'records embedded');
     return written;
   };

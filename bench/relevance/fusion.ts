@@ -15,10 +15,13 @@ import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { postSearchFilter, postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
-import { fuseConvex, fuseReciprocalRank, type FusedId, type ScoredId } from '../../src/query/fusion.ts';
+import { fuseConvex, type FusedId, type ScoredId } from '../../src/query/fusion.ts';
+import { fuseReciprocalRank } from './rrf.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
+
+
 
 const dir = scifactDir();
 const collection = path.basename(dir);

@@ -3,17 +3,42 @@
  * worker for loading, one HTTP API node per ranking mode for asking, and the waits that make
  * "everything sent is indexed (and embedded)" a fact before any query is asked.
  */
+import type { Client } from '@elastic/elasticsearch';
 import type { Queue } from 'bullmq';
-import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { Embedder } from '../../src/embedding/embedder.ts';
+import type { IndexAdmin } from '../../src/engine/index-admin.ts';
 import { loadConfig, type Config } from '../../src/internal/config.ts';
-import { createEmbeddingQueue } from '../../src/queues/embeddings.ts';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
-import { startWorker, type WorkerHandle } from '../../src/start/worker.ts';
+import { createProducer, type Producer } from '../../src/queues/registry.ts';
+import type { KeyService } from '../../src/services/keys/key-service.ts';
+import { createApi } from '../../src/start/api.ts';
+import { openKeys, type Closable } from '../../src/start/core.ts';
+import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
+import { startWorker } from '../../src/start/worker.ts';
 
 /** The ranking modes of config `SEARCH_RANKING`. */
 export type RankingMode = Config['SEARCH_RANKING'];
+
+/**
+ * One in-process service: its process parts (connections, engine, embedder), with handles on
+ * what the harness drives directly (indices, keys, the observations queue, the raw connections).
+ */
+export interface Runtime {
+  readonly config: Config;
+  readonly process: ServiceProcess;
+  readonly logger: Logger;
+  readonly es: Client;
+  readonly redis: Redis;
+  readonly indexAdmin: IndexAdmin;
+  readonly embedder: Embedder;
+  readonly keys: KeyService;
+  /** The observations queue, as producers see it. */
+  readonly queue: Producer<'observations'>;
+  /** Waits (bounded) for Redis; false when it did not answer. */
+  ready(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
 
 /** A node listening on a free loopback port. */
 export interface ApiNode {
@@ -27,7 +52,28 @@ export interface ApiNode {
 /** Builds a runtime from the harness environment with per-node overrides. */
 export function harnessRuntime(env: NodeJS.ProcessEnv, logger: Logger, overrides: Record<string, string> = {}): Runtime {
   // The harness asks hundreds of queries a minute with one key: lift the rate limit (still counted).
-  return createRuntime(loadConfig({ RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...env, ...overrides }), logger);
+  const config = loadConfig({ RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...env, ...overrides });
+  const owned = openServiceProcess(config, logger);
+  const { connections } = owned;
+  const keys = openKeys(config, connections, { cached: false });
+  const queue = createProducer('observations', { connection: connections.redis(), prefix: config.REDIS_PREFIX });
+  return {
+    config,
+    process: owned,
+    logger,
+    es: connections.elasticsearch(),
+    redis: connections.redis(),
+    indexAdmin: owned.engine.admin,
+    embedder: owned.embedder,
+    keys,
+    queue,
+    ready: (timeoutMs) => connections.redisReady(timeoutMs),
+    async close() {
+      await keys.close();
+      await queue.close().catch(() => undefined);
+      await owned.close();
+    },
+  };
 }
 
 async function readyEmbeddings(baseUrl: string): Promise<string> {
@@ -50,15 +96,16 @@ async function readyEmbeddings(baseUrl: string): Promise<string> {
  */
 export async function startApiNode(runtime: Runtime): Promise<ApiNode> {
   await runtime.ready();
-  await runtime.embedder().ready().catch(() => undefined);
-  const app: FastifyInstance = createServer(runtime);
-  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  await runtime.embedder.ready().catch(() => undefined);
+  const { config, connections, engine, embedder } = runtime.process;
+  const api = createApi(config, connections, { engine, embedder, logger: runtime.logger });
+  const baseUrl = await api.app.listen({ host: '127.0.0.1', port: 0 });
   return {
     runtime,
     baseUrl,
     embeddings: await readyEmbeddings(baseUrl),
     async close() {
-      await app.close();
+      await api.close();
     },
   };
 }
@@ -189,18 +236,18 @@ export interface Loader {
 export async function startLoader(runtime: Runtime, logger: Logger, options: { holdEmbeddings: boolean }): Promise<Loader> {
   const node = await startApiNode(runtime);
   const embeddingQueue = embeddingsServe(node.embeddings)
-    ? createEmbeddingQueue({ connection: runtime.redis, prefix: runtime.config.REDIS_PREFIX })
+    ? createProducer('embeddings', { connection: runtime.redis, prefix: runtime.config.REDIS_PREFIX })
     : null;
-  embeddingQueue?.on('error', () => undefined);
   if (options.holdEmbeddings) await embeddingQueue?.pause();
   else await embeddingQueue?.resume();
-  let worker: WorkerHandle | null = startWorker(runtime, logger);
+  const { config, connections, engine, embedder } = runtime.process;
+  let worker: Closable | null = startWorker(config, connections, { engine, embedder, logger });
   const stopWorker = async () => {
     await worker?.close();
     worker = null;
     // The worker's model thread holds a few hundred MB and a core's worth of threads: free them
     // before the measured nodes load their own.
-    await runtime.embedder().close().catch(() => undefined);
+    await runtime.embedder.close().catch(() => undefined);
   };
   return {
     node,

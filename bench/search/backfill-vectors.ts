@@ -15,15 +15,16 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/internal/config.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
-import { createRuntime } from '../../src/start/runtime.ts';
+import type { RebuildTransform } from '../../src/engine/index-admin.ts';
+import { openServiceProcess } from '../../src/start/process.ts';
 import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
 
 const POOL = Number(process.argv[2] ?? 3000);
 const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
-const runtime = createRuntime(config);
-await runtime.ready();
-const embedder = runtime.embedder();
+const service = openServiceProcess(config);
+await service.connections.redisReady();
+const { embedder } = service;
 await embedder.ready();
 if (embedder.modelId === null) throw new Error('set MODEL_DIR');
 
@@ -48,9 +49,10 @@ function perturbed(base: Float32Array): Float32Array {
 }
 
 const started = Date.now();
-const result = await runtime.indexAdmin.rebuild('posts', {
+const result = await service.engine.admin.rebuild('posts', {
   onProgress: (n) => process.stderr.write(`\rcopied ${n} (${((Date.now() - started) / 1000).toFixed(0)} s, pool ${pool.length})`),
-  transform: async (records: PostRecord[]) => {
+  // The posts index holds post records only.
+  transform: (async (records: PostRecord[]) => {
     const texts = records.map(postEmbeddingText);
     const real = records.map((_, i) => seen + i < POOL && texts[i]!.length > 0);
     const embedded = await embedder.embedDocuments(texts.filter((_, i) => real[i]));
@@ -68,8 +70,8 @@ const result = await runtime.indexAdmin.rebuild('posts', {
     });
     seen += records.length;
     return out;
-  },
+  }) as RebuildTransform,
 });
-await runtime.visibility.advance();
+// The rebuild advanced the visibility epoch after its alias swap: search nodes drop snapshots of the old index.
 process.stderr.write(`\nrebuilt posts: ${result.copied} documents in ${((Date.now() - started) / 1000).toFixed(0)} s → ${result.to}\n`);
-await runtime.close();
+await service.close();

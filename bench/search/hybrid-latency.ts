@@ -14,28 +14,30 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { loadConfig } from '../../src/internal/config.ts';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
+import { createApi, type Api } from '../../src/start/api.ts';
+import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
 
 const N = Number(process.argv[2] ?? 200);
 const WARMUP = 20;
 // A rate limit far above the bench's pace: the limiter still runs (its cost is measured), never trips.
 const env = { NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...process.env };
 
-async function node(ranking: 'hybrid' | 'lexical'): Promise<{ runtime: Runtime; address: string; close(): Promise<void> }> {
-  const runtime = createRuntime(loadConfig({ ...env, SEARCH_RANKING: ranking }));
-  await runtime.ready();
-  await runtime.embedder().ready();
-  const app = createServer(runtime);
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { runtime, address, close: async () => { await app.close(); await runtime.close(); } };
+async function node(ranking: 'hybrid' | 'lexical'): Promise<{ service: ServiceProcess; api: Api; address: string; close(): Promise<void> }> {
+  const service = openServiceProcess(loadConfig({ ...env, SEARCH_RANKING: ranking }));
+  const { config, connections, engine, embedder } = service;
+  await connections.redisReady();
+  await embedder.ready();
+  const api = createApi(config, connections, { engine, embedder });
+  const address = await api.app.listen({ host: '127.0.0.1', port: 0 });
+  return { service, api, address, close: async () => { await api.close(); await service.close(); } };
 }
 const hybrid = await node('hybrid');
 const lexical = await node('lexical');
-if (hybrid.runtime.embedder().status().state !== 'ready') throw new Error('set MODEL_DIR: the hybrid node has no model');
-const { key } = await hybrid.runtime.keys.create({ owner: 'bench@example.com', name: 'hybrid latency bench', scopes: ['search'] });
-const counts = await hybrid.runtime.es.count({ index: `${hybrid.runtime.config.INDEX_PREFIX}-posts`, query: { exists: { field: 'embedding' } } });
-const total = await hybrid.runtime.es.count({ index: `${hybrid.runtime.config.INDEX_PREFIX}-posts` });
+if (hybrid.service.embedder.status().state !== 'ready') throw new Error('set MODEL_DIR: the hybrid node has no model');
+const { key } = await hybrid.api.keys.create({ owner: 'bench@example.com', name: 'hybrid latency bench', scopes: ['search'] });
+const hybridEs = hybrid.service.connections.elasticsearch();
+const counts = await hybridEs.count({ index: `${hybrid.service.config.INDEX_PREFIX}-posts`, query: { exists: { field: 'embedding' } } });
+const total = await hybridEs.count({ index: `${hybrid.service.config.INDEX_PREFIX}-posts` });
 
 const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
 const WHAT = ['showing a night-time skincare routine', 'doing budget meal prep for the week', 'explaining index funds simply', 'training a puppy to sit', 'packing a carry-on for two weeks', 'building a gaming setup on a budget', 'baking sourdough at home', 'doing a home workout without equipment', 'reviewing drugstore makeup', 'planning a toddler sleep schedule'];

@@ -18,21 +18,24 @@ import { accountSearchQuery, accountSearchSort } from '../../src/engine/elastics
 import { compileFilter } from '../../src/engine/elasticsearch/filter-compiler.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
-import { createRuntime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
+import { openKeys } from '../../src/start/core.ts';
+import { createApi } from '../../src/start/api.ts';
+import { openServiceProcess } from '../../src/start/process.ts';
 
 const N = Number(process.argv[2] ?? 300);
 const WARMUP = 30;
 // Production settings (no per-response schema check), unless the environment says otherwise.
 // A rate limit far above the bench's pace: the limiter still runs (its cost is measured), never trips.
 const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...process.env });
-const runtime = createRuntime(config);
-await runtime.ready();
+const service = openServiceProcess(config);
+const { connections, engine, embedder } = service;
+await connections.redisReady();
 // API_URL: a service running in its own process (as in production: `social-search serve`, same
 // INDEX_PREFIX/REDIS_PREFIX), so the load generator and the service do not share one event loop.
-const app = process.env.API_URL ? null : createServer(runtime);
-const address = process.env.API_URL ?? (await app!.listen({ host: '127.0.0.1', port: 0 }));
-const { key } = await runtime.keys.create({ owner: 'bench@example.com', name: 'latency bench', scopes: ['search'] });
+const server = process.env.API_URL ? null : createApi(config, connections, { engine, embedder });
+const address = process.env.API_URL ?? (await server!.app.listen({ host: '127.0.0.1', port: 0 }));
+const keys = openKeys(config, connections, { cached: false });
+const { key } = await keys.create({ owner: 'bench@example.com', name: 'latency bench', scopes: ['search'] });
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const posts = `${config.INDEX_PREFIX}-posts`;
 const accounts = `${config.INDEX_PREFIX}-accounts`;
@@ -167,6 +170,7 @@ console.table(results);
 await pool.close();
 await floorPool.close();
 await floorApp.close();
-await app?.close();
-await runtime.close();
+await server?.close();
+await keys.close();
+await service.close();
 await es.close();

@@ -10,12 +10,18 @@ import fastJson from 'fast-json-stringify';
 import { z } from 'zod';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
 import { loadConfig } from '../../src/internal/config.ts';
-import { createRuntime } from '../../src/start/runtime.ts';
+import { parsePostSearchRequest } from '../../src/query/search-request.ts';
+import { createApi } from '../../src/start/api.ts';
+import { openServiceProcess } from '../../src/start/process.ts';
 
 const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
-const runtime = createRuntime(config);
-await runtime.ready();
-const page = await runtime.postSearch.search({ post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 });
+const service = openServiceProcess(config);
+const { connections, engine, embedder } = service;
+await connections.redisReady();
+const api = createApi(config, connections, { engine, embedder });
+const page = await api.postSearch.search(
+  parsePostSearchRequest({ post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 }),
+);
 const body = { request_id: 'req_x', ...page };
 const schema = z.toJSONSchema(postSearchResponseSchema, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
 const compiled = fastJson(schema as never);
@@ -28,4 +34,5 @@ const time = (fn: () => unknown, n = 2000) => {
   return ((performance.now() - t) / n).toFixed(3);
 };
 console.log({ bytes: text.length, stringify_ms: time(() => JSON.stringify(body)), fast_json_ms: time(() => compiled(body)), parse_ms: time(() => JSON.parse(text)) });
-await runtime.close();
+await api.close();
+await service.close();

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig, type Config } from '../internal/config.ts';
 import { DomainError } from '../internal/errors.ts';
 import { createLogger } from '../internal/logger.ts';
-import { createRuntime, type Runtime } from '../start/runtime.ts';
+import { openConnections, type Connections } from '../start/connections.ts';
+import type { Closable } from '../start/core.ts';
 
 /** Exit codes of the CLI. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -20,28 +21,33 @@ export function configOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   }
 }
 
+/** What a one-shot command starts with; it builds the parts it uses from src/start. */
+export interface CommandContext {
+  config: Config;
+  connections: Connections;
+  logger: Logger;
+  /** Registers something the command opened, to be closed when it ends; returns it. */
+  use<T extends Closable>(part: T): T;
+}
+
 /**
- * Runs a one-shot command with a runtime, closing it afterwards. Domain errors print their detail
+ * Runs a one-shot command, closing what it opened afterwards. Domain errors print their detail
  * (never a stack trace) and exit 1. Logs go to stderr: stdout is the command's output.
  */
-export async function runCommand(fn: (runtime: Runtime, logger: Logger) => Promise<number | void>): Promise<void> {
+export async function runCommand(fn: (context: CommandContext) => Promise<number | void>): Promise<void> {
   const config = configOrExit();
   const logger = createLogger({ LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 2);
-  const runtime = createRuntime(config, logger);
+  const connections = openConnections(config, logger);
+  const opened: Closable[] = [];
   let code: number = EXIT.ok;
   try {
-    await runtime.ready();
-    code = (await fn(runtime, logger)) ?? EXIT.ok;
+    code = (await fn({ config, connections, logger, use: (part) => (opened.push(part), part) })) ?? EXIT.ok;
   } catch (error) {
-    if (error instanceof DomainError) {
-      process.stderr.write(`social-search: ${error.detail}\n`);
-      code = EXIT.failed;
-    } else {
-      process.stderr.write(`social-search: ${(error as Error).stack ?? String(error)}\n`);
-      code = EXIT.failed;
-    }
+    process.stderr.write(`social-search: ${error instanceof DomainError ? error.detail : ((error as Error).stack ?? String(error))}\n`);
+    code = EXIT.failed;
   } finally {
-    await runtime.close();
+    for (const part of opened.reverse()) await part.close().catch(() => undefined);
+    await connections.close();
   }
   process.exitCode = code;
 }

@@ -10,7 +10,7 @@ const url = z.string();
 const timestamp = z.string();
 
 /** Spec 2.3: the author summary, embedded as `author` and `attribution.account`. */
-export const authorSummarySchema = z.strictObject({
+const authorSummarySchema = z.strictObject({
   id: z.string(),
   handle: z.string(),
   display_name: z.string(),
@@ -46,7 +46,7 @@ export const accountSchema = z.strictObject({
 });
 
 /** Spec 2.5. */
-export const audioSchema = z.strictObject({
+const audioSchema = z.strictObject({
   id: z.string(),
   social_id: z.string().nullable(),
   type: z.string(),
@@ -62,7 +62,7 @@ export const audioSchema = z.strictObject({
 const strings = z.array(z.string());
 
 /** Spec 2.4: every summary field, also the base of the full post. */
-export const postSummaryShape = {
+const postSummaryShape = {
   id: z.string(),
   shortcode: z.string(),
   web_url: url,
@@ -106,7 +106,7 @@ export const postSummaryShape = {
   coauthors: z.array(authorSummarySchema),
 };
 
-export const postSummarySchema = z.strictObject(postSummaryShape);
+const postSummarySchema = z.strictObject(postSummaryShape);
 
 const imageVisibleText = z.array(z.strictObject({ text: z.string() })).nullable();
 const videoVisibleText = z
@@ -120,7 +120,7 @@ const videoVisibleText = z
   .nullable();
 
 /** Spec 2.6: media items, discriminated by `type`. */
-export const mediaItemSchema = z.discriminatedUnion('type', [
+const mediaItemSchema = z.discriminatedUnion('type', [
   z.strictObject({
     id: z.string(),
     type: z.literal('image'),
@@ -185,4 +185,3 @@ export type PostSummary = z.infer<typeof postSummarySchema>;
 export type MediaItem = z.infer<typeof mediaItemSchema>;
 export type FullPost = z.infer<typeof fullPostSchema>;
 export type Problem = z.infer<typeof problemSchema>;
-export type IntakeResponse = z.infer<typeof intakeResponseSchema>;

@@ -166,7 +166,7 @@ const summaryItem = text(5000);
 const labels = z.array(z.string().min(1).max(200)).max(100);
 
 /** Post enrichment fields of spec 2.4, each optional (absent = untouched) and nullable. */
-export const postEnrichmentFields = {
+const postEnrichmentFields = {
   primary_language: z.string().min(1).max(20).nullable(),
   content_summary: text(10_000).nullable(),
   topics: classificationIds.nullable(),
@@ -212,7 +212,7 @@ const visibleText = z
   .nullable();
 
 /** Per-media enrichment fields. */
-export const mediaEnrichmentFields = {
+const mediaEnrichmentFields = {
   transcript: text(200_000).nullable(),
   visible_text: visibleText,
   visual_description: text(20_000).nullable(),
@@ -220,7 +220,7 @@ export const mediaEnrichmentFields = {
 export type MediaEnrichmentField = keyof typeof mediaEnrichmentFields;
 export const MEDIA_ENRICHMENT_FIELDS = Object.keys(mediaEnrichmentFields) as MediaEnrichmentField[];
 
-export const postEnrichmentObservation = z.strictObject({
+const postEnrichmentObservation = z.strictObject({
   kind: z.literal('post_enrichment'),
   post_platform_id: platformId,
   produced_at: utcTimestamp,
@@ -231,7 +231,7 @@ export const postEnrichmentObservation = z.strictObject({
     .optional(),
 });
 
-export const accountEnrichmentObservation = z.strictObject({
+const accountEnrichmentObservation = z.strictObject({
   kind: z.literal('account_enrichment'),
   account_platform_id: platformId,
   produced_at: utcTimestamp,
@@ -248,7 +248,7 @@ const schemaByKind = {
 } as const;
 
 /** The observation kinds of contract §3. */
-export const OBSERVATION_KINDS = Object.keys(schemaByKind) as Array<keyof typeof schemaByKind>;
+const OBSERVATION_KINDS = Object.keys(schemaByKind) as Array<keyof typeof schemaByKind>;
 
 /** Result of {@link parseObservation}. */
 export type ParsedObservation =

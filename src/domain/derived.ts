@@ -11,7 +11,7 @@ export function engagementRateByViews(likes: number, comments: number, views: nu
 /** The facts of one post that the baseline of its author's posts depends on. */
 export interface BaselineInput {
   id: string;
-  posted_at: string;
+  postedAt: string;
   views: number | null;
 }
 
@@ -34,7 +34,7 @@ function median(sorted: number[]): number {
 export function viewRatiosToBaseline(posts: readonly BaselineInput[]): Map<string, number | null> {
   const withViews = posts
     .filter((p): p is BaselineInput & { views: number } => p.views !== null)
-    .map((p) => ({ ...p, time: Date.parse(p.posted_at) }))
+    .map((p) => ({ ...p, time: Date.parse(p.postedAt) }))
     .sort((a, b) => a.time - b.time);
   const result = new Map<string, number | null>();
   for (const post of posts) {
@@ -42,7 +42,7 @@ export function viewRatiosToBaseline(posts: readonly BaselineInput[]): Map<strin
       result.set(post.id, null);
       continue;
     }
-    const time = Date.parse(post.posted_at);
+    const time = Date.parse(post.postedAt);
     const window: number[] = [];
     // withViews is sorted by time: find the window by scanning back from this post's time.
     for (let i = upperBound(withViews, time - 1) - 1; i >= 0; i--) {

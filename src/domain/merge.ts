@@ -1,4 +1,3 @@
-import { mintId } from '../contract/ids.ts';
 import {
   MEDIA_ENRICHMENT_FIELDS,
   POST_ENRICHMENT_FIELDS,

@@ -32,6 +32,9 @@ export interface StoredEmbedding {
   vector: string;
 }
 
+/** The kinds of entity the service tracks; singular wherever a kind is named in code. */
+export type EntityKind = 'post' | 'account';
+
 export type AccountStatus = 'active' | 'deactivated' | 'deleted' | 'unobservable';
 export type PostStatus = 'available' | 'unavailable';
 
@@ -129,7 +132,7 @@ export function emptyPost(id: string, platformId: string): PostRecord {
  * forward, so a later state has every stamp ≥ an earlier one; comparing the concatenated stamps
  * therefore orders snapshots of the same account by recency.
  */
-export function accountVersion(account: AccountRecord): string {
+function accountVersion(account: AccountRecord): string {
   const stamp = (r: Lww<unknown> | null) => r?.t ?? '0000-00-00T00:00:00.000Z';
   return [
     account.profile,

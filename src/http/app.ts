@@ -1,5 +1,5 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { randomBytes } from 'node:crypto';
 import type { AccountService } from '../services/accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
@@ -9,13 +9,14 @@ import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
 import { registerProblemHandling } from './problems.ts';
+import { zodValidatorCompiler } from './validation.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { intakeRoutes } from './routes/intake.ts';
 import { readRoutes } from './routes/reads.ts';
 
 /** Name of the response header that carries the request identity (spec 4.5). */
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Everything the HTTP layer needs: services, not infrastructure. */
 export interface AppDependencies {
@@ -31,9 +32,6 @@ export interface AppDependencies {
   /** Per-key search rate limit; its counters live in Redis so every node shares them. */
   searchRateLimit?: SearchRateLimitOptions;
 }
-
-/** Fields that must never reach a log line. */
-export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
 /**
  * Builds the Fastify application. Routes are thin: validate (zod schemas of src/contract), call
@@ -64,7 +62,7 @@ export function buildApp(
 
   // JSON in, JSON out: a text/plain body is an unsupported media type, not a string to parse.
   app.removeContentTypeParser('text/plain');
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(options.validateResponses === false ? () => (data) => JSON.stringify(data) : serializerCompiler);
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);

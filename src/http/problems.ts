@@ -1,23 +1,21 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
+import { isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { Problem } from '../contract/api.ts';
-import { formatIssues } from '../contract/observations.ts';
 import {
   DomainError,
   InternalError,
   MalformedRequestError,
+  MethodNotAllowedError,
   PayloadTooLargeError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
-  ValidationFailedError,
 } from '../internal/errors.ts';
 
 /** Content type of every error response. */
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** The problem object of spec part 7 for a domain error. */
-export function problemOf(error: DomainError, requestId: string, baseUrl: string): Problem {
+function problemOf(error: DomainError, requestId: string, baseUrl: string): Problem {
   return {
     type: `${baseUrl}/problems/${error.problem}`,
     status: error.status,
@@ -27,7 +25,7 @@ export function problemOf(error: DomainError, requestId: string, baseUrl: string
 }
 
 /** Sends a domain error as a problem object. */
-export function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
+function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
   const problem = problemOf(error, reply.request.id, baseUrl);
   return reply
     .code(error.status)
@@ -36,21 +34,9 @@ export function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: st
     .send(JSON.stringify(problem));
 }
 
-const PARTS: Record<string, string> = { body: '', params: 'path parameter ', querystring: 'query parameter ' };
-
 /** Turns any error thrown while handling a request into a domain error. */
-export function toDomainError(error: unknown): DomainError {
+function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
-  if (hasZodFastifySchemaValidationErrors(error)) {
-    const context = (error as { validationContext?: string }).validationContext ?? 'body';
-    const issues = error.validation.map((v) => ({
-      ...(v.params as object),
-      code: v.keyword,
-      message: v.message ?? 'invalid',
-      path: v.instancePath === '/' ? [] : v.instancePath.split('/').slice(1),
-    })) as unknown as z.core.$ZodIssue[];
-    return new ValidationFailedError(`${PARTS[context] ?? ''}${formatIssues(issues)}`);
-  }
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -70,8 +56,25 @@ export function toDomainError(error: unknown): DomainError {
   return new InternalError('An unexpected error occurred; quote the request_id when reporting it.', { cause: error });
 }
 
-/** Installs the one error handler and the not-found handler. */
+/**
+ * The methods each route path answers, for telling "no such path" (404) from "not with this
+ * method" (405 with `Allow`, RFC 9110). Fills itself from Fastify's `onRoute` hook, so it must be
+ * installed before the routes are registered.
+ */
+function collectRouteMethods(app: FastifyInstance): (path: string) => string[] {
+  const routes: Array<{ pattern: RegExp; methods: string[] }> = [];
+  app.addHook('onRoute', (route) => {
+    // `:param` matches one path segment; Fastify's own router has the same rule.
+    const source = route.url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    const methods = [route.method].flat().map((m) => m.toUpperCase());
+    routes.push({ pattern: new RegExp(`^${source.join('/')}/?$`), methods });
+  });
+  return (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+}
+
+/** Installs the one error handler and the not-found handler (404, or 405 for a known path). */
 export function registerProblemHandling(app: FastifyInstance, baseUrl: string): void {
+  const methodsOf = collectRouteMethods(app);
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
     const domain = toDomainError(error);
     if (domain.status >= 500) {
@@ -81,7 +84,13 @@ export function registerProblemHandling(app: FastifyInstance, baseUrl: string): 
     }
     return sendProblem(reply, domain, baseUrl);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new RouteNotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`), baseUrl),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allow = methodsOf(path);
+    const problem =
+      allow.length > 0
+        ? new MethodNotAllowedError(`${path} answers ${allow.join(', ')}, not ${request.method}.`, allow)
+        : new RouteNotFoundError(`No route ${request.method} ${path}.`);
+    return sendProblem(reply, problem, baseUrl);
+  });
 }

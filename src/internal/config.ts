@@ -100,4 +100,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Used only outside production when SIGNING_SECRET is unset. */
-export const DEVELOPMENT_SIGNING_SECRET = 'development-only-signing-secret-change-me-0000';
+const DEVELOPMENT_SIGNING_SECRET = 'development-only-signing-secret-change-me-0000';

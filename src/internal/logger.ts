@@ -1,6 +1,8 @@
 import { pino, type Logger } from 'pino';
 import type { Config } from './config.ts';
-import { LOG_REDACTIONS } from '../http/app.ts';
+
+/** Fields that must never reach a log line: credentials, wherever a logger meets them. */
+export const LOG_REDACTIONS = ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization'];
 
 /** The process logger: pino JSON on stdout (or stderr for CLI commands whose stdout is data). */
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination: 1 | 2 = 1): Logger {

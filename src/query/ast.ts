@@ -8,6 +8,7 @@
  * an adapter handles negation (and its null semantics) in one place.
  */
 
+import { z } from 'zod';
 import type { FieldKey } from './fields.ts';
 
 /** Conjunction. No children means "no constraint" (an empty filters object). */
@@ -84,3 +85,30 @@ export function isMatchAll(node: FilterNode): boolean {
 export function and(children: FilterNode[]): FilterNode {
   return children.length === 1 ? children[0]! : { kind: 'and', children };
 }
+
+const fieldKey = z.custom<FieldKey>((value) => typeof value === 'string' && /^(post|author|account)\.[a-z_]+$/.test(value));
+const rangeValue = z.union([z.number(), z.string()]);
+
+/**
+ * The schema of a filter tree, for trees that come back from outside the process (inside
+ * cursors): a cursor of an older shape must be refused, not compiled into a wrong query.
+ */
+export const filterNodeSchema: z.ZodType<FilterNode> = z.lazy(() =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('and'), children: z.array(filterNodeSchema) }),
+    z.strictObject({ kind: z.literal('or'), children: z.array(filterNodeSchema).min(1) }),
+    z.strictObject({ kind: z.literal('not'), child: filterNodeSchema }),
+    z.strictObject({
+      kind: z.literal('range'),
+      field: fieldKey,
+      gt: rangeValue.optional(),
+      gte: rangeValue.optional(),
+      lt: rangeValue.optional(),
+      lte: rangeValue.optional(),
+    }),
+    z.strictObject({ kind: z.literal('term'), field: fieldKey, value: z.union([z.string(), z.boolean()]) }),
+    z.strictObject({ kind: z.literal('terms'), field: fieldKey, values: z.array(z.string()) }),
+    z.strictObject({ kind: z.literal('contains'), field: fieldKey, mode: z.enum(['any', 'all']), values: z.array(z.string()) }),
+    z.strictObject({ kind: z.literal('exists'), field: fieldKey }),
+  ]),
+);

@@ -42,20 +42,6 @@ export function fuseConvex(lexical: readonly ScoredId[], semantic: readonly Scor
   return out.sort(byScoreThenId);
 }
 
-/** Reciprocal rank fusion (Cormack et al. 2009), kept for the measurement that chose {@link fuseConvex}. */
-export function fuseReciprocalRank(lexical: readonly ScoredId[], semantic: readonly ScoredId[], k = 60): FusedId[] {
-  const rank = (hits: readonly ScoredId[]) => new Map([...hits].sort(byScoreThenId).map((h, i) => [h.id, i + 1]));
-  const lex = rank(lexical);
-  const sem = rank(semantic);
-  const out: FusedId[] = [];
-  for (const id of new Set([...lex.keys(), ...sem.keys()])) {
-    const l = lex.get(id);
-    const s = sem.get(id);
-    out.push({ id, score: (l ? 1 / (k + l) : 0) + (s ? 1 / (k + s) : 0), lexical: l ?? null, semantic: s ?? null });
-  }
-  return out.sort(byScoreThenId);
-}
-
 function normalized(hits: readonly ScoredId[]): Map<string, number> {
   const out = new Map<string, number>();
   if (hits.length === 0) return out;
@@ -71,6 +57,7 @@ function normalized(hits: readonly ScoredId[]): Map<string, number> {
   return out;
 }
 
-function byScoreThenId(a: { id: string; score: number }, b: { id: string; score: number }): number {
+/** Best score first; ties by ID, so the order is total and stable across pages. */
+export function byScoreThenId(a: { id: string; score: number }, b: { id: string; score: number }): number {
   return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

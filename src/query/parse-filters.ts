@@ -1,161 +1,68 @@
 import { z } from 'zod';
-import { toPointer, utcTimestamp } from '../contract/observations.ts';
+import { toPointer } from '../contract/observations.ts';
 import { ValidationFailedError } from '../internal/errors.ts';
 import type { FilterNode, LeafNode, RangeNode } from './ast.ts';
+import { FILTER_FIELDS, operatorsOf, type FieldDef, type FilterScope, type Operator } from './fields.ts';
 import {
-  FILTER_FIELDS,
-  OPERATORS,
-  normalizeValue,
-  operatorsOf,
-  typeLabel,
-  type FieldDef,
-  type FilterScope,
-  type Operator,
-} from './fields.ts';
+  FILTER_LIMITS,
+  FILTER_REASONS,
+  branchesReason,
+  filtersObjectSchemas,
+  noOperatorReason,
+  notOperatorsReason,
+  operatorReason,
+  unknownFieldReason,
+  valueSchemaOf,
+} from './filter-schema.ts';
+
+export { FILTER_LIMITS } from './filter-schema.ts';
 
 /**
- * The filter grammar (docs/filters.md): a filters object is the AND of its entries; each entry is
- * a field with an operator object, or `any_of` / `all_of` (arrays of filters objects) or `not` (one
- * filters object). The structure is walked by hand, because a failure must name the exact JSON
- * pointer and what the grammar expected there; the values are checked with zod schemas derived
- * from the field registry, so list items are pointed at by zod's issue paths.
+ * The filter grammar (docs/filters.md) walked by hand into the engine-neutral AST. A filters object
+ * is the AND of its entries; each entry is a field with an operator object, or `any_of` / `all_of`
+ * (arrays of filters objects) or `not` (one filters object).
+ *
+ * The walker reads the client's own value, so the AST keeps the client's order (zod rebuilds
+ * objects in the order of their shape), and it checks what the structural schema of
+ * `filter-schema.ts` cannot say: the nesting depth and the operator count across levels. It also
+ * re-checks the structure, with the same reasons, so that it stands alone for direct callers.
  */
-
-/** Bounds of the grammar. */
-export const FILTER_LIMITS = Object.freeze({
-  /** Levels of `any_of` / `all_of` / `not` below a scope's filters object. */
-  maxDepth: 4,
-  /** Filters objects in one `any_of` / `all_of`. */
-  maxBranches: 20,
-  /** Values in one list operand. */
-  maxValues: 500,
-  /** Characters in one string value. */
-  maxValueLength: 200,
-  /** Operators in one scope's filters, all levels together: bounds the engine query size. */
-  maxConditions: 200,
-});
 
 /** Details show at most this many problems. */
 const SHOWN_ISSUES = 5;
 
-const COMPOSITION_KEYS = ['any_of', 'all_of', 'not'] as const;
-
-const TIMESTAMP_EXPECTED = 'expected an ISO 8601 UTC timestamp such as 2026-01-31T12:00:00Z';
-/** Timestamp-shaped strings, to tell "not UTC" apart from "not a timestamp". */
-const ZONED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-
-const timestampValue = z
-  .string({ error: TIMESTAMP_EXPECTED })
-  .superRefine((value, ctx) => {
-    const m = ZONED.exec(value);
-    if (!m) return;
-    const zone = m[1];
-    if (zone === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'expected a UTC timestamp; add "Z" (no time zone given)' });
-    } else if (!/^(?:Z|[+-]00:00)$/.test(zone)) {
-      ctx.addIssue({ code: 'custom', message: `expected a UTC timestamp (Z or +00:00), got offset ${zone}` });
-    }
-  })
-  .pipe(utcTimestamp);
-
-const integerValue = z.number({ error: 'expected an integer' }).int({ error: 'expected an integer' });
-const numberValue = z.number({ error: 'expected a number' });
-const booleanValue = z.boolean({ error: 'expected true or false' });
-
-function stringValue(field: FieldDef) {
-  const max = FILTER_LIMITS.maxValueLength;
-  let schema = z
-    .string({ error: 'expected a string' })
-    .min(1, { error: 'expected a non-empty string' })
-    .max(max, { error: `expected at most ${max} characters` })
-    .transform((value) => normalizeValue(field, value));
-  if (field.normalize === 'hashtag' || field.normalize === 'handle') {
-    // A bare "#" or "@" is non-empty until its marker is stripped.
-    const what = field.normalize === 'hashtag' ? 'hashtag after "#"' : 'handle after "@"';
-    schema = schema.refine((value) => value.length > 0, { error: `expected a non-empty ${what}` });
-  }
-  const allowed = field.values;
-  if (allowed) {
-    schema = schema.refine((value) => allowed.includes(value), {
-      error: `expected one of ${allowed.map((v) => `"${v}"`).join(', ')}`,
-    });
-  }
-  return schema;
+/** One problem, at `path` below the scope's filters object. */
+export interface FilterIssue {
+  path: PropertyKey[];
+  message: string;
 }
 
-function listValue(field: FieldDef) {
-  const max = FILTER_LIMITS.maxValues;
-  const expected = `expected an array of 1 to ${max} strings`;
-  return z
-    .array(stringValue(field), { error: expected })
-    .min(1, { error: `${expected}, got an empty array` })
-    .max(max, { error: `${expected}, got more` })
-    .superRefine((values, ctx) => {
-      const seen = new Set<string>();
-      values.forEach((value, i) => {
-        if (seen.has(value)) {
-          const how = field.normalize ? ' (values are compared case-insensitively)' : '';
-          ctx.addIssue({ code: 'custom', path: [i], message: `duplicate value "${value}"${how}` });
-        }
-        seen.add(value);
-      });
-    });
-}
-
-type ValueSchema = z.ZodType<unknown>;
-
-function valueSchema(field: FieldDef, op: Operator): ValueSchema {
-  switch (op) {
-    case 'gt': case 'gte': case 'lt': case 'lte':
-      return field.type === 'timestamp' ? timestampValue : field.type === 'integer' ? integerValue : numberValue;
-    case 'eq':
-      return field.type === 'boolean' ? booleanValue : stringValue(field);
-    case 'exists':
-      return booleanValue;
-    default:
-      return listValue(field);
-  }
-}
-
-// Schemas are pure functions of (field, operator): build each once.
-const schemaCache = new WeakMap<FieldDef, Map<Operator, ValueSchema>>();
-
-function schemaFor(field: FieldDef, op: Operator): ValueSchema {
-  let byOp = schemaCache.get(field);
-  if (!byOp) schemaCache.set(field, (byOp = new Map()));
-  let schema = byOp.get(op);
-  if (!schema) byOp.set(op, (schema = valueSchema(field, op)));
-  return schema;
-}
-
-/** What one parse has found so far. */
+/** What one walk has found so far. */
 class Context {
-  readonly issues: string[] = [];
+  readonly issues: FilterIssue[] = [];
   conditions = 0;
   private overflowReported = false;
   constructor(readonly scope: FilterScope, readonly base: string) {}
 
-  issue(pointer: string, reason: string): void {
-    this.issues.push(`${pointer || '/'}: ${reason}`);
+  issue(path: PropertyKey[], message: string): void {
+    this.issues.push({ path, message });
   }
 
   /** Counts one operator; false (once reported) beyond the limit. */
-  count(pointer: string): boolean {
+  count(path: PropertyKey[]): boolean {
     this.conditions += 1;
     if (this.conditions <= FILTER_LIMITS.maxConditions) return true;
     if (!this.overflowReported) {
       this.overflowReported = true;
-      this.issue(pointer, `too many conditions; at most ${FILTER_LIMITS.maxConditions} operators in one filters object, all levels together`);
+      this.issue(path, FILTER_REASONS.tooManyConditions);
     }
     return false;
   }
 
-  check<T>(schema: z.ZodType<T>, value: unknown, pointer: string): T | undefined {
+  check<T>(schema: z.ZodType<T>, value: unknown, path: PropertyKey[]): T | undefined {
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    for (const issue of result.error.issues) {
-      this.issue(pointer + toPointer(issue.path), issue.message.replace(/^Invalid input: /, ''));
-    }
+    for (const issue of result.error.issues) this.issue([...path, ...issue.path], issue.message.replace(/^Invalid input: /, ''));
     return undefined;
   }
 }
@@ -165,36 +72,93 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * Walks the filters object of `scope` whose JSON pointer is `pointer` (e.g. `/post/filters`; it
+ * picks the neighbour hints of unknown fields) into an engine-neutral AST, in the client's order.
+ * An empty object gives an empty `and` (no constraint). Issue paths are relative to `pointer`.
+ */
+export function walkFilters(input: unknown, scope: FilterScope, pointer: string): { node: FilterNode; issues: FilterIssue[] } {
+  const ctx = new Context(scope, pointer);
+  if (!isPlainObject(input)) {
+    ctx.issue([], FILTER_REASONS.notFilters);
+    return { node: { kind: 'and', children: [] }, issues: ctx.issues };
+  }
+  const node = parseObject(input, [], 0, ctx);
+  return { node, issues: ctx.issues };
+}
+
+/**
  * Parses the filters object of `scope` found at JSON pointer `pointer` (e.g. `/post/filters`)
  * into an engine-neutral AST. An empty object parses to an empty `and` (no constraint).
  *
  * @throws ValidationFailedError whose detail lists up to five `pointer: what was expected` pairs.
  */
 export function parseFilters(input: unknown, scope: FilterScope, pointer: string): FilterNode {
-  const ctx = new Context(scope, pointer);
-  if (!isPlainObject(input)) {
-    ctx.issue(pointer, 'expected a filters object: field names mapped to operator objects');
-    throw new ValidationFailedError(formatDetail(ctx.issues));
-  }
-  const node = parseObject(input, pointer, 0, ctx);
-  if (ctx.issues.length > 0) throw new ValidationFailedError(formatDetail(ctx.issues));
+  const { node, issues } = walkFilters(input, scope, pointer);
+  if (issues.length > 0) throw new ValidationFailedError(formatDetail(issues, pointer));
   return node;
 }
 
 /** `pointer: reason` pairs, the first few, and how many were left out. */
-function formatDetail(issues: string[]): string {
-  const shown = issues.slice(0, SHOWN_ISSUES);
-  if (issues.length > SHOWN_ISSUES) shown.push(`and ${issues.length - SHOWN_ISSUES} more`);
+function formatDetail(issues: FilterIssue[], base: string): string {
+  const parts = issues.map((issue) => `${base + toPointer(issue.path) || '/'}: ${issue.message}`);
+  const shown = parts.slice(0, SHOWN_ISSUES);
+  if (parts.length > SHOWN_ISSUES) shown.push(`and ${parts.length - SHOWN_ISSUES} more`);
   return shown.join('; ');
 }
 
-function parseObject(input: Record<string, unknown>, pointer: string, depth: number, ctx: Context): FilterNode {
+/**
+ * The schema of the filters of `scope` at `pointer` (`/post/filters`, `/post/author/filters`,
+ * `/account/filters`, `/account/posts/filters`): its input side is the structural schema of
+ * `filter-schema.ts`, its output the AST. Steps: the nesting depth (before the structure, which
+ * would otherwise follow any depth until the stack runs out), the structure, then the walker, for
+ * the AST and the operator count. Several structural problems come in zod's order (fields in
+ * registry order, unknown keys last), each with the same pointer and reason as the walker's.
+ */
+export function filtersSchema(scope: FilterScope, pointer: string): z.ZodType<FilterNode> {
+  const { root } = filtersObjectSchemas(scope, pointer);
+  // Zod builds an object's output in the order of its shape, but the AST follows the client's
+  // order (an AND's children; a range sits where its field's first bound was), so the walker reads
+  // the client's value, which the first step hands over. Every step is synchronous, so no other
+  // parse comes in between; the reference is weak so that a body that failed does not linger.
+  let raw: WeakRef<object> | undefined;
+  return z
+    .preprocess((input, ctx) => {
+      const deep = tooDeep(input, 0, []);
+      for (const path of deep) ctx.addIssue({ code: 'custom', path, message: FILTER_REASONS.tooDeep });
+      raw = deep.length === 0 && isPlainObject(input) ? new WeakRef(input) : undefined;
+      return input;
+    }, root)
+    .transform((_, ctx) => {
+      const input = raw?.deref();
+      raw = undefined;
+      if (input === undefined) throw new Error('filtersSchema: the value of the first step is gone');
+      const { node, issues } = walkFilters(input, scope, pointer);
+      for (const { path, message } of issues) ctx.addIssue({ code: 'custom', path, message });
+      return node;
+    });
+}
+
+/** Paths of `any_of` / `all_of` / `not` keys nested deeper than allowed; never looks further down. */
+function tooDeep(value: unknown, depth: number, path: PropertyKey[]): PropertyKey[][] {
+  if (!isPlainObject(value)) return [];
+  const found: PropertyKey[][] = [];
+  for (const [key, child] of Object.entries(value)) {
+    if (key !== 'any_of' && key !== 'all_of' && key !== 'not') continue;
+    const at = [...path, key];
+    if (depth >= FILTER_LIMITS.maxDepth) found.push(at);
+    else if (key === 'not') found.push(...tooDeep(child, depth + 1, at));
+    else if (Array.isArray(child)) child.forEach((branch, i) => found.push(...tooDeep(branch, depth + 1, [...at, i])));
+  }
+  return found;
+}
+
+function parseObject(input: Record<string, unknown>, path: PropertyKey[], depth: number, ctx: Context): FilterNode {
   const children: FilterNode[] = [];
   for (const [key, value] of Object.entries(input)) {
-    const at = pointer + toPointer([key]);
+    const at = [...path, key];
     if (key === 'any_of' || key === 'all_of' || key === 'not') {
       if (depth >= FILTER_LIMITS.maxDepth) {
-        ctx.issue(at, `nesting too deep; any_of, all_of and not nest at most ${FILTER_LIMITS.maxDepth} levels`);
+        ctx.issue(at, FILTER_REASONS.tooDeep);
         continue;
       }
       const node = key === 'not' ? parseNot(value, at, depth, ctx) : parseBranches(key, value, at, depth, ctx);
@@ -203,7 +167,7 @@ function parseObject(input: Record<string, unknown>, pointer: string, depth: num
     }
     const field = FILTER_FIELDS[ctx.scope][key];
     if (!field) {
-      ctx.issue(at, unknownFieldReason(key, ctx));
+      ctx.issue(at, unknownFieldReason(key, ctx.scope, ctx.base));
       continue;
     }
     children.push(...parseField(field, value, at, ctx));
@@ -211,86 +175,64 @@ function parseObject(input: Record<string, unknown>, pointer: string, depth: num
   return children.length === 1 ? children[0]! : { kind: 'and', children };
 }
 
-function parseNested(value: unknown, pointer: string, depth: number, ctx: Context): FilterNode | undefined {
+function parseNested(value: unknown, path: PropertyKey[], depth: number, ctx: Context): FilterNode | undefined {
   if (!isPlainObject(value)) {
-    ctx.issue(pointer, 'expected a filters object');
+    ctx.issue(path, FILTER_REASONS.notNestedFilters);
     return undefined;
   }
-  // `{}` would make the enclosing any_of always true or the not always false: surely a mistake.
   if (Object.keys(value).length === 0) {
-    ctx.issue(pointer, 'expected a non-empty filters object');
+    ctx.issue(path, FILTER_REASONS.emptyNestedFilters);
     return undefined;
   }
-  return parseObject(value, pointer, depth + 1, ctx);
+  return parseObject(value, path, depth + 1, ctx);
 }
 
-function parseNot(value: unknown, pointer: string, depth: number, ctx: Context): FilterNode | undefined {
-  const child = parseNested(value, pointer, depth, ctx);
+function parseNot(value: unknown, path: PropertyKey[], depth: number, ctx: Context): FilterNode | undefined {
+  const child = parseNested(value, path, depth, ctx);
   return child && { kind: 'not', child };
 }
 
 function parseBranches(
   key: 'any_of' | 'all_of',
   value: unknown,
-  pointer: string,
+  path: PropertyKey[],
   depth: number,
   ctx: Context,
 ): FilterNode | undefined {
-  const max = FILTER_LIMITS.maxBranches;
-  const expected = `expected an array of 1 to ${max} filters objects`;
-  if (!Array.isArray(value) || value.length === 0 || value.length > max) {
-    const got = !Array.isArray(value) ? '' : value.length === 0 ? ', got an empty array' : `, got ${value.length}`;
-    ctx.issue(pointer, expected + got);
+  if (!Array.isArray(value) || value.length === 0 || value.length > FILTER_LIMITS.maxBranches) {
+    ctx.issue(path, branchesReason(value));
     return undefined;
   }
   const children: FilterNode[] = [];
   value.forEach((branch, i) => {
-    const child = parseNested(branch, `${pointer}/${i}`, depth, ctx);
+    const child = parseNested(branch, [...path, i], depth, ctx);
     if (child) children.push(child);
   });
   return { kind: key === 'any_of' ? 'or' : 'and', children };
 }
 
-/** An example operator object for a field, shown when the client sent something else. */
-function example(field: FieldDef): string {
-  switch (field.type) {
-    case 'integer': return '{"gte": 1000}';
-    case 'number': return '{"gte": 0.05}';
-    case 'timestamp': return '{"gte": "2026-01-01T00:00:00Z"}';
-    case 'keyword': return '{"in": ["…"]}';
-    case 'keywords': case 'ids': return '{"contains_any": ["…"]}';
-    case 'boolean': return '{"eq": true}';
-  }
-}
-
-function describe(field: FieldDef): string {
-  return `${field.nullable ? 'nullable ' : ''}${typeLabel(field.type)} field ${field.name}`;
-}
-
-function parseField(field: FieldDef, input: unknown, pointer: string, ctx: Context): LeafOrNot[] {
-  const allowed = operatorsOf(field);
-  const expected = allowed.join(', ');
+function parseField(field: FieldDef, input: unknown, path: PropertyKey[], ctx: Context): LeafOrNot[] {
+  const allowed: readonly string[] = operatorsOf(field);
   if (!isPlainObject(input)) {
-    ctx.issue(pointer, `expected an operator object such as ${example(field)}; operators of this ${typeLabel(field.type)} field: ${expected}`);
+    ctx.issue(path, notOperatorsReason(field));
     return [];
   }
   const entries = Object.entries(input);
   if (entries.length === 0) {
-    ctx.issue(pointer, `expected at least one operator: ${expected}`);
+    ctx.issue(path, noOperatorReason(field));
     return [];
   }
   const nodes: LeafOrNot[] = [];
   let range: RangeNode | undefined;
   for (const [op, raw] of entries) {
-    const at = pointer + toPointer([op]);
-    if (!(allowed as readonly string[]).includes(op)) {
-      const known = (OPERATORS as readonly string[]).includes(op);
-      ctx.issue(at, `${known ? `operator not allowed on the ${describe(field)}` : 'unknown operator'}; expected one of ${expected}`);
+    const at = [...path, op];
+    if (!allowed.includes(op)) {
+      ctx.issue(at, operatorReason(field, op));
       continue;
     }
     if (!ctx.count(at)) continue;
     const operator = op as Operator;
-    const value = ctx.check(schemaFor(field, operator), raw, at);
+    const value = ctx.check(valueSchemaOf(field, operator), raw, at);
     if (value === undefined) continue;
     switch (operator) {
       case 'gt': case 'gte': case 'lt': case 'lte':
@@ -332,62 +274,4 @@ type LeafOrNot = LeafNode | { kind: 'not'; child: LeafNode };
 function millisecondBound(op: 'gt' | 'gte' | 'lt' | 'lte', raw: string, truncated: string): string {
   const subMillisecond = /\.\d{3}\d*[1-9]/.test(raw);
   return subMillisecond && (op === 'gte' || op === 'lt') ? new Date(Date.parse(truncated) + 1).toISOString() : truncated;
-}
-
-/** Spellings clients reach for, mapped to the grammar's. */
-const ALIASES: ReadonlyMap<string, string> = new Map([
-  ['or', 'any_of'], ['any', 'any_of'], ['anyOf', 'any_of'], ['$or', 'any_of'], ['should', 'any_of'],
-  ['and', 'all_of'], ['all', 'all_of'], ['allOf', 'all_of'], ['$and', 'all_of'], ['must', 'all_of'],
-  ['$not', 'not'], ['must_not', 'not'], ['none_of', 'not'],
-]);
-
-/**
- * The other filter scopes of the search requests (spec 4.1, 4.2), by the pointer of a scope's
- * filters: a field sent to the wrong one of two neighbouring scopes is pointed to the right one.
- */
-const NEIGHBOURS: ReadonlyMap<string, { scope: FilterScope; pointer: string; via?: string }> = new Map([
-  ['/post/filters', { scope: 'author', pointer: '/post/author/filters', via: 'author' }],
-  ['/post/author/filters', { scope: 'post', pointer: '/post/filters' }],
-  ['/account/filters', { scope: 'post', pointer: '/account/posts/filters', via: 'posts' }],
-  ['/account/posts/filters', { scope: 'account', pointer: '/account/filters' }],
-]);
-
-function unknownFieldReason(key: string, ctx: Context): string {
-  const neighbour = NEIGHBOURS.get(ctx.base);
-  if (neighbour && (key === neighbour.via || FILTER_FIELDS[neighbour.scope][key])) {
-    return `unknown ${ctx.scope} field; ${neighbour.scope} filters go in ${neighbour.pointer}`;
-  }
-  const alias = ALIASES.get(key);
-  if (alias) return `unknown field; did you mean ${alias}?`;
-  const names = Object.keys(FILTER_FIELDS[ctx.scope]);
-  const close = closeMatches(key, names);
-  if (close.length > 0) return `unknown field; did you mean ${close.join(' or ')}?`;
-  return `unknown field; expected ${COMPOSITION_KEYS.join(', ')} or a ${ctx.scope} field: ${names.join(', ')}`;
-}
-
-/** Registry names a misspelled, camel-cased or shortened key probably meant, at most five. */
-function closeMatches(key: string, names: string[]): string[] {
-  const k = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/^[#@$]/, '').toLowerCase();
-  const tolerance = k.length <= 4 ? 1 : 2;
-  return names
-    .filter(
-      (name) =>
-        name === k ||
-        editDistance(k, name) <= tolerance ||
-        name.startsWith(`${k}_`) ||
-        (k.length >= 4 && name.includes(k)),
-    )
-    .slice(0, 5);
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length]!;
 }

@@ -29,10 +29,15 @@ function schemaOf(scope: SortScope) {
       // Zod reports unknown keys with this message too; formatIssues renders those itself.
       { error: 'expected an object {"by": <field>, "order": "asc" | "desc"}' },
     )
+    .meta({ description: `Order of a filters-only ${scope} search; order defaults to desc. Not allowed with a query.` })
     .transform(({ by, order }): SortSpec => ({ field: keys.get(by)!, order }));
 }
 
-const schemas = { post: schemaOf('post'), account: schemaOf('account') };
+/**
+ * The `sort` object of a filters-only search, per scope: `{by, order}` in, a {@link SortSpec} out.
+ * Issue paths are relative to the `sort` object.
+ */
+export const SORT_SCHEMAS = Object.freeze({ post: schemaOf('post'), account: schemaOf('account') });
 
 /**
  * Parses the `sort` object of a filters-only search of `scope`, found at `pointer` (e.g. `/sort`).
@@ -42,7 +47,7 @@ const schemas = { post: schemaOf('post'), account: schemaOf('account') };
  *   `by`, or an unknown `order`.
  */
 export function parseSort(input: unknown, scope: SortScope, pointer: string): SortSpec {
-  const result = schemas[scope].safeParse(input);
+  const result = SORT_SCHEMAS[scope].safeParse(input);
   if (result.success) return result.data;
   throw new ValidationFailedError(formatIssues(result.error.issues, pointer));
 }

@@ -1,12 +1,42 @@
+import { z } from 'zod';
+import { formatIssues } from '../contract/observations.ts';
 import { ValidationFailedError } from '../internal/errors.ts';
 import { and, isMatchAll, type FilterNode } from './ast.ts';
-import { parseFilters } from './parse-filters.ts';
-import { parseSort, type SortSpec } from './parse-sort.ts';
+import { closedObject } from './filter-schema.ts';
+import { filtersSchema } from './parse-filters.ts';
+import { SORT_SCHEMAS, type SortSpec } from './parse-sort.ts';
 
 /** The most characters `post.query` / `account.query` may have (spec part 8). */
 export const MAX_QUERY_LENGTH = 2000;
 /** Default and bounds of `limit` (spec part 8). */
 export const LIMITS = { default: 20, min: 1, max: 100 } as const;
+/** The provisional maximum of `minimum_matching_posts` (spec 8). */
+export const MAX_MINIMUM_MATCHING_POSTS = 3;
+
+/**
+ * The longest cursor a continuation accepts. Its body, `{"cursor": "…", "limit": 100}`, then stays
+ * under the 1 MiB (1,048,576 bytes) body limit of the routes (`bodyLimit` in src/http/app.ts).
+ */
+export const MAX_CURSOR_LENGTH = 1_000_000;
+
+/**
+ * The largest normalized search an initial request may have, in UTF-8 bytes of
+ * `JSON.stringify(search)`, so that every cursor it leads to is at most MAX_CURSOR_LENGTH. Bytes,
+ * not characters: a 200-character value is up to 600 bytes of UTF-8, and bytes are what deflate
+ * and base64 see. A cursor is `base64url(deflateRaw(payload)) "." base64url(HMAC-SHA256)`
+ * (cursor-codec.ts), the payload being the JSON of `{v, op, search, limit, state, exp}`:
+ *
+ * - payload ≤ search + 2,000 bytes: `state` is at most ~1,500 (a point-in-time id of 200 to 400
+ *   characters, sort values, a 520-character quantized vector), the other members under 100;
+ * - deflate expands incompressible input by at most 5 bytes per stored block, and at the codec's
+ *   memory level 2 a block holds at least 255 input bytes: at most × 260/255, + 5;
+ * - base64url multiplies by 4/3, rounded up; then come "." and the 43-character signature.
+ *
+ * 700,000 + 2,000 = 702,000 → deflate ≤ 715,770 → base64url ≤ 954,360 → cursor ≤ 954,404, under
+ * 1,000,000. (Without the deflate term, ⌈702,000 × 4/3⌉ + 100 = 936,100; the difference is the
+ * measured worst case of random bytes, 1.96 %.)
+ */
+export const MAX_SEARCH_JSON_LENGTH = 700_000;
 
 /** A validated, normalized initial post search. */
 export interface PostSearch {
@@ -15,105 +45,6 @@ export interface PostSearch {
   filter: FilterNode;
   /** Only on filters-only requests; null means the documented default. */
   sort: SortSpec | null;
-}
-
-/** Either a first page or a continuation (spec 4.1 rules 1–4). */
-export type SearchRequest<S> =
-  | { kind: 'initial'; search: S; limit: number }
-  | { kind: 'continuation'; cursor: string; limit: number | null };
-
-type Json = Record<string, unknown>;
-
-function fail(pointer: string, reason: string): never {
-  throw new ValidationFailedError(`${pointer}: ${reason}`);
-}
-
-function object(value: unknown, pointer: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(pointer || '/', 'expected a JSON object');
-  return value as Json;
-}
-
-function onlyKeys(value: Json, allowed: readonly string[], pointer: string): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) fail(`${pointer}/${key}`, `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`);
-  }
-}
-
-function parseLimit(value: unknown): number | null {
-  if (value === undefined) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < LIMITS.min || value > LIMITS.max) {
-    fail('/limit', `expected an integer from ${LIMITS.min} to ${LIMITS.max}`);
-  }
-  return value;
-}
-
-/** A query string, or null when absent or blank. */
-function parseQuery(value: unknown, pointer: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') fail(pointer, 'expected a string');
-  if (value.length > MAX_QUERY_LENGTH) fail(pointer, `expected at most ${MAX_QUERY_LENGTH} characters, got ${value.length}`);
-  const trimmed = value.trim();
-  return trimmed.length > 0 ? trimmed : null;
-}
-
-/** Splits off a continuation: only `cursor` and optionally `limit` (rule 4). */
-function continuation(body: Json): SearchRequest<never> | null {
-  if (!('cursor' in body)) return null;
-  if (typeof body.cursor !== 'string' || body.cursor.length === 0 || body.cursor.length > 16_384) {
-    fail('/cursor', 'expected a cursor string from a previous response');
-  }
-  for (const key of Object.keys(body)) {
-    if (key !== 'cursor' && key !== 'limit') {
-      fail(`/${key}`, 'a continuation sends only "cursor" and optionally "limit"; the cursor carries the rest of the request');
-    }
-  }
-  return { kind: 'continuation', cursor: body.cursor, limit: parseLimit(body.limit) };
-}
-
-/**
- * The part both searches share: a continuation, or the body and its required scope object
- * (`post` / `account`) with only the allowed keys.
- */
-function initialScope(input: unknown, scope: 'post' | 'account', keys: readonly string[]): SearchRequest<never> | { body: Json; scope: Json } {
-  const body = object(input, '');
-  const next = continuation(body);
-  if (next) return next;
-  onlyKeys(body, [scope, 'sort', 'limit', 'cursor'], '');
-  if (body[scope] === undefined) fail(`/${scope}`, 'required');
-  const scoped = object(body[scope], `/${scope}`);
-  onlyKeys(scoped, keys, `/${scope}`);
-  return { body, scope: scoped };
-}
-
-/** `sort` and `limit` of an initial request: sort only without a query (spec 4.1 rule 3). */
-function sortAndLimit(body: Json, query: string | null, scope: 'post' | 'account'): { sort: SortSpec | null; limit: number } {
-  if (body.sort !== undefined && query !== null) {
-    fail('/sort', `sort is allowed only on filters-only requests; with "${scope}.query" results come in relevance order`);
-  }
-  return {
-    sort: body.sort === undefined ? null : parseSort(body.sort, scope, '/sort'),
-    limit: parseLimit(body.limit) ?? LIMITS.default,
-  };
-}
-
-/** Parses a search posts body (spec 4.1). Throws ValidationFailedError (422) with a JSON pointer. */
-export function parsePostSearchRequest(input: unknown): SearchRequest<PostSearch> {
-  const parsed = initialScope(input, 'post', ['query', 'filters', 'author']);
-  if ('kind' in parsed) return parsed;
-  const { body, scope: post } = parsed;
-  const query = parseQuery(post.query, '/post/query');
-  const postFilter = post.filters === undefined ? and([]) : parseFilters(post.filters, 'post', '/post/filters');
-  let authorFilter: FilterNode = and([]);
-  if (post.author !== undefined) {
-    const author = object(post.author, '/post/author');
-    onlyKeys(author, ['filters'], '/post/author');
-    if (author.filters !== undefined) authorFilter = parseFilters(author.filters, 'author', '/post/author/filters');
-  }
-  if (query === null && isMatchAll(postFilter) && isMatchAll(authorFilter)) {
-    fail('/post', 'an initial request needs a non-empty "query" or at least one filter');
-  }
-  const { sort, limit } = sortAndLimit(body, query, 'post');
-  return { kind: 'initial', search: { query, filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))), sort }, limit };
 }
 
 /** The publishing scope of an account search (spec 4.2). */
@@ -131,32 +62,228 @@ export interface AccountSearch {
   sort: SortSpec | null;
 }
 
-/** The provisional maximum of `minimum_matching_posts` (spec 8). */
-export const MAX_MINIMUM_MATCHING_POSTS = 3;
+/** Either a first page or a continuation (spec 4.1 rules 1–4). */
+export type SearchRequest<S> =
+  | { kind: 'initial'; search: S; limit: number }
+  | { kind: 'continuation'; cursor: string; limit: number | null };
 
-/** Parses a search accounts body (spec 4.2). Throws ValidationFailedError (422) with a JSON pointer. */
-export function parseAccountSearchRequest(input: unknown): SearchRequest<AccountSearch> {
-  const parsed = initialScope(input, 'account', ['query', 'filters', 'posts']);
-  if ('kind' in parsed) return parsed;
-  const { body, scope: account } = parsed;
-  const query = parseQuery(account.query, '/account/query');
-  const filter = account.filters === undefined ? and([]) : parseFilters(account.filters, 'account', '/account/filters');
-  let posts: PostsScope | null = null;
-  if (account.posts !== undefined) {
-    const scope = object(account.posts, '/account/posts');
-    onlyKeys(scope, ['minimum_matching_posts', 'filters'], '/account/posts');
-    const minimum = scope.minimum_matching_posts ?? 1;
-    if (typeof minimum !== 'number' || !Number.isInteger(minimum) || minimum < 1 || minimum > MAX_MINIMUM_MATCHING_POSTS) {
-      fail('/account/posts/minimum_matching_posts', `expected an integer from 1 to ${MAX_MINIMUM_MATCHING_POSTS}`);
-    }
-    posts = {
-      minimum,
-      filter: scope.filters === undefined ? and([]) : parseFilters(scope.filters, 'post', '/account/posts/filters'),
-    };
+const OBJECT_EXPECTED = 'expected a JSON object';
+const LIMIT_EXPECTED = `expected an integer from ${LIMITS.min} to ${LIMITS.max}`;
+const CURSOR_EXPECTED = 'expected a cursor string from a previous response';
+const MINIMUM_EXPECTED = `expected an integer from 1 to ${MAX_MINIMUM_MATCHING_POSTS}`;
+const CONTINUATION_ONLY = 'a continuation sends only "cursor" and optionally "limit"; the cursor carries the rest of the request';
+
+/** The reason for any key outside `allowed`. */
+const expectedKeys = (allowed: readonly string[]) => () => `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
+
+const limitSchema = z
+  .int({ error: LIMIT_EXPECTED })
+  .min(LIMITS.min, { error: LIMIT_EXPECTED })
+  .max(LIMITS.max, { error: LIMIT_EXPECTED })
+  .meta({ description: `Results per page, default ${LIMITS.default}. On a continuation: at most the original limit.` });
+
+const cursorSchema = z
+  .string({ error: CURSOR_EXPECTED })
+  .min(1, { error: CURSOR_EXPECTED })
+  .max(MAX_CURSOR_LENGTH, { error: CURSOR_EXPECTED })
+  .meta({ description: 'The next_cursor of a previous page. A continuation sends only cursor and optionally limit.' });
+
+function querySchema(description: string) {
+  return z
+    .string({ error: 'expected a string' })
+    .max(MAX_QUERY_LENGTH, {
+      error: (issue) => `expected at most ${MAX_QUERY_LENGTH} characters, got ${typeof issue.input === 'string' ? issue.input.length : '?'}`,
+    })
+    .nullable()
+    .optional()
+    .meta({ description: `${description}; blank means none.` });
+}
+
+/** A query string, or null when absent or blank. */
+function normalizeQuery(query: string | null | undefined): string | null {
+  const trimmed = query?.trim() ?? '';
+  return trimmed.length > 0 ? trimmed : null;
+}
+
+type Ctx = z.core.$RefinementCtx;
+
+function issue(ctx: Ctx, path: PropertyKey[], message: string): void {
+  ctx.addIssue({ code: 'custom', path, message });
+}
+
+/** The shared top level of both bodies. */
+interface Envelope {
+  sort?: SortSpec | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/**
+ * A continuation: only `cursor` and optionally `limit` (rule 4). `undefined` for an initial
+ * request, `null` when the continuation is invalid (its issues are added).
+ */
+function continuationOf(body: Envelope & Record<string, unknown>, ctx: Ctx): SearchRequest<never> | null | undefined {
+  if (body.cursor === undefined) return undefined;
+  const extra = Object.keys(body).filter((key) => key !== 'cursor' && key !== 'limit' && body[key] !== undefined);
+  for (const key of extra) issue(ctx, [key], CONTINUATION_ONLY);
+  return extra.length > 0 ? null : { kind: 'continuation', cursor: body.cursor, limit: body.limit ?? null };
+}
+
+/** False (and an issue) when `sort` comes with a query (spec 4.1 rule 3). */
+function sortAllowed(body: Envelope, query: string | null, scope: 'post' | 'account', ctx: Ctx): boolean {
+  if (body.sort === undefined || query === null) return true;
+  issue(ctx, ['sort'], `sort is allowed only on filters-only requests; with "${scope}.query" results come in relevance order`);
+  return false;
+}
+
+/**
+ * False (and an issue at the largest filters object) when the normalized search is too large for
+ * its continuation cursors (see MAX_SEARCH_JSON_LENGTH).
+ */
+function fitsCursor(search: object, filters: Array<[PropertyKey[], FilterNode]>, ctx: Ctx): boolean {
+  const size = Buffer.byteLength(JSON.stringify(search));
+  if (size <= MAX_SEARCH_JSON_LENGTH) return true;
+  const bytes = (node: FilterNode) => Buffer.byteLength(JSON.stringify(node));
+  const [path] = filters.reduce((largest, next) => (bytes(next[1]) > bytes(largest[1]) ? next : largest));
+  issue(
+    ctx,
+    path,
+    `the filters are too large: the normalized search takes ${size} bytes of JSON, and at most ${MAX_SEARCH_JSON_LENGTH} fit in a continuation cursor; send fewer or shorter values`,
+  );
+  return false;
+}
+
+const authorScope = closedObject(
+  { filters: filtersSchema('author', '/post/author/filters').optional() },
+  OBJECT_EXPECTED,
+  expectedKeys(['filters']),
+).meta({ description: 'The account that published the post.' });
+
+const postScope = closedObject(
+  {
+    query: querySchema(`Natural-language content intent, at most ${MAX_QUERY_LENGTH} characters; supplies relevance order`),
+    filters: filtersSchema('post', '/post/filters').optional(),
+    author: authorScope.optional(),
+  },
+  OBJECT_EXPECTED,
+  expectedKeys(['query', 'filters', 'author']),
+).meta({ description: 'The post scope: required on an initial request.' });
+
+type PostBody = Envelope & Record<string, unknown> & { post?: z.output<typeof postScope> | undefined };
+
+function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
+  const next = continuationOf(body, ctx);
+  if (next !== undefined) return next ?? z.NEVER;
+  if (body.post === undefined) {
+    issue(ctx, ['post'], 'required');
+    return z.NEVER;
   }
+  const query = normalizeQuery(body.post.query);
+  const postFilter = body.post.filters ?? and([]);
+  const authorFilter = body.post.author?.filters ?? and([]);
+  if (query === null && isMatchAll(postFilter) && isMatchAll(authorFilter)) {
+    issue(ctx, ['post'], 'an initial request needs a non-empty "query" or at least one filter');
+    return z.NEVER;
+  }
+  if (!sortAllowed(body, query, 'post', ctx)) return z.NEVER;
+  const search: PostSearch = {
+    query,
+    filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))),
+    sort: body.sort ?? null,
+  };
+  const filters: Array<[PropertyKey[], FilterNode]> = [[['post', 'filters'], postFilter], [['post', 'author', 'filters'], authorFilter]];
+  if (!fitsCursor(search, filters, ctx)) return z.NEVER;
+  return { kind: 'initial', search, limit: body.limit ?? LIMITS.default };
+}
+
+/**
+ * The body of search posts (spec 4.1): an initial request (`post`, and `sort` and `limit`) or a
+ * continuation (`cursor`, and `limit`). Its input side is the request contract, filter grammar
+ * included (docs/filters.md); its output the normalized request. Rules across members (a
+ * continuation sends nothing else; sort only without a query; a query or a filter; the cursor size)
+ * are checked after the structure, so a body breaking both gets the structural issues.
+ */
+export const postSearchRequestSchema = closedObject(
+  { post: postScope.optional(), sort: SORT_SCHEMAS.post.optional(), limit: limitSchema.optional(), cursor: cursorSchema.optional() },
+  OBJECT_EXPECTED,
+  expectedKeys(['post', 'sort', 'limit', 'cursor']),
+)
+  .meta({ description: 'Search posts: an initial request sends post (with sort and limit); a continuation sends only cursor and optionally limit.' })
+  .transform(toPostRequest);
+
+const postsScope = closedObject(
+  {
+    minimum_matching_posts: z
+      .int({ error: MINIMUM_EXPECTED })
+      .min(1, { error: MINIMUM_EXPECTED })
+      .max(MAX_MINIMUM_MATCHING_POSTS, { error: MINIMUM_EXPECTED })
+      .nullable()
+      .optional()
+      .meta({ description: 'Distinct posts that must each match the whole filters; default 1.' }),
+    filters: filtersSchema('post', '/account/posts/filters').optional(),
+  },
+  OBJECT_EXPECTED,
+  expectedKeys(['minimum_matching_posts', 'filters']),
+).meta({ description: 'The publishing scope: the account must have posts matching these filters.' });
+
+const accountScope = closedObject(
+  {
+    query: querySchema(`Identity intent, at most ${MAX_QUERY_LENGTH} characters`),
+    filters: filtersSchema('account', '/account/filters').optional(),
+    posts: postsScope.optional(),
+  },
+  OBJECT_EXPECTED,
+  expectedKeys(['query', 'filters', 'posts']),
+).meta({ description: 'The account scope: required on an initial request.' });
+
+type AccountBody = Envelope & Record<string, unknown> & { account?: z.output<typeof accountScope> | undefined };
+
+function toAccountRequest(body: AccountBody, ctx: Ctx): SearchRequest<AccountSearch> {
+  const next = continuationOf(body, ctx);
+  if (next !== undefined) return next ?? z.NEVER;
+  if (body.account === undefined) {
+    issue(ctx, ['account'], 'required');
+    return z.NEVER;
+  }
+  const query = normalizeQuery(body.account.query);
+  const filter = body.account.filters ?? and([]);
+  const scope = body.account.posts;
+  const posts: PostsScope | null = scope ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) } : null;
   if (query === null && isMatchAll(filter) && posts === null) {
-    fail('/account', 'an initial request needs a non-empty "query", "filters" or "posts" scope');
+    issue(ctx, ['account'], 'an initial request needs a non-empty "query", "filters" or "posts" scope');
+    return z.NEVER;
   }
-  const { sort, limit } = sortAndLimit(body, query, 'account');
-  return { kind: 'initial', search: { query, filter, posts, sort }, limit };
+  if (!sortAllowed(body, query, 'account', ctx)) return z.NEVER;
+  const search: AccountSearch = { query, filter, posts, sort: body.sort ?? null };
+  const filters: Array<[PropertyKey[], FilterNode]> = [[['account', 'filters'], filter], [['account', 'posts', 'filters'], posts?.filter ?? and([])]];
+  if (!fitsCursor(search, filters, ctx)) return z.NEVER;
+  return { kind: 'initial', search, limit: body.limit ?? LIMITS.default };
+}
+
+/**
+ * The body of search accounts (spec 4.2): an initial request (`account`, and `sort` and `limit`)
+ * or a continuation (`cursor`, and `limit`); see {@link postSearchRequestSchema}.
+ */
+export const accountSearchRequestSchema = closedObject(
+  { account: accountScope.optional(), sort: SORT_SCHEMAS.account.optional(), limit: limitSchema.optional(), cursor: cursorSchema.optional() },
+  OBJECT_EXPECTED,
+  expectedKeys(['account', 'sort', 'limit', 'cursor']),
+)
+  .meta({ description: 'Search accounts: an initial request sends account (with sort and limit); a continuation sends only cursor and optionally limit.' })
+  .transform(toAccountRequest);
+
+function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new ValidationFailedError(formatIssues(result.error.issues));
+}
+
+/** Parses a search posts body (spec 4.1). Throws ValidationFailedError (422) with JSON pointers. */
+export function parsePostSearchRequest(input: unknown): SearchRequest<PostSearch> {
+  return parseWith(postSearchRequestSchema, input);
+}
+
+/** Parses a search accounts body (spec 4.2). Throws ValidationFailedError (422) with JSON pointers. */
+export function parseAccountSearchRequest(input: unknown): SearchRequest<AccountSearch> {
+  return parseWith(accountSearchRequestSchema, input);
 }

@@ -1,4 +1,4 @@
-import type { NicheDef } from './vocabulary.ts';
+import type { NicheDef } from './niche.ts';
 
 /** English topical vocabulary of the money, tech and hobby niches (see niches-lifestyle.ts). */
 export const HOBBY_NICHES: readonly NicheDef[] = [

@@ -1,4 +1,4 @@
-import type { NicheDef } from './vocabulary.ts';
+import type { NicheDef } from './niche.ts';
 
 /**
  * English topical vocabulary of the lifestyle niches. Topic details are written as sentence

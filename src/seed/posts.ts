@@ -289,7 +289,7 @@ export class PostBuilder {
 }
 
 /** The English caption line of an offer. */
-export function enOffer(o: OfferPlan, a: TemplateArgs): string {
+function enOffer(o: OfferPlan, a: TemplateArgs): string {
   const terms = o.extraTerm ? ` (${o.extraTerm})` : '';
   switch (o.kind) {
     case 'code': return `Use code ${o.code} for ${o.pct}% off the ${o.brand} ${a.item} 🛍️${terms}`;

@@ -1,34 +1,14 @@
 import { HOBBY_NICHES } from './niches-hobbies.ts';
 import { LIFESTYLE_NICHES } from './niches-lifestyle.ts';
+import type { NicheDef } from './niche.ts';
+
+export type { NicheDef, TopicTuple } from './niche.ts';
 
 /**
  * Shared vocabulary of the demo dataset: the niche catalog and the English building blocks of
  * captions and enrichments. Classification IDs follow the spec's examples (`visit_profile_link`,
  * `opening`, `discount`, …) and extend them additively, as spec §9 allows.
  */
-
-/** `[classification id, English phrase, detail fragment]` of one topic. */
-export type TopicTuple = readonly [id: string, phrase: string, detail: string];
-
-/** One niche: what its creators talk about, in words reused across captions and enrichments. */
-export interface NicheDef {
-  id: string;
-  /** Relative popularity among accounts. */
-  weight: number;
-  label: string;
-  category: string;
-  creators: readonly string[];
-  handleWords: readonly string[];
-  /** Niches that plausibly co-occur on one account. */
-  related: readonly string[];
-  topics: readonly TopicTuple[];
-  items: readonly string[];
-  pains: readonly string[];
-  brands: readonly string[];
-  hashtags: readonly string[];
-  visuals: readonly string[];
-  onScreen: readonly string[];
-}
 
 /** Every niche, lifestyle first. */
 export const NICHES: readonly NicheDef[] = [...LIFESTYLE_NICHES, ...HOBBY_NICHES];

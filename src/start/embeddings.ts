@@ -1,13 +1,17 @@
 import type { Logger } from 'pino';
-import type { Runtime } from './runtime.ts';
+import type { Embedder } from '../embedding/embedder.ts';
+import type { Config } from '../internal/config.ts';
 
 /**
  * Loads the embedding model before a process starts serving, and says how queries will rank.
  * A model that is configured but cannot load stops the process (exit 1): serving BM25 results
  * while the operator believes search is semantic would be a silent degradation.
  */
-export async function startEmbeddings(runtime: Runtime, logger: Pick<Logger, 'info' | 'warn' | 'fatal'>): Promise<void> {
-  const embedder = runtime.embedder();
+export async function startEmbeddings(
+  embedder: Embedder,
+  ranking: Config['SEARCH_RANKING'],
+  logger: Pick<Logger, 'info' | 'warn' | 'fatal'>,
+): Promise<void> {
   try {
     await embedder.ready();
   } catch {
@@ -18,6 +22,6 @@ export async function startEmbeddings(runtime: Runtime, logger: Pick<Logger, 'in
   if (status.state === 'off') {
     logger.warn({ embeddings: status }, 'embeddings off: queries rank by BM25 only');
   } else {
-    logger.info({ model: status.model, ranking: runtime.config.SEARCH_RANKING }, `queries rank ${runtime.config.SEARCH_RANKING}`);
+    logger.info({ model: status.model, ranking: ranking }, `queries rank ${ranking}`);
   }
 }

@@ -2,14 +2,12 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/internal/config.ts';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
-import { startWorker } from '../../src/start/worker.ts';
+import { openTestRuntime, type TestRuntime } from './runtime.ts';
 
 /** A running service on the real Elasticsearch and Redis, isolated by unique prefixes. */
 export interface Stack {
   config: Config;
-  runtime: Runtime;
+  runtime: TestRuntime;
   app: FastifyInstance;
   /** A key with both scopes. */
   key: string;
@@ -38,14 +36,14 @@ export async function startStack(name: string, env: Record<string, string> = {},
     RATE_LIMIT_SEARCH_PER_MINUTE: '100000',
     ...env,
   });
-  const runtime = createRuntime(config);
+  const runtime = openTestRuntime(config);
   await runtime.ready();
   await runtime.indexAdmin.apply();
   const logger = pino({ level: 'silent' });
-  const worker = options.worker === false ? undefined : startWorker(runtime, logger);
-  const app = createServer(runtime);
+  if (options.worker !== false) runtime.startWorker(logger);
+  const app = runtime.api.app;
   await app.ready();
-  const created = await runtime.keys.create({ owner: 'tests@example.com', name, scopes: ['search', 'ingest'] });
+  const created = await runtime.api.keys.create({ owner: 'tests@example.com', name, scopes: ['search', 'ingest'] });
 
   const inject: Stack['inject'] = async (opts) => {
     const response = await app.inject(opts);
@@ -87,7 +85,7 @@ export async function startStack(name: string, env: Record<string, string> = {},
     },
     async close() {
       await app.close();
-      await worker?.close();
+      await runtime.stopWorkers();
       await runtime.queue.obliterate({ force: true }).catch(() => undefined);
       await runtime.indexAdmin.destroy();
       const keys = await runtime.redis.keys(`${config.REDIS_PREFIX}:*`);

@@ -14,9 +14,13 @@ let stack: Stack;
 
 /** Runs the real executable with this file's prefixes; resolves with exit code and output. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/social-search.js', ...args], {
-      env: { ...process.env, INDEX_PREFIX: stack.config.INDEX_PREFIX, REDIS_PREFIX: stack.config.REDIS_PREFIX, LOG_LEVEL: 'warn' },
+      env: { ...process.env, INDEX_PREFIX: stack.config.INDEX_PREFIX, REDIS_PREFIX: stack.config.REDIS_PREFIX, LOG_LEVEL: 'warn', ...env },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -47,6 +51,15 @@ describe('social-search keys', () => {
     expect((await cli('keys', 'revoke', key.id)).code).toBe(0);
     expect((await stack.get(`/v1/social/accounts/nobody`, `Bearer ${key.key}`)).statusCode).toBe(401);
     expect((await cli('keys', 'revoke', 'key_doesnotexist0000')).code).toBe(1);
+  });
+
+  it('needs only Redis: keys commands work while Elasticsearch is unreachable', async () => {
+    const down = { ELASTICSEARCH_URL: 'http://127.0.0.1:1' };
+    const created = await cliWith(down, 'keys', 'create', '--owner', 'redis-only@example.com', '--name', 'no engine', '--json');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const listed = await cliWith(down, 'keys', 'list', '--owner', 'redis-only@example.com', '--json');
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).id).toBe(JSON.parse(created.stdout).id);
   });
 
   it('rejects bad input with a message and a non-zero exit', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import type { PageRequest, SemanticQuery } from '../../src/engine/engine.ts';
+import type { FusedRanking, PostPage } from '../../src/engine/search.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
 import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
@@ -42,11 +42,11 @@ beforeAll(async () => {
     [id('both'), axis(1, 0)],
     [id('filtered-out'), axis(2, 0)],
   ]);
-  await stack.runtime.engine.posts.merge([...vectors.keys()], (postId, current) =>
+  await stack.runtime.engine.intake.posts.merge([...vectors.keys()], (postId, current) =>
     current ? { ...current, embedding: { model: 'test', text_hash: 'test', vector: encodeVector(vectors.get(postId)!) } } : null,
   );
-  await stack.runtime.engine.refresh();
-  await stack.runtime.visibility.advance();
+  // Refresh, then advance the visibility epoch.
+  await stack.runtime.engine.intake.publish();
 });
 afterAll(async () => stack?.close());
 
@@ -56,18 +56,21 @@ function searchOf(body: unknown): PostSearch {
   return request.search;
 }
 
+/** How a first page ranks with the query's embedding (continuations carry it in their state). */
+type SemanticQuery = Pick<FusedRanking, 'vector' | 'mode'>;
+
 async function walk(search: PostSearch, semantic: SemanticQuery, limit: number, during?: () => Promise<void>) {
   const ids: string[] = [];
-  const page: PageRequest = { limit, state: null, keepAliveSeconds: 60, visibilityEpoch: () => stack.runtime.visibility.current() };
+  let page: PostPage = { limit, keepAliveSeconds: 60, state: null, ranking: { kind: 'fused', ...semantic } };
   let pages = 0;
   for (;;) {
-    const result = await stack.runtime.engine.searchPosts(search, page, page.state === null ? semantic : undefined);
+    const result = await stack.runtime.engine.search.searchPosts(search, page);
     ids.push(...result.records.map((r) => r.id));
     pages++;
     if (pages === 2) await during?.();
     expect(result.hasMore).toBe(result.state !== null);
     if (!result.hasMore) return { ids, pages };
-    page.state = result.state;
+    page = { limit, keepAliveSeconds: 60, state: result.state! };
   }
 }
 

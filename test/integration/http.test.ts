@@ -3,9 +3,9 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createDeliverySigner } from '../../src/delivery/signer.ts';
-import { LOG_REDACTIONS } from '../../src/http/app.ts';
+import { LOG_REDACTIONS } from '../../src/internal/logger.ts';
 import { parseKey } from '../../src/services/keys/key-format.ts';
-import { createServer } from '../../src/start/server.ts';
+import { createApi } from '../../src/start/api.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -54,9 +54,9 @@ describe('authentication (spec part 5)', () => {
   });
 
   it('stops accepting a revoked key within one second', async () => {
-    const created = await stack.runtime.keys.create({ owner: 'rev@example.com', name: 'to-revoke', scopes: ['search'] });
+    const created = await stack.runtime.api.keys.create({ owner: 'rev@example.com', name: 'to-revoke', scopes: ['search'] });
     expect((await stack.get(`/v1/social/posts/${postId}`, `Bearer ${created.key}`)).statusCode).toBe(200);
-    await stack.runtime.keys.revoke(created.id);
+    await stack.runtime.api.keys.revoke(created.id);
     const started = Date.now();
     const response = await stack.get(`/v1/social/posts/${postId}`, `Bearer ${created.key}`);
     expect(response.statusCode).toBe(401);
@@ -65,7 +65,7 @@ describe('authentication (spec part 5)', () => {
   });
 
   it('answers 403 insufficient-scope for a key without the search scope', async () => {
-    const ingestOnly = await stack.runtime.keys.create({ owner: 'pipe@example.com', name: 'pipeline', scopes: ['ingest'] });
+    const ingestOnly = await stack.runtime.api.keys.create({ owner: 'pipe@example.com', name: 'pipeline', scopes: ['ingest'] });
     const response = await stack.get(`/v1/social/accounts/${accountId}`, `Bearer ${ingestOnly.key}`);
     expect(response.statusCode).toBe(403);
     expect(response.body.type).toBe(problemType('insufficient-scope'));
@@ -90,6 +90,21 @@ describe('problems for malformed requests', () => {
       expect(typeof response.body.detail).toBe('string');
       expect(JSON.stringify(response.body)).not.toMatch(/at .*\.ts:\d+/); // no stack traces
     }
+  });
+
+  it('answers a known path with the wrong method 405 with Allow, and an unknown one 404', async () => {
+    const search = await stack.inject({ method: 'GET', url: '/v1/social/posts/search?x=1', headers: { authorization: `Bearer ${stack.key}` } });
+    // GET /v1/social/posts/:id also matches "search" as an id: that route answers, not a 405.
+    expect(search.statusCode).toBe(404);
+    expect(search.body.type).toBe(problemType('not-tracked'));
+    const wrong = await stack.inject({ method: 'DELETE', url: `/v1/social/posts/${postId}` });
+    expect(wrong.statusCode).toBe(405);
+    expect(wrong.headers.allow).toBe('GET, HEAD');
+    expect(wrong.body).toMatchObject({ type: problemType('method-not-allowed'), status: 405 });
+    const intake = await stack.inject({ method: 'GET', url: '/internal/v1/social/observations' });
+    expect(intake.statusCode).toBe(405);
+    expect(intake.headers.allow).toBe('POST');
+    expect((await stack.inject({ method: 'DELETE', url: '/v1/social/nothing-here' })).statusCode).toBe(404);
   });
 
   it('puts a request id header on every response, unique per request', async () => {
@@ -140,11 +155,13 @@ describe('logs', () => {
     const lines: string[] = [];
     const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
     const logger = pino({ level: 'trace', redact: { paths: LOG_REDACTIONS, censor: '[redacted]' } }, sink);
-    const app = createServer(stack.runtime, logger);
+    const { config, connections, engine, embedder } = stack.runtime;
+    const api = createApi(config, connections, { engine, embedder, logger });
+    const { app } = api;
     await app.ready();
     const response = await app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: { authorization: `Bearer ${stack.key}` } });
     await app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: { authorization: `Bearer "${stack.key}"` } });
-    await app.close();
+    await api.close();
     const all = lines.join('');
     expect(all).toContain(response.headers['x-request-id'] as string);
     expect(all).not.toContain(parseKey(stack.key)!.secret);

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
+import { templatesDir } from '../../src/internal/paths.ts';
 import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/services/intake/processor.ts';
-import { rebuildIndex, resumeAbandonedPause } from '../../src/services/indices/rebuild.ts';
 import { acquireRebuildLock } from '../../src/services/indices/rebuild-lock.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -77,7 +77,6 @@ describe('interrupted rebuilds', () => {
   const concrete = async () =>
     Object.keys(await stack.runtime.es.indices.get({ index: `${stack.config.INDEX_PREFIX}-accounts-v*`, allow_no_indices: true })).sort();
   const readAlias = () => `${stack.config.INDEX_PREFIX}-accounts`;
-  const quiet = { warn: () => undefined };
 
   it('a copy that fails or is cancelled leaves no index behind and the aliases as they were', async () => {
     await stack.ingest([accountObs({ platform_id: 'int-a', handle: 'int.author' })]);
@@ -102,7 +101,7 @@ describe('interrupted rebuilds', () => {
     const orphan = `${stack.config.INDEX_PREFIX}-accounts-v999-orphan`;
     await stack.runtime.es.indices.create({ index: orphan });
 
-    const outcome = await rebuildIndex(stack.runtime, quiet, 'accounts');
+    const outcome = await stack.runtime.rebuilds.rebuild('accounts');
     expect(outcome).toMatchObject({ status: 'rebuilt', removedOrphans: [orphan], from: [kept.to] });
     expect(await stack.runtime.es.indices.exists({ index: orphan })).toBe(false);
     expect(await stack.runtime.es.indices.exists({ index: kept.from[0]! })).toBe(true);
@@ -113,21 +112,21 @@ describe('interrupted rebuilds', () => {
     const held = await acquireRebuildLock(stack.runtime.redis, stack.config.REDIS_PREFIX, 'accounts', 'another operator');
     if (!('lock' in held)) throw new Error('lock expected');
     try {
-      expect(await rebuildIndex(stack.runtime, quiet, 'accounts')).toEqual({ status: 'busy', heldBy: 'another operator' });
+      expect(await stack.runtime.rebuilds.rebuild('accounts')).toEqual({ status: 'busy', heldBy: 'another operator' });
     } finally {
       await held.lock.release();
     }
-    expect((await rebuildIndex(stack.runtime, quiet, 'accounts')).status).toBe('rebuilt');
+    expect((await stack.runtime.rebuilds.rebuild('accounts')).status).toBe('rebuilt');
   });
 
   it('a worker resumes intake left paused by a killed rebuild, not one paused by a running rebuild', async () => {
     await stack.runtime.queue.pause();
     const held = await acquireRebuildLock(stack.runtime.redis, stack.config.REDIS_PREFIX, 'posts');
     if (!('lock' in held)) throw new Error('lock expected');
-    expect(await resumeAbandonedPause(stack.runtime, quiet)).toEqual([]);
+    expect(await stack.runtime.rebuilds.resumeAbandonedPause()).toEqual([]);
     expect(await stack.runtime.queue.isPaused()).toBe(true);
     await held.lock.release();
-    expect(await resumeAbandonedPause(stack.runtime, quiet)).toEqual([stack.runtime.queue.name]);
+    expect(await stack.runtime.rebuilds.resumeAbandonedPause()).toEqual([stack.runtime.queue.name]);
     expect(await stack.runtime.queue.isPaused()).toBe(false);
   });
 });
@@ -135,11 +134,15 @@ describe('interrupted rebuilds', () => {
 describe('before indices apply', () => {
   it('intake fails as "not installed" and leaves no index named like an alias behind', async () => {
     const prefix = `${stack.config.INDEX_PREFIX}-bare`;
-    const engine = createElasticsearchEngine({ client: stack.runtime.es, indexPrefix: prefix });
+    const engine = createElasticsearchEngine({
+      client: stack.runtime.es,
+      indexPrefix: prefix,
+      templatesDir: templatesDir(),
+      visibility: { current: async () => null, advance: async () => undefined },
+    });
     const process = createObservationProcessor({
-      engine,
+      store: engine.intake,
       locks: createRedisKeyedLocks({ redis: stack.runtime.redis, prefix }),
-      visibility: { advance: async () => undefined },
     });
     // The observations as the intake hands them to the worker: validated.
     const valid = (value: unknown): Observation => {

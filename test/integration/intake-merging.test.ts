@@ -36,7 +36,7 @@ async function drain(timeoutMs = 60_000) {
     if (Date.now() > deadline) throw new Error(`queue not drained: ${JSON.stringify(c)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  await stack.runtime.engine.refresh();
+  await stack.runtime.engine.intake.refresh();
 }
 
 /** Signed delivery URLs move when the hour bucket turns; compare them without their query. */

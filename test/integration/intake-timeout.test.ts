@@ -1,7 +1,6 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { startWorker } from '../../src/start/worker.ts';
 import { accountObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -22,7 +21,7 @@ describe('?wait=true when indexing does not finish in time', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await stack.runtime.queue.getWaitingCount()).toBe(1);
 
-    const worker = startWorker(stack.runtime, pino({ level: 'silent' }));
+    const worker = stack.runtime.startWorker(pino({ level: 'silent' }));
     try {
       const id = mintId('account', 'to-a');
       const deadline = Date.now() + 20_000;

@@ -3,10 +3,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/internal/config.ts';
 import { mintId } from '../../src/contract/ids.ts';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
-import { startWorker } from '../../src/start/worker.ts';
 import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 const URL_PATH = '/internal/v1/social/observations';
@@ -138,7 +136,7 @@ describe('whole-request errors', () => {
   });
 
   it('needs a key with the ingest scope', async () => {
-    const searchOnly = await stack.runtime.keys.create({ owner: 'reader@example.com', name: 'reader', scopes: ['search'] });
+    const searchOnly = await stack.runtime.api.keys.create({ owner: 'reader@example.com', name: 'reader', scopes: ['search'] });
     const body = JSON.stringify(accountObs({ platform_id: 'v-denied' }));
     expectProblem(await post(body, 'application/x-ndjson', { key: searchOnly.key }), 403, 'insufficient-scope');
     expectProblem(await post(body, 'application/x-ndjson', { key: null }), 401, 'authentication-required');
@@ -149,7 +147,7 @@ describe('whole-request errors', () => {
 describe('outages', () => {
   /** A runtime and app built by hand: startStack would fail installing indices on a dead engine. */
   async function degraded(env: Record<string, string>, prefix: string) {
-    const runtime = createRuntime(
+    const runtime = openTestRuntime(
       loadConfig({
         ...process.env,
         INDEX_PREFIX: prefix,
@@ -160,7 +158,7 @@ describe('outages', () => {
         ...env,
       }),
     );
-    const app = createServer(runtime);
+    const app = runtime.api.app;
     await app.ready();
     return { runtime, app };
   }
@@ -171,7 +169,7 @@ describe('outages', () => {
     return { ms: Date.now() - started, statusCode: response.statusCode, headers: response.headers, body: JSON.parse(response.body) };
   }
 
-  async function clearRedis(runtime: Runtime, prefix: string) {
+  async function clearRedis(runtime: TestRuntime, prefix: string) {
     await runtime.queue.obliterate({ force: true }).catch(() => undefined);
     const keys = await runtime.redis.keys(`${prefix}:*`);
     if (keys.length > 0) await runtime.redis.del(...keys);
@@ -180,10 +178,10 @@ describe('outages', () => {
   it('answers 503 within 5 s while Elasticsearch is unreachable, and queues intake for when it returns', async () => {
     const prefix = `test-intake-es-down-${randomUUID().slice(0, 8)}`;
     const { runtime, app } = await degraded({ ELASTICSEARCH_URL: 'http://127.0.0.1:1' }, prefix);
-    let recovered: Runtime | undefined;
+    let recovered: TestRuntime | undefined;
     try {
       expect(await runtime.ready()).toBe(true);
-      const { key } = await runtime.keys.create({ owner: 'ops@example.com', name: 'es-down', scopes: ['search', 'ingest'] });
+      const { key } = await runtime.api.keys.create({ owner: 'ops@example.com', name: 'es-down', scopes: ['search', 'ingest'] });
       const authorization = `Bearer ${key}`;
       for (const url of [`/v1/social/posts/${mintId('post', 'x')}`, `/v1/social/accounts/${mintId('account', 'x')}`]) {
         const r = await timed(() => app.inject({ method: 'GET', url, headers: { authorization } }));
@@ -201,12 +199,12 @@ describe('outages', () => {
       expect(queued.statusCode).toBe(202);
       expect(queued.json().accepted).toBe(2);
       // ...and indexed once a worker reaches a working engine
-      recovered = createRuntime(loadConfig({ ...process.env, INDEX_PREFIX: prefix, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', NODE_ENV: 'test' }));
+      recovered = openTestRuntime(loadConfig({ ...process.env, INDEX_PREFIX: prefix, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', NODE_ENV: 'test' }));
       await recovered.indexAdmin.apply();
-      const worker = startWorker(recovered, pino({ level: 'silent' }));
+      const worker = recovered.startWorker(pino({ level: 'silent' }));
       try {
         const id = mintId('post', 'es-down-post');
-        await eventually(async () => (await recovered!.engine.posts.get([id])).get(id)?.accounts[mintId('account', 'es-down-acc')] !== undefined);
+        await eventually(async () => (await recovered!.engine.intake.posts.get([id])).get(id)?.accounts[mintId('account', 'es-down-acc')] !== undefined);
       } finally {
         await worker.close();
       }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
+import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 const problemType = (name: string) => `https://api.example.test/problems/${name}`;
@@ -9,17 +8,17 @@ const LIMIT = 3;
 
 let stack: Stack;
 // A second API node on the same Redis: the budget is per key, not per node.
-let otherRuntime: Runtime;
+let otherRuntime: TestRuntime;
 let otherNode: FastifyInstance;
 let other: string;
 
 beforeAll(async () => {
   stack = await startStack('ratelimit', { RATE_LIMIT_SEARCH_PER_MINUTE: String(LIMIT) }, { worker: false });
-  otherRuntime = createRuntime(stack.config);
+  otherRuntime = openTestRuntime(stack.config);
   await otherRuntime.ready();
-  otherNode = createServer(otherRuntime);
+  otherNode = otherRuntime.api.app;
   await otherNode.ready();
-  other = (await stack.runtime.keys.create({ owner: 'other@example.com', name: 'other customer', scopes: ['search'] })).key;
+  other = (await stack.runtime.api.keys.create({ owner: 'other@example.com', name: 'other customer', scopes: ['search'] })).key;
 });
 
 afterAll(async () => {

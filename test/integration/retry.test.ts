@@ -26,11 +26,10 @@ describe('a retried job', () => {
     const renamed = valid(accountObs({ platform_id: 'r-a', handle: 'after.rename', observed_at: at(60) }));
     // The first attempt wrote the account, then died before fanning out.
     const id = mintId('account', 'r-a');
-    await stack.runtime.engine.accounts.merge([id], (_id, current) => applyAccount(current ?? emptyAccount(id, 'r-a'), renamed as never));
+    await stack.runtime.engine.intake.accounts.merge([id], (_id, current) => applyAccount(current ?? emptyAccount(id, 'r-a'), renamed as never));
     const process = createObservationProcessor({
-      engine: stack.runtime.engine,
+      store: stack.runtime.engine.intake,
       locks: createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX }),
-      visibility: stack.runtime.visibility,
     });
     const handles = async () =>
       Promise.all(['r-p1', 'r-p2'].map(async (p) => (await stack.get(`/v1/social/posts/${mintId('post', p)}`)).body.author.handle));

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
+import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { mintId } from '../../src/contract/ids.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -9,13 +8,13 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // Two API nodes on the same data. First pages share a point in time per node for up to
 // SEARCH_SNAPSHOT_MAX_AGE_MS (a minute here, so only the visibility epoch can retire it).
 let stack: Stack;
-let other: { runtime: Runtime; app: FastifyInstance };
+let other: { runtime: TestRuntime; app: FastifyInstance };
 
 beforeAll(async () => {
   stack = await startStack('snapshots', { SEARCH_SNAPSHOT_MAX_AGE_MS: '60000' });
-  const runtime = createRuntime(stack.config);
+  const runtime = openTestRuntime(stack.config);
   await runtime.ready();
-  const app = createServer(runtime);
+  const app = runtime.api.app;
   await app.ready();
   other = { runtime, app };
   await stack.ingest([accountObs({ platform_id: 'snap-a', handle: 'snap.author' }), postObs('snap-a', { platform_id: 'snap-p1', caption: 'lantern festival night' })]);
@@ -66,7 +65,7 @@ describe('shared search snapshots', () => {
     // Indexed and refreshed, but nobody asked to see it: the node keeps serving its snapshot.
     await stack.ingest([postObs('snap-a', { platform_id: 'snap-p3', caption: 'lantern lights' })], { wait: false });
     await drain();
-    await stack.runtime.engine.refresh();
+    await stack.runtime.engine.intake.refresh();
     expect(await searchOnOther('lantern')).toEqual(named('snap-p1', 'snap-p2'));
     await stack.runtime.visibility.advance();
     expect(await searchOnOther('lantern')).toEqual(named('snap-p1', 'snap-p2', 'snap-p3'));

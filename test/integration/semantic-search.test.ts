@@ -3,17 +3,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
-import { createRuntime, type Runtime } from '../../src/start/runtime.ts';
-import { createServer } from '../../src/start/server.ts';
 import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
 import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // The real model (../shared/models/all-MiniLM-L6-v2), end to end: the worker embeds what the
 // intake brings, and `post.query` finds posts by meaning, through the HTTP API.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 let stack: Stack;
-let lexical: { runtime: Runtime; app: FastifyInstance };
+let lexical: { runtime: TestRuntime; app: FastifyInstance };
 
 const QUERY = 'creators showing a night-time skincare routine with a discount code';
 const POSTS = {
@@ -28,10 +27,10 @@ const id = (key: keyof typeof POSTS) => mintId('post', `sem-${key}`);
 
 beforeAll(async () => {
   stack = await startStack('semantic', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
-  await stack.runtime.embedder().ready();
-  const runtime = createRuntime({ ...stack.config, SEARCH_RANKING: 'lexical' });
+  await stack.runtime.embedder.ready();
+  const runtime = openTestRuntime({ ...stack.config, SEARCH_RANKING: 'lexical' });
   await runtime.ready();
-  const app = createServer(runtime);
+  const app = runtime.api.app;
   await app.ready();
   lexical = { runtime, app };
   const response = await stack.ingest([
@@ -57,7 +56,7 @@ describe('semantic ranking with the real model', () => {
   });
 
   it('gives every post a vector of its current text before ?wait=true returns', async () => {
-    const records = await stack.runtime.engine.posts.get(Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)));
+    const records = await stack.runtime.engine.intake.posts.get(Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)));
     for (const record of records.values()) {
       expect(record.embedding?.model).toBe('all-MiniLM-L6-v2@q8');
       expect(record.embedding?.text_hash).toBe(embeddingTextHash(postEmbeddingText(record)));
@@ -101,11 +100,11 @@ describe('semantic ranking with the real model', () => {
   });
 
   it('re-embeds a post through the embeddings queue when its enrichment arrives', async () => {
-    const before = (await stack.runtime.engine.posts.get([id('tyre')])).get(id('tyre'))!.embedding!;
+    const before = (await stack.runtime.engine.intake.posts.get([id('tyre')])).get(id('tyre'))!.embedding!;
     await stack.ingest([postEnrichmentObs('sem-tyre', { content_summary: 'A roadside safety tutorial on replacing a punctured wheel.' })], { wait: false });
     let record: PostRecord | undefined;
     for (let i = 0; i < 200; i++) {
-      record = (await stack.runtime.engine.posts.get([id('tyre')])).get(id('tyre'));
+      record = (await stack.runtime.engine.intake.posts.get([id('tyre')])).get(id('tyre'));
       if (record?.embedding && record.embedding.text_hash !== before.text_hash) break;
       await new Promise((r) => setTimeout(r, 100));
     }

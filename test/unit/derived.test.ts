@@ -6,7 +6,7 @@ const BASE = Date.parse('2026-06-01T12:00:00.000Z');
 /** A post `daysBefore` days (may be fractional) before BASE. */
 const post = (id: string, daysBefore: number, views: number | null, extraMs = 0): BaselineInput => ({
   id,
-  posted_at: new Date(BASE - daysBefore * DAY - extraMs).toISOString(),
+  postedAt: new Date(BASE - daysBefore * DAY - extraMs).toISOString(),
   views,
 });
 

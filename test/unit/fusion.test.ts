@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch/fused-search.ts';
-import { fuseConvex, fuseReciprocalRank } from '../../src/query/fusion.ts';
+import { fuseReciprocalRank } from '../../bench/relevance/rrf.ts';
+import { fuseConvex } from '../../src/query/fusion.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 
 describe('convex fusion of min–max normalized scores', () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { INDEX_NAMES, type IndexName } from '../../engine/elasticsearch/names.ts';
-import { rebuildIndex } from '../../services/indices/rebuild.ts';
+import { INDEX_NAMES, type IndexName } from '../../engine/index-admin.ts';
+import { openIndexOperations } from '../../start/index-operations.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** `indices apply | rebuild NAME | status` (operations contract §1). */
@@ -11,8 +11,9 @@ export function registerIndices(program: Command): void {
     .command('apply')
     .description('install the templates of index-templates/ and create missing indices (idempotent)')
     .action(() =>
-      runCommand(async ({ indexAdmin }) => {
-        for (const line of await indexAdmin.apply()) {
+      runCommand(async ({ config, connections, logger, use }) => {
+        const { admin } = use(openIndexOperations(config, connections, logger));
+        for (const line of await admin.apply()) {
           out(`${line.action.padEnd(9)} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
         }
       }),
@@ -24,7 +25,7 @@ export function registerIndices(program: Command): void {
     .argument('<name>', INDEX_NAMES.join(' | '))
     .option('--keep-old', 'keep the previous concrete index after the alias swap')
     .action((name: string, options: { keepOld?: boolean }) =>
-      runCommand(async (runtime, logger) => {
+      runCommand(async ({ config, connections, logger, use }) => {
         if (!INDEX_NAMES.includes(name as IndexName)) {
           process.stderr.write(`social-search: unknown index "${name}"; expected ${INDEX_NAMES.join(' or ')}\n`);
           return EXIT.usage;
@@ -40,7 +41,9 @@ export function registerIndices(program: Command): void {
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
         try {
-          const outcome = await rebuildIndex(runtime, logger, name as IndexName, {
+          await connections.redisReady();
+          const { rebuilds } = use(openIndexOperations(config, connections, logger));
+          const outcome = await rebuilds.rebuild(name as IndexName, {
             keepOld: options.keepOld === true,
             signal: abort.signal,
             onProgress: (n) => process.stderr.write(`\rcopied ${n}`),
@@ -69,8 +72,10 @@ export function registerIndices(program: Command): void {
     .description('template versions, document counts, health and queue depth')
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) =>
-      runCommand(async ({ indexAdmin, queue }) => {
-        const status = await indexAdmin.status();
+      runCommand(async ({ config, connections, logger, use }) => {
+        const { admin, observations: queue } = use(openIndexOperations(config, connections, logger));
+        await connections.redisReady();
+        const status = await admin.status();
         const jobs = { ...(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')), paused: (await queue.isPaused()) ? 1 : 0 };
         if (options.json) {
           out(JSON.stringify({ indices: status, queue: jobs }));

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { ingestStream, ndjsonEntries } from '../../services/intake/stream-ingest.ts';
+import { openIntake } from '../../start/core.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** `ingest FILE.ndjson [--wait]`: the HTTP intake's path, from a file or stdin. */
@@ -14,7 +15,9 @@ export function registerIngest(program: Command): void {
     .option('--wait', 'return only when every accepted observation is indexed and searchable')
     .option('--timeout <seconds>', 'how long --wait waits', '3600')
     .action((file: string, options: { wait?: boolean; timeout: string }) =>
-      runCommand(async ({ intake }) => {
+      runCommand(async ({ config, connections, use }) => {
+        const { intake } = use(openIntake(config, connections));
+        await connections.redisReady();
         const input = file === '-' ? process.stdin : createReadStream(file);
         const lines = createInterface({ input, crlfDelay: Infinity });
         const result = await ingestStream(ndjsonEntries(lines), intake, {

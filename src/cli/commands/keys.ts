@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { openKeys } from '../../start/core.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** `keys create | list | revoke` (operations contract §1). */
@@ -13,7 +14,9 @@ export function registerKeys(program: Command): void {
     .option('--scopes <list>', 'comma-separated: search, ingest', 'search')
     .option('--json', 'print {"id","key","owner","name","scopes"} on one line')
     .action((options: { owner: string; name: string; scopes: string; json?: boolean }) =>
-      runCommand(async ({ keys: service }) => {
+      runCommand(async ({ config, connections, use }) => {
+        const service = use(openKeys(config, connections, { cached: false }));
+        await connections.redisReady();
         const scopes = options.scopes.split(',').map((s) => s.trim()).filter(Boolean);
         const created = await service.create({ owner: options.owner, name: options.name, scopes });
         if (options.json) {
@@ -36,7 +39,9 @@ export function registerKeys(program: Command): void {
     .option('--owner <email>', 'only this owner\'s keys')
     .option('--json', 'one JSON object per line')
     .action((options: { owner?: string; json?: boolean }) =>
-      runCommand(async ({ keys: service }) => {
+      runCommand(async ({ config, connections, use }) => {
+        const service = use(openKeys(config, connections, { cached: false }));
+        await connections.redisReady();
         const list = await service.list(options.owner ? { owner: options.owner } : {});
         for (const k of list) {
           out(
@@ -53,7 +58,9 @@ export function registerKeys(program: Command): void {
     .description('revoke a key; it stops working at once')
     .argument('<key-id>', 'the key id (key_…)')
     .action((id: string) =>
-      runCommand(async ({ keys: service }) => {
+      runCommand(async ({ config, connections, use }) => {
+        const service = use(openKeys(config, connections, { cached: false }));
+        await connections.redisReady();
         if (!(await service.revoke(id))) {
           process.stderr.write(`social-search: no key ${id}\n`);
           return EXIT.failed;

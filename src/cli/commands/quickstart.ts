@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../internal/paths.ts';
 import { createLogger } from '../../internal/logger.ts';
-import { createRuntime } from '../../start/runtime.ts';
-import { createServer, listen } from '../../start/server.ts';
+import { createApi } from '../../start/api.ts';
+import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown } from '../../start/shutdown.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { startWorker } from '../../start/worker.ts';
@@ -38,46 +38,47 @@ export function registerQuickstart(program: Command): void {
       const config = configOrExit(withDefaultModel(process.env));
       // stdout carries the banner; logs go to stderr.
       const logger = createLogger(config, 2);
-      const runtime = createRuntime(config, logger);
+      const owned = openServiceProcess(config, logger);
+      const { engine, embedder } = owned;
       const say = (line = '') => process.stdout.write(`${line}\n`);
-      if (!(await runtime.ready())) {
+      if (!(await owned.connections.redisReady())) {
         process.stderr.write(`social-search: Redis at ${config.REDIS_URL} is not reachable; run \`npm run services\`\n`);
         process.exit(1);
       }
 
-      for (const line of await runtime.indexAdmin.apply()) {
+      for (const line of await engine.admin.apply()) {
         if (line.action !== 'unchanged' || line.detail) say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
-      await startEmbeddings(runtime, logger);
-      const worker = startWorker(runtime, logger);
-      const app = createServer(runtime, logger);
+      await startEmbeddings(embedder, config.SEARCH_RANKING, logger);
+      const worker = startWorker(config, owned.connections, { engine, embedder, logger });
+      const api = createApi(config, owned.connections, { engine, embedder, logger });
       installShutdown(logger, () => [
-        { name: 'http', run: () => app.close() },
+        { name: 'http', run: () => api.close() },
         { name: 'worker', run: () => worker.close() },
-        { name: 'connections', run: () => runtime.close() },
+        { name: 'connections', run: () => owned.close() },
       ]);
 
-      const posts = (await runtime.indexAdmin.status()).find((s) => s.name === 'posts')?.docs ?? 0;
+      const posts = (await engine.admin.status()).find((s) => s.name === 'posts')?.docs ?? 0;
       if (posts === 0) {
         const size = { posts: Number(options.posts), accounts: Number(options.accounts) };
         say(`Loading demo data (${size.posts} posts, ${size.accounts} accounts, seed ${DEMO.seed}) through the intake…`);
         const started = Date.now();
         // Searchable at once by BM25; vectors follow from the embeddings queue (~15 posts/s per core).
-        const result = await seedDataset(runtime.intake, { ...size, seed: DEMO.seed, wait: true, embedLater: true });
+        const result = await seedDataset(api.intake, { ...size, seed: DEMO.seed, wait: true, embedLater: true });
         say(`Demo data indexed: ${result.accepted} observations in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
-        if (runtime.embedder().status().state === 'ready') {
+        if (embedder.status().state === 'ready') {
           say(`Embedding the demo posts in the background: queries rank by meaning as their vectors arrive (a few minutes on 2 cores).`);
         }
       } else {
         say(`Indices already hold ${posts} posts; no demo data loaded.`);
       }
 
-      const key = await runtime.keys.create({
+      const key = await api.keys.create({
         owner: 'quickstart@example.com',
         name: `quickstart ${new Date().toISOString()}`,
         scopes: ['search', 'ingest'],
       });
-      const address = await listen(app, runtime);
+      const address = await api.app.listen({ host: config.HOST, port: config.PORT });
       const base = config.PUBLIC_BASE_URL;
       say();
       say(`Social Content Search Service is running at ${base} (listening on ${address}).`);
@@ -86,9 +87,9 @@ export function registerQuickstart(program: Command): void {
       say();
       say('Try:');
       say(`  export KEY=${key.key}`);
-      const examples = await runtime.engine.examples();
-      const account = examples.accountId ? await runtime.accounts.get(examples.accountId).catch(() => null) : null;
-      const post = examples.postId ? await runtime.posts.get(examples.postId).catch(() => null) : null;
+      const examples = await engine.reads.examples();
+      const account = examples.accountId ? await api.accounts.get(examples.accountId).catch(() => null) : null;
+      const post = examples.postId ? await api.posts.get(examples.postId).catch(() => null) : null;
       say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/accounts/${account ? `@${account.handle}` : '@<handle>'}`);
       say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post?.id ?? '<post id>'}`);
       if (post) say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post.shortcode}    # the same post by shortcode`);

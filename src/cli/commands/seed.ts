@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { IntakeService } from '../../services/intake/intake-service.ts';
 import { ingestStream, type StreamIngestResult } from '../../services/intake/stream-ingest.ts';
 import { generateObservations } from '../../seed/generator.ts';
+import { openIntake } from '../../start/core.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
 /** Pushes a generated dataset through the real intake path. */
@@ -42,11 +43,13 @@ export function registerSeed(program: Command): void {
     .option('--seed <s>', 'random seed (same seed, same data)', positiveInt, 1)
     .option('--wait', 'return only when everything is indexed and searchable')
     .action((options: { posts: number; accounts: number; seed: number; wait?: boolean }) =>
-      runCommand(async ({ intake }) => {
+      runCommand(async ({ config, connections, use }) => {
         if (options.accounts === 0 && options.posts > 0) {
           process.stderr.write('social-search: posts need at least one account\n');
           return EXIT.usage;
         }
+        const { intake } = use(openIntake(config, connections));
+        await connections.redisReady();
         const result = await seedDataset(intake, {
           ...options,
           wait: options.wait === true,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../internal/logger.ts';
-import { createRuntime } from '../../start/runtime.ts';
-import { createServer, listen } from '../../start/server.ts';
-import { installShutdown } from '../../start/shutdown.ts';
+import { createApi } from '../../start/api.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
+import { openServiceProcess } from '../../start/process.ts';
+import { installShutdown } from '../../start/shutdown.ts';
 import { startWorker } from '../../start/worker.ts';
 import { configOrExit } from '../context.ts';
 
@@ -15,15 +15,15 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
-      const runtime = createRuntime(config, logger);
-      if (!(await runtime.ready())) logger.warn('Redis is not reachable yet; requests answer 503 until it is');
-      await startEmbeddings(runtime, logger);
-      const app = createServer(runtime, logger);
+      const owned = openServiceProcess(config, logger);
+      if (!(await owned.connections.redisReady())) logger.warn('Redis is not reachable yet; requests answer 503 until it is');
+      await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
+      const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
       installShutdown(logger, () => [
-        { name: 'http', run: () => app.close() },
-        { name: 'connections', run: () => runtime.close() },
+        { name: 'http', run: () => api.close() },
+        { name: 'connections', run: () => owned.close() },
       ]);
-      const address = await listen(app, runtime);
+      const address = await api.app.listen({ host: config.HOST, port: config.PORT });
       logger.info({ address, base_url: config.PUBLIC_BASE_URL }, 'API listening');
     });
 
@@ -33,13 +33,13 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
-      const runtime = createRuntime(config, logger);
-      await runtime.ready();
-      await startEmbeddings(runtime, logger);
-      const worker = startWorker(runtime, logger);
+      const owned = openServiceProcess(config, logger);
+      await owned.connections.redisReady();
+      await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
+      const worker = startWorker(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
       installShutdown(logger, () => [
         { name: 'worker', run: () => worker.close() },
-        { name: 'connections', run: () => runtime.close() },
+        { name: 'connections', run: () => owned.close() },
       ]);
       logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker running');
     });

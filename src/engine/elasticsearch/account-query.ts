@@ -6,13 +6,13 @@ import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
-export const ACCOUNT_TEXT_FIELDS = ['handle.text^3', 'display_name^3', 'category_label^1.5', 'biography', 'publishing_summary'];
+const ACCOUNT_TEXT_FIELDS = ['handle.text^3', 'display_name^3', 'category_label^1.5', 'biography', 'publishing_summary'];
 
 /**
  * How many accounts one posts scope may qualify. The qualifying set is applied as a `terms` filter,
  * whose size Elasticsearch caps at 65,536 by default (`index.max_terms_count`).
  */
-export const MAX_QUALIFYING_ACCOUNTS = 65_536;
+const MAX_QUALIFYING_ACCOUNTS = 65_536;
 
 /** Only account documents (a point in time may span the posts index too). */
 const ACCOUNTS_ONLY: estypes.QueryDslQueryContainer = { exists: { field: 'handle_observed_at' } };
@@ -57,7 +57,7 @@ export function accountSearchSort(search: AccountSearch): estypes.SortCombinatio
  * `min_doc_count` over the same point in time as the page, so it is exact (one shard per index)
  * and every page of a search sees the same set. Coauthored posts do not count (see docs).
  */
-export async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope): Promise<estypes.QueryDslQueryContainer> {
+async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope): Promise<estypes.QueryDslQueryContainer> {
   const response = await client.search({
     pit: { id: pit },
     size: 0,
@@ -86,7 +86,7 @@ export async function qualifyingAccounts(client: Client, pit: string, scope: Pos
 }
 
 /** {@link qualifyingAccounts}, remembered per point in time. */
-export type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.QueryDslQueryContainer>;
+type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.QueryDslQueryContainer>;
 
 /**
  * {@link qualifyingAccounts} with memory: a point in time is a fixed snapshot, so one posts scope

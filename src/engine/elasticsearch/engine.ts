@@ -1,13 +1,18 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ServiceUnavailableError } from '../../internal/errors.ts';
+import { ExpiredCursorError, ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
-import type { PostSearch } from '../../query/search-request.ts';
-import type { AuthorPostFacts, Engine } from '../engine.ts';
+import type { EngineHealth } from '../health.ts';
+import type { IndexAdmin } from '../index-admin.ts';
+import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
+import type { RecordReads } from '../reads.ts';
+import type { PagedState, SearchEngine } from '../search.ts';
+import type { VisibilityEpoch } from '../visibility.ts';
 import { engineCall } from './errors.ts';
+import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
-import { fusedPostSearch, isFusedState } from './fused-search.ts';
-import { pagedSearch } from './paged-search.ts';
+import { fusedPostSearch } from './fused-search.ts';
+import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { createSnapshotPool } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
@@ -15,18 +20,38 @@ import { createRecordStore } from './record-store.ts';
 
 const PAGE = 2000;
 
-/** The Elasticsearch implementation of {@link Engine}. */
+/** Every engine role, implemented on one Elasticsearch client. */
+export interface ElasticsearchEngine {
+  readonly reads: RecordReads;
+  readonly search: SearchEngine;
+  readonly intake: IntakeStore;
+  readonly admin: IndexAdmin;
+  readonly health: EngineHealth;
+}
+
+/**
+ * The Elasticsearch adapter: the only code that speaks Elasticsearch. Each service takes the one
+ * role it needs; the visibility epoch is the adapter's, so intake publishes writes and search
+ * honours them without either passing it through the other.
+ */
 export function createElasticsearchEngine(deps: {
   client: Client;
   indexPrefix: string;
+  templatesDir: string;
+  visibility: VisibilityEpoch;
   /** How long first pages may share a point in time (0: one per search). */
   snapshotMaxAgeMs?: number;
-}): Engine {
-  const { client } = deps;
+}): ElasticsearchEngine {
+  const { client, visibility } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
   const qualifying = createQualifyingAccounts(client);
   const posts = indexNames(deps.indexPrefix, 'posts');
   const accounts = indexNames(deps.indexPrefix, 'accounts');
+  const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost });
+  const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount });
+  const refresh = async () => {
+    await engineCall(() => client.indices.refresh({ index: [posts.read, accounts.read] }));
+  };
 
   async function firstId(
     index: string,
@@ -62,10 +87,41 @@ export function createElasticsearchEngine(deps: {
     }
   }
 
-  return {
-    name: 'elasticsearch',
-    posts: createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost }),
-    accounts: createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount }),
+  async function* postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]> {
+    if (accountIds.length === 0) return;
+    for await (const hits of pages(posts.read, [{ terms: { linked_account_ids: [...accountIds] } }], [])) {
+      yield hits.map((h) => h._id!);
+    }
+  }
+
+  async function authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>> {
+    const out = new Map<string, AuthorPostFacts[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return out;
+    const filter = [
+      { terms: { 'author.id': [...authorIds] } },
+      { term: { status: 'available' } },
+      { exists: { field: 'posted_at' } },
+    ];
+    const fields = ['author.id', 'posted_at', 'views', 'view_ratio_to_account_baseline'];
+    for await (const hits of pages(posts.read, filter, fields)) {
+      for (const hit of hits) {
+        const f = hit.fields as Record<string, unknown[]>;
+        const authorId = String(f['author.id']?.[0]);
+        out.get(authorId)?.push({
+          id: hit._id!,
+          authorId,
+          postedAt: String(f.posted_at?.[0]),
+          views: (f.views?.[0] as number | undefined) ?? null,
+          viewRatioToAccountBaseline: (f.view_ratio_to_account_baseline?.[0] as number | undefined) ?? null,
+        });
+      }
+    }
+    return out;
+  }
+
+  const reads: RecordReads = {
+    posts: postStore,
+    accounts: accountStore,
 
     findPostIdByShortcode(shortcode) {
       return firstId(
@@ -85,38 +141,6 @@ export function createElasticsearchEngine(deps: {
       );
     },
 
-    async *postIdsLinkedTo(accountIds) {
-      if (accountIds.length === 0) return;
-      for await (const hits of pages(posts.read, [{ terms: { linked_account_ids: [...accountIds] } }], [])) {
-        yield hits.map((h) => h._id!);
-      }
-    },
-
-    async authorPostFacts(authorIds) {
-      const out = new Map<string, AuthorPostFacts[]>(authorIds.map((id) => [id, []]));
-      if (authorIds.length === 0) return out;
-      const filter = [
-        { terms: { 'author.id': [...authorIds] } },
-        { term: { status: 'available' } },
-        { exists: { field: 'posted_at' } },
-      ];
-      const fields = ['author.id', 'posted_at', 'views', 'view_ratio_to_account_baseline'];
-      for await (const hits of pages(posts.read, filter, fields)) {
-        for (const hit of hits) {
-          const f = hit.fields as Record<string, unknown[]>;
-          const authorId = String(f['author.id']?.[0]);
-          out.get(authorId)?.push({
-            id: hit._id!,
-            author_id: authorId,
-            posted_at: String(f.posted_at?.[0]),
-            views: (f.views?.[0] as number | undefined) ?? null,
-            view_ratio_to_account_baseline: (f.view_ratio_to_account_baseline?.[0] as number | undefined) ?? null,
-          });
-        }
-      }
-      return out;
-    },
-
     async examples() {
       const accountId = await firstId(
         accounts.read,
@@ -132,13 +156,30 @@ export function createElasticsearchEngine(deps: {
         : null;
       return { accountId, postId };
     },
+  };
 
-    searchPosts(search, page, semantic) {
-      const fused = search.query !== null && (page.state === null ? semantic !== undefined : isFusedState(page.state));
-      if (fused) {
-        return fusedPostSearch({ client, snapshots, index: posts.read, search: search as PostSearch & { query: string }, semantic, page });
+  const search: SearchEngine = {
+    searchPosts(search, page) {
+      const { query } = search;
+      const lexical = (state: PagedState | null) =>
+        pagedSearch<PostRecord>({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          query: postSearchQuery(search),
+          sort: postSearchSort(search),
+          page: { limit: page.limit, keepAliveSeconds: page.keepAliveSeconds, state },
+        });
+      const fused = (fusedPage: Parameters<typeof fusedPostSearch>[0]['page'], text: string) =>
+        fusedPostSearch({ client, snapshots, visibility, index: posts.read, search: { ...search, query: text }, page: fusedPage });
+      // The service chose the ranking of a first page; a next page follows the kind of its state.
+      if (page.state === null) {
+        return page.ranking.kind === 'fused' && query !== null ? fused({ ...page, state: null, ranking: page.ranking }, query) : lexical(null);
       }
-      return pagedSearch<PostRecord>({ client, snapshots, index: posts.read, query: postSearchQuery(search), sort: postSearchSort(search), page });
+      if (page.state.kind === 'paged') return lexical(page.state);
+      if (query === null) throw new ExpiredCursorError(EXPIRED);
+      return fused({ ...page, state: page.state }, query);
     },
 
     searchAccounts(search, page) {
@@ -146,6 +187,7 @@ export function createElasticsearchEngine(deps: {
       return pagedSearch<AccountRecord>({
         client,
         snapshots,
+        visibility,
         // With a posts scope, one point in time spans both indices: the qualifying set and the
         // account pages come from the same snapshot.
         index: scope ? [accounts.read, posts.read] : accounts.read,
@@ -155,21 +197,33 @@ export function createElasticsearchEngine(deps: {
         ...(scope ? { refine: async (pit: string) => [await qualifying(pit, scope)] } : {}),
       });
     },
+  };
 
-    async refresh() {
-      await engineCall(() => client.indices.refresh({ index: [posts.read, accounts.read] }));
+  const intake: IntakeStore = {
+    posts: postStore,
+    accounts: accountStore,
+    postIdsLinkedTo,
+    authorPostFacts,
+    refresh,
+    async publish() {
+      await refresh();
+      await visibility.advance();
     },
+  };
 
-    async checkHealth() {
-      const health = await engineCall(() => client.cluster.health({ timeout: '2s' }));
-      if (health.status === 'red') {
-        throw new ServiceUnavailableError('The search engine cluster is red; retry shortly.');
-      }
-      return { status: health.status };
-    },
-
-    async close() {
-      await client.close();
+  return {
+    reads,
+    search,
+    intake,
+    admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),
+    health: {
+      async check() {
+        const health = await engineCall(() => client.cluster.health({ timeout: '2s' }));
+        if (health.status === 'red') {
+          throw new ServiceUnavailableError('The search engine cluster is red; retry shortly.');
+        }
+        return health.status;
+      },
     },
   };
 }

@@ -3,7 +3,8 @@ import { ExpiredCursorError } from '../../internal/errors.ts';
 import type { PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import { fuseConvex, type ScoredId } from '../../query/fusion.ts';
-import type { PageRequest, SearchPage, SemanticQuery } from '../engine.ts';
+import type { FusedRanking, FusedState, SearchPage } from '../search.ts';
+import type { VisibilityEpoch } from '../visibility.ts';
 import { translateEngineError } from './errors.ts';
 import { EXPIRED, firstPage, isMissingSnapshot } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
@@ -18,25 +19,6 @@ import type { SnapshotPool } from './snapshot-pool.ts';
 export const FUSION_WINDOW = 50;
 /** HNSW candidates per shard: twice the window, for recall with the int8 index. */
 const KNN_CANDIDATES = 100;
-
-/** Where a fused search stands. */
-interface FusedState {
-  pit: string;
-  shared?: boolean;
-  mode: SemanticQuery['mode'];
-  /** The query vector, int8-quantized: every page must search with exactly the same one. */
-  q: string;
-  /** Position in the fused window, or null once paging continues in BM25 order past it. */
-  offset: number | null;
-  /** Hybrid only: sort values of the last BM25 hit shown past the window. */
-  after: estypes.SortResults | null;
-}
-
-/** True for the state of a fused search's cursor. */
-export function isFusedState(state: unknown): boolean {
-  const s = state as Partial<FusedState> | null;
-  return typeof s?.pit === 'string' && typeof s.q === 'string' && (s.mode === 'hybrid' || s.mode === 'semantic');
-}
 
 /**
  * Quantizes a vector to int8 with one scale (what the int8 HNSW index does to documents anyway),
@@ -65,7 +47,7 @@ type Hit = estypes.SearchHit<{ record: PostRecord }>;
 
 /**
  * Post search ranked with the query's embedding: `semantic` orders the vector neighbours alone;
- * `hybrid` fuses them with BM25 (see fuseConvex). Both retrievals run in one multi-search on the
+ * `hybrid` fuses them with BM25 (see fuseConvex). Both retrievals run concurrently on the
  * page's point in time under the same filters (the kNN `filter` applies during the graph search,
  * so filters never drop relevant results). Pages re-run the retrievals on that snapshot with the
  * cursor's quantized vector, which makes the fused order identical on every page.
@@ -78,27 +60,25 @@ export async function fusedPostSearch(deps: {
   client: Client;
   snapshots: SnapshotPool;
   index: string;
+  visibility: VisibilityEpoch;
   search: PostSearch & { query: string };
-  /** Required on first pages; continuations carry it in their state. */
-  semantic: SemanticQuery | undefined;
-  page: PageRequest;
-}): Promise<SearchPage<PostRecord>> {
+  /** A first page ranked with the query's embedding, or the next page of such a search. */
+  page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
+}): Promise<SearchPage<PostRecord, FusedState>> {
   const { client, page, search } = deps;
   const keepAlive = `${page.keepAliveSeconds}s`;
   const filter = postSearchFilter(search);
   const lexicalQuery = postSearchQuery(search);
   const lexicalSort: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: 'asc' }];
 
-  let state: Omit<FusedState, 'pit' | 'shared' | 'q'>;
+  let state: Pick<FusedState, 'mode' | 'offset' | 'after'>;
   let quantized: Promise<string>;
   if (page.state === null) {
-    if (!deps.semantic) throw new Error('fusedPostSearch: a first page needs the query embedding');
-    state = { mode: deps.semantic.mode, offset: 0, after: null };
-    quantized = Promise.resolve(deps.semantic.vector).then(quantizeVector);
+    state = { mode: page.ranking.mode, offset: 0, after: null };
+    quantized = Promise.resolve(page.ranking.vector).then(quantizeVector);
   } else {
-    if (!isFusedState(page.state)) throw new ExpiredCursorError(EXPIRED);
-    state = page.state as unknown as FusedState;
-    quantized = Promise.resolve((page.state as unknown as FusedState).q);
+    state = page.state;
+    quantized = Promise.resolve(page.state.vector);
   }
   // Unhandled until awaited below; a lexical failure must not leave it dangling.
   quantized.catch(() => undefined);
@@ -166,11 +146,10 @@ export async function fusedPostSearch(deps: {
   let shared: boolean;
   let result: Awaited<ReturnType<typeof run>>;
   if (page.state === null) {
-    ({ pit, shared, response: result } = await firstPage(deps.snapshots, deps.index, page, run));
+    ({ pit, shared, response: result } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
   } else {
-    const s = page.state as unknown as FusedState;
-    pit = s.pit;
-    shared = s.shared === true;
+    pit = page.state.snapshot;
+    shared = page.state.shared;
     try {
       result = await run(pit);
     } catch (error) {
@@ -188,13 +167,13 @@ export async function fusedPostSearch(deps: {
   if (!hasMore && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
   let next: FusedState | null = null;
   if (hasMore) {
+    const common = { kind: 'fused', snapshot: pit, shared, mode: state.mode, vector: result.q } as const;
     next =
       fromTail.length > 0
-        ? { pit, mode: state.mode, q: result.q, offset: null, after: fromTail.at(-1)!.sort! }
-        : { pit, mode: state.mode, q: result.q, offset: (state.offset ?? 0) + fromWindow.length, after: null };
-    if (shared) next.shared = true;
+        ? { ...common, offset: null, after: fromTail.at(-1)!.sort! }
+        : { ...common, offset: (state.offset ?? 0) + fromWindow.length, after: null };
   }
-  return { records, hasMore, state: next as unknown as Record<string, unknown> | null };
+  return { records, hasMore, state: next };
 }
 
 /** The records of window hits, read on the same snapshot. */

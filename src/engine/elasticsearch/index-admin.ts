@@ -6,62 +6,12 @@ import { stableStringify } from '../../internal/stable-json.ts';
 import { errors } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
 import { engineCall as translatedCall } from './errors.ts';
-import {
-  INDEX_NAMES,
-  componentTemplateName,
-  concreteIndexName,
-  indexNames,
-  type IndexName,
-} from './names.ts';
+import { INDEX_NAMES, type ApplyLine, type IndexAdmin, type IndexName, type IndexStatus } from '../index-admin.ts';
+import type { VisibilityEpoch } from '../visibility.ts';
+import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { projectAccount, projectPost } from './projection.ts';
 
-/** One line of `indices apply` output. */
-export interface ApplyLine {
-  object: string;
-  action: 'created' | 'updated' | 'unchanged';
-  detail?: string;
-}
-
-/** One index of `indices status` output. */
-export interface IndexStatus {
-  name: IndexName;
-  read_alias: string;
-  write_alias: string;
-  indices: string[];
-  /** The template version the current index was built from (null when missing or unmanaged). */
-  template_version: number | null;
-  up_to_date: boolean;
-  docs: number;
-  health: string;
-}
-
 type TemplateFile = { version: number; priority?: number; _meta?: Record<string, unknown>; template: Record<string, any> };
-
-/** Index lifecycle: install templates, report status, rebuild behind aliases. */
-export interface IndexAdmin {
-  apply(): Promise<ApplyLine[]>;
-  status(): Promise<IndexStatus[]>;
-  /** Copies an index into a fresh one built from the current template and swaps the aliases. */
-  rebuild(
-    name: IndexName,
-    options?: {
-      keepOld?: boolean;
-      onProgress?: (copied: number) => void;
-      /** Rewrites each page of records before it is projected into the new index (e.g. to embed them). */
-      transform?: (records: any[]) => Promise<any[]>;
-      /** Stops the copy between pages; the new index is deleted and the aliases left as they were. */
-      signal?: AbortSignal;
-    },
-  ): Promise<{ from: string[]; to: string; copied: number }>;
-  /**
-   * Deletes the concrete indices of `name` that an interrupted rebuild left behind: without an
-   * alias and created after the live index (indices kept with `--keep-old` are older, and stay).
-   * Only safe while no rebuild of `name` runs. Returns what it deleted.
-   */
-  removeOrphans(name: IndexName): Promise<string[]>;
-  /** Deletes every index and template under the prefix (tests and `--reset`). */
-  destroy(): Promise<void>;
-}
 
 /**
  * Like the adapter's engineCall, but an engine refusal keeps Elasticsearch's reason: these are
@@ -84,7 +34,13 @@ function hashOf(value: unknown): string {
 }
 
 /** Creates the index admin for INDEX_PREFIX, reading templates from `templatesDir`. */
-export function createIndexAdmin(deps: { client: Client; indexPrefix: string; templatesDir: string }): IndexAdmin {
+export function createIndexAdmin(deps: {
+  client: Client;
+  indexPrefix: string;
+  templatesDir: string;
+  /** Advanced after an alias swap: search nodes must stop serving first pages from the old index. */
+  visibility: VisibilityEpoch;
+}): IndexAdmin {
   const { client, indexPrefix } = deps;
   const read = (file: string) => JSON.parse(readFileSync(join(deps.templatesDir, file), 'utf8')) as TemplateFile;
   const component = read('shared-settings.component.json');
@@ -299,6 +255,7 @@ export function createIndexAdmin(deps: { client: Client; indexPrefix: string; te
         await client.indices.delete({ index: to }).catch(() => undefined);
         throw error;
       }
+      await deps.visibility.advance();
       if (!options.keepOld && from.length > 0) await engineCall(() => client.indices.delete({ index: from }));
       return { from, to, copied };
     },

@@ -1,6 +1,4 @@
-/** The logical indices the service keeps. */
-export type IndexName = 'posts' | 'accounts';
-export const INDEX_NAMES: readonly IndexName[] = ['posts', 'accounts'];
+import type { IndexName } from '../index-admin.ts';
 
 /** Names of one logical index's aliases, template and concrete-index pattern. */
 export interface IndexNames {

@@ -1,21 +1,10 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError } from '../../internal/errors.ts';
-import type { PageRequest, SearchPage } from '../engine.ts';
+import type { PagedState, SearchPage } from '../search.ts';
+import type { VisibilityEpoch } from '../visibility.ts';
 import { translateEngineError } from './errors.ts';
 import { SEARCH_SOURCE } from './post-query.ts';
 import type { Snapshot, SnapshotPool } from './snapshot-pool.ts';
-
-interface PitState {
-  pit: string;
-  after: estypes.SortResults;
-  /** The point in time serves other searches too: never close it. */
-  shared?: boolean;
-}
-
-function isPitState(state: unknown): state is PitState {
-  const s = state as Partial<PitState> | null;
-  return typeof s?.pit === 'string' && Array.isArray(s.after);
-}
 
 /** True when the engine no longer knows a point in time. */
 export function isMissingSnapshot(error: unknown): boolean {
@@ -33,16 +22,17 @@ export const EXPIRED = 'This cursor has expired (its result snapshot is gone); s
  * caller's writes may be missing and the page runs again on a snapshot opened after the read.
  */
 export async function firstPage<T>(
-  snapshots: SnapshotPool,
+  pool: { snapshots: SnapshotPool; visibility: VisibilityEpoch },
   index: string | string[],
-  page: PageRequest,
+  keepAliveSeconds: number,
   run: (pit: string) => Promise<T>,
 ): Promise<{ pit: string; shared: boolean; response: T }> {
-  const readEpoch = () => (page.visibilityEpoch ? page.visibilityEpoch() : Promise.resolve(null));
+  const { snapshots } = pool;
+  const readEpoch = () => pool.visibility.current();
   const attempt = async (snapshot: Snapshot) => ({ pit: snapshot.pit, shared: snapshot.shared, response: await run(snapshot.pit) });
   try {
     const recent = await snapshots.recent(index);
-    if (!recent) return await attempt(await snapshots.open(index, await readEpoch(), page.keepAliveSeconds));
+    if (!recent) return await attempt(await snapshots.open(index, await readEpoch(), keepAliveSeconds));
     // Dispatch the search first, then read the epoch while the engine works.
     const result = attempt(recent).catch((error: unknown) => {
       // The shared snapshot is gone (an index rebuilt, a node restarted): take a fresh one.
@@ -53,7 +43,7 @@ export async function firstPage<T>(
     const epoch = readEpoch();
     const [done, current] = await Promise.all([result, epoch]);
     if (done && current !== null && current === recent.epoch) return done;
-    return await attempt(await snapshots.open(index, current, page.keepAliveSeconds));
+    return await attempt(await snapshots.open(index, current, keepAliveSeconds));
   } catch (error) {
     throw translateEngineError(error);
   }
@@ -69,13 +59,14 @@ export async function firstPage<T>(
 export async function pagedSearch<R>(deps: {
   client: Client;
   snapshots: SnapshotPool;
+  visibility: VisibilityEpoch;
   index: string | string[];
   query: estypes.QueryDslQueryContainer;
   /** Extra filters computed on the page's snapshot (e.g. from an aggregation), ANDed with `query`. */
   refine?: (pit: string) => Promise<estypes.QueryDslQueryContainer[]>;
   sort: estypes.SortCombinations[];
-  page: PageRequest;
-}): Promise<SearchPage<R>> {
+  page: { limit: number; keepAliveSeconds: number; state: PagedState | null };
+}): Promise<SearchPage<R, PagedState>> {
   const { client, page } = deps;
   const keepAlive = `${page.keepAliveSeconds}s`;
   let after: estypes.SortResults | undefined;
@@ -97,12 +88,11 @@ export async function pagedSearch<R>(deps: {
   let shared = false;
   let response: estypes.SearchResponse<{ record: R }>;
   if (page.state === null) {
-    ({ pit, shared, response } = await firstPage(deps.snapshots, deps.index, page, run));
+    ({ pit, shared, response } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
   } else {
-    if (!isPitState(page.state)) throw new ExpiredCursorError(EXPIRED);
-    pit = page.state.pit;
+    pit = page.state.snapshot;
     after = page.state.after;
-    shared = page.state.shared === true;
+    shared = page.state.shared;
     try {
       response = await run(pit);
     } catch (error) {
@@ -121,6 +111,6 @@ export async function pagedSearch<R>(deps: {
   return {
     records: shown.map((h) => h._source!.record),
     hasMore,
-    state: hasMore ? { pit: nextPit, after: shown.at(-1)!.sort!, ...(shared ? { shared } : {}) } : null,
+    state: hasMore ? { kind: 'paged', snapshot: nextPit, shared, after: shown.at(-1)!.sort! } : null,
   };
 }

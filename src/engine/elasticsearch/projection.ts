@@ -120,7 +120,7 @@ export function projectPost(record: PostRecord): Doc {
 }
 
 /** Text fields that also get a client-stemmed companion (`<field>_stemmed`), searched together. */
-export const STEMMED_TEXT_FIELDS = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'] as const;
+const STEMMED_TEXT_FIELDS = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'] as const;
 
 function stemmedCompanions(doc: Doc): Doc {
   const out: Doc = {};

@@ -2,7 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalError } from '../../internal/errors.ts';
 import { sameRecord } from '../../domain/merge.ts';
-import type { MergeOutcome, RecordStore, RecordUpdate } from '../engine.ts';
+import type { MergeOutcome, RecordStore, RecordUpdate } from '../records.ts';
 import { engineCall, indicesNotInstalled } from './errors.ts';
 
 const MAX_ATTEMPTS = 50;

@@ -17,6 +17,24 @@ export interface SearchRateLimitOptions {
 /** Runs a search under the key's rate limit. */
 export type SearchLimiter = <T>(request: FastifyRequest, reply: FastifyReply, search: () => Promise<T>) => Promise<T>;
 
+/** The search rate limit of a route: the hook that counts, and the runner that honours the count. */
+export interface SearchRateLimit {
+  /**
+   * A `preValidation` hook: counts the request before its body is validated, so an invalid
+   * search spends budget like a valid one, and answers a key known to be over budget at once.
+   * The count is not awaited here: {@link run} awaits it alongside the search.
+   */
+  count: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  run: SearchLimiter;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The pending search-budget count of this request (see SearchRateLimit.count). */
+    searchBudget?: Promise<void>;
+  }
+}
+
 /**
  * Registers @fastify/rate-limit (Redis store) and returns the limiter the search routes run their
  * work under. It counts after authentication, so the budget is the verified key's: counting on a
@@ -32,7 +50,7 @@ export type SearchLimiter = <T>(request: FastifyRequest, reply: FastifyReply, se
  * (seconds), the IETF draft's fields; a 429 adds `Retry-After`. If Redis cannot be reached the
  * search goes through (the limit is protection, not billing).
  */
-export async function registerSearchRateLimit(app: FastifyInstance, options: SearchRateLimitOptions): Promise<SearchLimiter | null> {
+export async function registerSearchRateLimit(app: FastifyInstance, options: SearchRateLimitOptions): Promise<SearchRateLimit | null> {
   if (options.searchesPerMinute === 0) return null;
   await app.register(rateLimit, {
     global: false,
@@ -53,25 +71,32 @@ export async function registerSearchRateLimit(app: FastifyInstance, options: Sea
     return new RateLimitExceededError(`this API key has used its ${max} searches per minute; retry in ${resetSeconds} s`, resetSeconds);
   };
 
-  return async (request, reply, search) => {
-    const keyId = request.apiKey?.id ?? 'anonymous';
-    const resetsAt = overBudget.get(keyId);
-    if (resetsAt !== undefined) {
-      if (resetsAt > Date.now()) throw exceeded(reply, options.searchesPerMinute, Math.ceil((resetsAt - Date.now()) / 1000));
-      overBudget.delete(keyId);
-    }
-    const counted = check(request).then((limit) => {
-      if (limit.isAllowed) return;
-      if (limit.isExceeded) {
-        overBudget.set(keyId, Date.now() + limit.ttl);
-        throw exceeded(reply, limit.max, limit.ttlInSeconds);
+  return {
+    async count(request, reply) {
+      const keyId = request.apiKey?.id ?? 'anonymous';
+      const resetsAt = overBudget.get(keyId);
+      if (resetsAt !== undefined) {
+        if (resetsAt > Date.now()) throw exceeded(reply, options.searchesPerMinute, Math.ceil((resetsAt - Date.now()) / 1000));
+        overBudget.delete(keyId);
       }
-      reply.header('ratelimit-limit', limit.max);
-      reply.header('ratelimit-remaining', limit.remaining);
-      reply.header('ratelimit-reset', limit.ttlInSeconds);
-    });
-    // A rejection of either ends the request; Promise.all keeps the other's later failure handled.
-    const [, result] = await Promise.all([counted, search()]);
-    return result;
+      const counted = check(request).then((limit) => {
+        if (limit.isAllowed) return;
+        if (limit.isExceeded) {
+          overBudget.set(keyId, Date.now() + limit.ttl);
+          throw exceeded(reply, limit.max, limit.ttlInSeconds);
+        }
+        reply.header('ratelimit-limit', limit.max);
+        reply.header('ratelimit-remaining', limit.remaining);
+        reply.header('ratelimit-reset', limit.ttlInSeconds);
+      });
+      // A request that fails validation never awaits its count: keep that rejection handled.
+      counted.catch(() => undefined);
+      request.searchBudget = counted;
+    },
+    async run(request, _reply, search) {
+      // A rejection of either ends the request; Promise.all keeps the other's later failure handled.
+      const [, result] = await Promise.all([request.searchBudget, search()]);
+      return result;
+    },
   };
 }

@@ -6,17 +6,34 @@ import {
   MAX_INTAKE_BYTES,
   entriesOfArray,
   parseNdjson,
+  type IntakeEntry,
   type IntakeService,
+  type RejectedLine,
 } from '../../services/intake/intake-service.ts';
 import type { KeyService } from '../../services/keys/key-service.ts';
 import { requireKey } from '../plugins/auth.ts';
 
 const NDJSON = 'application/x-ndjson';
 
-/** The NDJSON parser's output; a class, so no JSON body can imitate it. */
-class NdjsonBody {
-  constructor(readonly text: string) {}
+/**
+ * An intake body, split into entries by its content type's parser: NDJSON line by line (a bad
+ * line is rejected alone), or a JSON array. A class, so no JSON value can imitate it.
+ */
+class IntakeBody {
+  constructor(
+    readonly entries: IntakeEntry[],
+    readonly rejected: RejectedLine[],
+  ) {}
 }
+
+/**
+ * The request body as the route declares it. Each observation is validated on its own by the
+ * intake service (a bad one never blocks the others), so the body schema is the container.
+ */
+const intakeBodySchema = z.instanceof(IntakeBody).meta({
+  description:
+    'Observations (operations contract §3: account, post, post_enrichment, account_enrichment), as NDJSON (application/x-ndjson, one per line) or a JSON array (application/json); at most 5,000 and 20 MiB.',
+});
 
 /** The intake endpoint of operations contract §2. */
 export const intakeRoutes: FastifyPluginAsyncZod<{
@@ -24,8 +41,22 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
   intake: IntakeService;
 }> = async (app, { keys, intake }) => {
   // NDJSON arrives as text and is split here, so one bad line never fails the whole body.
-  app.addContentTypeParser(NDJSON, { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (_req, body, done) =>
-    done(null, new NdjsonBody(body as string)),
+  app.addContentTypeParser(NDJSON, { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (_req, body, done) => {
+    const { entries, rejected } = parseNdjson(body as string);
+    done(null, new IntakeBody(entries, rejected));
+  });
+  // JSON with Fastify's own (prototype-poisoning-safe) parser, then it must be an array: 400 if not.
+  const json = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (request, body, done) =>
+    json(request, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      try {
+        done(null, new IntakeBody(entriesOfArray(value), []));
+      } catch (notArray) {
+        done(notArray as Error, undefined);
+      }
+    }),
   );
 
   app.post(
@@ -36,19 +67,17 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
       schema: {
         operationId: 'ingestObservations',
         querystring: z.strictObject({ wait: z.enum(['true', 'false', '1', '0']).optional() }),
-        body: z.unknown(),
+        body: intakeBodySchema,
         response: { 200: intakeResponseSchema, 202: intakeResponseSchema, 413: problemSchema, 504: problemSchema },
       },
     },
     async (request, reply) => {
       const wait = request.query.wait === 'true' || request.query.wait === '1';
-      const body = request.body;
-      const input =
-        body instanceof NdjsonBody ? parseNdjson(body.text) : { entries: entriesOfArray(body), rejected: [] };
+      const input = request.body;
       if (input.entries.length === 0 && input.rejected.length === 0) {
         throw new MalformedRequestError('The body carries no observations.');
       }
-      const { accepted, rejected } = await intake.submit(input, { wait, requestId: request.id });
+      const { accepted, rejected } = await intake.submit({ entries: input.entries, rejected: input.rejected }, { wait, requestId: request.id });
       request.log.info({ accepted, rejected: rejected.length, wait }, 'intake');
       return reply.code(wait ? 200 : 202).send({ request_id: request.id, accepted, rejected });
     },

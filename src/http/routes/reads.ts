@@ -5,6 +5,7 @@ import { accountSchema, accountSearchResponseSchema, fullPostSchema, postSearchR
 import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
 import type { PostService } from '../../services/posts/post-service.ts';
+import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query/search-request.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
 
@@ -23,7 +24,8 @@ export const readRoutes: FastifyPluginAsyncZod<{
 }> = async (app, { keys, posts, postSearch, accounts, accountSearch, rateLimit }) => {
   const onRequest = requireKey(keys, 'search');
   const limiter = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
-  const limited: SearchLimiter = limiter ?? ((_request, _reply, search) => search());
+  const limited: SearchLimiter = limiter?.run ?? ((_request, _reply, search) => search());
+  const counted = limiter ? { preValidation: limiter.count } : {};
 
   app.get(
     '/v1/social/posts/:id',
@@ -35,10 +37,10 @@ export const readRoutes: FastifyPluginAsyncZod<{
     '/v1/social/posts/search',
     {
       onRequest,
+      ...counted,
       schema: {
         operationId: 'searchPosts',
-        // Parsed by the service, so that every 422 names the JSON pointer of the offending value.
-        body: z.unknown(),
+        body: postSearchRequestSchema,
         response: { 200: postSearchResponseSchema, ...errors },
       },
     },
@@ -49,7 +51,8 @@ export const readRoutes: FastifyPluginAsyncZod<{
     '/v1/social/accounts/search',
     {
       onRequest,
-      schema: { operationId: 'searchAccounts', body: z.unknown(), response: { 200: accountSearchResponseSchema, ...errors } },
+      ...counted,
+      schema: { operationId: 'searchAccounts', body: accountSearchRequestSchema, response: { 200: accountSearchResponseSchema, ...errors } },
     },
     async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => accountSearch.search(request.body))) }),
   );

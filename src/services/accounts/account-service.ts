@@ -1,7 +1,7 @@
 import type { Account } from '../../contract/api.ts';
 import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
-import type { Engine } from '../../engine/engine.ts';
+import type { RecordReads } from '../../engine/reads.ts';
 import { AccountUnavailableError, NotTrackedError } from '../../internal/errors.ts';
 import { accountAvailability } from '../../domain/availability.ts';
 import { renderAccount } from '../../render/account.ts';
@@ -15,16 +15,16 @@ export interface AccountService {
 }
 
 /** Creates the account service. */
-export function createAccountService(deps: { engine: Pick<Engine, 'accounts' | 'findAccountIdByHandle'>; signer: DeliverySigner }): AccountService {
+export function createAccountService(deps: { reads: Pick<RecordReads, 'accounts' | 'findAccountIdByHandle'>; signer: DeliverySigner }): AccountService {
   return {
     async get(idOrHandle) {
       let id: string | null;
       if (hasIdPrefix('account', idOrHandle)) {
         id = isServiceId('account', idOrHandle) ? idOrHandle : null;
       } else {
-        id = HANDLE.test(idOrHandle) ? await deps.engine.findAccountIdByHandle(idOrHandle.replace(/^@/, '')) : null;
+        id = HANDLE.test(idOrHandle) ? await deps.reads.findAccountIdByHandle(idOrHandle.replace(/^@/, '')) : null;
       }
-      const record = id === null ? null : ((await deps.engine.accounts.get([id])).get(id) ?? null);
+      const record = id === null ? null : ((await deps.reads.accounts.get([id])).get(id) ?? null);
       switch (accountAvailability(record)) {
         case 'servable':
           return renderAccount(record!, deps.signer);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { IndexName } from '../../engine/elasticsearch/names.ts';
+import type { IndexName } from '../../engine/index-admin.ts';
 
 /**
  * The lock one `indices rebuild` holds while it runs: two rebuilds of one index at once would
@@ -19,7 +19,7 @@ const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call(
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** The Redis key of the rebuild lock of `name`. */
-export function rebuildLockKey(prefix: string, name: IndexName): string {
+function rebuildLockKey(prefix: string, name: IndexName): string {
   return `${prefix}:lock:indices-rebuild:${name}`;
 }
 

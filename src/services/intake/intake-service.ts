@@ -1,4 +1,4 @@
-import type { Queue, QueueEvents } from 'bullmq';
+import type { QueueEvents } from 'bullmq';
 import { parseObservation, type Observation } from '../../contract/observations.ts';
 import {
   DomainError,
@@ -7,11 +7,7 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
 } from '../../internal/errors.ts';
-import {
-  OBSERVATIONS_PER_JOB,
-  type ObservationJob,
-  type ObservationJobResult,
-} from '../../queues/observations.ts';
+import { OBSERVATIONS_PER_JOB, type ObservationJob, type Producer } from '../../queues/registry.ts';
 
 /** At most this many observations in one intake request (contract §2). */
 export const MAX_OBSERVATIONS_PER_REQUEST = 5000;
@@ -85,7 +81,7 @@ export interface IntakeService {
  * before `submit` returns, so an accepted observation survives a restart of any component.
  */
 export function createIntakeService(deps: {
-  queue: Queue<ObservationJob, ObservationJobResult>;
+  queue: Producer<'observations'>;
   /** Created on first use: a queue-events listener holds a blocking Redis connection. */
   queueEvents: () => Promise<QueueEvents>;
   waitTimeoutMs: number;

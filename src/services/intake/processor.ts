@@ -1,9 +1,8 @@
 import { mintId } from '../../contract/ids.ts';
 import type { Observation } from '../../contract/observations.ts';
 import type { Logger } from 'pino';
-import type { SearchVisibility } from '../search/visibility.ts';
 import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
-import type { Engine } from '../../engine/engine.ts';
+import type { IntakeStore } from '../../engine/intake-store.ts';
 import {
   emptyAccount,
   emptyPost,
@@ -23,7 +22,7 @@ import {
   applyPostEnrichment,
 } from '../../domain/merge.ts';
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
-import type { ObservationJobResult } from '../../queues/observations.ts';
+import type { ObservationJobResult } from '../../queues/registry.ts';
 
 type Grouped<O> = Map<string, { platformId: string; observations: O[] }>;
 
@@ -71,10 +70,8 @@ function postIdsOf(observations: Observation[]): string[] {
  * 5. with `refresh`, make everything visible to search before returning.
  */
 export function createObservationProcessor(deps: {
-  engine: Engine;
+  store: IntakeStore;
   locks: KeyedLocks;
-  /** Told when a batch's writes were made visible on request, so no node serves an older snapshot. */
-  visibility: Pick<SearchVisibility, 'advance'>;
   /** With embeddings on: what gives records vectors, and the queue for doing it later. */
   embeddings?: {
     records: Pick<RecordEmbeddings, 'postNeedsEmbedding' | 'accountNeedsEmbedding' | 'embed'>;
@@ -82,7 +79,7 @@ export function createObservationProcessor(deps: {
     logger?: Pick<Logger, 'warn'>;
   };
 }) {
-  const { engine, locks } = deps;
+  const { store, locks } = deps;
 
   async function mergeAccounts(observations: Observation[]) {
     const groups = group(
@@ -90,7 +87,7 @@ export function createObservationProcessor(deps: {
       'account',
       (o) => (o.kind === 'account' ? o.platform_id : (o as { account_platform_id: string }).account_platform_id),
     );
-    return engine.accounts.merge([...groups.keys()], (id, current) => {
+    return store.accounts.merge([...groups.keys()], (id, current) => {
       const entry = groups.get(id)!;
       let record = current ?? emptyAccount(id, entry.platformId);
       for (const o of entry.observations) {
@@ -110,7 +107,7 @@ export function createObservationProcessor(deps: {
       for (const c of o.coauthor_platform_ids) platformIds.add(c);
       if (o.audio?.attribution_account_platform_id) platformIds.add(o.audio.attribution_account_platform_id);
     }
-    return engine.accounts.get([...platformIds].map((p) => mintId('account', p)));
+    return store.accounts.get([...platformIds].map((p) => mintId('account', p)));
   }
 
   function withSnapshots(record: PostRecord, accounts: Map<string, AccountRecord>): PostRecord {
@@ -129,7 +126,7 @@ export function createObservationProcessor(deps: {
       'post',
       (o) => (o.kind === 'post' ? o.platform_id : (o as { post_platform_id: string }).post_platform_id),
     );
-    return engine.posts.merge([...groups.keys()], (id, current) => {
+    return store.posts.merge([...groups.keys()], (id, current) => {
       const entry = groups.get(id)!;
       let record = current ?? emptyPost(id, entry.platformId);
       for (const o of entry.observations) {
@@ -144,7 +141,7 @@ export function createObservationProcessor(deps: {
   async function attachSnapshots(posts: PostRecord[]): Promise<number> {
     const linked = [...new Set(posts.flatMap(linkedAccountIds))];
     if (linked.length === 0) return 0;
-    const accounts = await engine.accounts.get(linked);
+    const accounts = await store.accounts.get(linked);
     const stale = posts.filter((p) =>
       linkedAccountIds(p).some((a) => {
         const account = accounts.get(a);
@@ -153,7 +150,7 @@ export function createObservationProcessor(deps: {
       }),
     );
     if (stale.length === 0) return 0;
-    const outcome = await engine.posts.merge(
+    const outcome = await store.posts.merge(
       stale.map((p) => p.id),
       (_id, current) => (current ? withSnapshots(current, accounts) : null),
     );
@@ -164,8 +161,8 @@ export function createObservationProcessor(deps: {
   async function fanOut(changed: AccountRecord[]): Promise<number> {
     const accounts = new Map(changed.map((a) => [a.id, a]));
     let written = 0;
-    for await (const ids of engine.postIdsLinkedTo([...accounts.keys()])) {
-      const outcome = await engine.posts.merge(ids, (_id, current) => (current ? withSnapshots(current, accounts) : null));
+    for await (const ids of store.postIdsLinkedTo([...accounts.keys()])) {
+      const outcome = await store.posts.merge(ids, (_id, current) => (current ? withSnapshots(current, accounts) : null));
       written += outcome.size;
     }
     return written;
@@ -175,18 +172,18 @@ export function createObservationProcessor(deps: {
   async function recomputeBaselines(authorIds: string[]): Promise<number> {
     let written = 0;
     await locks.forEachLocked(authorIds, async (locked) => {
-      await engine.refresh();
-      const facts = await engine.authorPostFacts(locked);
+      await store.refresh();
+      const facts = await store.authorPostFacts(locked);
       const updates = new Map<string, number | null>();
       for (const posts of facts.values()) {
         const ratios = viewRatiosToBaseline(posts);
         for (const post of posts) {
           const ratio = ratios.get(post.id) ?? null;
-          if (ratio !== post.view_ratio_to_account_baseline) updates.set(post.id, ratio);
+          if (ratio !== post.viewRatioToAccountBaseline) updates.set(post.id, ratio);
         }
       }
       if (updates.size === 0) return;
-      const outcome = await engine.posts.merge([...updates.keys()], (id, current) =>
+      const outcome = await store.posts.merge([...updates.keys()], (id, current) =>
         current ? { ...current, view_ratio_to_account_baseline: updates.get(id) ?? null } : null,
       );
       written += outcome.size;
@@ -207,19 +204,19 @@ export function createObservationProcessor(deps: {
     // A retried job may have written its records before failing: its merges are now no-ops, so
     // redo the follow-up steps for everything the batch touches instead of only what changed.
     const changedAccounts = options.retry
-      ? [...(await engine.accounts.get(accountIdsOf(observations))).values()]
+      ? [...(await store.accounts.get(accountIdsOf(observations))).values()]
       : [...accountOutcome.values()]
           .filter((o) => snapshotChanged(o.before, o.after))
           .map((o) => o.after);
     let fannedOut = 0;
     if (changedAccounts.length > 0) {
-      await engine.refresh();
+      await store.refresh();
       fannedOut = await fanOut(changedAccounts);
     }
 
     const authors = new Set<string>();
     if (options.retry) {
-      for (const post of (await engine.posts.get(postIdsOf(observations))).values()) {
+      for (const post of (await store.posts.get(postIdsOf(observations))).values()) {
         const author = linksOf(post).author;
         if (author) authors.add(author);
       }
@@ -235,8 +232,7 @@ export function createObservationProcessor(deps: {
     const embedded = await embedChanged(observations, options, [...accountOutcome.values()].map((o) => o.after), writtenPosts);
 
     if (options.refresh) {
-      await engine.refresh();
-      await deps.visibility.advance();
+      await store.publish();
     }
     return {
       accounts_written: accountOutcome.size,
@@ -262,8 +258,8 @@ export function createObservationProcessor(deps: {
     if (!embeddings) return 0;
     if (options.retry) {
       // Earlier attempts may have written the records already: look at all of them.
-      accounts = [...(await engine.accounts.get(accountIdsOf(observations))).values()];
-      posts = [...(await engine.posts.get(postIdsOf(observations))).values()];
+      accounts = [...(await store.accounts.get(accountIdsOf(observations))).values()];
+      posts = [...(await store.posts.get(postIdsOf(observations))).values()];
     }
     const work: EmbeddingWork = {
       posts: posts.filter((p) => embeddings.records.postNeedsEmbedding(p)).map((p) => p.id),

@@ -1,5 +1,7 @@
-import type { Engine, RecordStore } from '../../engine/engine.ts';
-import type { AccountRecord, PostRecord, StoredEmbedding } from '../../domain/records.ts';
+import type { IntakeStore } from '../../engine/intake-store.ts';
+import type { RecordStore } from '../../engine/records.ts';
+import type { EmbeddingJob } from '../../queues/registry.ts';
+import type { AccountRecord, PostRecord, StoredEmbedding, EntityKind } from '../../domain/records.ts';
 import { accountEmbeddingText, embeddingTextHash, postEmbeddingText } from '../../text/embedding-text.ts';
 import { encodeVector } from '../../text/vector-codec.ts';
 
@@ -10,11 +12,8 @@ export interface DocumentEmbedder {
   embedDocuments(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
-/** IDs whose vectors are missing or stale, by kind. */
-export interface EmbeddingWork {
-  posts: string[];
-  accounts: string[];
-}
+/** IDs whose vectors are missing or stale, by kind (the payload of an `embeddings` job). */
+export type EmbeddingWork = EmbeddingJob;
 
 /** Gives records the vectors of their current text. */
 export interface RecordEmbeddings {
@@ -25,7 +24,7 @@ export interface RecordEmbeddings {
   /** Embeds what still needs it among the given records and stores the vectors; returns how many were written. */
   embed(work: EmbeddingWork): Promise<number>;
   /** The same records, those that needed it with a current vector (no store involved: index rebuilds). */
-  withVectors<R extends PostRecord | AccountRecord>(kind: 'posts' | 'accounts', records: R[]): Promise<R[]>;
+  withVectors<R extends PostRecord | AccountRecord>(kind: EntityKind, records: R[]): Promise<R[]>;
 }
 
 function needs<R extends { embedding?: StoredEmbedding }>(record: R, text: string, modelId: string): boolean {
@@ -38,7 +37,7 @@ function needs<R extends { embedding?: StoredEmbedding }>(record: R, text: strin
  * concurrency as every merge; if the record's text changed between the read and the write, the
  * vector is not stored (the change that altered the text queued its own embedding).
  */
-export function createRecordEmbeddings(deps: { engine: Pick<Engine, 'posts' | 'accounts'>; embedder: DocumentEmbedder }): RecordEmbeddings {
+export function createRecordEmbeddings(deps: { store: Pick<IntakeStore, 'posts' | 'accounts'>; embedder: DocumentEmbedder }): RecordEmbeddings {
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
 
@@ -71,15 +70,15 @@ export function createRecordEmbeddings(deps: { engine: Pick<Engine, 'posts' | 'a
   return {
     modelId,
     async withVectors(kind, records) {
-      const textOf = (r: PostRecord | AccountRecord) => (kind === 'posts' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord));
+      const textOf = (r: PostRecord | AccountRecord) => (kind === 'post' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord));
       const computed = await embeddingsFor(records, textOf);
       return records.map((record, i) => (computed.has(i) ? { ...record, embedding: computed.get(i)! } : record));
     },
     postNeedsEmbedding: (record) => needs(record, postEmbeddingText(record), modelId),
     accountNeedsEmbedding: (record) => needs(record, accountEmbeddingText(record), modelId),
     async embed(work) {
-      const posts = await embedStore(deps.engine.posts, work.posts, postEmbeddingText);
-      const accounts = await embedStore(deps.engine.accounts, work.accounts, accountEmbeddingText);
+      const posts = await embedStore(deps.store.posts, work.posts, postEmbeddingText);
+      const accounts = await embedStore(deps.store.accounts, work.accounts, accountEmbeddingText);
       return posts + accounts;
     },
   };

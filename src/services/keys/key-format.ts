@@ -15,11 +15,11 @@ import { base32, RFC4648_LOWER } from '../../internal/base32.ts';
 /** Prefix of every API key. */
 export const KEY_PREFIX = 'ssk_';
 /** Prefix of every key id as shown to people and accepted by `keys revoke`. */
-export const KEY_ID_PREFIX = 'key_';
+const KEY_ID_PREFIX = 'key_';
 /** Length of the random id part of a key. */
-export const KEY_ID_BODY_LENGTH = 16;
+const KEY_ID_BODY_LENGTH = 16;
 /** Length of the secret part of a key: base64url of 32 bytes, unpadded. */
-export const KEY_SECRET_LENGTH = 43;
+const KEY_SECRET_LENGTH = 43;
 /** Total length of a well-formed key. */
 export const KEY_LENGTH = KEY_PREFIX.length + KEY_ID_BODY_LENGTH + 1 + KEY_SECRET_LENGTH;
 

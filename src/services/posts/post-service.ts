@@ -1,7 +1,7 @@
 import type { FullPost } from '../../contract/api.ts';
 import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
-import type { Engine } from '../../engine/engine.ts';
+import type { RecordReads } from '../../engine/reads.ts';
 import { NotTrackedError } from '../../internal/errors.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import { renderFullPost } from '../../render/post.ts';
@@ -21,17 +21,17 @@ function notTracked(): NotTrackedError {
 }
 
 /** Creates the post service. */
-export function createPostService(deps: { engine: Pick<Engine, 'posts' | 'findPostIdByShortcode'>; signer: DeliverySigner }): PostService {
+export function createPostService(deps: { reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode'>; signer: DeliverySigner }): PostService {
   return {
     async get(idOrShortcode) {
       let id: string | null;
       if (hasIdPrefix('post', idOrShortcode)) {
         id = isServiceId('post', idOrShortcode) ? idOrShortcode : null;
       } else {
-        id = SHORTCODE.test(idOrShortcode) ? await deps.engine.findPostIdByShortcode(idOrShortcode) : null;
+        id = SHORTCODE.test(idOrShortcode) ? await deps.reads.findPostIdByShortcode(idOrShortcode) : null;
       }
       if (id === null) throw notTracked();
-      const record = (await deps.engine.posts.get([id])).get(id) ?? null;
+      const record = (await deps.reads.posts.get([id])).get(id) ?? null;
       if (!isServablePost(record)) throw notTracked();
       return renderFullPost(record, deps.signer);
     },

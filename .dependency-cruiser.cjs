@@ -1,0 +1,80 @@
+/**
+ * The floor plan, checked on every `npm test`: each folder of src/ (and workers/) may import only
+ * the folders listed for its layer, all of which sit below it, so no import runs up a layer and
+ * no two folders import each other. Layers, top to bottom (docs/architecture.md):
+ *
+ *   cli → start → http, workers → services → queues, render → engine (roles), query, text,
+ *   delivery, seed → domain → contract → internal
+ *
+ * The engine and embedding adapters (src/engine/elasticsearch, src/embedding) implement roles for
+ * the layers above and are wired in by src/start only.
+ */
+const layers = {
+  cli: { path: '^src/cli/', may: ['start', 'services', 'engine', 'seed', 'contract', 'internal'] },
+  start: {
+    path: '^src/start/',
+    may: ['http', 'workers', 'services', 'queues', 'render', 'engine', 'elasticsearch', 'embedding', 'query', 'text', 'delivery', 'domain', 'contract', 'internal'],
+  },
+  http: { path: '^src/http/', may: ['services', 'query', 'render', 'delivery', 'domain', 'contract', 'internal'] },
+  workers: { path: '^workers/', may: ['services', 'queues', 'contract', 'internal'] },
+  services: { path: '^src/services/', may: ['queues', 'render', 'engine', 'query', 'text', 'delivery', 'domain', 'contract', 'internal'] },
+  queues: { path: '^src/queues/', may: ['contract', 'internal'] },
+  render: { path: '^src/render/', may: ['delivery', 'domain', 'contract', 'internal'] },
+  engine: { path: '^src/engine/[^/]+$', may: ['query', 'domain', 'contract', 'internal'] },
+  elasticsearch: { path: '^src/engine/elasticsearch/', may: ['engine', 'query', 'text', 'domain', 'contract', 'internal'] },
+  embedding: { path: '^src/embedding/', may: ['internal'] },
+  query: { path: '^src/query/', may: ['contract', 'internal'] },
+  text: { path: '^src/text/', may: ['domain', 'contract', 'internal'] },
+  delivery: { path: '^src/delivery/', may: ['internal'] },
+  seed: { path: '^src/seed/', may: ['contract', 'internal'] },
+  domain: { path: '^src/domain/', may: ['contract', 'internal'] },
+  contract: { path: '^src/contract/', may: ['internal'] },
+  internal: { path: '^src/internal/', may: [] },
+};
+
+const own = (name) => layers[name].path;
+
+module.exports = {
+  forbidden: [
+    ...Object.entries(layers).map(([name, layer]) => ({
+      name: `layer-${name}`,
+      comment: `${name} may import only ${layer.may.join(', ') || 'nothing of src/'}`,
+      severity: 'error',
+      from: { path: layer.path },
+      to: { path: '^(src|workers)/', pathNot: [own(name), ...layer.may.map(own)] },
+    })),
+    {
+      name: 'service-slices',
+      comment: 'services are vertical slices: one never imports another (rebuilds excepted, below)',
+      severity: 'error',
+      from: { path: '^src/services/(?!indices/)([^/]+)/' },
+      to: { path: '^src/services/', pathNot: '^src/services/$1/' },
+    },
+    {
+      name: 'service-slices-rebuild',
+      comment: 'index rebuilds give records vectors with the intake\'s record embeddings',
+      severity: 'error',
+      from: { path: '^src/services/indices/' },
+      to: { path: '^src/services/', pathNot: ['^src/services/indices/', '^src/services/intake/'] },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no module imports itself through others',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js'] },
+  },
+};

@@ -1,0 +1,59 @@
+import type { AccountRecord, EntityKind, PostRecord } from '../domain/records.ts';
+
+/** The logical indices the service keeps. */
+export type IndexName = 'posts' | 'accounts';
+/** Every logical index, in the order operators see them. */
+export const INDEX_NAMES: readonly IndexName[] = ['posts', 'accounts'];
+
+/** The kind of entity an index holds. */
+export function kindOfIndex(name: IndexName): EntityKind {
+  return name === 'posts' ? 'post' : 'account';
+}
+
+/** One line of `indices apply` output. */
+export interface ApplyLine {
+  object: string;
+  action: 'created' | 'updated' | 'unchanged';
+  detail?: string;
+}
+
+/** One index of `indices status` output (its fields are printed as JSON by `--json`). */
+export interface IndexStatus {
+  name: IndexName;
+  read_alias: string;
+  write_alias: string;
+  indices: string[];
+  /** The template version the current index was built from (null when missing or unmanaged). */
+  template_version: number | null;
+  up_to_date: boolean;
+  docs: number;
+  health: string;
+}
+
+/** Rewrites a page of records before it is written into the new index (e.g. to embed them). */
+export type RebuildTransform = <R extends PostRecord | AccountRecord>(records: R[]) => Promise<R[]>;
+
+/** Index lifecycle for operators: install templates, report status, rebuild behind aliases. */
+export interface IndexAdmin {
+  apply(): Promise<ApplyLine[]>;
+  status(): Promise<IndexStatus[]>;
+  /** Copies an index into a fresh one built from the current template and swaps the aliases. */
+  rebuild(
+    name: IndexName,
+    options?: {
+      keepOld?: boolean;
+      onProgress?: (copied: number) => void;
+      transform?: RebuildTransform;
+      /** Stops the copy between pages; the new index is deleted and the aliases left as they were. */
+      signal?: AbortSignal;
+    },
+  ): Promise<{ from: string[]; to: string; copied: number }>;
+  /**
+   * Deletes the concrete indices of `name` that an interrupted rebuild left behind: without an
+   * alias and created after the live index (indices kept with `--keep-old` are older, and stay).
+   * Only safe while no rebuild of `name` runs. Returns what it deleted.
+   */
+  removeOrphans(name: IndexName): Promise<string[]>;
+  /** Deletes every index and template under the prefix (tests). */
+  destroy(): Promise<void>;
+}

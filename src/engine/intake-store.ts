@@ -1,0 +1,31 @@
+import type { AccountRecord, PostRecord } from '../domain/records.ts';
+import type { RecordStore } from './records.ts';
+
+/** The facts of an author's post that `view_ratio_to_account_baseline` depends on. */
+export interface AuthorPostFacts {
+  id: string;
+  authorId: string;
+  postedAt: string;
+  views: number | null;
+  viewRatioToAccountBaseline: number | null;
+}
+
+/**
+ * What the intake needs of the engine: the two record stores, the lookups its follow-up steps
+ * make (fan-out, baselines), and making writes visible.
+ */
+export interface IntakeStore {
+  readonly posts: RecordStore<PostRecord>;
+  readonly accounts: RecordStore<AccountRecord>;
+  /** IDs of posts that link to any of the accounts (author, coauthor, credited audio), in pages. Near real time. */
+  postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
+  /** Facts of each author's available posts, for the baseline metric. Near real time. */
+  authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
+  /** Makes every acknowledged write visible to the near-real-time lookups above. */
+  refresh(): Promise<void>;
+  /**
+   * Makes every acknowledged write visible to search on every API node: a refresh, then the
+   * shared visibility epoch advances so that no node serves a first page from an older snapshot.
+   */
+  publish(): Promise<void>;
+}

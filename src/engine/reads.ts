@@ -1,0 +1,14 @@
+import type { AccountRecord, PostRecord } from '../domain/records.ts';
+import type { RecordReader } from './records.ts';
+
+/** What get post and get account (spec 4.3, 4.4) need of the engine. */
+export interface RecordReads {
+  readonly posts: RecordReader<PostRecord>;
+  readonly accounts: RecordReader<AccountRecord>;
+  /** The post currently holding `shortcode`, if any. Near real time. */
+  findPostIdByShortcode(shortcode: string): Promise<string | null>;
+  /** The account that most recently held `handle` (case-insensitive), if any. Near real time. */
+  findAccountIdByHandle(handle: string): Promise<string | null>;
+  /** A servable public account (the most followed) and one of its servable posts, for examples. */
+  examples(): Promise<{ accountId: string | null; postId: string | null }>;
+}

@@ -1,0 +1,24 @@
+/**
+ * Computes the next state of one record from its current state (null when absent). Returns the
+ * current object unchanged (or an equal one) when there is nothing to write, or null to leave an
+ * absent record absent. Must be pure: the engine calls it again after a write conflict.
+ */
+export type RecordUpdate<R> = (id: string, current: R | null) => R | null;
+
+/** What a merge wrote: the new state of every record whose state changed, with its previous state. */
+export type MergeOutcome<R> = Map<string, { before: R | null; after: R }>;
+
+/** Reads records of one kind by ID. */
+export interface RecordReader<R> {
+  /** Current records by ID, read in real time (no refresh needed); absent IDs are left out. */
+  get(ids: readonly string[]): Promise<Map<string, R>>;
+}
+
+/** A store of records of one kind: real-time reads and concurrency-safe merges. */
+export interface RecordStore<R> extends RecordReader<R> {
+  /**
+   * Applies `update` to each record atomically with respect to concurrent merges (optimistic
+   * concurrency: a conflicting write is re-read and re-applied), so no field is ever lost.
+   */
+  merge(ids: readonly string[], update: RecordUpdate<R>): Promise<MergeOutcome<R>>;
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import type { AccountRecord, SearchedPost } from '../domain/records.ts';
+import type { AccountSearch, PostSearch } from '../query/search-request.ts';
+
+/** Sort values of the last hit shown (the engine's `search_after` position). */
+const sortValues = z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+/** A snapshot the engine keeps for the next page, and whether other searches share it. */
+const snapshot = { snapshot: z.string().min(1), shared: z.boolean() };
+
+/** Where a search in one engine order (BM25 score, or a sort) stands: after these sort values. */
+export const pagedStateSchema = z.strictObject({ kind: z.literal('paged'), ...snapshot, after: sortValues });
+
+/**
+ * Where a search ranked with the query's embedding stands: a position in the fused window, or,
+ * past it (hybrid only), sort values of the last BM25 hit shown.
+ */
+const fusedStateSchema = z.strictObject({
+  kind: z.literal('fused'),
+  ...snapshot,
+  mode: z.enum(['hybrid', 'semantic']),
+  /** The query vector, int8-quantized: every page must search with exactly the same one. */
+  vector: z.string().min(1),
+  offset: z.int().min(0).nullable(),
+  after: sortValues.nullable(),
+});
+
+/**
+ * Where a paged search stands, carried inside cursors. Versioned with the cursor and checked when
+ * a cursor is decoded, so a state of an older shape is refused, never misread.
+ */
+export const searchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, fusedStateSchema]);
+
+export type PagedState = z.infer<typeof pagedStateSchema>;
+export type FusedState = z.infer<typeof fusedStateSchema>;
+export type SearchState = z.infer<typeof searchStateSchema>;
+
+/** One page of search results. */
+export interface SearchPage<R, S extends SearchState = SearchState> {
+  records: R[];
+  /** Exact: true only when at least one more result exists. */
+  hasMore: boolean;
+  /** Continuation state when `hasMore`, else null. */
+  state: S | null;
+}
+
+/** The size of a page and how long the engine keeps its snapshot for the next one. */
+interface PageSize {
+  limit: number;
+  keepAliveSeconds: number;
+}
+
+/**
+ * How a first page of posts ranks. `lexical`: BM25 with a query, the sort without. `fused`: with
+ * the query's embedding, fused with BM25 (`hybrid`) or alone (`semantic`). The search service
+ * decides; continuations follow the kind of their state.
+ */
+export type PostRanking =
+  | { kind: 'lexical' }
+  | {
+      kind: 'fused';
+      mode: FusedState['mode'];
+      /** The query embedding; a promise lets the engine start the lexical side while the model works. */
+      vector: ArrayLike<number> | Promise<ArrayLike<number>>;
+    };
+
+/** The ranking of a first page ranked with the query's embedding. */
+export type FusedRanking = Extract<PostRanking, { kind: 'fused' }>;
+
+/** A first page (with its ranking) or the next page of a search. */
+export type PostPage = PageSize & ({ state: null; ranking: PostRanking } | { state: SearchState });
+
+/** A first page or the next page of an account search. */
+export type AccountPage = PageSize & { state: PagedState | null };
+
+/** What the search operations (spec 4.1, 4.2) need of the engine. */
+export interface SearchEngine {
+  /**
+   * Servable posts matching the filters, in relevance order with a query, else in `sort` order
+   * (default newest first). Every page of one search reads the same snapshot. Throws
+   * ExpiredCursorError when the snapshot of `state` is gone.
+   */
+  searchPosts(search: PostSearch, page: PostPage): Promise<SearchPage<SearchedPost>>;
+  /**
+   * Servable, non-private accounts matching the filters and, with a posts scope, authoring at
+   * least N matching posts; relevance order with a query, else `sort` (default most followed
+   * first). Same snapshot and expiry rules as {@link searchPosts}.
+   */
+  searchAccounts(search: AccountSearch, page: AccountPage): Promise<SearchPage<AccountRecord, PagedState>>;
+}

@@ -1,0 +1,109 @@
+import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { z } from 'zod';
+import type { Observation } from '../contract/observations.ts';
+
+/**
+ * Every queue of the service in one typed table: its name, the schema of its payload, its job
+ * options and how many jobs a worker runs at once. Producers (the intake, rebuilds) and workers
+ * (`workers/`) are built from it, so a queue's contract lives in one place. Payloads are stored
+ * in Redis and may outlive a deploy, so their field names are a wire format (snake_case) and a
+ * worker checks each payload against its schema before handling it.
+ */
+
+/** Observations per job: large enough for efficient bulk writes, small enough to keep jobs light. */
+export const OBSERVATIONS_PER_JOB = 500;
+
+/** One `observations` job: a chunk of validated, normalized observations of one intake request. */
+const observationJob = z.strictObject({
+  // Validated one by one at intake (the contract's strict schemas); checked here only for shape.
+  observations: z.array(z.custom<Observation>((v) => typeof v === 'object' && v !== null && 'kind' in v)).min(1),
+  /** Make the results visible to search before completing (`?wait=true`). */
+  refresh: z.boolean(),
+  /** Queue the embeddings even when refreshing (bulk loads that must not wait on the model). */
+  embed_later: z.boolean().optional(),
+  request_id: z.string(),
+});
+
+/** One `embeddings` job: the records one observations job left without a current vector. */
+const embeddingJob = z.strictObject({
+  posts: z.array(z.string()),
+  accounts: z.array(z.string()),
+});
+
+/** What a processed observations job reports. */
+export interface ObservationJobResult {
+  accounts_written: number;
+  posts_written: number;
+  fanned_out: number;
+  baselines_updated: number;
+  /** Records given vectors inline (waiting jobs only; others queue their embeddings). */
+  embedded?: number;
+}
+
+/**
+ * Jobs retry with capped exponential back-off ({@link retryDelay}) for about an hour of outages;
+ * after that they stay in the failed set, where operators can retry them: an observation is never
+ * dropped. Embedding work is idempotent (current records are skipped) and retries the same way.
+ */
+const RETRYING: JobsOptions = {
+  attempts: 80,
+  backoff: { type: 'capped-exponential' },
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: false,
+};
+
+/** Delay before retry `attemptsMade`: 0.5 s doubling up to 60 s. */
+export function retryDelay(attemptsMade: number): number {
+  return Math.min(60_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
+}
+
+/** The queue table. `concurrency: 'config'` takes WORKER_CONCURRENCY. */
+export const QUEUES = {
+  observations: { payload: observationJob, options: RETRYING, concurrency: 'config' },
+  // One model thread does the inference; two jobs in flight overlap one's engine I/O with the other's inference.
+  embeddings: { payload: embeddingJob, options: RETRYING, concurrency: 2 },
+} as const satisfies Record<string, { payload: z.ZodType; options: JobsOptions; concurrency: number | 'config' }>;
+
+/** A queue's name. */
+export type QueueName = keyof typeof QUEUES;
+
+/** The payload of a job of queue `N`. */
+export type JobPayload<N extends QueueName> = z.infer<(typeof QUEUES)[N]['payload']>;
+
+/** What a job of each queue returns. */
+export interface JobResults {
+  observations: ObservationJobResult;
+  embeddings: number;
+}
+
+/** An observations job's payload. */
+export type ObservationJob = JobPayload<'observations'>;
+/** An embeddings job's payload. */
+export type EmbeddingJob = JobPayload<'embeddings'>;
+
+/** The producer side of queue `N`. */
+export type Producer<N extends QueueName> = Queue<JobPayload<N>, JobResults[N]>;
+
+/** Where the queues live. */
+export interface QueueConnection {
+  connection: ConnectionOptions;
+  /** REDIS_PREFIX: several deployments (or test files) share one Redis. */
+  prefix: string;
+}
+
+/** The producer of queue `name`, with the table's job options. */
+export function createProducer<N extends QueueName>(name: N, deps: QueueConnection): Producer<N> {
+  const queue = new Queue<JobPayload<N>, JobResults[N]>(name, {
+    connection: deps.connection,
+    prefix: deps.prefix,
+    defaultJobOptions: QUEUES[name].options,
+  });
+  // Connection errors surface on the calls that fail (as 503s); the event would only duplicate them.
+  queue.on('error', () => undefined);
+  return queue;
+}
+
+/** Completion events of queue `name`, for waiting on jobs (`?wait=true`, `ingest --wait`). Needs a blocking connection. */
+export function createQueueEvents(name: QueueName, deps: QueueConnection): QueueEvents {
+  return new QueueEvents(name, { connection: deps.connection, prefix: deps.prefix });
+}

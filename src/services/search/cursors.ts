@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { pagedStateSchema, searchStateSchema, type PagedState, type SearchState } from '../../engine/search.ts';
+import { ExpiredCursorError, InternalError, ValidationFailedError } from '../../internal/errors.ts';
+import { filterNodeSchema } from '../../query/ast.ts';
+import type { CursorCodec } from '../../query/cursor-codec.ts';
+import { MAX_CURSOR_LENGTH, type AccountSearch, type PostSearch } from '../../query/search-request.ts';
+
+/**
+ * The version of the cursor payload. Bump it whenever the payload's shape changes: a cursor of
+ * another version is answered 410 (start again), never misread.
+ */
+const CURSOR_VERSION = 2;
+
+const sortSpec = z.strictObject({ field: z.custom<`${'post' | 'account'}.${string}`>((v) => typeof v === 'string'), order: z.enum(['asc', 'desc']) });
+const limit = z.int().min(1);
+const exp = z.number();
+
+const postSearch = z.strictObject({ query: z.string().nullable(), filter: filterNodeSchema, sort: sortSpec.nullable() });
+const accountSearch = z.strictObject({
+  query: z.string().nullable(),
+  filter: filterNodeSchema,
+  posts: z.strictObject({ minimum: z.int().min(1), filter: filterNodeSchema }).nullable(),
+  sort: sortSpec.nullable(),
+});
+
+/** What a cursor carries: the operation, its normalized request, the original limit and where the engine stands. */
+const cursorSchema = z.discriminatedUnion('op', [
+  z.strictObject({ v: z.literal(CURSOR_VERSION), op: z.literal('post'), search: postSearch, limit, state: searchStateSchema, exp }),
+  z.strictObject({ v: z.literal(CURSOR_VERSION), op: z.literal('account'), search: accountSearch, limit, state: pagedStateSchema, exp }),
+]);
+
+/** A decoded cursor: the normalized request, the original limit, and where the engine stands. */
+export interface Cursor<S, St> {
+  search: S;
+  limit: number;
+  state: St;
+}
+
+const OUTDATED = 'This cursor was issued by an earlier version of the service; start the search again from the first page.';
+
+/** Typed cursors of one operation, over the signing codec. */
+export interface OperationCursors<S, St> {
+  encode(cursor: Cursor<S, St>): string;
+  /** 422 when tampered or of another operation, 410 when expired or of another version. */
+  decode(cursor: string): Cursor<S, St>;
+}
+
+/** Post search cursors. */
+export type PostCursors = OperationCursors<PostSearch, SearchState>;
+/** Account search cursors. */
+export type AccountCursors = OperationCursors<AccountSearch, PagedState>;
+
+/**
+ * Signs a payload. The request schemas bound a search so that its cursors always fit what a
+ * continuation accepts (MAX_SEARCH_JSON_LENGTH); this guards that promise.
+ */
+function encodeBounded(codec: CursorCodec, payload: object): string {
+  const cursor = codec.encode(payload);
+  if (cursor.length > MAX_CURSOR_LENGTH) throw new InternalError(`a cursor of ${cursor.length} characters exceeds the ${MAX_CURSOR_LENGTH} a continuation accepts`);
+  return cursor;
+}
+
+function decodeAny(codec: CursorCodec, cursor: string): z.infer<typeof cursorSchema> {
+  const payload = codec.decode(cursor);
+  if (payload.v !== CURSOR_VERSION) throw new ExpiredCursorError(OUTDATED);
+  const parsed = cursorSchema.safeParse(payload);
+  // Signed by this deployment but of a shape this version does not know: an older release.
+  if (!parsed.success) throw new ExpiredCursorError(OUTDATED);
+  return parsed.data;
+}
+
+const OTHER_OPERATION = '/cursor: this cursor belongs to another operation';
+
+/** The cursors of post search. */
+export function postCursors(codec: CursorCodec): PostCursors {
+  return {
+    encode: ({ search, limit, state }) => encodeBounded(codec, { v: CURSOR_VERSION, op: 'post', search, limit, state }),
+    decode(cursor) {
+      const payload = decodeAny(codec, cursor);
+      if (payload.op !== 'post') throw new ValidationFailedError(OTHER_OPERATION);
+      return { search: payload.search, limit: payload.limit, state: payload.state };
+    },
+  };
+}
+
+/** The cursors of account search. */
+export function accountCursors(codec: CursorCodec): AccountCursors {
+  return {
+    encode: ({ search, limit, state }) => encodeBounded(codec, { v: CURSOR_VERSION, op: 'account', search, limit, state }),
+    decode(cursor) {
+      const payload = decodeAny(codec, cursor);
+      if (payload.op !== 'account') throw new ValidationFailedError(OTHER_OPERATION);
+      return { search: payload.search, limit: payload.limit, state: payload.state };
+    },
+  };
+}

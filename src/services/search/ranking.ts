@@ -1,0 +1,41 @@
+import type { PostRanking } from '../../engine/search.ts';
+import { ServiceUnavailableError } from '../../internal/errors.ts';
+
+/** What ranking by meaning needs of the embedder (see src/embedding). */
+export interface QueryEmbedder {
+  status(): { state: 'off' | 'loading' | 'ready' | 'failed' };
+  ready(): Promise<void>;
+  embedQuery(text: string): Promise<Float32Array>;
+}
+
+/** How `post.query` ranks (config SEARCH_RANKING) and the embedder that makes it semantic. */
+export interface RankingPolicy {
+  mode: 'hybrid' | 'lexical' | 'semantic';
+  embedder: QueryEmbedder;
+  logger?: { warn(obj: object, msg?: string): void };
+}
+
+/**
+ * The one place that decides how a first page of a post search ranks: fused with the query's
+ * embedding when the policy asks for it and the model serves, else lexical (the model being off
+ * or broken must not take search down). Continuations follow the kind of their cursor's state.
+ */
+export async function rankingFor(policy: RankingPolicy | undefined, query: string | null): Promise<PostRanking> {
+  if (query === null || !policy || policy.mode === 'lexical') return { kind: 'lexical' };
+  const { embedder } = policy;
+  const state = embedder.status().state;
+  if (state === 'off' || state === 'failed') return { kind: 'lexical' };
+  if (state === 'loading') {
+    try {
+      await embedder.ready();
+    } catch {
+      return { kind: 'lexical' };
+    }
+  }
+  // Not awaited: the engine runs its lexical side while the model works.
+  const vector = embedder.embedQuery(query).catch((cause: unknown) => {
+    policy.logger?.warn({ err: cause }, 'query embedding failed');
+    throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
+  });
+  return { kind: 'fused', mode: policy.mode, vector };
+}

@@ -1,0 +1,112 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { createDeliverySigner } from '../delivery/signer.ts';
+import type { Embedder } from '../embedding/embedder.ts';
+import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
+import { buildApp } from '../http/app.ts';
+import type { ReadinessCheck } from '../http/routes/health.ts';
+import type { Config } from '../internal/config.ts';
+import { ServiceUnavailableError } from '../internal/errors.ts';
+import { createCursorCodec } from '../query/cursor-codec.ts';
+import { createAccountService, type AccountService } from '../services/accounts/account-service.ts';
+import type { IntakeService } from '../services/intake/intake-service.ts';
+import type { KeyService } from '../services/keys/key-service.ts';
+import { createPostService, type PostService } from '../services/posts/post-service.ts';
+import { createAccountSearchService, createPostSearchService, type PostSearchService } from '../services/search/search-service.ts';
+import type { Connections } from './connections.ts';
+import { openIntake, openKeys, type Closable } from './core.ts';
+
+/** The HTTP API of one process, and the services behind it that an entry point may call itself. */
+export interface Api extends Closable {
+  app: FastifyInstance;
+  posts: PostService;
+  accounts: AccountService;
+  postSearch: PostSearchService;
+  keys: KeyService;
+  intake: IntakeService;
+}
+
+/**
+ * Builds the API from the engine and embedder the process owns (a worker in the same process
+ * shares them). No listening: tests inject requests into `app`. `close` stops the HTTP server
+ * and what the API opened itself; the owner closes the engine, embedder and connections.
+ */
+export function createApi(
+  config: Config,
+  connections: Connections,
+  parts: { engine: ElasticsearchEngine; embedder: Embedder; logger?: Logger },
+): Api {
+  const { engine, embedder } = parts;
+  const signer = createDeliverySigner({ baseUrl: config.PUBLIC_BASE_URL, secret: config.SIGNING_SECRET, ttlSeconds: config.DELIVERY_URL_TTL_SECONDS });
+  const keys = openKeys(config, connections, { cached: true });
+  const intake = openIntake(config, connections);
+  const search = {
+    engine: engine.search,
+    signer,
+    cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
+    cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
+  };
+  const services = {
+    posts: createPostService({ reads: engine.reads, signer }),
+    accounts: createAccountService({ reads: engine.reads, signer }),
+    postSearch: createPostSearchService({
+      ...search,
+      ranking: { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) },
+    }),
+    accountSearch: createAccountSearchService(search),
+    keys,
+    intake: intake.intake,
+  };
+  const app = buildApp(
+    {
+      baseUrl: config.PUBLIC_BASE_URL,
+      ...services,
+      signer,
+      searchRateLimit: {
+        searchesPerMinute: config.RATE_LIMIT_SEARCH_PER_MINUTE,
+        redis: connections.redis(),
+        namespace: `${config.REDIS_PREFIX}:ratelimit:search:`,
+      },
+      readiness: readinessChecks(config, connections, engine, embedder),
+    },
+    { ...(parts.logger ? { logger: parts.logger } : {}), validateResponses: config.NODE_ENV !== 'production' },
+  );
+  return {
+    app,
+    ...services,
+    async close() {
+      await app.close();
+      await keys.close();
+      await intake.close();
+    },
+  };
+}
+
+/** `/readyz`: each dependency's status, or why it cannot serve. */
+function readinessChecks(config: Config, connections: Connections, engine: ElasticsearchEngine, embedder: Embedder): Record<string, ReadinessCheck> {
+  return {
+    elasticsearch: () => engine.health.check(),
+    redis: async () => {
+      try {
+        return await connections.redis().ping();
+      } catch (cause) {
+        throw new ServiceUnavailableError('Redis is unreachable', { cause });
+      }
+    },
+    embeddings: async () => {
+      const status = embedder.status();
+      const ranking = config.SEARCH_RANKING;
+      switch (status.state) {
+        case 'ready':
+          return `ready: ${status.detail}; queries rank ${ranking === 'lexical' ? 'by BM25 only (SEARCH_RANKING=lexical)' : ranking}`;
+        case 'loading':
+          return `loading: ${status.detail}`;
+        case 'off':
+          return `off (BM25 only): ${status.detail}`;
+        default:
+          // A configured model that cannot serve is a fault an operator must see.
+          throw new ServiceUnavailableError(`the embedding model failed: ${status.detail}; queries rank by BM25 only`);
+      }
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import type { QueueEvents } from 'bullmq';
+import type { Logger } from 'pino';
+import { createEmbedder, type Embedder } from '../embedding/embedder.ts';
+import { createElasticsearchEngine, type ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
+import type { Config } from '../internal/config.ts';
+import { ServiceUnavailableError } from '../internal/errors.ts';
+import { templatesDir } from '../internal/paths.ts';
+import { createProducer, createQueueEvents, type Producer } from '../queues/registry.ts';
+import { createIntakeService, type IntakeService } from '../services/intake/intake-service.ts';
+import { createCachedKeyStore } from '../services/keys/key-cache.ts';
+import { createKeyService, type KeyService } from '../services/keys/key-service.ts';
+import { createKeyStore, revocationChannel } from '../services/keys/key-store.ts';
+import type { Connections } from './connections.ts';
+import { createRedisVisibilityEpoch } from './visibility-epoch.ts';
+
+/**
+ * The parts that several entry points build the same way. Each takes only the configuration and
+ * connections it uses; entry points compose them (src/start/api.ts, worker.ts, the CLI commands).
+ */
+
+/** Something that must be closed when its process stops. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/** The engine adapter, with the deployment's shared visibility epoch. */
+export function openEngine(config: Config, connections: Connections): ElasticsearchEngine {
+  return createElasticsearchEngine({
+    client: connections.elasticsearch(),
+    indexPrefix: config.INDEX_PREFIX,
+    templatesDir: templatesDir(),
+    visibility: createRedisVisibilityEpoch({ redis: connections.redis(), prefix: config.REDIS_PREFIX }),
+    snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
+  });
+}
+
+/** The embedder (its status says `off` when no model is configured); the model loads on first use. */
+export function openEmbedder(config: Config, logger?: Pick<Logger, 'warn' | 'info'>): Embedder {
+  return createEmbedder(config, logger);
+}
+
+/**
+ * The key service. `cached`: API nodes trust a recently verified key for KEY_CACHE_TTL_MS and hear
+ * revocations over Pub/Sub; commands read Redis each time.
+ */
+export function openKeys(config: Config, connections: Connections, options: { cached: boolean }): KeyService & Closable {
+  const prefix = `${config.REDIS_PREFIX}:apikeys`;
+  const store = createKeyStore({ redis: connections.redis(), prefix });
+  const cached =
+    options.cached && config.KEY_CACHE_TTL_MS > 0
+      ? createCachedKeyStore({
+          store,
+          channel: revocationChannel(prefix),
+          ttlMs: config.KEY_CACHE_TTL_MS,
+          subscriber: () => connections.blockingRedis('key revocation listener'),
+        })
+      : null;
+  return Object.assign(createKeyService({ store: cached ?? store }), {
+    async close() {
+      cached?.close();
+    },
+  });
+}
+
+/** The intake: the observations producer, and a queue-events listener opened on the first wait. */
+export function openIntake(config: Config, connections: Connections): { intake: IntakeService; queue: Producer<'observations'> } & Closable {
+  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const queue = createProducer('observations', queues);
+  let events: QueueEvents | undefined;
+  const intake = createIntakeService({
+    queue,
+    waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS,
+    queueEvents: async () => {
+      events ??= createQueueEvents('observations', { ...queues, connection: connections.blockingRedis('intake wait') });
+      await events.waitUntilReady().catch((cause) => {
+        throw new ServiceUnavailableError('The intake queue is unavailable; retry shortly.', { cause });
+      });
+      return events;
+    },
+  });
+  return {
+    intake,
+    queue,
+    async close() {
+      await events?.close().catch(() => undefined);
+      await queue.close().catch(() => undefined);
+    },
+  };
+}
