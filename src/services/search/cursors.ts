@@ -71,26 +71,31 @@ function decodeAny(codec: CursorCodec, cursor: string): z.infer<typeof cursorSch
 
 const OTHER_OPERATION = '/cursor: this cursor belongs to another operation';
 
-/** The cursors of post search. */
-export function postCursors(codec: CursorCodec): PostCursors {
+/**
+ * Cursors of one operation: `pick` returns the decoded cursor when the payload is of this
+ * operation, else null (then 422: the cursor was issued by the other search).
+ */
+function operationCursors<S, St>(
+  codec: CursorCodec,
+  op: z.infer<typeof cursorSchema>['op'],
+  pick: (payload: z.infer<typeof cursorSchema>) => Cursor<S, St> | null,
+): OperationCursors<S, St> {
   return {
-    encode: ({ search, limit, state }) => encodeBounded(codec, { v: CURSOR_VERSION, op: 'post', search, limit, state }),
+    encode: ({ search, limit, state }) => encodeBounded(codec, { v: CURSOR_VERSION, op, search, limit, state }),
     decode(cursor) {
-      const payload = decodeAny(codec, cursor);
-      if (payload.op !== 'post') throw new ValidationFailedError(OTHER_OPERATION);
-      return { search: payload.search, limit: payload.limit, state: payload.state };
+      const picked = pick(decodeAny(codec, cursor));
+      if (!picked) throw new ValidationFailedError(OTHER_OPERATION);
+      return picked;
     },
   };
 }
 
+/** The cursors of post search. */
+export function postCursors(codec: CursorCodec): PostCursors {
+  return operationCursors(codec, 'post', (p) => (p.op === 'post' ? { search: p.search, limit: p.limit, state: p.state } : null));
+}
+
 /** The cursors of account search. */
 export function accountCursors(codec: CursorCodec): AccountCursors {
-  return {
-    encode: ({ search, limit, state }) => encodeBounded(codec, { v: CURSOR_VERSION, op: 'account', search, limit, state }),
-    decode(cursor) {
-      const payload = decodeAny(codec, cursor);
-      if (payload.op !== 'account') throw new ValidationFailedError(OTHER_OPERATION);
-      return { search: payload.search, limit: payload.limit, state: payload.state };
-    },
-  };
+  return operationCursors(codec, 'account', (p) => (p.op === 'account' ? { search: p.search, limit: p.limit, state: p.state } : null));
 }
