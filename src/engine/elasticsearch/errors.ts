@@ -7,18 +7,23 @@ import { DomainError, InternalError, ServiceUnavailableError } from '../../inter
  */
 export function translateEngineError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
-  if (
-    error instanceof errors.ConnectionError ||
-    error instanceof errors.TimeoutError ||
-    error instanceof errors.NoLivingConnectionsError ||
-    (error instanceof errors.ResponseError && [429, 502, 503, 504].includes(error.statusCode ?? 0))
-  ) {
+  if (isTransientEngineError(error)) {
     return new ServiceUnavailableError('The search engine is unavailable; retry shortly.', { cause: error });
   }
   if (error instanceof errors.ResponseError && error.statusCode === 404 && isMissingIndex(error)) {
     return indicesNotInstalled(error);
   }
   return new InternalError('The search engine failed to answer this request.', { cause: error });
+}
+
+/** True for a failure that a later try may not meet: unreachable, timed out, overloaded (429, 5xx gateway). */
+export function isTransientEngineError(error: unknown): boolean {
+  return (
+    error instanceof errors.ConnectionError ||
+    error instanceof errors.TimeoutError ||
+    error instanceof errors.NoLivingConnectionsError ||
+    (error instanceof errors.ResponseError && [429, 502, 503, 504].includes(error.statusCode ?? 0))
+  );
 }
 
 /** The indices (or their aliases) do not exist: an operator has not run `indices apply` yet. */

@@ -1,11 +1,20 @@
 import type { Client } from '@elastic/elasticsearch';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { InternalError } from '../../internal/errors.ts';
+import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 import { sameRecord } from '../../domain/merge.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate } from '../records.ts';
-import { engineCall, indicesNotInstalled } from './errors.ts';
+import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from './errors.ts';
 
 const MAX_ATTEMPTS = 50;
+/** Bulk request bounds: Elasticsearch's guidance is a few MB per request. */
+const BULK_MAX_DOCS = 500;
+const BULK_MAX_BYTES = 5 * 1024 * 1024;
+/** Bulk requests of one merge in flight at once (worker concurrency multiplies it). */
+const BULK_IN_FLIGHT = 2;
+/** Item or request statuses that mean "overloaded or away, try again": never a lost write. */
+const TRANSIENT = new Set([429, 502, 503, 504]);
+/** Rounds of back-off for transient failures (~25 s in all) before the job fails and BullMQ retries it. */
+const MAX_TRANSIENT_RETRIES = 8;
 
 interface Fetched<R> {
   record: R | null;
@@ -56,44 +65,105 @@ export function createRecordStore<R extends { id: string }>(deps: {
     async merge(ids: readonly string[], update: RecordUpdate<R>): Promise<MergeOutcome<R>> {
       const outcome: MergeOutcome<R> = new Map();
       let pending = [...new Set(ids)];
-      for (let attempt = 1; pending.length > 0; attempt++) {
-        if (attempt > MAX_ATTEMPTS) {
-          throw new InternalError(`gave up merging ${pending.length} records after ${MAX_ATTEMPTS} conflicts`);
-        }
+      let conflictRounds = 0;
+      let transientRounds = 0;
+      while (pending.length > 0) {
         const fetched = await fetch(pending);
-        const operations: unknown[] = [];
-        const planned: Array<{ id: string; before: R | null; after: R }> = [];
+        const planned: PlannedWrite<R>[] = [];
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
           if (next === null || (current.record !== null && sameRecord(current.record, next))) continue;
-          operations.push(
+          const action =
             current.record === null
               ? { create: { _index: index, _id: id } }
-              : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } },
-            project(next),
-          );
-          planned.push({ id, before: current.record, after: next });
+              : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
+          planned.push({ id, before: current.record, after: next, action, doc: JSON.stringify(project(next)) });
         }
-        if (operations.length === 0) break;
-        // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
-        // auto-create a concrete index named like the write alias (which would then block apply).
-        const response = await engineCall(() => client.bulk({ operations, refresh: false, require_alias: true }));
-        const conflicts: string[] = [];
-        response.items.forEach((item, i) => {
-          const result = item.index ?? item.create;
-          const plan = planned[i]!;
-          if (result?.status === 409) conflicts.push(plan.id);
-          else if (result?.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
-          else if (result?.error) {
-            throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
-          } else outcome.set(plan.id, { before: plan.before, after: plan.after });
-        });
-        pending = conflicts;
-        // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
-        if (pending.length > 0) await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
+        if (planned.length === 0) break;
+        const { written, conflicts, transient } = await writeAll(planned);
+        for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
+        pending = [...conflicts, ...transient];
+        if (transient.length > 0) {
+          // Elasticsearch is overloaded or away: back off exponentially, with jitter so that
+          // workers do not come back in step; past the bound the job fails and BullMQ retries it.
+          if (++transientRounds > MAX_TRANSIENT_RETRIES) {
+            throw new ServiceUnavailableError(`Elasticsearch kept refusing writes (${transient.length} records pending); the job will be retried`);
+          }
+          await sleep(backoffMs(transientRounds));
+        } else if (conflicts.length > 0) {
+          if (++conflictRounds > MAX_ATTEMPTS) throw new InternalError(`gave up merging ${conflicts.length} records after ${MAX_ATTEMPTS} conflicts`);
+          // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
+          await sleep(Math.random() * Math.min(200, 5 * 2 ** conflictRounds));
+        }
       }
       return outcome;
     },
   };
+
+  /** Writes in bulk requests bounded by count and bytes, a few in flight; sorts each item's fate. */
+  async function writeAll(planned: PlannedWrite<R>[]) {
+    const written: PlannedWrite<R>[] = [];
+    const conflicts: string[] = [];
+    const transient: string[] = [];
+    const chunks = chunksOf(planned);
+    let next = 0;
+    const lane = async () => {
+      while (next < chunks.length) {
+        const chunk = chunks[next++]!;
+        let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
+        try {
+          // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
+          // auto-create a concrete index named like the write alias (which would then block apply).
+          const response = await client.bulk<string>({ operations: chunk.flatMap((w) => [w.action, w.doc]), refresh: false, require_alias: true });
+          items = response.items.map((item) => (item.index ?? item.create)!);
+        } catch (error) {
+          if (!isTransientEngineError(error)) throw translateEngineError(error);
+          items = chunk.map(() => ({ status: 503 }));
+        }
+        items.forEach((result, i) => {
+          const plan = chunk[i]!;
+          if (result.status === 409) conflicts.push(plan.id);
+          else if (TRANSIENT.has(result.status)) transient.push(plan.id);
+          else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
+          else if (result.error) throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
+          else written.push(plan);
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BULK_IN_FLIGHT, chunks.length) }, lane));
+    return { written, conflicts, transient };
+  }
+}
+
+/** One planned write: the action line and the serialized projection (its size bounds requests). */
+interface PlannedWrite<R> {
+  id: string;
+  before: R | null;
+  after: R;
+  action: object;
+  doc: string;
+}
+
+/** Splits writes into bulk requests of at most BULK_MAX_DOCS documents and BULK_MAX_BYTES. */
+function chunksOf<W extends { doc: string }>(writes: W[]): W[][] {
+  const chunks: W[][] = [];
+  let current: W[] = [];
+  let bytes = 0;
+  for (const write of writes) {
+    if (current.length > 0 && (current.length >= BULK_MAX_DOCS || bytes + write.doc.length > BULK_MAX_BYTES)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(write);
+    bytes += write.doc.length + 200;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** Exponential back-off with full jitter: 0.1 s, 0.2 s, … capped at 8 s, times a random factor in [0.5, 1.5). */
+function backoffMs(round: number): number {
+  return Math.min(8_000, 100 * 2 ** (round - 1)) * (0.5 + Math.random());
 }

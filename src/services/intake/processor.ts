@@ -64,7 +64,8 @@ function postIdsOf(observations: Observation[]): string[] {
  * 2. give each written post the current snapshot of every account it links to (read in real time
  *    after the post write, so an account written concurrently is either seen here or sees the
  *    post in its own fan-out);
- * 3. fan out each account whose summary changed to every post linking to it (after a refresh);
+ * 3. fan out each account whose summary changed to every post linking to it (after a refresh,
+ *    shared with step 4: see followUp);
  * 4. recompute `view_ratio_to_account_baseline` for the authors whose posts changed, holding a
  *    per-author lock so that the last computation to write always read every earlier write;
  * 5. with `refresh`, make everything visible to search before returning.
@@ -168,27 +169,52 @@ export function createObservationProcessor(deps: {
     return written;
   }
 
-  /** Step 4: recompute the baseline metric of the given authors' posts. */
+  /** Step 4: the baseline metric of the given authors' posts, recomputed; call under their locks, after a refresh. */
   async function recomputeBaselines(authorIds: string[]): Promise<number> {
-    let written = 0;
-    await locks.forEachLocked(authorIds, async (locked) => {
-      await store.refresh();
-      const facts = await store.authorPostFacts(locked);
-      const updates = new Map<string, number | null>();
-      for (const posts of facts.values()) {
-        const ratios = viewRatiosToBaseline(posts);
-        for (const post of posts) {
-          const ratio = ratios.get(post.id) ?? null;
-          if (ratio !== post.viewRatioToAccountBaseline) updates.set(post.id, ratio);
-        }
+    const facts = await store.authorPostFacts(authorIds);
+    const updates = new Map<string, number | null>();
+    for (const posts of facts.values()) {
+      const ratios = viewRatiosToBaseline(posts);
+      for (const post of posts) {
+        const ratio = ratios.get(post.id) ?? null;
+        if (ratio !== post.viewRatioToAccountBaseline) updates.set(post.id, ratio);
       }
-      if (updates.size === 0) return;
-      const outcome = await store.posts.merge([...updates.keys()], (id, current) =>
-        current ? { ...current, view_ratio_to_account_baseline: updates.get(id) ?? null } : null,
-      );
-      written += outcome.size;
-    });
-    return written;
+    }
+    if (updates.size === 0) return 0;
+    const outcome = await store.posts.merge([...updates.keys()], (id, current) =>
+      current ? { ...current, view_ratio_to_account_baseline: updates.get(id) ?? null } : null,
+    );
+    return outcome.size;
+  }
+
+  /**
+   * Steps 3 and 4 with one refresh for both: the work that reads through search (fan-out looks
+   * up linked posts, baselines an author's posts) needs every earlier write visible. Baselines hold
+   * their authors' locks, and the refresh runs after taking them, so the last computation to write
+   * has read every earlier one's writes; fan-out only needs a refresh after this batch's account
+   * writes, which the same refresh is. A further lock group (authors another batch held) refreshes
+   * again. Nothing to follow up: no refresh at all.
+   */
+  async function followUp(changedAccounts: AccountRecord[], authors: string[]): Promise<{ fannedOut: number; baselinesUpdated: number }> {
+    let fannedOut = 0;
+    let baselinesUpdated = 0;
+    let fanOutDone = changedAccounts.length === 0;
+    const fanOutOnce = async () => {
+      if (fanOutDone) return;
+      fanOutDone = true;
+      fannedOut = await fanOut(changedAccounts);
+    };
+    if (authors.length > 0) {
+      await locks.forEachLocked(authors, async (locked) => {
+        await store.refresh();
+        await fanOutOnce();
+        baselinesUpdated += await recomputeBaselines(locked);
+      });
+    } else if (!fanOutDone) {
+      await store.refresh();
+      await fanOutOnce();
+    }
+    return { fannedOut, baselinesUpdated };
   }
 
   return async function processObservations(
@@ -208,12 +234,6 @@ export function createObservationProcessor(deps: {
       : [...accountOutcome.values()]
           .filter((o) => snapshotChanged(o.before, o.after))
           .map((o) => o.after);
-    let fannedOut = 0;
-    if (changedAccounts.length > 0) {
-      await store.refresh();
-      fannedOut = await fanOut(changedAccounts);
-    }
-
     const authors = new Set<string>();
     if (options.retry) {
       for (const post of (await store.posts.get(postIdsOf(observations))).values()) {
@@ -228,7 +248,7 @@ export function createObservationProcessor(deps: {
         if (author) authors.add(author);
       }
     }
-    const baselinesUpdated = authors.size > 0 ? await recomputeBaselines([...authors]) : 0;
+    const { fannedOut, baselinesUpdated } = await followUp(changedAccounts, [...authors]);
     const embedded = await embedChanged(observations, options, [...accountOutcome.values()].map((o) => o.after), writtenPosts);
 
     if (options.refresh) {
