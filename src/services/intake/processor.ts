@@ -143,13 +143,7 @@ export function createObservationProcessor(deps: {
     const linked = [...new Set(posts.flatMap(linkedAccountIds))];
     if (linked.length === 0) return 0;
     const accounts = await store.accounts.get(linked);
-    const stale = posts.filter((p) =>
-      linkedAccountIds(p).some((a) => {
-        const account = accounts.get(a);
-        const held = p.accounts[a];
-        return account !== undefined && (!held || isNewerVersion(snapshotOf(account).version, held.version));
-      }),
-    );
+    const stale = posts.filter((p) => hasOlderSnapshot(p, accounts));
     if (stale.length === 0) return 0;
     const outcome = await store.posts.merge(
       stale.map((p) => p.id),
@@ -159,14 +153,28 @@ export function createObservationProcessor(deps: {
   }
 
   /** Step 3: copy changed account snapshots into every post that links to them. */
-  async function fanOut(changed: AccountRecord[]): Promise<number> {
+  async function fanOut(changed: AccountRecord[], writtenPosts: PostRecord[]): Promise<number> {
     const accounts = new Map(changed.map((a) => [a.id, a]));
+    // Posts this batch wrote already hold these accounts' snapshots (steps 1–2), and a held
+    // snapshot only ever moves forward: reading them again would only confirm it.
+    const current = new Set(writtenPosts.filter((p) => !hasOlderSnapshot(p, accounts)).map((p) => p.id));
     let written = 0;
-    for await (const ids of store.postIdsLinkedTo([...accounts.keys()])) {
-      const outcome = await store.posts.merge(ids, (_id, current) => (current ? withSnapshots(current, accounts) : null));
+    for await (const page of store.postIdsLinkedTo([...accounts.keys()])) {
+      const ids = page.filter((id) => !current.has(id));
+      if (ids.length === 0) continue;
+      const outcome = await store.posts.merge(ids, (_id, record) => (record ? withSnapshots(record, accounts) : null));
       written += outcome.size;
     }
     return written;
+  }
+
+  /** True when the post links to one of `accounts` and holds an older snapshot of it (or none). */
+  function hasOlderSnapshot(post: PostRecord, accounts: Map<string, AccountRecord>): boolean {
+    return linkedAccountIds(post).some((a) => {
+      const account = accounts.get(a);
+      const held = post.accounts[a];
+      return account !== undefined && (!held || isNewerVersion(snapshotOf(account).version, held.version));
+    });
   }
 
   /** Step 4: the baseline metric of the given authors' posts, recomputed; call under their locks, after a refresh. */
@@ -195,14 +203,18 @@ export function createObservationProcessor(deps: {
    * writes, which the same refresh is. A further lock group (authors another batch held) refreshes
    * again. Nothing to follow up: no refresh at all.
    */
-  async function followUp(changedAccounts: AccountRecord[], authors: string[]): Promise<{ fannedOut: number; baselinesUpdated: number }> {
+  async function followUp(
+    changedAccounts: AccountRecord[],
+    authors: string[],
+    writtenPosts: PostRecord[],
+  ): Promise<{ fannedOut: number; baselinesUpdated: number }> {
     let fannedOut = 0;
     let baselinesUpdated = 0;
     let fanOutDone = changedAccounts.length === 0;
     const fanOutOnce = async () => {
       if (fanOutDone) return;
       fanOutDone = true;
-      fannedOut = await fanOut(changedAccounts);
+      fannedOut = await fanOut(changedAccounts, writtenPosts);
     };
     if (authors.length > 0) {
       await locks.forEachLocked(authors, async (locked) => {
@@ -248,7 +260,7 @@ export function createObservationProcessor(deps: {
         if (author) authors.add(author);
       }
     }
-    const { fannedOut, baselinesUpdated } = await followUp(changedAccounts, [...authors]);
+    const { fannedOut, baselinesUpdated } = await followUp(changedAccounts, [...authors], writtenPosts);
     const embedded = await embedChanged(observations, options, [...accountOutcome.values()].map((o) => o.after), writtenPosts);
 
     if (options.refresh) {
