@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerIndices } from './commands/indices.ts';
 import { registerIngest } from './commands/ingest.ts';
+import { registerIntake } from './commands/intake.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerQuickstart } from './commands/quickstart.ts';
 import { registerSeed } from './commands/seed.ts';
@@ -16,6 +17,7 @@ const program = new Command('social-search')
 
 registerServe(program);
 registerIngest(program);
+registerIntake(program);
 registerKeys(program);
 registerIndices(program);
 registerSeed(program);

@@ -10,6 +10,7 @@ import {
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from '../internal/errors.ts';
+import { reasonOf } from '../internal/outages.ts';
 
 /** Content type of every error response. */
 const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -77,9 +78,13 @@ export function registerProblemHandling(app: FastifyInstance, baseUrl: string): 
   const methodsOf = collectRouteMethods(app);
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
     const domain = toDomainError(error);
-    if (domain.status >= 500) {
-      const level = domain.status === 503 ? 'warn' : 'error';
-      request.log[level]({ err: domain.cause ?? error, problem: domain.problem }, domain.detail);
+    if (domain.status === 503 || domain.status === 504) {
+      // A dependency is down or slow (503), or indexing outlasted a wait (504): expected, and an
+      // outage is logged once by its connection (src/start/connections.ts), so each request says
+      // only what it answered and why, never a stack. Stacks are for 500s: bugs.
+      request.log.warn({ problem: domain.problem, reason: reasonOf(domain.cause ?? domain) }, domain.detail);
+    } else if (domain.status >= 500) {
+      request.log.error({ err: domain.cause ?? error, problem: domain.problem }, domain.detail);
       if (isResponseSerializationError(error)) request.log.error({ issues: error.cause.issues }, 'response does not match its contract schema');
     }
     return sendProblem(reply, domain, baseUrl);

@@ -35,6 +35,11 @@ const envSchema = z.object({
    * Revocations reach every node at once over Redis Pub/Sub; this only bounds a missed message.
    */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * While Redis is unreachable, how long after its last verification a cached key keeps working
+   * (stale-if-error), so reads and searches outlive a Redis outage (0: they answer 503 at once).
+   */
+  KEY_CACHE_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** How long `?wait=true` intake waits for indexing before answering 504. */
   INTAKE_WAIT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Upper bound on one Elasticsearch request, so an unreachable engine answers 503 instead of hanging. */

@@ -105,5 +105,10 @@ export function createProducer<N extends QueueName>(name: N, deps: QueueConnecti
 
 /** Completion events of queue `name`, for waiting on jobs (`?wait=true`, `ingest --wait`). Needs a blocking connection. */
 export function createQueueEvents(name: QueueName, deps: QueueConnection): QueueEvents {
-  return new QueueEvents(name, { connection: deps.connection, prefix: deps.prefix });
+  const events = new QueueEvents(name, { connection: deps.connection, prefix: deps.prefix });
+  // Without a listener BullMQ prints every reconnect attempt's error with its stack to stderr.
+  // Its connection's outage is logged once by whoever watches that connection; a wait that
+  // cannot go on fails on its own call.
+  events.on('error', () => undefined);
+  return events;
 }

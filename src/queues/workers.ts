@@ -1,6 +1,8 @@
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
+import { ServiceUnavailableError } from '../internal/errors.ts';
+import { isConnectionError, reasonOf } from '../internal/outages.ts';
 import { QUEUES, retryDelay, type JobPayload, type JobResults, type QueueName } from './registry.ts';
 
 /** What a handler may know of its job besides the payload. */
@@ -18,8 +20,22 @@ export type JobHandlers = { [N in QueueName]?: JobHandler<N> };
 
 /** The running workers of one process. */
 export interface RunningWorkers {
-  /** Stops taking jobs and lets running ones finish. */
-  close(): Promise<void>;
+  /**
+   * Stops taking jobs and lets running ones finish; `force` does not wait for them (nor for Redis):
+   * a job cut short is picked up again as stalled, and merges are idempotent.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
+}
+
+/** What the workers log to. */
+type WorkerLogger = Pick<Logger, 'warn' | 'error'>;
+
+/** Dependencies of {@link startWorkers}. */
+interface WorkerDeps {
+  connection: () => ConnectionOptions;
+  prefix: string;
+  configuredConcurrency: number;
+  logger: WorkerLogger;
 }
 
 /**
@@ -30,12 +46,12 @@ export interface RunningWorkers {
  */
 export function startWorkers(
   handlers: JobHandlers,
-  deps: { connection: () => ConnectionOptions; prefix: string; configuredConcurrency: number; logger: Pick<Logger, 'warn'> },
+  deps: WorkerDeps,
 ): RunningWorkers {
   const workers = (Object.keys(handlers) as QueueName[]).map((name) => startWorker(name, handlers[name] as JobHandler<typeof name>, deps));
   return {
-    async close() {
-      await Promise.all(workers.map((w) => w.close()));
+    async close(options = {}) {
+      await Promise.all(workers.map((w) => w.close(options.force === true)));
     },
   };
 }
@@ -43,7 +59,7 @@ export function startWorkers(
 function startWorker<N extends QueueName>(
   name: N,
   handler: JobHandler<N>,
-  deps: { connection: () => ConnectionOptions; prefix: string; configuredConcurrency: number; logger: Pick<Logger, 'warn'> },
+  deps: WorkerDeps,
 ): Worker {
   const entry = QUEUES[name];
   const worker = new Worker<JobPayload<N>, JobResults[N]>(
@@ -62,12 +78,43 @@ function startWorker<N extends QueueName>(
       settings: { backoffStrategy: retryDelay },
     },
   );
-  worker.on('failed', (job, error) =>
-    deps.logger.warn(
-      { job: job?.id, queue: name, request_id: (job?.data as { request_id?: string } | undefined)?.request_id, attempts: job?.attemptsMade, err: error },
-      'job failed; it will be retried',
-    ),
-  );
-  worker.on('error', (error) => deps.logger.warn({ err: error, queue: name }, 'worker connection error'));
+  worker.on('failed', (job, error) => logFailure(deps.logger, name, job, error));
+  const repeats = new Map<string, number>();
+  worker.on('error', (error) => {
+    // A connection error is part of an outage its connection has already logged, once
+    // (src/start/connections.ts); BullMQ repeats it on every reconnect attempt.
+    if (isConnectionError(error)) return;
+    // Anything else is unexpected: logged in full, but the same message at most once a minute.
+    const last = repeats.get(error.message);
+    if (last !== undefined && Date.now() - last < 60_000) return;
+    if (repeats.size > 100) repeats.clear();
+    repeats.set(error.message, Date.now());
+    deps.logger.warn({ err: error, queue: name }, 'queue worker error');
+  });
   return worker;
+}
+
+/**
+ * One line per failed attempt. Whether it will be retried comes from the job's attempts, so a
+ * permanent failure says where its observations are kept. Outage errors (the engine or Redis
+ * unreachable) and unreadable payloads carry their reason only: their stack says nothing.
+ */
+function logFailure(logger: WorkerLogger, queue: QueueName, job: Job | undefined, error: Error): void {
+  const attempts = job?.opts.attempts ?? 1;
+  const permanent = error instanceof UnrecoverableError || (job?.attemptsMade ?? 0) >= attempts;
+  const expected = error instanceof ServiceUnavailableError || error instanceof UnrecoverableError || isConnectionError(error);
+  const fields = {
+    job: job?.id,
+    queue,
+    request_id: (job?.data as { request_id?: string } | undefined)?.request_id,
+    attempts: job?.attemptsMade,
+    ...(expected ? { reason: reasonOf(error) } : { err: error }),
+  };
+  if (!permanent) {
+    logger.warn(fields, 'job failed; it will be retried');
+  } else if (queue === 'observations') {
+    logger.error(fields, 'job failed permanently; its observations are kept: `social-search intake failures` lists them, `social-search intake retry` requeues them');
+  } else {
+    logger.error(fields, 'job failed permanently; it is kept in the failed set');
+  }
 }

@@ -1,56 +1,71 @@
-import { Client } from '@elastic/elasticsearch';
-import { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import { Client, errors } from '@elastic/elasticsearch';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../internal/config.ts';
+import { createOutageLog, type OutageLog, type OutageLogger } from '../internal/outages.ts';
 
 /**
  * The connections of one process, opened on first use: a command that only touches Redis (`keys
  * list`) never opens an Elasticsearch client, and the reverse. Connections recover by themselves
- * when a service returns; meanwhile requests answer 503.
+ * when a service returns; meanwhile requests answer 503, and the log says so once per outage and
+ * connection (src/internal/outages.ts), never once per reconnect attempt.
  */
 export interface Connections {
   /** The Elasticsearch client. */
   elasticsearch(): Client;
   /** The fail-fast Redis connection for request-path commands. */
   redis(): Redis;
-  /** A new Redis connection for blocking commands (BullMQ workers, queue events, Pub/Sub). */
+  /** A new Redis connection for blocking commands that the caller runs itself (Pub/Sub). */
   blockingRedis(purpose: string): Redis;
+  /**
+   * A connection for a BullMQ worker or queue-events listener. BullMQ duplicates it for each
+   * connection it needs, so this one never connects itself; every duplicate is watched under
+   * `purpose` and disconnected by {@link close}.
+   */
+  queueRedis(purpose: string): Redis;
   /**
    * Waits (bounded) for the fail-fast Redis connection, so the first command does not race the
    * connect. Resolves false on time-out: the process then runs degraded (503s) until Redis is back.
    */
   redisReady(timeoutMs?: number): Promise<boolean>;
-  /** Closes every connection opened so far. */
+  /** True while the fail-fast Redis connection is connected (false before it is first opened). */
+  redisUp(): boolean;
+  /**
+   * Disconnects every connection opened so far, BullMQ's duplicates included, without waiting on
+   * the servers: a shutdown during an outage must not wait for a Redis that is not there.
+   */
   close(): Promise<void>;
 }
 
-type Log = Pick<Logger, 'warn' | 'info'>;
-
 /** Opens connections lazily. */
-export function openConnections(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS' | 'REDIS_URL'>, logger?: Log): Connections {
+export function openConnections(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS' | 'REDIS_URL'>, logger?: OutageLogger): Connections {
   let es: Client | undefined;
   let redis: Redis | undefined;
-  const blocking: Redis[] = [];
-  const commandRedis = () => {
-    if (!redis) {
-      redis = createRedis(config.REDIS_URL, 'command');
-      watchConnection(redis, 'Redis', logger);
-    }
-    return redis;
+  const opened = new Set<Redis>();
+  // One outage log per purpose: a worker's several BullMQ connections report one outage.
+  const outages = new Map<string, OutageLog>();
+  const outageOf = (name: string) => outages.get(name) ?? outages.set(name, createOutageLog(name, logger)).get(name)!;
+  const open = (purpose: 'command' | 'blocking' | 'template', name: string) => {
+    const connection = createRedis(config.REDIS_URL, purpose);
+    watchRedis(connection, outageOf(name), opened);
+    return connection;
   };
+  const commandRedis = () => (redis ??= open('command', 'Redis'));
   return {
-    elasticsearch: () => (es ??= createElasticsearchClient(config)),
-    redis: commandRedis,
-    blockingRedis(purpose) {
-      const connection = createRedis(config.REDIS_URL, 'blocking');
-      watchConnection(connection, `Redis (${purpose})`, logger);
-      blocking.push(connection);
-      return connection;
+    elasticsearch() {
+      if (!es) {
+        es = createElasticsearchClient(config);
+        watchElasticsearch(es, outageOf('Elasticsearch'));
+      }
+      return es;
     },
+    redis: commandRedis,
+    blockingRedis: (purpose) => open('blocking', `Redis (${purpose})`),
+    queueRedis: (purpose) => open('template', `Redis (${purpose})`),
     redisReady: (timeoutMs = 5000) => whenReady(commandRedis(), timeoutMs),
+    redisUp: () => redis?.status === 'ready',
     async close() {
-      for (const connection of blocking) connection.disconnect();
-      redis?.disconnect();
+      for (const connection of opened) connection.disconnect();
+      opened.clear();
       await es?.close().catch(() => undefined);
     },
   };
@@ -73,13 +88,19 @@ function createElasticsearchClient(config: Pick<Config, 'ELASTICSEARCH_URL' | 'E
 /**
  * A Redis connection. `command` connections fail fast while Redis is down (no offline queue, one
  * retry), so requests answer 503 promptly; `blocking` connections are what BullMQ workers and
- * queue-event listeners require (they wait and reconnect forever).
+ * queue-event listeners require (they wait and reconnect forever); a `template` is a blocking
+ * connection that only connects when a command needs it (BullMQ only duplicates it).
  */
-function createRedis(url: string, purpose: 'command' | 'blocking'): Redis {
-  const common = { connectTimeout: 2000, lazyConnect: false, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
-  return purpose === 'command'
-    ? new Redis(url, { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 2000 })
-    : new Redis(url, { ...common, maxRetriesPerRequest: null });
+function createRedis(url: string, purpose: 'command' | 'blocking' | 'template'): Redis {
+  const common: RedisOptions = { connectTimeout: 2000, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
+  switch (purpose) {
+    case 'command':
+      return new Redis(url, { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 2000 });
+    case 'blocking':
+      return new Redis(url, { ...common, maxRetriesPerRequest: null });
+    default:
+      return new Redis(url, { ...common, maxRetriesPerRequest: null, lazyConnect: true });
+  }
 }
 
 /** Resolves when the connection is ready, or after `timeoutMs` (the caller keeps going degraded). */
@@ -99,17 +120,43 @@ function whenReady(redis: Redis, timeoutMs: number): Promise<boolean> {
 }
 
 /**
- * Logs a connection's outage once (not on every reconnect attempt) and its recovery. ioredis
- * reconnects by itself.
+ * Reports a Redis connection's outages to `outage` (ioredis reconnects by itself and emits an
+ * `error` per failed attempt; the log keeps the first), and does the same for every duplicate
+ * made from it: BullMQ runs its workers and listeners on duplicates, whose errors would otherwise
+ * reach the log once per attempt through BullMQ's `error` events. Open connections are kept in
+ * `opened`, so that shutdown can disconnect them all.
  */
-function watchConnection(connection: Redis, name: string, logger?: Log): void {
-  let down = false;
-  connection.on('error', (error: Error) => {
-    if (!down) logger?.warn({ err: { message: error.message } }, `${name} unreachable; reconnecting`);
-    down = true;
+function watchRedis(connection: Redis, outage: OutageLog, opened: Set<Redis>): void {
+  opened.add(connection);
+  connection.on('error', (error: unknown) => outage.down(error, connection));
+  connection.on('ready', () => outage.up(connection));
+  // A connection closed on purpose (BullMQ closing a duplicate, shutdown) leaves the outage
+  // without reporting a recovery that did not happen.
+  connection.on('end', () => {
+    opened.delete(connection);
+    outage.leave(connection);
   });
-  connection.on('ready', () => {
-    if (down) logger?.info(`${name} reachable again`);
-    down = false;
+  const duplicate = connection.duplicate.bind(connection);
+  connection.duplicate = (override?: Partial<RedisOptions>) => {
+    const copy = duplicate(override);
+    watchRedis(copy, outage, opened);
+    return copy;
+  };
+}
+
+/**
+ * Reports Elasticsearch outages: a request that could not reach the cluster (refused, timed out,
+ * no living node, or a 502/503/504 from a proxy or a cluster without a master) starts one; any
+ * answer from the cluster ends it.
+ */
+function watchElasticsearch(client: Client, outage: OutageLog): void {
+  client.diagnostic.on('response', (error) => {
+    const unreachable =
+      error instanceof errors.ConnectionError ||
+      error instanceof errors.TimeoutError ||
+      error instanceof errors.NoLivingConnectionsError ||
+      (error instanceof errors.ResponseError && [502, 503, 504].includes(error.statusCode ?? 0));
+    if (unreachable) outage.down(error);
+    else outage.up();
   });
 }

@@ -6,6 +6,7 @@ import type { Config } from '../internal/config.ts';
 import { ServiceUnavailableError } from '../internal/errors.ts';
 import { templatesDir } from '../internal/paths.ts';
 import { createProducer, createQueueEvents, type Producer } from '../queues/registry.ts';
+import { createIntakeFailures, type IntakeFailures } from '../services/intake/failures.ts';
 import { createIntakeService, type IntakeService } from '../services/intake/intake-service.ts';
 import { createCachedKeyStore } from '../services/keys/key-cache.ts';
 import { createKeyService, type KeyService } from '../services/keys/key-service.ts';
@@ -41,7 +42,8 @@ export function openEmbedder(config: Config, logger?: Pick<Logger, 'warn' | 'inf
 
 /**
  * The key service. `cached`: API nodes trust a recently verified key for KEY_CACHE_TTL_MS and hear
- * revocations over Pub/Sub; commands read Redis each time.
+ * revocations over Pub/Sub, and keep accepting it for KEY_CACHE_STALE_IF_ERROR_MS while Redis is
+ * unreachable; commands read Redis each time.
  */
 export function openKeys(config: Config, connections: Connections, options: { cached: boolean }): KeyService & Closable {
   const prefix = `${config.REDIS_PREFIX}:apikeys`;
@@ -52,6 +54,7 @@ export function openKeys(config: Config, connections: Connections, options: { ca
           store,
           channel: revocationChannel(prefix),
           ttlMs: config.KEY_CACHE_TTL_MS,
+          staleIfErrorMs: config.KEY_CACHE_STALE_IF_ERROR_MS,
           subscriber: () => connections.blockingRedis('key revocation listener'),
         })
       : null;
@@ -71,8 +74,9 @@ export function openIntake(config: Config, connections: Connections): { intake: 
     queue,
     waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS,
     queueEvents: async () => {
-      events ??= createQueueEvents('observations', { ...queues, connection: connections.blockingRedis('intake wait') });
-      await events.waitUntilReady().catch((cause) => {
+      events ??= createQueueEvents('observations', { ...queues, connection: connections.queueRedis('intake wait') });
+      // The listener's connection waits for Redis forever; a request must not.
+      await within(events.waitUntilReady(), REDIS_WAIT_MS).catch((cause) => {
         throw new ServiceUnavailableError('The intake queue is unavailable; retry shortly.', { cause });
       });
       return events;
@@ -82,8 +86,32 @@ export function openIntake(config: Config, connections: Connections): { intake: 
     intake,
     queue,
     async close() {
-      await events?.close().catch(() => undefined);
-      await queue.close().catch(() => undefined);
+      // Closing politely needs Redis. Without it there is nothing to wait for: the process's
+      // connections are disconnected after (Connections.close).
+      if (!connections.redisUp()) return;
+      await within(Promise.all([events?.close(), queue.close()]), REDIS_WAIT_MS).catch(() => undefined);
     },
   };
+}
+
+/** Failed observation jobs, for operators (`social-search intake failures | retry`). */
+export function openIntakeFailures(config: Config, connections: Connections): IntakeFailures & Closable {
+  const queue = createProducer('observations', { connection: connections.redis(), prefix: config.REDIS_PREFIX });
+  return Object.assign(createIntakeFailures({ queue }), {
+    async close() {
+      await within(queue.close(), REDIS_WAIT_MS).catch(() => undefined);
+    },
+  });
+}
+
+/** How long a request or a shutdown step waits on Redis before giving up (the command time-out). */
+const REDIS_WAIT_MS = 2000;
+
+/** `promise`, or a rejection after `ms`. */
+export function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

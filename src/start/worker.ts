@@ -4,6 +4,7 @@ import { observationsJob } from '../../workers/observations-job.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
+import { isConnectionError, reasonOf } from '../internal/outages.ts';
 import { createProducer } from '../queues/registry.ts';
 import { startWorkers, type JobHandlers } from '../queues/workers.ts';
 import { createIndexRebuilds } from '../services/indices/rebuild.ts';
@@ -11,7 +12,7 @@ import { createRedisKeyedLocks } from '../services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../services/intake/processor.ts';
 import { createRecordEmbeddings } from '../services/intake/record-embeddings.ts';
 import type { Connections } from './connections.ts';
-import type { Closable } from './core.ts';
+import { within, type Closable } from './core.ts';
 
 /**
  * Starts the workers of the queue registry: `observations` (indexing, enrichment, derived
@@ -52,7 +53,7 @@ export function startWorker(
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
   };
   const workers = startWorkers(handlers, {
-    connection: () => connections.blockingRedis('queue worker'),
+    connection: () => connections.queueRedis('queue worker'),
     prefix: config.REDIS_PREFIX,
     configuredConcurrency: config.WORKER_CONCURRENCY,
     logger,
@@ -62,12 +63,17 @@ export function startWorker(
   const pausable = [createProducer('observations', queues), embeddingQueue ?? createProducer('embeddings', queues)];
   createIndexRebuilds({ admin: engine.admin, redis: connections.redis(), prefix: config.REDIS_PREFIX, queues: pausable, records: async () => records, logger })
     .resumeAbandonedPause()
-    .catch((error: unknown) => logger.warn({ err: error }, 'could not check whether an interrupted rebuild left the queues paused'));
+    .catch((error: unknown) =>
+      // Redis down at start is already in the log, once; a stack only when something else went wrong.
+      logger.warn(isConnectionError(error) ? { reason: reasonOf(error) } : { err: error }, 'could not check whether an interrupted rebuild left the queues paused'),
+    );
 
   return {
     async close() {
-      await workers.close();
-      await Promise.all(pausable.map((q) => q.close().catch(() => undefined)));
+      // With Redis down a running job cannot report its end anyway: stop at once, and it runs
+      // again as stalled when Redis is back (merges are idempotent).
+      await workers.close({ force: !connections.redisUp() });
+      await within(Promise.all(pausable.map((q) => q.close().catch(() => undefined))), 2000).catch(() => undefined);
     },
   };
 }

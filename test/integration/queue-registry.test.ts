@@ -13,7 +13,7 @@ const connection = () => {
   connections.push(redis);
   return redis;
 };
-const quiet = { warn: () => undefined };
+const quiet = { warn: () => undefined, error: () => undefined };
 
 afterAll(async () => {
   const redis = connection();

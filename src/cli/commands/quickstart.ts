@@ -5,7 +5,7 @@ import { packageRoot } from '../../internal/paths.ts';
 import { createLogger } from '../../internal/logger.ts';
 import { createApi } from '../../start/api.ts';
 import { openServiceProcess } from '../../start/process.ts';
-import { installShutdown } from '../../start/shutdown.ts';
+import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { startWorker } from '../../start/worker.ts';
 import { configOrExit } from '../context.ts';
@@ -52,11 +52,7 @@ export function registerQuickstart(program: Command): void {
       await startEmbeddings(embedder, config.SEARCH_RANKING, logger);
       const worker = startWorker(config, owned.connections, { engine, embedder, logger });
       const api = createApi(config, owned.connections, { engine, embedder, logger });
-      installShutdown(logger, () => [
-        { name: 'http', run: () => api.close() },
-        { name: 'worker', run: () => worker.close() },
-        { name: 'connections', run: () => owned.close() },
-      ]);
+      installShutdown(logger, serviceShutdownPhases({ api, worker, process: owned }));
 
       const posts = (await engine.admin.status()).find((s) => s.name === 'posts')?.docs ?? 0;
       if (posts === 0) {

@@ -3,7 +3,7 @@ import { createLogger } from '../../internal/logger.ts';
 import { createApi } from '../../start/api.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { openServiceProcess } from '../../start/process.ts';
-import { installShutdown } from '../../start/shutdown.ts';
+import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
 import { startWorker } from '../../start/worker.ts';
 import { configOrExit } from '../context.ts';
 
@@ -19,10 +19,7 @@ export function registerServe(program: Command): void {
       if (!(await owned.connections.redisReady())) logger.warn('Redis is not reachable yet; requests answer 503 until it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
       const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
-      installShutdown(logger, () => [
-        { name: 'http', run: () => api.close() },
-        { name: 'connections', run: () => owned.close() },
-      ]);
+      installShutdown(logger, serviceShutdownPhases({ api, process: owned }));
       const address = await api.app.listen({ host: config.HOST, port: config.PORT });
       logger.info({ address, base_url: config.PUBLIC_BASE_URL }, 'API listening');
     });
@@ -34,13 +31,10 @@ export function registerServe(program: Command): void {
       const config = configOrExit();
       const logger = createLogger(config);
       const owned = openServiceProcess(config, logger);
-      await owned.connections.redisReady();
+      if (!(await owned.connections.redisReady())) logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
       const worker = startWorker(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
-      installShutdown(logger, () => [
-        { name: 'worker', run: () => worker.close() },
-        { name: 'connections', run: () => owned.close() },
-      ]);
+      installShutdown(logger, serviceShutdownPhases({ worker, process: owned }));
       logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker running');
     });
 }

@@ -80,7 +80,9 @@ export async function registerSearchRateLimit(app: FastifyInstance, options: Sea
         overBudget.delete(keyId);
       }
       const counted = check(request).then((limit) => {
-        if (limit.isAllowed) return;
+        // Allowed outright, or not counted: with Redis unreachable the limiter lets the search go
+        // (skipOnError) with a zero window, and there is no budget to report.
+        if (limit.isAllowed || limit.ttl <= 0) return;
         if (limit.isExceeded) {
           overBudget.set(keyId, Date.now() + limit.ttl);
           throw exceeded(reply, limit.max, limit.ttlInSeconds);

@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { intakeResponseSchema, problemSchema } from '../../contract/api.ts';
 import { MalformedRequestError } from '../../internal/errors.ts';
 import {
   MAX_INTAKE_BYTES,
+  MAX_OBSERVATIONS_PER_REQUEST,
   entriesOfArray,
-  parseNdjson,
   type IntakeEntry,
   type IntakeService,
   type RejectedLine,
 } from '../../services/intake/intake-service.ts';
 import type { KeyService } from '../../services/keys/key-service.ts';
+import { readNdjson } from '../../services/intake/ndjson-reader.ts';
 import { requireKey } from '../plugins/auth.ts';
 
 const NDJSON = 'application/x-ndjson';
@@ -40,10 +42,11 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
   intake: IntakeService;
 }> = async (app, { keys, intake }) => {
-  // NDJSON arrives as text and is split here, so one bad line never fails the whole body.
-  app.addContentTypeParser(NDJSON, { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (_req, body, done) => {
-    const { entries, rejected } = parseNdjson(body as string);
-    done(null, new IntakeBody(entries, rejected));
+  // NDJSON is read line by line as it arrives (never held whole), so one bad line never fails the
+  // whole body and an oversized one is refused as soon as it passes a limit.
+  app.addContentTypeParser(NDJSON, async (_request: unknown, payload: Readable) => {
+    const { entries, rejected } = await readNdjson(payload, { maxBytes: MAX_INTAKE_BYTES, maxEntries: MAX_OBSERVATIONS_PER_REQUEST });
+    return new IntakeBody(entries, rejected);
   });
   // JSON with Fastify's own (prototype-poisoning-safe) parser, then it must be an array: 400 if not.
   const json = app.getDefaultJsonParser('error', 'ignore');

@@ -164,13 +164,27 @@ async function waitForJobs(
   }
 }
 
+/**
+ * Bound on queueing one request's jobs. A connection that is down fails at once (no offline
+ * queue); this covers a queue whose connection has never been up (a process started during a
+ * Redis outage waits for it). A late write after the 503 only duplicates observations, which the
+ * merge ignores.
+ */
+const QUEUE_TIMEOUT_MS = 5000;
+
 async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the queue did not answer within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
+  });
   try {
-    return await fn();
+    return await Promise.race([fn(), timeout]);
   } catch (error) {
     throw new ServiceUnavailableError('The intake queue is unavailable; nothing from this request was accepted. Retry shortly.', {
       cause: error,
     });
+  } finally {
+    clearTimeout(timer);
   }
 }
 
