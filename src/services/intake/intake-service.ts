@@ -32,27 +32,6 @@ export interface IntakeResult {
   jobIds: string[];
 }
 
-/**
- * Splits an NDJSON body into entries. Blank lines are skipped (but counted, so line numbers match
- * the file); a line that is not JSON is rejected on its own.
- */
-export function parseNdjson(text: string, firstLine = 1): { entries: IntakeEntry[]; rejected: RejectedLine[] } {
-  const entries: IntakeEntry[] = [];
-  const rejected: RejectedLine[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split('\n');
-  lines.forEach((raw, i) => {
-    const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (content.trim() === '') return;
-    const line = firstLine + i;
-    try {
-      entries.push({ line, value: JSON.parse(content) });
-    } catch (error) {
-      rejected.push({ line, detail: `not valid JSON: ${(error as Error).message}` });
-    }
-  });
-  return { entries, rejected };
-}
-
 /** Entries of a JSON-array body; `line` is the 1-based position in the array. */
 export function entriesOfArray(body: unknown): IntakeEntry[] {
   if (!Array.isArray(body)) {
