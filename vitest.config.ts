@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The fault drills run on their own: `npm run test:drills` (vitest.drills.config.ts).
+    exclude: [...configDefaults.exclude, 'test/drills/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -76,6 +76,12 @@ function startWorker<N extends QueueName>(
       prefix: deps.prefix,
       concurrency: entry.concurrency === 'config' ? deps.configuredConcurrency : entry.concurrency,
       settings: { backoffStrategy: retryDelay },
+      // A killed worker's jobs run again within ~20 s instead of ~60 s (BullMQ's defaults), and a
+      // job whose workers die repeatedly is not failed after its second stall: a stall is not the
+      // job's fault, and re-running it is safe (merges are idempotent).
+      lockDuration: 15_000,
+      stalledInterval: 5_000,
+      maxStalledCount: 5,
     },
   );
   worker.on('failed', (job, error) => logFailure(deps.logger, name, job, error));

@@ -190,6 +190,10 @@ export function createIndexAdmin(deps: {
       const project = name === 'posts' ? projectPost : projectAccount;
       let copied = 0;
       try {
+        // A point in time sees only refreshed segments: without this refresh, the writes of the
+        // last jobs before the pause (up to one refresh interval) would not be copied, and would
+        // be lost with the old index.
+        await engineCall(() => client.indices.refresh({ index: desired.names.read }));
         const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
         try {
           let after: unknown[] | undefined;

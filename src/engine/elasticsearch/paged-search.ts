@@ -6,11 +6,19 @@ import { translateEngineError } from './errors.ts';
 import { SEARCH_SOURCE } from './post-query.ts';
 import type { Snapshot, SnapshotPool } from './snapshot-pool.ts';
 
-/** True when the engine no longer knows a point in time. */
+/**
+ * True when the engine no longer knows a point in time, or no longer holds its index: after an
+ * alias swap deletes the old index, a search on a point in time over it answers 503
+ * `no_shard_available_action_exception` rather than 404, or, while the deletion is under way,
+ * 400 "this Analyzer is closed" (measured in test/drills/rebuild-under-load.test.ts).
+ */
 export function isMissingSnapshot(error: unknown): boolean {
   if (!(error instanceof errors.ResponseError)) return false;
   const text = JSON.stringify(error.body ?? '');
-  return error.statusCode === 404 || /search_context_missing|point in time|No search context/i.test(text);
+  return (
+    error.statusCode === 404 ||
+    /search_context_missing|point in time|No search context|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i.test(text)
+  );
 }
 
 /** The 410 detail of a cursor whose snapshot is gone. */

@@ -1,0 +1,653 @@
+/**
+ * Intake throughput (bench/README.md, "Intake throughput"; issue "Intake at scale", item 3).
+ *
+ *   npx tsx bench/intake/intake.ts --posts 10000 [--accounts N] [--seed S] [--embeddings]
+ *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep]
+ *
+ * Service side: the seed generator's posts, accounts and enrichments through the HTTP intake of a
+ * `social-search serve` process and a `social-search worker` process (children of this one, under
+ * a fresh INDEX_PREFIX / REDIS_PREFIX), timed from the first request to both queues drained and
+ * one refresh. The service runs from a snapshot taken at start (this working tree, or commit REV
+ * with --service-commit), so edits made to the checkout during a run do not reach it; --dist
+ * runs the snapshot compiled, as the Docker image does.
+ *
+ * Raw side, same run: every final document the service wrote, projected exactly as it projects
+ * them, bulk-indexed into an identical pair of indices (median of --raw-repeats bulks), plus, with
+ * --embeddings, the same records' texts through the embedder. Both rates divide the same number
+ * of observations, so their ratio compares the cost of reaching the same end state.
+ *
+ * Appends the run to bench/results/intake.json; the children's logs go to
+ * bench/results/intake-{worker,api}.log. Deletes both prefixes' indices and templates, the Redis
+ * keys, the snapshot and scratch files at the end, also on failure or Ctrl-C (--keep leaves the
+ * indices and keys).
+ */
+import { Client } from '@elastic/elasticsearch';
+import { execFileSync, execSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import type { Producer, QueueName } from '../../src/queues/registry.ts';
+import { generateLoad, sendLoad } from './load.ts';
+import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChild } from './processes.ts';
+import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
+
+const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const { values: args } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '10000' },
+    accounts: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    embeddings: { type: 'boolean', default: false },
+    'in-flight': { type: 'string', default: '3' },
+    'per-request': { type: 'string', default: '5000' },
+    'bulk-mb': { type: 'string', default: '5' },
+    'service-commit': { type: 'string' },
+    dist: { type: 'boolean', default: false },
+    label: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'timeout-min': { type: 'string', default: '120' },
+    'raw-repeats': { type: 'string', default: '3' },
+  },
+});
+
+function integer(name: string, value: string | undefined, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`--${name}: expected an integer ≥ ${min}, got ${value}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+const POSTS = integer('posts', args.posts, 0);
+// The 1M-post seed of bench/README.md has 100,000 accounts: one account per ten posts.
+const ACCOUNTS = integer('accounts', args.accounts ?? String(Math.max(1, Math.round(POSTS / 10))), 1);
+const SEED = integer('seed', args.seed, 0);
+const EMBEDDINGS = args.embeddings === true;
+const IN_FLIGHT = integer('in-flight', args['in-flight'], 1);
+const PER_REQUEST = integer('per-request', args['per-request'], 1);
+const BULK_BYTES = integer('bulk-mb', args['bulk-mb'], 1) * 1024 * 1024;
+/** Where the measured service runs from: a snapshot of this checkout or of a commit, under SCRATCH. */
+let SERVICE_ROOT = '';
+const RAW_REPEATS = integer('raw-repeats', args['raw-repeats'], 1);
+const TIMEOUT_MS = integer('timeout-min', args['timeout-min'], 1) * 60_000;
+const ELASTICSEARCH_URL = process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200';
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+
+const RUN = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+const PREFIX = `bench-intake-${RUN}`;
+const RAW_PREFIX = `bench-intake-raw-${RUN}`;
+const RESULTS_DIR = path.join(REPO_ROOT, 'bench/results');
+const SCRATCH = path.join(tmpdir(), `bench-intake-${RUN}`);
+
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const seconds = (ms: number) => round(ms / 1000, 2);
+const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// The service's own code, loaded from the snapshot that runs the worker and API, so that the key,
+// the queues, the index templates and the raw side's projection are exactly the measured ones.
+
+async function loadService(root: string) {
+  const load = <T>(file: string) => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
+  return {
+    ...(await load<typeof import('../../src/engine/elasticsearch/projection.ts')>('src/engine/elasticsearch/projection.ts')),
+    ...(await load<typeof import('../../src/text/embedding-text.ts')>('src/text/embedding-text.ts')),
+    ...(await load<typeof import('../../src/engine/elasticsearch/index-admin.ts')>('src/engine/elasticsearch/index-admin.ts')),
+    ...(await load<typeof import('../../src/engine/elasticsearch/names.ts')>('src/engine/elasticsearch/names.ts')),
+    ...(await load<typeof import('../../src/internal/config.ts')>('src/internal/config.ts')),
+    ...(await load<typeof import('../../src/internal/paths.ts')>('src/internal/paths.ts')),
+    ...(await load<typeof import('../../src/queues/registry.ts')>('src/queues/registry.ts')),
+    ...(await load<typeof import('../../src/start/connections.ts')>('src/start/connections.ts')),
+    ...(await load<typeof import('../../src/start/core.ts')>('src/start/core.ts')),
+    ...(await load<typeof import('../../src/embedding/embedder.ts')>('src/embedding/embedder.ts')),
+  };
+}
+type Service = Awaited<ReturnType<typeof loadService>>;
+let service: Service | null = null;
+
+/** The files a service process needs (with node_modules linked from this checkout). */
+const SERVICE_FILES = ['bin', 'src', 'workers', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+
+function git(...gitArgs: string[]): string | null {
+  try {
+    return execFileSync('git', ['--no-optional-locks', ...gitArgs], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Copies the service as it stands into `dir`: commit `rev` (read-only `git archive`), or this
+ * working tree, uncommitted edits included. The run then measures one fixed version even while
+ * others edit the checkout. Returns what was copied.
+ */
+function snapshotService(dir: string, rev: string | undefined): { source: string; commit: string | null; modified: string[]; hash: string } {
+  mkdirSync(dir, { recursive: true });
+  let commit: string | null;
+  let modified: string[] = [];
+  if (rev) {
+    commit = git('rev-parse', '--verify', `${rev}^{commit}`);
+    if (!commit) throw new Error(`--service-commit ${rev}: no such commit`);
+    execSync(`git --no-optional-locks archive --format=tar ${commit} ${SERVICE_FILES.join(' ')} | tar -x -C '${dir}'`, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  } else {
+    commit = git('rev-parse', 'HEAD');
+    modified = (git('status', '--porcelain', '--', ...SERVICE_FILES) ?? '').split('\n').filter(Boolean);
+    for (const entry of SERVICE_FILES) cpSync(path.join(REPO_ROOT, entry), path.join(dir, entry), { recursive: true });
+  }
+  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const hash = createHash('sha256');
+  const walk = (file: string) => {
+    if (statSync(file).isDirectory()) for (const entry of readdirSync(file).sort()) walk(path.join(file, entry));
+    else hash.update(path.relative(dir, file)).update(readFileSync(file));
+  };
+  for (const entry of SERVICE_FILES) if (existsSync(path.join(dir, entry))) walk(path.join(dir, entry));
+  return { source: rev ? `commit ${commit?.slice(0, 7)} (git archive)` : `working tree at ${commit?.slice(0, 7) ?? '?'}${modified.length ? ' + uncommitted changes' : ''}`, commit: commit?.slice(0, 7) ?? null, modified, hash: hash.digest('hex').slice(0, 16) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: registered before anything is created, run once (normal end, failure, Ctrl-C).
+
+const children: ServiceChild[] = [];
+const es = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 600_000 });
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+const queues: Producer<QueueName>[] = [];
+const noVisibility = { current: async () => '0', advance: async () => undefined };
+const admin = (prefix: string) =>
+  service!.createIndexAdmin({ client: es, indexPrefix: prefix, templatesDir: service!.templatesDir(), visibility: noVisibility });
+
+let cleaning: Promise<void> | null = null;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await Promise.all(children.map((c) => c.stop().catch(() => undefined)));
+    await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
+    if (!args.keep && service) {
+      for (const prefix of [PREFIX, RAW_PREFIX]) await admin(prefix).destroy().catch((e) => log(`could not delete ${prefix} indices: ${e}`));
+      await deleteRedisKeys(`${PREFIX}:*`).catch((e) => log(`could not delete Redis keys: ${e}`));
+    } else {
+      log(`--keep: indices ${PREFIX}-*, ${RAW_PREFIX}-* and Redis keys ${PREFIX}:* left in place`);
+    }
+    rmSync(SCRATCH, { recursive: true, force: true });
+    redis.disconnect();
+    await es.close().catch(() => undefined);
+  })();
+  return cleaning;
+}
+
+async function deleteRedisKeys(pattern: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = nextCursor;
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Rejects as soon as any child exits, with its last output. */
+function childrenAlive(): Promise<never> {
+  return Promise.race(
+    children.map((c) => c.exited.then((code) => Promise.reject(new Error(`${c.name} exited (${code}) during the run:\n${c.tail()}`)))),
+  );
+}
+
+async function within<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([promise, childrenAlive()]);
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** Waits until Elasticsearch runs no merge (a merge left by one side must not slow the other), then 1 s more. */
+async function settle(): Promise<void> {
+  await until(
+    'Elasticsearch merges to finish',
+    async () => {
+      const stats = await es.nodes.stats({ metric: 'indices', index_metric: 'merge' });
+      return Object.values(stats.nodes).every((node) => (node.indices?.merges?.current ?? 0) === 0);
+    },
+    120_000,
+    250,
+  ).catch(() => log('note: Elasticsearch still merging after 2 min (other indices?); going on'));
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+}
+
+/** Documents indexed so far on the whole node, and into the indices of `prefix`. */
+async function indexOps(prefix?: string): Promise<number> {
+  if (!prefix) {
+    const stats = await es.nodes.stats({ metric: 'indices', index_metric: 'indexing' });
+    return Object.values(stats.nodes).reduce((sum, node) => sum + (node.indices?.indexing?.index_total ?? 0), 0);
+  }
+  const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: 'indexing' });
+  return stats._all.primaries?.indexing?.index_total ?? 0;
+}
+
+/**
+ * What else ran during a phase: machine CPU not spent by Elasticsearch or this run's processes,
+ * and documents indexed on the node into indices not of this run. Others share this machine and
+ * cluster; a phase they overlapped is flagged rather than silently slower.
+ */
+interface Interference {
+  foreign_cpu_s: number;
+  foreign_index_ops: number;
+}
+async function interferenceProbe(ownPids: () => number[]): Promise<(ownPrefix: string) => Promise<Interference>> {
+  const own = () => ownPids().reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) + (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  const before = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), ops: await indexOps() };
+  return async (ownPrefix) => {
+    const after = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), ops: await indexOps() };
+    return {
+      foreign_cpu_s: round(after.busy - before.busy - (after.es - before.es) - (after.own - before.own)),
+      foreign_index_ops: after.ops - before.ops - (await indexOps(ownPrefix)),
+    };
+  };
+}
+
+function flagInterference(phase: string, found: Interference, elapsedMs: number): void {
+  const share = found.foreign_cpu_s / ((elapsedMs / 1000) * cpus().length);
+  if (found.foreign_index_ops > 0 || share > 0.05) {
+    log(`WARNING: other work overlapped the ${phase}: ${found.foreign_cpu_s} CPU s (${round(share * 100)}% of the machine) outside this run, ${found.foreign_index_ops} documents indexed into other indices`);
+  }
+}
+
+async function elasticsearchCpuSeconds(): Promise<number> {
+  const stats = await es.nodes.stats({ metric: 'process' });
+  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
+}
+
+const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+interface QueueState {
+  pending: number;
+  failed: number;
+  completed: number;
+}
+
+async function queueState(queue: Producer<QueueName>): Promise<QueueState> {
+  const counts = await queue.getJobCounts(...PENDING, 'failed', 'completed');
+  return {
+    pending: PENDING.reduce((sum, state) => sum + (counts[state] ?? 0), 0),
+    failed: counts['failed'] ?? 0,
+    completed: counts['completed'] ?? 0,
+  };
+}
+
+/** Sums of what the completed jobs of `queue` returned, read straight from their Redis hashes. */
+async function jobTotals(queue: QueueName): Promise<{ jobs: number; retried: number; totals: Record<string, number>; jobMs: { p50: number; max: number } }> {
+  const ids = await redis.zrange(`${PREFIX}:${queue}:completed`, 0, -1);
+  const totals: Record<string, number> = {};
+  const durations: number[] = [];
+  let retried = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const pipeline = redis.pipeline();
+    for (const id of ids.slice(i, i + 500)) pipeline.hmget(`${PREFIX}:${queue}:${id}`, 'returnvalue', 'processedOn', 'finishedOn', 'atm', 'ats');
+    for (const [error, fields] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      const [returned, processedOn, finishedOn, attemptsMade, attemptsStarted] = fields as Array<string | null>;
+      const value = returned ? (JSON.parse(returned) as unknown) : null;
+      if (typeof value === 'number') totals['embedded'] = (totals['embedded'] ?? 0) + value;
+      else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) if (typeof v === 'number') totals[k] = (totals[k] ?? 0) + v;
+      if (processedOn && finishedOn) durations.push(Number(finishedOn) - Number(processedOn));
+      if (Number(attemptsMade ?? 0) > 1 || Number(attemptsStarted ?? 0) > 1) retried++;
+    }
+  }
+  durations.sort((a, b) => a - b);
+  return { jobs: ids.length, retried, totals, jobMs: { p50: durations[Math.floor(durations.length / 2)] ?? 0, max: durations.at(-1) ?? 0 } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+async function main(): Promise<void> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  mkdirSync(SCRATCH, { recursive: true });
+  SERVICE_ROOT = path.join(SCRATCH, 'service');
+  const tree = snapshotService(SERVICE_ROOT, args['service-commit']);
+  if (args.dist) {
+    // The image's mode (Dockerfile): the compiled build, and glibc returning large freed blocks.
+    const started = performance.now();
+    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: SERVICE_ROOT, stdio: 'inherit' });
+    log(`compiled the service tree in ${seconds(performance.now() - started)} s`);
+  }
+  service = await loadService(SERVICE_ROOT);
+  const { createProducer, createEmbedder, indexNames, loadConfig, openConnections, openKeys } = service;
+  if (tree.modified.length > 0) log(`note: measuring uncommitted changes: ${tree.modified.join('; ')}`);
+  // The core-only development node has no `GET /`: read the version from the nodes info.
+  const esVersion = Object.values((await es.nodes.info({ node_id: '_local', metric: '_none' })).nodes)[0]?.version ?? null;
+  log(`run ${RUN}: ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}; service: ${tree.source}`);
+
+  const loadBefore = loadavg();
+  // 0. The dataset, written once (untimed).
+  let t = performance.now();
+  const load = generateLoad({ posts: POSTS, accounts: ACCOUNTS, seed: SEED }, PER_REQUEST, path.join(SCRATCH, 'observations.ndjson'));
+  log(`generated ${load.observations} observations (${JSON.stringify(load.kinds)}), ${round(load.bytes / 2 ** 20)} MiB, ${load.requests.length} requests, in ${seconds(performance.now() - t)} s`);
+
+  // 1. Indices, through the service's own command.
+  const port = await freePort();
+  const signingSecret = randomBytes(32).toString('hex');
+  const serviceEnv = (embeddings: boolean): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ELASTICSEARCH_URL,
+      REDIS_URL,
+      INDEX_PREFIX: PREFIX,
+      REDIS_PREFIX: PREFIX,
+      NODE_ENV: 'production',
+      SIGNING_SECRET: signingSecret,
+      LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    };
+    delete env['MODEL_ID'];
+    if (args.dist) Object.assign(env, { SOCIAL_SEARCH_DIST: '1', MALLOC_MMAP_THRESHOLD_: '131072' });
+    if (embeddings) Object.assign(env, { EMBEDDINGS: 'on', MODEL_DIR });
+    else Object.assign(env, { EMBEDDINGS: 'off' });
+    return env;
+  };
+  const bin = path.join(SERVICE_ROOT, 'bin/social-search.js');
+  const applyOutput = execFileSync(process.execPath, [bin, 'indices', 'apply'], { cwd: SERVICE_ROOT, env: serviceEnv(false), encoding: 'utf8' });
+  log(`indices apply: ${applyOutput.trim().split('\n').length} lines`);
+
+  // 2. The worker and the API, each its own process. The API only takes intake here: no model.
+  const logFile = (name: string) => path.join(RESULTS_DIR, `intake-${name}.log`);
+  for (const name of ['worker', 'api']) writeFileSync(logFile(name), '');
+  const worker = startChild('worker', [bin, 'worker'], { cwd: SERVICE_ROOT, env: serviceEnv(EMBEDDINGS), logFile: logFile('worker') });
+  children.push(worker);
+  const api = startChild('api', [bin, 'serve'], { cwd: SERVICE_ROOT, env: serviceEnv(false), logFile: logFile('api') });
+  children.push(api);
+  const rss = new RssSampler([worker.pid, api.pid], 500);
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const connection = { connection: redis, prefix: PREFIX };
+  const observationsQueue = createProducer('observations', connection) as unknown as Producer<QueueName>;
+  const embeddingsQueue = createProducer('embeddings', connection) as unknown as Producer<QueueName>;
+  queues.push(observationsQueue, embeddingsQueue);
+
+  t = performance.now();
+  await within(
+    until('the API', async () => (await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok === true, 120_000),
+  );
+  await within(until('the worker', async () => (await observationsQueue.getWorkers()).length > 0, 300_000));
+  if (EMBEDDINGS) await within(until('the embeddings worker', async () => (await embeddingsQueue.getWorkers()).length > 0, 60_000));
+  log(`API and worker up in ${seconds(performance.now() - t)} s (worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB)`);
+
+  // An ingest key, made the way `keys create` makes one.
+  const config = loadConfig(serviceEnv(false));
+  const keyConnections = openConnections(config);
+  const keys = openKeys(config, keyConnections, { cached: false });
+  await keyConnections.redisReady();
+  const key = (await keys.create({ owner: 'bench@example.com', name: `intake bench ${RUN}`, scopes: ['ingest'] })).key;
+  await keys.close();
+  await keyConnections.close();
+
+  // Let start-up settle, then measure.
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  await settle();
+  rss.resetWindow();
+  const idleWorkerRss = rss.last(worker.pid);
+  const serviceProbe = await interferenceProbe(() => [worker.pid, api.pid]);
+  const cpuBefore = { worker: cpuSeconds(worker.pid) ?? 0, api: cpuSeconds(api.pid) ?? 0, es: await elasticsearchCpuSeconds(), bench: process.cpuUsage() };
+
+  // 3. Service side: send, drain, refresh.
+  const timeline: Array<{ t_s: number; accepted: number; pending_jobs: number; completed_jobs: number; embedding_jobs_pending: number; worker_rss_mib: number | null }> = [];
+  let accepted = 0;
+  const started = performance.now();
+  const sampleTimeline = async () => {
+    const [obs, emb] = await Promise.all([queueState(observationsQueue), queueState(embeddingsQueue)]);
+    timeline.push({
+      t_s: seconds(performance.now() - started),
+      accepted,
+      pending_jobs: obs.pending,
+      completed_jobs: obs.completed,
+      embedding_jobs_pending: emb.pending,
+      worker_rss_mib: rss.last(worker.pid) === null ? null : round(rss.last(worker.pid)!),
+    });
+    return { obs, emb };
+  };
+  const timelineTimer = setInterval(() => void sampleTimeline().catch(() => undefined), 1000);
+  let lastProgress = 0;
+  const sent = await within(
+    sendLoad(load, {
+      baseUrl,
+      key,
+      inFlight: IN_FLIGHT,
+      onProgress: (n) => {
+        accepted = n;
+        if (performance.now() - lastProgress > 5000) {
+          lastProgress = performance.now();
+          log(`accepted ${n}/${load.observations}`);
+        }
+      },
+    }),
+  );
+  log(`HTTP intake: ${sent.accepted} accepted in ${seconds(sent.elapsedMs)} s (${round(sent.accepted / (sent.elapsedMs / 1000), 0)} obs/s)`);
+
+  // Drained: no job pending on either queue, none failed. The observations queue is read first:
+  // a job queues its embedding work before it completes, so an empty observations queue means
+  // the embeddings queue read after it holds every piece of work there will be.
+  let lastLog = performance.now();
+  await within(
+    until(
+      'the queues to drain',
+      async () => {
+        const obs = await queueState(observationsQueue);
+        const emb = await queueState(embeddingsQueue);
+        if (obs.failed + emb.failed > 0) throw new Error(`${obs.failed + emb.failed} job(s) failed for good; see ${logFile('worker')}`);
+        if (performance.now() - lastLog > 10_000) {
+          lastLog = performance.now();
+          log(`pending: ${obs.pending} observation jobs, ${emb.pending} embedding jobs; worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB`);
+        }
+        return obs.pending === 0 && emb.pending === 0;
+      },
+      TIMEOUT_MS,
+      100,
+    ),
+  );
+  const drainedAt = performance.now();
+  const serviceIndices = [`${PREFIX}-posts`, `${PREFIX}-accounts`];
+  await es.indices.refresh({ index: serviceIndices });
+  const serviceEnd = performance.now();
+  clearInterval(timelineTimer);
+  await sampleTimeline();
+  rss.sample();
+  const cpuAfter = { worker: cpuSeconds(worker.pid) ?? 0, api: cpuSeconds(api.pid) ?? 0, es: await elasticsearchCpuSeconds(), bench: process.cpuUsage(cpuBefore.bench) };
+  const serviceInterference = await serviceProbe(PREFIX);
+  flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
+  const serviceMs = serviceEnd - sent.startedAt;
+  const workerRss = { idle: idleWorkerRss, peak_during_run: rss.windowPeak(worker.pid), peak_with_startup: rss.lifePeak(worker.pid), final: rss.last(worker.pid) };
+  const apiRssPeak = rss.windowPeak(api.pid);
+  log(`service: ${load.observations} observations in ${seconds(serviceMs)} s (${round(load.observations / (serviceMs / 1000), 0)} obs/s); worker RSS peak ${round(workerRss.peak_during_run ?? 0)} MiB, final ${round(workerRss.final ?? 0)} MiB`);
+
+  const observationJobs = await jobTotals('observations');
+  const embeddingJobs = EMBEDDINGS ? await jobTotals('embeddings') : null;
+  const counts = {
+    posts: (await es.count({ index: `${PREFIX}-posts` })).count,
+    accounts: (await es.count({ index: `${PREFIX}-accounts` })).count,
+  };
+  const deleted = await es.indices.stats({ index: serviceIndices, metric: 'docs' });
+  rss.stop();
+  for (const child of [api, worker]) await child.stop();
+
+  // 4. Raw side: an identical pair of indices from the same templates.
+  await admin(RAW_PREFIX).apply();
+  for (const name of ['posts', 'accounts'] as const) {
+    const hashOf = async (prefix: string) => {
+      const mapping = await es.indices.getMapping({ index: indexNames(prefix, name).read });
+      return (Object.values(mapping)[0]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash;
+    };
+    const [serviceHash, rawHash] = await Promise.all([hashOf(PREFIX), hashOf(RAW_PREFIX)]);
+    if (!serviceHash || serviceHash !== rawHash) throw new Error(`the raw ${name} index is not identical to the service's: template ${rawHash} vs ${serviceHash}`);
+  }
+  t = performance.now();
+  const exported = await exportFinalDocuments(es, service, { servicePrefix: PREFIX, rawPrefix: RAW_PREFIX, file: path.join(SCRATCH, 'bulk.ndjson'), batchBytes: BULK_BYTES, collectTexts: EMBEDDINGS });
+  log(`exported ${exported.posts} posts and ${exported.accounts} accounts (${round(exported.bytes / 2 ** 20)} MiB in ${exported.batches.length} bulk bodies) in ${seconds(performance.now() - t)} s`);
+
+  let embed: RawEmbedResult | null = null;
+  if (EMBEDDINGS) {
+    const embedder = createEmbedder({ MODEL_DIR, EMBEDDINGS: 'on', EMBEDDING_DTYPE: config.EMBEDDING_DTYPE, EMBEDDING_THREADS: config.EMBEDDING_THREADS });
+    await embedder.ready();
+    await embedder.embedDocuments(exported.texts.slice(0, 8)); // warm-up
+    embed = await rawEmbed(embedder, exported.texts);
+    await embedder.close();
+    log(`raw embedding: ${embed.texts} texts in ${seconds(embed.elapsedMs)} s (${round(embed.texts / (embed.elapsedMs / 1000))} texts/s)`);
+  }
+
+  // Repeated into fresh identical indices (the median counts): one bulk of a few seconds swings
+  // with whatever else the two cores do; the service side's minutes average that out.
+  const bulks: Array<RawBulkResult & { esCpuS: number; interference: Interference }> = [];
+  for (let repeat = 0; repeat < RAW_REPEATS; repeat++) {
+    if (repeat > 0) {
+      await admin(RAW_PREFIX).destroy();
+      await admin(RAW_PREFIX).apply();
+    }
+    await settle();
+    const esCpuBefore = await elasticsearchCpuSeconds();
+    const rawProbe = await interferenceProbe(() => []);
+    const bulk = await rawBulk(exported, {
+      elasticsearchUrl: ELASTICSEARCH_URL,
+      inFlight: 2,
+      refreshIndices: [`${RAW_PREFIX}-posts`, `${RAW_PREFIX}-accounts`],
+    });
+    const esCpuS = (await elasticsearchCpuSeconds()) - esCpuBefore;
+    const interference = await rawProbe(RAW_PREFIX);
+    flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
+    bulks.push({ ...bulk, esCpuS, interference });
+    const rawCounts = {
+      posts: (await es.count({ index: `${RAW_PREFIX}-posts` })).count,
+      accounts: (await es.count({ index: `${RAW_PREFIX}-accounts` })).count,
+    };
+    if (rawCounts.posts !== counts.posts || rawCounts.accounts !== counts.accounts) {
+      throw new Error(`raw indices hold ${JSON.stringify(rawCounts)}, the service's ${JSON.stringify(counts)}`);
+    }
+    log(`raw bulk ${repeat + 1}/${RAW_REPEATS}: ${bulk.docs} documents in ${seconds(bulk.elapsedMs)} s`);
+  }
+  const bulk = [...bulks].sort((a, b) => a.elapsedMs - b.elapsedMs)[Math.floor(bulks.length / 2)]!;
+  const esCpuRaw = bulk.esCpuS;
+  const rawMs = bulk.elapsedMs + (embed?.elapsedMs ?? 0);
+
+  // 5. Report.
+  const serviceRate = load.observations / (serviceMs / 1000);
+  const rawRate = load.observations / (rawMs / 1000);
+  const ratio = serviceRate / rawRate;
+  const sortedRequests = [...sent.requestMs].sort((a, b) => a - b);
+  const half = timeline.find((s) => s.completed_jobs >= observationJobs.jobs / 2);
+  const result = {
+    date: new Date().toISOString(),
+    label: args.label ?? null,
+    run: RUN,
+    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memory_gib: round(totalmem() / 2 ** 30), node: process.version, elasticsearch: esVersion, load_average_before: loadBefore.map((x) => round(x, 2)), load_average_after: loadavg().map((x) => round(x, 2)) },
+    service_tree: tree,
+    options: { posts: POSTS, accounts: ACCOUNTS, seed: SEED, embeddings: EMBEDDINGS, runtime: args.dist ? 'compiled (SOCIAL_SEARCH_DIST=1, MALLOC_MMAP_THRESHOLD_=131072)' : 'tsx', worker_concurrency: config.WORKER_CONCURRENCY, requests_in_flight: IN_FLIGHT, observations_per_request: PER_REQUEST, bulk_body_mib: BULK_BYTES / 2 ** 20 },
+    dataset: { observations: load.observations, kinds: load.kinds, ndjson_mib: round(load.bytes / 2 ** 20), documents: counts, deleted_copies: deleted._all.primaries?.docs?.deleted ?? null },
+    service: {
+      elapsed_s: seconds(serviceMs),
+      drained_s: seconds(drainedAt - sent.startedAt),
+      refresh_s: seconds(serviceEnd - drainedAt),
+      obs_per_s: round(serviceRate),
+      first_half_jobs_s: half ? half.t_s : null,
+      http: {
+        elapsed_s: seconds(sent.elapsedMs),
+        obs_per_s: round(sent.accepted / (sent.elapsedMs / 1000)),
+        requests: sent.requestMs.length,
+        request_p50_ms: round(sortedRequests[Math.floor(sortedRequests.length / 2)] ?? 0),
+        request_max_ms: round(sortedRequests.at(-1) ?? 0),
+      },
+      observation_jobs: observationJobs,
+      embedding_jobs: embeddingJobs,
+      cpu_s: {
+        worker: round(cpuAfter.worker - cpuBefore.worker),
+        api: round(cpuAfter.api - cpuBefore.api),
+        elasticsearch: round(cpuAfter.es - cpuBefore.es),
+        load_generator: round((cpuAfter.bench.user + cpuAfter.bench.system) / 1e6),
+      },
+      worker_rss_mib: Object.fromEntries(Object.entries(workerRss).map(([k, v]) => [k, v === null ? null : round(v)])),
+      api_rss_peak_mib: apiRssPeak === null ? null : round(apiRssPeak),
+      interference: serviceInterference,
+    },
+    raw: {
+      elapsed_s: seconds(rawMs),
+      obs_per_s: round(rawRate),
+      bulk: { elapsed_s: seconds(bulk.elapsedMs), refresh_s: seconds(bulk.refreshMs), documents: bulk.docs, mib: round(exported.bytes / 2 ** 20), bodies: exported.batches.length, in_flight: 2, docs_per_s: round(bulk.docs / (bulk.elapsedMs / 1000)), elasticsearch_cpu_s: round(esCpuRaw), repeats_s: bulks.map((b) => seconds(b.elapsedMs)), interference: bulks.map((b) => b.interference) },
+      embed: embed ? { texts: embed.texts, elapsed_s: seconds(embed.elapsedMs), texts_per_s: round(embed.texts / (embed.elapsedMs / 1000), 2) } : null,
+      records_with_vectors: exported.withVectors,
+    },
+    ratio: round(ratio, 3),
+    targets: {
+      ratio: EMBEDDINGS ? '≥ 0.9 × (raw embedding + raw bulk)' : '≥ 0.7 × raw bulk',
+      ratio_met: ratio >= (EMBEDDINGS ? 0.9 : 0.7),
+      worker_rss_le_300_mib: (workerRss.peak_with_startup ?? Infinity) <= 300,
+    },
+    timeline,
+  };
+
+  const resultsFile = path.join(RESULTS_DIR, 'intake.json');
+  const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as { runs?: unknown[] }) : {};
+  writeFileSync(resultsFile, JSON.stringify({ runs: [...(previous.runs ?? []), result] }, null, 2) + '\n');
+
+  const s = result.service;
+  console.log(`\nIntake throughput — ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}, ${args.dist ? 'compiled' : 'tsx'} (run ${RUN})`);
+  console.table([
+    { measure: 'observations', value: load.observations },
+    { measure: 'documents (posts / accounts)', value: `${counts.posts} / ${counts.accounts}` },
+    { measure: 'service obs/s (first request → drained + refresh)', value: `${s.obs_per_s} (${s.elapsed_s} s)` },
+    { measure: 'HTTP intake acceptance obs/s', value: `${s.http.obs_per_s} (${s.http.elapsed_s} s)` },
+    ...(embed ? [{ measure: 'raw embedding texts/s', value: `${result.raw.embed!.texts_per_s} (${embed.texts} texts, ${result.raw.embed!.elapsed_s} s)` }] : []),
+    { measure: `raw bulk docs/s (median of ${RAW_REPEATS})`, value: `${result.raw.bulk.docs_per_s} (${result.raw.bulk.repeats_s.join(' / ')} s)` },
+    { measure: EMBEDDINGS ? 'raw obs/s (embed + bulk)' : 'raw obs/s (bulk)', value: `${result.raw.obs_per_s} (${result.raw.elapsed_s} s)` },
+    { measure: `ratio service / raw (target ${EMBEDDINGS ? '≥ 0.9' : '≥ 0.7'})`, value: result.ratio },
+    { measure: 'worker RSS MiB: idle / peak in run / peak incl. start-up / final', value: `${workerRss.idle === null ? '-' : round(workerRss.idle)} / ${round(workerRss.peak_during_run ?? 0)} / ${round(workerRss.peak_with_startup ?? 0)} / ${round(workerRss.final ?? 0)}` },
+    { measure: 'CPU s: worker / API / Elasticsearch (service side)', value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}` },
+    { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
+    { measure: 'other work: CPU s / foreign docs indexed (service; raw bulks)', value: `${serviceInterference.foreign_cpu_s} / ${serviceInterference.foreign_index_ops}; ${bulks.map((b) => `${b.interference.foreign_cpu_s} / ${b.interference.foreign_index_ops}`).join(', ')}` },
+    { measure: 'observation jobs (retried)', value: `${observationJobs.jobs} (${observationJobs.retried}); writes ${JSON.stringify(observationJobs.totals)}` },
+  ]);
+  console.log(`results appended to ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+let exitCode = 0;
+try {
+  await main();
+} catch (error) {
+  exitCode = 1;
+  log(`FAILED: ${(error as Error).stack ?? String(error)}`);
+} finally {
+  await cleanup();
+}
+process.exit(exitCode);
