@@ -248,41 +248,54 @@ async function settle(): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
-/** Documents indexed so far on the whole node, and into the indices of `prefix`. */
-async function indexOps(prefix?: string): Promise<number> {
+/** Documents indexed and merge time so far, on the whole node or in the indices of `prefix`. */
+async function engineWork(prefix?: string): Promise<{ ops: number; mergeS: number }> {
   if (!prefix) {
-    const stats = await es.nodes.stats({ metric: 'indices', index_metric: 'indexing' });
-    return Object.values(stats.nodes).reduce((sum, node) => sum + (node.indices?.indexing?.index_total ?? 0), 0);
+    const stats = await es.nodes.stats({ metric: 'indices', index_metric: ['indexing', 'merge'] });
+    const nodes = Object.values(stats.nodes);
+    return {
+      ops: nodes.reduce((sum, node) => sum + (node.indices?.indexing?.index_total ?? 0), 0),
+      mergeS: nodes.reduce((sum, node) => sum + (node.indices?.merges?.total_time_in_millis ?? 0), 0) / 1000,
+    };
   }
-  const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: 'indexing' });
-  return stats._all.primaries?.indexing?.index_total ?? 0;
+  const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: ['indexing', 'merge'] });
+  return { ops: stats._all.primaries?.indexing?.index_total ?? 0, mergeS: (stats._all.primaries?.merges?.total_time_in_millis ?? 0) / 1000 };
 }
 
 /**
  * What else ran during a phase: machine CPU not spent by Elasticsearch or this run's processes,
- * and documents indexed on the node into indices not of this run. Others share this machine and
- * cluster; a phase they overlapped is flagged rather than silently slower.
+ * documents indexed into indices not of this run, and merge time on them (Elasticsearch's own
+ * CPU counts their merges as if they were this run's). Others share this machine and cluster; a
+ * phase they overlapped is flagged rather than silently slower. Elasticsearch refreshes its
+ * process CPU figure about once a second, so on phases of a second or two these are rough.
  */
 interface Interference {
   foreign_cpu_s: number;
   foreign_index_ops: number;
+  foreign_merge_s: number;
 }
-async function interferenceProbe(ownPids: () => number[]): Promise<(ownPrefix: string) => Promise<Interference>> {
+async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Promise<() => Promise<Interference>> {
   const own = () => ownPids().reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) + (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
-  const before = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), ops: await indexOps() };
-  return async (ownPrefix) => {
-    const after = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), ops: await indexOps() };
+  // The indices of `ownPrefix` may be new (no stats yet) or carry work from before the phase.
+  const ownWork = () => engineWork(ownPrefix).catch(() => ({ ops: 0, mergeS: 0 }));
+  const before = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), node: await engineWork(), mine: await ownWork() };
+  return async () => {
+    const after = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), node: await engineWork(), mine: await ownWork() };
     return {
       foreign_cpu_s: round(after.busy - before.busy - (after.es - before.es) - (after.own - before.own)),
-      foreign_index_ops: after.ops - before.ops - (await indexOps(ownPrefix)),
+      foreign_index_ops: after.node.ops - before.node.ops - (after.mine.ops - before.mine.ops),
+      foreign_merge_s: round(after.node.mergeS - before.node.mergeS - (after.mine.mergeS - before.mine.mergeS)),
     };
   };
 }
 
 function flagInterference(phase: string, found: Interference, elapsedMs: number): void {
   const share = found.foreign_cpu_s / ((elapsedMs / 1000) * cpus().length);
-  if (found.foreign_index_ops > 0 || share > 0.05) {
-    log(`WARNING: other work overlapped the ${phase}: ${found.foreign_cpu_s} CPU s (${round(share * 100)}% of the machine) outside this run, ${found.foreign_index_ops} documents indexed into other indices`);
+  if (found.foreign_index_ops > 0 || found.foreign_merge_s >= 1 || (share > 0.1 && found.foreign_cpu_s >= 1.5)) {
+    log(
+      `WARNING: other work overlapped the ${phase}: ${found.foreign_cpu_s} CPU s (${round(share * 100)}% of the machine) outside this run, ` +
+        `${found.foreign_index_ops} documents indexed into other indices, ${found.foreign_merge_s} s merging them`,
+    );
   }
 }
 
@@ -422,7 +435,7 @@ async function main(): Promise<void> {
   await settle();
   rss.resetWindow();
   const idleWorkerRss = rss.last(worker.pid);
-  const serviceProbe = await interferenceProbe(() => [worker.pid, api.pid]);
+  const serviceProbe = await interferenceProbe(() => [worker.pid, api.pid], PREFIX);
   const cpuBefore = { worker: cpuSeconds(worker.pid) ?? 0, api: cpuSeconds(api.pid) ?? 0, es: await elasticsearchCpuSeconds(), bench: process.cpuUsage() };
 
   // 3. Service side: send, drain, refresh.
@@ -488,7 +501,7 @@ async function main(): Promise<void> {
   await sampleTimeline();
   rss.sample();
   const cpuAfter = { worker: cpuSeconds(worker.pid) ?? 0, api: cpuSeconds(api.pid) ?? 0, es: await elasticsearchCpuSeconds(), bench: process.cpuUsage(cpuBefore.bench) };
-  const serviceInterference = await serviceProbe(PREFIX);
+  const serviceInterference = await serviceProbe();
   flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
   const serviceMs = serviceEnd - sent.startedAt;
   const workerRss = { idle: idleWorkerRss, peak_during_run: rss.windowPeak(worker.pid), peak_with_startup: rss.lifePeak(worker.pid), final: rss.last(worker.pid) };
@@ -539,14 +552,14 @@ async function main(): Promise<void> {
     }
     await settle();
     const esCpuBefore = await elasticsearchCpuSeconds();
-    const rawProbe = await interferenceProbe(() => []);
+    const rawProbe = await interferenceProbe(() => [], RAW_PREFIX);
     const bulk = await rawBulk(exported, {
       elasticsearchUrl: ELASTICSEARCH_URL,
       inFlight: 2,
       refreshIndices: [`${RAW_PREFIX}-posts`, `${RAW_PREFIX}-accounts`],
     });
     const esCpuS = (await elasticsearchCpuSeconds()) - esCpuBefore;
-    const interference = await rawProbe(RAW_PREFIX);
+    const interference = await rawProbe();
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
     bulks.push({ ...bulk, esCpuS, interference });
     const rawCounts = {
@@ -635,7 +648,7 @@ async function main(): Promise<void> {
     { measure: 'worker RSS MiB: idle / peak in run / peak incl. start-up / final', value: `${workerRss.idle === null ? '-' : round(workerRss.idle)} / ${round(workerRss.peak_during_run ?? 0)} / ${round(workerRss.peak_with_startup ?? 0)} / ${round(workerRss.final ?? 0)}` },
     { measure: 'CPU s: worker / API / Elasticsearch (service side)', value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}` },
     { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
-    { measure: 'other work: CPU s / foreign docs indexed (service; raw bulks)', value: `${serviceInterference.foreign_cpu_s} / ${serviceInterference.foreign_index_ops}; ${bulks.map((b) => `${b.interference.foreign_cpu_s} / ${b.interference.foreign_index_ops}`).join(', ')}` },
+    { measure: 'other work: CPU s / docs indexed / merge s (service; raw bulks)', value: [serviceInterference, ...bulks.map((b) => b.interference)].map((i) => `${i.foreign_cpu_s} / ${i.foreign_index_ops} / ${i.foreign_merge_s}`).join('; ') },
     { measure: 'observation jobs (retried)', value: `${observationJobs.jobs} (${observationJobs.retried}); writes ${JSON.stringify(observationJobs.totals)}` },
   ]);
   console.log(`results appended to ${path.relative(process.cwd(), resultsFile)}`);
@@ -646,7 +659,8 @@ try {
   await main();
 } catch (error) {
   exitCode = 1;
-  log(`FAILED: ${(error as Error).stack ?? String(error)}`);
+  // After Ctrl-C the children stop too, which fails the run's waits: that is no failure to report.
+  if (!cleaning) log(`FAILED: ${(error as Error).stack ?? String(error)}`);
 } finally {
   await cleanup();
 }
