@@ -30,6 +30,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Producer, QueueName } from '../../src/queues/registry.ts';
 import { generateLoad, sendLoad } from './load.ts';
@@ -401,7 +402,9 @@ async function main(): Promise<void> {
   // 2. The worker and the API, each its own process. The API only takes intake here: no model.
   const logFile = (name: string) => path.join(RESULTS_DIR, `intake-${name}.log`);
   for (const name of ['worker', 'api']) writeFileSync(logFile(name), '');
-  const worker = startChild('worker', [bin, 'worker'], { cwd: SERVICE_ROOT, env: serviceEnv(EMBEDDINGS), logFile: logFile('worker') });
+  // WORKER_NODE_OPTIONS: Node flags for the worker alone (a heap limit, say), as a deployment would set them.
+  const workerEnv = { ...serviceEnv(EMBEDDINGS), ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}) };
+  const worker = startChild('worker', [bin, 'worker'], { cwd: SERVICE_ROOT, env: workerEnv, logFile: logFile('worker') });
   children.push(worker);
   const api = startChild('api', [bin, 'serve'], { cwd: SERVICE_ROOT, env: serviceEnv(false), logFile: logFile('api') });
   children.push(api);
@@ -411,7 +414,10 @@ async function main(): Promise<void> {
   const connection = { connection: redis, prefix: PREFIX };
   const observationsQueue = createProducer('observations', connection) as unknown as Producer<QueueName>;
   const embeddingsQueue = createProducer('embeddings', connection) as unknown as Producer<QueueName>;
-  queues.push(observationsQueue, embeddingsQueue);
+  // Fan-out and baselines of batches nobody waits on run in their own queue (absent before it existed;
+  // a plain BullMQ handle, since an older snapshot's registry does not know the name).
+  const followUpsQueue = new Queue('follow-ups', connection) as unknown as Producer<QueueName>;
+  queues.push(observationsQueue, embeddingsQueue, followUpsQueue);
 
   t = performance.now();
   await within(
@@ -472,22 +478,23 @@ async function main(): Promise<void> {
   );
   log(`HTTP intake: ${sent.accepted} accepted in ${seconds(sent.elapsedMs)} s (${round(sent.accepted / (sent.elapsedMs / 1000), 0)} obs/s)`);
 
-  // Drained: no job pending on either queue, none failed. The observations queue is read first:
-  // a job queues its embedding work before it completes, so an empty observations queue means
-  // the embeddings queue read after it holds every piece of work there will be.
+  // Drained: no job pending on any queue, none failed. The observations queue is read first:
+  // a job queues its embedding and follow-up work before it completes, so an empty observations
+  // queue means the queues read after it hold every piece of work there will be.
   let lastLog = performance.now();
   await within(
     until(
       'the queues to drain',
       async () => {
         const obs = await queueState(observationsQueue);
+        const fol = await queueState(followUpsQueue);
         const emb = await queueState(embeddingsQueue);
-        if (obs.failed + emb.failed > 0) throw new Error(`${obs.failed + emb.failed} job(s) failed for good; see ${logFile('worker')}`);
+        if (obs.failed + fol.failed + emb.failed > 0) throw new Error(`${obs.failed + fol.failed + emb.failed} job(s) failed for good; see ${logFile('worker')}`);
         if (performance.now() - lastLog > 10_000) {
           lastLog = performance.now();
-          log(`pending: ${obs.pending} observation jobs, ${emb.pending} embedding jobs; worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB`);
+          log(`pending: ${obs.pending} observation jobs, ${fol.pending} follow-up runs, ${emb.pending} embedding jobs; worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB`);
         }
-        return obs.pending === 0 && emb.pending === 0;
+        return obs.pending === 0 && fol.pending === 0 && emb.pending === 0;
       },
       TIMEOUT_MS,
       100,
@@ -510,6 +517,7 @@ async function main(): Promise<void> {
 
   const observationJobs = await jobTotals('observations');
   const embeddingJobs = EMBEDDINGS ? await jobTotals('embeddings') : null;
+  const followUpJobs = await jobTotals('follow-ups');
   const counts = {
     posts: (await es.count({ index: `${PREFIX}-posts` })).count,
     accounts: (await es.count({ index: `${PREFIX}-accounts` })).count,
@@ -604,6 +612,7 @@ async function main(): Promise<void> {
       },
       observation_jobs: observationJobs,
       embedding_jobs: embeddingJobs,
+      follow_up_jobs: followUpJobs,
       cpu_s: {
         worker: round(cpuAfter.worker - cpuBefore.worker),
         api: round(cpuAfter.api - cpuBefore.api),
@@ -650,6 +659,7 @@ async function main(): Promise<void> {
     { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
     { measure: 'other work: CPU s / docs indexed / merge s (service; raw bulks)', value: [serviceInterference, ...bulks.map((b) => b.interference)].map((i) => `${i.foreign_cpu_s} / ${i.foreign_index_ops} / ${i.foreign_merge_s}`).join('; ') },
     { measure: 'observation jobs (retried)', value: `${observationJobs.jobs} (${observationJobs.retried}); writes ${JSON.stringify(observationJobs.totals)}` },
+    { measure: 'follow-up runs (retried)', value: `${followUpJobs.jobs} (${followUpJobs.retried}); ${JSON.stringify(followUpJobs.totals)}` },
   ]);
   console.log(`results appended to ${path.relative(process.cwd(), resultsFile)}`);
 }

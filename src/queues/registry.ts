@@ -30,6 +30,12 @@ const embeddingJob = z.strictObject({
   accounts: z.array(z.string()),
 });
 
+/**
+ * One `follow-ups` job: no payload. The work (fan-out, baselines) waits in Redis sets that many
+ * batches add to (`services/intake/follow-up-backlog.ts`); a run takes all of it at once.
+ */
+const followUpJob = z.strictObject({});
+
 /** What a processed observations job reports. */
 export interface ObservationJobResult {
   accounts_written: number;
@@ -38,6 +44,16 @@ export interface ObservationJobResult {
   baselines_updated: number;
   /** Records given vectors inline (waiting jobs only; others queue their embeddings). */
   embedded?: number;
+  /** Accounts and authors left to the `follow-ups` queue (batches nobody waits on). */
+  deferred?: number;
+}
+
+/** What a follow-up run reports. */
+export interface FollowUpJobResult {
+  accounts: number;
+  authors: number;
+  fanned_out: number;
+  baselines_updated: number;
 }
 
 /**
@@ -62,6 +78,10 @@ export const QUEUES = {
   observations: { payload: observationJob, options: RETRYING, concurrency: 'config' },
   // One model thread does the inference; two jobs in flight overlap one's engine I/O with the other's inference.
   embeddings: { payload: embeddingJob, options: RETRYING, concurrency: 2 },
+  // One run at a time across all workers (deduplicated, see requestFollowUp): it takes all pending
+  // work. Its input is never bad (it recomputes from stored records), so it retries through outages
+  // of any length (every minute after the first few) instead of failing for an operator.
+  'follow-ups': { payload: followUpJob, options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } }, concurrency: 1 },
 } as const satisfies Record<string, { payload: z.ZodType; options: JobsOptions; concurrency: number | 'config' }>;
 
 /** A queue's name. */
@@ -74,6 +94,7 @@ export type JobPayload<N extends QueueName> = z.infer<(typeof QUEUES)[N]['payloa
 export interface JobResults {
   observations: ObservationJobResult;
   embeddings: number;
+  'follow-ups': FollowUpJobResult;
 }
 
 /** An observations job's payload. */
@@ -83,6 +104,25 @@ export type EmbeddingJob = JobPayload<'embeddings'>;
 
 /** The producer side of queue `N`. */
 export type Producer<N extends QueueName> = Queue<JobPayload<N>, JobResults[N]>;
+
+/**
+ * How long a follow-up run waits after it is first asked for, gathering the work of the batches
+ * that arrive meanwhile: derived metrics of batches nobody waits on trail by about this much.
+ */
+export const FOLLOW_UP_DELAY_MS = 1000;
+
+/**
+ * Asks for a follow-up run. While one is pending (delayed or waiting) this is a no-op: the pending
+ * run has not started, so it will see the work recorded before this call. While one is active, one
+ * more is kept for when it ends (`keepLastIfActive`): work recorded after the active run claimed
+ * its share is never left without a run.
+ */
+export async function requestFollowUp(queue: Pick<Producer<'follow-ups'>, 'add'>): Promise<void> {
+  await queue.add('follow-up', {}, { delay: FOLLOW_UP_DELAY_MS, deduplication: { id: 'follow-up', keepLastIfActive: true } });
+}
+
+/** The queues whose jobs write to the indices: what a rebuild pauses. */
+export const INDEX_WRITING_QUEUES = ['observations', 'embeddings', 'follow-ups'] as const satisfies readonly QueueName[];
 
 /** Where the queues live. */
 export interface QueueConnection {

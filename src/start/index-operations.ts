@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { IndexAdmin } from '../engine/index-admin.ts';
 import type { Config } from '../internal/config.ts';
-import { createProducer, type Producer } from '../queues/registry.ts';
+import { createProducer, INDEX_WRITING_QUEUES, type Producer } from '../queues/registry.ts';
 import { createIndexRebuilds, type IndexRebuilds } from '../services/indices/rebuild.ts';
 import { createRecordEmbeddings } from '../services/intake/record-embeddings.ts';
 import type { Connections } from './connections.ts';
@@ -19,13 +19,13 @@ export function openIndexOperations(config: Config, connections: Connections, lo
   const engine = openEngine(config, connections);
   const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
   const observations = createProducer('observations', queues);
-  const embeddings = createProducer('embeddings', queues);
+  const others = INDEX_WRITING_QUEUES.filter((name) => name !== 'observations').map((name) => createProducer(name, queues));
   let embedder: ReturnType<typeof openEmbedder> | undefined;
   const rebuilds = createIndexRebuilds({
     admin: engine.admin,
     redis: connections.redis(),
     prefix: config.REDIS_PREFIX,
-    queues: [observations, embeddings],
+    queues: [observations, ...others],
     logger,
     records: async () => {
       embedder ??= openEmbedder(config, logger);
@@ -38,7 +38,7 @@ export function openIndexOperations(config: Config, connections: Connections, lo
     rebuilds,
     observations,
     async close() {
-      await Promise.all([observations.close(), embeddings.close()].map((p) => p.catch(() => undefined)));
+      await Promise.all([observations, ...others].map((q) => q.close().catch(() => undefined)));
       await embedder?.close().catch(() => undefined);
     },
   };

@@ -1,13 +1,16 @@
 import type { Logger } from 'pino';
 import { embeddingsJob } from '../../workers/embeddings-job.ts';
+import { followUpsJob } from '../../workers/follow-ups-job.ts';
 import { observationsJob } from '../../workers/observations-job.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
-import { createProducer } from '../queues/registry.ts';
+import { createProducer, INDEX_WRITING_QUEUES, requestFollowUp } from '../queues/registry.ts';
 import { startWorkers, type JobHandlers } from '../queues/workers.ts';
 import { createIndexRebuilds } from '../services/indices/rebuild.ts';
+import { createFollowUpBacklog } from '../services/intake/follow-up-backlog.ts';
+import { createFollowUps } from '../services/intake/follow-ups.ts';
 import { createRedisKeyedLocks } from '../services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../services/intake/processor.ts';
 import { createRecordEmbeddings } from '../services/intake/record-embeddings.ts';
@@ -15,8 +18,9 @@ import type { Connections } from './connections.ts';
 import { within, type Closable } from './core.ts';
 
 /**
- * Starts the workers of the queue registry: `observations` (indexing, enrichment, derived
- * metrics) and, with embeddings on, `embeddings` (vectors of records whose text changed). Shares
+ * Starts the workers of the queue registry: `observations` (indexing, enrichment), `follow-ups`
+ * (fan-out and baselines of the batches nobody waits on) and, with embeddings on, `embeddings`
+ * (vectors of records whose text changed). Shares
  * the engine and embedder the process owns; `close` stops taking jobs and lets running ones finish.
  */
 export function startWorker(
@@ -41,15 +45,20 @@ export function startWorker(
       })
     : null;
   const embeddingQueue = records ? createProducer('embeddings', queues) : null;
+  const followUpQueue = createProducer('follow-ups', queues);
+  const locks = createRedisKeyedLocks({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
+  const backlog = createFollowUpBacklog({ redis: connections.redis(), prefix: config.REDIS_PREFIX, requestRun: () => requestFollowUp(followUpQueue) });
   const processBatch = createObservationProcessor({
     store: engine.intake,
-    locks: createRedisKeyedLocks({ redis: connections.redis(), prefix: config.REDIS_PREFIX }),
+    locks,
+    followUps: backlog,
     ...(records && embeddingQueue
       ? { embeddings: { records, logger, enqueue: async (work) => void (await embeddingQueue.add('embed', work)) } }
       : {}),
   });
   const handlers: JobHandlers = {
     observations: observationsJob({ process: processBatch, logger }),
+    'follow-ups': followUpsJob({ backlog, followUps: createFollowUps({ store: engine.intake, locks }), logger }),
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
   };
   const workers = startWorkers(handlers, {
@@ -60,7 +69,9 @@ export function startWorker(
   });
 
   // A rebuild killed outright leaves the queues paused: resume them when none runs.
-  const pausable = [createProducer('observations', queues), embeddingQueue ?? createProducer('embeddings', queues)];
+  const pausable = INDEX_WRITING_QUEUES.map((name) =>
+    name === 'follow-ups' ? followUpQueue : name === 'embeddings' && embeddingQueue ? embeddingQueue : createProducer(name, queues),
+  );
   createIndexRebuilds({ admin: engine.admin, redis: connections.redis(), prefix: config.REDIS_PREFIX, queues: pausable, records: async () => records, logger })
     .resumeAbandonedPause()
     .catch((error: unknown) =>

@@ -453,13 +453,13 @@ export async function sendObservations(
 
 /** Jobs queued but not yet running. */
 async function backlog(stack: Stack): Promise<number> {
-  const c = await stack.runtime.queue.getJobCounts('waiting', 'delayed', 'prioritized');
+  const c = await stack.runtime.jobCounts('waiting', 'delayed', 'prioritized');
   return (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0);
 }
 
 export async function jobCounts(stack: Stack) {
-  // A paused queue's jobs count as waiting.
-  return stack.runtime.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
+  // A paused queue's jobs count as waiting. Every queue that writes: follow-up runs count too.
+  return stack.runtime.jobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed');
 }
 
 /** How many job runs were repeats (a failed attempt retried, or a stalled job run again), from the completed jobs. */
@@ -488,7 +488,7 @@ export async function drain(stack: Stack, timeoutMs = 240_000) {
   for (;;) {
     const c = await jobCounts(stack).catch(() => null);
     if (c && (c.failed ?? 0) > 0) {
-      const failed = await stack.runtime.queue.getFailed(0, 5);
+      const failed = (await Promise.all(stack.runtime.queues.map((q) => q.getFailed(0, 5)))).flat();
       throw new Error(`${c.failed} job(s) failed for good: ${failed.map((j) => `${j.id}: ${j.failedReason} (attempts ${j.attemptsMade}, started ${j.attemptsStarted})`).join('; ')}`);
     }
     if (c && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) return c;

@@ -1,4 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Embedder } from '../../src/embedding/embedder.ts';
@@ -6,7 +7,7 @@ import type { ElasticsearchEngine } from '../../src/engine/elasticsearch/engine.
 import type { IndexAdmin } from '../../src/engine/index-admin.ts';
 import type { VisibilityEpoch } from '../../src/engine/visibility.ts';
 import type { Config } from '../../src/internal/config.ts';
-import { createProducer, type Producer } from '../../src/queues/registry.ts';
+import { createProducer, INDEX_WRITING_QUEUES, type Producer } from '../../src/queues/registry.ts';
 import { createApi, type Api } from '../../src/start/api.ts';
 import type { Connections } from '../../src/start/connections.ts';
 import type { Closable } from '../../src/start/core.ts';
@@ -32,6 +33,10 @@ export interface TestRuntime extends Closable {
   visibility: VisibilityEpoch;
   /** The observations queue, as producers see it. */
   queue: Producer<'observations'>;
+  /** Every queue whose jobs write to the indices (observations, embeddings, follow-ups). */
+  queues: Queue[];
+  /** Job counts in `states`, summed over {@link queues}: the whole pipeline's backlog. */
+  jobCounts(...states: Parameters<Queue['getJobCounts']>): Promise<Record<string, number>>;
   /** The API's services and its Fastify app (not listening). */
   api: Api;
   rebuilds: IndexRebuilds;
@@ -49,7 +54,8 @@ export function openTestRuntime(config: Config, logger?: Logger): TestRuntime {
   const { connections, engine, embedder } = owned;
   const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
   const queue = createProducer('observations', queues);
-  const embeddings = createProducer('embeddings', queues);
+  const others = INDEX_WRITING_QUEUES.filter((name) => name !== 'observations').map((name) => createProducer(name, queues));
+  const all: Queue[] = [queue, ...others];
   const api = createApi(config, connections, { engine, embedder, ...(logger ? { logger } : {}) });
   const quiet = { warn: () => undefined };
   const workers: Closable[] = [];
@@ -63,12 +69,20 @@ export function openTestRuntime(config: Config, logger?: Logger): TestRuntime {
     embedder,
     visibility: createRedisVisibilityEpoch({ redis: connections.redis(), prefix: config.REDIS_PREFIX }),
     queue,
+    queues: all,
+    async jobCounts(...states) {
+      const sum: Record<string, number> = {};
+      for (const counts of await Promise.all(all.map((q) => q.getJobCounts(...states)))) {
+        for (const [state, n] of Object.entries(counts)) sum[state] = (sum[state] ?? 0) + n;
+      }
+      return sum;
+    },
     api,
     rebuilds: createIndexRebuilds({
       admin: engine.admin,
       redis: connections.redis(),
       prefix: config.REDIS_PREFIX,
-      queues: [queue, embeddings],
+      queues: all,
       logger: quiet,
       records: async () => {
         await embedder.ready();
@@ -95,7 +109,7 @@ export function openTestRuntime(config: Config, logger?: Logger): TestRuntime {
     async close() {
       await api.close();
       for (const worker of workers.splice(0)) await worker.close();
-      await Promise.all([queue.close(), embeddings.close()].map((p) => p.catch(() => undefined)));
+      await Promise.all(all.map((q) => q.close().catch(() => undefined)));
       await owned.close();
     },
   };

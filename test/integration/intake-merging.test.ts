@@ -30,7 +30,7 @@ async function docVersion(index: 'posts' | 'accounts', id: string) {
 async function drain(timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const c = await stack.runtime.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+    const c = await stack.runtime.jobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
     expect(c.failed).toBe(0);
     if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) break;
     if (Date.now() > deadline) throw new Error(`queue not drained: ${JSON.stringify(c)}`);

@@ -45,7 +45,7 @@ const named = (...ids: string[]) => ids.sort();
 async function drain(timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const c = await stack.runtime.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+    const c = await stack.runtime.jobCounts('waiting', 'active', 'delayed', 'prioritized');
     if (Object.values(c).every((n) => n === 0)) return;
     if (Date.now() > deadline) throw new Error(`queue not drained: ${JSON.stringify(c)}`);
     await new Promise((r) => setTimeout(r, 50));

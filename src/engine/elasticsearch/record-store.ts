@@ -42,7 +42,9 @@ export function createRecordStore<R extends { id: string }>(deps: {
     const out = new Map<string, Fetched<R>>();
     if (ids.length === 0) return out;
     const response = await engineCall(() =>
-      client.mget<{ record: R }>({ index, ids: [...ids], realtime: true }),
+      // Only the record: the projected fields beside it are derived from it, and would double
+      // what crosses the wire and is parsed.
+      client.mget<{ record: R }>({ index, ids: [...ids], realtime: true, _source_includes: ['record'] }),
     );
     for (const doc of response.docs) {
       if ('found' in doc && doc.found && doc._source) {
@@ -73,7 +75,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
-          if (next === null || (current.record !== null && sameRecord(current.record, next))) continue;
+          // The same object back means "unchanged" without serializing both to compare them.
+          if (next === null || next === current.record || (current.record !== null && sameRecord(current.record, next))) continue;
           const action =
             current.record === null
               ? { create: { _index: index, _id: id } }

@@ -3,21 +3,15 @@ import type { Observation } from '../../contract/observations.ts';
 import type { Logger } from 'pino';
 import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
-import {
-  emptyAccount,
-  emptyPost,
-  isNewerVersion,
-  snapshotOf,
-  type AccountRecord,
-  type PostRecord,
-} from '../../domain/records.ts';
+import { emptyAccount, emptyPost, type AccountRecord, type PostRecord } from '../../domain/records.ts';
 import { baselineFactsChanged, snapshotChanged } from '../../domain/changes.ts';
-import { viewRatiosToBaseline } from '../../domain/derived.ts';
+import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
+import { createFollowUps } from './follow-ups.ts';
+import type { FollowUpBacklog } from './follow-up-backlog.ts';
 import {
   applyAccount,
   applyAccountEnrichment,
-  applyAccountSnapshot,
   applyPost,
   applyPostEnrichment,
 } from '../../domain/merge.ts';
@@ -64,10 +58,10 @@ function postIdsOf(observations: Observation[]): string[] {
  * 2. give each written post the current snapshot of every account it links to (read in real time
  *    after the post write, so an account written concurrently is either seen here or sees the
  *    post in its own fan-out);
- * 3. fan out each account whose summary changed to every post linking to it (after a refresh,
- *    shared with step 4: see followUp);
- * 4. recompute `view_ratio_to_account_baseline` for the authors whose posts changed, holding a
- *    per-author lock so that the last computation to write always read every earlier write;
+ * 3. fan out each account whose summary changed to every post linking to it, and
+ * 4. recompute `view_ratio_to_account_baseline` for the authors whose posts changed
+ *    (`follow-ups.ts`): at once when the caller waits (`refresh`), else left to the
+ *    `follow-ups` queue, which does the work of many batches in one run;
  * 5. with `refresh`, make everything visible to search before returning.
  */
 export function createObservationProcessor(deps: {
@@ -79,8 +73,11 @@ export function createObservationProcessor(deps: {
     enqueue(work: EmbeddingWork): Promise<void>;
     logger?: Pick<Logger, 'warn'>;
   };
+  /** Where batches nobody waits on leave steps 3–4; without it they run inline. */
+  followUps?: Pick<FollowUpBacklog, 'add'>;
 }) {
-  const { store, locks } = deps;
+  const { store } = deps;
+  const followUps = createFollowUps({ store, locks: deps.locks });
 
   async function mergeAccounts(observations: Observation[]) {
     const groups = group(
@@ -109,15 +106,6 @@ export function createObservationProcessor(deps: {
       if (o.audio?.attribution_account_platform_id) platformIds.add(o.audio.attribution_account_platform_id);
     }
     return store.accounts.get([...platformIds].map((p) => mintId('account', p)));
-  }
-
-  function withSnapshots(record: PostRecord, accounts: Map<string, AccountRecord>): PostRecord {
-    let next = record;
-    for (const a of linkedAccountIds(record)) {
-      const account = accounts.get(a);
-      if (account) next = applyAccountSnapshot(next, a, snapshotOf(account));
-    }
-    return next;
   }
 
   async function mergePosts(observations: Observation[]) {
@@ -152,83 +140,6 @@ export function createObservationProcessor(deps: {
     return outcome.size;
   }
 
-  /** Step 3: copy changed account snapshots into every post that links to them. */
-  async function fanOut(changed: AccountRecord[], writtenPosts: PostRecord[]): Promise<number> {
-    const accounts = new Map(changed.map((a) => [a.id, a]));
-    // Posts this batch wrote already hold these accounts' snapshots (steps 1–2), and a held
-    // snapshot only ever moves forward: reading them again would only confirm it.
-    const current = new Set(writtenPosts.filter((p) => !hasOlderSnapshot(p, accounts)).map((p) => p.id));
-    let written = 0;
-    for await (const page of store.postIdsLinkedTo([...accounts.keys()])) {
-      const ids = page.filter((id) => !current.has(id));
-      if (ids.length === 0) continue;
-      const outcome = await store.posts.merge(ids, (_id, record) => (record ? withSnapshots(record, accounts) : null));
-      written += outcome.size;
-    }
-    return written;
-  }
-
-  /** True when the post links to one of `accounts` and holds an older snapshot of it (or none). */
-  function hasOlderSnapshot(post: PostRecord, accounts: Map<string, AccountRecord>): boolean {
-    return linkedAccountIds(post).some((a) => {
-      const account = accounts.get(a);
-      const held = post.accounts[a];
-      return account !== undefined && (!held || isNewerVersion(snapshotOf(account).version, held.version));
-    });
-  }
-
-  /** Step 4: the baseline metric of the given authors' posts, recomputed; call under their locks, after a refresh. */
-  async function recomputeBaselines(authorIds: string[]): Promise<number> {
-    const facts = await store.authorPostFacts(authorIds);
-    const updates = new Map<string, number | null>();
-    for (const posts of facts.values()) {
-      const ratios = viewRatiosToBaseline(posts);
-      for (const post of posts) {
-        const ratio = ratios.get(post.id) ?? null;
-        if (ratio !== post.viewRatioToAccountBaseline) updates.set(post.id, ratio);
-      }
-    }
-    if (updates.size === 0) return 0;
-    const outcome = await store.posts.merge([...updates.keys()], (id, current) =>
-      current ? { ...current, view_ratio_to_account_baseline: updates.get(id) ?? null } : null,
-    );
-    return outcome.size;
-  }
-
-  /**
-   * Steps 3 and 4 with one refresh for both: the work that reads through search (fan-out looks
-   * up linked posts, baselines an author's posts) needs every earlier write visible. Baselines hold
-   * their authors' locks, and the refresh runs after taking them, so the last computation to write
-   * has read every earlier one's writes; fan-out only needs a refresh after this batch's account
-   * writes, which the same refresh is. A further lock group (authors another batch held) refreshes
-   * again. Nothing to follow up: no refresh at all.
-   */
-  async function followUp(
-    changedAccounts: AccountRecord[],
-    authors: string[],
-    writtenPosts: PostRecord[],
-  ): Promise<{ fannedOut: number; baselinesUpdated: number }> {
-    let fannedOut = 0;
-    let baselinesUpdated = 0;
-    let fanOutDone = changedAccounts.length === 0;
-    const fanOutOnce = async () => {
-      if (fanOutDone) return;
-      fanOutDone = true;
-      fannedOut = await fanOut(changedAccounts, writtenPosts);
-    };
-    if (authors.length > 0) {
-      await locks.forEachLocked(authors, async (locked) => {
-        await store.refresh();
-        await fanOutOnce();
-        baselinesUpdated += await recomputeBaselines(locked);
-      });
-    } else if (!fanOutDone) {
-      await store.refresh();
-      await fanOutOnce();
-    }
-    return { fannedOut, baselinesUpdated };
-  }
-
   return async function processObservations(
     observations: Observation[],
     options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
@@ -260,7 +171,16 @@ export function createObservationProcessor(deps: {
         if (author) authors.add(author);
       }
     }
-    const { fannedOut, baselinesUpdated } = await followUp(changedAccounts, [...authors], writtenPosts);
+    let fannedOut = 0;
+    let baselinesUpdated = 0;
+    let deferred = 0;
+    if (deps.followUps && !options.refresh) {
+      const work = { accounts: changedAccounts.map((a) => a.id), authors: [...authors] };
+      await deps.followUps.add(work);
+      deferred = work.accounts.length + work.authors.length;
+    } else {
+      ({ fannedOut, baselinesUpdated } = await followUps.runInline(changedAccounts, [...authors], writtenPosts));
+    }
     const embedded = await embedChanged(observations, options, [...accountOutcome.values()].map((o) => o.after), writtenPosts);
 
     if (options.refresh) {
@@ -272,6 +192,7 @@ export function createObservationProcessor(deps: {
       fanned_out: fannedOut,
       baselines_updated: baselinesUpdated,
       embedded,
+      ...(deferred > 0 ? { deferred } : {}),
     };
   };
 

@@ -1,0 +1,136 @@
+import { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import { createProducer, requestFollowUp } from '../../src/queues/registry.ts';
+import { startWorkers } from '../../src/queues/workers.ts';
+import { createFollowUpBacklog } from '../../src/services/intake/follow-up-backlog.ts';
+import { accountObs, at, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+/**
+ * Batches nobody waits on leave fan-out and baselines to the `follow-ups` queue, which does the
+ * work of many batches in one run. These tests hold it to the same end state as the inline path,
+ * and check the two things its safety rests on: a run never misses work recorded before it was
+ * asked for, and a run that dies keeps its work for its re-run.
+ */
+
+const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-follow-ups-${randomUUID().slice(0, 8)}`;
+const connections: Redis[] = [];
+const connection = () => {
+  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  connections.push(redis);
+  return redis;
+};
+const quiet = { warn: () => undefined, error: () => undefined };
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack('follow-ups');
+});
+afterAll(async () => {
+  await stack?.close();
+  const redis = connection();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  for (const c of connections) c.disconnect();
+});
+
+/** Waits until no queue of the pipeline holds a job, then refreshes. */
+async function drain(timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const c = await stack.runtime.jobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed');
+    expect(c.failed).toBe(0);
+    if ((c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) break;
+    if (Date.now() > deadline) throw new Error(`queues not drained: ${JSON.stringify(c)}`);
+    await sleep(50);
+  }
+  await stack.runtime.engine.intake.refresh();
+}
+
+describe('follow-ups of batches nobody waits on', () => {
+  it('give every post its author’s newest snapshot and its baseline ratio, in fewer runs than batches', async () => {
+    const views = [100, 200, 300, 600, 1000];
+    const requests = [
+      [accountObs({ platform_id: 'fu-a', handle: 'fu.before' })],
+      ...views.map((v, i) => [postObs('fu-a', { platform_id: `fu-p${i}`, posted_at: at(i * 60 * 24, '2026-05-01T12:00:00Z'), views: v })]),
+      [accountObs({ platform_id: 'fu-a', handle: 'fu.after', observed_at: at(5) })],
+    ];
+    for (const observations of requests) {
+      const response = await stack.ingest(observations, { wait: false });
+      expect(response.statusCode).toBe(202);
+    }
+    await drain();
+
+    const posts = await Promise.all(views.map((_, i) => stack.get(`/v1/social/posts/${mintId('post', `fu-p${i}`)}`)));
+    expect(posts.map((p) => p.body.author.handle)).toEqual(views.map(() => 'fu.after'));
+    // views / median views of the author's earlier posts (null with fewer than three of them):
+    // 600 / median(100, 200, 300) = 3; 1000 / median(100, 200, 300, 600) = 4.
+    expect(posts.map((p) => p.body.view_ratio_to_account_baseline)).toEqual([null, null, null, 3, 4]);
+
+    const followUps = stack.runtime.queues.find((q) => q.name === 'follow-ups')!;
+    const runs = (await followUps.getJobCounts('completed')).completed ?? 0;
+    expect(runs).toBeGreaterThan(0);
+    expect(runs).toBeLessThan(requests.length);
+  });
+});
+
+describe('follow-up backlog', () => {
+  it('a run that dies before settling finds its claim again, with the work added since', async () => {
+    let requested = 0;
+    const backlog = createFollowUpBacklog({ redis: connection(), prefix, requestRun: async () => void requested++ });
+    await backlog.add({ accounts: ['acc_1', 'acc_2'], authors: ['acc_1'] });
+    await backlog.add({ accounts: ['acc_2'], authors: [] });
+    expect(requested).toBe(2);
+
+    const first = await backlog.claim('run-1');
+    expect({ accounts: first.accounts.sort(), authors: first.authors }).toEqual({ accounts: ['acc_1', 'acc_2'], authors: ['acc_1'] });
+    // run-1 dies here; meanwhile a batch adds more.
+    await backlog.add({ accounts: [], authors: ['acc_3'] });
+    // Another run sees only what nobody claimed.
+    expect(await backlog.claim('run-2')).toEqual({ accounts: [], authors: ['acc_3'] });
+    await backlog.settle('run-2');
+    await backlog.add({ accounts: ['acc_4'], authors: [] });
+    // run-1 runs again: its own claim plus what was added since.
+    const again = await backlog.claim('run-1');
+    expect({ accounts: again.accounts.sort(), authors: again.authors }).toEqual({ accounts: ['acc_1', 'acc_2', 'acc_4'], authors: ['acc_1'] });
+    await backlog.settle('run-1');
+    expect(await backlog.claim('run-1')).toEqual({ accounts: [], authors: [] });
+  });
+
+  it('asking for a run while one is pending adds none; while one runs, exactly one more follows it', async () => {
+    const queue = createProducer('follow-ups', { connection: connection(), prefix });
+    for (let i = 0; i < 5; i++) await requestFollowUp(queue);
+    expect(await queue.getJobCounts('delayed', 'waiting')).toEqual({ delayed: 1, waiting: 0 });
+
+    let runs = 0;
+    let release!: () => void;
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    const workers = startWorkers(
+      {
+        'follow-ups': async () => {
+          if (++runs === 1) await blocked;
+          return { accounts: 0, authors: 0, fanned_out: 0, baselines_updated: 0 };
+        },
+      },
+      { connection, prefix, configuredConcurrency: 1, logger: quiet },
+    );
+    try {
+      const deadline = Date.now() + 10_000;
+      while (runs === 0 && Date.now() < deadline) await sleep(50);
+      expect(runs).toBe(1);
+      // Work recorded after the active run claimed its share must not wait for a later batch.
+      for (let i = 0; i < 3; i++) await requestFollowUp(queue);
+      release();
+      while (runs < 2 && Date.now() < deadline) await sleep(50);
+      await sleep(1500);
+      expect(runs).toBe(2);
+    } finally {
+      await workers.close();
+      await queue.close();
+    }
+  });
+});
