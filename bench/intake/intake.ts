@@ -609,6 +609,7 @@ async function main(): Promise<void> {
         requests: sent.requestMs.length,
         request_p50_ms: round(sortedRequests[Math.floor(sortedRequests.length / 2)] ?? 0),
         request_max_ms: round(sortedRequests.at(-1) ?? 0),
+        refused_503: sent.refused,
       },
       observation_jobs: observationJobs,
       embedding_jobs: embeddingJobs,

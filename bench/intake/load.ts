@@ -62,6 +62,8 @@ export interface SendResult {
   /** performance.now() when the first request was sent. */
   startedAt: number;
   requestMs: number[];
+  /** Requests answered 503 (the intake's backpressure) and sent again after Retry-After. */
+  refused: number;
 }
 
 /**
@@ -74,6 +76,8 @@ export async function sendLoad(load: GeneratedLoad, options: { baseUrl: string; 
   const requestMs: number[] = [];
   let next = 0;
   let accepted = 0;
+  /** Requests answered 503 (backpressure) and sent again. */
+  let refused = 0;
   let failed = false;
   const read = (slice: RequestSlice) => {
     const buffer = Buffer.allocUnsafe(slice.bytes);
@@ -84,15 +88,24 @@ export async function sendLoad(load: GeneratedLoad, options: { baseUrl: string; 
     while (!failed && next < load.requests.length) {
       const slice = load.requests[next++]!;
       const body = read(slice);
-      const sent = performance.now();
-      const response = await pool.request({
-        method: 'POST',
-        path: '/internal/v1/social/observations',
-        headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/x-ndjson' },
-        body,
-      });
-      const text = await response.body.text();
-      requestMs.push(performance.now() - sent);
+      let response: Awaited<ReturnType<typeof pool.request>>;
+      let text: string;
+      for (;;) {
+        const sent = performance.now();
+        response = await pool.request({
+          method: 'POST',
+          path: '/internal/v1/social/observations',
+          headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/x-ndjson' },
+          body,
+        });
+        text = await response.body.text();
+        requestMs.push(performance.now() - sent);
+        // 503 means "nothing accepted, retry": a pipeline waits Retry-After and sends it again
+        // (the intake's backpressure when the workers are behind).
+        if (response.statusCode !== 503) break;
+        refused++;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers['retry-after'] ?? 1)));
+      }
       if (response.statusCode !== 202) throw new Error(`intake answered ${response.statusCode}: ${text.slice(0, 500)}`);
       const answer = JSON.parse(text) as { accepted: number; rejected: Array<{ line: number; detail: string }> };
       if (answer.accepted !== slice.lines || answer.rejected.length > 0) {
@@ -115,5 +128,5 @@ export async function sendLoad(load: GeneratedLoad, options: { baseUrl: string; 
     closeSync(fd);
     await pool.close();
   }
-  return { accepted, elapsedMs: performance.now() - startedAt, startedAt, requestMs };
+  return { accepted, elapsedMs: performance.now() - startedAt, startedAt, requestMs, refused };
 }

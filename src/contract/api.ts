@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonValue } from './observations.ts';
 
 /**
  * Zod schemas of the public API's responses (spec part 2 and 7). Routes declare them as response
@@ -72,7 +73,7 @@ const postSummaryShape = {
   primary_language: z.string().nullable(),
   caption: z.string(),
   hashtags: strings,
-  caption_mentions: z.array(z.json()),
+  caption_mentions: z.array(jsonValue),
   audio: audioSchema.nullable(),
   content_summary: z.string().nullable(),
   topics: strings.nullable(),
@@ -94,7 +95,7 @@ const postSummaryShape = {
     .nullable(),
   narrative_structure: z.strictObject({ description: z.string(), patterns: strings }).nullable(),
   has_paid_partnership_label: z.boolean().nullable(),
-  paid_partners: z.array(z.json()).nullable(),
+  paid_partners: z.array(jsonValue).nullable(),
   commercial_contexts: strings.nullable(),
   comments_enabled: z.boolean(),
   views: z.number().int().nullable(),

@@ -36,7 +36,15 @@ const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const classificationIds = z.array(z.string().min(1).max(200)).max(200);
 const text = (max: number) => z.string().max(max);
 /** Arrays whose element shape the spec does not show; kept and returned as given. */
-const opaqueArray = z.array(z.json()).max(1000);
+/** Any JSON value (platform-shaped data passed through); recursive, so documents reference it by id. */
+export const jsonValue: z.ZodType<JsonValue> = z
+  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]))
+  .meta({ id: 'JsonValue' });
+
+/** A JSON value. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+const opaqueArray = z.array(jsonValue).max(1000);
 
 /** The account-summary-bearing part of an account observation. */
 const accountProfile = {
@@ -246,6 +254,17 @@ const schemaByKind = {
   post_enrichment: postEnrichmentObservation,
   account_enrichment: accountEnrichmentObservation,
 } as const;
+
+/** Component names of the observation schemas in generated documents (OpenAPI). */
+export const OBSERVATION_SCHEMA_IDS = {
+  account: 'AccountObservation',
+  post: 'PostObservation',
+  post_enrichment: 'PostEnrichmentObservation',
+  account_enrichment: 'AccountEnrichmentObservation',
+} as const satisfies Record<keyof typeof schemaByKind, string>;
+for (const [kind, id] of Object.entries(OBSERVATION_SCHEMA_IDS)) {
+  z.globalRegistry.add(schemaByKind[kind as keyof typeof schemaByKind], { id });
+}
 
 /** The observation kinds of contract §3. */
 const OBSERVATION_KINDS = Object.keys(schemaByKind) as Array<keyof typeof schemaByKind>;

@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import { randomBytes } from 'node:crypto';
+import compress from '@fastify/compress';
+import cors from '@fastify/cors';
+import { constants as zlib } from 'node:zlib';
 import type { AccountService } from '../services/accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import type { IntakeService } from '../services/intake/intake-service.ts';
@@ -8,12 +10,18 @@ import type { KeyService } from '../services/keys/key-service.ts';
 import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
+import { registerOpenApi } from './openapi.ts';
 import { registerProblemHandling } from './problems.ts';
+import { requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { intakeRoutes } from './routes/intake.ts';
+import { problemRoutes } from './routes/problems.ts';
 import { readRoutes } from './routes/reads.ts';
+
+/** The version the OpenAPI document states: the `v1` contract, with additive minor versions. */
+const API_VERSION = '1.1.0';
 
 /** Name of the response header that carries the request identity (spec 4.5). */
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -47,13 +55,17 @@ export function buildApp(
      * the renderers' types carry the guarantee, and the check would cost ~1–2 ms per page of 20.
      */
     validateResponses?: boolean;
+    /** Browser origins allowed to call the API; empty or absent: CORS off. */
+    corsOrigins?: readonly string[];
+    /** Proxies whose `X-Request-Id` is kept (IPs or CIDRs). */
+    trustedProxies?: readonly string[];
   } = {},
 ): FastifyInstance {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    // Minted here, or kept from a trusted proxy's X-Request-Id (request-id.ts); never a client's.
+    genReqId: requestIdGenerator(options.trustedProxies ?? []),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    // Request IDs are always minted here; a client-sent header is not trusted as an identity.
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
@@ -68,7 +80,21 @@ export function buildApp(
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   registerProblemHandling(app, deps.baseUrl);
+  // Negotiated (Accept-Encoding), above 1 KiB: a search page of 20 posts is ~40–60 KB of JSON.
+  // Brotli at quality 4 costs about what gzip does and compresses better.
+  app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });
+  if (options.corsOrigins && options.corsOrigins.length > 0) {
+    app.register(cors, {
+      origin: [...options.corsOrigins],
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
+      exposedHeaders: ['x-request-id', 'etag', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+      maxAge: 600,
+    });
+  }
+  registerOpenApi(app, { baseUrl: deps.baseUrl, version: API_VERSION });
 
+  app.register(problemRoutes);
   app.register(healthRoutes, { checks: deps.readiness });
   app.register(readRoutes, {
     keys: deps.keys,

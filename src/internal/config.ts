@@ -5,6 +5,15 @@ import { z } from 'zod';
  * Nothing reads `process.env` at import time; entry points call {@link loadConfig} and pass the
  * result (or a narrowed part of it) to the factories that need it.
  */
+/** A comma-separated list of `item`s; empty or absent: none. */
+function list<T extends z.ZodType<unknown, string>>(item: T) {
+  return z
+    .string()
+    .default('')
+    .transform((raw) => raw.split(',').map((part) => part.trim()).filter(Boolean))
+    .pipe(z.array(item));
+}
+
 const envSchema = z.object({
   ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
@@ -15,6 +24,17 @@ const envSchema = z.object({
     .default('http://127.0.0.1:8080')
     .transform((u) => u.replace(/\/+$/, '')),
   SIGNING_SECRET: z.string().min(32, 'SIGNING_SECRET must be at least 32 characters').optional(),
+  /** Browser origins allowed to call the API (CORS), comma-separated; empty: CORS off (no headers). */
+  CORS_ORIGINS: list(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
+  /**
+   * Proxies (IPs or CIDRs, comma-separated) whose `X-Request-Id` is kept as the request's id when
+   * it is well-formed; from anyone else the header is ignored and an id is minted.
+   */
+  TRUSTED_PROXIES: list(z.string().min(1)),
+  /** `/metrics` (Prometheus text format) on the API port: `on` or `off`. */
+  METRICS: z.enum(['on', 'off']).default('on'),
+  /** When set, `/metrics` requires `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Searches per API key per minute, shared by all API nodes (0: no limit). */
   RATE_LIMIT_SEARCH_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
@@ -42,6 +62,12 @@ const envSchema = z.object({
   KEY_CACHE_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(3_600_000),
   /** How long `?wait=true` intake waits for indexing before answering 504. */
   INTAKE_WAIT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * Backpressure: observations that may wait in the queue before the intake answers 503 (nothing
+   * accepted, retry later). Each holds ~1.5 KB of Redis memory; unbounded, a pipeline sending
+   * faster than the workers drain fills Redis until it stalls (2.2 GB at 1.3M observations).
+   */
+  INTAKE_MAX_QUEUED_OBSERVATIONS: z.coerce.number().int().positive().default(500_000),
   /** Upper bound on one Elasticsearch request, so an unreachable engine answers 503 instead of hanging. */
   ELASTICSEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

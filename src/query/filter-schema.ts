@@ -295,6 +295,18 @@ export interface FiltersObjectSchemas {
  * the walker (`parse-filters.ts`), since a schema cannot count across levels.
  */
 export function filtersObjectSchemas(scope: FilterScope, base: string): FiltersObjectSchemas {
+  // One pair per location: the recursive schema is registered under an id (below), which must be unique.
+  const key = `${scope} ${base}`;
+  const cached = filtersCache.get(key);
+  if (cached) return cached;
+  const built = buildFiltersObjectSchemas(scope, base);
+  filtersCache.set(key, built);
+  return built;
+}
+
+const filtersCache = new Map<string, FiltersObjectSchemas>();
+
+function buildFiltersObjectSchemas(scope: FilterScope, base: string): FiltersObjectSchemas {
   const fields: Record<string, z.ZodOptional<z.ZodType<unknown>>> = {};
   for (const field of Object.values(FILTER_FIELDS[scope])) fields[field.name] = operatorsSchema(field).optional();
   const branches = (description: string) =>
@@ -320,7 +332,8 @@ export function filtersObjectSchemas(scope: FilterScope, base: string): FiltersO
   const description = `${scope} filters, ANDed; any_of, all_of and not nest at most ${FILTER_LIMITS.maxDepth} levels, with at most ${FILTER_LIMITS.maxConditions} operators in all`;
   const nested: z.ZodType<unknown> = closedObject(shape, FILTER_REASONS.notNestedFilters, unknownKey)
     .refine((value) => Object.keys(value).length > 0, { error: FILTER_REASONS.emptyNestedFilters })
-    .meta({ description: `A non-empty filters object of ${scope} fields.` });
+    // A recursive schema: documents (OpenAPI) reference it by this id instead of inlining it forever.
+    .meta({ id: `NestedFilters${base.split('/').filter(Boolean).map((p) => p[0]!.toUpperCase() + p.slice(1).replace(/_(.)/g, (_m, c: string) => c.toUpperCase())).join('')}`, description: `A non-empty filters object of ${scope} fields.` });
   const root = closedObject(shape, FILTER_REASONS.notFilters, unknownKey).meta({ description });
   return { root, nested };
 }

@@ -69,7 +69,12 @@ export function createApi(
       },
       readiness: readinessChecks(config, connections, engine, embedder),
     },
-    { ...(parts.logger ? { logger: parts.logger } : {}), validateResponses: config.NODE_ENV !== 'production' },
+    {
+      ...(parts.logger ? { logger: parts.logger } : {}),
+      validateResponses: config.NODE_ENV !== 'production',
+      corsOrigins: config.CORS_ORIGINS,
+      trustedProxies: config.TRUSTED_PROXIES,
+    },
   );
   return {
     app,

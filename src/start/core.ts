@@ -73,6 +73,7 @@ export function openIntake(config: Config, connections: Connections): { intake: 
   const intake = createIntakeService({
     queue,
     waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS,
+    maxQueuedObservations: config.INTAKE_MAX_QUEUED_OBSERVATIONS,
     queueEvents: async () => {
       events ??= createQueueEvents('observations', { ...queues, connection: connections.queueRedis('intake wait') });
       // The listener's connection waits for Redis forever; a request must not.

@@ -6,10 +6,17 @@ import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
 import type { PostService } from '../../services/posts/post-service.ts';
 import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query/search-request.ts';
+import { conditionalGet } from '../conditional-get.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(256) });
+/** `If-None-Match`: the ETag of a copy the client holds (conditional-get.ts). */
+const conditionalHeaders = z.object({
+  'if-none-match': z.string().max(2048).optional().meta({ description: 'An ETag from an earlier response: 304 Not Modified when it still matches.' }),
+});
+/** 304: no body; the copy the client holds is current. */
+const notModified = z.null().meta({ description: 'Not modified: the copy with this ETag is current.' });
 const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
 
 /** Get post (4.3), get account (4.4): bare resources; search posts (4.1): an envelope. */
@@ -29,7 +36,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/v1/social/posts/:id',
-    { onRequest, schema: { operationId: 'getPost', params: idParams, response: { 200: fullPostSchema, ...errors } } },
+    { onRequest, onSend: conditionalGet, schema: { operationId: 'getPost', params: idParams, headers: conditionalHeaders, response: { 200: fullPostSchema, 304: notModified, ...errors } } },
     async (request) => posts.get(request.params.id),
   );
 
@@ -59,7 +66,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/v1/social/accounts/:id',
-    { onRequest, schema: { operationId: 'getAccount', params: idParams, response: { 200: accountSchema, ...errors } } },
+    { onRequest, onSend: conditionalGet, schema: { operationId: 'getAccount', params: idParams, headers: conditionalHeaders, response: { 200: accountSchema, 304: notModified, ...errors } } },
     async (request) => accounts.get(request.params.id),
   );
 };

@@ -64,7 +64,10 @@ export function createIntakeService(deps: {
   /** Created on first use: a queue-events listener holds a blocking Redis connection. */
   queueEvents: () => Promise<QueueEvents>;
   waitTimeoutMs: number;
+  /** Observations that may wait in the queue; past it a request is refused whole (503). */
+  maxQueuedObservations?: number;
 }): IntakeService {
+  const maxQueuedJobs = deps.maxQueuedObservations === undefined ? Infinity : Math.max(1, Math.ceil(deps.maxQueuedObservations / OBSERVATIONS_PER_JOB));
   const service: IntakeService = {
     async waitFor(jobIds, timeoutMs = deps.waitTimeoutMs) {
       if (jobIds.length === 0) return;
@@ -105,6 +108,15 @@ export function createIntakeService(deps: {
             ...(options.embedLater ? { embed_later: true } : {}),
             request_id: options.requestId,
           });
+        }
+        if (maxQueuedJobs !== Infinity) {
+          // Backpressure before Redis fills up: the workers are behind, so the sender waits, not Redis.
+          const waiting = await queueCall(() => deps.queue.getWaitingCount());
+          if (waiting + chunks.length > maxQueuedJobs) {
+            throw new ServiceUnavailableError(
+              `The intake backlog is full (about ${waiting * OBSERVATIONS_PER_JOB} observations waiting for the workers); nothing from this request was accepted. Retry after a few seconds.`,
+            );
+          }
         }
         const jobs = await queueCall(() =>
           deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))),

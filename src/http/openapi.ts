@@ -1,0 +1,124 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { OBSERVATION_SCHEMA_IDS } from '../contract/observations.ts';
+import { problemsWithStatus } from './problem-catalog.ts';
+
+/** Where the document and the browsable reference live. */
+export const OPENAPI_PATH = '/openapi.json';
+export const DOCS_PATH = '/docs';
+
+/** The intake route, whose body the zod schema cannot describe (a parsed container). */
+const INTAKE_PATH = '/internal/v1/social/observations';
+
+/** Statuses any operation may answer besides its own, with the condition that adds them. */
+const COMMON_STATUSES: Array<{ status: number; when: (route: RouteFacts) => boolean }> = [
+  { status: 400, when: (r) => r.hasBody },
+  { status: 401, when: (r) => r.authenticated },
+  { status: 403, when: (r) => r.authenticated },
+  { status: 413, when: (r) => r.hasBody },
+  { status: 415, when: (r) => r.hasBody },
+  { status: 500, when: () => true },
+  { status: 503, when: (r) => r.authenticated },
+];
+
+interface RouteFacts {
+  authenticated: boolean;
+  hasBody: boolean;
+}
+
+/** The response entry of a problem status: the problem schema and the names it may carry. */
+function problemResponse(status: number, schema: unknown): Record<string, unknown> {
+  const names = problemsWithStatus(status);
+  const description = names.length > 0 ? names.map((p) => `\`${p.name}\`: ${p.description}`).join('\n\n') : 'A problem object.';
+  return { description, content: { 'application/problem+json': { schema } } };
+}
+
+/** The intake body per content type: NDJSON lines or a JSON array, each entry one observation. */
+function intakeBody(): Record<string, unknown> {
+  // The observation schemas are registered components (contract/observations.ts); inputs carry the suffix.
+  const observation = { oneOf: Object.values(OBSERVATION_SCHEMA_IDS).map((id) => ({ $ref: `#/components/schemas/${id}Input` })) };
+  return {
+    content: {
+      'application/x-ndjson': {
+        schema: { type: 'string', description: 'One observation (JSON object) per line; a bad line is rejected alone. At most 5,000 lines and 20 MiB.' },
+      },
+      'application/json': { schema: { type: 'array', items: observation, maxItems: 5000 } },
+    },
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document generated from the routes' zod schemas (`@fastify/swagger` with the zod
+ * type provider's transform): nothing is kept by hand, so a route added with a schema appears in
+ * it. Every problem status an operation can answer is documented with its problem names (from the
+ * catalog); `/docs` serves the Swagger UI from its own bundled assets (no CDN). Register before
+ * the routes: the document is built from the routes registered after it.
+ */
+export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string; version: string }): void {
+  const zodTransform = createJsonSchemaTransform({});
+  const problemSchema = { $ref: '#/components/schemas/Problem' };
+  // Registered on the root instance (not awaited, so buildApp stays synchronous): its onRoute
+  // hook must see every route registered after it.
+  app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Social Content Search API',
+        version: options.version,
+        description:
+          'Search and read the social-platform posts and accounts this service tracks. Errors are problem objects whose `type` URL is a page describing the problem. Filter grammar: docs/filters.md.',
+      },
+      servers: [{ url: options.baseUrl }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ssk_…`.' } },
+        schemas: {
+          Problem: {
+            type: 'object',
+            required: ['type', 'status', 'request_id', 'detail'],
+            additionalProperties: false,
+            properties: {
+              type: { type: 'string', format: 'uri', description: '`{base_url}/problems/<problem-name>`: a page describing it.' },
+              status: { type: 'integer' },
+              request_id: { type: 'string', description: 'Quote it when reporting an issue.' },
+              detail: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    // Schemas registered with an id (recursive ones: filters, JSON values) become components.
+    transformObject: createJsonSchemaTransformObject({}),
+    transform(args) {
+      const { url } = args;
+      const route = args.schema as Record<string, unknown> & { response?: Record<string, unknown> };
+      const authenticated = url.startsWith('/v1/social/') && !url.startsWith('/v1/social/delivery') || url === INTAKE_PATH;
+      const isIntake = url === INTAKE_PATH;
+      // The intake body is a parsed container: described by hand below, per content type.
+      const input = isIntake ? { ...route, body: undefined } : route;
+      const out = zodTransform({ ...args, schema: input as typeof args.schema });
+      const schema = { ...(out.schema as Record<string, unknown>) } as Record<string, unknown> & { response?: Record<string, unknown> };
+      const facts: RouteFacts = { authenticated, hasBody: route.body !== undefined };
+      const responses: Record<string, unknown> = { ...(schema.response ?? {}) };
+      for (const code of Object.keys(responses)) {
+        if (Number(code) >= 400) responses[code] = problemResponse(Number(code), problemSchema);
+      }
+      for (const { status, when } of COMMON_STATUSES) {
+        if (when(facts) && !(String(status) in responses)) responses[String(status)] = problemResponse(status, problemSchema);
+      }
+      schema.response = responses;
+      if (isIntake) schema.body = intakeBody();
+      schema.security = authenticated ? [{ bearer: [] }] : [];
+      return { schema: schema as typeof out.schema, url: out.url };
+    },
+  });
+  app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    // The UI's own assets, served from node_modules: nothing is fetched from a CDN.
+    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 },
+    staticCSP: true,
+  });
+
+  app.get(OPENAPI_PATH, { schema: { hide: true } as object }, async (_request, reply) => reply.type('application/json').send(app.swagger()));
+}
