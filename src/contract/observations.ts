@@ -36,13 +36,12 @@ const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const classificationIds = z.array(z.string().min(1).max(200)).max(200);
 const text = (max: number) => z.string().max(max);
 /** Arrays whose element shape the spec does not show; kept and returned as given. */
-/** Any JSON value (platform-shaped data passed through); recursive, so documents reference it by id. */
-export const jsonValue: z.ZodType<JsonValue> = z
-  .lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)]))
-  .meta({ id: 'JsonValue' });
-
-/** A JSON value. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/**
+ * Any JSON value (platform-shaped data the spec does not detail, passed through). Bodies are parsed
+ * JSON, so every value is one already; described as `{}` (any) in documents, where a recursive
+ * union would only make generated client types circular.
+ */
+export const jsonValue = z.unknown().meta({ id: 'JsonValue', description: 'Any JSON value, passed through as given.' });
 
 const opaqueArray = z.array(jsonValue).max(1000);
 

@@ -29,6 +29,8 @@ export interface EmbedderStats {
   queries: number;
   /** embedQuery calls answered from the cache, without the model. */
   cacheHits: number;
+  /** Seconds the model thread spent on the calls (their sum: divided by modelCalls, the mean latency). */
+  modelSeconds: number;
 }
 
 /** Sentence embeddings, computed on a worker thread so the event loop never waits on the model. */
@@ -147,7 +149,7 @@ function plan(config: EmbeddingConfig): Plan {
 export function createEmbedder(config: EmbeddingConfig, logger?: EmbedderLogger): Embedder {
   const decided = plan(config);
   if (decided.kind === 'thread') return createThreadEmbedder(decided, logger);
-  const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0 };
+  const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0, modelSeconds: 0 };
   const state: EmbedderState = decided.kind;
   const modelId = decided.kind === 'failed' ? decided.modelId : null;
   if (decided.kind === 'failed') logger?.warn({ embeddings: { state, model: modelId, detail: decided.detail } }, 'embedding model unavailable');
@@ -180,7 +182,7 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
   let state: EmbedderState = 'loading';
   let detail = `loading ${modelId} from ${source}`;
   let dimensions = planned.dimensions;
-  const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0 };
+  const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0, modelSeconds: 0 };
   const cache = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_ENTRIES });
   /** Uncached queries on their way, so that concurrent callers of one text share a single slot. */
   const queriesUnderway = new Map<string, Promise<Float32Array>>();
@@ -249,7 +251,9 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
     running = true;
     stats.modelCalls++;
     stats.textsEmbedded += texts.length;
+    const started = performance.now();
     thread.run(texts, onVector).then(done, (error: Error) => reject(state === 'failed' ? new EmbeddingsUnavailableError(detail, { cause: error }) : error)).finally(() => {
+      stats.modelSeconds += (performance.now() - started) / 1000;
       running = false;
       pump();
     });

@@ -10,6 +10,7 @@ import type { KeyService } from '../services/keys/key-service.ts';
 import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
+import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { registerProblemHandling } from './problems.ts';
 import { requestIdGenerator } from './request-id.ts';
@@ -59,6 +60,8 @@ export function buildApp(
     corsOrigins?: readonly string[];
     /** Proxies whose `X-Request-Id` is kept (IPs or CIDRs). */
     trustedProxies?: readonly string[];
+    /** Request timing and `/metrics`; absent: neither. */
+    metrics?: { registry: HttpMetrics; token?: string | undefined };
   } = {},
 ): FastifyInstance {
   const app = Fastify({
@@ -80,6 +83,7 @@ export function buildApp(
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   registerProblemHandling(app, deps.baseUrl);
+  if (options.metrics) registerMetrics(app, options.metrics.registry, { token: options.metrics.token });
   // Negotiated (Accept-Encoding), above 1 KiB: a search page of 20 posts is ~40–60 KB of JSON.
   // Brotli at quality 4 costs about what gzip does and compresses better.
   app.register(compress, { threshold: 1024, encodings: ['br', 'gzip', 'deflate'], brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } } });

@@ -15,6 +15,8 @@ import { createPostService, type PostService } from '../services/posts/post-serv
 import { createAccountSearchService, createPostSearchService, type PostSearchService } from '../services/search/search-service.ts';
 import type { Connections } from './connections.ts';
 import { openIntake, openKeys, type Closable } from './core.ts';
+import { createPrometheusMetrics } from './metrics.ts';
+import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../queues/registry.ts';
 
 /** The HTTP API of one process, and the services behind it that an entry point may call itself. */
 export interface Api extends Closable {
@@ -57,6 +59,14 @@ export function createApi(
     keys,
     intake: intake.intake,
   };
+  // Queue handles for the depth gauges: producers only, connected on the shared Redis client.
+  const queues =
+    config.METRICS === 'on'
+      ? (Object.fromEntries(INDEX_WRITING_QUEUES.map((name) => [name, createProducer(name, { connection: connections.redis(), prefix: config.REDIS_PREFIX })])) as Record<QueueName, Producer<QueueName>>)
+      : null;
+  const metrics = queues
+    ? { registry: createPrometheusMetrics({ elasticsearch: connections.elasticsearch(), snapshotStats: () => engine.snapshotStats(), embedder, queues }), token: config.METRICS_TOKEN }
+    : undefined;
   const app = buildApp(
     {
       baseUrl: config.PUBLIC_BASE_URL,
@@ -74,6 +84,7 @@ export function createApi(
       validateResponses: config.NODE_ENV !== 'production',
       corsOrigins: config.CORS_ORIGINS,
       trustedProxies: config.TRUSTED_PROXIES,
+      ...(metrics ? { metrics } : {}),
     },
   );
   return {
@@ -83,6 +94,7 @@ export function createApi(
       await app.close();
       await keys.close();
       await intake.close();
+      await Promise.all(Object.values(queues ?? {}).map((q) => q.close().catch(() => undefined)));
     },
   };
 }

@@ -7,11 +7,12 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 
 /** What an integrator and an operator find besides the four operations (issue "The API as a product"). */
 
+const METRICS_TOKEN = 'scrape-token-0123456789';
 let stack: Stack;
 let bare: Stack;
 beforeAll(async () => {
   [stack, bare] = await Promise.all([
-    startStack('api-product', { CORS_ORIGINS: 'https://app.example.test', TRUSTED_PROXIES: '127.0.0.1/32' }),
+    startStack('api-product', { CORS_ORIGINS: 'https://app.example.test', TRUSTED_PROXIES: '127.0.0.1/32', METRICS_TOKEN: METRICS_TOKEN }),
     startStack('api-product-bare'),
   ]);
   const response = await stack.ingest([
@@ -173,5 +174,33 @@ describe('X-Request-Id', () => {
     expect((await get(stack, '127.0.0.1', 'bad id\nwith newline')).headers['x-request-id']).toMatch(/^req_/);
     expect((await get(stack, '203.0.113.9', 'lb-7f3a9c2e11')).headers['x-request-id']).toMatch(/^req_/);
     expect((await get(bare, '127.0.0.1', 'lb-7f3a9c2e11')).headers['x-request-id']).toMatch(/^req_/);
+  });
+});
+
+describe('metrics', () => {
+  it('/metrics reports requests by route pattern and status, engine latency, queues and snapshots', async () => {
+    const postPath = `/v1/social/posts/${mintId('post', 'ap-p')}`;
+    await stack.get(postPath);
+    await stack.get('/v1/social/posts/unknown-id');
+    await stack.post('/v1/social/posts/search', { post: { filters: { format: { in: ['reel'] } } } });
+    const response = await stack.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(response.statusCode).toBe(200);
+    expect(String(response.headers['content-type'])).toContain('text/plain');
+    const text = String(response.body);
+    // The route pattern, never the raw URL with its ID.
+    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/v1\/social\/posts\/:id",method="GET",status="200"\} [1-9]/);
+    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/v1\/social\/posts\/:id",method="GET",status="404"\} [1-9]/);
+    expect(text).not.toContain(mintId('post', 'ap-p'));
+    expect(text).toMatch(/elasticsearch_request_duration_seconds_count\{outcome="200"\} [1-9]/);
+    expect(text).toMatch(/queue_jobs\{queue="observations",state="failed"\} 0/);
+    expect(text).toMatch(/search_snapshots_opened_total [1-9]/);
+    expect(text).toContain('embedding_query_cache_hits_total');
+    expect(text).toContain('process_resident_memory_bytes');
+  });
+
+  it('needs the metrics token when one is set, and is open when none is', async () => {
+    expect((await stack.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    expect((await stack.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } })).statusCode).toBe(401);
+    expect((await bare.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
   });
 });

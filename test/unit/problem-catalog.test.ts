@@ -4,9 +4,9 @@ import { PROBLEM_CATALOG } from '../../src/http/problem-catalog.ts';
 
 describe('problem catalog', () => {
   it('has an entry, with the same status, for every problem the service can answer', () => {
-    const classes = Object.values(errors).filter(
-      (value): value is new (detail: string, extra?: never) => errors.DomainError =>
-        typeof value === 'function' && value.prototype instanceof errors.DomainError,
+    type Concrete = new (detail: string) => errors.DomainError;
+    const classes = (Object.values(errors) as unknown[]).filter(
+      (value): value is Concrete => typeof value === 'function' && value.prototype instanceof errors.DomainError,
     );
     expect(classes.length).toBeGreaterThan(10);
     const answered = classes.map((C) => new C('detail')).map((e) => ({ name: e.problem, status: e.status }));

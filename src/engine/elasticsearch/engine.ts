@@ -13,7 +13,7 @@ import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
 import { fusedPostSearch } from './fused-search.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
-import { createSnapshotPool } from './snapshot-pool.ts';
+import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
@@ -27,6 +27,8 @@ export interface ElasticsearchEngine {
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
   readonly health: EngineHealth;
+  /** Point-in-time snapshots opened and reused by first pages (metrics). */
+  snapshotStats(): SnapshotStats;
 }
 
 /**
@@ -216,6 +218,7 @@ export function createElasticsearchEngine(deps: {
     search,
     intake,
     admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),
+    snapshotStats: () => snapshots.stats(),
     health: {
       async check() {
         const health = await engineCall(() => client.cluster.health({ timeout: '2s' }));

@@ -22,6 +22,14 @@ export interface SnapshotPool {
   open(index: string | string[], epoch: string | null, keepAliveSeconds: number): Promise<Snapshot>;
   /** Forgets a shared snapshot the engine no longer knows (index rebuilt, node restarted). */
   discard(index: string | string[], pit: string): void;
+  /** Counters since creation: snapshots opened, and first pages served from one already open. */
+  stats(): SnapshotStats;
+}
+
+/** What {@link SnapshotPool.stats} reports. */
+export interface SnapshotStats {
+  opened: number;
+  reused: number;
 }
 
 interface Slot {
@@ -48,16 +56,19 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
   const now = deps.now ?? (() => performance.now());
   const slots = new Map<string, Slot>();
   const keyOf = (index: string | string[]) => (Array.isArray(index) ? index.join(',') : index);
+  const counts: SnapshotStats = { opened: 0, reused: 0 };
 
   const openPit = (index: string | string[], keepAliveSeconds: number) =>
-    engineCall(() => client.openPointInTime({ index, keep_alive: `${keepAliveSeconds}s` })).then((r) => r.id);
+    (counts.opened++, engineCall)(() => client.openPointInTime({ index, keep_alive: `${keepAliveSeconds}s` })).then((r) => r.id);
 
   return {
     async recent(index) {
       const slot = slots.get(keyOf(index));
       if (!slot || now() - slot.openedAt >= maxAgeMs) return null;
       try {
-        return { pit: await slot.pit, epoch: slot.epoch, shared: true };
+        const pit = await slot.pit;
+        counts.reused++;
+        return { pit, epoch: slot.epoch, shared: true };
       } catch {
         return null;
       }
@@ -68,6 +79,7 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
       const key = keyOf(index);
       const current = slots.get(key);
       if (current && current.epoch === epoch && now() - current.openedAt < maxAgeMs) {
+        counts.reused++;
         return { pit: await current.pit, epoch, shared: true };
       }
       const slot: Slot = { epoch, openedAt: now(), pit: openPit(index, keepAliveSeconds) };
@@ -88,5 +100,7 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
       const key = keyOf(index);
       if (slots.get(key)?.id === pit) slots.delete(key);
     },
+
+    stats: () => ({ ...counts }),
   };
 }
