@@ -12,7 +12,7 @@ import type { AccountSearchService, PostSearchService } from '../services/search
 import type { PostService } from '../services/posts/post-service.ts';
 import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
-import { registerProblemHandling } from './problems.ts';
+import { clientErrorHandler, registerProblemHandling } from './problems.ts';
 import { requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
@@ -72,6 +72,7 @@ export function buildApp(
     requestIdHeader: false,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    clientErrorHandler: clientErrorHandler(deps.baseUrl),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
   }).withTypeProvider<ZodTypeProvider>();
 

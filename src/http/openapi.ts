@@ -19,6 +19,8 @@ const COMMON_STATUSES: Array<{ status: number; when: (route: RouteFacts) => bool
   { status: 403, when: (r) => r.authenticated },
   { status: 413, when: (r) => r.hasBody },
   { status: 415, when: (r) => r.hasBody },
+  { status: 422, when: (r) => r.validated },
+  { status: 431, when: () => true },
   { status: 500, when: () => true },
   { status: 503, when: (r) => r.authenticated },
 ];
@@ -26,6 +28,8 @@ const COMMON_STATUSES: Array<{ status: number; when: (route: RouteFacts) => bool
 interface RouteFacts {
   authenticated: boolean;
   hasBody: boolean;
+  /** Has a params, querystring, headers or body schema: a value outside it answers 422. */
+  validated: boolean;
 }
 
 /** The response entry of a problem status: the problem schema and the names it may carry. */
@@ -42,9 +46,9 @@ function intakeBody(): Record<string, unknown> {
   return {
     content: {
       'application/x-ndjson': {
-        schema: { type: 'string', description: 'One observation (JSON object) per line; a bad line is rejected alone. At most 5,000 lines and 20 MiB.' },
+        schema: { type: 'string', minLength: 1, description: 'One observation (JSON object) per line; a bad line is rejected alone. At most 5,000 lines and 20 MiB.' },
       },
-      'application/json': { schema: { type: 'array', items: observation, maxItems: 5000 } },
+      'application/json': { schema: { type: 'array', items: observation, minItems: 1, maxItems: 5000 } },
     },
   };
 }
@@ -99,10 +103,12 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       const input = isIntake ? { ...route, body: undefined } : route;
       const out = zodTransform({ ...args, schema: input as typeof args.schema });
       const schema = { ...(out.schema as Record<string, unknown>) } as Record<string, unknown> & { response?: Record<string, unknown> };
-      const facts: RouteFacts = { authenticated, hasBody: route.body !== undefined };
+      const validated = ['params', 'querystring', 'headers', 'body'].some((part) => route[part] !== undefined);
+      const facts: RouteFacts = { authenticated, hasBody: route.body !== undefined, validated };
       const responses: Record<string, unknown> = { ...(schema.response ?? {}) };
       for (const code of Object.keys(responses)) {
         if (Number(code) >= 400) responses[code] = problemResponse(Number(code), problemSchema);
+        else if (Number(code) >= 300) responses[code] = { description: (responses[code] as { description?: string }).description ?? 'Redirect.' };
       }
       for (const { status, when } of COMMON_STATUSES) {
         if (when(facts) && !(String(status) in responses)) responses[String(status)] = problemResponse(status, problemSchema);

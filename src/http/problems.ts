@@ -1,12 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isResponseSerializationError } from 'fastify-type-provider-zod';
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Problem } from '../contract/api.ts';
 import {
   DomainError,
+  HeadersTooLargeError,
   InternalError,
   MalformedRequestError,
   MethodNotAllowedError,
   PayloadTooLargeError,
+  RequestTimeoutError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
 } from '../internal/errors.ts';
@@ -63,21 +68,35 @@ function toDomainError(error: unknown): DomainError {
  * installed before the routes are registered.
  */
 function collectRouteMethods(app: FastifyInstance): (path: string) => string[] {
-  const routes: Array<{ pattern: RegExp; methods: string[] }> = [];
+  const routes: Array<{ pattern: RegExp; methods: string[]; concrete: boolean }> = [];
   app.addHook('onRoute', (route) => {
     // `:param` matches one path segment; Fastify's own router has the same rule.
     const source = route.url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     const methods = [route.method].flat().map((m) => m.toUpperCase());
-    routes.push({ pattern: new RegExp(`^${source.join('/')}/?$`), methods });
+    routes.push({ pattern: new RegExp(`^${source.join('/')}/?$`), methods, concrete: !route.url.includes(':') && !route.url.includes('*') });
   });
-  return (path) => [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))].sort();
+  return (path) => {
+    const matching = routes.filter((r) => r.pattern.test(path));
+    // OpenAPI matches a concrete path before a templated one (`/posts/search` is not `/posts/{id}`).
+    const concrete = matching.filter((r) => r.concrete);
+    return [...new Set((concrete.length > 0 ? concrete : matching).flatMap((r) => r.methods))].sort();
+  };
 }
 
 /** Installs the one error handler and the not-found handler (404, or 405 for a known path). */
 export function registerProblemHandling(app: FastifyInstance, baseUrl: string): void {
   const methodsOf = collectRouteMethods(app);
+  const notFound = (request: FastifyRequest): DomainError => {
+    const path = request.url.split('?')[0]!;
+    const allow = methodsOf(path);
+    return allow.length > 0
+      ? new MethodNotAllowedError(`${path} answers ${allow.join(', ')}, not ${request.method}.`, allow)
+      : new RouteNotFoundError(`No route ${request.method} ${path}.`);
+  };
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
-    const domain = toDomainError(error);
+    // A request no route takes can fail before reaching the not-found handler (a body method
+    // without Content-Type): the answer is still 404 or 405, not a complaint about its body.
+    const domain = request.is404 ? notFound(request) : toDomainError(error);
     if (domain.status === 503 || domain.status === 504) {
       // A dependency is down or slow (503), or indexing outlasted a wait (504): expected, and an
       // outage is logged once by its connection (src/start/connections.ts), so each request says
@@ -89,13 +108,29 @@ export function registerProblemHandling(app: FastifyInstance, baseUrl: string): 
     }
     return sendProblem(reply, domain, baseUrl);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
-    const allow = methodsOf(path);
-    const problem =
-      allow.length > 0
-        ? new MethodNotAllowedError(`${path} answers ${allow.join(', ')}, not ${request.method}.`, allow)
-        : new RouteNotFoundError(`No route ${request.method} ${path}.`);
-    return sendProblem(reply, problem, baseUrl);
-  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(request), baseUrl));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what the server answers to a request it could not even parse
+ * (headers over the limit, a client too slow, broken HTTP), in the problem shape like every other
+ * error rather than Fastify's default JSON. No request exists yet, so the id is minted here.
+ */
+export function clientErrorHandler(baseUrl: string) {
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const domain =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new HeadersTooLargeError('The request line and headers are larger than 16 KiB.')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new RequestTimeoutError('The request was not received in time.')
+          : new MalformedRequestError('The request is not valid HTTP.');
+    const body = JSON.stringify(problemOf(domain, `req_${randomBytes(12).toString('base64url')}`, baseUrl));
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${domain.status} ${STATUS_CODES[domain.status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
 }

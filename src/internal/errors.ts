@@ -92,6 +92,18 @@ export class PayloadTooLargeError extends DomainError {
   readonly status = 413;
 }
 
+/** 431: a request line and headers over the server's limit (16 KiB), refused before routing. */
+export class HeadersTooLargeError extends DomainError {
+  readonly problem = 'headers-too-large';
+  readonly status = 431;
+}
+
+/** 408: a client that did not finish sending its request in time, refused before routing. */
+export class RequestTimeoutError extends DomainError {
+  readonly problem = 'request-timeout';
+  readonly status = 408;
+}
+
 /** 415: a body in a content type the route does not take. */
 export class UnsupportedMediaTypeError extends DomainError {
   readonly problem = 'unsupported-media-type';

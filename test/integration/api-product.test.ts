@@ -204,3 +204,16 @@ describe('metrics', () => {
     expect((await bare.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
   });
 });
+
+describe('requests refused before routing', () => {
+  it('headers over the limit get a 431 problem object, not a bare error', async () => {
+    await stack.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = stack.app.server.address() as { port: number };
+    const response = await fetch(`http://127.0.0.1:${port}/v1/social/posts/x?pad=${'a'.repeat(20_000)}`);
+    expect(response.status).toBe(431);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ type: 'https://api.example.test/problems/headers-too-large', status: 431 });
+    expect(body.request_id).toMatch(/^req_/);
+  });
+});

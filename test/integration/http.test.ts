@@ -94,9 +94,13 @@ describe('problems for malformed requests', () => {
 
   it('answers a known path with the wrong method 405 with Allow, and an unknown one 404', async () => {
     const search = await stack.inject({ method: 'GET', url: '/v1/social/posts/search?x=1', headers: { authorization: `Bearer ${stack.key}` } });
-    // GET /v1/social/posts/:id also matches "search" as an id: that route answers, not a 405.
-    expect(search.statusCode).toBe(404);
-    expect(search.body.type).toBe(problemType('not-tracked'));
+    // The concrete path wins over /v1/social/posts/{id}, as OpenAPI matches paths: a 405, Allow: POST.
+    expect(search.statusCode).toBe(405);
+    expect(search.headers.allow).toBe('POST');
+    expect(search.body.type).toBe(problemType('method-not-allowed'));
+    const options = await stack.inject({ method: 'OPTIONS', url: '/v1/social/accounts/search' });
+    expect(options.statusCode).toBe(405);
+    expect(options.headers.allow).toBe('POST');
     const wrong = await stack.inject({ method: 'DELETE', url: `/v1/social/posts/${postId}` });
     expect(wrong.statusCode).toBe(405);
     expect(wrong.headers.allow).toBe('GET, HEAD');

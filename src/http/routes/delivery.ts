@@ -17,7 +17,11 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now
         operationId: 'deliver',
         params: z.strictObject({ kind: z.enum(DELIVERY_KINDS as [string, ...string[]]), id: z.string().min(1).max(256) }),
         querystring: z.object({ src: z.string().max(8192).optional(), exp: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
-        response: { 403: problemSchema, 410: problemSchema },
+        response: {
+          302: z.null().meta({ description: 'Found: redirects to the source URL (Location), cacheable until the URL expires.' }),
+          403: problemSchema,
+          410: problemSchema,
+        },
       },
     },
     async (request, reply) => {

@@ -7,6 +7,7 @@ import type { AccountSearchService, PostSearchService } from '../../services/sea
 import type { PostService } from '../../services/posts/post-service.ts';
 import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query/search-request.ts';
 import { conditionalGet } from '../conditional-get.ts';
+import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
 
@@ -18,6 +19,16 @@ const conditionalHeaders = z.object({
 /** 304: no body; the copy the client holds is current. */
 const notModified = z.null().meta({ description: 'Not modified: the copy with this ETag is current.' });
 const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
+
+/**
+ * `GET /…/search` is the search path asked with the wrong method, not a read of the post or
+ * account called "search": as in OpenAPI, a concrete path wins over a templated one (405, Allow:
+ * POST). An account whose handle is "search" is read as `@search` (docs/api-decisions.md).
+ */
+function concreteFirst(id: string, searchPath: string): string {
+  if (id === 'search') throw new MethodNotAllowedError(`${searchPath} answers POST, not GET.`, ['POST']);
+  return id;
+}
 
 /** Get post (4.3), get account (4.4): bare resources; search posts (4.1): an envelope. */
 export const readRoutes: FastifyPluginAsyncZod<{
@@ -37,7 +48,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/v1/social/posts/:id',
     { onRequest, onSend: conditionalGet, schema: { operationId: 'getPost', params: idParams, headers: conditionalHeaders, response: { 200: fullPostSchema, 304: notModified, ...errors } } },
-    async (request) => posts.get(request.params.id),
+    async (request) => posts.get(concreteFirst(request.params.id, '/v1/social/posts/search')),
   );
 
   app.post(
@@ -67,6 +78,6 @@ export const readRoutes: FastifyPluginAsyncZod<{
   app.get(
     '/v1/social/accounts/:id',
     { onRequest, onSend: conditionalGet, schema: { operationId: 'getAccount', params: idParams, headers: conditionalHeaders, response: { 200: accountSchema, 304: notModified, ...errors } } },
-    async (request) => accounts.get(request.params.id),
+    async (request) => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search')),
   );
 };

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Fuzzes the HTTP API with schemathesis (PyPI `schemathesis`, 4.x) against its own /openapi.json:
+# a fresh service (API + worker) on demo data under a unique prefix, real post and account IDs,
+# shortcodes and handles given to schemathesis as examples so GETs and searches reach their
+# logic, positive and negative data, every check that applies (see schemathesis.toml for the one
+# exception and why). Exit status: schemathesis's (0: no failure). Cleans up after itself.
+#
+#   bash scripts/fuzz-api.sh                    # CI size: FUZZ_MAX_EXAMPLES=25 per operation and phase
+#   FUZZ_MAX_EXAMPLES=1500 bash scripts/fuzz-api.sh   # a long local run (≥ 10,000 cases)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-25}"
+RUN="fuzz-$(date +%s)-$$"
+WORK="$(mktemp -d)"
+PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+BASE="http://127.0.0.1:$PORT"
+
+export INDEX_PREFIX="$RUN" REDIS_PREFIX="$RUN" EMBEDDINGS=off LOG_LEVEL="${LOG_LEVEL:-warn}" NODE_ENV=test
+export HOST=127.0.0.1 PORT PUBLIC_BASE_URL="$BASE" RATE_LIMIT_SEARCH_PER_MINUTE=0 INTAKE_WAIT_TIMEOUT_MS=20000
+export SIGNING_SECRET="${SIGNING_SECRET:-fuzz-only-$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')}"
+
+if ! command -v st >/dev/null 2>&1; then
+  echo "fuzz-api: schemathesis is not installed (pip install schemathesis)" >&2
+  exit 2
+fi
+
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  local es="${ELASTICSEARCH_URL:-http://127.0.0.1:9200}"
+  for index in $(curl -fs "$es/_cat/indices/$RUN-*?h=index" 2>/dev/null); do curl -fs -XDELETE "$es/$index" >/dev/null || true; done
+  for template in $(curl -fs "$es/_index_template/$RUN-*" 2>/dev/null | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{try{for(const t of JSON.parse(s).index_templates)console.log(t.name)}catch{}})"); do
+    curl -fs -XDELETE "$es/_index_template/$template" >/dev/null || true
+  done
+  node -e "
+    const { Redis } = require('ioredis');
+    const r = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    r.keys(process.env.REDIS_PREFIX + ':*').then((k) => (k.length ? r.del(...k) : 0)).finally(() => r.disconnect());
+  " 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+node bin/social-search.js indices apply >/dev/null
+node bin/social-search.js worker >"$WORK/worker.log" 2>&1 & pids+=($!)
+node bin/social-search.js serve >"$WORK/api.log" 2>&1 & pids+=($!)
+KEY="$(node bin/social-search.js keys create --owner fuzz@example.com --name schemathesis --scopes search,ingest --json | node -e "process.stdin.on('data',d=>console.log(JSON.parse(d).key))")"
+for _ in $(seq 1 120); do curl -fs "$BASE/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
+node bin/social-search.js seed --posts 120 --accounts 12 --seed 11 --wait >/dev/null 2>&1
+
+# The document as served, with real identifiers as examples (schemathesis's examples phase).
+KEY="$KEY" BASE="$BASE" node --input-type=module -e "
+const headers = { authorization: 'Bearer ' + process.env.KEY, 'content-type': 'application/json' };
+const doc = await (await fetch(process.env.BASE + '/openapi.json')).json();
+const page = await (await fetch(process.env.BASE + '/v1/social/posts/search', { method: 'POST', headers, body: JSON.stringify({ post: { filters: { format: { in: ['reel', 'video', 'image', 'carousel'] } } }, limit: 5 }) })).json();
+const post = page.data[0];
+if (!post) throw new Error('the demo data did not load');
+const accounts = await (await fetch(process.env.BASE + '/v1/social/accounts/search', { method: 'POST', headers, body: JSON.stringify({ account: { filters: { followers_count: { gte: 0 } } }, limit: 1 }) })).json();
+const account = accounts.data[0];
+const examples = (pairs) => Object.fromEntries(pairs.map(([name, value]) => [name, { value }]));
+const setParam = (op, examplesById) => { for (const p of op.parameters ?? []) if (p.name === 'id') p.examples = examplesById; };
+setParam(doc.paths['/v1/social/posts/{id}'].get, examples([['id', post.id], ['shortcode', post.shortcode]]));
+setParam(doc.paths['/v1/social/accounts/{id}'].get, examples([['id', account.id], ['handle', account.handle], ['at_handle', '@' + account.handle]]));
+const body = (path) => doc.paths[path].post.requestBody.content['application/json'];
+body('/v1/social/posts/search').examples = examples([
+  ['query', { post: { query: 'skincare routine', filters: { views: { gte: 0 } } }, limit: 5 }],
+  ['sorted', { post: { filters: { format: { in: ['reel'] } }, author: { filters: { followers_count: { gte: 0 } } } }, sort: { by: 'views', order: 'desc' }, limit: 3 }],
+]);
+body('/v1/social/accounts/search').examples = examples([
+  ['query', { account: { query: account.handle }, limit: 5 }],
+  ['posts', { account: { posts: { minimum_matching_posts: 1, filters: { format: { in: ['reel'] } } } }, sort: { by: 'followers_count', order: 'desc' } }],
+]);
+(await import('node:fs')).writeFileSync('$WORK/openapi.json', JSON.stringify(doc));
+"
+
+echo "fuzz-api: schemathesis on $BASE, $MAX_EXAMPLES examples per operation and phase"
+set +e
+st --config-file schemathesis.toml run "$WORK/openapi.json" --url "$BASE" \
+  -H "Authorization: Bearer $KEY" \
+  --checks all --mode all --max-examples "$MAX_EXAMPLES" --seed "${FUZZ_SEED:-1}" \
+  --generation-database none --no-color --request-timeout 30 \
+  --report junit --report-dir "${FUZZ_REPORT_DIR:-$WORK/report}"
+status=$?
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "--- API log (last 40 lines)"; tail -n 40 "$WORK/api.log"
+  echo "--- worker log (last 20 lines)"; tail -n 20 "$WORK/worker.log"
+fi
+exit "$status"
