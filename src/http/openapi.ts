@@ -12,6 +12,36 @@ export const DOCS_PATH = '/docs';
 /** The intake route, whose body the zod schema cannot describe (a parsed container). */
 const INTAKE_PATH = '/internal/v1/social/observations';
 
+/** Request examples shown in /docs (JSON Schema `examples`), by operation. */
+const BODY_EXAMPLES: Record<string, unknown[]> = {
+  searchPosts: [
+    {
+      post: {
+        query: 'night-time skincare routine with a discount code',
+        filters: { posted_at: { gte: '2026-01-01T00:00:00Z' }, offer_types: { contains_any: ['discount'] } },
+        author: { filters: { followers_count: { gte: 10000 } } },
+      },
+      limit: 10,
+    },
+    { post: { filters: { format: { in: ['reel'] }, views: { gte: 100000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 },
+    { cursor: '<next_cursor of the previous page>' },
+  ],
+  searchAccounts: [
+    {
+      account: {
+        filters: { niches: { contains_any: ['skincare'] } },
+        posts: { minimum_matching_posts: 2, filters: { offer_types: { contains_any: ['discount'] } } },
+      },
+      sort: { by: 'followers_count', order: 'desc' },
+    },
+    { account: { query: 'vegan baking' }, limit: 10 },
+  ],
+};
+const ID_EXAMPLES: Record<string, unknown[]> = {
+  getPost: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg', '0sjB3DUrdcE'],
+  getAccount: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58', 'glowwithmaya', '@glowwithmaya'],
+};
+
 /** Statuses any operation may answer besides its own, with the condition that adds them. */
 const COMMON_STATUSES: Array<{ status: number; when: (route: RouteFacts) => boolean }> = [
   { status: 400, when: (r) => r.hasBody },
@@ -115,6 +145,12 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       }
       schema.response = responses;
       if (isIntake) schema.body = intakeBody();
+      const operationId = String(route.operationId ?? '');
+      if (BODY_EXAMPLES[operationId] && schema.body) schema.body = { ...(schema.body as object), examples: BODY_EXAMPLES[operationId] };
+      const params = schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined;
+      if (ID_EXAMPLES[operationId] && params?.properties?.id) {
+        schema.params = { ...params, properties: { ...params.properties, id: { ...params.properties.id, examples: ID_EXAMPLES[operationId] } } };
+      }
       schema.security = authenticated ? [{ bearer: [] }] : [];
       return { schema: schema as typeof out.schema, url: out.url };
     },

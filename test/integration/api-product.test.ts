@@ -49,6 +49,10 @@ describe('the OpenAPI document', () => {
     for (const ref of intake['application/json'].schema.items.oneOf) {
       expect(doc.components.schemas[ref.$ref.split('/').at(-1)]).toBeDefined();
     }
+    // Examples to start from: search bodies and the forms an ID may take.
+    expect(Object.keys(search.requestBody.content['application/json'].examples).length).toBeGreaterThanOrEqual(2);
+    const idParam = doc.paths['/v1/social/accounts/{id}'].get.parameters.find((p: { name: string }) => p.name === 'id');
+    expect(Object.values(idParam.examples).map((e) => (e as { value: string }).value)).toContain('@glowwithmaya');
     // Every $ref resolves inside the document.
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
     expect(refs.filter((name) => !doc.components.schemas[name])).toEqual([]);
