@@ -67,14 +67,15 @@ export type SearchRequest<S> =
   | { kind: 'initial'; search: S; limit: number }
   | { kind: 'continuation'; cursor: string; limit: number | null };
 
-const OBJECT_EXPECTED = 'expected a JSON object';
+/** The reason for a non-object where an object belongs. */
+export const OBJECT_EXPECTED = 'expected a JSON object';
 const LIMIT_EXPECTED = `expected an integer from ${LIMITS.min} to ${LIMITS.max}`;
 const CURSOR_EXPECTED = 'expected a cursor string from a previous response';
 const MINIMUM_EXPECTED = `expected an integer from 1 to ${MAX_MINIMUM_MATCHING_POSTS}`;
 const CONTINUATION_ONLY = 'a continuation sends only "cursor" and optionally "limit"; the cursor carries the rest of the request';
 
 /** The reason for any key outside `allowed`. */
-const expectedKeys = (allowed: readonly string[]) => () => `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
+export const expectedKeys = (allowed: readonly string[]) => () => `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
 
 const limitSchema = z
   .int({ error: LIMIT_EXPECTED })
@@ -100,7 +101,7 @@ function querySchema(description: string) {
 }
 
 /** A query string, or null when absent or blank. */
-function normalizeQuery(query: string | null | undefined): string | null {
+export function normalizeQuery(query: string | null | undefined): string | null {
   const trimmed = query?.trim() ?? '';
   return trimmed.length > 0 ? trimmed : null;
 }
@@ -159,7 +160,8 @@ const authorScope = closedObject(
   expectedKeys(['filters']),
 ).meta({ description: 'The account that published the post.' });
 
-const postScope = closedObject(
+/** The `post` scope of a post search (also of post facets). */
+export const postScope = closedObject(
   {
     query: querySchema(`Natural-language content intent, at most ${MAX_QUERY_LENGTH} characters; supplies relevance order`),
     filters: filtersSchema('post', '/post/filters').optional(),
@@ -226,7 +228,8 @@ const postsScope = closedObject(
   expectedKeys(['minimum_matching_posts', 'filters']),
 ).meta({ description: 'The publishing scope: the account must have posts matching these filters.' });
 
-const accountScope = closedObject(
+/** The `account` scope of an account search (also of account facets). */
+export const accountScope = closedObject(
   {
     query: querySchema(`Identity intent, at most ${MAX_QUERY_LENGTH} characters`),
     filters: filtersSchema('account', '/account/filters').optional(),

@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError, ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import type { FacetEngine } from '../facets.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
@@ -11,6 +12,7 @@ import { engineCall } from './errors.ts';
 import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
+import { createFacetEngine } from './facet-search.ts';
 import { fusedPostSearch } from './fused-search.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { createSnapshotPool } from './snapshot-pool.ts';
@@ -24,6 +26,7 @@ const PAGE = 2000;
 export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly search: SearchEngine;
+  readonly facets: FacetEngine;
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
   readonly health: EngineHealth;
@@ -214,6 +217,7 @@ export function createElasticsearchEngine(deps: {
   return {
     reads,
     search,
+    facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read }),
     intake,
     admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),
     health: {

@@ -18,7 +18,7 @@ import type { SnapshotPool } from './snapshot-pool.ts';
  */
 export const FUSION_WINDOW = 50;
 /** HNSW candidates per shard: twice the window, for recall with the int8 index. */
-const KNN_CANDIDATES = 100;
+export const KNN_CANDIDATES = 100;
 
 /**
  * Quantizes a vector to int8 with one scale (what the int8 HNSW index does to documents anyway),
