@@ -45,7 +45,13 @@ export interface PostSearch {
   filter: FilterNode;
   /** Only on filters-only requests; null means the documented default. */
   sort: SortSpec | null;
+  /** Opt-in additions to the envelope; absent when none (so cursors without them are unchanged). */
+  include?: PostInclude[];
 }
+
+/** What `include` may ask a post search to add: `matches`, the match evidence (docs/api-decisions.md). */
+export const POST_INCLUDES = ['matches'] as const;
+export type PostInclude = (typeof POST_INCLUDES)[number];
 
 /** The publishing scope of an account search (spec 4.2). */
 export interface PostsScope {
@@ -171,7 +177,12 @@ export const postScope = closedObject(
   expectedKeys(['query', 'filters', 'author']),
 ).meta({ description: 'The post scope: required on an initial request.' });
 
-type PostBody = Envelope & Record<string, unknown> & { post?: z.output<typeof postScope> | undefined };
+type PostBody = Envelope & Record<string, unknown> & { post?: z.output<typeof postScope> | undefined; include?: PostInclude[] | undefined };
+
+const includeSchema = z
+  .array(z.enum(POST_INCLUDES, { error: `expected one of ${POST_INCLUDES.map((i) => `"${i}"`).join(', ')}` }), { error: 'expected an array' })
+  .max(POST_INCLUDES.length * 2, { error: 'expected each addition at most once' })
+  .meta({ description: 'Opt-in additions to the response: "matches" adds why each post matched. Kept by the cursor.' });
 
 function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
   const next = continuationOf(body, ctx);
@@ -192,6 +203,7 @@ function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
     query,
     filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))),
     sort: body.sort ?? null,
+    ...(body.include && body.include.length > 0 && { include: [...new Set(body.include)] }),
   };
   const filters: Array<[PropertyKey[], FilterNode]> = [[['post', 'filters'], postFilter], [['post', 'author', 'filters'], authorFilter]];
   if (!fitsCursor(search, filters, ctx)) return z.NEVER;
@@ -206,9 +218,15 @@ function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
  * are checked after the structure, so a body breaking both gets the structural issues.
  */
 export const postSearchRequestSchema = closedObject(
-  { post: postScope.optional(), sort: SORT_SCHEMAS.post.optional(), limit: limitSchema.optional(), cursor: cursorSchema.optional() },
+  {
+    post: postScope.optional(),
+    sort: SORT_SCHEMAS.post.optional(),
+    limit: limitSchema.optional(),
+    cursor: cursorSchema.optional(),
+    include: includeSchema.optional(),
+  },
   OBJECT_EXPECTED,
-  expectedKeys(['post', 'sort', 'limit', 'cursor']),
+  expectedKeys(['post', 'sort', 'limit', 'cursor', 'include']),
 )
   .meta({ description: 'Search posts: an initial request sends post (with sort and limit); a continuation sends only cursor and optionally limit.' })
   .transform(toPostRequest);

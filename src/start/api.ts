@@ -13,6 +13,7 @@ import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import { createPostService, type PostService } from '../services/posts/post-service.ts';
 import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
+import { createMatchEvidence } from '../services/search/match-evidence.ts';
 import { createAccountSearchService, createPostSearchService, type PostSearchService } from '../services/search/search-service.ts';
 import type { Connections } from './connections.ts';
 import { openIntake, openKeys, type Closable } from './core.ts';
@@ -55,6 +56,7 @@ export function createApi(
     accounts: createAccountService({ reads: engine.reads, signer }),
     postSearch: createPostSearchService({
       ...search,
+      evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
       ranking: { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) },
     }),
     accountSearch: createAccountSearchService(search),

@@ -2,6 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError, ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
+import type { MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
@@ -14,6 +15,7 @@ import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
 import { fusedPostSearch } from './fused-search.ts';
+import { createPostHighlighter } from './post-highlights.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { createSnapshotPool } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
@@ -27,6 +29,7 @@ export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
+  readonly highlights: MatchHighlighter;
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
   readonly health: EngineHealth;
@@ -218,6 +221,7 @@ export function createElasticsearchEngine(deps: {
     reads,
     search,
     facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read }),
+    highlights: createPostHighlighter({ client, index: posts.read }),
     intake,
     admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),
     health: {
