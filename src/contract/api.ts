@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jsonValue } from './observations.ts';
+import { postMatchesSchema } from './search-extras.ts';
 
 /**
  * Zod schemas of the public API's responses (spec part 2 and 7). Routes declare them as response
@@ -154,6 +155,8 @@ export const postSearchResponseSchema = z.strictObject({
   data: z.array(postSummarySchema),
   has_more: z.boolean(),
   next_cursor: z.string().nullable(),
+  /** Only with `"include": ["matches"]` (issue 13, an additive v1 member). */
+  matches: postMatchesSchema.optional(),
 });
 
 /** Spec 4.2: the search accounts envelope. */

@@ -35,9 +35,14 @@ export type PagedState = z.infer<typeof pagedStateSchema>;
 export type FusedState = z.infer<typeof fusedStateSchema>;
 export type SearchState = z.infer<typeof searchStateSchema>;
 
+/** Which side of a fused ranking retrieved a result (its fusion inputs). */
+export type Retrieval = 'lexical' | 'semantic' | 'both';
+
 /** One page of search results. */
 export interface SearchPage<R, S extends SearchState = SearchState> {
   records: R[];
+  /** Fused rankings only: which side retrieved each record, by id. */
+  retrievedBy?: ReadonlyMap<string, Retrieval>;
   /** Exact: true only when at least one more result exists. */
   hasMore: boolean;
   /** Continuation state when `hasMore`, else null. */

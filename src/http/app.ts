@@ -9,6 +9,7 @@ import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
+import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
 import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -16,6 +17,7 @@ import { clientErrorHandler, registerProblemHandling } from './problems.ts';
 import { requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
+import { facetRoutes } from './routes/facets.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { intakeRoutes } from './routes/intake.ts';
 import { problemRoutes } from './routes/problems.ts';
@@ -35,6 +37,8 @@ export interface AppDependencies {
   postSearch: PostSearchService;
   accounts: AccountService;
   accountSearch: AccountSearchService;
+  postFacets: PostFacetsService;
+  accountFacets: AccountFacetsService;
   intake: IntakeService;
   signer: DeliverySigner;
   readiness: Record<string, ReadinessCheck>;
@@ -115,6 +119,12 @@ export function buildApp(
     postSearch: deps.postSearch,
     accounts: deps.accounts,
     accountSearch: deps.accountSearch,
+    ...(deps.searchRateLimit ? { rateLimit: deps.searchRateLimit } : {}),
+  });
+  app.register(facetRoutes, {
+    keys: deps.keys,
+    postFacets: deps.postFacets,
+    accountFacets: deps.accountFacets,
     ...(deps.searchRateLimit ? { rateLimit: deps.searchRateLimit } : {}),
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });

@@ -45,7 +45,13 @@ export interface PostSearch {
   filter: FilterNode;
   /** Only on filters-only requests; null means the documented default. */
   sort: SortSpec | null;
+  /** Opt-in additions to the envelope; absent when none (so cursors without them are unchanged). */
+  include?: PostInclude[];
 }
+
+/** What `include` may ask a post search to add: `matches`, the match evidence (docs/api-decisions.md). */
+export const POST_INCLUDES = ['matches'] as const;
+export type PostInclude = (typeof POST_INCLUDES)[number];
 
 /** The publishing scope of an account search (spec 4.2). */
 export interface PostsScope {
@@ -67,14 +73,15 @@ export type SearchRequest<S> =
   | { kind: 'initial'; search: S; limit: number }
   | { kind: 'continuation'; cursor: string; limit: number | null };
 
-const OBJECT_EXPECTED = 'expected a JSON object';
+/** The reason for a non-object where an object belongs. */
+export const OBJECT_EXPECTED = 'expected a JSON object';
 const LIMIT_EXPECTED = `expected an integer from ${LIMITS.min} to ${LIMITS.max}`;
 const CURSOR_EXPECTED = 'expected a cursor string from a previous response';
 const MINIMUM_EXPECTED = `expected an integer from 1 to ${MAX_MINIMUM_MATCHING_POSTS}`;
 const CONTINUATION_ONLY = 'a continuation sends only "cursor" and optionally "limit"; the cursor carries the rest of the request';
 
 /** The reason for any key outside `allowed`. */
-const expectedKeys = (allowed: readonly string[]) => () => `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
+export const expectedKeys = (allowed: readonly string[]) => () => `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
 
 const limitSchema = z
   .int({ error: LIMIT_EXPECTED })
@@ -100,7 +107,7 @@ function querySchema(description: string) {
 }
 
 /** A query string, or null when absent or blank. */
-function normalizeQuery(query: string | null | undefined): string | null {
+export function normalizeQuery(query: string | null | undefined): string | null {
   const trimmed = query?.trim() ?? '';
   return trimmed.length > 0 ? trimmed : null;
 }
@@ -159,7 +166,8 @@ const authorScope = closedObject(
   expectedKeys(['filters']),
 ).meta({ description: 'The account that published the post.' });
 
-const postScope = closedObject(
+/** The `post` scope of a post search (also of post facets). */
+export const postScope = closedObject(
   {
     query: querySchema(`Natural-language content intent, at most ${MAX_QUERY_LENGTH} characters; supplies relevance order`),
     filters: filtersSchema('post', '/post/filters').optional(),
@@ -169,7 +177,12 @@ const postScope = closedObject(
   expectedKeys(['query', 'filters', 'author']),
 ).meta({ description: 'The post scope: required on an initial request.' });
 
-type PostBody = Envelope & Record<string, unknown> & { post?: z.output<typeof postScope> | undefined };
+type PostBody = Envelope & Record<string, unknown> & { post?: z.output<typeof postScope> | undefined; include?: PostInclude[] | undefined };
+
+const includeSchema = z
+  .array(z.enum(POST_INCLUDES, { error: `expected one of ${POST_INCLUDES.map((i) => `"${i}"`).join(', ')}` }), { error: 'expected an array' })
+  .max(POST_INCLUDES.length * 2, { error: 'expected each addition at most once' })
+  .meta({ description: 'Opt-in additions to the response: "matches" adds why each post matched. Kept by the cursor.' });
 
 function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
   const next = continuationOf(body, ctx);
@@ -190,6 +203,7 @@ function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
     query,
     filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))),
     sort: body.sort ?? null,
+    ...(body.include && body.include.length > 0 && { include: [...new Set(body.include)] }),
   };
   const filters: Array<[PropertyKey[], FilterNode]> = [[['post', 'filters'], postFilter], [['post', 'author', 'filters'], authorFilter]];
   if (!fitsCursor(search, filters, ctx)) return z.NEVER;
@@ -204,9 +218,15 @@ function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
  * are checked after the structure, so a body breaking both gets the structural issues.
  */
 export const postSearchRequestSchema = closedObject(
-  { post: postScope.optional(), sort: SORT_SCHEMAS.post.optional(), limit: limitSchema.optional(), cursor: cursorSchema.optional() },
+  {
+    post: postScope.optional(),
+    sort: SORT_SCHEMAS.post.optional(),
+    limit: limitSchema.optional(),
+    cursor: cursorSchema.optional(),
+    include: includeSchema.optional(),
+  },
   OBJECT_EXPECTED,
-  expectedKeys(['post', 'sort', 'limit', 'cursor']),
+  expectedKeys(['post', 'sort', 'limit', 'cursor', 'include']),
 )
   .meta({ description: 'Search posts: an initial request sends post (with sort and limit); a continuation sends only cursor and optionally limit.' })
   .transform(toPostRequest);
@@ -226,7 +246,8 @@ const postsScope = closedObject(
   expectedKeys(['minimum_matching_posts', 'filters']),
 ).meta({ description: 'The publishing scope: the account must have posts matching these filters.' });
 
-const accountScope = closedObject(
+/** The `account` scope of an account search (also of account facets). */
+export const accountScope = closedObject(
   {
     query: querySchema(`Identity intent, at most ${MAX_QUERY_LENGTH} characters`),
     filters: filtersSchema('account', '/account/filters').optional(),

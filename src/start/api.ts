@@ -12,6 +12,8 @@ import { createAccountService, type AccountService } from '../services/accounts/
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import { createPostService, type PostService } from '../services/posts/post-service.ts';
+import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
+import { createMatchEvidence } from '../services/search/match-evidence.ts';
 import { createAccountSearchService, createPostSearchService, type PostSearchService } from '../services/search/search-service.ts';
 import type { Connections } from './connections.ts';
 import { openIntake, openKeys, type Closable } from './core.ts';
@@ -48,14 +50,20 @@ export function createApi(
     cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
     cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
   };
+  // Facets rank as the search does: the ranking decides which posts a query returns.
+  const ranking = { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) };
+  const facets = { engine: engine.facets, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
     posts: createPostService({ reads: engine.reads, signer }),
     accounts: createAccountService({ reads: engine.reads, signer }),
     postSearch: createPostSearchService({
       ...search,
+      evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
       ranking: { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) },
     }),
     accountSearch: createAccountSearchService(search),
+    postFacets: createPostFacetsService({ ...facets, ranking }),
+    accountFacets: createAccountFacetsService(facets),
     keys,
     intake: intake.intake,
   };

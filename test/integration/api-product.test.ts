@@ -24,14 +24,14 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([stack?.close(), bare?.close()]));
 
 describe('the OpenAPI document', () => {
-  it('is OpenAPI 3.1 with the four operations, the intake and delivery, each problem status named', async () => {
+  it('is OpenAPI 3.1 with the four operations, the facets, the intake and delivery, each problem status named', async () => {
     const response = await stack.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.statusCode).toBe(200);
     const doc = response.body;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://api.example.test' }]);
     const operations = Object.values(doc.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { description: string }>; security: unknown[] }>>).flatMap((path) => Object.values(path));
-    expect(operations.map((o) => o.operationId).sort()).toEqual(['deliver', 'getAccount', 'getPost', 'ingestObservations', 'searchAccounts', 'searchPosts']);
+    expect(operations.map((o) => o.operationId).sort()).toEqual(['accountFacets', 'deliver', 'getAccount', 'getPost', 'ingestObservations', 'postFacets', 'searchAccounts', 'searchPosts']);
     const search = doc.paths['/v1/social/posts/search'].post;
     expect(search.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

@@ -69,7 +69,8 @@ function expectFilters(root: Json, node: Json, scope: FilterScope, nested = true
 }
 
 function expectEnvelope(root: Json, scope: SortScope): void {
-  expect(Object.keys(root.properties as Json)).toEqual([scope, 'sort', 'limit', 'cursor']);
+  // Post search also takes the opt-in `include` (match evidence).
+  expect(Object.keys(root.properties as Json)).toEqual([scope, 'sort', 'limit', 'cursor', ...(scope === 'post' ? ['include'] : [])]);
   expect(root.additionalProperties).toEqual({ not: {} });
   const sort = prop(root, root, 'sort');
   expect(prop(root, sort, 'by').enum).toEqual(sortFields(scope).map((f) => f.name));
@@ -90,6 +91,7 @@ describe('the JSON Schema of the request schemas', () => {
   it('shows search posts: the envelope, the post and author filters with their operators, the sort enum', () => {
     const root = jsonSchemaOf(postSearchRequestSchema);
     expectEnvelope(root, 'post');
+    expect(prop(root, root, 'include')).toMatchObject({ type: 'array', items: { enum: ['matches'] } });
     const post = prop(root, root, 'post');
     expect(Object.keys(post.properties as Json)).toEqual(['query', 'filters', 'author']);
     expectFilters(root, prop(root, post, 'filters'), 'post');

@@ -1,6 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError, ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import type { FacetEngine } from '../facets.ts';
+import type { MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
@@ -11,7 +13,9 @@ import { engineCall } from './errors.ts';
 import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
+import { createFacetEngine } from './facet-search.ts';
 import { fusedPostSearch } from './fused-search.ts';
+import { createPostHighlighter } from './post-highlights.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
@@ -24,6 +28,8 @@ const PAGE = 2000;
 export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly search: SearchEngine;
+  readonly facets: FacetEngine;
+  readonly highlights: MatchHighlighter;
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
   readonly health: EngineHealth;
@@ -216,6 +222,8 @@ export function createElasticsearchEngine(deps: {
   return {
     reads,
     search,
+    facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read }),
+    highlights: createPostHighlighter({ client, index: posts.read }),
     intake,
     admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),
     snapshotStats: () => snapshots.stats(),

@@ -3,7 +3,7 @@ import { ExpiredCursorError } from '../../internal/errors.ts';
 import type { PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import { fuseConvex, type ScoredId } from '../../query/fusion.ts';
-import type { FusedRanking, FusedState, SearchPage } from '../search.ts';
+import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { translateEngineError } from './errors.ts';
 import { EXPIRED, firstPage, isMissingSnapshot } from './paged-search.ts';
@@ -18,7 +18,7 @@ import type { SnapshotPool } from './snapshot-pool.ts';
  */
 export const FUSION_WINDOW = 50;
 /** HNSW candidates per shard: twice the window, for recall with the int8 index. */
-const KNN_CANDIDATES = 100;
+export const KNN_CANDIDATES = 100;
 
 /**
  * Quantizes a vector to int8 with one scale (what the int8 HNSW index does to documents anyway),
@@ -139,7 +139,8 @@ export async function fusedPostSearch(deps: {
       tail = tailResponse.hits.hits;
     }
     const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
-    return { ids, tail, fusedLength, records, q: await quantized };
+    const sides = { lexical: new Set(lexicalHits.map((h) => h._id!)), semantic: new Set(semanticHits.map((h) => h._id!)) };
+    return { ids, tail, fusedLength, records, sides, q: await quantized };
   };
 
   let pit: string;
@@ -173,7 +174,19 @@ export async function fusedPostSearch(deps: {
         ? { ...common, offset: null, after: fromTail.at(-1)!.sort! }
         : { ...common, offset: (state.offset ?? 0) + fromWindow.length, after: null };
   }
-  return { records, hasMore, state: next };
+  return { records, hasMore, state: next, retrievedBy: retrievals(records, result.sides) };
+}
+
+/** Which side retrieved each record: the fusion inputs, or BM25 past the window. */
+function retrievals(records: PostRecord[], sides: { lexical: Set<string>; semantic: Set<string> }): Map<string, Retrieval> {
+  return new Map(
+    records.map((r) => {
+      const semantic = sides.semantic.has(r.id);
+      // Past the window, results come from BM25 alone.
+      const lexical = sides.lexical.has(r.id) || !semantic;
+      return [r.id, lexical && semantic ? 'both' : semantic ? 'semantic' : 'lexical'];
+    }),
+  );
 }
 
 /** The records of window hits, read on the same snapshot. */

@@ -3,7 +3,7 @@ import { pagedStateSchema, searchStateSchema, type PagedState, type SearchState 
 import { ExpiredCursorError, InternalError, ValidationFailedError } from '../../internal/errors.ts';
 import { filterNodeSchema } from '../../query/ast.ts';
 import type { CursorCodec } from '../../query/cursor-codec.ts';
-import { MAX_CURSOR_LENGTH, type AccountSearch, type PostSearch } from '../../query/search-request.ts';
+import { MAX_CURSOR_LENGTH, POST_INCLUDES, type AccountSearch, type PostSearch } from '../../query/search-request.ts';
 
 /**
  * The version of the cursor payload. Bump it whenever the payload's shape changes: a cursor of
@@ -15,7 +15,13 @@ const sortSpec = z.strictObject({ field: z.custom<`${'post' | 'account'}.${strin
 const limit = z.int().min(1);
 const exp = z.number();
 
-const postSearch = z.strictObject({ query: z.string().nullable(), filter: filterNodeSchema, sort: sortSpec.nullable() });
+// `include` is optional: cursors of searches without it (all cursors issued before it existed) are unchanged.
+const postSearch = z.strictObject({
+  query: z.string().nullable(),
+  filter: filterNodeSchema,
+  sort: sortSpec.nullable(),
+  include: z.array(z.enum(POST_INCLUDES)).optional(),
+});
 const accountSearch = z.strictObject({
   query: z.string().nullable(),
   filter: filterNodeSchema,

@@ -1,4 +1,5 @@
 import type { Account, PostSummary } from '../../contract/api.ts';
+import type { PostMatch } from '../../contract/search-extras.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
 import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
@@ -8,6 +9,7 @@ import type { CursorCodec } from '../../query/cursor-codec.ts';
 import type { AccountSearch, PostSearch, SearchRequest } from '../../query/search-request.ts';
 import { renderAccount } from '../../render/account.ts';
 import { renderPostSummary } from '../../render/post.ts';
+import type { MatchEvidence } from './match-evidence.ts';
 import { accountCursors, postCursors, type Cursor, type OperationCursors } from './cursors.ts';
 import { rankingFor, type RankingPolicy } from './ranking.ts';
 
@@ -16,6 +18,8 @@ export interface SearchResult<T> {
   data: T[];
   has_more: boolean;
   next_cursor: string | null;
+  /** Only with `"include": ["matches"]` (post search). */
+  matches?: PostMatch[];
 }
 
 /** One search operation: run a validated request's page and render the results. */
@@ -33,6 +37,8 @@ function createPagedSearch<S, St extends SearchState, R, T>(deps: {
   cursorTtlSeconds: number;
   run: (search: S, page: { limit: number; keepAliveSeconds: number; state: St | null }) => Promise<SearchPage<R, St>>;
   render: (records: R[]) => T[];
+  /** Opt-in additions to the envelope (after the spec's members, so without them the bytes are unchanged). */
+  extras?: (search: S, page: SearchPage<R, St>, data: T[]) => Promise<Pick<SearchResult<T>, 'matches'>>;
 }): SearchService<S, T> {
   const { cursors } = deps;
   return {
@@ -52,7 +58,9 @@ function createPagedSearch<S, St extends SearchState, R, T>(deps: {
       const page = await deps.run(search, { limit, keepAliveSeconds: deps.cursorTtlSeconds, state: cursor?.state ?? null });
       const originalLimit = cursor?.limit ?? limit;
       const next = page.state ? cursors.encode({ search, limit: originalLimit, state: page.state }) : null;
-      return { data: deps.render(page.records), has_more: page.hasMore, next_cursor: next };
+      const data = deps.render(page.records);
+      const result = { data, has_more: page.hasMore, next_cursor: next };
+      return deps.extras ? { ...result, ...(await deps.extras(search, page, data)) } : result;
     },
   };
 }
@@ -65,7 +73,7 @@ interface SearchDeps {
 }
 
 /** Search posts (spec 4.1). Without a ranking policy, queries rank by BM25. */
-export function createPostSearchService(deps: SearchDeps & { ranking?: RankingPolicy }): PostSearchService {
+export function createPostSearchService(deps: SearchDeps & { ranking?: RankingPolicy; evidence: MatchEvidence }): PostSearchService {
   return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary>({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
@@ -75,6 +83,17 @@ export function createPostSearchService(deps: SearchDeps & { ranking?: RankingPo
         : deps.engine.searchPosts(search, { ...page, state: page.state }),
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
+    extras: async (search, page, data) =>
+      search.include?.includes('matches')
+        ? {
+            matches: await deps.evidence(
+              search.query,
+              data.map((p) => p.id),
+              // Without a fused ranking, a query's results come from BM25 alone; a filters-only search has no sides.
+              (id) => page.retrievedBy?.get(id) ?? (search.query === null ? null : 'lexical'),
+            ),
+          }
+        : {},
   });
 }
 

@@ -1,0 +1,145 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type { FacetBucket } from '../../contract/search-extras.ts';
+import { InternalError } from '../../internal/errors.ts';
+import type { FacetSpec } from '../../query/facet-request.ts';
+import type { PostsScope } from '../../query/search-request.ts';
+import type { FacetCounts, FacetEngine } from '../facets.ts';
+import type { VisibilityEpoch } from '../visibility.ts';
+import { accountSearchQuery } from './account-query.ts';
+import { esPath } from './filter-compiler.ts';
+import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
+import { firstPage } from './paged-search.ts';
+import { postSearchFilter, postSearchQuery } from './post-query.ts';
+import type { SnapshotPool } from './snapshot-pool.ts';
+
+type Query = estypes.QueryDslQueryContainer;
+type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
+
+/**
+ * The aggregations of the facets: per facet `f<i>` (a `terms` or `range` aggregation) and
+ * `m<i>`, the results without a value (the grammar's `exists: false`). Terms are ordered by count,
+ * then value, so equal counts come in a stable order.
+ *
+ * Exactness: every index has one shard (index-templates/shared-settings.component.json), so a
+ * terms aggregation's top values and their counts are exact; {@link readFacets} checks the
+ * engine's error bound and refuses to answer approximate counts should that ever change.
+ */
+export function facetAggregations(facets: FacetSpec[]): Aggs {
+  const aggs: Aggs = {};
+  for (const [i, facet] of facets.entries()) {
+    const field = esPath(facet.field);
+    aggs[`m${i}`] = { missing: { field } };
+    aggs[`f${i}`] =
+      facet.kind === 'terms'
+        ? { terms: { field, size: facet.size, order: [{ _count: 'desc' }, { _key: 'asc' }], show_term_doc_count_error: true } }
+        : {
+            range: {
+              field,
+              keyed: false,
+              ranges: facet.ranges.map((r, j) => ({ key: `r${j}`, ...(r.from !== null && { from: r.from }), ...(r.to !== null && { to: r.to }) })),
+            },
+          };
+  }
+  return aggs;
+}
+
+interface TermBucket {
+  key: string | number;
+  key_as_string?: string;
+  doc_count: number;
+  doc_count_error_upper_bound?: number;
+}
+
+/** The buckets of each facet, values as the API spells them; null last (only when some results lack a value). */
+export function readFacets(facets: FacetSpec[], aggregations: Record<string, unknown> | undefined): Record<string, FacetBucket[]> {
+  const out: Record<string, FacetBucket[]> = {};
+  for (const [i, facet] of facets.entries()) {
+    const agg = aggregations?.[`f${i}`] as { buckets?: TermBucket[]; doc_count_error_upper_bound?: number } | undefined;
+    const buckets = agg?.buckets ?? [];
+    let values: FacetBucket[];
+    if (facet.kind === 'terms') {
+      if ((agg?.doc_count_error_upper_bound ?? 0) > 0 || buckets.some((b) => (b.doc_count_error_upper_bound ?? 0) > 0)) {
+        throw new InternalError(`facet ${facet.name}: the engine answered approximate counts`);
+      }
+      values = buckets.map((b) => ({ value: facet.type === 'boolean' ? b.key_as_string === 'true' : String(b.key), count: b.doc_count }));
+    } else {
+      // The engine orders range buckets by bound, not as requested: match them by key.
+      const byKey = new Map(buckets.map((b) => [String(b.key), b.doc_count]));
+      values = facet.ranges.map((range, j) => ({ value: range, count: byKey.get(`r${j}`) ?? 0 }));
+    }
+    const missing = (aggregations?.[`m${i}`] as { doc_count?: number } | undefined)?.doc_count ?? 0;
+    if (missing > 0) values.push({ value: null, count: missing });
+    out[facet.name] = values;
+  }
+  return out;
+}
+
+/**
+ * Facets on Elasticsearch: one `size: 0` search with exact hit counting and the facets'
+ * aggregations, over the same query and on the same kind of snapshot as a first page of the
+ * matching search (the node's shared point in time, re-run on a fresh one when the visibility
+ * epoch moved; see firstPage).
+ */
+export function createFacetEngine(deps: {
+  client: Client;
+  snapshots: SnapshotPool;
+  visibility: VisibilityEpoch;
+  qualifying: (pit: string, scope: PostsScope) => Promise<Query>;
+  postsIndex: string;
+  accountsIndex: string;
+}): FacetEngine {
+  const { client } = deps;
+
+  async function count(index: string | string[], facets: FacetSpec[], keepAliveSeconds: number, queryOn: (pit: string) => Promise<Query>): Promise<FacetCounts> {
+    const run = async (pit: string) =>
+      client.search({
+        pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
+        query: await queryOn(pit),
+        size: 0,
+        track_total_hits: true,
+        aggs: facetAggregations(facets),
+      });
+    const { pit, shared, response } = await firstPage(deps, index, keepAliveSeconds, run);
+    if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+    const total = response.hits.total;
+    return {
+      total: typeof total === 'number' ? total : (total?.value ?? 0),
+      facets: readFacets(facets, response.aggregations as Record<string, unknown> | undefined),
+    };
+  }
+
+  return {
+    postFacets(search, facets, { ranking, keepAliveSeconds }) {
+      if (ranking.kind === 'lexical' || search.query === null) {
+        const query = postSearchQuery(search);
+        return count(deps.postsIndex, facets, keepAliveSeconds, async () => query);
+      }
+      const filter = postSearchFilter(search);
+      const lexical = postSearchQuery(search);
+      // The same semantic window as the search: its kNN, with the same quantized vector, on the same snapshot.
+      const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
+      vector.catch(() => undefined);
+      return count(deps.postsIndex, facets, keepAliveSeconds, async (pit) => {
+        const knn = await client.search({
+          pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
+          knn: { field: 'embedding', query_vector: await vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
+          size: FUSION_WINDOW,
+          _source: false,
+          track_total_hits: false,
+        });
+        const window: Query = { bool: { filter: [...filter, { ids: { values: knn.hits.hits.map((h) => h._id!) } }] } };
+        return ranking.mode === 'semantic' ? window : { bool: { should: [lexical, window], minimum_should_match: 1 } };
+      });
+    },
+
+    accountFacets(search, facets, { keepAliveSeconds }) {
+      const query = accountSearchQuery(search);
+      const scope = search.posts;
+      // As account search: with a posts scope one point in time spans both indices.
+      const index = scope ? [deps.accountsIndex, deps.postsIndex] : deps.accountsIndex;
+      return count(index, facets, keepAliveSeconds, async (pit) =>
+        scope ? { bool: { filter: [query, await deps.qualifying(pit, scope)] } } : query,
+      );
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { problemSchema } from '../../contract/api.ts';
+import { facetsResponseSchema } from '../../contract/search-extras.ts';
+import { accountFacetsRequestSchema, postFacetsRequestSchema } from '../../query/facet-request.ts';
+import type { KeyService } from '../../services/keys/key-service.ts';
+import type { AccountFacetsService, PostFacetsService } from '../../services/search/facets-service.ts';
+import { requireKey } from '../plugins/auth.ts';
+import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
+
+const errors = { 401: problemSchema, 403: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
+
+/**
+ * Post facets and account facets (issue 13): registered like the searches (search scope, the
+ * searches' rate limit and budget, zod request and response schemas).
+ */
+export const facetRoutes: FastifyPluginAsyncZod<{
+  keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
+  postFacets: PostFacetsService;
+  accountFacets: AccountFacetsService;
+  /** The per-key search rate limit; the same budget (same counters) as the searches. */
+  rateLimit?: SearchRateLimitOptions;
+}> = async (app, { keys, postFacets, accountFacets, rateLimit }) => {
+  const onRequest = requireKey(keys, 'search');
+  const limiter = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
+  const limited: SearchLimiter = limiter?.run ?? ((_request, _reply, run) => run());
+  const counted = limiter ? { preValidation: limiter.count } : {};
+
+  app.post(
+    '/v1/social/posts/facets',
+    {
+      onRequest,
+      ...counted,
+      schema: { operationId: 'postFacets', body: postFacetsRequestSchema, response: { 200: facetsResponseSchema, ...errors } },
+    },
+    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => postFacets.facets(request.body))) }),
+  );
+
+  app.post(
+    '/v1/social/accounts/facets',
+    {
+      onRequest,
+      ...counted,
+      schema: { operationId: 'accountFacets', body: accountFacetsRequestSchema, response: { 200: facetsResponseSchema, ...errors } },
+    },
+    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => accountFacets.facets(request.body))) }),
+  );
+};
