@@ -75,6 +75,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js'] },
+    // conditionNames: packages that only declare `exports` (tinyld) resolve as Node resolves them.
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js'], exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };

@@ -89,6 +89,12 @@ const envSchema = z.object({
    * `semantic` (embeddings only). Without embeddings every mode ranks by BM25.
    */
   SEARCH_RANKING: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
+  /**
+   * The relevance floor (docs/api-decisions.md, "Relevance for social queries"): a post that only
+   * the embedding side found is returned when its cosine similarity to the query reaches this.
+   * Calibrated on SciFact and the social evaluation set (bench/README.md); -1 turns it off.
+   */
+  SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /** onnxruntime intra-op threads of the embedding thread (0: one per core). */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -61,3 +61,79 @@ function normalized(hits: readonly ScoredId[]): Map<string, number> {
 export function byScoreThenId(a: { id: string; score: number }, b: { id: string; score: number }): number {
   return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
+
+/** A lexical hit: its text score and how many of the query's exact entities it carries. */
+export interface LexicalHit extends ScoredId {
+  /** Exact entities (hashtags, handles, quoted phrases) of the query the document carries. */
+  tier: number;
+}
+
+/** A semantic hit: the vector retriever's score and the cosine similarity it stands for. */
+export interface SemanticHit extends ScoredId {
+  cosine: number;
+}
+
+/** How {@link fuseHybrid} weighs and filters. */
+export interface HybridOptions {
+  /** Weight of the lexical side, in [0, 1] (0.5: equal trust). */
+  lexicalWeight: number;
+  /**
+   * The relevance floor: a document only the semantic side found is kept when its cosine
+   * similarity to the query reaches this; null keeps every neighbour.
+   */
+  similarityFloor: number | null;
+  /** False when the model cannot read the query: neighbours alone are no evidence then. */
+  semanticEvidence: boolean;
+  /**
+   * The lexical score of the best document the lexical window did not retrieve: the score of the
+   * hit just past the window, or 0 (BM25's floor) when the window holds every match.
+   */
+  lexicalFloor: number;
+}
+
+/** A fused hit with its entity tier. */
+export interface TieredFusedId extends FusedId {
+  tier: number;
+}
+
+/**
+ * Fuses a lexical and a semantic window into one ranking (bench/README.md, "Relevance for social
+ * queries"), keeping every piece of evidence a retriever found:
+ *
+ *   score(d) = w · (lex(d) − floor) / (max lex − floor) + (1 − w) · minmax_sem(d)
+ *
+ * - The lexical side is min–max normalized against the score of a document it did *not*
+ *   retrieve (`lexicalFloor`: the first hit past the window, or BM25's floor 0 when the window
+ *   holds every match), not against its own lowest hit. With the window's minimum, the lowest
+ *   lexical hit scored 0, exactly like a document BM25 never matched, so a rare term matching two
+ *   posts counted for the first only. Now a retrieved document always keeps a share above every
+ *   document that was not retrieved; with a full window the scale is min–max's, as measured.
+ * - The semantic side keeps min–max over its window (its neighbours are never "all the
+ *   matches": every document has a similarity).
+ * - Documents carrying more of the query's exact entities rank first (`tier`), fused score next.
+ * - The floor: a document no lexical hit supports is returned only when the model can read the
+ *   query and its cosine similarity reaches `similarityFloor`.
+ *
+ * Ties break by ID, so the order is total and stable across pages.
+ */
+export function fuseHybrid(lexical: readonly LexicalHit[], semantic: readonly SemanticHit[], options: HybridOptions): TieredFusedId[] {
+  const w = options.lexicalWeight;
+  const floor = options.lexicalFloor;
+  let lexMax = -Infinity;
+  for (const h of lexical) lexMax = Math.max(lexMax, h.score);
+  const sem = normalized(semantic);
+  const out = new Map<string, TieredFusedId>();
+  for (const h of lexical) {
+    const l = lexMax > floor ? (h.score - floor) / (lexMax - floor) : 1;
+    const s = sem.get(h.id) ?? null;
+    out.set(h.id, { id: h.id, score: w * l + (1 - w) * (s ?? 0), lexical: l, semantic: s, tier: h.tier });
+  }
+  for (const h of semantic) {
+    if (out.has(h.id)) continue;
+    if (!options.semanticEvidence) continue;
+    if (options.similarityFloor !== null && h.cosine < options.similarityFloor) continue;
+    const s = sem.get(h.id)!;
+    out.set(h.id, { id: h.id, score: (1 - w) * s, lexical: null, semantic: s, tier: 0 });
+  }
+  return [...out.values()].sort((a, b) => b.tier - a.tier || byScoreThenId(a, b));
+}

@@ -32,6 +32,8 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
     templatesDir: templatesDir(),
     visibility: createRedisVisibilityEpoch({ redis: connections.redis(), prefix: config.REDIS_PREFIX }),
     snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
+    // -1 (no cosine is lower) turns the floor off.
+    similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
   });
 }
 

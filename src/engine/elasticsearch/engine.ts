@@ -49,6 +49,8 @@ export function createElasticsearchEngine(deps: {
   visibility: VisibilityEpoch;
   /** How long first pages may share a point in time (0: one per search). */
   snapshotMaxAgeMs?: number;
+  /** The relevance floor of fused searches (config SEARCH_SIMILARITY_FLOOR; null or absent: none). */
+  similarityFloor?: number | null;
 }): ElasticsearchEngine {
   const { client, visibility } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
@@ -180,7 +182,15 @@ export function createElasticsearchEngine(deps: {
           page: { limit: page.limit, keepAliveSeconds: page.keepAliveSeconds, state },
         });
       const fused = (fusedPage: Parameters<typeof fusedPostSearch>[0]['page'], text: string) =>
-        fusedPostSearch({ client, snapshots, visibility, index: posts.read, search: { ...search, query: text }, page: fusedPage });
+        fusedPostSearch({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          search: { ...search, query: text },
+          similarityFloor: deps.similarityFloor ?? null,
+          page: fusedPage,
+        });
       // The service chose the ranking of a first page; a next page follows the kind of its state.
       if (page.state === null) {
         return page.ranking.kind === 'fused' && query !== null ? fused({ ...page, state: null, ranking: page.ranking }, query) : lexical(null);
@@ -222,7 +232,7 @@ export function createElasticsearchEngine(deps: {
   return {
     reads,
     search,
-    facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read }),
+    facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read, similarityFloor: deps.similarityFloor ?? null }),
     highlights: createPostHighlighter({ client, index: posts.read }),
     intake,
     admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),

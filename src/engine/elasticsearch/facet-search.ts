@@ -8,7 +8,9 @@ import type { VisibilityEpoch } from '../visibility.ts';
 import { accountSearchQuery } from './account-query.ts';
 import { esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
+import { hybridWindows } from './hybrid-windows.ts';
 import { firstPage } from './paged-search.ts';
+import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 
@@ -87,6 +89,8 @@ export function createFacetEngine(deps: {
   qualifying: (pit: string, scope: PostsScope) => Promise<Query>;
   postsIndex: string;
   accountsIndex: string;
+  /** The fused searches' relevance floor: facets count the neighbours a search can show. */
+  similarityFloor: number | null;
 }): FacetEngine {
   const { client } = deps;
 
@@ -127,7 +131,15 @@ export function createFacetEngine(deps: {
           _source: false,
           track_total_hits: false,
         });
-        const window: Query = { bool: { filter: [...filter, { ids: { values: knn.hits.hits.map((h) => h._id!) } }] } };
+        // Exactly the neighbours the search shows: above the relevance floor, and none when the
+        // model cannot read the query's language (hybrid-windows.ts).
+        const shown = hybridWindows({
+          mode: ranking.mode,
+          window: FUSION_WINDOW,
+          similarityFloor: deps.similarityFloor,
+          semanticReadable: search.query === null || analyzeQuery(search.query).semanticReadable,
+        }).shownNeighbours(knn.hits.hits);
+        const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
         return ranking.mode === 'semantic' ? window : { bool: { should: [lexical, window], minimum_should_match: 1 } };
       });
     },

@@ -2,7 +2,8 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError } from '../../internal/errors.ts';
 import type { PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
-import { fuseConvex, type ScoredId } from '../../query/fusion.ts';
+import { analyzeQuery } from '../../text/languages.ts';
+import { hybridWindows } from './hybrid-windows.ts';
 import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { translateEngineError } from './errors.ts';
@@ -62,6 +63,8 @@ export async function fusedPostSearch(deps: {
   index: string;
   visibility: VisibilityEpoch;
   search: PostSearch & { query: string };
+  /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
+  similarityFloor: number | null;
   /** A first page ranked with the query's embedding, or the next page of such a search. */
   page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
 }): Promise<SearchPage<PostRecord, FusedState>> {
@@ -94,11 +97,17 @@ export async function fusedPostSearch(deps: {
     pit: { id: pit, keep_alive: keepAlive },
     query: lexicalQuery,
     sort: lexicalSort,
-    size: FUSION_WINDOW,
+    // One past the window: its score is the lexical normalization's floor (fuseHybrid).
+    size: FUSION_WINDOW + 1,
     _source: false,
     track_total_hits: false,
   });
-  const scored = (hits: Hit[]): ScoredId[] => hits.map((h) => ({ id: h._id!, score: h._score ?? 0 }));
+  const windows = hybridWindows({
+    mode: state.mode,
+    window: FUSION_WINDOW,
+    similarityFloor: deps.similarityFloor,
+    semanticReadable: analyzeQuery(search.query).semanticReadable,
+  });
 
   const run = async (pit: string) => {
     const inWindow = state.offset !== null;
@@ -116,20 +125,18 @@ export async function fusedPostSearch(deps: {
     let ids: string[] = [];
     let fusedLength = 0;
     if (state.offset !== null) {
-      const fused =
-        state.mode === 'hybrid'
-          ? fuseConvex(scored(lexicalHits), scored(semanticHits))
-          : fuseConvex([], scored(semanticHits), 0);
+      const fused = windows.fuse(lexicalHits, semanticHits);
       fusedLength = fused.length;
       ids = fused.slice(state.offset, state.offset + want).map((f) => f.id);
     }
     // Past it, in BM25 order (hybrid only, and only when BM25's window was full).
     let tail: Hit[] = [];
-    const tailStart = state.offset !== null ? (lexicalHits.length === FUSION_WINDOW ? lexicalHits.at(-1)!.sort : null) : state.after;
+    const tailStart = state.offset !== null ? (lexicalHits.length > FUSION_WINDOW ? lexicalHits[FUSION_WINDOW - 1]!.sort : null) : state.after;
     if (state.mode === 'hybrid' && ids.length < want && tailStart) {
       const tailResponse = await client.search<{ record: PostRecord }>({
         pit: { id: pit, keep_alive: keepAlive },
-        query: { bool: { must: [lexicalQuery], must_not: [{ ids: { values: semanticHits.map((h) => h._id!) } }] } },
+        // Minus the neighbours the window showed (those under the floor were not shown).
+        query: { bool: { must: [lexicalQuery], must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }] } },
         sort: lexicalSort,
         search_after: tailStart,
         size: want - ids.length,
@@ -139,7 +146,8 @@ export async function fusedPostSearch(deps: {
       tail = tailResponse.hits.hits;
     }
     const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
-    const sides = { lexical: new Set(lexicalHits.map((h) => h._id!)), semantic: new Set(semanticHits.map((h) => h._id!)) };
+    // The semantic side retrieved only the neighbours it may show (above the similarity floor).
+    const sides = { lexical: new Set(lexicalHits.map((h) => h._id!)), semantic: new Set(windows.shownNeighbours(semanticHits)) };
     return { ids, tail, fusedLength, records, sides, q: await quantized };
   };
 

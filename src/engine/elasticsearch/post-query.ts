@@ -1,6 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../query/search-request.ts';
-import { stemmedText, withoutStopWords } from '../../text/analysis.ts';
+import { queryEntities } from '../../query/entities.ts';
+import { withoutStopWords } from '../../text/analysis.ts';
+import { analyzeQuery } from '../../text/languages.ts';
+import { withEntities } from './entity-query.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /**
@@ -52,10 +55,12 @@ export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContai
   if (search.query === null) return { bool: { filter } };
   // A query of stop words only ("to be or not to be") still searches for its words, unstemmed.
   const sides = [bestField(withoutStopWords(search.query) || search.query, POST_TEXT_FIELDS)];
-  const stemmed = stemmedText(search.query);
+  // Stemmed for the query's language (src/text/languages.ts), as the documents were.
+  const stemmed = analyzeQuery(search.query).stemmed;
   if (stemmed.length > 0) sides.push(bestField(stemmed, POST_TEXT_FIELDS.map(stemmedField)));
   const match = sides.length === 1 ? sides[0]! : { dis_max: { queries: sides } };
-  return { bool: { filter, must: [match] } };
+  // Exact hashtags, handles and quoted phrases lift the posts carrying them (entity-query.ts).
+  return withEntities(match, filter, queryEntities(search.query));
 }
 
 /** Relevance order with a query; else the requested sort, newest first by default. Both end with `id`. */

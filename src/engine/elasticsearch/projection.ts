@@ -3,7 +3,7 @@ import { engagementRateByViews } from '../../domain/derived.ts';
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../domain/availability.ts';
-import { stemmedText } from '../../text/analysis.ts';
+import { analyzeIn, documentLanguage } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 
 /**
@@ -61,6 +61,7 @@ export function projectPost(record: PostRecord): Doc {
     primary_language: e.primary_language?.v ?? undefined,
     caption: raw.caption,
     hashtags: raw.hashtags,
+    mentions: mentionsOf(raw.caption_mentions),
     content_text: joinText([
       e.content_summary?.v as string | null | undefined,
       hook?.construction,
@@ -122,13 +123,36 @@ export function projectPost(record: PostRecord): Doc {
 /** Text fields that also get a client-stemmed companion (`<field>_stemmed`), searched together. */
 const STEMMED_TEXT_FIELDS = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'] as const;
 
+/** What the creator wrote or said, in the post's language; the rest is machine-written enrichment. */
+const CREATOR_TEXT_FIELDS: ReadonlySet<string> = new Set(['caption', 'transcript_text', 'visible_text']);
+
+/**
+ * The stemmed companions, each analyzed in its language (src/text/languages.ts): what the creator
+ * wrote in the post's `primary_language` (else the one detected from the caption); the
+ * enrichment's own summaries, which pipelines write in one language whatever the post's, in the
+ * language detected from their text.
+ */
 function stemmedCompanions(doc: Doc): Doc {
   const out: Doc = {};
+  const declared = typeof doc.primary_language === 'string' ? doc.primary_language : null;
+  let postLanguage: string | undefined;
   for (const field of STEMMED_TEXT_FIELDS) {
     const text = doc[field];
-    if (typeof text === 'string') out[`${field}_stemmed`] = stemmedText(text);
+    if (typeof text !== 'string') continue;
+    const language = CREATOR_TEXT_FIELDS.has(field)
+      ? (postLanguage ??= documentLanguage(declared, typeof doc.caption === 'string' ? doc.caption : text))
+      : documentLanguage(null, text);
+    out[`${field}_stemmed`] = analyzeIn(text, language);
   }
   return out;
+}
+
+/** Caption mentions (`@name` or `name`) as lowercase handles, for exact `@name` queries. */
+function mentionsOf(mentions: unknown): string[] | undefined {
+  const out = items<unknown>(mentions)
+    .filter((m): m is string => typeof m === 'string')
+    .map((m) => m.replace(/^@/, '').toLowerCase());
+  return out.length > 0 ? distinct(out) : undefined;
 }
 
 /** The indexed document of an account. */

@@ -1,0 +1,208 @@
+/**
+ * Relevance for social queries through the public API (issue "Relevance for social queries",
+ * item 5): the demo generator's posts go in through the HTTP intake, the query set of
+ * social-set.ts (entities, intents, every language, nonsense) comes back out through
+ * `POST /v1/social/posts/search`, once per ranking mode.
+ *
+ *   npx tsx bench/relevance/social.ts [--posts 1500] [--accounts 150] [--seed 5]
+ *                                     [--modes lexical,semantic,hybrid] [--reingest] [--drop]
+ *
+ * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-social-<seed>-<posts>` (`--prefix` to
+ * change), reused while it holds every post. Reports nDCG@10 per kind of query (and per language),
+ * recall@10 of entity queries, the share of nonsense queries answered with an empty page, and the
+ * cosine similarities that calibrate the relevance floor. Writes bench/results/relevance-social.json.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { generateObservations } from '../../src/seed/generator.ts';
+import { quantile, rankScores } from './api-search.ts';
+import { REPO_ROOT } from './beir.ts';
+import {
+  countPosts,
+  destroyPrefix,
+  forceMergePosts,
+  harnessRuntime,
+  sendObservations,
+  startApiNode,
+  startLoader,
+  waitForQueueIdle,
+  type RankingMode,
+  type Runtime,
+} from './harness-service.ts';
+import { ndcgAtK } from './ndcg.ts';
+import { socialQuerySet, type SocialQuery } from './social-set.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '1500' },
+    accounts: { type: 'string', default: '150' },
+    seed: { type: 'string', default: '5' },
+    modes: { type: 'string', default: 'lexical,semantic,hybrid' },
+    prefix: { type: 'string' },
+    reingest: { type: 'boolean', default: false },
+    drop: { type: 'boolean', default: false },
+  },
+});
+const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+const modes = args.modes!.split(',').map((m) => m.trim()) as RankingMode[];
+const prefix = args.prefix ?? `relevance-social-${size.seed}-${size.posts}`;
+const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+const env: NodeJS.ProcessEnv = {
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
+  INTAKE_WAIT_TIMEOUT_MS: '600000',
+  ...process.env,
+  INDEX_PREFIX: prefix,
+  REDIS_PREFIX: prefix,
+};
+const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const observations = [...generateObservations(size)];
+const K = 10;
+
+async function load(base: Runtime, key: string): Promise<void> {
+  const loader = await startLoader(base, logger, { holdEmbeddings: true });
+  try {
+    for (let i = 0; i < observations.length; i += 500) await sendObservations(loader.node, key, observations.slice(i, i + 500), { wait: false });
+    await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
+    await loader.holdEmbeddings(false);
+    if (loader.embeddingQueue) await waitForQueueIdle(loader.embeddingQueue, { timeoutMs: 3_600_000 });
+    // A waited no-op (the first account again) refreshes: every earlier write is visible.
+    await sendObservations(loader.node, key, observations.slice(0, 1), { wait: true });
+  } finally {
+    await loader.close();
+  }
+}
+
+async function servableIds(base: Runtime): Promise<Set<string>> {
+  const response = await base.es.search({ index: `${prefix}-posts`, query: { term: { servable: true } }, size: 10_000, _source: false });
+  return new Set(response.hits.hits.map((h) => h._id!));
+}
+
+/** Asks every query once through the API; the IDs of each answer, in order, and the latencies. */
+async function ask(baseUrl: string, key: string, queries: readonly SocialQuery[]) {
+  const answers = new Map<string, string[]>();
+  const latencies: number[] = [];
+  for (const q of queries) {
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/v1/social/posts/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ post: { query: q.text }, limit: K }),
+    });
+    const body = (await response.json()) as { data: Array<{ id: string }> };
+    latencies.push(performance.now() - started);
+    if (response.status !== 200) throw new Error(`${q.id}: search answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
+    answers.set(q.id, body.data.map((p) => p.id));
+  }
+  return { answers, latencies: latencies.sort((a, b) => a - b) };
+}
+
+const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : +(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4));
+
+/** The numbers of one mode's answers. */
+function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) {
+  const ndcg = (q: SocialQuery) => ndcgAtK(rankScores(answers.get(q.id)!), q.judgments, { k: K });
+  const judged = queries.filter((q) => q.kind !== 'nonsense' && q.judgments.size > 0);
+  const entities = judged.filter((q) => q.kind === 'hashtag' || q.kind === 'handle');
+  const recall = (q: SocialQuery) => answers.get(q.id)!.filter((id) => q.judgments.has(id)).length / Math.min(K, q.judgments.size);
+  const nonsense = queries.filter((q) => q.kind === 'nonsense');
+  const byKind = (kind: SocialQuery['kind']) => mean(judged.filter((q) => q.kind === kind).map(ndcg));
+  const languages = [...new Set(judged.filter((q) => q.kind === 'language').map((q) => q.language!))];
+  return {
+    ndcg_at_10: mean(judged.map(ndcg)),
+    ndcg_by_kind: { hashtag: byKind('hashtag'), handle: byKind('handle'), intent: byKind('intent'), language: byKind('language') },
+    ndcg_by_language: Object.fromEntries(languages.map((l) => [l, mean(judged.filter((q) => q.language === l && q.kind === 'language').map(ndcg))])),
+    entity_recall_at_10: mean(entities.map(recall)),
+    entity_queries_with_full_recall: `${entities.filter((q) => recall(q) === 1).length}/${entities.length}`,
+    nonsense_empty_share: mean(nonsense.map((q) => (answers.get(q.id)!.length === 0 ? 1 : 0))),
+    nonsense_results_mean: mean(nonsense.map((q) => answers.get(q.id)!.length)),
+    queries: { judged: judged.length, entity: entities.length, nonsense: nonsense.length },
+  };
+}
+
+/**
+ * The floor's calibration data: the cosine similarity of judged-relevant posts in each intent and
+ * English-language query's kNN window, and the best neighbour's similarity for each nonsense query.
+ */
+async function calibration(runtime: Runtime, queries: readonly SocialQuery[]) {
+  const relevant: number[] = [];
+  const nonsenseTop: number[] = [];
+  for (const q of queries) {
+    if (!(q.kind === 'intent' || q.kind === 'nonsense' || (q.kind === 'language' && q.language === 'en'))) continue;
+    const vector = Array.from(await runtime.embedder.embedQuery(q.text));
+    const response = await runtime.es.search({
+      index: `${prefix}-posts`,
+      knn: { field: 'embedding', query_vector: vector, k: 50, num_candidates: 100, filter: [{ term: { servable: true } }] },
+      size: 50,
+      _source: false,
+    });
+    const cosines = response.hits.hits.map((h) => ({ id: h._id!, cosine: 2 * (h._score ?? 0) - 1 }));
+    if (q.kind === 'nonsense') nonsenseTop.push(cosines[0]?.cosine ?? -1);
+    else for (const c of cosines) if ((q.judgments.get(c.id) ?? 0) > 0) relevant.push(c.cosine);
+  }
+  relevant.sort((a, b) => a - b);
+  nonsenseTop.sort((a, b) => a - b);
+  const at = (xs: number[], p: number) => +xs[Math.floor(p * (xs.length - 1))]!.toFixed(3);
+  return {
+    relevant_in_knn_window: relevant.length,
+    relevant_p01: at(relevant, 0.01),
+    relevant_p05: at(relevant, 0.05),
+    relevant_p50: at(relevant, 0.5),
+    nonsense_top_cosine_max: at(nonsenseTop, 1),
+    nonsense_top_cosine_p50: at(nonsenseTop, 0.5),
+  };
+}
+
+const base = harnessRuntime(env, logger);
+let keyId: string | null = null;
+try {
+  if (!(await base.ready())) throw new Error('Redis is unreachable (bash scripts/services.sh start)');
+  if (args.drop || args.reingest) await destroyPrefix(base);
+  if (args.drop) process.exit(0);
+  await base.indexAdmin.apply();
+  const created = await base.keys.create({ owner: 'bench@example.com', name: 'social relevance', scopes: ['ingest', 'search'] });
+  keyId = created.id;
+  const postCount = observations.filter((o) => o['kind'] === 'post').length;
+  if ((await countPosts(base)).total < postCount) {
+    say(`loading ${observations.length} observations (${postCount} posts, seed ${size.seed}) under ${prefix}`);
+    await load(base, created.key);
+    await forceMergePosts(base);
+  }
+  const counts = await countPosts(base);
+  const queries = socialQuerySet(observations, await servableIds(base));
+  say(`${counts.servable} servable posts, ${counts.withVectors} with vectors; ${queries.length} queries`);
+
+  const results: Array<Record<string, unknown>> = [];
+  let floor: Awaited<ReturnType<typeof calibration>> | null = null;
+  for (const mode of modes) {
+    const runtime = harnessRuntime(env, logger, { SEARCH_RANKING: mode, RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' });
+    try {
+      const node = await startApiNode(runtime);
+      try {
+        const { answers, latencies } = await ask(node.baseUrl, created.key, queries);
+        results.push({ mode, ...score(queries, answers), api_p50_ms: +quantile(latencies, 0.5).toFixed(1), readyz_embeddings: node.embeddings });
+        if (mode !== 'lexical' && !floor) floor = await calibration(runtime, queries);
+      } finally {
+        await node.close();
+      }
+    } finally {
+      await runtime.close();
+    }
+  }
+  const file = path.join(REPO_ROOT, 'bench/results/relevance-social.json');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const report = { date: new Date().toISOString(), script: 'bench/relevance/social.ts', dataset: size, prefix, similarity_floor: base.config.SEARCH_SIMILARITY_FLOOR, counts, results, floor_calibration: floor };
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  say(JSON.stringify({ results, floor_calibration: floor }, null, 2));
+} catch (error) {
+  process.exitCode = 1;
+  process.stderr.write(`social relevance failed: ${(error as Error).stack ?? String(error)}\n`);
+} finally {
+  if (keyId) await base.keys.revoke(keyId).catch(() => undefined);
+  await base.close();
+}

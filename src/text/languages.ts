@@ -1,0 +1,145 @@
+import { StemmerDe } from '@nlpjs/lang-de';
+import { StemmerEs } from '@nlpjs/lang-es';
+import { StemmerFr } from '@nlpjs/lang-fr';
+import { StemmerIt } from '@nlpjs/lang-it';
+import { StemmerPt } from '@nlpjs/lang-pt';
+import { detectAll } from 'tinyld';
+import porter2 from 'wink-porter2-stemmer';
+import { ENGLISH_STOP, memo, type Stem } from './analysis.ts';
+
+/**
+ * Per-language client-side analysis (docs/api-decisions.md, "Relevance for social queries"): the
+ * engine has no language analyzers, no ICU and no `cjk_bigram`, so the service stems and segments
+ * text itself, for documents at projection time and for queries, as it did for English alone.
+ *
+ * - Latin-script words: the Snowball stemmer of the text's language (@nlpjs ports for es, pt, fr,
+ *   de, it; Porter2 for English and for any language without a stemmer here, as before).
+ * - Japanese, Chinese and Thai runs: word boundaries from `Intl.Segmenter` (ICU, built into Node);
+ *   each word becomes one ASCII token (`u<hex code point>…`), because the engine's `standard`
+ *   tokenizer would split the words back into single ideographs.
+ */
+
+/** Languages with a stemmer of their own. */
+export const STEMMED_LANGUAGES = ['en', 'es', 'pt', 'fr', 'de', 'it'] as const;
+/** Languages the detector chooses among: those of the demo data (ja is segmented, not stemmed). */
+export const DETECTED_LANGUAGES = [...STEMMED_LANGUAGES, 'ja'] as const;
+
+type NlpStemmer = { stemWord(word: string): string };
+const snowball = (stemmer: NlpStemmer): Stem => memo((word) => stemmer.stemWord(word));
+const STEMS: Readonly<Record<string, Stem>> = {
+  en: memo(porter2),
+  es: snowball(new StemmerEs()),
+  pt: snowball(new StemmerPt()),
+  fr: snowball(new StemmerFr()),
+  de: snowball(new StemmerDe()),
+  it: snowball(new StemmerIt()),
+};
+
+/** A run of letters, combining marks and digits, with inner apostrophes kept (as analysis.ts). */
+const WORD = /[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}\p{N}]+)*/gu;
+/** Scripts written without spaces between words. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const THAI = /\p{Script=Thai}/u;
+const segmenters = new Map<string, Intl.Segmenter>();
+
+function segmenter(locale: string): Intl.Segmenter {
+  let s = segmenters.get(locale);
+  if (!s) segmenters.set(locale, (s = new Intl.Segmenter(locale, { granularity: 'word' })));
+  return s;
+}
+
+/** One segmented word as a single token the `standard` tokenizer keeps whole. */
+function unspacedToken(word: string): string {
+  let out = '';
+  for (const ch of word) out += `u${ch.codePointAt(0)!.toString(16)}`;
+  return out;
+}
+
+/** The words of a run in an unspaced script, by `Intl.Segmenter` (ja when it has kana, th, else zh). */
+function segmentRun(run: string, out: string[]): void {
+  const locale = KANA.test(run) ? 'ja' : THAI.test(run) ? 'th' : 'zh';
+  for (const s of segmenter(locale).segment(run)) if (s.isWordLike) out.push(unspacedToken(s.segment));
+}
+
+/** `pt-BR` → `pt`; null for nothing usable. */
+function primarySubtag(tag: string | null | undefined): string | null {
+  const code = tag?.split(/[-_]/)[0]?.toLowerCase();
+  return code && /^[a-z]{2,3}$/.test(code) ? code : null;
+}
+
+/** The language the detector finds, and whether it is sure (tinyld's own accuracy, ≥ 0.5). */
+export interface DetectedLanguage {
+  language: string;
+  confident: boolean;
+}
+
+/**
+ * Detects the language of a text among {@link DETECTED_LANGUAGES} (tinyld): script first (kana
+ * means Japanese, Thai script Thai, other ideographs Chinese), then tinyld's verdict; English when
+ * it has none.
+ */
+export function detectLanguage(text: string): DetectedLanguage {
+  if (KANA.test(text)) return { language: 'ja', confident: true };
+  if (THAI.test(text)) return { language: 'th', confident: true };
+  // Ideographs without kana: Chinese, or kanji-only Japanese; either way not English.
+  if (UNSPACED.test(text)) return { language: 'zh', confident: true };
+  const [top] = detectAll(text, { only: [...DETECTED_LANGUAGES] });
+  if (!top) return { language: 'en', confident: false };
+  return { language: top.lang, confident: top.accuracy >= 0.5 };
+}
+
+/** A post's analysis language: its declared `primary_language`, else detected from its text. */
+export function documentLanguage(declared: string | null | undefined, text: string): string {
+  return primarySubtag(declared) ?? detectLanguage(text).language;
+}
+
+/**
+ * Lowercases, splits into words, segments unspaced scripts, drops a possessive 's and (for
+ * English) English stop words, stems with the language's stemmer; joins with single spaces.
+ */
+export function analyzeIn(text: string, language: string): string {
+  const stem = STEMS[language] ?? STEMS['en']!;
+  const english = !(language in STEMS) || language === 'en';
+  const out: string[] = [];
+  for (const [raw] of text.toLowerCase().replace(/[\u2018\u2019]/g, "'").matchAll(WORD)) {
+    if (UNSPACED.test(raw)) {
+      segmentRun(raw, out);
+      continue;
+    }
+    const token = raw.replace(/'s$/, '');
+    if (english && ENGLISH_STOP.has(token)) continue;
+    out.push(stem(token));
+  }
+  return out.join(' ');
+}
+
+/** How a query is analyzed, and whether the (English-only) model can read it. */
+export interface QueryAnalysis {
+  /** The query's stemmed text for the `_stemmed` fields. */
+  stemmed: string;
+  language: string;
+  /** False when the query is surely in another language than English (see the fusion's lean). */
+  semanticReadable: boolean;
+}
+
+/**
+ * Analyzes a query: English stems, plus the stems of the detected language when that is another
+ * one (a query of two words is often detected wrongly, and English is most of the data, so
+ * English stems always take part; a term that matches nothing costs nothing).
+ */
+export function analyzeQuery(query: string): QueryAnalysis {
+  const detected = detectLanguage(query);
+  const english = analyzeIn(query, 'en');
+  if (detected.language === 'en') return { stemmed: english, language: 'en', semanticReadable: true };
+  const tokens = english.length > 0 ? english.split(' ') : [];
+  const seen = new Set(tokens);
+  for (const token of analyzeIn(query, detected.language).split(' ')) {
+    // English stop words stay out: a misdetected English query must not gain "for" or "the".
+    if (token.length > 0 && !seen.has(token) && !ENGLISH_STOP.has(token)) {
+      seen.add(token);
+      tokens.push(token);
+    }
+  }
+  return { stemmed: tokens.join(' '), language: detected.language, semanticReadable: !detected.confident };
+}

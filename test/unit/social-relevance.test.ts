@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
+import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
+import { fuseHybrid } from '../../src/query/fusion.ts';
+import { queryEntities } from '../../src/query/entities.ts';
+import { analyzeIn, analyzeQuery, detectLanguage, documentLanguage } from '../../src/text/languages.ts';
+
+const open = { lexicalWeight: 0.5, similarityFloor: null, semanticEvidence: true, lexicalFloor: 0 };
+
+describe('fusion keeps lexical evidence', () => {
+  it('a rare term matching two posts counts for both: the weaker lexical hit beats a pure near-miss', () => {
+    // BM25 found only a and b (the window holds every match: floor 0); c is a closer neighbour than b.
+    const fused = fuseHybrid(
+      [{ id: 'a', score: 9, tier: 0 }, { id: 'b', score: 6, tier: 0 }],
+      [{ id: 'c', score: 0.9, cosine: 0.8 }, { id: 'a', score: 0.85, cosine: 0.7 }, { id: 'b', score: 0.7, cosine: 0.4 }, { id: 'd', score: 0.6, cosine: 0.2 }],
+      open,
+    );
+    expect(fused.map((f) => f.id).slice(0, 3)).toEqual(['a', 'c', 'b']);
+    expect(fused.find((f) => f.id === 'b')!.lexical).toBeCloseTo(6 / 9, 12);
+  });
+
+  it('with a full window, normalizes against the best document the window did not retrieve', () => {
+    const fused = fuseHybrid([{ id: 'a', score: 10, tier: 0 }, { id: 'b', score: 4, tier: 0 }], [], { ...open, lexicalFloor: 2 });
+    expect(fused.map((f) => f.lexical)).toEqual([1, 0.25]);
+  });
+
+  it('ranks posts carrying more of the query entities first, whatever their other scores', () => {
+    const fused = fuseHybrid(
+      [{ id: 'plain', score: 30, tier: 0 }, { id: 'tagged', score: 2, tier: 1 }],
+      [{ id: 'plain', score: 0.95, cosine: 0.9 }, { id: 'tagged', score: 0.6, cosine: 0.2 }],
+      open,
+    );
+    expect(fused.map((f) => f.id)).toEqual(['tagged', 'plain']);
+  });
+
+  it('drops neighbours below the similarity floor, and all of them when the model cannot read the query', () => {
+    const lexical = [{ id: 'a', score: 3, tier: 0 }];
+    const semantic = [{ id: 'n1', score: 0.8, cosine: 0.6 }, { id: 'n2', score: 0.6, cosine: 0.2 }, { id: 'a', score: 0.55, cosine: 0.1 }];
+    expect(fuseHybrid(lexical, semantic, { ...open, similarityFloor: 0.3 }).map((f) => f.id).sort()).toEqual(['a', 'n1']);
+    expect(fuseHybrid(lexical, semantic, { ...open, semanticEvidence: false }).map((f) => f.id)).toEqual(['a']);
+    // A nonsense query: nothing lexical, every neighbour far away.
+    expect(fuseHybrid([], semantic.slice(1), { ...open, similarityFloor: 0.3 })).toEqual([]);
+  });
+
+  it('reads entity tiers and text scores from engine hits, and the floor from the hit past the window', () => {
+    const windows = hybridWindows({ mode: 'hybrid', window: 2, similarityFloor: 0.3, semanticReadable: true });
+    const fused = windows.fuse(
+      [
+        { _id: 't', _score: ENTITY_TIER + 1, matched_queries: ['entity:0'] },
+        { _id: 'x', _score: 8 },
+        { _id: 'past', _score: 4 },
+      ],
+      [{ _id: 'near', _score: 0.9 }, { _id: 'far', _score: 0.6 }],
+    );
+    // x (best text, 0.5 · 1) ties with near (best neighbour, 0.5 · 1): the ID breaks it; far is under the floor.
+    expect(fused.map((f) => [f.id, f.tier])).toEqual([['t', 1], ['near', 0], ['x', 0]]);
+    // Text scores 1 and 8 against the floor min(4, 1) = 1: x is the best text match.
+    expect(fused.find((f) => f.id === 'x')!.lexical).toBe(1);
+    expect(windows.shownNeighbours([{ _id: 'near', _score: 0.9 }, { _id: 'far', _score: 0.6 }])).toEqual(['near']);
+  });
+});
+
+describe('query entities', () => {
+  it('finds hashtags, handles and quoted phrases, lowercased and deduplicated', () => {
+    expect(queryEntities('#Ad skincare for acne with @Maya.Carter and "double cleansing" #ad')).toEqual([
+      { kind: 'hashtag', value: 'ad' },
+      { kind: 'handle', value: 'maya.carter' },
+      { kind: 'phrase', value: 'double cleansing' },
+    ]);
+  });
+
+  it('takes a one-word query as a bare hashtag, and ignores e-mail addresses, trailing periods and empty quotes', () => {
+    expect(queryEntities('  debtpayoff ')).toEqual([{ kind: 'hashtag', value: 'debtpayoff' }]);
+    expect(queryEntities('mail me at me@example.com')).toEqual([]);
+    expect(queryEntities('thanks @glow.lab.')).toEqual([{ kind: 'handle', value: 'glow.lab' }]);
+    expect(queryEntities('"  " skincare routine')).toEqual([]);
+  });
+
+  it('lets entities widen the text match and lift their carriers by a tier each', () => {
+    const match = { match_all: {} };
+    const filter = [{ term: { servable: true } }];
+    expect(withEntities(match, filter, [])).toEqual({ bool: { filter, must: [match] } });
+    const query = withEntities(match, filter, [{ kind: 'hashtag', value: 'ad' }]) as { bool: { should: unknown[]; minimum_should_match: number } };
+    expect(query.bool.minimum_should_match).toBe(1);
+    expect(query.bool.should[1]).toEqual({ constant_score: { filter: { term: { hashtags: 'ad' } }, boost: ENTITY_TIER, _name: 'entity:0' } });
+  });
+});
+
+describe('per-language analysis', () => {
+  it('stems each language with its own stemmer, so inflections meet', () => {
+    expect(analyzeIn('descuentos', 'es')).toBe(analyzeIn('descuento', 'es'));
+    expect(analyzeIn('Rabatte', 'de')).toBe(analyzeIn('Rabatt', 'de'));
+    expect(analyzeIn('conseils', 'fr')).toBe(analyzeIn('conseil', 'fr'));
+    expect(analyzeIn('consigli', 'it')).toBe(analyzeIn('consiglio', 'it'));
+    expect(analyzeIn('dicas', 'pt')).toBe(analyzeIn('dica', 'pt'));
+    // English as before: stop words dropped, Porter2.
+    expect(analyzeIn('The running routines', 'en')).toBe('run routin');
+  });
+
+  it('segments Japanese into words the engine keeps whole', () => {
+    const tokens = analyzeIn('今日は自炊を紹介します', 'ja').split(' ');
+    expect(tokens).toContain(analyzeIn('自炊', 'ja'));
+    expect(tokens.every((t) => /^[a-z0-9]+$/.test(t))).toBe(true);
+  });
+
+  it('uses the declared language, detects it when absent, and knows when the model cannot read a query', () => {
+    expect(documentLanguage('pt-BR', 'whatever the text says')).toBe('pt');
+    expect(documentLanguage(null, 'Heute zeige ich euch, wie ich das Serum im Alltag nutze. Alles rund um Hautpflege.')).toBe('de');
+    expect(detectLanguage('スキンケアのルーティン')).toEqual({ language: 'ja', confident: true });
+    expect(analyzeQuery('night-time skincare routine with a discount code').semanticReadable).toBe(true);
+    expect(analyzeQuery('finanças pessoais').semanticReadable).toBe(false);
+    // English stems always take part: a short English query detected as another language still matches.
+    expect(analyzeQuery('retinol for beginners').stemmed.split(' ')).toEqual(expect.arrayContaining(['retinol', 'beginn']));
+  });
+});
