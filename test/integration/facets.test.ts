@@ -234,6 +234,24 @@ describe('account facets', () => {
   });
 });
 
+describe('the search rate limit', () => {
+  let limited: Stack;
+  beforeAll(async () => {
+    limited = await startStack('facets-limit', { RATE_LIMIT_SEARCH_PER_MINUTE: '3' });
+  });
+  afterAll(async () => limited?.close());
+
+  it('counts facets and searches against one budget per key', async () => {
+    const facets = { post: {}, facets: [{ field: 'format' }] };
+    expect((await limited.post('/v1/social/posts/facets', facets)).statusCode).toBe(200);
+    expect((await limited.post('/v1/social/posts/search', { post: { query: 'anything' } })).statusCode).toBe(200);
+    expect((await limited.post('/v1/social/accounts/facets', { account: {}, facets: [{ field: 'niches' }] })).statusCode).toBe(200);
+    const over = await limited.post('/v1/social/posts/facets', facets);
+    expect(over.statusCode).toBe(429);
+    expect((await limited.post('/v1/social/posts/search', { post: { query: 'anything' } })).statusCode).toBe(429);
+  });
+});
+
 // Hybrid ranking returns the lexical matches and the semantic window: facets count both.
 describe('post facets with hybrid ranking', () => {
   const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
