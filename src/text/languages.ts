@@ -63,12 +63,17 @@ function segmentRun(run: string, out: string[]): void {
   for (const s of segmenter(locale).segment(run)) if (s.isWordLike) out.push(unspacedToken(s.segment));
 }
 
-/** Runs of unspaced scripts (Japanese, Chinese, Thai) in a text, in order. */
-export function unspacedRuns(text: string): string[] {
-  return [...text.matchAll(UNSPACED_RUN)].map((m) => m[0]);
+/** The words of a text's unspaced-script runs (Japanese, Chinese, Thai), by `Intl.Segmenter`, in order. */
+export function unspacedWords(text: string): string[] {
+  const out: string[] = [];
+  for (const [run] of text.matchAll(UNSPACED_RUN)) {
+    const locale = KANA.test(run) ? 'ja' : THAI.test(run) ? 'th' : 'zh';
+    for (const s of segmenter(locale).segment(run)) if (s.isWordLike) out.push(s.segment);
+  }
+  return out;
 }
 
-/** The text without its unspaced-script runs (they are matched as phrases, see post-query.ts). */
+/** The text without its unspaced-script runs (their words are matched as phrases, see post-query.ts). */
 export function withoutUnspaced(text: string): string {
   return text.replace(UNSPACED_RUN, ' ');
 }

@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../query/search-request.ts';
 import { queryEntities } from '../../query/entities.ts';
 import { withoutStopWords } from '../../text/analysis.ts';
-import { analyzeQuery, unspacedRuns, withoutUnspaced } from '../../text/languages.ts';
+import { analyzeQuery, unspacedWords, withoutUnspaced } from '../../text/languages.ts';
 import { withEntities } from './entity-query.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
@@ -41,18 +41,18 @@ function bestField(query: string, fields: string[]): estypes.QueryDslQueryContai
 }
 
 /**
- * The exact-wording side(s): the query's words minus stop words on the unstemmed fields, and each
- * run of Japanese, Chinese or Thai as a phrase there (the `standard` tokenizer indexes those
- * scripts character by character, so only adjacency keeps "自炊" from matching every post with
- * 自 and 炊 apart; their words meet on the stemmed side, segmented: src/text/languages.ts).
+ * The exact-wording side(s): the query's words minus stop words on the unstemmed fields, and the
+ * words of its Japanese, Chinese or Thai runs (segmented by `Intl.Segmenter`), each as a phrase
+ * there: the `standard` tokenizer indexes those scripts character by character, so only adjacency
+ * keeps "自炊" from matching every post with 自 and 炊 apart (src/text/languages.ts).
  */
 function exactSides(query: string): estypes.QueryDslQueryContainer[] {
-  const runs = unspacedRuns(query);
-  const words = runs.length > 0 ? withoutStopWords(withoutUnspaced(query)) : withoutStopWords(query);
+  const cjk = unspacedWords(query);
+  const words = cjk.length > 0 ? withoutStopWords(withoutUnspaced(query)) : withoutStopWords(query);
   const sides: estypes.QueryDslQueryContainer[] = [];
   if (words.length > 0) sides.push(bestField(words, POST_TEXT_FIELDS));
-  const phrase = (run: string) => ({ multi_match: { query: run, type: 'phrase' as const, fields: POST_TEXT_FIELDS } });
-  if (runs.length > 0) sides.push(runs.length === 1 ? phrase(runs[0]!) : { bool: { should: runs.map(phrase) } });
+  const phrase = (word: string) => ({ multi_match: { query: word, type: 'phrase' as const, fields: POST_TEXT_FIELDS } });
+  if (cjk.length > 0) sides.push(cjk.length === 1 ? phrase(cjk[0]!) : { bool: { should: cjk.map(phrase) } });
   return sides.length > 0 ? sides : [bestField(query, POST_TEXT_FIELDS)];
 }
 
