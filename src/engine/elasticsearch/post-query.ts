@@ -47,7 +47,8 @@ function bestField(query: string, fields: string[]): estypes.QueryDslQueryContai
  * keeps "自炊" from matching every post with 自 and 炊 apart (src/text/languages.ts).
  */
 function exactSides(query: string): estypes.QueryDslQueryContainer[] {
-  const cjk = unspacedWords(query);
+  // Distinct words, at most 32: a 2,000-character Japanese query must not become 1,000 clauses.
+  const cjk = [...new Set(unspacedWords(query))].slice(0, 32);
   const words = cjk.length > 0 ? withoutStopWords(withoutUnspaced(query)) : withoutStopWords(query);
   const sides: estypes.QueryDslQueryContainer[] = [];
   if (words.length > 0) sides.push(bestField(words, POST_TEXT_FIELDS));
