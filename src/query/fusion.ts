@@ -13,6 +13,9 @@ export interface FusedId {
 }
 
 /**
+ * The fusion of session 3, kept as the benchmarks' reference (bench/relevance/fusion.ts); the
+ * service fuses with {@link fuseHybrid}, which keeps its scale but not its lexical floor.
+ *
  * Fuses a lexical (BM25) and a semantic (vector similarity) ranking of the same candidate window
  * into one, by a convex combination of min–max normalized scores:
  *

@@ -39,6 +39,7 @@ const STEMS: Readonly<Record<string, Stem>> = {
 const WORD = /[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}\p{N}]+)*/gu;
 /** Scripts written without spaces between words. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
+const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\u30fc]+/gu;
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const THAI = /\p{Script=Thai}/u;
 const segmenters = new Map<string, Intl.Segmenter>();
@@ -60,6 +61,21 @@ function unspacedToken(word: string): string {
 function segmentRun(run: string, out: string[]): void {
   const locale = KANA.test(run) ? 'ja' : THAI.test(run) ? 'th' : 'zh';
   for (const s of segmenter(locale).segment(run)) if (s.isWordLike) out.push(unspacedToken(s.segment));
+}
+
+/** The words of a text's unspaced-script runs (Japanese, Chinese, Thai), by `Intl.Segmenter`, in order. */
+export function unspacedWords(text: string): string[] {
+  const out: string[] = [];
+  for (const [run] of text.matchAll(UNSPACED_RUN)) {
+    const locale = KANA.test(run) ? 'ja' : THAI.test(run) ? 'th' : 'zh';
+    for (const s of segmenter(locale).segment(run)) if (s.isWordLike) out.push(s.segment);
+  }
+  return out;
+}
+
+/** The text without its unspaced-script runs (their words are matched as phrases, see post-query.ts). */
+export function withoutUnspaced(text: string): string {
+  return text.replace(UNSPACED_RUN, ' ');
 }
 
 /** `pt-BR` → `pt`; null for nothing usable. */
@@ -124,22 +140,27 @@ export interface QueryAnalysis {
 }
 
 /**
- * Analyzes a query: English stems, plus the stems of the detected language when that is another
- * one (a query of two words is often detected wrongly, and English is most of the data, so
- * English stems always take part; a term that matches nothing costs nothing).
+ * Analyzes a query. English stems always take part (English is most of the data and the model's
+ * language). When the detector is sure of another language, its stems join them; when it is not
+ * sure — most queries of one to three words, where tinyld guesses ("retinol for beginners" comes
+ * out French) — the stems of every stemmed language join, so a Spanish "recetas" still meets the
+ * Spanish stem of "receta" whatever the guess. A stem that matches nothing costs nothing.
  */
 export function analyzeQuery(query: string): QueryAnalysis {
   const detected = detectLanguage(query);
   const english = analyzeIn(query, 'en');
-  if (detected.language === 'en') return { stemmed: english, language: 'en', semanticReadable: true };
+  if (detected.language === 'en' && detected.confident) return { stemmed: english, language: 'en', semanticReadable: true };
   const tokens = english.length > 0 ? english.split(' ') : [];
   const seen = new Set(tokens);
-  for (const token of analyzeIn(query, detected.language).split(' ')) {
-    // English stop words stay out: a misdetected English query must not gain "for" or "the".
-    if (token.length > 0 && !seen.has(token) && !ENGLISH_STOP.has(token)) {
-      seen.add(token);
-      tokens.push(token);
+  const others = detected.confident ? [detected.language] : STEMMED_LANGUAGES.filter((l) => l !== 'en');
+  for (const language of others) {
+    for (const token of analyzeIn(query, language).split(' ')) {
+      // English stop words stay out: an English query must not gain "for" or "the".
+      if (token.length > 0 && !seen.has(token) && !ENGLISH_STOP.has(token)) {
+        seen.add(token);
+        tokens.push(token);
+      }
     }
   }
-  return { stemmed: tokens.join(' '), language: detected.language, semanticReadable: !detected.confident };
+  return { stemmed: tokens.join(' '), language: detected.language, semanticReadable: !(detected.confident && detected.language !== 'en') };
 }

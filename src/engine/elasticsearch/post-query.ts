@@ -2,7 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../query/search-request.ts';
 import { queryEntities } from '../../query/entities.ts';
 import { withoutStopWords } from '../../text/analysis.ts';
-import { analyzeQuery } from '../../text/languages.ts';
+import { analyzeQuery, unspacedWords, withoutUnspaced } from '../../text/languages.ts';
 import { withEntities } from './entity-query.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
@@ -41,6 +41,23 @@ function bestField(query: string, fields: string[]): estypes.QueryDslQueryContai
 }
 
 /**
+ * The exact-wording side(s): the query's words minus stop words on the unstemmed fields, and the
+ * words of its Japanese, Chinese or Thai runs (segmented by `Intl.Segmenter`), each as a phrase
+ * there: the `standard` tokenizer indexes those scripts character by character, so only adjacency
+ * keeps "自炊" from matching every post with 自 and 炊 apart (src/text/languages.ts).
+ */
+function exactSides(query: string): estypes.QueryDslQueryContainer[] {
+  // Distinct words, at most 32: a 2,000-character Japanese query must not become 1,000 clauses.
+  const cjk = [...new Set(unspacedWords(query))].slice(0, 32);
+  const words = cjk.length > 0 ? withoutStopWords(withoutUnspaced(query)) : withoutStopWords(query);
+  const sides: estypes.QueryDslQueryContainer[] = [];
+  if (words.length > 0) sides.push(bestField(words, POST_TEXT_FIELDS));
+  const phrase = (word: string) => ({ multi_match: { query: word, type: 'phrase' as const, fields: POST_TEXT_FIELDS } });
+  if (cjk.length > 0) sides.push(cjk.length === 1 ? phrase(cjk[0]!) : { bool: { should: cjk.map(phrase) } });
+  return sides.length > 0 ? sides : [bestField(query, POST_TEXT_FIELDS)];
+}
+
+/**
  * The Elasticsearch query of a post search. User text only ever goes into `multi_match`.
  *
  * The text match is the better of two sides: the unstemmed fields (exact wording) searched with
@@ -54,7 +71,7 @@ export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContai
   const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
   // A query of stop words only ("to be or not to be") still searches for its words, unstemmed.
-  const sides = [bestField(withoutStopWords(search.query) || search.query, POST_TEXT_FIELDS)];
+  const sides = exactSides(search.query);
   // Stemmed for the query's language (src/text/languages.ts), as the documents were.
   const stemmed = analyzeQuery(search.query).stemmed;
   if (stemmed.length > 0) sides.push(bestField(stemmed, POST_TEXT_FIELDS.map(stemmedField)));
