@@ -158,51 +158,57 @@ async function calibration(runtime: Runtime, queries: readonly SocialQuery[]) {
   };
 }
 
+/** Loads the dataset when the prefix lacks it, asks every mode, writes the report. */
+async function measure(base: Runtime): Promise<void> {
+  await base.indexAdmin.apply();
+  const created = await base.keys.create({ owner: 'bench@example.com', name: 'social relevance', scopes: ['ingest', 'search'] });
+  try {
+    const postCount = observations.filter((o) => o['kind'] === 'post').length;
+    if ((await countPosts(base)).total < postCount) {
+      say(`loading ${observations.length} observations (${postCount} posts, seed ${size.seed}) under ${prefix}`);
+      await load(base, created.key);
+      await forceMergePosts(base);
+    }
+    const counts = await countPosts(base);
+    const queries = socialQuerySet(observations, await servableIds(base));
+    say(`${counts.servable} servable posts, ${counts.withVectors} with vectors; ${queries.length} queries`);
+
+    const results: Array<Record<string, unknown>> = [];
+    let floor: Awaited<ReturnType<typeof calibration>> | null = null;
+    for (const mode of modes) {
+      const runtime = harnessRuntime(env, logger, { SEARCH_RANKING: mode, RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' });
+      try {
+        const node = await startApiNode(runtime);
+        try {
+          const { answers, latencies } = await ask(node.baseUrl, created.key, queries);
+          results.push({ mode, ...score(queries, answers), api_p50_ms: +quantile(latencies, 0.5).toFixed(1), readyz_embeddings: node.embeddings });
+          if (mode !== 'lexical' && !floor) floor = await calibration(runtime, queries);
+        } finally {
+          await node.close();
+        }
+      } finally {
+        await runtime.close();
+      }
+    }
+    const file = path.join(REPO_ROOT, 'bench/results/relevance-social.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const report = { date: new Date().toISOString(), script: 'bench/relevance/social.ts', dataset: size, prefix, similarity_floor: base.config.SEARCH_SIMILARITY_FLOOR, counts, results, floor_calibration: floor };
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    say(JSON.stringify({ results, floor_calibration: floor }, null, 2));
+  } finally {
+    await base.keys.revoke(created.id).catch(() => undefined);
+  }
+}
+
 const base = harnessRuntime(env, logger);
-let keyId: string | null = null;
 try {
   if (!(await base.ready())) throw new Error('Redis is unreachable (bash scripts/services.sh start)');
   if (args.drop || args.reingest) await destroyPrefix(base);
-  if (args.drop) process.exit(0);
-  await base.indexAdmin.apply();
-  const created = await base.keys.create({ owner: 'bench@example.com', name: 'social relevance', scopes: ['ingest', 'search'] });
-  keyId = created.id;
-  const postCount = observations.filter((o) => o['kind'] === 'post').length;
-  if ((await countPosts(base)).total < postCount) {
-    say(`loading ${observations.length} observations (${postCount} posts, seed ${size.seed}) under ${prefix}`);
-    await load(base, created.key);
-    await forceMergePosts(base);
-  }
-  const counts = await countPosts(base);
-  const queries = socialQuerySet(observations, await servableIds(base));
-  say(`${counts.servable} servable posts, ${counts.withVectors} with vectors; ${queries.length} queries`);
-
-  const results: Array<Record<string, unknown>> = [];
-  let floor: Awaited<ReturnType<typeof calibration>> | null = null;
-  for (const mode of modes) {
-    const runtime = harnessRuntime(env, logger, { SEARCH_RANKING: mode, RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' });
-    try {
-      const node = await startApiNode(runtime);
-      try {
-        const { answers, latencies } = await ask(node.baseUrl, created.key, queries);
-        results.push({ mode, ...score(queries, answers), api_p50_ms: +quantile(latencies, 0.5).toFixed(1), readyz_embeddings: node.embeddings });
-        if (mode !== 'lexical' && !floor) floor = await calibration(runtime, queries);
-      } finally {
-        await node.close();
-      }
-    } finally {
-      await runtime.close();
-    }
-  }
-  const file = path.join(REPO_ROOT, 'bench/results/relevance-social.json');
-  mkdirSync(path.dirname(file), { recursive: true });
-  const report = { date: new Date().toISOString(), script: 'bench/relevance/social.ts', dataset: size, prefix, similarity_floor: base.config.SEARCH_SIMILARITY_FLOOR, counts, results, floor_calibration: floor };
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  say(JSON.stringify({ results, floor_calibration: floor }, null, 2));
+  if (args.drop) say(`dropped the indices, templates and Redis keys under ${prefix}`);
+  else await measure(base);
 } catch (error) {
   process.exitCode = 1;
   process.stderr.write(`social relevance failed: ${(error as Error).stack ?? String(error)}\n`);
 } finally {
-  if (keyId) await base.keys.revoke(keyId).catch(() => undefined);
   await base.close();
 }

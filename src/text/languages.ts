@@ -141,15 +141,18 @@ export interface QueryAnalysis {
 
 /**
  * Analyzes a query. English stems always take part (English is most of the data and the model's
- * language). When the detector is sure of another language, its stems join them; when it is not
- * sure — most queries of one to three words, where tinyld guesses ("retinol for beginners" comes
- * out French) — the stems of every stemmed language join, so a Spanish "recetas" still meets the
- * Spanish stem of "receta" whatever the guess. A stem that matches nothing costs nothing.
+ * language), and alone when the detector's guess is English, sure or not: the guess agrees with
+ * what most queries are (measured: adding other stems to SciFact's unsure-English queries cost
+ * BM25 0.004 nDCG@10). When the detector is sure of another language, its stems join; when it
+ * guesses another language without being sure — most queries of one to three words ("retinol for
+ * beginners" comes out French) — the stems of every stemmed language join, so a Spanish "entrenar"
+ * still meets the Spanish stem of "entrenamientos" whatever the guess. A stem that matches nothing
+ * costs nothing.
  */
 export function analyzeQuery(query: string): QueryAnalysis {
   const detected = detectLanguage(query);
   const english = analyzeIn(query, 'en');
-  if (detected.language === 'en' && detected.confident) return { stemmed: english, language: 'en', semanticReadable: true };
+  if (detected.language === 'en') return { stemmed: english, language: 'en', semanticReadable: true };
   const tokens = english.length > 0 ? english.split(' ') : [];
   const seen = new Set(tokens);
   const others = detected.confident ? [detected.language] : STEMMED_LANGUAGES.filter((l) => l !== 'en');

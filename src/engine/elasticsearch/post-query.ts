@@ -58,7 +58,8 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
 }
 
 /**
- * The Elasticsearch query of a post search. User text only ever goes into `multi_match`.
+ * The Elasticsearch query of a post search. User text only ever goes into `multi_match` and, as
+ * exact entities, `term` queries (never query-string syntax).
  *
  * The text match is the better of two sides: the unstemmed fields (exact wording) searched with
  * the query's words minus stop words, and their client-stemmed companions (other inflections).
