@@ -17,7 +17,7 @@ PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>
 BASE="http://127.0.0.1:$PORT"
 
 export INDEX_PREFIX="$RUN" REDIS_PREFIX="$RUN" EMBEDDINGS=off LOG_LEVEL="${LOG_LEVEL:-warn}" NODE_ENV=test
-export HOST=127.0.0.1 PORT PUBLIC_BASE_URL="$BASE" RATE_LIMIT_SEARCH_PER_MINUTE=0 INTAKE_WAIT_TIMEOUT_MS=20000
+export HOST=127.0.0.1 PORT PUBLIC_BASE_URL="$BASE" RATE_LIMIT_SEARCH_PER_MINUTE=0 RATE_LIMIT_READ_PER_MINUTE=0 INTAKE_WAIT_TIMEOUT_MS=20000
 export SIGNING_SECRET="${SIGNING_SECRET:-fuzz-only-$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')}"
 
 if ! command -v st >/dev/null 2>&1; then

@@ -7,12 +7,15 @@ import type { AccountService } from '../services/accounts/account-service.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
-import type { SearchRateLimitOptions } from './plugins/rate-limit.ts';
+import type { RateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
 import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
+import { dashboardPlugin, type DashboardDeps } from './dashboard/dashboard-plugin.ts';
+import { registerUsage } from './usage.ts';
+import type { UsageRecorder } from '../services/keys/usage-recorder.ts';
 import { clientErrorHandler, registerProblemHandling } from './problems.ts';
 import { requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
@@ -42,8 +45,12 @@ export interface AppDependencies {
   intake: IntakeService;
   signer: DeliverySigner;
   readiness: Record<string, ReadinessCheck>;
-  /** Per-key search rate limit; its counters live in Redis so every node shares them. */
-  searchRateLimit?: SearchRateLimitOptions;
+  /** Per-key rate limits (searches, reads); their counters live in Redis so every node shares them. */
+  rateLimit?: RateLimitOptions;
+  /** Per-key usage counting (for the dashboard); absent: none. */
+  usage?: Pick<UsageRecorder, 'record'>;
+  /** The account holders' dashboard at `/dashboard`; absent: off. */
+  dashboard?: DashboardDeps;
 }
 
 /**
@@ -74,6 +81,8 @@ export function buildApp(
     genReqId: requestIdGenerator(options.trustedProxies ?? []),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     requestIdHeader: false,
+    // request.ip is the client behind a trusted proxy (the dashboard's per-address sign-in limit).
+    ...(options.trustedProxies && options.trustedProxies.length > 0 ? { trustProxy: [...options.trustedProxies] } : {}),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(deps.baseUrl),
@@ -89,6 +98,7 @@ export function buildApp(
   });
   registerProblemHandling(app, deps.baseUrl);
   if (options.metrics) registerMetrics(app, options.metrics.registry, { token: options.metrics.token });
+  if (deps.usage) registerUsage(app, deps.usage);
   // Negotiated (Accept-Encoding), above 1 KiB: a search page of 20 posts is ~40–60 KB of JSON.
   // Brotli at quality 4 costs about what gzip does and compresses better.
   // Pages up to 256 KiB compress synchronously (under 1 ms for a 20-post page): the library's stream
@@ -105,7 +115,7 @@ export function buildApp(
       origin: [...options.corsOrigins],
       methods: ['GET', 'POST'],
       allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
-      exposedHeaders: ['x-request-id', 'etag', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+      exposedHeaders: ['x-request-id', 'etag', 'retry-after', 'ratelimit-policy', 'ratelimit', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
       maxAge: 600,
     });
   }
@@ -119,15 +129,16 @@ export function buildApp(
     postSearch: deps.postSearch,
     accounts: deps.accounts,
     accountSearch: deps.accountSearch,
-    ...(deps.searchRateLimit ? { rateLimit: deps.searchRateLimit } : {}),
+    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   app.register(facetRoutes, {
     keys: deps.keys,
     postFacets: deps.postFacets,
     accountFacets: deps.accountFacets,
-    ...(deps.searchRateLimit ? { rateLimit: deps.searchRateLimit } : {}),
+    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
   app.register(deliveryRoutes, { signer: deps.signer });
+  if (deps.dashboard) app.register(dashboardPlugin, { ...deps.dashboard, prefix: '/dashboard' });
   return app;
 }

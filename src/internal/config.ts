@@ -37,6 +37,25 @@ const envSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   /** Searches per API key per minute, shared by all API nodes (0: no limit). */
   RATE_LIMIT_SEARCH_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** The account holders' dashboard at {PUBLIC_BASE_URL}/dashboard. */
+  DASHBOARD: z.enum(['on', 'off']).default('on'),
+  /**
+   * Who may sign up: `invite` (an invitation code from `social-search holders invite`), `open`
+   * (anyone) or `closed` (holders come from `keys create --owner` plus an invitation only).
+   */
+  DASHBOARD_SIGNUP: z.enum(['open', 'invite', 'closed']).default('invite'),
+  /** Signs dashboard session cookies; unset: derived from SIGNING_SECRET. */
+  SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
+  /** A dashboard session ends after this many hours without a request. */
+  SESSION_IDLE_HOURS: z.coerce.number().min(0.05).max(24 * 30).default(12),
+  /** Failed sign-ins per email per 15 minutes before it is blocked for 15 minutes. */
+  SIGNIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
+  /** Failed sign-ins per client address per hour before it is blocked for an hour. */
+  SIGNIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
+  /** Days of per-key usage kept for the dashboard. */
+  USAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(400).default(90),
+  /** GETs of posts and accounts per key per minute (cheaper than searches, so a higher budget); 0: unlimited. */
+  RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Prefix of every index, alias and template name; lets several deployments (or test files) share a cluster. */
   INDEX_PREFIX: z

@@ -17,3 +17,8 @@ export function packageRoot(): string {
 export function templatesDir(): string {
   return join(packageRoot(), 'index-templates');
 }
+
+/** The dashboard's stylesheet and script (shipped as they are, in sources and images alike). */
+export function dashboardAssetsDir(): string {
+  return join(packageRoot(), 'src', 'http', 'dashboard', 'assets');
+}

@@ -16,7 +16,14 @@ import { createAccountFacetsService, createPostFacetsService } from '../services
 import { createMatchEvidence } from '../services/search/match-evidence.ts';
 import { createAccountSearchService, createPostSearchService, type PostSearchService } from '../services/search/search-service.ts';
 import type { Connections } from './connections.ts';
-import { openIntake, openKeys, type Closable } from './core.ts';
+import { openHolders, openIntake, openKeys, type Closable } from './core.ts';
+import { createHmac } from 'node:crypto';
+import type { Session } from 'fastify';
+import { dashboardAssetsDir } from '../internal/paths.ts';
+import { createHolderKeys } from '../services/keys/holder-keys.ts';
+import { createSessionStore } from '../services/keys/session-store.ts';
+import { createUsageReader } from '../services/keys/usage-reader.ts';
+import { createUsageRecorder } from '../services/keys/usage-recorder.ts';
 import { createPrometheusMetrics } from './metrics.ts';
 import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../queues/registry.ts';
 
@@ -75,17 +82,36 @@ export function createApi(
   const metrics = queues
     ? { registry: createPrometheusMetrics({ elasticsearch: connections.elasticsearch(), snapshotStats: () => engine.snapshotStats(), embedder, queues }), token: config.METRICS_TOKEN }
     : undefined;
+  const usagePrefix = `${config.REDIS_PREFIX}:usage`;
+  const usage = createUsageRecorder({ redis: connections.redis(), prefix: usagePrefix, retentionDays: config.USAGE_RETENTION_DAYS });
+  const defaultLimits = { search: config.RATE_LIMIT_SEARCH_PER_MINUTE, read: config.RATE_LIMIT_READ_PER_MINUTE };
+  const sessionIdleMs = Math.round(config.SESSION_IDLE_HOURS * 3_600_000);
+  const dashboard =
+    config.DASHBOARD === 'on'
+      ? {
+          holders: openHolders(config, connections),
+          keys: createHolderKeys({ keys, usage: createUsageReader({ redis: connections.redis(), prefix: usagePrefix }), defaultLimits }),
+          sessions: createSessionStore<Session>({ redis: connections.redis(), prefix: `${config.REDIS_PREFIX}:holders`, ttlMs: sessionIdleMs }),
+          // One secret fewer to manage: derived from SIGNING_SECRET unless set on its own.
+          sessionSecret: config.SESSION_SECRET ?? createHmac('sha256', config.SIGNING_SECRET).update('dashboard session cookies').digest('hex'),
+          sessionIdleMs,
+          baseUrl: config.PUBLIC_BASE_URL,
+          assetsDir: dashboardAssetsDir(),
+        }
+      : undefined;
   const app = buildApp(
     {
       baseUrl: config.PUBLIC_BASE_URL,
       ...services,
       signer,
-      searchRateLimit: {
-        searchesPerMinute: config.RATE_LIMIT_SEARCH_PER_MINUTE,
+      rateLimit: {
+        perMinute: { search: config.RATE_LIMIT_SEARCH_PER_MINUTE, read: config.RATE_LIMIT_READ_PER_MINUTE },
         redis: connections.redis(),
-        namespace: `${config.REDIS_PREFIX}:ratelimit:search:`,
+        namespace: `${config.REDIS_PREFIX}:ratelimit:`,
       },
       readiness: readinessChecks(config, connections, engine, embedder),
+      usage,
+      ...(dashboard ? { dashboard } : {}),
     },
     {
       ...(parts.logger ? { logger: parts.logger } : {}),
@@ -100,6 +126,7 @@ export function createApi(
     ...services,
     async close() {
       await app.close();
+      await usage.close().catch(() => undefined);
       await keys.close();
       await intake.close();
       await Promise.all(Object.values(queues ?? {}).map((q) => q.close().catch(() => undefined)));

@@ -11,6 +11,9 @@ import { createIntakeService, type IntakeService } from '../services/intake/inta
 import { createCachedKeyStore } from '../services/keys/key-cache.ts';
 import { createKeyService, type KeyService } from '../services/keys/key-service.ts';
 import { createKeyStore, revocationChannel } from '../services/keys/key-store.ts';
+import { createHolderService, type HolderService } from '../services/keys/holder-service.ts';
+import { createHolderStore } from '../services/keys/holder-store.ts';
+import { createSignInAttempts } from '../services/keys/sign-in-attempts.ts';
 import type { Connections } from './connections.ts';
 import { createRedisVisibilityEpoch } from './visibility-epoch.ts';
 
@@ -60,10 +63,24 @@ export function openKeys(config: Config, connections: Connections, options: { ca
           subscriber: () => connections.blockingRedis('key revocation listener'),
         })
       : null;
-  return Object.assign(createKeyService({ store: cached ?? store }), {
+  return Object.assign(createKeyService({ store: cached ?? store, holders: openHolders(config, connections) }), {
     async close() {
       cached?.close();
     },
+  });
+}
+
+/** Account holders (the dashboard's accounts): sign-up, sign-in, invitations; all in Redis. */
+export function openHolders(config: Config, connections: Connections): HolderService {
+  const prefix = `${config.REDIS_PREFIX}:holders`;
+  return createHolderService({
+    store: createHolderStore({ redis: connections.redis(), prefix }),
+    attempts: createSignInAttempts({
+      redis: connections.redis(),
+      prefix,
+      limits: { perAccount: config.SIGNIN_MAX_FAILURES_PER_ACCOUNT, perAddress: config.SIGNIN_MAX_FAILURES_PER_ADDRESS },
+    }),
+    signUpMode: config.DASHBOARD_SIGNUP,
   });
 }
 

@@ -3,102 +3,135 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { RateLimitExceededError } from '../../internal/errors.ts';
+import type { KeyLimits } from '../../services/keys/key-store.ts';
 
-/** The search rate limit: per API key, one fixed window of a minute, shared by every API node. */
-export interface SearchRateLimitOptions {
-  /** Searches per key per minute; 0 turns the limit off. */
-  searchesPerMinute: number;
+/** The operations a limit applies to: searches (and facets), and the two GETs. */
+export type RateLimitPolicy = keyof KeyLimits;
+
+/** Per-key rate limits: one fixed window of a minute per policy, shared by every API node. */
+export interface RateLimitOptions {
+  /** Requests per key per minute by policy, unless the key carries its own limit; 0: unlimited. */
+  perMinute: Record<RateLimitPolicy, number>;
   /** Where the counters live, so that every API node counts against the same budget. */
   redis: Redis;
-  /** Prefix of the counters' Redis keys. */
+  /** Prefix of the counters' Redis keys; the policy name is appended. */
   namespace: string;
 }
 
-/** Runs a search under the key's rate limit. */
-export type SearchLimiter = <T>(request: FastifyRequest, reply: FastifyReply, search: () => Promise<T>) => Promise<T>;
+/** Runs an operation under the key's rate limit. */
+export type Limiter = <T>(request: FastifyRequest, reply: FastifyReply, operation: () => Promise<T>) => Promise<T>;
 
-/** The search rate limit of a route: the hook that counts, and the runner that honours the count. */
-export interface SearchRateLimit {
+/** The rate limit of a route: the hook that counts, and the runner that honours the count. */
+export interface RouteRateLimit {
   /**
    * A `preValidation` hook: counts the request before its body is validated, so an invalid
    * search spends budget like a valid one, and answers a key known to be over budget at once.
-   * The count is not awaited here: {@link run} awaits it alongside the search.
+   * The count is not awaited here: {@link run} awaits it alongside the operation.
    */
   count: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  run: SearchLimiter;
+  run: Limiter;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The pending search-budget count of this request (see SearchRateLimit.count). */
-    searchBudget?: Promise<void>;
+    /** The pending budget count of this request (see RouteRateLimit.count). */
+    rateBudget?: Promise<void>;
   }
 }
 
+const WINDOW_SECONDS = 60;
+
+/** The limit that applies to this request's key: its own, else the policy's default. */
+function effectiveLimit(request: FastifyRequest, policy: RateLimitPolicy, fallback: number): number {
+  return request.apiKey?.limits[policy] ?? fallback;
+}
+
 /**
- * Registers @fastify/rate-limit (Redis store) and returns the limiter the search routes run their
- * work under. It counts after authentication, so the budget is the verified key's: counting on a
- * key id read from an unverified header would let anyone spend another customer's budget.
- *
- * The Redis count runs alongside the search rather than before it, so the limit adds no round
- * trip to a search within budget; a search found over budget is answered 429 and its result
- * dropped. The node then remembers the key as over budget until the window resets and answers
- * its next searches 429 at once, with no engine work: a client hammering past its limit costs one
- * search per node, not one per request.
- *
- * Every search response carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`
- * (seconds), the IETF draft's fields; a 429 adds `Retry-After`. If Redis cannot be reached the
- * search goes through (the limit is protection, not billing).
+ * Sets the IETF httpapi draft's structured headers (`RateLimit-Policy`, `RateLimit`) beside the
+ * earlier draft's `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, which clients
+ * already read; the policy name tells a client which budget a response spent.
  */
-export async function registerSearchRateLimit(app: FastifyInstance, options: SearchRateLimitOptions): Promise<SearchRateLimit | null> {
-  if (options.searchesPerMinute === 0) return null;
-  await app.register(rateLimit, {
-    global: false,
-    max: options.searchesPerMinute,
-    timeWindow: 60_000,
-    redis: options.redis,
-    nameSpace: options.namespace,
-    skipOnError: true,
-    keyGenerator: (request) => request.apiKey?.id ?? 'anonymous',
+function setHeaders(reply: FastifyReply, policy: RateLimitPolicy, limit: number, remaining: number, resetSeconds: number): void {
+  reply.header('ratelimit-policy', `"${policy}";q=${limit};w=${WINDOW_SECONDS}`);
+  reply.header('ratelimit', `"${policy}";r=${remaining};t=${resetSeconds}`);
+  reply.header('ratelimit-limit', limit);
+  reply.header('ratelimit-remaining', remaining);
+  reply.header('ratelimit-reset', resetSeconds);
+}
+
+/**
+ * Registers @fastify/rate-limit (Redis store) for one policy and returns the limiter its routes
+ * run their work under. It counts after authentication, so the budget is the verified key's:
+ * counting on a key id read from an unverified header would let anyone spend another customer's
+ * budget. A key's own limit (`social-search keys limit`) replaces the policy's default.
+ *
+ * The Redis count runs alongside the operation rather than before it, so the limit adds no round
+ * trip within budget; a request found over budget is answered 429 and its result dropped. The
+ * node then remembers the key as over budget until the window resets and answers its next
+ * requests 429 at once, with no engine work: a client hammering past its limit costs one
+ * operation per node, not one per request.
+ *
+ * If Redis cannot be reached the request goes through (the limit is protection, not billing).
+ */
+export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions, policy: RateLimitPolicy): Promise<RouteRateLimit> {
+  const fallback = options.perMinute[policy];
+  // Each policy in a scope of its own: the plugin decorates the context it is registered in once,
+  // so a second registration in the same context would silently reuse the first one's counters.
+  let check!: ReturnType<FastifyInstance['createRateLimit']>;
+  await app.register(async (scope) => {
+    await scope.register(rateLimit, {
+      global: false,
+      max: (request) => effectiveLimit(request, policy, fallback),
+      timeWindow: WINDOW_SECONDS * 1000,
+      redis: options.redis,
+      nameSpace: `${options.namespace}${policy}:`,
+      skipOnError: true,
+      keyGenerator: (request) => request.apiKey?.id ?? 'anonymous',
+    });
+    check = scope.createRateLimit();
   });
-  const check = app.createRateLimit();
   // Key id → when its window resets (epoch ms), for keys this node has seen over budget.
   const overBudget = new LRUCache<string, number>({ max: 10_000 });
   const exceeded = (reply: FastifyReply, max: number, resetSeconds: number) => {
-    reply.header('ratelimit-limit', max);
-    reply.header('ratelimit-remaining', 0);
-    reply.header('ratelimit-reset', resetSeconds);
-    return new RateLimitExceededError(`this API key has used its ${max} searches per minute; retry in ${resetSeconds} s`, resetSeconds);
+    setHeaders(reply, policy, max, 0, resetSeconds);
+    const what = policy === 'search' ? 'searches' : 'reads';
+    return new RateLimitExceededError(`this API key has used its ${max} ${what} per minute; retry in ${resetSeconds} s`, resetSeconds);
   };
 
   return {
     async count(request, reply) {
+      const max = effectiveLimit(request, policy, fallback);
+      if (max === 0) return;
       const keyId = request.apiKey?.id ?? 'anonymous';
       const resetsAt = overBudget.get(keyId);
       if (resetsAt !== undefined) {
-        if (resetsAt > Date.now()) throw exceeded(reply, options.searchesPerMinute, Math.ceil((resetsAt - Date.now()) / 1000));
+        if (resetsAt > Date.now()) throw exceeded(reply, max, Math.ceil((resetsAt - Date.now()) / 1000));
         overBudget.delete(keyId);
       }
       const counted = check(request).then((limit) => {
-        // Allowed outright, or not counted: with Redis unreachable the limiter lets the search go
-        // (skipOnError) with a zero window, and there is no budget to report.
+        // Not counted: with Redis unreachable the limiter lets the request go (skipOnError) with a
+        // zero window, and there is no budget to report.
         if (limit.isAllowed || limit.ttl <= 0) return;
         if (limit.isExceeded) {
           overBudget.set(keyId, Date.now() + limit.ttl);
           throw exceeded(reply, limit.max, limit.ttlInSeconds);
         }
-        reply.header('ratelimit-limit', limit.max);
-        reply.header('ratelimit-remaining', limit.remaining);
-        reply.header('ratelimit-reset', limit.ttlInSeconds);
+        setHeaders(reply, policy, limit.max, limit.remaining, limit.ttlInSeconds);
       });
       // A request that fails validation never awaits its count: keep that rejection handled.
       counted.catch(() => undefined);
-      request.searchBudget = counted;
+      request.rateBudget = counted;
     },
-    async run(request, _reply, search) {
+    async run(request, _reply, operation) {
       // A rejection of either ends the request; Promise.all keeps the other's later failure handled.
-      const [, result] = await Promise.all([request.searchBudget, search()]);
+      const [, result] = await Promise.all([request.rateBudget, operation()]);
       return result;
     },
   };
 }
+
+/** Routes' limits when none is configured: the operation runs as is. */
+export const UNLIMITED: RouteRateLimit = {
+  count: async () => undefined,
+  run: (_request, _reply, operation) => operation(),
+};

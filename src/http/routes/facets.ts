@@ -5,7 +5,7 @@ import { accountFacetsRequestSchema, postFacetsRequestSchema } from '../../query
 import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../../services/search/facets-service.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
+import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
 const errors = { 401: problemSchema, 403: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
 
@@ -18,30 +18,28 @@ export const facetRoutes: FastifyPluginAsyncZod<{
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
   /** The per-key search rate limit; the same budget (same counters) as the searches. */
-  rateLimit?: SearchRateLimitOptions;
+  rateLimit?: RateLimitOptions;
 }> = async (app, { keys, postFacets, accountFacets, rateLimit }) => {
   const onRequest = requireKey(keys, 'search');
-  const limiter = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
-  const limited: SearchLimiter = limiter?.run ?? ((_request, _reply, run) => run());
-  const counted = limiter ? { preValidation: limiter.count } : {};
+  const searches = rateLimit ? await registerRateLimit(app, rateLimit, 'search') : UNLIMITED;
 
   app.post(
     '/v1/social/posts/facets',
     {
       onRequest,
-      ...counted,
+      preValidation: searches.count,
       schema: { operationId: 'postFacets', body: postFacetsRequestSchema, response: { 200: facetsResponseSchema, ...errors } },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => postFacets.facets(request.body))) }),
+    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => postFacets.facets(request.body))) }),
   );
 
   app.post(
     '/v1/social/accounts/facets',
     {
       onRequest,
-      ...counted,
+      preValidation: searches.count,
       schema: { operationId: 'accountFacets', body: accountFacetsRequestSchema, response: { 200: facetsResponseSchema, ...errors } },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => accountFacets.facets(request.body))) }),
+    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => accountFacets.facets(request.body))) }),
   );
 };

@@ -9,7 +9,7 @@ import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query
 import { conditionalGet } from '../conditional-get.ts';
 import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerSearchRateLimit, type SearchLimiter, type SearchRateLimitOptions } from '../plugins/rate-limit.ts';
+import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(256) });
 /** `If-None-Match`: the ETag of a copy the client holds (conditional-get.ts). */
@@ -37,47 +37,46 @@ export const readRoutes: FastifyPluginAsyncZod<{
   postSearch: PostSearchService;
   accounts: AccountService;
   accountSearch: AccountSearchService;
-  /** The per-key search rate limit (spec 4.1, 4.2: 429 `rate-limit-exceeded`); absent: none. */
-  rateLimit?: SearchRateLimitOptions;
+  /** Per-key rate limits of searches (spec 4.1, 4.2: 429 `rate-limit-exceeded`) and reads; absent: none. */
+  rateLimit?: RateLimitOptions;
 }> = async (app, { keys, posts, postSearch, accounts, accountSearch, rateLimit }) => {
   const onRequest = requireKey(keys, 'search');
-  const limiter = rateLimit ? await registerSearchRateLimit(app, rateLimit) : null;
-  const limited: SearchLimiter = limiter?.run ?? ((_request, _reply, search) => search());
-  const counted = limiter ? { preValidation: limiter.count } : {};
+  const searches = rateLimit ? await registerRateLimit(app, rateLimit, 'search') : UNLIMITED;
+  const reads = rateLimit ? await registerRateLimit(app, rateLimit, 'read') : UNLIMITED;
 
   app.get(
     '/v1/social/posts/:id',
-    { onRequest, onSend: conditionalGet, schema: { operationId: 'getPost', params: idParams, headers: conditionalHeaders, response: { 200: fullPostSchema, 304: notModified, ...errors } } },
-    async (request) => posts.get(concreteFirst(request.params.id, '/v1/social/posts/search')),
+    { onRequest, preValidation: reads.count, onSend: conditionalGet, schema: { operationId: 'getPost', params: idParams, headers: conditionalHeaders, response: { 200: fullPostSchema, 304: notModified, ...errors } } },
+    async (request, reply) => reads.run(request, reply, () => posts.get(concreteFirst(request.params.id, '/v1/social/posts/search'))),
   );
 
   app.post(
     '/v1/social/posts/search',
     {
       onRequest,
-      ...counted,
+      preValidation: searches.count,
       schema: {
         operationId: 'searchPosts',
         body: postSearchRequestSchema,
         response: { 200: postSearchResponseSchema, ...errors },
       },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => postSearch.search(request.body))) }),
+    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => postSearch.search(request.body))) }),
   );
 
   app.post(
     '/v1/social/accounts/search',
     {
       onRequest,
-      ...counted,
+      preValidation: searches.count,
       schema: { operationId: 'searchAccounts', body: accountSearchRequestSchema, response: { 200: accountSearchResponseSchema, ...errors } },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await limited(request, reply, () => accountSearch.search(request.body))) }),
+    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => accountSearch.search(request.body))) }),
   );
 
   app.get(
     '/v1/social/accounts/:id',
-    { onRequest, onSend: conditionalGet, schema: { operationId: 'getAccount', params: idParams, headers: conditionalHeaders, response: { 200: accountSchema, 304: notModified, ...errors } } },
-    async (request) => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search')),
+    { onRequest, preValidation: reads.count, onSend: conditionalGet, schema: { operationId: 'getAccount', params: idParams, headers: conditionalHeaders, response: { 200: accountSchema, 304: notModified, ...errors } } },
+    async (request, reply) => reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search'))),
   );
 };

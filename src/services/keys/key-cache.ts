@@ -12,7 +12,7 @@ export interface CachedKeyStoreDeps {
    * authenticate (CLI, worker) never open it.
    */
   subscriber: () => Redis;
-  /** The channel {@link KeyStore.revoke} publishes revoked key ids on. */
+  /** The channel {@link KeyStore.revoke} and {@link KeyStore.setLimits} publish changed key ids on. */
   channel: string;
   /** Upper bound on how long an entry is trusted, in case a revocation message was missed. */
   ttlMs: number;
@@ -147,6 +147,11 @@ export function createCachedKeyStore({
       // This process drops it at once, whatever its listener is doing.
       cache.delete(id);
       return revoked;
+    },
+    async setLimits(id, limits) {
+      const changed = await store.setLimits(id, limits);
+      cache.delete(id);
+      return changed;
     },
     stats: () => ({ hits, misses, stale, listening }),
     close() {

@@ -6,7 +6,8 @@ import {
   ValidationFailedError,
 } from '../../internal/errors.ts';
 import { generateKey, hashSecret, isKeyId, KEY_LENGTH, KEY_PREFIX, parseKey } from './key-format.ts';
-import { KEY_SCOPES, type KeyRecord, type KeyScope, type KeyStore } from './key-store.ts';
+import { holderEmailSchema } from './holder-email.ts';
+import { KEY_SCOPES, type KeyLimits, type KeyRecord, type KeyScope, type KeyStore } from './key-store.ts';
 
 /** The identity a request acts as once its key is verified. */
 export interface AuthenticatedKey {
@@ -14,6 +15,8 @@ export interface AuthenticatedKey {
   owner: string;
   name: string;
   scopes: KeyScope[];
+  /** The key's own rate limits (`null`: the service's default). */
+  limits: KeyLimits;
 }
 
 /** Input of {@link KeyService.create}; validated, so callers may pass raw CLI values. */
@@ -43,6 +46,7 @@ export interface KeySummary {
   created_at: string;
   revoked_at: string | null;
   status: 'active' | 'revoked';
+  limits: KeyLimits;
 }
 
 /** Key lifecycle and request authentication. */
@@ -51,6 +55,11 @@ export interface KeyService {
   list(filter?: { owner?: string }): Promise<KeySummary[]>;
   /** Revokes a key by id (`key_…`); `false` when no such key exists. */
   revoke(id: string): Promise<boolean>;
+  /**
+   * Sets a key's own rate limits (requests per minute; `null` restores the default). Every API
+   * node applies them from its next request. `false` when no such key exists.
+   */
+  setLimits(id: string, limits: Partial<KeyLimits>): Promise<boolean>;
   /** Verifies an `Authorization` header value; throws {@link AuthenticationRequiredError}. */
   authenticate(authorizationHeader: string | undefined): Promise<AuthenticatedKey>;
   /** Throws {@link InsufficientScopeError} unless `key` carries `scope`. */
@@ -60,16 +69,16 @@ export interface KeyService {
 /** Dependencies of {@link createKeyService}. */
 export interface KeyServiceDeps {
   store: KeyStore;
+  /** Makes sure the key's owner exists as an account holder (keys carry their holder). */
+  holders?: { ensure(email: string): Promise<unknown> };
   /** Clock, injectable for tests. */
   now?: () => Date;
 }
 
-// Emails are compared case-insensitively in practice; normalising keeps one owner index per person.
-const ownerSchema = z
-  .string()
-  .trim()
-  .pipe(z.email({ error: 'owner must be an email address' }))
-  .transform((s) => s.toLowerCase());
+const ownerSchema = holderEmailSchema;
+
+const limitSchema = z.number().int('a limit must be a whole number').min(0, 'a limit must be 0 or more').max(1_000_000, 'a limit must be at most 1000000').nullable();
+const limitsSchema = z.strictObject({ search: limitSchema.optional(), read: limitSchema.optional() });
 
 const createSchema = z.object({
   owner: ownerSchema,
@@ -160,6 +169,7 @@ function summarize(record: KeyRecord): KeySummary {
     created_at: record.created_at,
     revoked_at: record.revoked_at,
     status: record.revoked_at ? 'revoked' : 'active',
+    limits: record.limits,
   };
 }
 
@@ -177,14 +187,17 @@ export function requireScope(key: AuthenticatedKey, scope: KeyScope): void {
  * revoked ones as the revocation is published (key-cache.ts), so a revocation still takes effect
  * on the next request on every node.
  */
-export function createKeyService({ store, now = () => new Date() }: KeyServiceDeps): KeyService {
+export function createKeyService({ store, holders, now = () => new Date() }: KeyServiceDeps): KeyService {
   return {
     async create(input) {
       const parsed = createSchema.safeParse(input);
       if (!parsed.success) {
-        throw new ValidationFailedError(parsed.error.issues.map((i) => i.message).join('; '));
+        // Shared schemas say "must be …"; name the field they are about.
+        const message = (i: z.core.$ZodIssue) => (i.message.startsWith('must') ? `${i.path.join('.')} ${i.message}` : i.message);
+        throw new ValidationFailedError(parsed.error.issues.map(message).join('; '));
       }
       const { owner, name, scopes } = parsed.data;
+      await holders?.ensure(owner);
       const generated = generateKey();
       const created_at = now().toISOString();
       await store.insert({
@@ -195,6 +208,7 @@ export function createKeyService({ store, now = () => new Date() }: KeyServiceDe
         scopes,
         created_at,
         revoked_at: null,
+        limits: { search: null, read: null },
       });
       return { id: generated.id, key: generated.key, owner, name, scopes, created_at };
     },
@@ -215,6 +229,14 @@ export function createKeyService({ store, now = () => new Date() }: KeyServiceDe
       return store.revoke(id, now().toISOString());
     },
 
+    async setLimits(id, limits) {
+      const parsed = limitsSchema.safeParse(limits);
+      if (!parsed.success) throw new ValidationFailedError(parsed.error.issues.map((i) => i.message).join('; '));
+      if (!isKeyId(id)) return false;
+      const given = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<KeyLimits>;
+      return store.setLimits(id, given);
+    },
+
     async authenticate(authorizationHeader) {
       const credential = extractCredential(authorizationHeader);
       const parsed = parseKey(credential);
@@ -226,7 +248,7 @@ export function createKeyService({ store, now = () => new Date() }: KeyServiceDe
       if (!record || !hashesMatch(record.secret_hash, presented) || record.revoked_at) {
         throw new AuthenticationRequiredError(DETAIL.inactive);
       }
-      return { id: record.id, owner: record.owner, name: record.name, scopes: record.scopes };
+      return { id: record.id, owner: record.owner, name: record.name, scopes: record.scopes, limits: record.limits };
     },
 
     requireScope,

@@ -6,16 +6,24 @@ import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts
  *
  * Layout, under `prefix`:
  * - `{prefix}:key:{id}`: hash with fields `id`, `secret_hash`, `owner`, `name`, `scopes` (comma
- *   list), `created_at` (ISO 8601) and `revoked_at` (ISO 8601, absent while the key is active);
+ *   list), `created_at` (ISO 8601), `revoked_at` (ISO 8601, absent while the key is active) and
+ *   `limit_search`, `limit_read` (requests per minute; absent: the service's defaults);
  * - `{prefix}:keys`: sorted set of every key id, scored by creation time (epoch ms);
  * - `{prefix}:owner:{owner}:keys`: the same, per owner;
- * - Pub/Sub channel `{prefix}:revoked`: each revoked key id, published by the revocation itself.
+ * - Pub/Sub channel `{prefix}:revoked`: each revoked or changed key id, published by the change
+ *   itself, so that caches drop it (key-cache.ts).
  */
 
 /** Scopes a key can carry. */
 export const KEY_SCOPES = ['search', 'ingest'] as const;
 /** One scope. */
 export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** A key's own rate limits, requests per minute; `null`: the service's default applies. */
+export interface KeyLimits {
+  search: number | null;
+  read: number | null;
+}
 
 /** A stored key, as the store sees it (field names mirror the Redis hash). */
 export interface KeyRecord {
@@ -26,6 +34,7 @@ export interface KeyRecord {
   scopes: KeyScope[];
   created_at: string;
   revoked_at: string | null;
+  limits: KeyLimits;
 }
 
 /** Storage operations on key records. */
@@ -41,6 +50,11 @@ export interface KeyStore {
    * Returns `false` when the key is unknown.
    */
   revoke(id: string, revokedAt?: string): Promise<boolean>;
+  /**
+   * Sets the limits given (`null` clears one back to the default; absent: unchanged) and tells
+   * every node to re-read the key. Returns `false` when the key is unknown.
+   */
+  setLimits(id: string, limits: Partial<KeyLimits>): Promise<boolean>;
 }
 
 /** Dependencies of {@link createKeyStore}. */
@@ -70,6 +84,23 @@ redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 `;
 
+// Sets (ARGV[3..]: field, value pairs) and deletes (value '') limit fields of an existing key, then
+// publishes its id so that caches re-read it.
+const SET_LIMITS_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 3, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1
+`;
+
+function parseLimit(value: string | undefined): number | null {
+  if (value === undefined || value === '') return null;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
 function parseScopes(value: string | undefined): KeyScope[] {
   if (!value) return [];
   // Unknown scopes (written by a newer version) are ignored rather than trusted.
@@ -89,6 +120,7 @@ function toRecord(hash: Record<string, string>): KeyRecord | null {
     scopes: parseScopes(hash.scopes),
     created_at,
     revoked_at: hash.revoked_at ? hash.revoked_at : null,
+    limits: { search: parseLimit(hash.limit_search), read: parseLimit(hash.limit_read) },
   };
 }
 
@@ -155,6 +187,8 @@ export function createKeyStore({ redis, prefix, timeoutMs = 2_000 }: KeyStoreDep
             scopes: record.scopes.join(','),
             created_at: record.created_at,
             ...(record.revoked_at ? { revoked_at: record.revoked_at } : {}),
+            ...(record.limits.search !== null ? { limit_search: String(record.limits.search) } : {}),
+            ...(record.limits.read !== null ? { limit_read: String(record.limits.read) } : {}),
           })
           .zadd(allIndex, score, record.id)
           .zadd(ownerIndex(record.owner), score, record.id)
@@ -182,6 +216,17 @@ export function createKeyStore({ redis, prefix, timeoutMs = 2_000 }: KeyStoreDep
     revoke(id, revokedAt = new Date().toISOString()) {
       return guarded(async () => {
         const changed = await redis.eval(REVOKE_SCRIPT, 1, keyOf(id), revokedAt, revocationChannel(prefix), id);
+        return changed === 1;
+      });
+    },
+
+    setLimits(id, limits) {
+      return guarded(async () => {
+        const fields: string[] = [];
+        for (const [name, value] of Object.entries(limits)) {
+          if (value !== undefined) fields.push(`limit_${name}`, value === null ? '' : String(value));
+        }
+        const changed = await redis.eval(SET_LIMITS_SCRIPT, 1, keyOf(id), revocationChannel(prefix), id, ...fields);
         return changed === 1;
       });
     },

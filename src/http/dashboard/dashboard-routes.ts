@@ -1,0 +1,120 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { DomainError } from '../../internal/errors.ts';
+import type { HolderKeys } from '../../services/keys/holder-keys.ts';
+import { SignInThrottledError, type Holder, type HolderService } from '../../services/keys/holder-service.ts';
+import { sendPage, type PageContextOf } from './page.ts';
+import { createKeyForm, keyIdParams, signInForm, signUpForm, usageQuery } from './forms.ts';
+import { keysPage, signInPage, signUpPage, usagePage } from './views.ts';
+
+/** Options of {@link dashboardRoutes}. */
+export interface DashboardRoutesOptions {
+  holders: Pick<HolderService, 'signUp' | 'signIn' | 'signUpMode'>;
+  keys: HolderKeys;
+  /** The dashboard's path as links see it. */
+  base: string;
+  context: PageContextOf;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in holder, on pages that require one. */
+    holder?: Holder;
+  }
+}
+
+/** A domain error a form shows next to its fields; anything else goes to the error page. */
+function formError(error: unknown): DomainError {
+  if (error instanceof DomainError && error.status < 500) return error;
+  throw error;
+}
+
+/**
+ * The dashboard's pages. Thin like the API's routes: parse the form, call one service, render.
+ * Every POST is CSRF-checked (the plugin's `csrfProtection`), and signing in or up starts a new
+ * session (no fixation).
+ */
+export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (app, { holders, keys, base, context }) => {
+  const csrfChecked = { onRequest: undefined, preHandler: app.csrfProtection };
+  const signedIn: preHandlerAsyncHookHandler = async (request, reply) => {
+    const email = request.session.holder;
+    if (!email) return reply.redirect(`${base}/sign-in`, 303);
+    request.holder = { email };
+  };
+  const signedInForm = { preHandler: [app.csrfProtection, signedIn] };
+
+  async function startSession(request: FastifyRequest, reply: FastifyReply, holder: Holder) {
+    await request.session.regenerate();
+    request.session.holder = holder.email;
+    return reply.redirect(`${base}/keys`, 303);
+  }
+
+  app.get('/', async (request, reply) => reply.redirect(`${base}/${request.session.holder ? 'keys' : 'sign-in'}`, 303));
+
+  app.get('/sign-in', async (request, reply) => {
+    const notice = (request.query as { signed_out?: string }).signed_out !== undefined ? 'You are signed out.' : undefined;
+    return sendPage(reply, signInPage(context(request, reply), notice ? { notice } : {}));
+  });
+
+  app.post('/sign-in', csrfChecked, async (request, reply) => {
+    const form = signInForm.parse(request.body ?? {});
+    try {
+      const holder = await holders.signIn({ email: form.email, password: form.password, address: request.ip });
+      return await startSession(request, reply, holder);
+    } catch (error) {
+      const refusal = formError(error);
+      if (refusal instanceof SignInThrottledError) reply.header('retry-after', String(refusal.retryAfterSeconds));
+      return sendPage(reply, signInPage(context(request, reply), { email: form.email, error: refusal.detail }), refusal.status);
+    }
+  });
+
+  app.get('/sign-up', async (request, reply) => {
+    const invitation = (request.query as { invitation?: string }).invitation?.slice(0, 200);
+    return sendPage(reply, signUpPage(context(request, reply), { mode: holders.signUpMode, ...(invitation ? { invitation } : {}) }));
+  });
+
+  app.post('/sign-up', csrfChecked, async (request, reply) => {
+    const form = signUpForm.parse(request.body ?? {});
+    try {
+      const holder = await holders.signUp({ email: form.email, password: form.password, invitation: form.invitation });
+      return await startSession(request, reply, holder);
+    } catch (error) {
+      const refusal = formError(error);
+      const state = { mode: holders.signUpMode, email: form.email, invitation: form.invitation, error: refusal.detail };
+      return sendPage(reply, signUpPage(context(request, reply), state), refusal.status);
+    }
+  });
+
+  app.post('/sign-out', csrfChecked, async (request, reply) => {
+    await request.session.destroy();
+    return reply.redirect(`${base}/sign-in?signed_out`, 303);
+  });
+
+  app.get('/keys', { preHandler: signedIn }, async (request, reply) => {
+    const revoked = (request.query as { revoked?: string }).revoked;
+    const list = await keys.list(request.holder!);
+    const notice = revoked ? `Key ${list.find((k) => k.id === revoked)?.name ?? revoked} is revoked: requests with it are refused.` : undefined;
+    return sendPage(reply, keysPage(context(request, reply), { keys: list, ...(notice ? { notice } : {}) }));
+  });
+
+  app.post('/keys', signedInForm, async (request, reply) => {
+    const form = createKeyForm.parse(request.body ?? {});
+    try {
+      const created = await keys.create(request.holder!, { name: form.name, scopes: form.scopes });
+      return sendPage(reply, keysPage(context(request, reply), { keys: await keys.list(request.holder!), created }), 201);
+    } catch (error) {
+      const refusal = formError(error);
+      return sendPage(reply, keysPage(context(request, reply), { keys: await keys.list(request.holder!), error: refusal.detail }), refusal.status);
+    }
+  });
+
+  app.post('/keys/:id/revoke', signedInForm, async (request, reply) => {
+    const { id } = keyIdParams.parse(request.params);
+    await keys.revoke(request.holder!, id);
+    return reply.redirect(`${base}/keys?revoked=${encodeURIComponent(id)}`, 303);
+  });
+
+  app.get('/usage', { preHandler: signedIn }, async (request, reply) => {
+    const { days } = usageQuery.parse(request.query ?? {});
+    return sendPage(reply, usagePage(context(request, reply), { usage: await keys.usage(request.holder!, days), days }));
+  });
+};

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { UsageOperation, UsageRecorder } from '../services/keys/usage-recorder.ts';
+
+/** The API's operation ids (OpenAPI) → the usage counters' operation names. */
+const OPERATIONS: Record<string, UsageOperation> = {
+  searchPosts: 'search_posts',
+  searchAccounts: 'search_accounts',
+  getPost: 'get_post',
+  getAccount: 'get_account',
+  postFacets: 'post_facets',
+  accountFacets: 'account_facets',
+  ingestObservations: 'intake',
+};
+
+/**
+ * Counts every response to an authenticated API operation for the key's holder (dashboard
+ * usage): after authentication, so 4xx and 429 answers count too, but a request with no valid
+ * key counts for nobody.
+ */
+export function registerUsage(app: FastifyInstance, usage: Pick<UsageRecorder, 'record'>): void {
+  app.addHook('onResponse', async (request, reply) => {
+    if (!request.apiKey) return;
+    const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+    const operation = operationId ? OPERATIONS[operationId] : undefined;
+    if (operation) usage.record(request.apiKey.id, operation, reply.statusCode);
+  });
+}

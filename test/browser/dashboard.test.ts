@@ -1,0 +1,138 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openHolders } from '../../src/start/core.ts';
+import { startApiProcess, type ApiProcess } from '../helpers/api-process.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+// Debian's chromium, driven headless by playwright-core: nothing is downloaded (.ci/run installs it).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PASSWORD = 'correct horse battery staple';
+
+let stack: Stack;
+let api: ApiProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  stack = await startStack('browser', {}, { worker: false });
+  api = await startApiProcess(stack.config, { DASHBOARD_SIGNUP: 'invite' }, { selfBaseUrl: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.stop();
+  await stack?.close();
+});
+
+async function callApi(key: string, path: string, body?: unknown): Promise<number> {
+  const response = await fetch(`${api.url}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+async function signUp(page: Page, email: string): Promise<void> {
+  const { code } = await openHolders(stack.config, stack.runtime.connections).invite({ email, days: 1 });
+  await page.goto(`${api.url}/dashboard/sign-up?invitation=${encodeURIComponent(code)}`);
+  await expect(page.getByLabel('Invitation code').inputValue()).resolves.toBe(code);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(`${api.url}/dashboard/keys`);
+}
+
+async function createKey(page: Page, name: string): Promise<string> {
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = (await page.locator('#new-key').textContent())?.trim() ?? '';
+  expect(secret).toMatch(/^ssk_[a-z2-7]{16}_[A-Za-z0-9_-]{43}$/);
+  return secret;
+}
+
+/** With DASHBOARD_SCREENSHOTS=<dir>, saves the page there (how docs/dashboard-*.png are made). */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.DASHBOARD_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, name), fullPage: true });
+}
+
+describe('the dashboard in a real browser (headless Chromium)', () => {
+  it('signs up, creates a key, calls the API with it, sees the usage, revokes it, and the API answers 401', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const scriptErrors: string[] = [];
+    page.on('pageerror', (error) => scriptErrors.push(error.message));
+    page.on('console', (message) => {
+      // A CSP violation is reported on the console: none may happen.
+      if (message.type() === 'error') scriptErrors.push(message.text());
+    });
+    try {
+      const email = `browser-${stack.config.REDIS_PREFIX}@example.com`;
+      await signUp(page, email);
+      const key = await createKey(page, 'browser key');
+      // The progressive enhancement is there when scripts run: the copy button shows.
+      await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
+
+      expect(await callApi(key, '/v1/social/posts/search', { post: { query: 'kite' } })).toBe(200);
+      expect(await callApi(key, '/v1/social/posts/nope')).toBe(404);
+
+      // Usage reaches the page within a few seconds (flushed every second).
+      const today = new Date().toISOString().slice(0, 10);
+      let cells: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        await page.goto(`${api.url}/dashboard/usage?days=7`);
+        cells = await page.locator('section.usage tbody tr').first().locator('td').allTextContents();
+        if (cells[0] === today && cells[8] === '2') break;
+        await page.waitForTimeout(300);
+      }
+      // day, search posts, search accounts, get post, get account, post facets, account facets, intake, all, 4xx, 429
+      expect(cells).toEqual([today, '1', '0', '1', '0', '0', '0', '0', '2', '1', '0']);
+      await expect(page.locator('svg.chart').count()).resolves.toBe(1);
+      await screenshot(page, 'dashboard-usage.png');
+
+      await page.goto(`${api.url}/dashboard/keys`);
+      await screenshot(page, 'dashboard-keys.png');
+      // The revoke button asks first (the script's confirm); accept it.
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.getByRole('button', { name: 'Revoke' }).click();
+      await page.waitForURL(/\/dashboard\/keys\?revoked=/);
+      await expect(page.locator('.notice').textContent()).resolves.toContain('browser key is revoked');
+      await expect(page.locator('tbody .status').first().textContent()).resolves.toBe('revoked');
+      expect(await callApi(key, '/v1/social/posts/nope')).toBe(401);
+      expect(scriptErrors, scriptErrors.join("\n")).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('works with JavaScript turned off: sign up, create a key, sign out, sign in again', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    try {
+      const email = `no-script-${stack.config.REDIS_PREFIX}@example.com`;
+      await signUp(page, email);
+      const key = await createKey(page, 'no-script key');
+      // Without scripts the copy button stays hidden; the key is selectable text.
+      await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(false);
+      expect(await callApi(key, '/v1/social/posts/nope')).toBe(404);
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.waitForURL(/\/dashboard\/sign-in\?signed_out/);
+      await page.goto(`${api.url}/dashboard/keys`);
+      await page.waitForURL(`${api.url}/dashboard/sign-in`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${api.url}/dashboard/keys`);
+      await expect(page.locator('tbody tr').count()).resolves.toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+});
