@@ -99,6 +99,11 @@ export function createApi(
           assetsDir: dashboardAssetsDir(),
         }
       : undefined;
+  if (dashboard && config.PUBLIC_BASE_URL.startsWith('https:') && config.TRUSTED_PROXIES.length === 0) {
+    // The session cookie is Secure, and is only set on a request this node sees as https: behind
+    // a TLS-terminating proxy that takes X-Forwarded-Proto from a trusted proxy.
+    parts.logger?.warn('the dashboard needs TRUSTED_PROXIES (the TLS-terminating proxy) when PUBLIC_BASE_URL is https: without it no sign-in can keep its session');
+  }
   const app = buildApp(
     {
       baseUrl: config.PUBLIC_BASE_URL,

@@ -71,6 +71,38 @@ describe('social-search keys', () => {
   });
 });
 
+describe('social-search keys limit, holders invite', () => {
+  it('sets a key\'s own search limit that the API applies on its next request, and restores the default', async () => {
+    const key = JSON.parse((await cli('keys', 'create', '--owner', 'limits@example.com', '--name', 'limited', '--json')).stdout);
+    const search = () => stack.inject({ method: 'POST', url: '/v1/social/posts/search', headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, payload: '{"post":{"query":"kite"}}' });
+    expect((await search()).headers['ratelimit-policy']).toBe('"search";q=100000;w=60');
+    const set = await cli('keys', 'limit', key.id, '--search', '7');
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(set.stdout).toContain('search 7/min');
+    expect((await search()).headers['ratelimit-policy']).toBe('"search";q=7;w=60');
+    expect(JSON.parse((await cli('keys', 'list', '--owner', 'limits@example.com', '--json')).stdout).limits).toEqual({ search: 7, read: null });
+    expect((await cli('keys', 'limit', key.id, '--search', 'default')).code).toBe(0);
+    expect((await search()).headers['ratelimit-policy']).toBe('"search";q=100000;w=60');
+
+    expect((await cli('keys', 'limit', key.id, '--search', 'lots')).code).toBe(2);
+    expect((await cli('keys', 'limit', key.id)).code).toBe(2);
+    expect((await cli('keys', 'limit', 'key_doesnotexist0000', '--search', '5')).code).toBe(1);
+  });
+
+  it('prints a one-time invitation and its sign-up link; an invitation for a holder made by `keys create --owner` lets them claim it', async () => {
+    await cli('keys', 'create', '--owner', 'Claim@Example.com', '--name', 'operator made');
+    const invited = await cliWith({ PUBLIC_BASE_URL: 'https://cli.example.test/' }, 'holders', 'invite', '--email', 'claim@example.com', '--days', '3', '--json');
+    expect(invited.code).toBe(0);
+    const invitation = JSON.parse(invited.stdout);
+    expect(invitation).toMatchObject({ email: 'claim@example.com', code: expect.stringMatching(/^inv_/) });
+    expect(invitation.sign_up_url).toBe(`https://cli.example.test/dashboard/sign-up?invitation=${invitation.code}`);
+    const holders = (await import('../../src/start/core.ts')).openHolders(stack.config, stack.runtime.connections);
+    await expect(holders.signUp({ email: 'claim@example.com', password: 'long enough password' })).rejects.toThrow(/No account could be created/);
+    await expect(holders.signUp({ email: 'claim@example.com', password: 'long enough password', invitation: invitation.code })).resolves.toEqual({ email: 'claim@example.com' });
+    expect((await cli('holders', 'invite', '--days', '0')).code).not.toBe(0);
+  });
+});
+
 describe('social-search ingest', () => {
   it('streams a file through the intake, reports bad lines with their numbers, and waits for indexing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'ingest-'));

@@ -96,6 +96,7 @@ describe('create and authenticate', () => {
       owner: 'alice@example.com',
       name: 'nightly export',
       scopes: ['search', 'ingest'],
+      limits: { search: null, read: null },
     });
   });
 
@@ -155,6 +156,7 @@ describe('list', () => {
       created_at: second.created_at,
       revoked_at: null,
       status: 'active',
+      limits: { search: null, read: null },
     });
 
     const all = await service.list();

@@ -8,6 +8,7 @@ import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { startWorker } from '../../start/worker.ts';
+import { openHolders } from '../../start/core.ts';
 import { configOrExit } from '../context.ts';
 import { seedDataset } from './seed.ts';
 
@@ -91,6 +92,12 @@ export function registerQuickstart(program: Command): void {
       if (post) say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post.shortcode}    # the same post by shortcode`);
       say(`  curl -s ${base}/readyz`);
       say();
+      if (config.DASHBOARD === 'on' && config.DASHBOARD_SIGNUP !== 'closed') {
+        const invitation = await openHolders(config, owned.connections).invite({ days: 7 });
+        say(`Dashboard (your own keys and usage): ${base}/dashboard/sign-up?invitation=${invitation.code}`);
+        say('  (a one-time invitation, valid 7 days; more with `npx social-search holders invite`)');
+        say();
+      }
       say('Press Ctrl+C to stop (the local Elasticsearch and Redis keep running: npm run services:stop).');
     });
 }

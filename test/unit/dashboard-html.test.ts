@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { html } from '../../src/http/dashboard/html.ts';
+import { usageChart } from '../../src/http/dashboard/usage-chart.ts';
+import { hashPassword, verifyPassword } from '../../src/services/keys/password-hash.ts';
+
+describe('dashboard HTML', () => {
+  it('escapes every interpolated value unless it is markup made by html``', () => {
+    const name = `<img src=x onerror="alert('x')"> & co`;
+    expect(html`<td title="${name}">${name}</td>`.value).toBe(
+      '<td title="&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; co">&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; co</td>',
+    );
+    expect(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>`.value).toBe('<ul><li>a&lt;</li><li>b</li></ul>');
+    expect(html`${null}${undefined}${false}${0}`.value).toBe('0');
+  });
+
+  it('draws one bar per day scaled to the busiest day, with errors inside it', () => {
+    const svg = usageChart(
+      [
+        { day: '2026-11-01', requests: 10, errors: 5 },
+        { day: '2026-11-02', requests: 0, errors: 0 },
+      ],
+      'Requests of <key>',
+    ).value;
+    expect(svg.match(/<rect class="ok"/g)).toHaveLength(2);
+    expect(svg).toContain('aria-label="Requests of &lt;key&gt;"');
+    expect(svg).toContain('height="122.0"');
+    expect(svg).toContain('height="61.0"');
+    expect(svg).toContain('2026-11-01: 10 requests, 5 client errors');
+  });
+});
+
+describe('password hashing (scrypt)', () => {
+  it('verifies the right password only, with a fresh salt each time, and fails closed on a corrupt hash', async () => {
+    const a = await hashPassword('correct horse battery');
+    const b = await hashPassword('correct horse battery');
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(a).not.toBe(b);
+    await expect(verifyPassword('correct horse battery', a)).resolves.toBe(true);
+    await expect(verifyPassword('correct horse batterY', a)).resolves.toBe(false);
+    await expect(verifyPassword('correct horse battery', a.slice(0, -2))).resolves.toBe(false);
+    await expect(verifyPassword('correct horse battery', 'plain')).resolves.toBe(false);
+  });
+});
