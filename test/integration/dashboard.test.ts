@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHolders } from '../../src/start/core.ts';
+import { createHolderService } from '../../src/services/keys/holder-service.ts';
+import { createHolderStore } from '../../src/services/keys/holder-store.ts';
+import { createSignInAttempts } from '../../src/services/keys/sign-in-attempts.ts';
 import type { HolderService } from '../../src/services/keys/holder-service.ts';
 import { DashboardClient, type Page } from '../helpers/dashboard-client.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -107,6 +110,24 @@ describe('dashboard: sign-up, sessions, keys', () => {
     const third = new DashboardClient(stack.app);
     await third.get('/dashboard/sign-up');
     expect((await third.post('/dashboard/sign-up', { email: email('reuse2'), password: PASSWORD, invitation: someoneElse.code })).status).toBe(422);
+  });
+
+  it('with open sign-up, lets a new email in without an invitation but still protects a holder created by the CLI', async () => {
+    const redis = stack.runtime.redis;
+    const prefix = `${stack.config.REDIS_PREFIX}:holders`;
+    const open = createHolderService({
+      store: createHolderStore({ redis, prefix }),
+      attempts: createSignInAttempts({ redis, prefix, limits: { perAccount: 5, perAddress: 50 } }),
+      signUpMode: 'open',
+    });
+    const fresh = email('open');
+    await expect(open.signUp({ email: fresh, password: PASSWORD })).resolves.toEqual({ email: fresh });
+    await expect(open.signUp({ email: fresh, password: 'another password' })).rejects.toThrow(/No account could be created/);
+    const operatorMade = email('operator-made');
+    await open.ensure(operatorMade);
+    await expect(open.signUp({ email: operatorMade, password: PASSWORD })).rejects.toThrow(/No account could be created/);
+    await expect(open.signIn({ email: operatorMade, password: PASSWORD, address: '192.0.2.1' })).rejects.toThrow('Incorrect email or password.');
+    await expect(open.signIn({ email: fresh, password: PASSWORD, address: '192.0.2.1' })).resolves.toEqual({ email: fresh });
   });
 
   it('signs in and out; a session lives in Redis, so another API node honours it, and sign-out ends it everywhere', async () => {
