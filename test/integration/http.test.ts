@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createDeliverySigner } from '../../src/delivery/signer.ts';
-import { LOG_REDACTIONS } from '../../src/internal/logger.ts';
+import { loggerOptions } from '../../src/internal/logger.ts';
 import { parseKey } from '../../src/services/keys/key-format.ts';
 import { createApi } from '../../src/start/api.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
@@ -155,19 +155,26 @@ describe('delivery routes (spec 2.6, contract §4)', () => {
 });
 
 describe('logs', () => {
-  it('carry the request id and never the API key', async () => {
+  it('carry the request id and never a credential: API key, delivery signature, invitation code', async () => {
     const lines: string[] = [];
     const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
-    const logger = pino({ level: 'trace', redact: { paths: LOG_REDACTIONS, censor: '[redacted]' } }, sink);
+    const logger = pino(loggerOptions({ LOG_LEVEL: 'trace' }), sink);
     const { config, connections, engine, embedder } = stack.runtime;
     const api = createApi(config, connections, { engine, embedder, logger });
     const { app } = api;
     await app.ready();
     const response = await app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: { authorization: `Bearer ${stack.key}` } });
     await app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: { authorization: `Bearer "${stack.key}"` } });
+    const delivered = await app.inject({ method: 'GET', url: '/v1/social/delivery/media/x?src=aHR0cHM6Ly9leGFtcGxlLmNvbS9h&exp=4102444800&sig=SIGNATURE0secret', headers: {} });
+    expect(delivered.statusCode).toBe(403);
+    await app.inject({ method: 'GET', url: '/dashboard/sign-up?invitation=inv_CODE0secret' });
     await api.close();
     const all = lines.join('');
     expect(all).toContain(response.headers['x-request-id'] as string);
     expect(all).not.toContain(parseKey(stack.key)!.secret);
+    expect(all).toContain('sig=[redacted]');
+    expect(all).not.toContain('SIGNATURE0secret');
+    expect(all).toContain('invitation=[redacted]');
+    expect(all).not.toContain('inv_CODE0secret');
   });
 });
