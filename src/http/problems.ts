@@ -49,6 +49,9 @@ function toDomainError(error: unknown): DomainError {
       return new PayloadTooLargeError('The request body is larger than this route accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaTypeError('This route does not accept that Content-Type.');
+    case 'FST_CP_ERR_INVALID_CONTENT_ENCODING':
+      // RFC 9110 §15.5.16: a content coding the server does not support is a 415.
+      return new UnsupportedMediaTypeError('This route does not accept that Content-Encoding; send identity, gzip, deflate or br.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new MalformedRequestError('The body is empty but Content-Type says JSON.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { PROBLEM_CATALOG } from '../../src/http/problem-catalog.ts';
@@ -144,6 +144,25 @@ describe('compression', () => {
     const data = (body: string) => JSON.parse(body).data;
     expect(data(brotliDecompressSync(br.rawPayload).toString())).toEqual(data(plain.body));
     expect(data(gunzipSync(gzip.rawPayload).toString())).toEqual(data(plain.body));
+  });
+});
+
+describe('compressed request bodies', () => {
+  it('takes a gzip body, limits it by what it decompresses to, and refuses an unknown coding with 415', async () => {
+    const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
+    const post = (encoding: string, payload: Buffer | string) =>
+      stack.inject({ method: 'POST', url: '/v1/social/posts/search', headers: { ...headers, 'content-encoding': encoding }, payload });
+    expect((await post('gzip', gzipSync(JSON.stringify({ post: { query: 'skincare' }, limit: 3 })))).statusCode).toBe(200);
+    // A small bomb: under 10 KB on the wire, over the 1 MiB body limit once inflated.
+    const bomb = gzipSync(`{"post":{"query":"${'a'.repeat(2 * 1024 * 1024)}"}}`);
+    expect(bomb.length).toBeLessThan(10_000);
+    const big = await post('gzip', bomb);
+    expect(big.statusCode).toBe(413);
+    expect(big.body.type).toMatch(/\/problems\/payload-too-large$/);
+    const unknown = await post('snappy', 'x');
+    expect(unknown.statusCode).toBe(415);
+    expect(unknown.body.type).toMatch(/\/problems\/unsupported-media-type$/);
+    expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });
 
