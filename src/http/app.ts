@@ -1,6 +1,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import compress from '@fastify/compress';
+import fastifyPlugin from 'fastify-plugin';
+import { conditionalGet, tagContentCoding } from './conditional-get.ts';
 import cors from '@fastify/cors';
 import { constants as zlib } from 'node:zlib';
 import type { AccountService } from '../services/accounts/account-service.ts';
@@ -110,6 +112,16 @@ export function buildApp(
     brotliOptions: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } },
     zlibOptions: { level: 4 },
   });
+  // Registered after compression, so that on each conditional GET this hook comes after the one
+  // compression adds to the route: a compressed body gets its own strong ETag.
+  app.register(
+    fastifyPlugin(async (instance) => {
+      instance.addHook('onRoute', (route) => {
+        const hooks = [route.onSend ?? []].flat();
+        if (hooks.includes(conditionalGet)) route.onSend = [...hooks, tagContentCoding];
+      });
+    }),
+  );
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     app.register(cors, {
       origin: [...options.corsOrigins],

@@ -1,25 +1,50 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import { createHash } from 'node:crypto';
 
 /**
  * Conditional GETs for the two resource reads (get post, get account): a strong `ETag` over the
- * exact bytes sent, `If-None-Match` answered 304 with no body, and `Cache-Control: private,
- * no-cache` (responses depend on the caller's key and embed signed URLs that expire: a shared cache
- * must not keep them, and a private one revalidates, which the ETag makes cheap). A representation
- * changes when the record changes or when its delivery URLs are re-signed (every hour).
+ * exact bytes, `If-None-Match` answered 304 with no body, and `Cache-Control: private, no-cache`
+ * (responses depend on the caller's key and embed signed URLs that expire: a shared cache must not
+ * keep them, and a private one revalidates, which the ETag makes cheap). A representation changes
+ * when the record changes or when its delivery URLs are re-signed (every hour).
+ *
+ * A strong validator belongs to one representation, and a compressed body is another one (RFC
+ * 9110 §8.8.3): {@link tagContentCoding} runs after compression and gives it its own tag
+ * (`"<hash>-br"`), as Apache does. Any coding's tag revalidates: they stand for the same content.
  */
 export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (reply.statusCode !== 200 || typeof payload !== 'string') return payload;
   const etag = `"${createHash('sha256').update(payload).digest('base64url').slice(0, 32)}"`;
   reply.header('etag', etag).header('cache-control', 'private, no-cache');
-  if (!matches(request.headers['if-none-match'], etag)) return payload;
-  reply.code(304);
+  const held = matching(request.headers['if-none-match'], etag);
+  if (held === null) return payload;
+  // The 304 names the representation the client holds.
+  reply.code(304).header('etag', held);
   return '';
 }
 
-/** RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored). */
-function matches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+/** An `onSend` hook to run after compression: a compressed body's ETag names its coding. */
+export const tagContentCoding: onSendAsyncHookHandler = async (_request, reply, payload) => {
+  const coding = reply.getHeader('content-encoding');
+  const etag = reply.getHeader('etag');
+  if (reply.statusCode === 200 && typeof coding === 'string' && typeof etag === 'string' && etag.endsWith('"')) {
+    reply.header('etag', `${etag.slice(0, -1)}-${coding}"`);
+  }
+  return payload;
+};
+
+const CODING_SUFFIX = /-(?:br|gzip|deflate)"$/;
+
+/**
+ * RFC 9110 §13.1.2: `*`, or a list of entity tags compared weakly (a `W/` prefix is ignored), a
+ * coding suffix ignored too. Returns the tag that matched (`etag` for `*`), or null.
+ */
+function matching(header: string | undefined, etag: string): string | null {
+  if (!header) return null;
+  if (header.trim() === '*') return etag;
+  for (const raw of header.split(',')) {
+    const tag = raw.trim().replace(/^W\//, '');
+    if (tag.replace(CODING_SUFFIX, '"') === etag) return tag;
+  }
+  return null;
 }

@@ -124,6 +124,23 @@ describe('conditional GETs', () => {
     expect(after.body.views).toBe(123_456);
     expect(after.headers.etag).not.toBe(before);
   });
+
+  it('gives a compressed body its own strong ETag, and revalidates either form', async () => {
+    const path = `/v1/social/posts/${mintId('post', 'ap-p')}`;
+    const get = (headers: Record<string, string>) => stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${stack.key}`, ...headers } });
+    const identity = await get({});
+    const gzip = await get({ 'accept-encoding': 'gzip' });
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    const tag = identity.headers.etag as string;
+    expect(gzip.headers.etag).toBe(`${tag.slice(0, -1)}-gzip"`);
+    expect((await get({ 'accept-encoding': 'br' })).headers.etag).toBe(`${tag.slice(0, -1)}-br"`);
+
+    const revalidated = await get({ 'accept-encoding': 'gzip', 'if-none-match': gzip.headers.etag as string });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.headers.etag).toBe(gzip.headers.etag);
+    expect((await get({ 'if-none-match': gzip.headers.etag as string })).statusCode).toBe(304);
+    expect((await get({ 'accept-encoding': 'gzip', 'if-none-match': '"otherotherotherotherotherother12-gzip"' })).statusCode).toBe(200);
+  });
 });
 
 describe('compression', () => {
