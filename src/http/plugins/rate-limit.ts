@@ -123,9 +123,12 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
       request.rateBudget = counted;
     },
     async run(request, _reply, operation) {
-      // A rejection of either ends the request; Promise.all keeps the other's later failure handled.
-      const [, result] = await Promise.all([request.rateBudget, operation()]);
-      return result;
+      // Both settle before the answer: a fast failure (a 404 read) still carries the budget's
+      // headers, and a key over budget gets its 429 whatever the operation did.
+      const [budget, result] = await Promise.allSettled([request.rateBudget, operation()]);
+      if (budget.status === 'rejected') throw budget.reason;
+      if (result.status === 'rejected') throw result.reason;
+      return result.value;
     },
   };
 }
