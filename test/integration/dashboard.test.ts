@@ -130,6 +130,22 @@ describe('dashboard: sign-up, sessions, keys', () => {
     await expect(open.signIn({ email: fresh, password: PASSWORD, address: '192.0.2.1' })).resolves.toEqual({ email: fresh });
   });
 
+  it('limits failed sign-ins per client address across emails, and leaves other addresses alone', async () => {
+    const redis = stack.runtime.redis;
+    const prefix = `${stack.config.REDIS_PREFIX}:holders-address`;
+    const service = createHolderService({
+      store: createHolderStore({ redis, prefix }),
+      attempts: createSignInAttempts({ redis, prefix, limits: { perAccount: 100, perAddress: 3 } }),
+      signUpMode: 'open',
+    });
+    const known = email('spray-target');
+    await service.signUp({ email: known, password: PASSWORD });
+    // A spray: one guess each at many emails from one address.
+    for (let i = 0; i < 3; i++) await expect(service.signIn({ email: email(`spray-${i}`), password: 'guess', address: '198.51.100.7' })).rejects.toThrow('Incorrect email or password.');
+    await expect(service.signIn({ email: known, password: PASSWORD, address: '198.51.100.7' })).rejects.toThrow(/Too many failed sign-in attempts/);
+    await expect(service.signIn({ email: known, password: PASSWORD, address: '198.51.100.8' })).resolves.toEqual({ email: known });
+  });
+
   it('signs in and out; a session lives in Redis, so another API node honours it, and sign-out ends it everywhere', async () => {
     const { email: address } = await signUp('session');
     const client = new DashboardClient(stack.app);
