@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { ValidationFailedError } from '../../internal/errors.ts';
 import { foldCase } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
+import { COMPLETE_RESULTS } from './errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
@@ -59,6 +60,7 @@ export function accountSearchSort(search: AccountSearch): estypes.SortCombinatio
  */
 async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope): Promise<estypes.QueryDslQueryContainer> {
   const response = await client.search({
+    ...COMPLETE_RESULTS,
     pit: { id: pit },
     size: 0,
     track_total_hits: false,

@@ -9,6 +9,7 @@ import { accountSearchQuery } from './account-query.ts';
 import { esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
+import { COMPLETE_RESULTS } from './errors.ts';
 import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
@@ -97,6 +98,7 @@ export function createFacetEngine(deps: {
   async function count(index: string | string[], facets: FacetSpec[], keepAliveSeconds: number, queryOn: (pit: string) => Promise<Query>): Promise<FacetCounts> {
     const run = async (pit: string) =>
       client.search({
+        ...COMPLETE_RESULTS,
         pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
         query: await queryOn(pit),
         size: 0,
@@ -125,6 +127,7 @@ export function createFacetEngine(deps: {
       vector.catch(() => undefined);
       return count(deps.postsIndex, facets, keepAliveSeconds, async (pit) => {
         const knn = await client.search({
+          ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
           knn: { field: 'embedding', query_vector: await vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
           size: FUSION_WINDOW,
