@@ -1,7 +1,8 @@
-import { Client, ClusterConnectionPool, errors } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../internal/config.ts';
 import { createOutageLog, type OutageLog, type OutageLogger } from '../internal/outages.ts';
+import { createElasticsearchClient } from './elasticsearch-client.ts';
 
 /**
  * The connections of one process, opened on first use: a command that only touches Redis (`keys
@@ -69,33 +70,6 @@ export function openConnections(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELAS
       await es?.close().catch(() => undefined);
     },
   };
-}
-
-/**
- * The Elasticsearch client. Bounded time-outs, so an unreachable engine turns into a 503 within
- * ELASTICSEARCH_TIMEOUT_MS instead of a hanging request.
- *
- * One URL keeps the client as it always was: one retry. With several (the nodes of a cluster), a
- * request that could not reach a node (refused, reset) or that a node answered 502–504 is retried
- * on the next one, each node once; the node is left out of the rotation and pinged back in (the
- * `ping` resurrect strategy: after 60 s, doubling while it stays down). A request that timed out
- * is not retried: it may have been applied, and an overloaded cluster must not get more. The
- * client never sniffs: behind a proxy or in containers the addresses nodes publish are not the
- * ones to use, so only the configured URLs are.
- */
-function createElasticsearchClient(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS'>): Client {
-  const nodes = config.ELASTICSEARCH_URL;
-  const common = { requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS, sniffOnStart: false, compression: false } as const;
-  if (nodes.length === 1) return new Client({ ...common, node: nodes[0]!, maxRetries: 1 });
-  return new Client({
-    ...common,
-    nodes,
-    ConnectionPool: ClusterConnectionPool,
-    resurrectStrategy: 'ping',
-    maxRetries: nodes.length,
-    sniffInterval: false,
-    sniffOnConnectionFault: false,
-  });
 }
 
 /**

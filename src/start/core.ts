@@ -35,6 +35,7 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
     // -1 (no cosine is lower) turns the floor off.
     similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
     layout: { shards: config.INDEX_SHARDS, replicas: config.INDEX_REPLICAS },
+    requestTimeoutMs: config.ELASTICSEARCH_TIMEOUT_MS,
   });
 }
 

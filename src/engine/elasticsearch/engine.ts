@@ -9,7 +9,7 @@ import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
 import type { RecordReads } from '../reads.ts';
 import type { PagedState, SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { COMPLETE_RESULTS, engineCall } from './errors.ts';
+import { COMPLETE_RESULTS, engineCall, refreshAll } from './errors.ts';
 import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
@@ -53,17 +53,18 @@ export function createElasticsearchEngine(deps: {
   similarityFloor?: number | null;
   /** Shard and replica counts of the indices (INDEX_SHARDS, INDEX_REPLICAS); absent: the templates'. */
   layout?: Partial<IndexLayout>;
+  /** The client's request timeout (ELASTICSEARCH_TIMEOUT_MS): writes give up waiting inside the engine well before it. */
+  requestTimeoutMs?: number;
 }): ElasticsearchEngine {
   const { client, visibility } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
   const qualifying = createQualifyingAccounts(client);
   const posts = indexNames(deps.indexPrefix, 'posts');
   const accounts = indexNames(deps.indexPrefix, 'accounts');
-  const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost });
-  const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount });
-  const refresh = async () => {
-    await engineCall(() => client.indices.refresh({ index: [posts.read, accounts.read] }));
-  };
+  const writes = deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {};
+  const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost, ...writes });
+  const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount, ...writes });
+  const refresh = () => refreshAll(client, [posts.read, accounts.read]);
 
   async function firstId(
     index: string,

@@ -1,4 +1,4 @@
-import { errors } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import { DomainError, InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 
 /**
@@ -59,6 +59,17 @@ export function isLostNode(error: unknown): boolean {
  * which would silently drop results from a page, a facet count, a fan-out or a rebuild copy.
  */
 export const COMPLETE_RESULTS = { allow_partial_search_results: false } as const;
+
+/**
+ * Refreshes `index` on every shard copy, or fails (503, a transient error: jobs retry). A refresh
+ * that failed on a copy (its node left mid-request) answers 200 with the failure counted, and a
+ * search that reads that copy next would miss writes it must see (fan-out, baselines, `?wait`).
+ */
+export async function refreshAll(client: Client, index: string | string[]): Promise<void> {
+  const response = await engineCall(() => client.indices.refresh({ index }));
+  const failed = response._shards?.failed ?? 0;
+  if (failed > 0) throw new ServiceUnavailableError(`The search engine could not refresh ${failed} shard copies; retry shortly.`);
+}
 
 /** Runs `fn`, translating any engine failure. */
 export async function engineCall<T>(fn: () => Promise<T>): Promise<T> {

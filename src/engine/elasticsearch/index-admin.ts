@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stableStringify } from '../../internal/stable-json.ts';
 import { errors } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
-import { COMPLETE_RESULTS, engineCall as translatedCall } from './errors.ts';
+import { COMPLETE_RESULTS, engineCall as translatedCall, refreshAll } from './errors.ts';
 import { INDEX_NAMES, type ApplyLine, type IndexAdmin, type IndexLayout, type IndexName, type IndexStatus, type ShardCopy } from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
@@ -256,7 +256,7 @@ export function createIndexAdmin(deps: {
         // A point in time sees only refreshed segments: without this refresh, the writes of the
         // last jobs before the pause (up to one refresh interval) would not be copied, and would
         // be lost with the old index.
-        await engineCall(() => client.indices.refresh({ index: desired.names.read }));
+        await refreshAll(client, desired.names.read);
         const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
         try {
           let after: unknown[] | undefined;
