@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Local services for development, tests and benchmarks: a single-node Elasticsearch and a Redis,
-# both on loopback, running in the background.
+# Local services for development, tests and benchmarks: Elasticsearch (a single node, or a cluster
+# of several nodes) and a Redis, all on loopback, running in the background.
 #
-#   bash scripts/services.sh start    # install (first time) and start; idempotent; prints the URLs
-#   bash scripts/services.sh stop     # stop what this script started
-#   bash scripts/services.sh status   # show the state of each service
+#   bash scripts/services.sh start [elasticsearch|redis]   # install (first time) and start; idempotent; prints the URLs
+#   bash scripts/services.sh stop [elasticsearch|redis]    # stop what this script started
+#   bash scripts/services.sh status                        # show the state of each service (every node)
+#   bash scripts/services.sh start-node N | stop-node N    # one node of a cluster (ES_NODES > 1)
+#
+#   ES_NODES=3 ES_PORT=9250 bash scripts/services.sh start  # a 3-node cluster: HTTP 9250, 9251, 9252
 #
 # Everything (the Elasticsearch install, data, logs, pid files, downloads) lives under .services/
 # at the repository root. Environment: ES_PORT (default 9200), REDIS_PORT (default 6379),
 # ES_JAVA_HOME (a JDK >= 21 for Elasticsearch; found automatically under /usr/lib/jvm otherwise),
-# ES_HEAP (default 1g), REDIS_WAIT_SECONDS (default 120: how long a large AOF may take to load).
+# ES_HEAP (default 1g, per node), REDIS_WAIT_SECONDS (default 120: how long a large AOF may take
+# to load).
+#
+# ES_NODES (default 1): with 1, a single node (discovery.type=single-node, data in
+# .services/elasticsearch). With N > 1, a cluster of N master-eligible data nodes named node-1 …
+# node-N: node i answers HTTP on ES_PORT+i-1 and talks to the others on ES_TRANSPORT_PORT+i-1
+# (default ES_PORT+100), each with its own folder .services/elasticsearch-cluster/node-i (data,
+# logs, pid file). `start` starts the nodes that are not running, so after a node is lost it
+# brings that one back; `stop` and `status` cover every node.
 #
 # When run as root it installs what is missing with apt-get (maven, redis-server, hunspell-en-us,
 # curl, unzip) and runs Elasticsearch as the system user social-search-es, because Elasticsearch
@@ -21,8 +32,11 @@ ES_VERSION=9.4.3
 ES_PORT=${ES_PORT:-9200}
 REDIS_PORT=${REDIS_PORT:-6379}
 ES_HEAP=${ES_HEAP:-1g}
+ES_NODES=${ES_NODES:-1}
+ES_TRANSPORT_PORT=${ES_TRANSPORT_PORT:-$((ES_PORT + 100))}
 ES_USER=social-search-es
-ES_WAIT_SECONDS=90
+# Cluster nodes start together and wait for each other, on machines with few cores.
+ES_WAIT_SECONDS=${ES_WAIT_SECONDS:-$([ "$ES_NODES" = 1 ] && echo 90 || echo 240)}
 # A large append-only file takes a while to load (Redis answers LOADING meanwhile).
 REDIS_WAIT_SECONDS=${REDIS_WAIT_SECONDS:-120}
 
@@ -30,15 +44,11 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SVC="$ROOT/.services"
 DOWNLOADS="$SVC/downloads"
 ES_HOME="$SVC/elasticsearch-$ES_VERSION"   # the unpacked distribution
-ES_STATE="$SVC/elasticsearch"              # data/, logs/, tmp/, elasticsearch.pid (owned by ES's user)
-ES_PIDFILE="$ES_STATE/elasticsearch.pid"
-ES_LAUNCH_LOG="$ES_STATE/launcher.log"
 REDIS_DIR="$SVC/redis"
 REDIS_PIDFILE="$REDIS_DIR/redis.pid"
 REDIS_LOG="$REDIS_DIR/redis.log"
 APT_LOG="$SVC/apt.log"
 
-ES_URL="http://127.0.0.1:$ES_PORT"
 REDIS_URL="redis://127.0.0.1:$REDIS_PORT"
 
 IS_ROOT=0
@@ -96,10 +106,11 @@ need_cmd() {
 # ---------------------------------------------------------------------------------------------
 # probes
 
-# Prints the cluster health status (green/yellow/red) when an Elasticsearch answers on ES_PORT.
+# Prints the cluster health status (green/yellow/red) when an Elasticsearch answers at URL ($1;
+# default: the selected node's). A node that has not joined a cluster with a master does not answer.
 es_health() {
   local body
-  body=$(curl -s -m 5 "$ES_URL/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null) || return 1
+  body=$(curl -s -m 5 "${1:-$NODE_URL}/_cluster/health?wait_for_status=yellow&timeout=1s" 2>/dev/null) || return 1
   printf '%s' "$body" | grep -o '"status":"[a-z]*"' | head -n 1 | cut -d'"' -f4 | grep . || return 1
 }
 
@@ -245,81 +256,161 @@ check_es_user_access() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# start / stop
+# Elasticsearch nodes
 
-start_es() {
-  local health
-  need_cmd curl curl
-  if health=$(es_health); then
-    if live_pid "$ES_PIDFILE" >/dev/null; then
-      say "elasticsearch already running at $ES_URL (cluster status $health)"
-    else
-      say "elasticsearch already answering at $ES_URL (cluster status $health; not started by this script)"
-    fi
-    return 0
+# Node i of ES_NODES: sets NODE_NAME, NODE_STATE (data/, logs/, tmp/, elasticsearch.pid, owned by
+# ES's user), NODE_PIDFILE, NODE_LAUNCH_LOG, NODE_PORT, NODE_URL, NODE_LOG. A single node keeps the
+# names and folder it always had.
+select_node() {
+  local i=$1
+  if [ "$ES_NODES" -eq 1 ]; then
+    NODE_NAME=local
+    NODE_STATE="$SVC/elasticsearch"
+    NODE_PORT=$ES_PORT
+    NODE_LOG="$NODE_STATE/logs/social-search-local.log"
+  else
+    NODE_NAME="node-$i"
+    NODE_STATE="$SVC/elasticsearch-cluster/node-$i"
+    NODE_PORT=$((ES_PORT + i - 1))
+    NODE_LOG="$NODE_STATE/logs/social-search-cluster.log"
   fi
-  if live_pid "$ES_PIDFILE" >/dev/null; then
-    say "elasticsearch process $(live_pid "$ES_PIDFILE") exists but does not answer yet; waiting"
-    wait_es
-    return 0
-  fi
-
-  install_es
-  install_hunspell
-  local java_home
-  java_home=$(resolve_es_java_home)
-  ensure_es_user
-  mkdir -p "$ES_STATE/data" "$ES_STATE/logs" "$ES_STATE/tmp"
-  chmod 755 "$SVC"
-  rm -f "$ES_PIDFILE" "$ES_LAUNCH_LOG"
-  local run=()
-  if [ "$IS_ROOT" -eq 1 ]; then
-    chown -R "$ES_USER:" "$ES_HOME" "$ES_STATE"
-    check_es_user_access
-    run=(runuser -u "$ES_USER" --)
-  fi
-
-  say "starting elasticsearch $ES_VERSION (Java $(java_major "$java_home") from $java_home)"
-  # The working folder is ES's state folder: jvm.options writes gc.log and crash files relative to it.
-  # 9>&-: the daemon must not inherit the lock's descriptor, or it would hold the lock forever.
-  if ! (cd "$ES_STATE" && "${run[@]}" env \
-    ES_JAVA_HOME="$java_home" \
-    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP" \
-    ES_TMPDIR="$ES_STATE/tmp" \
-    "$ES_HOME/bin/elasticsearch" -d -p "$ES_PIDFILE" \
-    -E cluster.name=social-search-local \
-    -E node.name=local \
-    -E discovery.type=single-node \
-    -E xpack.security.enabled=false \
-    -E network.host=127.0.0.1 \
-    -E http.port="$ES_PORT" \
-    -E path.data="$ES_STATE/data" \
-    -E path.logs="$ES_STATE/logs" \
-    -E cluster.routing.allocation.disk.threshold_enabled=false \
-    >"$ES_LAUNCH_LOG" 2>&1 </dev/null 9>&-); then
-    show_tail "$ES_LAUNCH_LOG" "$ES_STATE/logs/social-search-local.log"
-    die "elasticsearch failed to start"
-  fi
-  wait_es
+  NODE_PIDFILE="$NODE_STATE/elasticsearch.pid"
+  NODE_LAUNCH_LOG="$NODE_STATE/launcher.log"
+  NODE_URL="http://127.0.0.1:$NODE_PORT"
 }
 
-wait_es() {
-  local health deadline=$((SECONDS + ES_WAIT_SECONDS)) pid
+# The -E settings that differ between a single node and a cluster node (node i).
+node_settings() {
+  local i=$1 j seeds="" masters=""
+  if [ "$ES_NODES" -eq 1 ]; then
+    printf '%s\n' -E cluster.name=social-search-local -E node.name=local -E discovery.type=single-node
+    return 0
+  fi
+  for ((j = 1; j <= ES_NODES; j++)); do
+    seeds+="${seeds:+,}127.0.0.1:$((ES_TRANSPORT_PORT + j - 1))"
+    masters+="${masters:+,}node-$j"
+  done
+  printf '%s\n' -E cluster.name=social-search-cluster -E "node.name=node-$i" \
+    -E "transport.port=$((ES_TRANSPORT_PORT + i - 1))" -E "discovery.seed_hosts=$seeds"
+  # Bootstrapping names the first masters once, when a node has no data yet; a node that has
+  # joined before (a restart) finds the cluster through the seed hosts alone.
+  if [ -z "$(ls -A "$NODE_STATE/data" 2>/dev/null)" ]; then
+    printf '%s\n' -E "cluster.initial_master_nodes=$masters"
+  fi
+}
+
+# Everything the nodes need before any starts: the distribution, Java, the user, a keystore.
+prepare_es() {
+  install_es
+  install_hunspell
+  ES_JAVA=$(resolve_es_java_home)
+  ensure_es_user
+  chmod 755 "$SVC"
+  ES_RUN=()
+  if [ "$IS_ROOT" -eq 1 ]; then
+    chown -R "$ES_USER:" "$ES_HOME"
+    check_es_user_access
+    ES_RUN=(runuser -u "$ES_USER" --)
+  fi
+  # Nodes started together would race to create the shared keystore: create it first.
+  if [ ! -s "$ES_HOME/config/elasticsearch.keystore" ]; then
+    "${ES_RUN[@]}" env ES_JAVA_HOME="$ES_JAVA" "$ES_HOME/bin/elasticsearch-keystore" create >/dev/null 2>&1 ||
+      warn "could not create the Elasticsearch keystore; the node will try"
+  fi
+}
+
+# Launches node i in the background (the launcher returns once the node runs); fails saying why.
+launch_node() {
+  local i=$1 settings
+  select_node "$i"
+  mkdir -p "$NODE_STATE/data" "$NODE_STATE/logs" "$NODE_STATE/tmp"
+  rm -f "$NODE_PIDFILE" "$NODE_LAUNCH_LOG"
+  [ "$IS_ROOT" -eq 1 ] && chown -R "$ES_USER:" "$NODE_STATE"
+  mapfile -t settings < <(node_settings "$i")
+  # The working folder is the node's state folder: jvm.options writes gc.log and crash files relative to it.
+  # 9>&-: the daemon must not inherit the lock's descriptor, or it would hold the lock forever.
+  if ! (cd "$NODE_STATE" && "${ES_RUN[@]}" env \
+    ES_JAVA_HOME="$ES_JAVA" \
+    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP" \
+    ES_TMPDIR="$NODE_STATE/tmp" \
+    "$ES_HOME/bin/elasticsearch" -d -p "$NODE_PIDFILE" \
+    "${settings[@]}" \
+    -E xpack.security.enabled=false \
+    -E network.host=127.0.0.1 \
+    -E http.port="$NODE_PORT" \
+    -E path.data="$NODE_STATE/data" \
+    -E path.logs="$NODE_STATE/logs" \
+    -E cluster.routing.allocation.disk.threshold_enabled=false \
+    >"$NODE_LAUNCH_LOG" 2>&1 </dev/null 9>&-); then
+    show_tail "$NODE_LAUNCH_LOG" "$NODE_LOG"
+    warn "elasticsearch $NODE_NAME failed to start"
+    return 1
+  fi
+}
+
+# Waits until node i answers as part of a cluster with a master (green or yellow).
+wait_node() {
+  local i=$1 health deadline=$((SECONDS + ES_WAIT_SECONDS)) pid
+  select_node "$i"
   while [ "$SECONDS" -lt "$deadline" ]; do
     if health=$(es_health) && { [ "$health" = green ] || [ "$health" = yellow ]; }; then
-      pid=$(live_pid "$ES_PIDFILE" || echo '?')
-      say "elasticsearch ready at $ES_URL (cluster status $health, pid $pid)"
+      pid=$(live_pid "$NODE_PIDFILE" || echo '?')
+      say "elasticsearch$(node_label) ready at $NODE_URL (cluster status $health, pid $pid)"
       return 0
     fi
     # The pid file appears once the node is up; until then, the launcher log tells whether it died.
-    if [ -s "$ES_PIDFILE" ] && ! live_pid "$ES_PIDFILE" >/dev/null; then
+    if [ -s "$NODE_PIDFILE" ] && ! live_pid "$NODE_PIDFILE" >/dev/null; then
       break
     fi
     sleep 1
   done
-  show_tail "$ES_LAUNCH_LOG" "$ES_STATE/logs/social-search-local.log"
-  die "elasticsearch did not become ready at $ES_URL within ${ES_WAIT_SECONDS}s (last status: ${health:-no answer})"
+  show_tail "$NODE_LAUNCH_LOG" "$NODE_LOG"
+  die "elasticsearch$(node_label) did not become ready at $NODE_URL within ${ES_WAIT_SECONDS}s (last status: ${health:-no answer})"
 }
+
+# " node-2" for a cluster node, nothing for the single node (its messages stay as they were).
+node_label() {
+  [ "$ES_NODES" -eq 1 ] || printf ' %s' "$NODE_NAME"
+}
+
+# Starts the given nodes (all when none is given) that are not running, together, and waits for each.
+start_es() {
+  local i health pid failed=0
+  local nodes=("$@") launch=() pending=() pids=()
+  need_cmd curl curl
+  [ "${#nodes[@]}" -gt 0 ] || mapfile -t nodes < <(seq 1 "$ES_NODES")
+  for i in "${nodes[@]}"; do
+    select_node "$i"
+    if health=$(es_health); then
+      if live_pid "$NODE_PIDFILE" >/dev/null; then
+        say "elasticsearch$(node_label) already running at $NODE_URL (cluster status $health)"
+      else
+        say "elasticsearch$(node_label) already answering at $NODE_URL (cluster status $health; not started by this script)"
+      fi
+    elif pid=$(live_pid "$NODE_PIDFILE"); then
+      say "elasticsearch$(node_label) process $pid exists but does not answer yet; waiting"
+      pending+=("$i")
+    else
+      launch+=("$i")
+    fi
+  done
+  if [ "${#launch[@]}" -gt 0 ]; then
+    prepare_es
+    say "starting elasticsearch $ES_VERSION$([ "$ES_NODES" -eq 1 ] || printf ' %s' "${launch[*]/#/node-}") (Java $(java_major "$ES_JAVA") from $ES_JAVA)"
+    # Together: a cluster node's launcher waits until the node has found its cluster.
+    for i in "${launch[@]}"; do
+      launch_node "$i" &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+    [ "$failed" -eq 0 ] || die "elasticsearch failed to start"
+    pending+=("${launch[@]}")
+  fi
+  for i in "${pending[@]}"; do wait_node "$i"; done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Redis
 
 start_redis() {
   if redis_answers; then
@@ -376,29 +467,42 @@ start_redis() {
   die "redis did not answer PING on port $REDIS_PORT within ${REDIS_WAIT_SECONDS}s"
 }
 
+# Stops the given nodes (all when none is given) that this script started: TERM to each, then
+# waits for all of them (KILL after 60 s).
 stop_es() {
-  local pid i
-  if ! pid=$(live_pid "$ES_PIDFILE"); then
-    rm -f "$ES_PIDFILE"
-    if es_health >/dev/null; then
-      say "elasticsearch at $ES_URL was not started by this script; leaving it running"
-    else
-      say "elasticsearch not running"
+  local i pid n t
+  local nodes=("$@") stopping=()
+  [ "${#nodes[@]}" -gt 0 ] || mapfile -t nodes < <(seq 1 "$ES_NODES")
+  for i in "${nodes[@]}"; do
+    select_node "$i"
+    if ! pid=$(live_pid "$NODE_PIDFILE"); then
+      rm -f "$NODE_PIDFILE"
+      if es_health >/dev/null; then
+        say "elasticsearch$(node_label) at $NODE_URL was not started by this script; leaving it running"
+      else
+        say "elasticsearch$(node_label) not running"
+      fi
+      continue
     fi
-    return 0
-  fi
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 60; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 1
+    kill -TERM "$pid" 2>/dev/null || true
+    stopping+=("$i:$pid")
   done
-  if kill -0 "$pid" 2>/dev/null; then
-    warn "elasticsearch (pid $pid) did not stop within 60s; killing it"
-    kill -KILL "$pid" 2>/dev/null || true
-    sleep 1
-  fi
-  rm -f "$ES_PIDFILE"
-  say "elasticsearch stopped"
+  for n in "${stopping[@]}"; do
+    i=${n%%:*}
+    pid=${n#*:}
+    select_node "$i"
+    for ((t = 0; t < 60; t++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      warn "elasticsearch$(node_label) (pid $pid) did not stop within 60s; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 1
+    fi
+    rm -f "$NODE_PIDFILE"
+    say "elasticsearch$(node_label) stopped"
+  done
 }
 
 stop_redis() {
@@ -426,19 +530,38 @@ stop_redis() {
   say "redis stopped"
 }
 
-status() {
-  local health pid
-  if health=$(es_health); then
-    if pid=$(live_pid "$ES_PIDFILE"); then
-      say "elasticsearch: running at $ES_URL, cluster status $health, pid $pid"
+status_es() {
+  local i health pid nodes
+  for ((i = 1; i <= ES_NODES; i++)); do
+    select_node "$i"
+    if health=$(es_health); then
+      if pid=$(live_pid "$NODE_PIDFILE"); then
+        say "elasticsearch$(node_label): running at $NODE_URL, cluster status $health, pid $pid"
+      else
+        say "elasticsearch$(node_label): answering at $NODE_URL, cluster status $health (not started by this script)"
+      fi
+    elif pid=$(live_pid "$NODE_PIDFILE"); then
+      say "elasticsearch$(node_label): process $pid exists but $NODE_URL does not answer (starting, or stuck; see ${NODE_STATE#"$ROOT"/}/logs/)"
     else
-      say "elasticsearch: answering at $ES_URL, cluster status $health (not started by this script)"
+      say "elasticsearch$(node_label): stopped"
     fi
-  elif pid=$(live_pid "$ES_PIDFILE"); then
-    say "elasticsearch: process $pid exists but $ES_URL does not answer (starting, or stuck; see ${ES_STATE#"$ROOT"/}/logs/)"
-  else
-    say "elasticsearch: stopped"
-  fi
+  done
+  [ "$ES_NODES" -gt 1 ] || return 0
+  # The cluster as any node that answers sees it.
+  for ((i = 1; i <= ES_NODES; i++)); do
+    select_node "$i"
+    if nodes=$(curl -s -m 5 "$NODE_URL/_cat/nodes?h=name,master,heap.percent&s=name" 2>/dev/null) && [ -n "$nodes" ]; then
+      say "cluster (as $NODE_NAME sees it): $(curl -s -m 5 "$NODE_URL/_cat/health?h=status,node.total,shards,unassign" 2>/dev/null | tr -s ' ' | sed 's/^ //;s/ $//' | awk '{printf "status %s, %s nodes, %s shards, %s unassigned", $1, $2, $3, $4}')"
+      printf '%s\n' "$nodes" | awk '{printf "services:   %s%s heap %s%%\n", $1, ($2 == "*" ? " (master)" : ""), $3}'
+      return 0
+    fi
+  done
+  say "cluster: no node answers"
+}
+
+status() {
+  local pid
+  status_es
   if redis_answers; then
     if pid=$(live_pid "$REDIS_PIDFILE"); then
       say "redis: running at $REDIS_URL, pid $pid"
@@ -451,7 +574,12 @@ status() {
 }
 
 print_urls() {
-  printf 'ELASTICSEARCH_URL=%s\n' "$ES_URL"
+  local i urls=""
+  for ((i = 1; i <= ES_NODES; i++)); do
+    select_node "$i"
+    urls+="${urls:+,}$NODE_URL"
+  done
+  printf 'ELASTICSEARCH_URL=%s\n' "$urls"
   printf 'REDIS_URL=%s\n' "$REDIS_URL"
 }
 
@@ -464,23 +592,50 @@ lock() {
   flock -w 300 9 || die "another scripts/services.sh has held ${SVC#"$ROOT"/}/.lock for 5 minutes; is one stuck?"
 }
 
+# The node number argument of start-node and stop-node.
+node_arg() {
+  [ "$ES_NODES" -gt 1 ] || die "$1 needs a cluster (ES_NODES > 1)"
+  [[ "${2:-}" =~ ^[0-9]+$ ]] && [ "$2" -ge 1 ] && [ "$2" -le "$ES_NODES" ] || die "$1: expected a node number from 1 to $ES_NODES"
+  printf '%s' "$2"
+}
+
+[[ "$ES_NODES" =~ ^[1-9]$ ]] || die "ES_NODES=$ES_NODES: expected a number of nodes from 1 to 9"
+
 case "${1:-}" in
   start)
     lock
-    start_redis
-    start_es
+    case "${2:-}" in
+      '') start_redis; start_es ;;
+      elasticsearch) start_es ;;
+      redis) start_redis ;;
+      *) die "start: unknown service '$2' (elasticsearch or redis)" ;;
+    esac
     print_urls
     ;;
   stop)
     lock
-    stop_es
-    stop_redis
+    case "${2:-}" in
+      '') stop_es; stop_redis ;;
+      elasticsearch) stop_es ;;
+      redis) stop_redis ;;
+      *) die "stop: unknown service '$2' (elasticsearch or redis)" ;;
+    esac
+    ;;
+  start-node)
+    n=$(node_arg start-node "${2:-}")
+    lock
+    start_es "$n"
+    ;;
+  stop-node)
+    n=$(node_arg stop-node "${2:-}")
+    lock
+    stop_es "$n"
     ;;
   status)
     status
     ;;
   *)
-    printf 'usage: bash scripts/services.sh start|stop|status\n' >&2
+    printf 'usage: [ES_NODES=N] bash scripts/services.sh start|stop [elasticsearch|redis] | status | start-node N | stop-node N\n' >&2
     exit 2
     ;;
 esac

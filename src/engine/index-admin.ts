@@ -17,6 +17,24 @@ export interface ApplyLine {
   detail?: string;
 }
 
+/** How many shards an index has, and their copies' places (`indices apply`, `indices status`). */
+export interface IndexLayout {
+  /** Primary shards of each index created from now on. */
+  shards: number;
+  /** Replica copies of each shard, also set on the live indices by `apply`. */
+  replicas: number;
+}
+
+/** One copy of a shard, where the cluster put it (`node` null while unassigned). */
+export interface ShardCopy {
+  index: string;
+  shard: number;
+  primary: boolean;
+  /** STARTED, INITIALIZING, RELOCATING or UNASSIGNED. */
+  state: string;
+  node: string | null;
+}
+
 /** One index of `indices status` output (its fields are printed as JSON by `--json`). */
 export interface IndexStatus {
   name: IndexName;
@@ -28,6 +46,10 @@ export interface IndexStatus {
   up_to_date: boolean;
   docs: number;
   health: string;
+  /** Primary shards and replicas per shard of the live index (null when missing). */
+  shards: { primaries: number; replicas: number } | null;
+  /** Every copy of every shard of the live index, and the node that holds it. */
+  allocation: ShardCopy[];
 }
 
 /** Rewrites a page of records before it is written into the new index (e.g. to embed them). */

@@ -15,7 +15,16 @@ function list<T extends z.ZodType<unknown, string>>(item: T) {
 }
 
 const envSchema = z.object({
-  ELASTICSEARCH_URL: z.url().default('http://127.0.0.1:9200'),
+  /**
+   * The Elasticsearch nodes the client sends requests to, comma-separated (one URL: a single node,
+   * or a proxy or load balancer in front of a cluster). With several, a request that cannot reach
+   * one node is retried on another; the client never sniffs, so only these addresses are used.
+   */
+  ELASTICSEARCH_URL: z
+    .string()
+    .default('http://127.0.0.1:9200')
+    .transform((raw) => raw.split(',').map((part) => part.trim()).filter(Boolean))
+    .pipe(z.array(z.url()).min(1, 'expected at least one URL')),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -62,6 +71,17 @@ const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, "-" and "_"')
     .default('social'),
+  /**
+   * Primary shards of each index created from now on (`indices apply`, `indices rebuild`); an
+   * existing index keeps its count until it is rebuilt. One shard holds tens of millions of posts.
+   */
+  INDEX_SHARDS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Replica copies of each shard; `indices apply` also sets it on the live indices. 0 on a single
+   * node (a replica could never be assigned there: health yellow); 1 or more on a cluster, so
+   * that losing a node loses no data and searches keep answering.
+   */
+  INDEX_REPLICAS: z.coerce.number().int().min(0).max(8).default(0),
   /** Prefix of every Redis key (queues, API keys, locks), for the same reason. */
   REDIS_PREFIX: z
     .string()

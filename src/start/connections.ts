@@ -1,7 +1,8 @@
-import { Client, errors } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Config } from '../internal/config.ts';
 import { createOutageLog, type OutageLog, type OutageLogger } from '../internal/outages.ts';
+import { createElasticsearchClient } from './elasticsearch-client.ts';
 
 /**
  * The connections of one process, opened on first use: a command that only touches Redis (`keys
@@ -69,20 +70,6 @@ export function openConnections(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELAS
       await es?.close().catch(() => undefined);
     },
   };
-}
-
-/**
- * The Elasticsearch client. Bounded time-outs and one retry, so an unreachable engine turns into a
- * 503 within ELASTICSEARCH_TIMEOUT_MS instead of a hanging request.
- */
-function createElasticsearchClient(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS'>): Client {
-  return new Client({
-    node: config.ELASTICSEARCH_URL,
-    requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
-    maxRetries: 1,
-    sniffOnStart: false,
-    compression: false,
-  });
 }
 
 /**

@@ -17,7 +17,7 @@ const QUEUE_READ_MS = 1000;
  */
 export function createPrometheusMetrics(parts: {
   elasticsearch: Client;
-  snapshotStats: () => { opened: number; reused: number };
+  snapshotStats: () => { opened: number; reused: number; lost: number };
   embedder: Pick<Embedder, 'stats'>;
   queues: Record<QueueName, Pick<Producer<QueueName>, 'getJobCounts'>>;
 }): HttpMetrics {
@@ -86,6 +86,11 @@ export function createPrometheusMetrics(parts: {
   counter('embedding_query_cache_hits_total', 'Query embeddings answered from the cache.', () => parts.embedder.stats().cacheHits);
   counter('search_snapshots_opened_total', 'Point-in-time snapshots opened for first pages.', () => parts.snapshotStats().opened);
   counter('search_snapshots_reused_total', 'First pages served from a snapshot already open.', () => parts.snapshotStats().reused);
+  counter(
+    'search_snapshots_lost_total',
+    'Snapshots given up because an Elasticsearch node holding part of them left the cluster; their searches ran again on a new one.',
+    () => parts.snapshotStats().lost,
+  );
 
   return {
     observeRequest(route, method, status, seconds) {

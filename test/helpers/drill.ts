@@ -15,6 +15,7 @@ import { Redis } from 'ioredis';
 import { mintId } from '../../src/contract/ids.ts';
 import { viewRatiosToBaseline } from '../../src/domain/derived.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
+import { freePort } from './redis-server.ts';
 import { startStack, type Stack } from './stack.ts';
 
 export type Obs = Record<string, any>;
@@ -210,6 +211,16 @@ export function buildDrillDataset(options: { seed: number; total?: number; posts
 // The service under test
 // ---------------------------------------------------------------------------------------------
 
+/** The HTTP API, as a real process (`social-search serve`) listening on loopback. */
+export interface ApiProcess {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  readonly pid: number;
+  readonly logFile: string;
+  /** SIGTERM (graceful), then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
 /** The worker, as a real process (`social-search worker`). */
 export interface WorkerProcess {
   readonly pid: number;
@@ -232,6 +243,8 @@ export interface Drill {
   /** A temp folder for logs; removed at close unless the drill failed. */
   dir: string;
   startWorker(extraEnv?: Record<string, string>): Promise<WorkerProcess>;
+  /** Starts an API process on a free port; resolves once it answers `/readyz`. */
+  startApi(extraEnv?: Record<string, string>): Promise<ApiProcess>;
   /** Runs `social-search <args>` to completion. */
   cli(args: string[], extraEnv?: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>;
   /** Registers clean-up work, run (last registered first) by {@link close}. */
@@ -261,7 +274,8 @@ export async function openDrill(
     ...options.env,
   };
   const dir = mkdtempSync(join(tmpdir(), `drill-${name}-`));
-  const es = new Client({ node: REAL_ELASTICSEARCH_URL, requestTimeout: 60_000 });
+  // ELASTICSEARCH_URL may list the nodes of a cluster (test/cluster).
+  const es = new Client({ nodes: REAL_ELASTICSEARCH_URL.split(','), requestTimeout: 60_000 });
   const cleanups: Array<() => Promise<void>> = [];
   const children = new Set<ChildProcess>();
   let keep = false;
@@ -284,6 +298,13 @@ export async function openDrill(
   }
 
   let workers = 0;
+  let apis = 0;
+  const stopper = (child: ChildProcess, exited: Promise<unknown>) => async (graceMs = 30_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
+    await exited;
+  };
   const drill: Drill = {
     name,
     stack,
@@ -313,13 +334,25 @@ export async function openDrill(
         logFile,
         exited,
         kill: (signal) => void child.kill(signal),
-        async stop(graceMs = 30_000) {
-          if (child.exitCode !== null || child.signalCode !== null) return;
-          child.kill('SIGTERM');
-          await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
-          await exited;
-        },
+        stop: stopper(child, exited),
       };
+    },
+    async startApi(extraEnv = {}) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const logFile = join(dir, `api-${++apis}.log`);
+      const log = createWriteStream(logFile);
+      const child = spawnCli(['serve'], { HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: url, ...extraEnv }, log);
+      const exited = new Promise<unknown>((resolve) => child.once('exit', resolve));
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        await sleep(200);
+        const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+        if (ready) break;
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`API exited at start:\n${readFileSync(logFile, 'utf8')}`);
+        if (Date.now() > deadline) throw new Error(`API did not become ready:\n${readFileSync(logFile, 'utf8')}`);
+      }
+      return { url, pid: child.pid!, logFile, stop: stopper(child, exited) };
     },
     async cli(args, extraEnv = {}) {
       const started = performance.now();

@@ -1,7 +1,18 @@
 import type { Command } from 'commander';
-import { INDEX_NAMES, type IndexName } from '../../engine/index-admin.ts';
+import { INDEX_NAMES, type IndexName, type IndexStatus } from '../../engine/index-admin.ts';
 import { openIndexOperations } from '../../start/index-operations.ts';
 import { EXIT, out, runCommand } from '../context.ts';
+
+/**
+ * Where each shard copy is, compactly: `0p@node-1,0r@node-2` (shard, primary or replica, node),
+ * with the state when not started and `unassigned` for a copy no node holds.
+ */
+function allocationText(status: IndexStatus): string {
+  const several = status.indices.length > 1;
+  return status.allocation
+    .map((c) => `${several ? `${c.index}/` : ''}${c.shard}${c.primary ? 'p' : 'r'}@${c.node ?? 'unassigned'}${c.state === 'STARTED' || c.node === null ? '' : `(${c.state})`}`)
+    .join(',');
+}
 
 /** `indices apply | rebuild NAME | status` (operations contract §1). */
 export function registerIndices(program: Command): void {
@@ -84,7 +95,8 @@ export function registerIndices(program: Command): void {
         for (const s of status) {
           out(
             `${s.name}\t${s.read_alias} → ${s.indices.join(',') || '(missing)'}\tdocs=${s.docs}\thealth=${s.health}\t` +
-              `template=v${s.template_version ?? '-'}${s.up_to_date ? '' : ' (needs rebuild or apply)'}`,
+              `template=v${s.template_version ?? '-'}${s.up_to_date ? '' : ' (needs rebuild or apply)'}` +
+              (s.shards ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\tallocation=${allocationText(s)}` : ''),
           );
         }
         out(`queue\t${Object.entries(jobs).map(([k, v]) => `${k}=${v}`).join(' ')}`);

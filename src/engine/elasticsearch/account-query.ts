@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { ValidationFailedError } from '../../internal/errors.ts';
 import { foldCase } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
+import { COMPLETE_RESULTS } from './errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
@@ -54,11 +55,13 @@ export function accountSearchSort(search: AccountSearch): estypes.SortCombinatio
 /**
  * The accounts that authored at least `minimum` distinct servable posts each satisfying the whole
  * post filter, as a filter on account IDs. Computed by a `terms` aggregation on `author.id` with
- * `min_doc_count` over the same point in time as the page, so it is exact (one shard per index)
- * and every page of a search sees the same set. Coauthored posts do not count (see docs).
+ * `min_doc_count` over the same point in time as the page, so every page of a search sees the
+ * same set; exact on one shard per index, and over several as long as each shard lists every
+ * author of the scope (else refused). Coauthored posts do not count (see docs).
  */
 async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope): Promise<estypes.QueryDslQueryContainer> {
   const response = await client.search({
+    ...COMPLETE_RESULTS,
     pit: { id: pit },
     size: 0,
     track_total_hits: false,
@@ -75,9 +78,12 @@ async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope
       authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
     },
   });
-  const buckets = (response.aggregations?.authors as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
+  const authors = response.aggregations?.authors as estypes.AggregationsStringTermsAggregate | undefined;
+  const buckets = authors?.buckets;
   const ids = (Array.isArray(buckets) ? buckets : []).map((b) => String(b.key));
-  if (ids.length > MAX_QUALIFYING_ACCOUNTS) {
+  // Over several shards (INDEX_SHARDS > 1) each lists its top authors only; past that, an author's
+  // count may be short and the set wrong: refuse, as for too broad a scope, rather than guess.
+  if (ids.length > MAX_QUALIFYING_ACCOUNTS || (authors?.doc_count_error_upper_bound ?? 0) > 0) {
     throw new ValidationFailedError(
       `/account/posts/filters: matches the posts of more than ${MAX_QUALIFYING_ACCOUNTS} accounts; narrow the posts filters`,
     );

@@ -4,12 +4,12 @@ import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
 import type { MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
-import type { IndexAdmin } from '../index-admin.ts';
+import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
 import type { RecordReads } from '../reads.ts';
 import type { PagedState, SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { engineCall } from './errors.ts';
+import { COMPLETE_RESULTS, engineCall, refreshAll } from './errors.ts';
 import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
@@ -51,17 +51,20 @@ export function createElasticsearchEngine(deps: {
   snapshotMaxAgeMs?: number;
   /** The relevance floor of fused searches (config SEARCH_SIMILARITY_FLOOR; null or absent: none). */
   similarityFloor?: number | null;
+  /** Shard and replica counts of the indices (INDEX_SHARDS, INDEX_REPLICAS); absent: the templates'. */
+  layout?: Partial<IndexLayout>;
+  /** The client's request timeout (ELASTICSEARCH_TIMEOUT_MS): writes give up waiting inside the engine well before it. */
+  requestTimeoutMs?: number;
 }): ElasticsearchEngine {
   const { client, visibility } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
   const qualifying = createQualifyingAccounts(client);
   const posts = indexNames(deps.indexPrefix, 'posts');
   const accounts = indexNames(deps.indexPrefix, 'accounts');
-  const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost });
-  const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount });
-  const refresh = async () => {
-    await engineCall(() => client.indices.refresh({ index: [posts.read, accounts.read] }));
-  };
+  const writes = deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {};
+  const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost, ...writes });
+  const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount, ...writes });
+  const refresh = () => refreshAll(client, [posts.read, accounts.read]);
 
   async function firstId(
     index: string,
@@ -69,7 +72,7 @@ export function createElasticsearchEngine(deps: {
     sort: estypes.Sort,
   ): Promise<string | null> {
     const response = await engineCall(() =>
-      client.search({ index, query, sort, size: 1, _source: false, track_total_hits: false }),
+      client.search({ ...COMPLETE_RESULTS, index, query, sort, size: 1, _source: false, track_total_hits: false }),
     );
     return response.hits.hits[0]?._id ?? null;
   }
@@ -80,6 +83,8 @@ export function createElasticsearchEngine(deps: {
     for (;;) {
       const response = await engineCall(() =>
         client.search({
+          // A fan-out or baseline that missed a shard would leave records stale.
+          ...COMPLETE_RESULTS,
           index,
           query: { bool: { filter } },
           _source: false,
@@ -235,7 +240,7 @@ export function createElasticsearchEngine(deps: {
     facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read, similarityFloor: deps.similarityFloor ?? null }),
     highlights: createPostHighlighter({ client, index: posts.read }),
     intake,
-    admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility }),
+    admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility, ...(deps.layout ? { layout: deps.layout } : {}) }),
     snapshotStats: () => snapshots.stats(),
     health: {
       async check() {

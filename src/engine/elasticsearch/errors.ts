@@ -1,4 +1,4 @@
-import { errors } from '@elastic/elasticsearch';
+import { errors, type Client } from '@elastic/elasticsearch';
 import { DomainError, InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 
 /**
@@ -37,6 +37,38 @@ export function indicesNotInstalled(cause?: unknown): ServiceUnavailableError {
 function isMissingIndex(error: InstanceType<typeof errors.ResponseError>): boolean {
   const body = error.body as { error?: { type?: string } } | undefined;
   return body?.error?.type === 'index_not_found_exception';
+}
+
+/**
+ * True when a point in time lost part of itself with a node that left the cluster (killed,
+ * partitioned): the shard copies it read there are gone, though other copies of those shards live
+ * on. Asked for complete results ({@link COMPLETE_RESULTS}), a search on it answers 404
+ * `search_context_missing_nodes_exception` (measured on a 3-node cluster, test/cluster); while the
+ * node is still leaving, a shard failure names the lost connection. A node that restarted and
+ * came back has simply forgotten the context: that is isMissingSnapshot (paged-search.ts).
+ */
+export function isLostNode(error: unknown): boolean {
+  if (!(error instanceof errors.ResponseError)) return false;
+  const text = JSON.stringify(error.body ?? '');
+  return /search_context_missing_nodes_exception|node_disconnected_exception|node_not_connected_exception|connect_transport_exception|node_closed_exception/i.test(text);
+}
+
+/**
+ * Every search of the adapter asks for complete results: by default Elasticsearch answers 200
+ * with the hits of the shards it could reach when a shard copy is lost (a node left the cluster),
+ * which would silently drop results from a page, a facet count, a fan-out or a rebuild copy.
+ */
+export const COMPLETE_RESULTS = { allow_partial_search_results: false } as const;
+
+/**
+ * Refreshes `index` on every shard copy, or fails (503, a transient error: jobs retry). A refresh
+ * that failed on a copy (its node left mid-request) answers 200 with the failure counted, and a
+ * search that reads that copy next would miss writes it must see (fan-out, baselines, `?wait`).
+ */
+export async function refreshAll(client: Client, index: string | string[]): Promise<void> {
+  const response = await engineCall(() => client.indices.refresh({ index }));
+  const failed = response._shards?.failed ?? 0;
+  if (failed > 0) throw new ServiceUnavailableError(`The search engine could not refresh ${failed} shard copies; retry shortly.`);
 }
 
 /** Runs `fn`, translating any engine failure. */

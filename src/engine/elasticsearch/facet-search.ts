@@ -9,6 +9,7 @@ import { accountSearchQuery } from './account-query.ts';
 import { esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
+import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
@@ -18,22 +19,38 @@ type Query = estypes.QueryDslQueryContainer;
 type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
 
 /**
+ * How many values each shard lists for a terms facet counted again for exactness (see
+ * {@link approximateFacets}); the default is 1.5 × size + 10.
+ */
+export const EXACT_SHARD_SIZE = 10_000;
+
+/**
  * The aggregations of the facets: per facet `f<i>` (a `terms` or `range` aggregation) and
  * `m<i>`, the results without a value (the grammar's `exists: false`). Terms are ordered by count,
  * then value, so equal counts come in a stable order.
  *
- * Exactness: every index has one shard (index-templates/shared-settings.component.json), so a
- * terms aggregation's top values and their counts are exact; {@link readFacets} checks the
- * engine's error bound and refuses to answer approximate counts should that ever change.
+ * Exactness: on one shard (the default, INDEX_SHARDS=1) a terms aggregation's top values and
+ * their counts are exact. Over several, a count is exact only when every shard listed the value
+ * among its top `shard_size`: {@link approximateFacets} finds the facets where the engine says it
+ * may not be, they are counted again with `shardSize`, and {@link readFacets} refuses to answer
+ * counts that are still approximate.
  */
-export function facetAggregations(facets: FacetSpec[]): Aggs {
+export function facetAggregations(facets: FacetSpec[], shardSize?: number): Aggs {
   const aggs: Aggs = {};
   for (const [i, facet] of facets.entries()) {
     const field = esPath(facet.field);
     aggs[`m${i}`] = { missing: { field } };
     aggs[`f${i}`] =
       facet.kind === 'terms'
-        ? { terms: { field, size: facet.size, order: [{ _count: 'desc' }, { _key: 'asc' }], show_term_doc_count_error: true } }
+        ? {
+            terms: {
+              field,
+              size: facet.size,
+              ...(shardSize ? { shard_size: Math.max(shardSize, facet.size) } : {}),
+              order: [{ _count: 'desc' }, { _key: 'asc' }],
+              show_term_doc_count_error: true,
+            },
+          }
         : {
             range: {
               field,
@@ -43,6 +60,15 @@ export function facetAggregations(facets: FacetSpec[]): Aggs {
           };
   }
   return aggs;
+}
+
+/** The aggregation keys (`f<i>`) of the terms facets whose counts the engine says may be off. */
+export function approximateFacets(facets: FacetSpec[], aggregations: Record<string, unknown> | undefined): string[] {
+  return facets.flatMap((facet, i) => {
+    const agg = aggregations?.[`f${i}`] as { buckets?: TermBucket[]; doc_count_error_upper_bound?: number } | undefined;
+    const off = facet.kind === 'terms' && ((agg?.doc_count_error_upper_bound ?? 0) > 0 || (agg?.buckets ?? []).some((b) => (b.doc_count_error_upper_bound ?? 0) > 0));
+    return off ? [`f${i}`] : [];
+  });
 }
 
 interface TermBucket {
@@ -97,6 +123,7 @@ export function createFacetEngine(deps: {
   async function count(index: string | string[], facets: FacetSpec[], keepAliveSeconds: number, queryOn: (pit: string) => Promise<Query>): Promise<FacetCounts> {
     const run = async (pit: string) =>
       client.search({
+        ...COMPLETE_RESULTS,
         pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
         query: await queryOn(pit),
         size: 0,
@@ -104,12 +131,23 @@ export function createFacetEngine(deps: {
         aggs: facetAggregations(facets),
       });
     const { pit, shared, response } = await firstPage(deps, index, keepAliveSeconds, run);
-    if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+    let aggregations = response.aggregations as Record<string, unknown> | undefined;
+    try {
+      const again = new Set(approximateFacets(facets, aggregations));
+      if (again.size > 0) {
+        // Several shards, and a value some shard did not list: count those facets again on the
+        // same snapshot, each shard listing far more values.
+        const aggs = Object.fromEntries(Object.entries(facetAggregations(facets, EXACT_SHARD_SIZE)).filter(([key]) => again.has(key)));
+        const exact = await engineCall(async () =>
+          client.search({ ...COMPLETE_RESULTS, pit: { id: pit, keep_alive: `${keepAliveSeconds}s` }, query: await queryOn(pit), size: 0, track_total_hits: false, aggs }),
+        );
+        aggregations = { ...aggregations, ...(exact.aggregations as Record<string, unknown>) };
+      }
+    } finally {
+      if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+    }
     const total = response.hits.total;
-    return {
-      total: typeof total === 'number' ? total : (total?.value ?? 0),
-      facets: readFacets(facets, response.aggregations as Record<string, unknown> | undefined),
-    };
+    return { total: typeof total === 'number' ? total : (total?.value ?? 0), facets: readFacets(facets, aggregations) };
   }
 
   return {
@@ -125,6 +163,7 @@ export function createFacetEngine(deps: {
       vector.catch(() => undefined);
       return count(deps.postsIndex, facets, keepAliveSeconds, async (pit) => {
         const knn = await client.search({
+          ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
           knn: { field: 'embedding', query_vector: await vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
           size: FUSION_WINDOW,

@@ -1,13 +1,12 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ExpiredCursorError } from '../../internal/errors.ts';
 import type { PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { hybridWindows } from './hybrid-windows.ts';
 import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { translateEngineError } from './errors.ts';
-import { EXPIRED, firstPage, isMissingSnapshot } from './paged-search.ts';
+import { COMPLETE_RESULTS } from './errors.ts';
+import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 
@@ -87,6 +86,7 @@ export async function fusedPostSearch(deps: {
   quantized.catch(() => undefined);
 
   const knn = (pit: string, vector: number[]) => ({
+    ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
     knn: { field: 'embedding', query_vector: vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
     size: FUSION_WINDOW,
@@ -94,6 +94,7 @@ export async function fusedPostSearch(deps: {
     track_total_hits: false,
   });
   const lexical = (pit: string) => ({
+    ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
     query: lexicalQuery,
     sort: lexicalSort,
@@ -134,6 +135,7 @@ export async function fusedPostSearch(deps: {
     const tailStart = state.offset !== null ? (lexicalHits.length > FUSION_WINDOW ? lexicalHits[FUSION_WINDOW - 1]!.sort : null) : state.after;
     if (state.mode === 'hybrid' && ids.length < want && tailStart) {
       const tailResponse = await client.search<{ record: PostRecord }>({
+        ...COMPLETE_RESULTS,
         pit: { id: pit, keep_alive: keepAlive },
         // Minus the neighbours the window showed (those under the floor were not shown).
         query: { bool: { must: [lexicalQuery], must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }] } },
@@ -157,14 +159,7 @@ export async function fusedPostSearch(deps: {
   if (page.state === null) {
     ({ pit, shared, response: result } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
   } else {
-    pit = page.state.snapshot;
-    shared = page.state.shared;
-    try {
-      result = await run(pit);
-    } catch (error) {
-      if (isMissingSnapshot(error)) throw new ExpiredCursorError(EXPIRED);
-      throw translateEngineError(error);
-    }
+    ({ pit, shared, response: result } = await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run));
   }
 
   const fromWindow = result.ids.slice(0, page.limit);
@@ -201,6 +196,7 @@ function retrievals(records: PostRecord[], sides: { lexical: Set<string>; semant
 async function recordsOf(client: Client, pit: string, keepAlive: string, ids: string[]): Promise<Map<string, PostRecord>> {
   if (ids.length === 0) return new Map();
   const response = await client.search<{ record: PostRecord }>({
+    ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
     query: { ids: { values: ids } },
     size: ids.length,

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { stableStringify } from '../../internal/stable-json.ts';
 import { errors } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
-import { engineCall as translatedCall } from './errors.ts';
-import { INDEX_NAMES, type ApplyLine, type IndexAdmin, type IndexName, type IndexStatus } from '../index-admin.ts';
+import { COMPLETE_RESULTS, engineCall as translatedCall, refreshAll } from './errors.ts';
+import { INDEX_NAMES, type ApplyLine, type IndexAdmin, type IndexLayout, type IndexName, type IndexStatus, type ShardCopy } from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { projectAccount, projectPost } from './projection.ts';
@@ -33,6 +33,19 @@ function hashOf(value: unknown): string {
   return createHash('sha256').update(stableStringify(value)).digest('hex').slice(0, 16);
 }
 
+/**
+ * The shared-settings component with the deployment's shard and replica counts in place of the
+ * file's. With the file's own counts (1 and 0, the defaults) it is the file unchanged, so its
+ * hashes, and therefore what `apply` and `status` report, stay those of a single-node install.
+ */
+function withLayout(component: TemplateFile, layout: Partial<IndexLayout>): TemplateFile {
+  const out = structuredClone(component);
+  const settings = (out.template.settings ??= {}) as Record<string, unknown>;
+  if (layout.shards !== undefined) settings.number_of_shards = layout.shards;
+  if (layout.replicas !== undefined) settings.number_of_replicas = layout.replicas;
+  return out;
+}
+
 /** Creates the index admin for INDEX_PREFIX, reading templates from `templatesDir`. */
 export function createIndexAdmin(deps: {
   client: Client;
@@ -40,17 +53,24 @@ export function createIndexAdmin(deps: {
   templatesDir: string;
   /** Advanced after an alias swap: search nodes must stop serving first pages from the old index. */
   visibility: VisibilityEpoch;
+  /** Shard and replica counts (INDEX_SHARDS, INDEX_REPLICAS); absent: the template file's. */
+  layout?: Partial<IndexLayout>;
 }): IndexAdmin {
   const { client, indexPrefix } = deps;
   const read = (file: string) => JSON.parse(readFileSync(join(deps.templatesDir, file), 'utf8')) as TemplateFile;
-  const component = read('shared-settings.component.json');
+  const file = read('shared-settings.component.json');
+  const component = withLayout(file, deps.layout ?? {});
+  const layout = component.template.settings as { number_of_shards: number; number_of_replicas: number };
+  // What shapes an index: the shard count does (only a rebuild changes it), the replica count does
+  // not (apply sets it on live indices), so it is left out of the hash that says "rebuild needed".
+  const shape = withLayout(file, { shards: layout.number_of_shards });
   const componentName = componentTemplateName(indexPrefix);
 
   /** The index template body as installed, with the hash of everything that shapes the index. */
   function desiredIndexTemplate(name: IndexName) {
     const file = read(`${name}.index.json`);
     const names = indexNames(indexPrefix, name);
-    const hash = hashOf({ component: component.template, index: file.template, version: file.version });
+    const hash = hashOf({ component: shape.template, index: file.template, version: file.version });
     const template = structuredClone(file.template);
     template.mappings = { ...template.mappings, _meta: { template_hash: hash, template_version: file.version } };
     return {
@@ -111,16 +131,23 @@ export function createIndexAdmin(deps: {
     return Object.keys(response).sort();
   }
 
-  async function ensureIndex(name: IndexName): Promise<ApplyLine> {
+  async function ensureIndex(name: IndexName): Promise<ApplyLine[]> {
     const desired = desiredIndexTemplate(name);
     const targets = await aliasTargets(desired.names.read);
     if (targets.length > 0) {
       const stale = await staleIndices(targets, desired.hash);
-      return {
-        object: `alias ${desired.names.read} → ${targets.join(', ')}`,
-        action: 'unchanged',
-        ...(stale.length > 0 ? { detail: `built from an older template; run \`social-search indices rebuild ${name}\`` } : {}),
-      };
+      const counts = await shardCounts(targets);
+      const shards = [...new Set(targets.map((i) => counts.get(i)?.primaries))];
+      const detail =
+        shards.length === 1 && shards[0] !== layout.number_of_shards
+          ? `has ${shards[0]} primary shard${shards[0] === 1 ? '' : 's'}, ${layout.number_of_shards} configured (INDEX_SHARDS); run \`social-search indices rebuild ${name}\``
+          : stale.length > 0
+            ? `built from an older template; run \`social-search indices rebuild ${name}\``
+            : undefined;
+      return [
+        { object: `alias ${desired.names.read} → ${targets.join(', ')}`, action: 'unchanged', ...(detail ? { detail } : {}) },
+        ...(await applyReplicas(targets, counts)),
+      ];
     }
     const index = concreteIndexName(desired.names, desired.version);
     await engineCall(() =>
@@ -130,7 +157,37 @@ export function createIndexAdmin(deps: {
         wait_for_active_shards: 1,
       }),
     );
-    return { object: `index ${index} behind ${desired.names.read}, ${desired.names.write}`, action: 'created' };
+    return [{ object: `index ${index} behind ${desired.names.read}, ${desired.names.write}`, action: 'created' }];
+  }
+
+  /** Primary shards and replicas per shard of each index, as the cluster reports them. */
+  async function shardCounts(indices: string[]): Promise<Map<string, { primaries: number; replicas: number }>> {
+    const settings = await engineCall(() =>
+      client.indices.getSettings({ index: indices, name: ['index.number_of_shards', 'index.number_of_replicas'], flat_settings: true }),
+    );
+    return new Map(
+      Object.entries(settings).map(([index, s]) => {
+        const flat = (s.settings ?? {}) as Record<string, string | undefined>;
+        return [index, { primaries: Number(flat['index.number_of_shards']), replicas: Number(flat['index.number_of_replicas']) }];
+      }),
+    );
+  }
+
+  /** Sets the configured replica count on live indices that have another (a dynamic setting: no rebuild). */
+  async function applyReplicas(indices: string[], counts: Map<string, { replicas: number }>): Promise<ApplyLine[]> {
+    const want = layout.number_of_replicas;
+    const differ = indices.filter((i) => counts.get(i)?.replicas !== want);
+    if (differ.length === 0) return [];
+    await engineCall(() => client.indices.putSettings({ index: differ, settings: { number_of_replicas: want } }));
+    return differ.map((index) => ({ object: `replicas of ${index}`, action: 'updated', detail: `${counts.get(index)?.replicas} → ${want} (INDEX_REPLICAS)` }));
+  }
+
+  /** Where every copy of every shard of `indices` is (`_cat/shards`), in shard order, primaries first. */
+  async function allocation(indices: string[]): Promise<ShardCopy[]> {
+    const rows = await engineCall(() => client.cat.shards({ index: indices, format: 'json', h: ['index', 'shard', 'prirep', 'state', 'node'] }));
+    return rows
+      .map((r) => ({ index: String(r.index), shard: Number(r.shard), primary: r.prirep === 'p' || r.prirep === 'primary', state: String(r.state), node: r.node ?? null }))
+      .sort((a, b) => a.index.localeCompare(b.index) || a.shard - b.shard || Number(b.primary) - Number(a.primary) || String(a.node).localeCompare(String(b.node)));
   }
 
   async function staleIndices(indices: string[], hash: string): Promise<string[]> {
@@ -142,7 +199,7 @@ export function createIndexAdmin(deps: {
     async apply() {
       const lines = [await installComponent()];
       for (const name of INDEX_NAMES) lines.push(await installIndexTemplate(name));
-      for (const name of INDEX_NAMES) lines.push(await ensureIndex(name));
+      for (const name of INDEX_NAMES) lines.push(...(await ensureIndex(name)));
       return lines;
     },
 
@@ -155,6 +212,8 @@ export function createIndexAdmin(deps: {
         let health = 'missing';
         let upToDate = false;
         let builtFrom: number | null = null;
+        let shards: IndexStatus['shards'] = null;
+        let copies: ShardCopy[] = [];
         if (targets.length > 0) {
           const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
           const versions = targets.map((i) => (mappings[i]?.mappings._meta as { template_version?: number } | undefined)?.template_version);
@@ -164,6 +223,8 @@ export function createIndexAdmin(deps: {
           const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
           health = h.status;
           upToDate = (await staleIndices(targets, desired.hash)).length === 0;
+          shards = (await shardCounts(targets)).get(targets[0]!) ?? null;
+          copies = await allocation(targets);
         }
         out.push({
           name,
@@ -174,6 +235,8 @@ export function createIndexAdmin(deps: {
           up_to_date: upToDate,
           docs,
           health,
+          shards,
+          allocation: copies,
         });
       }
       return out;
@@ -193,7 +256,7 @@ export function createIndexAdmin(deps: {
         // A point in time sees only refreshed segments: without this refresh, the writes of the
         // last jobs before the pause (up to one refresh interval) would not be copied, and would
         // be lost with the old index.
-        await engineCall(() => client.indices.refresh({ index: desired.names.read }));
+        await refreshAll(client, desired.names.read);
         const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
         try {
           let after: unknown[] | undefined;
@@ -204,6 +267,8 @@ export function createIndexAdmin(deps: {
             options.signal?.throwIfAborted();
             const page = await engineCall(() =>
               client.search<{ record: any }>({
+                // A page missing a lost shard would be missing from the new index too.
+                ...COMPLETE_RESULTS,
                 pit: { id: pit.id, keep_alive: '5m' },
                 sort: [{ _shard_doc: 'asc' }],
                 size: 1000,

@@ -2,7 +2,7 @@ import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import { ExpiredCursorError } from '../../internal/errors.ts';
 import type { PagedState, SearchPage } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { translateEngineError } from './errors.ts';
+import { COMPLETE_RESULTS, isLostNode, translateEngineError } from './errors.ts';
 import { SEARCH_SOURCE } from './post-query.ts';
 import type { Snapshot, SnapshotPool } from './snapshot-pool.ts';
 
@@ -24,13 +24,17 @@ export function isMissingSnapshot(error: unknown): boolean {
 /** The 410 detail of a cursor whose snapshot is gone. */
 export const EXPIRED = 'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
 
+type Pool = { snapshots: SnapshotPool; visibility: VisibilityEpoch };
+
 /**
  * The first page, on the node's recent shared snapshot when there is one. The visibility epoch is
  * read while that search runs (no round trip added); if it is newer than the snapshot's tag, some
  * caller's writes may be missing and the page runs again on a snapshot opened after the read.
+ * A snapshot that is gone (index rebuilt, node restarted) or lost a node is dropped and the page
+ * runs on a new one, once more if a node leaves between the open and the search.
  */
 export async function firstPage<T>(
-  pool: { snapshots: SnapshotPool; visibility: VisibilityEpoch },
+  pool: Pool,
   index: string | string[],
   keepAliveSeconds: number,
   run: (pit: string) => Promise<T>,
@@ -38,22 +42,55 @@ export async function firstPage<T>(
   const { snapshots } = pool;
   const readEpoch = () => pool.visibility.current();
   const attempt = async (snapshot: Snapshot) => ({ pit: snapshot.pit, shared: snapshot.shared, response: await run(snapshot.pit) });
+  // Null when the snapshot is unusable (and forgotten); any other failure is the page's.
+  const unlessGone = (snapshot: Snapshot) => (error: unknown) => {
+    if (isLostNode(error)) snapshots.nodeLost(index, snapshot.pit);
+    else if (isMissingSnapshot(error)) snapshots.discard(index, snapshot.pit);
+    else throw error;
+    return null;
+  };
+  const fresh = async (epoch: string | null) => {
+    const first = await snapshots.open(index, epoch, keepAliveSeconds);
+    return (await attempt(first).catch(unlessGone(first))) ?? (await attempt(await snapshots.open(index, epoch, keepAliveSeconds)));
+  };
   try {
     const recent = await snapshots.recent(index);
-    if (!recent) return await attempt(await snapshots.open(index, await readEpoch(), keepAliveSeconds));
+    if (!recent) return await fresh(await readEpoch());
     // Dispatch the search first, then read the epoch while the engine works.
-    const result = attempt(recent).catch((error: unknown) => {
-      // The shared snapshot is gone (an index rebuilt, a node restarted): take a fresh one.
-      if (!isMissingSnapshot(error)) throw error;
-      snapshots.discard(index, recent.pit);
-      return null;
-    });
-    const epoch = readEpoch();
-    const [done, current] = await Promise.all([result, epoch]);
+    const result = attempt(recent).catch(unlessGone(recent));
+    const [done, current] = await Promise.all([result, readEpoch()]);
     if (done && current !== null && current === recent.epoch) return done;
-    return await attempt(await snapshots.open(index, current, keepAliveSeconds));
+    return await fresh(current);
   } catch (error) {
     throw translateEngineError(error);
+  }
+}
+
+/**
+ * A next page on the cursor's snapshot. When the snapshot lost a node (the data lives on in other
+ * shard copies), the page continues from the same position on a new snapshot of the index
+ * instead of failing: a result that changed since the first page may then move across pages,
+ * which beats making the client start again. A snapshot that is gone altogether (expired, its
+ * index rebuilt) is a 410.
+ */
+export async function nextPage<T>(
+  snapshots: SnapshotPool,
+  index: string | string[],
+  state: { snapshot: string; shared: boolean },
+  keepAliveSeconds: number,
+  run: (pit: string) => Promise<T>,
+): Promise<{ pit: string; shared: boolean; response: T }> {
+  try {
+    return { pit: state.snapshot, shared: state.shared, response: await run(state.snapshot) };
+  } catch (error) {
+    if (!isLostNode(error)) throw isMissingSnapshot(error) ? new ExpiredCursorError(EXPIRED) : translateEngineError(error);
+    snapshots.nodeLost(index, state.snapshot);
+  }
+  try {
+    const snapshot = await snapshots.open(index, null, keepAliveSeconds);
+    return { pit: snapshot.pit, shared: false, response: await run(snapshot.pit) };
+  } catch (error) {
+    throw isMissingSnapshot(error) && !isLostNode(error) ? new ExpiredCursorError(EXPIRED) : translateEngineError(error);
   }
 }
 
@@ -82,6 +119,7 @@ export async function pagedSearch<R>(deps: {
   const run = async (pit: string) => {
     const refined = deps.refine ? await deps.refine(pit) : [];
     return client.search<{ record: R }>({
+      ...COMPLETE_RESULTS,
       pit: { id: pit, keep_alive: keepAlive },
       query: refined.length > 0 ? { bool: { filter: [deps.query, ...refined] } } : deps.query,
       sort: deps.sort,
@@ -98,15 +136,8 @@ export async function pagedSearch<R>(deps: {
   if (page.state === null) {
     ({ pit, shared, response } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
   } else {
-    pit = page.state.snapshot;
     after = page.state.after;
-    shared = page.state.shared;
-    try {
-      response = await run(pit);
-    } catch (error) {
-      if (isMissingSnapshot(error)) throw new ExpiredCursorError(EXPIRED);
-      throw translateEngineError(error);
-    }
+    ({ pit, shared, response } = await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run));
   }
   const hits = response.hits.hits;
   const hasMore = hits.length > page.limit;

@@ -2,7 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PostRecord } from '../../domain/records.ts';
 import { stemmedText, withoutStopWords } from '../../text/analysis.ts';
 import { HIGHLIGHT_END, HIGHLIGHT_START, type MatchedTextField, type MatchHighlighter, type PostHighlights } from '../matches.ts';
-import { engineCall } from './errors.ts';
+import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { projectPost } from './projection.ts';
 
 /** The unstemmed text fields (the stemmed companions hold analysed text no API field shows). */
@@ -48,7 +48,7 @@ export function createPostHighlighter(deps: { client: Client; index: string }): 
       if (ids.length === 0) return out;
       const byId: estypes.QueryDslQueryContainer = { ids: { values: [...ids] } };
       const records = await engineCall(() =>
-        client.search<{ record: PostRecord }>({ index, query: byId, size: ids.length, _source: ['record'], track_total_hits: false }),
+        client.search<{ record: PostRecord }>({ ...COMPLETE_RESULTS, index, query: byId, size: ids.length, _source: ['record'], track_total_hits: false }),
       );
       const texts = records.hits.hits.flatMap((h) => {
         const doc = projectPost(h._source!.record);
@@ -60,6 +60,7 @@ export function createPostHighlighter(deps: { client: Client; index: string }): 
       if (inflected.length > 0) should.push({ multi_match: { query: inflected.join(' '), fields: [...TEXT_FIELDS] } });
       const response = await engineCall(() =>
         client.search({
+          ...COMPLETE_RESULTS,
           index,
           query: byId,
           size: ids.length,

@@ -35,6 +35,14 @@ export function createRecordStore<R extends { id: string }>(deps: {
   client: Client;
   index: string;
   project: (record: R) => Record<string, unknown>;
+  /**
+   * How long a bulk may wait inside Elasticsearch (for a primary to be assigned, a master to be
+   * elected) before its items fail as unavailable (and are retried); absent: Elasticsearch's
+   * minute. Shorter than the client's request timeout, so that a write the client gave up on
+   * cannot land later: by then its work may have been redone from a newer state, and where the
+   * redo had nothing to write (a baseline already right), the late write's stale value would stay.
+   */
+  waitMs?: number;
 }): RecordStore<R> {
   const { client, index, project } = deps;
 
@@ -118,7 +126,12 @@ export function createRecordStore<R extends { id: string }>(deps: {
         try {
           // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
           // auto-create a concrete index named like the write alias (which would then block apply).
-          const response = await client.bulk<string>({ operations: chunk.flatMap((w) => [w.action, w.doc]), refresh: false, require_alias: true });
+          const response = await client.bulk<string>({
+            operations: chunk.flatMap((w) => [w.action, w.doc]),
+            refresh: false,
+            require_alias: true,
+            ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
+          });
           items = response.items.map((item) => (item.index ?? item.create)!);
         } catch (error) {
           if (!isTransientEngineError(error)) throw translateEngineError(error);

@@ -22,6 +22,11 @@ export interface SnapshotPool {
   open(index: string | string[], epoch: string | null, keepAliveSeconds: number): Promise<Snapshot>;
   /** Forgets a shared snapshot the engine no longer knows (index rebuilt, node restarted). */
   discard(index: string | string[], pit: string): void;
+  /**
+   * Forgets a snapshot that lost part of itself with a node that left the cluster (see
+   * isLostNode), shared or not, and counts it.
+   */
+  nodeLost(index: string | string[], pit: string): void;
   /** Counters since creation: snapshots opened, and first pages served from one already open. */
   stats(): SnapshotStats;
 }
@@ -30,6 +35,8 @@ export interface SnapshotPool {
 export interface SnapshotStats {
   opened: number;
   reused: number;
+  /** Snapshots given up because a node holding part of them left the cluster. */
+  lost: number;
 }
 
 interface Slot {
@@ -56,7 +63,7 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
   const now = deps.now ?? (() => performance.now());
   const slots = new Map<string, Slot>();
   const keyOf = (index: string | string[]) => (Array.isArray(index) ? index.join(',') : index);
-  const counts: SnapshotStats = { opened: 0, reused: 0 };
+  const counts: SnapshotStats = { opened: 0, reused: 0, lost: 0 };
 
   const openPit = (index: string | string[], keepAliveSeconds: number) =>
     (counts.opened++, engineCall)(() => client.openPointInTime({ index, keep_alive: `${keepAliveSeconds}s` })).then((r) => r.id);
@@ -99,6 +106,11 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
     discard(index, pit) {
       const key = keyOf(index);
       if (slots.get(key)?.id === pit) slots.delete(key);
+    },
+
+    nodeLost(index, pit) {
+      counts.lost++;
+      this.discard(index, pit);
     },
 
     stats: () => ({ ...counts }),

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
+import { templatesDir } from '../../src/internal/paths.ts';
+import { generateObservations } from '../../src/seed/generator.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+/**
+ * INDEX_SHARDS and INDEX_REPLICAS (the shard layout of a cluster), on the local single node: what
+ * `indices apply` and `status` do with them, and that searches and their counts stay exact over
+ * several shards.
+ */
+
+let one: Stack;
+let three: Stack;
+const observations = [...generateObservations({ posts: 300, accounts: 30, seed: 41 })];
+
+beforeAll(async () => {
+  [one, three] = await Promise.all([startStack('layout-one'), startStack('layout-three', { INDEX_SHARDS: '3' })]);
+  // The same data in a one-shard and a three-shard pair of indices.
+  for (const stack of [one, three]) {
+    for (let i = 0; i < observations.length; i += 500) {
+      const answer = await stack.ingest(observations.slice(i, i + 500));
+      expect(answer.statusCode, JSON.stringify(answer.body)).toBe(200);
+    }
+  }
+});
+
+afterAll(async () => {
+  await Promise.all([one?.close(), three?.close()]);
+});
+
+/** An admin of `stack`'s indices with another layout, as `indices apply` with other settings. */
+const adminWith = (stack: Stack, layout: { shards?: number; replicas?: number }) =>
+  createElasticsearchEngine({
+    client: stack.runtime.es,
+    indexPrefix: stack.config.INDEX_PREFIX,
+    templatesDir: templatesDir(),
+    visibility: stack.runtime.visibility,
+    layout,
+  }).admin;
+
+describe('index layout', () => {
+  it('new indices take INDEX_SHARDS; status shows the shards and where each copy is', async () => {
+    const status = await three.runtime.indexAdmin.status();
+    for (const index of status) {
+      expect(index.shards).toEqual({ primaries: 3, replicas: 0 });
+      expect(index.allocation.map((c) => [c.shard, c.primary, c.state])).toEqual([
+        [0, true, 'STARTED'],
+        [1, true, 'STARTED'],
+        [2, true, 'STARTED'],
+      ]);
+      expect(index.allocation.every((c) => typeof c.node === 'string' && c.node.length > 0)).toBe(true);
+    }
+    expect((await one.runtime.indexAdmin.status()).map((s) => s.shards)).toEqual([
+      { primaries: 1, replicas: 0 },
+      { primaries: 1, replicas: 0 },
+    ]);
+  });
+
+  it('apply sets INDEX_REPLICAS on the live indices, no rebuild needed; a new INDEX_SHARDS asks for a rebuild', async () => {
+    const posts = (await one.runtime.indexAdmin.status())[0]!;
+    const withReplica = await adminWith(one, { shards: 1, replicas: 1 }).apply();
+    expect(withReplica).toContainEqual({ object: `replicas of ${posts.indices[0]}`, action: 'updated', detail: '0 → 1 (INDEX_REPLICAS)' });
+    // The index templates did not change: a replica count is no reason to rebuild.
+    expect(withReplica.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual(['unchanged', 'unchanged']);
+    const yellow = (await one.runtime.indexAdmin.status())[0]!;
+    // One node cannot hold a shard's replica next to its primary: the copy stays unassigned.
+    expect(yellow).toMatchObject({ shards: { primaries: 1, replicas: 1 }, health: 'yellow', up_to_date: true });
+    expect(yellow.allocation.map((c) => [c.primary, c.node])).toEqual([
+      [true, expect.any(String)],
+      [false, null],
+    ]);
+    const back = await one.runtime.indexAdmin.apply();
+    expect(back).toContainEqual({ object: `replicas of ${posts.indices[0]}`, action: 'updated', detail: '1 → 0 (INDEX_REPLICAS)' });
+    expect((await one.runtime.indexAdmin.apply()).every((l) => l.action === 'unchanged')).toBe(true);
+
+    const twoShards = adminWith(one, { shards: 2, replicas: 0 });
+    const lines = await twoShards.apply();
+    expect(lines.find((l) => l.object === `index template ${one.config.INDEX_PREFIX}-posts`)).toMatchObject({ action: 'updated' });
+    expect(lines.find((l) => l.object.startsWith(`alias ${one.config.INDEX_PREFIX}-posts `))?.detail).toBe(
+      'has 1 primary shard, 2 configured (INDEX_SHARDS); run `social-search indices rebuild posts`',
+    );
+    const rebuilt = await twoShards.rebuild('posts');
+    expect((await twoShards.status())[0]).toMatchObject({ indices: [rebuilt.to], shards: { primaries: 2, replicas: 0 }, up_to_date: true, docs: posts.docs });
+    // Back to the configured layout, for the next test.
+    await one.runtime.indexAdmin.apply();
+    await one.runtime.indexAdmin.rebuild('posts');
+  });
+
+  it('over three shards, searches, facets and posts-scoped account searches answer as over one', async () => {
+    const requests: Array<[string, unknown]> = [
+      ['/v1/social/posts/search', { post: { filters: { views: { gte: 0 } } }, sort: { by: 'views', order: 'desc' }, limit: 50 }],
+      ['/v1/social/accounts/search', { account: { posts: { minimum_matching_posts: 3, filters: { views: { gte: 100 } } } }, sort: { by: 'followers_count', order: 'desc' }, limit: 50 }],
+      ['/v1/social/accounts/search', { account: { posts: { minimum_matching_posts: 1 } }, sort: { by: 'followers_count', order: 'desc' }, limit: 50 }],
+      [
+        '/v1/social/posts/facets',
+        { post: {}, facets: [{ field: 'format' }, { field: 'topics', size: 5 }, { field: 'hashtags', size: 10 }, { field: 'author.niches', size: 3 }, { field: 'views', ranges: [{ to: 1000 }, { from: 1000 }] }] },
+      ],
+      ['/v1/social/accounts/facets', { account: {}, facets: [{ field: 'niches', size: 4 }, { field: 'country_codes', size: 2 }] }],
+    ];
+    for (const [path, body] of requests) {
+      const [a, b] = await Promise.all([one.post(path, body), three.post(path, body)]);
+      expect(a.statusCode, JSON.stringify(a.body)).toBe(200);
+      expect(b.statusCode, `${path}: ${JSON.stringify(b.body)}`).toBe(200);
+      const { request_id: _a, next_cursor: _c, ...left } = a.body;
+      const { request_id: _b, next_cursor: _d, ...right } = b.body;
+      expect(right, path).toEqual(left);
+    }
+  });
+});
