@@ -27,7 +27,7 @@ export async function startApiProcess(config: Config, env: Record<string, string
     cwd: ROOT,
     env: {
       ...process.env,
-      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL.join(','),
       REDIS_URL: config.REDIS_URL,
       INDEX_PREFIX: config.INDEX_PREFIX,
       REDIS_PREFIX: config.REDIS_PREFIX,
