@@ -343,7 +343,7 @@ launch_node() {
     -E cluster.routing.allocation.disk.threshold_enabled=false \
     >"$NODE_LAUNCH_LOG" 2>&1 </dev/null 9>&-); then
     show_tail "$NODE_LAUNCH_LOG" "$NODE_LOG"
-    warn "elasticsearch $NODE_NAME failed to start"
+    [ "$ES_NODES" -eq 1 ] || warn "elasticsearch$(node_label) failed to start"
     return 1
   fi
 }

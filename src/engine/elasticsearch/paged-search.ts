@@ -1,5 +1,5 @@
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import { ExpiredCursorError } from '../../internal/errors.ts';
+import { ExpiredCursorError, ServiceUnavailableError } from '../../internal/errors.ts';
 import type { PagedState, SearchPage } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS, isLostNode, translateEngineError } from './errors.ts';
@@ -62,8 +62,15 @@ export async function firstPage<T>(
     if (done && current !== null && current === recent.epoch) return done;
     return await fresh(current);
   } catch (error) {
-    throw translateEngineError(error);
+    throw unavailable(error);
   }
+}
+
+/** A failure that outlived the retries: nodes still leaving or an index swapped twice is a 503 (retry), not a 500. */
+function unavailable(error: unknown) {
+  return isLostNode(error) || isMissingSnapshot(error)
+    ? new ServiceUnavailableError('The search engine is changing (a node left, or an index was rebuilt); retry shortly.', { cause: error })
+    : translateEngineError(error);
 }
 
 /**
@@ -90,7 +97,7 @@ export async function nextPage<T>(
     const snapshot = await snapshots.open(index, null, keepAliveSeconds);
     return { pit: snapshot.pit, shared: false, response: await run(snapshot.pit) };
   } catch (error) {
-    throw isMissingSnapshot(error) && !isLostNode(error) ? new ExpiredCursorError(EXPIRED) : translateEngineError(error);
+    throw unavailable(error);
   }
 }
 
