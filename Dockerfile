@@ -12,8 +12,10 @@ COPY index-templates ./index-templates
 RUN npm run build && npm prune --omit=dev
 # The compiled build: no TypeScript loader at run time (~60 MiB less per process).
 ENV SOCIAL_SEARCH_DIST=1
-# glibc returns large freed blocks (onnxruntime activations) to the OS: ~15–50 MiB less RSS (bench/README.md, "Embeddings").
-ENV MALLOC_MMAP_THRESHOLD_=131072
+# The process settings bin/social-search gives long-running commands (why: there, and bench/README.md,
+# "Memory under sustained load"): glibc serves large blocks (onnxruntime activations) from mmap and
+# keeps at most two arenas; V8's heap is sized from a 512 MiB limit with 4 MiB semi-spaces.
+ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=2
 USER node
 EXPOSE 8080
-CMD ["node", "bin/social-search.js", "serve"]
+CMD ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "bin/social-search.js", "serve"]

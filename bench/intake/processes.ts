@@ -21,11 +21,12 @@ export interface ServiceChild {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Starts `node <args>` in `cwd`; stdout and stderr go to `logFile`. */
-export function startChild(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string }): ServiceChild {
+/** Starts `node <args>` (or `command <args>`) in `cwd`; stdout and stderr go to `logFile`. */
+export function startChild(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; command?: string }): ServiceChild {
+  const command = options.command ?? process.execPath;
   const log = createWriteStream(options.logFile, { flags: 'a' });
-  log.write(`--- ${new Date().toISOString()} ${name}: node ${args.join(' ')}\n`);
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  log.write(`--- ${new Date().toISOString()} ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}\n`);
+  const child: ChildProcess = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {

@@ -37,10 +37,13 @@ export function createDeliverySigner(deps: {
 
   // Signing is ~10 µs (an HMAC key setup each time) and a page of 20 summaries signs ~60 URLs;
   // within an expiry bucket a URL never changes, so signed URLs are memoized. Two generations
-  // bound the memory: when the young one fills, the old one is dropped.
-  const MEMO_GENERATION = 20_000;
+  // bound the memory, each by the characters of its keys and URLs (a source URL may be 4 KiB):
+  // ~2 bytes per character held, so ~10 MiB in all (two generations of 20,000 entries took 43 MiB
+  // with ~300-character source URLs).
+  const MEMO_GENERATION_CHARS = 2_500_000;
   let young = new Map<string, string>();
   let old = new Map<string, string>();
+  let youngChars = 0;
 
   return {
     sign(kind, id, source) {
@@ -52,11 +55,13 @@ export function createDeliverySigner(deps: {
       const src = Buffer.from(source).toString('base64url');
       const sig = mac(kind, id, src, exp).toString('base64url');
       const url = `${deps.baseUrl}/v1/social/delivery/${kind}/${encodeURIComponent(id)}?src=${src}&exp=${exp}&sig=${sig}`;
-      if (young.size >= MEMO_GENERATION) {
+      if (youngChars + memoKey.length + url.length > MEMO_GENERATION_CHARS) {
         old = young;
         young = new Map();
+        youngChars = 0;
       }
       young.set(memoKey, url);
+      youngChars += memoKey.length + url.length;
       return url;
     },
     verify(kind, id, { src, exp, sig }) {

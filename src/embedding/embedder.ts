@@ -5,8 +5,9 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../internal/config.ts';
 import { startModelThread, type ModelThread, type ModelThreadOptions } from './model-thread.ts';
 
-/** The embedding settings of the configuration. */
-export type EmbeddingConfig = Pick<Config, 'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'>;
+/** The embedding settings of the configuration (the query cache's size defaults to the configuration's default). */
+export type EmbeddingConfig = Pick<Config, 'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'> &
+  Partial<Pick<Config, 'EMBEDDING_QUERY_CACHE_MB'>>;
 
 export type EmbedderState = 'off' | 'loading' | 'ready' | 'failed';
 
@@ -79,13 +80,15 @@ export interface EmbedderLogger {
  */
 const QUERY_BATCH = 32;
 const DOCUMENT_BATCH = 8;
-/** 10,000 vectors of 384 floats ≈ 15 MiB. */
-const QUERY_CACHE_ENTRIES = 10_000;
+/** EMBEDDING_QUERY_CACHE_MB when the caller passes none (the configuration's default). */
+const QUERY_CACHE_DEFAULT_MB = 4;
+/** What an entry costs besides its vector and key (measured: 10,000 entries took ~17.9 MiB). */
+const QUERY_CACHE_ENTRY_OVERHEAD = 200;
 
 type Plan =
   | { kind: 'off'; detail: string }
   | { kind: 'failed'; modelId: string | null; detail: string }
-  | { kind: 'thread'; modelId: string; dimensions: number; source: string; thread: ModelThreadOptions };
+  | { kind: 'thread'; modelId: string; dimensions: number; source: string; thread: ModelThreadOptions; cacheBytes: number };
 
 const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = { q8: 'onnx/model_quantized.onnx', fp32: 'onnx/model.onnx' };
 
@@ -103,6 +106,7 @@ function maxSeqLength(dir: string): number | null {
 function plan(config: EmbeddingConfig): Plan {
   if (config.EMBEDDINGS === 'off') return { kind: 'off', detail: 'off: EMBEDDINGS=off (BM25 only)' };
   const dtype = config.EMBEDDING_DTYPE;
+  const cacheBytes = (config.EMBEDDING_QUERY_CACHE_MB ?? QUERY_CACHE_DEFAULT_MB) * 1024 * 1024;
   const threads = config.EMBEDDING_THREADS > 0 ? config.EMBEDDING_THREADS : availableParallelism();
   if (config.MODEL_DIR) {
     const dir = resolve(config.MODEL_DIR);
@@ -124,6 +128,7 @@ function plan(config: EmbeddingConfig): Plan {
       source: dir,
       // transformers.js finds a local model as <localModelPath>/<name>.
       thread: { localModelPath: `${dirname(dir)}/`, model: name, dtype, threads, maxTokens: maxSeqLength(dir) },
+      cacheBytes,
     };
   }
   if (config.MODEL_ID) {
@@ -135,6 +140,7 @@ function plan(config: EmbeddingConfig): Plan {
       dimensions: 0,
       source: `the hub (${config.MODEL_ID})`,
       thread: { localModelPath: null, model: config.MODEL_ID, dtype, threads, maxTokens: null },
+      cacheBytes,
     };
   }
   if (config.EMBEDDINGS === 'on') return { kind: 'failed', modelId: null, detail: 'EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set' };
@@ -183,7 +189,12 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
   let detail = `loading ${modelId} from ${source}`;
   let dimensions = planned.dimensions;
   const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0, modelSeconds: 0 };
-  const cache = new LRUCache<string, Float32Array>({ max: QUERY_CACHE_ENTRIES });
+  // Bounded in bytes (a query text may be long); 0 turns the cache off.
+  const cache = new LRUCache<string, Float32Array>({
+    maxSize: Math.max(1, planned.cacheBytes),
+    sizeCalculation: (vector, text) => vector.byteLength + 2 * text.length + QUERY_CACHE_ENTRY_OVERHEAD,
+  });
+  const caching = planned.cacheBytes > 0;
   /** Uncached queries on their way, so that concurrent callers of one text share a single slot. */
   const queriesUnderway = new Map<string, Promise<Float32Array>>();
   const queryQueue: Array<{ text: string; resolve: (vector: Float32Array) => void; reject: (error: Error) => void }> = [];
@@ -318,7 +329,7 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
         }).then(
           (vector) => {
             queriesUnderway.delete(text);
-            cache.set(text, vector);
+            if (caching) cache.set(text, vector);
             return vector;
           },
           (failure: unknown) => {

@@ -7,6 +7,9 @@
  * It owns the only onnxruntime session of its Embedder, so inference never runs on the event loop
  * of the API. Requests run one after another, in arrival order.
  */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, normalize, sep } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
 
@@ -37,9 +40,44 @@ if (options.localModelPath !== null) {
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = options.localModelPath;
+  env.useCustomCache = true;
+  env.customCache = localFolderCache(options.localModelPath, options.model);
 } else {
   env.allowLocalModels = false;
   env.allowRemoteModels = true;
+}
+
+/**
+ * The model folder's files as transformers.js' cache, so it never opens them itself: its local
+ * file response starts streaming the whole file into memory the moment it is created, and nothing
+ * ever reads that stream (the weights are loaded by path, the JSON files read again). The 59 MB
+ * of model_quantized.onnx then sat in 64 KB chunks in the thread's malloc arena for good: ~60 MiB
+ * of resident memory per process with the model (bench/README.md, "Memory under sustained load").
+ *
+ * transformers.js looks a file up by its local path, then, on a hit, again by its hub URL; both
+ * map to the same file. Weights are answered with their path (onnxruntime reads the file itself),
+ * other files with their bytes; a file the folder lacks is a miss, and fails the load as before.
+ * @param {string} root the folder that holds the model folder
+ * @param {string} model the model folder's name
+ */
+function localFolderCache(root, model) {
+  const folder = normalize(join(root, model));
+  /** @param {unknown} key */
+  const fileOf = (key) => {
+    if (typeof key !== 'string') return null;
+    const hub = /\/resolve\/[^/]+\/(.+)$/.exec(key);
+    const file = normalize(hub ? join(folder, /** @type {string} */ (hub[1])) : key);
+    return file.startsWith(folder + sep) && existsSync(file) ? file : null;
+  };
+  return {
+    /** @param {string} key */
+    async match(key) {
+      const file = fileOf(key);
+      if (file === null) return undefined;
+      return /\.onnx(_data(_\d+)?)?$/.test(file) ? file : new Response(await readFile(file));
+    },
+    async put() {},
+  };
 }
 
 /**

@@ -59,6 +59,15 @@ function threadEntry(): string {
 /** How long close() waits for the thread to finish its current run before ending it by force. */
 const CLOSE_GRACE_MS = 10_000;
 
+/**
+ * The thread's own V8 heap. Its live data is ~20 MiB (transformers.js, the tokenizer) and each
+ * run leaves a few KiB of garbage, yet by default it gets the main thread's 16 MiB semi-spaces
+ * and a heap limit sized from the machine, so it kept ~35 MiB. A 4 MiB young generation and a
+ * 128 MiB old-generation limit (which also makes V8 grow the heap less eagerly) keep ~15 MiB
+ * less resident and leave 5x the live data as headroom (bench/README.md, "Memory under sustained load").
+ */
+const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
+
 /** Starts a worker thread that loads the model and then runs inference requests in order. */
 export function startModelThread(options: ModelThreadOptions, events: ModelThreadEvents): ModelThread {
   const worker = new Worker(threadEntry(), {
@@ -67,6 +76,7 @@ export function startModelThread(options: ModelThreadOptions, events: ModelThrea
     // The entry is plain JavaScript: inheriting `--import tsx` and the like would only load a
     // TypeScript loader into the thread for nothing.
     execArgv: [],
+    resourceLimits: THREAD_HEAP_LIMITS,
   });
   const pending = new Map<number, Pending>();
   let nextId = 1;

@@ -134,6 +134,11 @@ const envSchema = z.object({
    * Calibrated on SciFact and the social evaluation set (bench/README.md); -1 turns it off.
    */
   SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
+  /**
+   * Memory for the vectors of recent query texts (an LRU, bounded in bytes: ~1.7 KiB per short
+   * query), so repeated queries skip the model; 0: no cache.
+   */
+  EMBEDDING_QUERY_CACHE_MB: z.coerce.number().min(0).max(4096).default(4),
   /** onnxruntime intra-op threads of the embedding thread (0: one per core). */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

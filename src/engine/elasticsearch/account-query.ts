@@ -99,7 +99,9 @@ type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.Qu
  * on it always qualifies the same accounts. The next pages of a search, and other searches with
  * the same scope on this node's shared snapshot, reuse the set instead of aggregating over the
  * posts again (the aggregation is most of a posts-scoped search: ~15–30 ms of ~25–35 ms at 1M posts).
- * Bounded by the number of account ids held; concurrent identical requests share one aggregation.
+ * Bounded by the account ids held (~64 bytes each, so ~13 MiB at the default), a key (its point in
+ * time and scope, often ~0.5 KiB) counting as an id per 64 characters: many small sets of distinct
+ * scopes must not escape the bound either. Concurrent identical requests share one aggregation.
  */
 export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
   type Filter = estypes.QueryDslQueryContainer & object;
@@ -107,7 +109,7 @@ export function createQualifyingAccounts(client: Client, options: { maxIds?: num
   // keeps nothing when it fails (a 422 for too broad a scope is asked again, not remembered).
   const held = new LRUCache<string, Filter, { pit: string; scope: PostsScope }>({
     maxSize: options.maxIds ?? 200_000,
-    sizeCalculation: (filter) => Math.max(1, filter.terms?.id && Array.isArray(filter.terms.id) ? filter.terms.id.length : 1),
+    sizeCalculation: (filter, key) => (filter.terms?.id && Array.isArray(filter.terms.id) ? filter.terms.id.length : 0) + Math.ceil(key.length / 64),
     ttl: options.ttlMs ?? 15 * 60_000,
     fetchMethod: (_key, _stale, { context }) => qualifyingAccounts(client, context.pit, context.scope),
   });

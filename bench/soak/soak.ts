@@ -1,0 +1,223 @@
+/**
+ * Memory under sustained load (issue 16, item 7; bench/README.md, "Memory under sustained load").
+ *
+ *   npm run bench:soak -- --minutes 15            # the reported run
+ *   npm run bench:soak -- --minutes 3 --sample-seconds 10   # a quick check
+ *
+ * Starts one `social-search serve` and one `social-search worker` (children of this process, the
+ * model loaded in both, under a fresh prefix), seeds a demo dataset through the intake, then drives
+ * the mixed load of mix.ts (post searches with and without a query, account searches, GETs, intake
+ * batches) at a fixed rate (or `--rate max`) and every `--sample-seconds` records, per process:
+ * VmRSS, its anonymous and file-backed parts and thread count (/proc), and what the process says of
+ * itself (V8 heap, external, ArrayBuffers; memory-probe.mjs). Native memory = anonymous RSS − V8
+ * heap − external: onnxruntime, glibc arenas, thread stacks.
+ *
+ * Options: --minutes (15), --rate (300, or max), --connections (16), --sample-seconds (30),
+ * --posts (seeded posts, 3000), --intake-batch (10 observations), --seed (7), --label,
+ * --env NAME=VALUE (repeatable: service environment, e.g. MALLOC_ARENA_MAX=4 or EMBEDDINGS=off),
+ * --node-arg ARG (repeatable: node options of both processes), --dist (the compiled build, as the
+ * image runs it), --service-commit REV (measure another commit, e.g. the one before a change),
+ * --launcher bin|node (`bin/social-search` as `npx social-search` starts it, the default when
+ * the service has it; or `node bin/social-search.js`).
+ * Prints a table; writes bench/results/soak-<label>-<run>.json. Deletes everything it made.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateObservations } from '../../src/seed/generator.ts';
+import { cpuSeconds } from '../intake/processes.ts';
+import { startLoad } from '../lib/load.ts';
+import { compileService, exportCommit, lastProbe, log, readTargets, REPO_ROOT, seedThroughIntake, startStack, type ServiceStack, type StackProcess } from '../lib/service-stack.ts';
+import { createMix } from './mix.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '15' },
+    rate: { type: 'string', default: '300' },
+    connections: { type: 'string', default: '16' },
+    'sample-seconds': { type: 'string', default: '30' },
+    posts: { type: 'string', default: '3000' },
+    'intake-batch': { type: 'string', default: '10' },
+    seed: { type: 'string', default: '7' },
+    label: { type: 'string', default: 'soak' },
+    env: { type: 'string', multiple: true, default: [] },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+    dist: { type: 'boolean', default: false },
+    'service-commit': { type: 'string' },
+    launcher: { type: 'string' },
+  },
+});
+
+const number = (name: string, value: string | undefined, min: number): number => {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) {
+    process.stderr.write(`--${name}: expected a number ≥ ${min}, got ${value}\n`);
+    process.exit(2);
+  }
+  return n;
+};
+const MINUTES = number('minutes', args.minutes, 0.1);
+const RATE = args.rate === 'max' ? null : number('rate', args.rate, 1);
+const CONNECTIONS = number('connections', args.connections, 1);
+const SAMPLE_S = number('sample-seconds', args['sample-seconds'], 1);
+const POSTS = number('posts', args.posts, 1);
+const SEED = number('seed', args.seed, 0);
+const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+const MiB = 1024 * 1024;
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** The service environment: production mode, the model, a rate limit that counts but never trips, and --env. */
+function serviceEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: 'production',
+    SIGNING_SECRET: randomBytes(32).toString('hex'),
+    RATE_LIMIT_SEARCH_PER_MINUTE: '100000000',
+    MODEL_DIR,
+    EMBEDDINGS: 'on',
+  };
+  if (args.dist) env['SOCIAL_SEARCH_DIST'] = '1';
+  for (const pair of args.env) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--env ${pair}: expected NAME=VALUE`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
+/** /proc/<pid>/status: resident memory, its anonymous and file-backed parts (MiB), threads. */
+function procStatus(pid: number): { rss: number; anon: number; file: number; threads: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    return { rss: round(field('VmRSS') / 1024), anon: round(field('RssAnon') / 1024), file: round(field('RssFile') / 1024), threads: field('Threads') };
+  } catch {
+    return null;
+  }
+}
+
+/** One process at one sample. */
+interface ProcessSample {
+  rss: number;
+  anon: number;
+  file: number;
+  threads: number;
+  heap_total: number | null;
+  heap_used: number | null;
+  external: number | null;
+  array_buffers: number | null;
+  /** Anonymous RSS − V8 heap − external: what neither V8 nor ArrayBuffers account for. */
+  native: number | null;
+  cpu_s: number | null;
+}
+
+function sampleProcess(proc: StackProcess): ProcessSample | null {
+  const status = procStatus(proc.child.pid);
+  if (!status) return null;
+  const probe = lastProbe(proc);
+  const mib = (key: string) => (probe && typeof probe[key] === 'number' ? round(probe[key] / MiB) : null);
+  const heapTotal = mib('heap_total');
+  const external = mib('external');
+  return {
+    ...status,
+    heap_total: heapTotal,
+    heap_used: mib('heap_used'),
+    external,
+    array_buffers: mib('array_buffers'),
+    native: heapTotal !== null && external !== null ? round(status.anon - heapTotal - external) : null,
+    cpu_s: cpuSeconds(proc.child.pid),
+  };
+}
+
+interface Row {
+  t_s: number;
+  api: ProcessSample | null;
+  worker: ProcessSample | null;
+  requests_per_s: number;
+  non2xx: number;
+  errors: number;
+  queues: Record<string, number>;
+}
+
+function printRow(row: Row): void {
+  const p = (s: ProcessSample | null) => (s ? `${s.rss.toFixed(0).padStart(4)} (heap ${String(s.heap_total ?? '?').padStart(5)}/${String(s.heap_used ?? '?').padStart(5)} ext ${String(s.external ?? '?').padStart(5)} native ${String(s.native ?? '?').padStart(5)})` : '—');
+  process.stdout.write(
+    `${String(row.t_s).padStart(5)} s  api ${p(row.api)}  worker ${p(row.worker)}  ${String(row.requests_per_s).padStart(6)} req/s  non2xx ${row.non2xx} errors ${row.errors}  queued ${JSON.stringify(row.queues)}\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(path.join(MODEL_DIR, 'config.json')) && !args.env.includes('EMBEDDINGS=off')) throw new Error(`no model at ${MODEL_DIR} (set MODEL_DIR)`);
+  const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
+  if (args.dist) {
+    log('compiling the service (npm run build)…');
+    compileService(root);
+  }
+  const env = serviceEnv();
+  const launcher = args.launcher === 'bin' || args.launcher === 'node' ? args.launcher : undefined;
+  const dropSnapshot = () => root !== REPO_ROOT && rmSync(root, { recursive: true, force: true });
+  const stack: ServiceStack = await startStack({ label: args.label, apis: 1, worker: true, env, nodeArgs: args['node-arg'], probeIntervalMs: 5000, root, ...(launcher ? { launcher } : {}) }).catch((error: unknown) => {
+    dropSnapshot();
+    throw error;
+  });
+  // Interrupted: the stack cleans itself up; the snapshot of another commit goes too.
+  process.once('exit', () => void dropSnapshot());
+  try {
+    const api = stack.apis[0]!;
+    const worker = stack.worker!;
+    log(`prefix ${stack.prefix}; API ${api.url} (pid ${api.child.pid}), worker pid ${worker.child.pid}`);
+    // One dataset: its beginning is the seed, the rest arrives through the mix's intake batches.
+    const observations = generateObservations({ posts: POSTS + 200_000, accounts: Math.max(10, Math.round(POSTS / 5)), seed: SEED });
+    let t = performance.now();
+    const seeded = await seedThroughIntake(stack, observations, POSTS);
+    log(`seeded ${seeded.observations} observations (${seeded.posts} posts) in ${round((performance.now() - t) / 1000)} s`);
+    const targets = await readTargets(stack);
+    log(`targets: ${targets.posts.length} posts, ${targets.accounts.length} accounts`);
+    const idle = { api: sampleProcess(api), worker: sampleProcess(worker) };
+    const mix = createMix({ targets, observations, seed: SEED, intakeBatch: number('intake-batch', args['intake-batch'], 1) });
+    const load = startLoad({ urls: [api.url], connections: CONNECTIONS, rate: RATE, durationS: Math.round(MINUTES * 60), headers: { authorization: `Bearer ${stack.key}` }, next: mix });
+
+    const rows: Row[] = [];
+    t = performance.now();
+    let last = { responses: 0, at: t };
+    const sample = async () => {
+      const now = performance.now();
+      const progress = load.progress();
+      const row: Row = {
+        t_s: Math.round((now - t) / 1000),
+        api: sampleProcess(api),
+        worker: sampleProcess(worker),
+        requests_per_s: round((progress.responses - last.responses) / ((now - last.at) / 1000)),
+        non2xx: progress.non2xx,
+        errors: progress.errors,
+        queues: await stack.queueDepth().catch(() => ({})),
+      };
+      last = { responses: progress.responses, at: now };
+      rows.push(row);
+      printRow(row);
+    };
+    const timer = setInterval(() => void sample(), SAMPLE_S * 1000);
+    const result = await Promise.race([load.done, stack.failure]).finally(() => clearInterval(timer));
+    await sample();
+
+    const summary = { date: new Date().toISOString(), label: args.label, options: { minutes: MINUTES, rate: RATE ?? 'max', connections: CONNECTIONS, sample_s: SAMPLE_S, posts: POSTS, seed: SEED, dist: args.dist, service_commit: args['service-commit'] ?? null, launcher: launcher ?? 'default', env: args.env, node_args: args['node-arg'] }, seeded, targets: { posts: targets.posts.length, accounts: targets.accounts.length }, idle, load: result, rows };
+    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
+    const file = path.join(REPO_ROOT, 'bench/results', `soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`);
+    writeFileSync(file, JSON.stringify(summary, null, 2));
+    process.stdout.write(`\nidle before load: api ${idle.api?.rss} MiB, worker ${idle.worker?.rss} MiB\n`);
+    process.stdout.write(`load: ${result.requests} responses in ${result.duration_s} s (${result.requests_per_s}/s), non2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts}), p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms\n`);
+    for (const [kind, k] of Object.entries(result.kinds)) process.stdout.write(`  ${kind.padEnd(16)} ${String(k.requests).padStart(7)}  p50 ${k.p50_ms} ms  p99 ${k.p99_ms} ms  ${JSON.stringify(k.statuses)}\n`);
+    process.stdout.write(`results: ${path.relative(REPO_ROOT, file)}\n`);
+  } finally {
+    await stack.cleanup();
+    dropSnapshot();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`soak failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
