@@ -94,8 +94,8 @@ type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.Qu
  * the same scope on this node's shared snapshot, reuse the set instead of aggregating over the
  * posts again (the aggregation is most of a posts-scoped search: ~15–30 ms of ~25–35 ms at 1M posts).
  * Bounded by the account ids held (~64 bytes each, so ~13 MiB at the default), a key (its point in
- * time and scope, often ~0.5 KiB) counting as an id per 64 characters: many small sets of distinct
- * scopes must not escape the bound either. Concurrent identical requests share one aggregation.
+ * time and scope: a few hundred characters) counting as an id per 64 characters, so that many small
+ * sets of distinct scopes cannot escape the bound either. Concurrent identical requests share one aggregation.
  */
 export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
   type Filter = estypes.QueryDslQueryContainer & object;
