@@ -166,22 +166,31 @@ interface Phase {
   side: 'api' | 'raw';
   round: number;
   result: LoadResult;
-  cpu: { api_s: number; elasticsearch_s: number; load_generator_s: number; other_s: number };
+  /** CPU seconds during the phase; `other`: the rest of the machine (other people's work, the kernel's network stack). */
+  cpu: { api_s: number; redis_s: number; elasticsearch_s: number; load_generator_s: number; other_s: number };
+}
+
+/** The local Redis server's pid (its CPU is part of what a search through the API costs), or null when remote. */
+async function redisPid(stack: ServiceStack): Promise<number | null> {
+  const pid = Number(/process_id:(\d+)/.exec(await stack.redis.info('server'))?.[1]);
+  return Number.isInteger(pid) && cpuSeconds(pid) !== null ? pid : null;
 }
 
 /** One timed phase of one side, with the CPU each party spent during it. */
 async function phase(stack: ServiceStack, side: 'api' | 'raw', roundNo: number, seconds: number, requests: LoadRequest[], headers: Record<string, string>): Promise<Phase> {
   const apiCpu = () => stack.apis.reduce((sum, a) => sum + (cpuSeconds(a.child.pid) ?? 0), 0);
   const ownCpu = () => (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
-  const before = { api: apiCpu(), es: await elasticsearchCpu(stack), own: ownCpu(), busy: machineBusySeconds() };
+  const redis = await redisPid(stack);
+  const redisCpu = () => (redis === null ? 0 : (cpuSeconds(redis) ?? 0));
+  const before = { api: apiCpu(), redis: redisCpu(), es: await elasticsearchCpu(stack), own: ownCpu(), busy: machineBusySeconds() };
   let next = 0;
   const load = startLoad({ urls: side === 'api' ? stack.apis.map((a) => a.url) : elasticsearchUrls(), connections: CONNECTIONS, rate: null, durationS: seconds, headers, next: () => requests[next++ % requests.length]! });
   const result = await Promise.race([load.done, stack.failure]);
-  const after = { api: apiCpu(), es: await elasticsearchCpu(stack), own: ownCpu(), busy: machineBusySeconds() };
-  const cpu = { api_s: round(after.api - before.api, 1), elasticsearch_s: round(after.es - before.es, 1), load_generator_s: round(after.own - before.own, 1), other_s: 0 };
-  cpu.other_s = round(after.busy - before.busy - cpu.api_s - cpu.elasticsearch_s - cpu.load_generator_s, 1);
+  const after = { api: apiCpu(), redis: redisCpu(), es: await elasticsearchCpu(stack), own: ownCpu(), busy: machineBusySeconds() };
+  const cpu = { api_s: round(after.api - before.api, 1), redis_s: round(after.redis - before.redis, 1), elasticsearch_s: round(after.es - before.es, 1), load_generator_s: round(after.own - before.own, 1), other_s: 0 };
+  cpu.other_s = round(after.busy - before.busy - cpu.api_s - cpu.redis_s - cpu.elasticsearch_s - cpu.load_generator_s, 1);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${side} phase: ${result.non2xx} non-2xx answers, ${result.errors} errors: ${JSON.stringify(result.kinds)}`);
-  log(`round ${roundNo} ${side}: ${result.requests_per_s} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms; CPU s api ${cpu.api_s}, ES ${cpu.elasticsearch_s}, load ${cpu.load_generator_s}, other ${cpu.other_s}`);
+  log(`round ${roundNo} ${side}: ${result.requests_per_s} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms; CPU s api ${cpu.api_s}, Redis ${cpu.redis_s}, ES ${cpu.elasticsearch_s}, load ${cpu.load_generator_s}, other ${cpu.other_s}`);
   return { side, round: roundNo, result, cpu };
 }
 
@@ -223,8 +232,8 @@ async function main(): Promise<void> {
       ratio: round(rps('api') / rps('raw')),
       round_ratios: roundRatios,
       cpu_ms_per_request: {
-        api: { api_processes: perRequestMs('api', (p) => p.cpu.api_s), elasticsearch: perRequestMs('api', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('api', (p) => p.cpu.load_generator_s), other: perRequestMs('api', (p) => p.cpu.other_s) },
-        raw: { elasticsearch: perRequestMs('raw', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('raw', (p) => p.cpu.load_generator_s), other: perRequestMs('raw', (p) => p.cpu.other_s) },
+        api: { api_processes: perRequestMs('api', (p) => p.cpu.api_s), redis: perRequestMs('api', (p) => p.cpu.redis_s), elasticsearch: perRequestMs('api', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('api', (p) => p.cpu.load_generator_s), other: perRequestMs('api', (p) => p.cpu.other_s) },
+        raw: { redis: perRequestMs('raw', (p) => p.cpu.redis_s), elasticsearch: perRequestMs('raw', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('raw', (p) => p.cpu.load_generator_s), other: perRequestMs('raw', (p) => p.cpu.other_s) },
       },
       phases: phases.map((p) => ({ side: p.side, round: p.round, requests_per_s: p.result.requests_per_s, latency: p.result.latency, kinds: p.result.kinds, cpu: p.cpu })),
     };

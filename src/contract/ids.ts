@@ -16,8 +16,8 @@ const BODY_LENGTH = 26; // 128 bits → 26 base32 characters
 
 // Rendering a page mints the same few IDs (authors, audios) many times over, at a hash each:
 // recent results are memoized, in two generations so memory stays bounded (an entry holds ~0.55 KiB:
-// two generations of 10,000 are ~11 MiB; of 50,000 they took 56 MiB).
-const MEMO_GENERATION = 10_000;
+// two generations of 5,000 are ~5.5 MiB; of 50,000 they took 56 MiB). A miss costs one hash (~1 µs).
+const MEMO_GENERATION = 5_000;
 let minted = new Map<string, string>();
 let previouslyMinted = new Map<string, string>();
 

@@ -38,9 +38,9 @@ export function createDeliverySigner(deps: {
   // Signing is ~10 µs (an HMAC key setup each time) and a page of 20 summaries signs ~60 URLs;
   // within an expiry bucket a URL never changes, so signed URLs are memoized. Two generations
   // bound the memory, each by the characters of its keys and URLs (a source URL may be 4 KiB):
-  // ~2 bytes per character held, so ~10 MiB in all (two generations of 20,000 entries took 43 MiB
-  // with ~300-character source URLs).
-  const MEMO_GENERATION_CHARS = 2_500_000;
+  // ~2 bytes per character held, so ~6 MiB in all, ~3,500 URLs of ~300-character sources (two
+  // generations of 20,000 entries took 43 MiB).
+  const MEMO_GENERATION_CHARS = 1_500_000;
   let young = new Map<string, string>();
   let old = new Map<string, string>();
   let youngChars = 0;

@@ -99,18 +99,19 @@ type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.Qu
  * on it always qualifies the same accounts. The next pages of a search, and other searches with
  * the same scope on this node's shared snapshot, reuse the set instead of aggregating over the
  * posts again (the aggregation is most of a posts-scoped search: ~15–30 ms of ~25–35 ms at 1M posts).
- * Bounded by the account ids held (~64 bytes each, so ~13 MiB at the default), a key (its point in
- * time and scope, often ~0.5 KiB) counting as an id per 64 characters: many small sets of distinct
- * scopes must not escape the bound either. Concurrent identical requests share one aggregation.
+ * Bounded by the account ids held (~64 bytes each, so ~3 MiB at the default), a key (its point in
+ * time and scope: a few hundred characters) counting as an id per 64 characters, so that many small
+ * sets of distinct scopes cannot escape the bound either. Concurrent identical requests share one aggregation.
  */
 export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
   type Filter = estypes.QueryDslQueryContainer & object;
   // lru-cache's fetch() also makes concurrent misses on one key share a single aggregation, and
   // keeps nothing when it fails (a 422 for too broad a scope is asked again, not remembered).
   const held = new LRUCache<string, Filter, { pit: string; scope: PostsScope }>({
-    maxSize: options.maxIds ?? 200_000,
+    // A set is asked again on a miss (one aggregation), so the memory is better spent elsewhere.
+    maxSize: options.maxIds ?? 50_000,
     sizeCalculation: (filter, key) => (filter.terms?.id && Array.isArray(filter.terms.id) ? filter.terms.id.length : 0) + Math.ceil(key.length / 64),
-    ttl: options.ttlMs ?? 15 * 60_000,
+    ttl: options.ttlMs ?? 5 * 60_000,
     fetchMethod: (_key, _stale, { context }) => qualifyingAccounts(client, context.pit, context.scope),
   });
   return async (pit, scope) => (await held.fetch(`${pit}\n${JSON.stringify(scope)}`, { context: { pit, scope } }))!;
