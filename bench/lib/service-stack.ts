@@ -5,7 +5,7 @@
  * creates (indices, templates, Redis keys, processes) goes at {@link ServiceStack.cleanup}.
  *
  * Elasticsearch: `ELASTICSEARCH_URLS` (comma-separated, a cluster's nodes) or `ELASTICSEARCH_URL`;
- * the service processes get the first as ELASTICSEARCH_URL and the rest of the environment as is.
+ * the service processes get them all as ELASTICSEARCH_URL and the rest of the environment as is.
  */
 import { Client } from '@elastic/elasticsearch';
 import { execFileSync } from 'node:child_process';
@@ -115,7 +115,8 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
   const bin = path.join(root, 'bin/social-search.js');
   const launcher = options.launcher ?? (existsSync(path.join(root, 'bin/social-search')) ? 'bin' : 'node');
   const nodeArgs = options.nodeArgs ?? [];
-  const [esUrl] = elasticsearchUrls();
+  // The services get every node, as an operator configures them (the client spreads requests over them).
+  const esUrl = elasticsearchUrls().join(',');
   const es = new Client({ nodes: elasticsearchUrls(), requestTimeout: 600_000 });
   const redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const queues = INDEX_WRITING_QUEUES.map((name) => createProducer(name, { connection: redis, prefix }));

@@ -16,8 +16,15 @@
  *    API nodes, then over the Elasticsearch node(s) (ELASTICSEARCH_URLS or ELASTICSEARCH_URL).
  *    CPU seconds of the API processes, Elasticsearch and the load generator are read per phase.
  *
- * Writes bench/results/search-throughput.json; prints a table. Deletes what it made.
+ * `--engine-cpus 0 --service-cpus 1` (taskset lists) models the deployment the ratio is about, API
+ * nodes on machines of their own: every Elasticsearch process is pinned to the engine CPUs, the API
+ * processes, Redis and the load generator to the service CPUs, for both sides alike (affinities
+ * restored at the end). Without them everything shares every CPU, and the API's own CPU is taken
+ * from the engine.
+ *
+ * Writes bench/results/search-throughput[-LABEL].json; prints a table. Deletes what it made.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -44,8 +51,12 @@ const { values: args } = parseArgs({
     'node-arg': { type: 'string', multiple: true, default: [] },
     'service-commit': { type: 'string' },
     launcher: { type: 'string' },
+    'engine-cpus': { type: 'string' },
+    'service-cpus': { type: 'string' },
+    label: { type: 'string' },
   },
 });
+if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) throw new Error('--engine-cpus and --service-cpus go together');
 const POSTS = Number(args.posts);
 const CONNECTIONS = Number(args.connections);
 const SECONDS = Number(args.seconds);
@@ -156,10 +167,28 @@ async function rawBodies(stack: ServiceStack, recorded: Recorded[], pitIndex: Ma
   return { bodies: out, pits: [...ours.values()] };
 }
 
-/** Node-wide CPU seconds of Elasticsearch (every node of the cluster). */
-async function elasticsearchCpu(stack: ServiceStack): Promise<number> {
-  const stats = await stack.es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
+/** What every node of the cluster counted so far: CPU seconds, shard queries and fetches with their time, HTTP connections opened. */
+interface EngineCounters {
+  cpu_s: number;
+  queries: number;
+  query_ms: number;
+  fetches: number;
+  fetch_ms: number;
+  connections: number;
+}
+
+async function engineCounters(stack: ServiceStack): Promise<EngineCounters> {
+  const stats = await stack.es.nodes.stats({ metric: ['process', 'indices', 'http'], index_metric: ['search'] });
+  const out: EngineCounters = { cpu_s: 0, queries: 0, query_ms: 0, fetches: 0, fetch_ms: 0, connections: 0 };
+  for (const node of Object.values(stats.nodes)) {
+    out.cpu_s += (node.process?.cpu?.total_in_millis ?? 0) / 1000;
+    out.queries += node.indices?.search?.query_total ?? 0;
+    out.query_ms += node.indices?.search?.query_time_in_millis ?? 0;
+    out.fetches += node.indices?.search?.fetch_total ?? 0;
+    out.fetch_ms += node.indices?.search?.fetch_time_in_millis ?? 0;
+    out.connections += node.http?.total_opened ?? 0;
+  }
+  return out;
 }
 
 interface Phase {
@@ -168,6 +197,8 @@ interface Phase {
   result: LoadResult;
   /** CPU seconds during the phase; `other`: the rest of the machine (other people's work, the kernel's network stack). */
   cpu: { api_s: number; redis_s: number; elasticsearch_s: number; load_generator_s: number; other_s: number };
+  /** Per request answered: shard queries and fetches Elasticsearch ran, their time (ms), HTTP connections it accepted. */
+  engine: { queries: number; query_ms: number; fetches: number; fetch_ms: number; connections: number };
 }
 
 /** The local Redis server's pid (its CPU is part of what a search through the API costs), or null when remote. */
@@ -182,16 +213,47 @@ async function phase(stack: ServiceStack, side: 'api' | 'raw', roundNo: number, 
   const ownCpu = () => (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
   const redis = await redisPid(stack);
   const redisCpu = () => (redis === null ? 0 : (cpuSeconds(redis) ?? 0));
-  const before = { api: apiCpu(), redis: redisCpu(), es: await elasticsearchCpu(stack), own: ownCpu(), busy: machineBusySeconds() };
+  const before = { api: apiCpu(), redis: redisCpu(), es: await engineCounters(stack), own: ownCpu(), busy: machineBusySeconds() };
   let next = 0;
   const load = startLoad({ urls: side === 'api' ? stack.apis.map((a) => a.url) : elasticsearchUrls(), connections: CONNECTIONS, rate: null, durationS: seconds, headers, next: () => requests[next++ % requests.length]! });
   const result = await Promise.race([load.done, stack.failure]);
-  const after = { api: apiCpu(), redis: redisCpu(), es: await elasticsearchCpu(stack), own: ownCpu(), busy: machineBusySeconds() };
-  const cpu = { api_s: round(after.api - before.api, 1), redis_s: round(after.redis - before.redis, 1), elasticsearch_s: round(after.es - before.es, 1), load_generator_s: round(after.own - before.own, 1), other_s: 0 };
+  const after = { api: apiCpu(), redis: redisCpu(), es: await engineCounters(stack), own: ownCpu(), busy: machineBusySeconds() };
+  const cpu = { api_s: round(after.api - before.api, 1), redis_s: round(after.redis - before.redis, 1), elasticsearch_s: round(after.es.cpu_s - before.es.cpu_s, 1), load_generator_s: round(after.own - before.own, 1), other_s: 0 };
+  const perRequest = (key: keyof EngineCounters) => round((after.es[key] - before.es[key]) / Math.max(1, result.requests), 3);
+  const engine = { queries: perRequest('queries'), query_ms: perRequest('query_ms'), fetches: perRequest('fetches'), fetch_ms: perRequest('fetch_ms'), connections: perRequest('connections') };
   cpu.other_s = round(after.busy - before.busy - cpu.api_s - cpu.redis_s - cpu.elasticsearch_s - cpu.load_generator_s, 1);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${side} phase: ${result.non2xx} non-2xx answers, ${result.errors} errors: ${JSON.stringify(result.kinds)}`);
-  log(`round ${roundNo} ${side}: ${result.requests_per_s} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms; CPU s api ${cpu.api_s}, Redis ${cpu.redis_s}, ES ${cpu.elasticsearch_s}, load ${cpu.load_generator_s}, other ${cpu.other_s}`);
-  return { side, round: roundNo, result, cpu };
+  log(`round ${roundNo} ${side}: ${result.requests_per_s} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms; CPU s api ${cpu.api_s}, Redis ${cpu.redis_s}, ES ${cpu.elasticsearch_s}, load ${cpu.load_generator_s}, other ${cpu.other_s}; per request: ES shard queries ${engine.queries} (${engine.query_ms} ms), fetches ${engine.fetches} (${engine.fetch_ms} ms), connections ${engine.connections}`);
+  return { side, round: roundNo, result, cpu, engine };
+}
+
+/** Sets the CPU affinity of every thread of `pid` (taskset's list syntax). */
+function pin(pid: number, cpus: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/**
+ * Pins Elasticsearch to the engine CPUs and the service side (API processes, Redis, this load
+ * generator) to the service CPUs; returns what undoes it.
+ */
+async function pinProcesses(stack: ServiceStack, engineCpus: string, serviceCpus: string): Promise<() => void> {
+  const all = `0-${(await import('node:os')).availableParallelism() - 1}`;
+  const info = await stack.es.nodes.info({ metric: 'process' });
+  const engine = Object.values(info.nodes).map((n) => Number(n.process?.id));
+  const redis = await redisPid(stack);
+  const service = [...stack.apis.map((a) => a.child.pid!), ...(redis === null ? [] : [redis]), process.pid];
+  for (const pid of engine) pin(pid, engineCpus);
+  for (const pid of service) pin(pid, serviceCpus);
+  log(`pinned Elasticsearch (${engine.join(', ')}) to CPUs ${engineCpus}; API nodes, Redis and the load generator to ${serviceCpus}`);
+  return () => {
+    for (const pid of [...engine, ...service]) {
+      try {
+        pin(pid, all);
+      } catch {
+        // gone already
+      }
+    }
+  };
 }
 
 async function main(): Promise<void> {
@@ -208,6 +270,8 @@ async function main(): Promise<void> {
     const apiRequests: LoadRequest[] = recorded.map((r) => ({ kind: r.search.kind, method: 'POST', path: r.search.path, body: JSON.stringify(r.search.body), contentType: 'application/json' }));
     const rawRequests: LoadRequest[] = recorded.map((r, i) => ({ kind: r.search.kind, method: 'POST', path: '/_search', body: raw.bodies[i]!, contentType: 'application/json' }));
     const apiHeaders = { authorization: `Bearer ${stack.key}` };
+    const unpin = args['engine-cpus'] ? await pinProcesses(stack, args['engine-cpus'], args['service-cpus']!) : () => undefined;
+    process.once('exit', unpin);
     log(`${recorded.length} searches recorded; warming up both sides`);
     await phase(stack, 'api', 0, 5, apiRequests, apiHeaders);
     await phase(stack, 'raw', 0, 5, rawRequests, {});
@@ -216,6 +280,7 @@ async function main(): Promise<void> {
       const order = r % 2 === 1 ? (['api', 'raw'] as const) : (['raw', 'api'] as const);
       for (const side of order) phases.push(await phase(stack, side, r, SECONDS, side === 'api' ? apiRequests : rawRequests, side === 'api' ? apiHeaders : {}));
     }
+    unpin();
     for (const id of raw.pits) await stack.es.closePointInTime({ id }).catch(() => undefined);
     const sum = (side: 'api' | 'raw', f: (p: Phase) => number) => phases.filter((p) => p.side === side).reduce((s, p) => s + f(p), 0);
     const rps = (side: 'api' | 'raw') => sum(side, (p) => p.result.requests) / sum(side, (p) => p.result.duration_s);
@@ -226,7 +291,7 @@ async function main(): Promise<void> {
     });
     const summary = {
       date: new Date().toISOString(),
-      options: { posts: POSTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, searches: recorded.length, elasticsearch: elasticsearchUrls() },
+      options: { posts: POSTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, searches: recorded.length, elasticsearch: elasticsearchUrls(), engine_cpus: args['engine-cpus'] ?? null, service_cpus: args['service-cpus'] ?? null, index_shards: process.env['INDEX_SHARDS'] ?? null, index_replicas: process.env['INDEX_REPLICAS'] ?? null },
       api_requests_per_s: round(rps('api'), 1),
       raw_requests_per_s: round(rps('raw'), 1),
       ratio: round(rps('api') / rps('raw')),
@@ -235,10 +300,10 @@ async function main(): Promise<void> {
         api: { api_processes: perRequestMs('api', (p) => p.cpu.api_s), redis: perRequestMs('api', (p) => p.cpu.redis_s), elasticsearch: perRequestMs('api', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('api', (p) => p.cpu.load_generator_s), other: perRequestMs('api', (p) => p.cpu.other_s) },
         raw: { redis: perRequestMs('raw', (p) => p.cpu.redis_s), elasticsearch: perRequestMs('raw', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('raw', (p) => p.cpu.load_generator_s), other: perRequestMs('raw', (p) => p.cpu.other_s) },
       },
-      phases: phases.map((p) => ({ side: p.side, round: p.round, requests_per_s: p.result.requests_per_s, latency: p.result.latency, kinds: p.result.kinds, cpu: p.cpu })),
+      phases: phases.map((p) => ({ side: p.side, round: p.round, requests_per_s: p.result.requests_per_s, latency: p.result.latency, kinds: p.result.kinds, cpu: p.cpu, engine: p.engine })),
     };
     mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(path.join(REPO_ROOT, 'bench/results/search-throughput.json'), JSON.stringify(summary, null, 2));
+    writeFileSync(path.join(REPO_ROOT, `bench/results/search-throughput${args.label ? `-${args.label}` : ''}.json`), JSON.stringify(summary, null, 2));
     console.table(phases.map((p) => ({ round: p.round, side: p.side, 'req/s': p.result.requests_per_s, 'p50 ms': p.result.latency.p50_ms, 'p99 ms': p.result.latency.p99_ms, ...p.cpu })));
     process.stdout.write(`${JSON.stringify({ api_requests_per_s: summary.api_requests_per_s, raw_requests_per_s: summary.raw_requests_per_s, ratio: summary.ratio, round_ratios: roundRatios, cpu_ms_per_request: summary.cpu_ms_per_request })}\n`);
   } finally {
