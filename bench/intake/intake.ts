@@ -3,6 +3,7 @@
  *
  *   npx tsx bench/intake/intake.ts --posts 10000 [--accounts N] [--seed S] [--embeddings]
  *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep]
+ *       [--engine-cpus 0 --service-cpus 1]
  *
  * Service side: the seed generator's posts, accounts and enrichments through the HTTP intake of a
  * `social-search serve` process and a `social-search worker` process (children of this one, under
@@ -15,6 +16,10 @@
  * them, bulk-indexed into an identical pair of indices (median of --raw-repeats bulks), plus, with
  * --embeddings, the same records' texts through the embedder. Both rates divide the same number
  * of observations, so their ratio compares the cost of reaching the same end state.
+ *
+ * `--engine-cpus`/`--service-cpus` (taskset lists, together) pin every Elasticsearch node to the
+ * first and the worker, the API, Redis and this process to the second, for both sides alike: the
+ * service on CPUs of its own, as a deployment runs it (bench/lib/cpu-pinning.ts).
  *
  * Appends the run to bench/results/intake.json; the children's logs go to
  * bench/results/intake-{worker,api}.log. Deletes both prefixes' indices and templates, the Redis
@@ -35,6 +40,7 @@ import { Redis } from 'ioredis';
 import type { Producer, QueueName } from '../../src/queues/registry.ts';
 import { generateLoad, sendLoad } from './load.ts';
 import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChild } from './processes.ts';
+import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -57,8 +63,14 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'timeout-min': { type: 'string', default: '120' },
     'raw-repeats': { type: 'string', default: '3' },
+    'engine-cpus': { type: 'string' },
+    'service-cpus': { type: 'string' },
   },
 });
+if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) {
+  process.stderr.write('--engine-cpus and --service-cpus go together\n');
+  process.exit(2);
+}
 
 function integer(name: string, value: string | undefined, min: number): number {
   const n = Number(value);
@@ -167,8 +179,10 @@ const admin = (prefix: string) =>
   service!.createIndexAdmin({ client: es, indexPrefix: prefix, templatesDir: service!.templatesDir(), visibility: noVisibility });
 
 let cleaning: Promise<void> | null = null;
+let unpin = (): void => undefined;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
+    unpin();
     await Promise.all(children.map((c) => c.stop().catch(() => undefined)));
     await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
     if (!args.keep && service) {
@@ -436,6 +450,13 @@ async function main(): Promise<void> {
   await keys.close();
   await keyConnections.close();
 
+  if (args['engine-cpus']) {
+    const redisPid = await localRedisPid(redis);
+    const pinned = await pinEngineAndService(es, args['engine-cpus'], args['service-cpus']!, [worker.pid, api.pid, ...(redisPid === null ? [] : [redisPid]), process.pid]);
+    unpin = pinned.unpin;
+    log(`pinned ${pinned.description}`);
+  }
+
   // Let start-up settle, then measure.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await settle();
@@ -595,7 +616,7 @@ async function main(): Promise<void> {
     run: RUN,
     machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memory_gib: round(totalmem() / 2 ** 30), node: process.version, elasticsearch: esVersion, load_average_before: loadBefore.map((x) => round(x, 2)), load_average_after: loadavg().map((x) => round(x, 2)) },
     service_tree: tree,
-    options: { posts: POSTS, accounts: ACCOUNTS, seed: SEED, embeddings: EMBEDDINGS, runtime: args.dist ? 'compiled (SOCIAL_SEARCH_DIST=1, MALLOC_MMAP_THRESHOLD_=131072)' : 'tsx', worker_concurrency: config.WORKER_CONCURRENCY, requests_in_flight: IN_FLIGHT, observations_per_request: PER_REQUEST, bulk_body_mib: BULK_BYTES / 2 ** 20 },
+    options: { posts: POSTS, accounts: ACCOUNTS, seed: SEED, embeddings: EMBEDDINGS, runtime: args.dist ? 'compiled (SOCIAL_SEARCH_DIST=1, MALLOC_MMAP_THRESHOLD_=131072)' : 'tsx', worker_concurrency: config.WORKER_CONCURRENCY, requests_in_flight: IN_FLIGHT, observations_per_request: PER_REQUEST, bulk_body_mib: BULK_BYTES / 2 ** 20, engine_cpus: args['engine-cpus'] ?? null, service_cpus: args['service-cpus'] ?? null },
     dataset: { observations: load.observations, kinds: load.kinds, ndjson_mib: round(load.bytes / 2 ** 20), documents: counts, deleted_copies: deleted._all.primaries?.docs?.deleted ?? null },
     service: {
       elapsed_s: seconds(serviceMs),

@@ -24,7 +24,6 @@
  *
  * Writes bench/results/search-throughput[-LABEL].json; prints a table. Deletes what it made.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,6 +35,7 @@ import { NICHES } from '../../src/seed/vocabulary.ts';
 import { createApi } from '../../src/start/api.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
+import { pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
 import { elasticsearchUrls, exportCommit, log, REPO_ROOT, seedThroughIntake, startStack, type ServiceStack } from '../lib/service-stack.ts';
 import { queryTexts } from '../soak/mix.ts';
@@ -227,35 +227,6 @@ async function phase(stack: ServiceStack, side: 'api' | 'raw', roundNo: number, 
   return { side, round: roundNo, result, cpu, engine };
 }
 
-/** Sets the CPU affinity of every thread of `pid` (taskset's list syntax). */
-function pin(pid: number, cpus: string): void {
-  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
-}
-
-/**
- * Pins Elasticsearch to the engine CPUs and the service side (API processes, Redis, this load
- * generator) to the service CPUs; returns what undoes it.
- */
-async function pinProcesses(stack: ServiceStack, engineCpus: string, serviceCpus: string): Promise<() => void> {
-  const all = `0-${(await import('node:os')).availableParallelism() - 1}`;
-  const info = await stack.es.nodes.info({ metric: 'process' });
-  const engine = Object.values(info.nodes).map((n) => Number(n.process?.id));
-  const redis = await redisPid(stack);
-  const service = [...stack.apis.map((a) => a.child.pid!), ...(redis === null ? [] : [redis]), process.pid];
-  for (const pid of engine) pin(pid, engineCpus);
-  for (const pid of service) pin(pid, serviceCpus);
-  log(`pinned Elasticsearch (${engine.join(', ')}) to CPUs ${engineCpus}; API nodes, Redis and the load generator to ${serviceCpus}`);
-  return () => {
-    for (const pid of [...engine, ...service]) {
-      try {
-        pin(pid, all);
-      } catch {
-        // gone already
-      }
-    }
-  };
-}
-
 async function main(): Promise<void> {
   const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
   process.once('exit', () => root !== REPO_ROOT && rmSync(root, { recursive: true, force: true }));
@@ -270,8 +241,14 @@ async function main(): Promise<void> {
     const apiRequests: LoadRequest[] = recorded.map((r) => ({ kind: r.search.kind, method: 'POST', path: r.search.path, body: JSON.stringify(r.search.body), contentType: 'application/json' }));
     const rawRequests: LoadRequest[] = recorded.map((r, i) => ({ kind: r.search.kind, method: 'POST', path: '/_search', body: raw.bodies[i]!, contentType: 'application/json' }));
     const apiHeaders = { authorization: `Bearer ${stack.key}` };
-    const unpin = args['engine-cpus'] ? await pinProcesses(stack, args['engine-cpus'], args['service-cpus']!) : () => undefined;
-    process.once('exit', unpin);
+    let unpin = () => undefined as void;
+    if (args['engine-cpus']) {
+      const redis = await redisPid(stack);
+      const pinned = await pinEngineAndService(stack.es, args['engine-cpus'], args['service-cpus']!, [...stack.apis.map((a) => a.child.pid!), ...(redis === null ? [] : [redis]), process.pid]);
+      log(`pinned ${pinned.description}`);
+      unpin = pinned.unpin;
+      process.once('exit', unpin);
+    }
     log(`${recorded.length} searches recorded; warming up both sides`);
     await phase(stack, 'api', 0, 5, apiRequests, apiHeaders);
     await phase(stack, 'raw', 0, 5, rawRequests, {});
