@@ -30,7 +30,6 @@ import { Client } from '@elastic/elasticsearch';
 import { execFileSync, execSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +41,7 @@ import { generateLoad, sendLoad } from './load.ts';
 import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChild } from './processes.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
+import { freePort } from '../lib/ports.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -218,17 +218,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Rejects as soon as any child exits, with its last output. */
 function childrenAlive(): Promise<never> {

@@ -5,6 +5,7 @@
  * taking the engine's CPU. Both sides of a comparison run under the same pinning.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Client } from '@elastic/elasticsearch';
 import type { Redis } from 'ioredis';
@@ -14,15 +15,13 @@ export function pin(pid: number, cpus: string): void {
   execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
 }
 
-/** The pid of a Redis server on this machine, or null when it is elsewhere. */
+/**
+ * The pid of the Redis server `redis` talks to when it runs on this machine (its CPU can be read
+ * and pinned), or null when it is elsewhere.
+ */
 export async function localRedisPid(redis: Redis): Promise<number | null> {
   const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1]);
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch {
-    return null;
-  }
+  return Number.isInteger(pid) && pid > 0 && existsSync(`/proc/${pid}/stat`) ? pid : null;
 }
 
 /**

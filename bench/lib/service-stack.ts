@@ -11,13 +11,13 @@ import { Client } from '@elastic/elasticsearch';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { createIndexAdmin } from '../../src/engine/elasticsearch/index-admin.ts';
 import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../../src/queues/registry.ts';
 import { startChild, type ServiceChild } from '../intake/processes.ts';
+import { freePort } from './ports.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const PROBE = path.join(REPO_ROOT, 'bench/soak/memory-probe.mjs');
@@ -81,17 +81,6 @@ export interface ServiceStack {
   /** Stops one of the stack's processes (e.g. the worker once the seed is indexed). */
   stop(proc: StackProcess): Promise<void>;
   cleanup(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Polls `check` until it is true. */

@@ -35,7 +35,7 @@ import { NICHES } from '../../src/seed/vocabulary.ts';
 import { createApi } from '../../src/start/api.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
-import { pinEngineAndService } from '../lib/cpu-pinning.ts';
+import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
 import { elasticsearchUrls, exportCommit, log, REPO_ROOT, seedThroughIntake, startStack, type ServiceStack } from '../lib/service-stack.ts';
 import { queryTexts } from '../soak/mix.ts';
@@ -201,17 +201,11 @@ interface Phase {
   engine: { queries: number; query_ms: number; fetches: number; fetch_ms: number; connections: number };
 }
 
-/** The local Redis server's pid (its CPU is part of what a search through the API costs), or null when remote. */
-async function redisPid(stack: ServiceStack): Promise<number | null> {
-  const pid = Number(/process_id:(\d+)/.exec(await stack.redis.info('server'))?.[1]);
-  return Number.isInteger(pid) && cpuSeconds(pid) !== null ? pid : null;
-}
-
 /** One timed phase of one side, with the CPU each party spent during it. */
 async function phase(stack: ServiceStack, side: 'api' | 'raw', roundNo: number, seconds: number, requests: LoadRequest[], headers: Record<string, string>): Promise<Phase> {
   const apiCpu = () => stack.apis.reduce((sum, a) => sum + (cpuSeconds(a.child.pid) ?? 0), 0);
   const ownCpu = () => (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
-  const redis = await redisPid(stack);
+  const redis = await localRedisPid(stack.redis);
   const redisCpu = () => (redis === null ? 0 : (cpuSeconds(redis) ?? 0));
   const before = { api: apiCpu(), redis: redisCpu(), es: await engineCounters(stack), own: ownCpu(), busy: machineBusySeconds() };
   let next = 0;
@@ -243,7 +237,7 @@ async function main(): Promise<void> {
     const apiHeaders = { authorization: `Bearer ${stack.key}` };
     let unpin = () => undefined as void;
     if (args['engine-cpus']) {
-      const redis = await redisPid(stack);
+      const redis = await localRedisPid(stack.redis);
       const pinned = await pinEngineAndService(stack.es, args['engine-cpus'], args['service-cpus']!, [...stack.apis.map((a) => a.child.pid!), ...(redis === null ? [] : [redis]), process.pid]);
       log(`pinned ${pinned.description}`);
       unpin = pinned.unpin;
