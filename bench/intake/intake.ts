@@ -267,6 +267,31 @@ async function engineWork(prefix?: string): Promise<{ ops: number; mergeS: numbe
 }
 
 /**
+ * What Elasticsearch did in the indices of `prefix`, from their creation: refreshes (internal ones
+ * include those a real-time get of an unrefreshed document forces), merges, real-time gets and
+ * indexing. The service and the raw bulk reach the same documents; these say where the service's
+ * extra engine CPU goes.
+ */
+async function engineActivity(prefix: string) {
+  const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments'] });
+  const p = stats._all.primaries;
+  return {
+    index_ops: p?.indexing?.index_total ?? 0,
+    index_s: round((p?.indexing?.index_time_in_millis ?? 0) / 1000, 2),
+    refreshes: p?.refresh?.total ?? 0,
+    external_refreshes: p?.refresh?.external_total ?? 0,
+    refresh_s: round((p?.refresh?.total_time_in_millis ?? 0) / 1000, 2),
+    merges: p?.merges?.total ?? 0,
+    merge_s: round((p?.merges?.total_time_in_millis ?? 0) / 1000, 2),
+    merged_docs: p?.merges?.total_docs ?? 0,
+    gets: p?.get?.total ?? 0,
+    get_s: round((p?.get?.time_in_millis ?? 0) / 1000, 2),
+    flushes: p?.flush?.total ?? 0,
+    segments: p?.segments?.count ?? 0,
+  };
+}
+
+/**
  * What else ran during a phase: machine CPU not spent by Elasticsearch or this run's processes,
  * documents indexed into indices not of this run, and merge time on them (Elasticsearch's own
  * CPU counts their merges as if they were this run's). Others share this machine and cluster; a
@@ -533,6 +558,8 @@ async function main(): Promise<void> {
     accounts: (await es.count({ index: `${PREFIX}-accounts` })).count,
   };
   const deleted = await es.indices.stats({ index: serviceIndices, metric: 'docs' });
+  const serviceActivity = await engineActivity(PREFIX);
+  log(`service engine activity: ${JSON.stringify(serviceActivity)}`);
   rss.stop();
   for (const child of [api, worker]) await child.stop();
 
@@ -562,7 +589,7 @@ async function main(): Promise<void> {
 
   // Repeated into fresh identical indices (the median counts): one bulk of a few seconds swings
   // with whatever else the two cores do; the service side's minutes average that out.
-  const bulks: Array<RawBulkResult & { esCpuS: number; interference: Interference }> = [];
+  const bulks: Array<RawBulkResult & { esCpuS: number; interference: Interference; activity: Awaited<ReturnType<typeof engineActivity>> }> = [];
   for (let repeat = 0; repeat < RAW_REPEATS; repeat++) {
     if (repeat > 0) {
       await admin(RAW_PREFIX).destroy();
@@ -579,7 +606,7 @@ async function main(): Promise<void> {
     const esCpuS = (await elasticsearchCpuSeconds()) - esCpuBefore;
     const interference = await rawProbe();
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
-    bulks.push({ ...bulk, esCpuS, interference });
+    bulks.push({ ...bulk, esCpuS, interference, activity: await engineActivity(RAW_PREFIX) });
     const rawCounts = {
       posts: (await es.count({ index: `${RAW_PREFIX}-posts` })).count,
       accounts: (await es.count({ index: `${RAW_PREFIX}-accounts` })).count,
@@ -633,11 +660,12 @@ async function main(): Promise<void> {
       worker_rss_mib: Object.fromEntries(Object.entries(workerRss).map(([k, v]) => [k, v === null ? null : round(v)])),
       api_rss_peak_mib: apiRssPeak === null ? null : round(apiRssPeak),
       interference: serviceInterference,
+      engine_activity: serviceActivity,
     },
     raw: {
       elapsed_s: seconds(rawMs),
       obs_per_s: round(rawRate),
-      bulk: { elapsed_s: seconds(bulk.elapsedMs), refresh_s: seconds(bulk.refreshMs), documents: bulk.docs, mib: round(exported.bytes / 2 ** 20), bodies: exported.batches.length, in_flight: 2, docs_per_s: round(bulk.docs / (bulk.elapsedMs / 1000)), elasticsearch_cpu_s: round(esCpuRaw), repeats_s: bulks.map((b) => seconds(b.elapsedMs)), interference: bulks.map((b) => b.interference) },
+      bulk: { elapsed_s: seconds(bulk.elapsedMs), refresh_s: seconds(bulk.refreshMs), documents: bulk.docs, mib: round(exported.bytes / 2 ** 20), bodies: exported.batches.length, in_flight: 2, docs_per_s: round(bulk.docs / (bulk.elapsedMs / 1000)), elasticsearch_cpu_s: round(esCpuRaw), engine_activity: bulk.activity, repeats_s: bulks.map((b) => seconds(b.elapsedMs)), interference: bulks.map((b) => b.interference) },
       embed: embed ? { texts: embed.texts, elapsed_s: seconds(embed.elapsedMs), texts_per_s: round(embed.texts / (embed.elapsedMs / 1000), 2) } : null,
       records_with_vectors: exported.withVectors,
     },
@@ -668,6 +696,10 @@ async function main(): Promise<void> {
     { measure: 'worker RSS MiB: idle / peak in run / peak incl. start-up / final', value: `${workerRss.idle === null ? '-' : round(workerRss.idle)} / ${round(workerRss.peak_during_run ?? 0)} / ${round(workerRss.peak_with_startup ?? 0)} / ${round(workerRss.final ?? 0)}` },
     { measure: 'CPU s: worker / API / Elasticsearch (service side)', value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}` },
     { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
+    ...([['service', s.engine_activity], ['raw bulk', result.raw.bulk.engine_activity]] as const).map(([side, a]) => ({
+      measure: `engine, ${side}: index ops / refreshes (external) / merges (s) / gets`,
+      value: `${a.index_ops} / ${a.refreshes} (${a.external_refreshes}) / ${a.merges} (${a.merge_s}) / ${a.gets}`,
+    })),
     { measure: 'other work: CPU s / docs indexed / merge s (service; raw bulks)', value: [serviceInterference, ...bulks.map((b) => b.interference)].map((i) => `${i.foreign_cpu_s} / ${i.foreign_index_ops} / ${i.foreign_merge_s}`).join('; ') },
     { measure: 'observation jobs (retried)', value: `${observationJobs.jobs} (${observationJobs.retried}); writes ${JSON.stringify(observationJobs.totals)}` },
     { measure: 'follow-up runs (retried)', value: `${followUpJobs.jobs} (${followUpJobs.retried}); ${JSON.stringify(followUpJobs.totals)}` },
