@@ -2,7 +2,7 @@
  * Intake throughput (bench/README.md, "Intake throughput"; issue "Intake at scale", item 3).
  *
  *   npx tsx bench/intake/intake.ts --posts 10000 [--accounts N] [--seed S] [--embeddings]
- *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep]
+ *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep] [--worker-node-arg FLAG]…
  *       [--engine-cpus 0 --service-cpus 1]
  *
  * Service side: the seed generator's posts, accounts and enrichments through the HTTP intake of a
@@ -65,6 +65,7 @@ const { values: args } = parseArgs({
     'raw-repeats': { type: 'string', default: '3' },
     'engine-cpus': { type: 'string' },
     'service-cpus': { type: 'string' },
+    'worker-node-arg': { type: 'string', multiple: true },
   },
 });
 if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) {
@@ -432,7 +433,8 @@ async function main(): Promise<void> {
   for (const name of ['worker', 'api']) writeFileSync(logFile(name), '');
   // WORKER_NODE_OPTIONS: Node flags for the worker alone (a heap limit, say), as a deployment would set them.
   const workerEnv = { ...serviceEnv(EMBEDDINGS), ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}) };
-  const worker = startChild('worker', [bin, 'worker'], { cwd: SERVICE_ROOT, env: workerEnv, logFile: logFile('worker') });
+  // --worker-node-arg: flags NODE_OPTIONS refuses (--cpu-prof and its directory, for a profile of the worker).
+  const worker = startChild('worker', [...(args['worker-node-arg'] ?? []), bin, 'worker'], { cwd: SERVICE_ROOT, env: workerEnv, logFile: logFile('worker') });
   children.push(worker);
   const api = startChild('api', [bin, 'serve'], { cwd: SERVICE_ROOT, env: serviceEnv(false), logFile: logFile('api') });
   children.push(api);

@@ -6,6 +6,7 @@ import { StemmerPt } from '@nlpjs/lang-pt';
 import { detectAll } from 'tinyld';
 import porter2 from 'wink-porter2-stemmer';
 import { ENGLISH_STOP, memo, type Stem } from './analysis.ts';
+import { textMemo } from './text-memo.ts';
 
 /**
  * Per-language client-side analysis (docs/api-decisions.md, "Relevance for social queries"): the
@@ -96,13 +97,27 @@ export interface DetectedLanguage {
  * it has none.
  */
 export function detectLanguage(text: string): DetectedLanguage {
-  if (KANA.test(text)) return { language: 'ja', confident: true };
-  if (THAI.test(text)) return { language: 'th', confident: true };
+  return detected.get(text, detectUncached);
+}
+
+/**
+ * Detections and analyses of recent texts: tinyld costs ~0.25 ms for a 250-character caption, and
+ * the intake projects a post several times within seconds (text-memo.ts). 2M characters of keys
+ * per generation hold the texts of a few thousand posts.
+ */
+const MEMO_CHARS = 2_000_000;
+const detected = textMemo<DetectedLanguage>(MEMO_CHARS);
+const analyzed = textMemo<string>(MEMO_CHARS, (value) => value.length);
+const ONLY = { only: [...DETECTED_LANGUAGES] };
+
+function detectUncached(text: string): DetectedLanguage {
+  if (KANA.test(text)) return Object.freeze({ language: 'ja', confident: true });
+  if (THAI.test(text)) return Object.freeze({ language: 'th', confident: true });
   // Ideographs without kana: Chinese, or kanji-only Japanese; either way not English.
-  if (UNSPACED.test(text)) return { language: 'zh', confident: true };
-  const [top] = detectAll(text, { only: [...DETECTED_LANGUAGES] });
-  if (!top) return { language: 'en', confident: false };
-  return { language: top.lang, confident: top.accuracy >= 0.5 };
+  if (UNSPACED.test(text)) return Object.freeze({ language: 'zh', confident: true });
+  const [top] = detectAll(text, ONLY);
+  if (!top) return Object.freeze({ language: 'en', confident: false });
+  return Object.freeze({ language: top.lang, confident: top.accuracy >= 0.5 });
 }
 
 /** A post's analysis language: its declared `primary_language`, else detected from its text. */
@@ -115,6 +130,10 @@ export function documentLanguage(declared: string | null | undefined, text: stri
  * English) English stop words, stems with the language's stemmer; joins with single spaces.
  */
 export function analyzeIn(text: string, language: string): string {
+  return analyzed.get(`${language}\u0000${text}`, () => analyzeUncached(text, language));
+}
+
+function analyzeUncached(text: string, language: string): string {
   const stem = STEMS[language] ?? STEMS['en']!;
   const english = !(language in STEMS) || language === 'en';
   const out: string[] = [];
