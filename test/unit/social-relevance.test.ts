@@ -112,4 +112,21 @@ describe('per-language analysis', () => {
     // English stems always take part: a short English query detected as another language still matches.
     expect(analyzeQuery('retinol for beginners').stemmed.split(' ')).toEqual(expect.arrayContaining(['retinol', 'beginn']));
   });
+
+  it('detects a caption\'s language from its start, not from the English hashtags and handles at its end', () => {
+    const caption = [
+      'Minha rotina da manhã com o bebê ✨',
+      '',
+      'Hoje vou mostrar como uso a torre de aprendizagem no dia a dia. Tudo sobre maternidade.',
+      '',
+      'Use o cupom MARIA10 e ganhe 10% de desconto na Little Oak 🛍️',
+      '',
+      '🎥 com @kitchenwithtom',
+      '',
+      'Me segue em @momlifebymaria pra mais',
+      '',
+      '#toddleractivities #parenting #babysleep #dadlife #gentleparenting',
+    ].join('\n');
+    expect(documentLanguage(null, caption)).toBe('pt');
+  });
 });
