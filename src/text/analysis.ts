@@ -1,4 +1,5 @@
 import porter2 from 'wink-porter2-stemmer';
+import { textMemo } from './text-memo.ts';
 
 /**
  * Client-side text analysis for the stemmed search fields: the same function runs on documents
@@ -38,24 +39,11 @@ export function analyze(text: string, stem: Stem, stop: boolean): string {
  * Memoizes a stemmer: text has far fewer distinct words than tokens. Bounded in entries and in the
  * characters it holds (a word can be long), because every process keeps one per language, seven in
  * all, for good: 200,000 entries of short words take ~17.5 MiB; 20,000 (~1.7 MiB) still cover the
- * frequent vocabulary. When full it starts over.
+ * frequent vocabulary. The bounds are for both generations of the memo together (text-memo.ts).
  */
 export function memo(stem: Stem, maxEntries = 20_000, maxChars = 1_000_000): Stem {
-  const cache = new Map<string, string>();
-  let chars = 0;
-  return (word) => {
-    let stemmed = cache.get(word);
-    if (stemmed === undefined) {
-      stemmed = stem(word);
-      if (cache.size >= maxEntries || chars + word.length + stemmed.length > maxChars) {
-        cache.clear();
-        chars = 0;
-      }
-      cache.set(word, stemmed);
-      chars += word.length + stemmed.length;
-    }
-    return stemmed;
-  };
+  const cache = textMemo<string>(maxChars / 2, (stemmed) => stemmed.length, maxEntries / 2);
+  return (word) => cache.get(word, stem);
 }
 
 const porter2Memo = memo(porter2);

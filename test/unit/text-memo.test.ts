@@ -54,3 +54,16 @@ describe('textMemo', () => {
     expect(calls).toBe(1);
   });
 });
+
+describe('textMemo entry bound', () => {
+  it('starts a new generation when a generation holds maxEntries entries, whatever their size', () => {
+    const memo = textMemo<number>(1_000_000, () => 0, 2);
+    let calls = 0;
+    const length = (text: string) => (calls++, text.length);
+    for (const word of ['a', 'b', 'c', 'd', 'e']) memo.get(word, length);
+    calls = 0;
+    memo.get('a', length); // two generations of two entries later, 'a' is gone
+    memo.get('e', length);
+    expect(calls).toBe(1);
+  });
+});
