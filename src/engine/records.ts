@@ -14,8 +14,21 @@ export interface RecordReader<R> {
   get(ids: readonly string[]): Promise<Map<string, R>>;
 }
 
+/** A record with the engine's token for its current version (changes with every write of it). */
+export interface Versioned<R> {
+  record: R;
+  version: string;
+}
+
 /** A store of records of one kind: real-time reads and concurrency-safe merges. */
 export interface RecordStore<R> extends RecordReader<R> {
+  /** As {@link RecordReader.get}, each record with its version token. */
+  getVersioned(ids: readonly string[]): Promise<Map<string, Versioned<R>>>;
+  /**
+   * The version token of each record, read in real time without the record itself (much cheaper
+   * for the engine than a get); absent IDs are left out. Equal tokens mean an unchanged record.
+   */
+  versions(ids: readonly string[]): Promise<Map<string, string>>;
   /**
    * Applies `update` to each record atomically with respect to concurrent merges (optimistic
    * concurrency: a conflicting write is re-read and re-applied), so no field is ever lost.

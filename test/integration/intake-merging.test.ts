@@ -160,6 +160,26 @@ describe('concurrent intake', () => {
   });
 });
 
+describe('record versions', () => {
+  it('a version read without the record matches the one read with it, and moves only when the record is rewritten', async () => {
+    const accounts = stack.runtime.engine.intake.accounts;
+    const id = mintId('account', 'v-acc');
+    await ingestOk([accountObs({ platform_id: 'v-acc', handle: 'versions.v1', observed_at: at(0) })]);
+    const [first] = [...(await accounts.getVersioned([id, mintId('account', 'v-missing')])).values()];
+    expect(first!.record.profile?.v.handle).toBe('versions.v1');
+    expect(await accounts.versions([id, mintId('account', 'v-missing')])).toEqual(new Map([[id, first!.version]]));
+
+    // The same observation again writes nothing: the version stays.
+    await ingestOk([accountObs({ platform_id: 'v-acc', handle: 'versions.v1', observed_at: at(0) })]);
+    expect((await accounts.versions([id])).get(id)).toBe(first!.version);
+
+    await ingestOk([accountObs({ platform_id: 'v-acc', handle: 'versions.v2', observed_at: at(60) })]);
+    const moved = (await accounts.versions([id])).get(id);
+    expect(moved).not.toBe(first!.version);
+    expect((await accounts.getVersioned([id])).get(id)).toEqual({ record: expect.objectContaining({ id }), version: moved });
+  });
+});
+
 describe('author fan-out', () => {
   const POSTS = 2100; // beyond one 2,000-post page of linked posts
   const ids = Array.from({ length: POSTS }, (_, i) => `f-post-${i}`);

@@ -3,6 +3,7 @@ import type { Observation } from '../../contract/observations.ts';
 import type { Logger } from 'pino';
 import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
+import type { Versioned } from '../../engine/records.ts';
 import { emptyAccount, emptyPost, type AccountRecord, type PostRecord } from '../../domain/records.ts';
 import { baselineFactsChanged, snapshotChanged } from '../../domain/changes.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
@@ -96,8 +97,11 @@ export function createObservationProcessor(deps: {
     });
   }
 
-  /** Accounts the post observations link to, read up front so new posts get snapshots in their first write. */
-  async function linkedAccountsOf(observations: Observation[]): Promise<Map<string, AccountRecord>> {
+  /**
+   * Accounts the post observations link to, read up front (with their versions) so new posts get
+   * snapshots in their first write.
+   */
+  async function linkedAccountsOf(observations: Observation[]): Promise<Map<string, Versioned<AccountRecord>>> {
     const platformIds = new Set<string>();
     for (const o of observations) {
       if (o.kind !== 'post' || o.status !== 'available') continue;
@@ -105,11 +109,11 @@ export function createObservationProcessor(deps: {
       for (const c of o.coauthor_platform_ids) platformIds.add(c);
       if (o.audio?.attribution_account_platform_id) platformIds.add(o.audio.attribution_account_platform_id);
     }
-    return store.accounts.get([...platformIds].map((p) => mintId('account', p)));
+    return store.accounts.getVersioned([...platformIds].map((p) => mintId('account', p)));
   }
 
-  async function mergePosts(observations: Observation[]) {
-    const accounts = await linkedAccountsOf(observations);
+  async function mergePosts(observations: Observation[], linked: ReadonlyMap<string, Versioned<AccountRecord>>) {
+    const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
     const groups = group(
       observations.filter((o) => o.kind === 'post' || o.kind === 'post_enrichment'),
       'post',
@@ -126,11 +130,23 @@ export function createObservationProcessor(deps: {
     });
   }
 
-  /** Step 2: attach the newest snapshots of linked accounts to the given posts. */
-  async function attachSnapshots(posts: PostRecord[]): Promise<number> {
+  /**
+   * Step 2: attach the newest snapshots of linked accounts to the given posts. Only the accounts'
+   * versions are read again: an account whose version is the one read up front is that record,
+   * and only the others (changed since, or linked without being read) are fetched whole.
+   */
+  async function attachSnapshots(posts: PostRecord[], upFront: ReadonlyMap<string, Versioned<AccountRecord>>): Promise<number> {
     const linked = [...new Set(posts.flatMap(linkedAccountIds))];
     if (linked.length === 0) return 0;
-    const accounts = await store.accounts.get(linked);
+    const versions = await store.accounts.versions(linked);
+    const accounts = new Map<string, AccountRecord>();
+    const changed: string[] = [];
+    for (const [id, version] of versions) {
+      const known = upFront.get(id);
+      if (known?.version === version) accounts.set(id, known.record);
+      else changed.push(id);
+    }
+    for (const [id, record] of await store.accounts.get(changed)) accounts.set(id, record);
     const stale = posts.filter((p) => hasOlderSnapshot(p, accounts));
     if (stale.length === 0) return 0;
     const outcome = await store.posts.merge(
@@ -145,10 +161,11 @@ export function createObservationProcessor(deps: {
     options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
   ): Promise<ObservationJobResult> {
     const accountOutcome = await mergeAccounts(observations);
-    const postOutcome = await mergePosts(observations);
+    const linked = await linkedAccountsOf(observations);
+    const postOutcome = await mergePosts(observations, linked);
 
     const writtenPosts = [...postOutcome.values()].map((o) => o.after);
-    await attachSnapshots(writtenPosts);
+    await attachSnapshots(writtenPosts, linked);
 
     // A retried job may have written its records before failing: its merges are now no-ops, so
     // redo the follow-up steps for everything the batch touches instead of only what changed.
