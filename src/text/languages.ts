@@ -3,7 +3,7 @@ import { StemmerEs } from '@nlpjs/lang-es';
 import { StemmerFr } from '@nlpjs/lang-fr';
 import { StemmerIt } from '@nlpjs/lang-it';
 import { StemmerPt } from '@nlpjs/lang-pt';
-import { detectAll } from 'tinyld';
+import { eld } from 'eld/extrasmall';
 import porter2 from 'wink-porter2-stemmer';
 import { ENGLISH_STOP, memo, type Stem } from './analysis.ts';
 import { textMemo } from './text-memo.ts';
@@ -85,36 +85,46 @@ function primarySubtag(tag: string | null | undefined): string | null {
   return code && /^[a-z]{2,3}$/.test(code) ? code : null;
 }
 
-/** The language the detector finds, and whether it is sure (tinyld's own accuracy, ≥ 0.5). */
+/** The language the detector finds, and whether it is sure (eld's own `isReliable`). */
 export interface DetectedLanguage {
   language: string;
   confident: boolean;
 }
 
 /**
- * Detects the language of a text among {@link DETECTED_LANGUAGES} (tinyld): script first (kana
- * means Japanese, Thai script Thai, other ideographs Chinese), then tinyld's verdict on the
- * text's first {@link DETECTION_CHARS} characters; English when it has none. Memoized.
+ * Detects the language of a text among {@link DETECTED_LANGUAGES}: script first (kana means
+ * Japanese, Thai script Thai, other ideographs Chinese), then eld's verdict on the text's first
+ * {@link DETECTION_CHARS} characters; English when it has none. Memoized.
+ *
+ * Why eld (its smallest n-gram database): detection is the costliest step of projecting a post,
+ * and the intake projects every post at least twice. Against tinyld, which this replaced, on the
+ * seed generator's texts (bench/README.md, "Language detection in the worker"): ~45 µs instead of
+ * ~250 µs a caption, captions 100% right instead of 98.4%, +12 MiB of resident memory.
  */
 export function detectLanguage(text: string): DetectedLanguage {
   return detected.get(text, detectUncached);
 }
 
 /**
- * Detections and analyses of recent texts: tinyld costs ~0.25 ms for a 250-character caption, and
- * the intake projects a post several times within seconds (text-memo.ts). 2M characters of keys
- * per generation hold the texts of a few thousand posts.
+ * Detections and analyses of recent texts: the intake projects a post several times within seconds
+ * (text-memo.ts). 2M characters of keys per generation hold the texts of a few thousand posts.
  */
 const MEMO_CHARS = 2_000_000;
 const detected = textMemo<DetectedLanguage>(MEMO_CHARS);
-const analyzed = textMemo<string>(MEMO_CHARS, (value) => value.length);
-const ONLY = { only: [...DETECTED_LANGUAGES] };
+/**
+ * Keyed by the text alone, holding its analysis in the language last asked: a document's text is
+ * analyzed in one language, and a key joined from language and text would be a new string to copy
+ * and hash at every call (measured: as costly as a detection).
+ */
+const analyzed = textMemo<{ language: string; analysis: string }>(MEMO_CHARS, (value) => value.analysis.length);
+/** An instance of its own, so that its language subset is this module's alone. */
+const detector = eld.newInstance();
+detector.setLanguageSubset([...DETECTED_LANGUAGES]);
 
 /**
  * Characters of a text the detector reads: its start, cut at a word boundary. Detection is
- * reliable from ~150 characters on, and tinyld is trained and benchmarked on sentences; past that,
- * a longer text costs time (tinyld's cost grows with it: ~0.4 ms for a 400-character summary)
- * and adds mostly what mixes languages (hashtag lists, brand names, quoted lines) at its end.
+ * reliable from ~150 characters on, and detectors are trained and benchmarked on sentences; past
+ * that, a longer text costs time (the cost grows with its n-grams) and adds mostly what mixes languages (hashtag lists, brand names, quoted lines) at its end.
  */
 const DETECTION_CHARS = 200;
 
@@ -129,9 +139,9 @@ function detectUncached(text: string): DetectedLanguage {
   if (THAI.test(text)) return Object.freeze({ language: 'th', confident: true });
   // Ideographs without kana: Chinese, or kanji-only Japanese; either way not English.
   if (UNSPACED.test(text)) return Object.freeze({ language: 'zh', confident: true });
-  const [top] = detectAll(detectionSample(text), ONLY);
-  if (!top) return Object.freeze({ language: 'en', confident: false });
-  return Object.freeze({ language: top.lang, confident: top.accuracy >= 0.5 });
+  const result = detector.detect(detectionSample(text));
+  if (!result.language) return Object.freeze({ language: 'en', confident: false });
+  return Object.freeze({ language: result.language, confident: result.isReliable() });
 }
 
 /** A post's analysis language: its declared `primary_language`, else detected from its text. */
@@ -144,7 +154,10 @@ export function documentLanguage(declared: string | null | undefined, text: stri
  * English) English stop words, stems with the language's stemmer; joins with single spaces.
  */
 export function analyzeIn(text: string, language: string): string {
-  return analyzed.get(`${language}\u0000${text}`, () => analyzeUncached(text, language));
+  const memo = analyzed.get(text, () => ({ language, analysis: analyzeUncached(text, language) }));
+  if (memo.language === language) return memo.analysis;
+  // Another language than the memo's (a query analyzed in several): not worth keeping.
+  return analyzeUncached(text, language);
 }
 
 function analyzeUncached(text: string, language: string): string {

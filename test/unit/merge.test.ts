@@ -10,6 +10,7 @@ import {
   applyAccount,
   applyAccountEnrichment,
   applyAccountSnapshot,
+  sameRecord,
   applyPost,
   applyPostEnrichment,
   hashtagsFromCaption,
@@ -222,5 +223,25 @@ describe('applyAccountSnapshot', () => {
   it('the same snapshot again changes nothing', () => {
     const held = applyAccountSnapshot(post, ACCOUNT_ID, snapshotOf(newer));
     expect(applyAccountSnapshot(held, ACCOUNT_ID, snapshotOf(newer))).toBe(held);
+  });
+});
+
+describe('sameRecord', () => {
+  const record = { id: 'p', raw: { v: { caption: 'hi', media: [{ w: 1 }, { w: 2 }] }, t: 't1' }, accounts: {} };
+
+  it('is true for the same state whatever the key order, and when a key holds undefined', () => {
+    expect(sameRecord(record, { accounts: {}, raw: { t: 't1', v: { media: [{ w: 1 }, { w: 2 }], caption: 'hi' } }, id: 'p' })).toBe(true);
+    expect(sameRecord(record, { ...record, embedding: undefined })).toBe(true);
+    expect(sameRecord({ ...record, embedding: undefined }, record)).toBe(true);
+  });
+
+  it('is false for any difference a stored document would show', () => {
+    expect(sameRecord(record, { ...record, raw: { ...record.raw, t: 't2' } })).toBe(false);
+    expect(sameRecord(record, { ...record, raw: { v: { caption: 'hi', media: [{ w: 2 }, { w: 1 }] }, t: 't1' } })).toBe(false);
+    expect(sameRecord(record, { ...record, raw: { v: { caption: 'hi', media: [{ w: 1 }] }, t: 't1' } })).toBe(false);
+    expect(sameRecord(record, { ...record, extra: null })).toBe(false);
+    expect(sameRecord({ ...record, extra: null }, record)).toBe(false);
+    expect(sameRecord({ a: [] }, { a: {} })).toBe(false);
+    expect(sameRecord({ a: 1 }, { a: '1' })).toBe(false);
   });
 });
