@@ -3,7 +3,7 @@ import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts'
 import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
 import { fuseHybrid } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
-import { analyzeIn, analyzeQuery, detectLanguage, documentLanguage } from '../../src/text/languages.ts';
+import { analyzeIn, analyzeQuery, detectLanguage, detectorFootprint, documentLanguage } from '../../src/text/languages.ts';
 
 const open = { lexicalWeight: 0.5, similarityFloor: null, semanticEvidence: true, lexicalFloor: 0 };
 
@@ -128,5 +128,15 @@ describe('per-language analysis', () => {
       '#toddleractivities #parenting #babysleep #dadlife #gentleparenting',
     ].join('\n');
     expect(documentLanguage(null, caption)).toBe('pt');
+  });
+});
+
+describe('language detector footprint', () => {
+  it("keeps only the detected languages' n-grams of eld's database (so an eld upgrade that moves it fails here)", () => {
+    const footprint = detectorFootprint();
+    expect(footprint).not.toBeNull();
+    expect(footprint!.pruned).toBeGreaterThan(footprint!.ngrams);
+    // Detection still works on what is kept.
+    expect(detectLanguage('Hoy preparamos una receta muy fácil de pasta con tomate y albahaca para toda la familia').language).toBe('es');
   });
 });
