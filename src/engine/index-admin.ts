@@ -23,6 +23,11 @@ export interface IndexLayout {
   shards: number;
   /** Replica copies of each shard, also set on the live indices by `apply`. */
   replicas: number;
+  /**
+   * How often the engine makes new writes visible to search (`1s`, `30s`, `-1` for never on its
+   * own), also set on the live indices by `apply`. Writes waited on are made visible regardless.
+   */
+  refreshInterval: string;
 }
 
 /** One copy of a shard, where the cluster put it (`node` null while unassigned). */
@@ -48,6 +53,8 @@ export interface IndexStatus {
   health: string;
   /** Primary shards and replicas per shard of the live index (null when missing). */
   shards: { primaries: number; replicas: number } | null;
+  /** The live index's refresh interval (null when missing): one raised for a backfill shows here. */
+  refresh_interval: string | null;
   /** Every copy of every shard of the live index, and the node that holds it. */
   allocation: ShardCopy[];
 }

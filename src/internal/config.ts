@@ -82,6 +82,17 @@ const envSchema = z.object({
    * that losing a node loses no data and searches keep answering.
    */
   INDEX_REPLICAS: z.coerce.number().int().min(0).max(8).default(0),
+  /**
+   * How often Elasticsearch makes new writes visible to search on its own (`1s`, `30s`, `500ms`;
+   * `-1`: only on request); `indices apply` also sets it on the live indices. Writes a caller waits
+   * on (`?wait=true`, `ingest --wait`) and the intake's follow-up steps are made visible on request
+   * whatever it is. Each refresh writes a small segment that later merges cost the engine CPU:
+   * raising it for a backfill (README, "Backfills") buys intake speed with search freshness.
+   */
+  INDEX_REFRESH_INTERVAL: z
+    .string()
+    .regex(/^(-1|[1-9][0-9]*(ms|s|m))$/, 'a duration such as 1s, 30s, 500ms or 2m, or -1')
+    .default('1s'),
   /** Prefix of every Redis key (queues, API keys, locks), for the same reason. */
   REDIS_PREFIX: z
     .string()

@@ -37,7 +37,7 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
     snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
     // -1 (no cosine is lower) turns the floor off.
     similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
-    layout: { shards: config.INDEX_SHARDS, replicas: config.INDEX_REPLICAS },
+    layout: { shards: config.INDEX_SHARDS, replicas: config.INDEX_REPLICAS, refreshInterval: config.INDEX_REFRESH_INTERVAL },
     requestTimeoutMs: config.ELASTICSEARCH_TIMEOUT_MS,
   });
 }

@@ -30,7 +30,7 @@ afterAll(async () => {
 });
 
 /** An admin of `stack`'s indices with another layout, as `indices apply` with other settings. */
-const adminWith = (stack: Stack, layout: { shards?: number; replicas?: number }) =>
+const adminWith = (stack: Stack, layout: { shards?: number; replicas?: number; refreshInterval?: string }) =>
   createElasticsearchEngine({
     client: stack.runtime.es,
     indexPrefix: stack.config.INDEX_PREFIX,
@@ -85,6 +85,28 @@ describe('index layout', () => {
     // Back to the configured layout, for the next test.
     await one.runtime.indexAdmin.apply();
     await one.runtime.indexAdmin.rebuild('posts');
+  });
+
+  it('apply sets INDEX_REFRESH_INTERVAL on the live indices, no rebuild needed, and a rebuilt index keeps it', async () => {
+    const liveInterval = async () => {
+      const settings = await one.runtime.es.indices.getSettings({ index: `${one.config.INDEX_PREFIX}-*`, name: 'index.refresh_interval', flat_settings: true });
+      return Object.values(settings).map((s) => (s.settings as Record<string, string>)['index.refresh_interval']);
+    };
+    const [posts, accounts] = await one.runtime.indexAdmin.status();
+    const backfill = adminWith(one, { shards: 1, replicas: 0, refreshInterval: '30s' });
+    const lines = await backfill.apply();
+    expect(lines).toContainEqual({ object: `refresh interval of ${posts!.indices[0]}`, action: 'updated', detail: '1s → 30s (INDEX_REFRESH_INTERVAL)' });
+    expect(lines).toContainEqual({ object: `refresh interval of ${accounts!.indices[0]}`, action: 'updated', detail: '1s → 30s (INDEX_REFRESH_INTERVAL)' });
+    expect(lines.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual(['unchanged', 'unchanged']);
+    expect(await liveInterval()).toEqual(['30s', '30s']);
+    expect((await backfill.status()).map((s) => s.refresh_interval)).toEqual(['30s', '30s']);
+    // A rebuild ends with the configured interval, not the engine's default.
+    const rebuilt = await backfill.rebuild('posts');
+    expect((await backfill.status())[0]).toMatchObject({ indices: [rebuilt.to], up_to_date: true });
+    expect(await liveInterval()).toEqual(['30s', '30s']);
+    // Back to the configured interval.
+    expect(await one.runtime.indexAdmin.apply()).toContainEqual({ object: `refresh interval of ${rebuilt.to}`, action: 'updated', detail: '30s → 1s (INDEX_REFRESH_INTERVAL)' });
+    expect(await liveInterval()).toEqual(['1s', '1s']);
   });
 
   it('over three shards, searches, facets and posts-scoped account searches answer as over one', async () => {

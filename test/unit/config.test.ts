@@ -30,4 +30,10 @@ describe('configuration of the cluster', () => {
     expect(issues({ INDEX_REPLICAS: '-1' })).toEqual([expect.stringMatching(/^INDEX_REPLICAS: /)]);
     expect(issues({ INDEX_REPLICAS: 'one' })).toEqual([expect.stringMatching(/^INDEX_REPLICAS: /)]);
   });
+
+  it('INDEX_REFRESH_INTERVAL (default 1s) is an Elasticsearch duration or -1', () => {
+    expect(loadConfig({})).toMatchObject({ INDEX_REFRESH_INTERVAL: '1s' });
+    for (const value of ['30s', '500ms', '2m', '-1']) expect(loadConfig({ INDEX_REFRESH_INTERVAL: value })).toMatchObject({ INDEX_REFRESH_INTERVAL: value });
+    for (const value of ['30', '0s', '1h', 'fast', '-2']) expect(issues({ INDEX_REFRESH_INTERVAL: value })).toEqual([expect.stringMatching(/^INDEX_REFRESH_INTERVAL: /)]);
+  });
 });

@@ -96,7 +96,7 @@ export function registerIndices(program: Command): void {
           out(
             `${s.name}\t${s.read_alias} → ${s.indices.join(',') || '(missing)'}\tdocs=${s.docs}\thealth=${s.health}\t` +
               `template=v${s.template_version ?? '-'}${s.up_to_date ? '' : ' (needs rebuild or apply)'}` +
-              (s.shards ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\tallocation=${allocationText(s)}` : ''),
+              (s.shards ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\trefresh=${s.refresh_interval}\tallocation=${allocationText(s)}` : ''),
           );
         }
         out(`queue\t${Object.entries(jobs).map(([k, v]) => `${k}=${v}`).join(' ')}`);

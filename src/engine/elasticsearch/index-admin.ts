@@ -11,6 +11,13 @@ import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { projectAccount, projectPost } from './projection.ts';
 
+/** What `apply` reads of a live index to compare with the layout. */
+interface LiveSettings {
+  primaries: number;
+  replicas: number;
+  refreshInterval: string;
+}
+
 type TemplateFile = { version: number; priority?: number; _meta?: Record<string, unknown>; template: Record<string, any> };
 
 /**
@@ -34,15 +41,17 @@ function hashOf(value: unknown): string {
 }
 
 /**
- * The shared-settings component with the deployment's shard and replica counts in place of the
- * file's. With the file's own counts (1 and 0, the defaults) it is the file unchanged, so its
- * hashes, and therefore what `apply` and `status` report, stay those of a single-node install.
+ * The shared-settings component with the deployment's shard and replica counts and refresh
+ * interval in place of the file's. With the file's own values (1, 0 and 1s, the defaults) it is
+ * the file unchanged, so its hashes, and therefore what `apply` and `status` report, stay those
+ * of a single-node install.
  */
 function withLayout(component: TemplateFile, layout: Partial<IndexLayout>): TemplateFile {
   const out = structuredClone(component);
   const settings = (out.template.settings ??= {}) as Record<string, unknown>;
   if (layout.shards !== undefined) settings.number_of_shards = layout.shards;
   if (layout.replicas !== undefined) settings.number_of_replicas = layout.replicas;
+  if (layout.refreshInterval !== undefined) settings.refresh_interval = layout.refreshInterval;
   return out;
 }
 
@@ -60,9 +69,10 @@ export function createIndexAdmin(deps: {
   const read = (file: string) => JSON.parse(readFileSync(join(deps.templatesDir, file), 'utf8')) as TemplateFile;
   const file = read('shared-settings.component.json');
   const component = withLayout(file, deps.layout ?? {});
-  const layout = component.template.settings as { number_of_shards: number; number_of_replicas: number };
-  // What shapes an index: the shard count does (only a rebuild changes it), the replica count does
-  // not (apply sets it on live indices), so it is left out of the hash that says "rebuild needed".
+  const layout = component.template.settings as { number_of_shards: number; number_of_replicas: number; refresh_interval: string };
+  // What shapes an index: the shard count does (only a rebuild changes it), the replica count and
+  // the refresh interval do not (apply sets them on live indices), so they are left out of the
+  // hash that says "rebuild needed".
   const shape = withLayout(file, { shards: layout.number_of_shards });
   const componentName = componentTemplateName(indexPrefix);
 
@@ -146,7 +156,7 @@ export function createIndexAdmin(deps: {
             : undefined;
       return [
         { object: `alias ${desired.names.read} → ${targets.join(', ')}`, action: 'unchanged', ...(detail ? { detail } : {}) },
-        ...(await applyReplicas(targets, counts)),
+        ...(await applyLiveSettings(targets, counts)),
       ];
     }
     const index = concreteIndexName(desired.names, desired.version);
@@ -160,27 +170,51 @@ export function createIndexAdmin(deps: {
     return [{ object: `index ${index} behind ${desired.names.read}, ${desired.names.write}`, action: 'created' }];
   }
 
-  /** Primary shards and replicas per shard of each index, as the cluster reports them. */
-  async function shardCounts(indices: string[]): Promise<Map<string, { primaries: number; replicas: number }>> {
+  /** Primary shards, replicas per shard and refresh interval of each index, as the cluster reports them. */
+  async function shardCounts(indices: string[]): Promise<Map<string, LiveSettings>> {
     const settings = await engineCall(() =>
-      client.indices.getSettings({ index: indices, name: ['index.number_of_shards', 'index.number_of_replicas'], flat_settings: true }),
+      client.indices.getSettings({
+        index: indices,
+        name: ['index.number_of_shards', 'index.number_of_replicas', 'index.refresh_interval'],
+        flat_settings: true,
+      }),
     );
     return new Map(
       Object.entries(settings).map(([index, s]) => {
         const flat = (s.settings ?? {}) as Record<string, string | undefined>;
-        return [index, { primaries: Number(flat['index.number_of_shards']), replicas: Number(flat['index.number_of_replicas']) }];
+        return [
+          index,
+          {
+            primaries: Number(flat['index.number_of_shards']),
+            replicas: Number(flat['index.number_of_replicas']),
+            // Absent when never set: the engine's default.
+            refreshInterval: flat['index.refresh_interval'] ?? '1s',
+          },
+        ];
       }),
     );
   }
 
-  /** Sets the configured replica count on live indices that have another (a dynamic setting: no rebuild). */
-  async function applyReplicas(indices: string[], counts: Map<string, { replicas: number }>): Promise<ApplyLine[]> {
-    const want = layout.number_of_replicas;
-    const differ = indices.filter((i) => counts.get(i)?.replicas !== want);
-    if (differ.length === 0) return [];
-    await engineCall(() => client.indices.putSettings({ index: differ, settings: { number_of_replicas: want } }));
-    return differ.map((index) => ({ object: `replicas of ${index}`, action: 'updated', detail: `${counts.get(index)?.replicas} → ${want} (INDEX_REPLICAS)` }));
+  /** Sets INDEX_REPLICAS and INDEX_REFRESH_INTERVAL on the live indices that differ; one line per change. */
+  async function applyLiveSettings(indices: string[], live: Map<string, LiveSettings>): Promise<ApplyLine[]> {
+    const lines: ApplyLine[] = [];
+    const replicas = layout.number_of_replicas;
+    const differ = indices.filter((i) => live.get(i)?.replicas !== replicas);
+    if (differ.length > 0) {
+      await engineCall(() => client.indices.putSettings({ index: differ, settings: { number_of_replicas: replicas } }));
+      lines.push(...differ.map((index) => ({ object: `replicas of ${index}`, action: 'updated' as const, detail: `${live.get(index)?.replicas} → ${replicas} (INDEX_REPLICAS)` })));
+    }
+    const interval = layout.refresh_interval;
+    const slow = indices.filter((i) => live.get(i)?.refreshInterval !== interval);
+    if (slow.length > 0) {
+      await engineCall(() => client.indices.putSettings({ index: slow, settings: { refresh_interval: interval } }));
+      lines.push(
+        ...slow.map((index) => ({ object: `refresh interval of ${index}`, action: 'updated' as const, detail: `${live.get(index)?.refreshInterval} → ${interval} (INDEX_REFRESH_INTERVAL)` })),
+      );
+    }
+    return lines;
   }
+
 
   /** Where every copy of every shard of `indices` is (`_cat/shards`), in shard order, primaries first. */
   async function allocation(indices: string[]): Promise<ShardCopy[]> {
@@ -213,6 +247,7 @@ export function createIndexAdmin(deps: {
         let upToDate = false;
         let builtFrom: number | null = null;
         let shards: IndexStatus['shards'] = null;
+        let refreshInterval: string | null = null;
         let copies: ShardCopy[] = [];
         if (targets.length > 0) {
           const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
@@ -223,7 +258,9 @@ export function createIndexAdmin(deps: {
           const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
           health = h.status;
           upToDate = (await staleIndices(targets, desired.hash)).length === 0;
-          shards = (await shardCounts(targets)).get(targets[0]!) ?? null;
+          const live = (await shardCounts(targets)).get(targets[0]!);
+          shards = live ? { primaries: live.primaries, replicas: live.replicas } : null;
+          refreshInterval = live?.refreshInterval ?? null;
           copies = await allocation(targets);
         }
         out.push({
@@ -236,6 +273,7 @@ export function createIndexAdmin(deps: {
           docs,
           health,
           shards,
+          refresh_interval: refreshInterval,
           allocation: copies,
         });
       }
@@ -299,7 +337,7 @@ export function createIndexAdmin(deps: {
         } finally {
           await client.closePointInTime({ id: pit.id }).catch(() => undefined);
         }
-        await engineCall(() => client.indices.putSettings({ index: to, settings: { refresh_interval: '1s' } }));
+        await engineCall(() => client.indices.putSettings({ index: to, settings: { refresh_interval: layout.refresh_interval } }));
         await engineCall(() => client.indices.refresh({ index: to }));
         const counted = (await engineCall(() => client.count({ index: to }))).count;
         if (counted !== copied) throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
