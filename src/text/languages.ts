@@ -227,22 +227,33 @@ export interface QueryAnalysis {
 }
 
 /**
+ * Fewer words than this, and a detector's verdict on a query is a guess whatever it says of
+ * itself: detectors are trained on sentences, and eld calls "serum routine" surely French and
+ * "skincare" surely Italian. Such a query's language is taken as unknown (its script aside).
+ */
+const SURE_QUERY_WORDS = 3;
+
+/**
  * Analyzes a query. English stems always take part (English is most of the data and the model's
- * language), and alone when the detector's guess is English, sure or not: the guess agrees with
- * what most queries are (measured: adding other stems to SciFact's unsure-English queries cost
- * BM25 0.004 nDCG@10). When the detector is sure of another language, its stems join; when it
- * guesses another language without being sure — most queries of one to three words ("retinol for
- * beginners" comes out French) — the stems of every stemmed language join, so a Spanish "entrenar"
- * still meets the Spanish stem of "entrenamientos" whatever the guess. A stem that matches nothing
- * costs nothing.
+ * language), and alone when the detector's guess for a query of {@link SURE_QUERY_WORDS} words or
+ * more is English, sure or not: the guess agrees with what most queries are (measured: adding
+ * other stems to SciFact's unsure-English queries cost BM25 0.004 nDCG@10). When the detector is
+ * sure of another language, its stems join; when the language is unknown — a guess of another
+ * language without being sure, or any query of one or two words ("Küche", "entrenar", "serum
+ * routine") — the stems of every stemmed language join, so a Spanish "entrenar" still meets the
+ * Spanish stem of "entrenamientos" whatever the guess. A stem that matches nothing costs nothing.
+ * A script (kana, Thai, other ideographs) is always sure.
  */
 export function analyzeQuery(query: string): QueryAnalysis {
   const detected = detectLanguage(query);
+  const byScript = UNSPACED.test(query);
+  const short = !byScript && (query.match(WORD)?.length ?? 0) < SURE_QUERY_WORDS;
   const english = analyzeIn(query, 'en');
-  if (detected.language === 'en') return { stemmed: english, language: 'en', semanticReadable: true };
+  if (detected.language === 'en' && !short) return { stemmed: english, language: 'en', semanticReadable: true };
+  const sure = detected.confident && !short;
   const tokens = english.length > 0 ? english.split(' ') : [];
   const seen = new Set(tokens);
-  const others = detected.confident ? [detected.language] : STEMMED_LANGUAGES.filter((l) => l !== 'en');
+  const others = sure ? [detected.language] : STEMMED_LANGUAGES.filter((l) => l !== 'en');
   for (const language of others) {
     for (const token of analyzeIn(query, language).split(' ')) {
       // English stop words stay out: an English query must not gain "for" or "the".
@@ -252,5 +263,5 @@ export function analyzeQuery(query: string): QueryAnalysis {
       }
     }
   }
-  return { stemmed: tokens.join(' '), language: detected.language, semanticReadable: !(detected.confident && detected.language !== 'en') };
+  return { stemmed: tokens.join(' '), language: detected.language, semanticReadable: !(sure && detected.language !== 'en') };
 }
