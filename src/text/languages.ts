@@ -114,8 +114,9 @@ const MEMO_CHARS = 2_000_000;
 const detected = textMemo<DetectedLanguage>(MEMO_CHARS);
 /**
  * Keyed by the text alone, holding its analysis in the language last asked: a document's text is
- * analyzed in one language, and a key joined from language and text would be a new string to copy
- * and hash at every call (measured: as costly as a detection).
+ * analyzed in one language (another only when its post's declared language arrives and differs
+ * from the detected one, and then for good), and a key joined from language and text would be a
+ * new string to copy and hash at every call (measured: as costly as a detection).
  */
 const analyzed = textMemo<{ language: string; analysis: string }>(MEMO_CHARS, (value) => value.analysis.length);
 /** An instance of its own, so that its language subset is this module's alone. */
@@ -164,7 +165,8 @@ export function detectorFootprint(): { ngrams: number; pruned: number } | null {
 /**
  * Characters of a text the detector reads: its start, cut at a word boundary. Detection is
  * reliable from ~150 characters on, and detectors are trained and benchmarked on sentences; past
- * that, a longer text costs time (the cost grows with its n-grams) and adds mostly what mixes languages (hashtag lists, brand names, quoted lines) at its end.
+ * that, a longer text costs time (the cost grows with its n-grams) and adds mostly what mixes
+ * languages (hashtag lists, brand names, quoted lines) at its end.
  */
 const DETECTION_CHARS = 200;
 
@@ -195,9 +197,12 @@ export function documentLanguage(declared: string | null | undefined, text: stri
  */
 export function analyzeIn(text: string, language: string): string {
   const memo = analyzed.get(text, () => ({ language, analysis: analyzeUncached(text, language) }));
-  if (memo.language === language) return memo.analysis;
-  // Another language than the memo's (a query analyzed in several): not worth keeping.
-  return analyzeUncached(text, language);
+  if (memo.language !== language) {
+    // The latest language wins: a post's declared language replaces the detected one.
+    memo.language = language;
+    memo.analysis = analyzeUncached(text, language);
+  }
+  return memo.analysis;
 }
 
 function analyzeUncached(text: string, language: string): string {

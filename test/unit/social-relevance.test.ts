@@ -144,3 +144,15 @@ describe('language detector footprint', () => {
     expect(detectLanguage('Hoy preparamos una receta muy fácil de pasta con tomate y albahaca para toda la familia').language).toBe('es');
   });
 });
+
+describe('analysis memo', () => {
+  it('answers each language its own analysis of one text, whichever was asked first', () => {
+    const text = 'Minhas receitas favoritas para a semana toda';
+    const first = analyzeIn(text, 'en');
+    const pt = analyzeIn(text, 'pt');
+    expect(pt).not.toBe(first);
+    expect(analyzeIn(text, 'en')).toBe(first);
+    expect(analyzeIn(text, 'pt')).toBe(pt);
+    expect(pt.split(' ')).toContain(analyzeIn('receita', 'pt'));
+  });
+});

@@ -215,7 +215,6 @@ export function createIndexAdmin(deps: {
     return lines;
   }
 
-
   /** Where every copy of every shard of `indices` is (`_cat/shards`), in shard order, primaries first. */
   async function allocation(indices: string[]): Promise<ShardCopy[]> {
     const rows = await engineCall(() => client.cat.shards({ index: indices, format: 'json', h: ['index', 'shard', 'prirep', 'state', 'node'] }));
