@@ -3,12 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 import { sameRecord } from '../../domain/merge.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../records.ts';
+import { createBulkBodies, type BulkChunk, type BulkLimits } from './bulk-bodies.ts';
 import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from './errors.ts';
 
 const MAX_ATTEMPTS = 50;
 /** Bulk request bounds: Elasticsearch's guidance is a few MB per request. */
-const BULK_MAX_DOCS = 500;
-const BULK_MAX_BYTES = 5 * 1024 * 1024;
+const BULK_LIMITS: BulkLimits = { maxDocs: 500, maxBytes: 5 * 1024 * 1024 };
 /** Bulk requests of one merge in flight at once (worker concurrency multiplies it). */
 const BULK_IN_FLIGHT = 2;
 /** Item or request statuses that mean "overloaded or away, try again": never a lost write. */
@@ -99,7 +99,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
       let transientRounds = 0;
       while (pending.length > 0) {
         const fetched = await fetch(pending);
-        const planned: PlannedWrite<R>[] = [];
+        const bodies = createBulkBodies<PlannedWrite<R>>(BULK_LIMITS);
+        let planned = 0;
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
@@ -109,10 +110,12 @@ export function createRecordStore<R extends { id: string }>(deps: {
             current.record === null
               ? { create: { _index: index, _id: id } }
               : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
-          planned.push({ id, before: current.record, after: next, action, doc: JSON.stringify(project(next)) });
+          bodies.add({ id, before: current.record, after: next }, action, JSON.stringify(project(next)));
+          planned++;
         }
-        if (planned.length === 0) break;
-        const { written, conflicts, transient } = await writeAll(planned);
+        fetched.clear();
+        if (planned === 0) break;
+        const { written, conflicts, transient } = await writeAll(bodies.finish());
         for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
         pending = [...conflicts, ...transient];
         if (transient.length > 0) {
@@ -132,23 +135,25 @@ export function createRecordStore<R extends { id: string }>(deps: {
     },
   };
 
-  /** Writes in bulk requests bounded by count and bytes, a few in flight; sorts each item's fate. */
-  async function writeAll(planned: PlannedWrite<R>[]) {
+  /** Sends bulk requests, a few in flight; sorts each item's fate. */
+  async function writeAll(chunks: Array<BulkChunk<PlannedWrite<R>>>) {
     const written: PlannedWrite<R>[] = [];
     const conflicts: string[] = [];
     const transient: string[] = [];
-    const chunks = chunksOf(planned);
     let next = 0;
     const lane = async () => {
       while (next < chunks.length) {
-        const chunk = chunks[next++]!;
+        const { body, items: chunk } = chunks[next]!;
+        // Dropped once sent: the requests still waiting keep their bodies, the sent ones do not.
+        chunks[next++] = { body: Buffer.alloc(0), items: chunk };
         let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
         try {
           // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
           // auto-create a concrete index named like the write alias (which would then block apply).
           const response = await client.bulk<string>({
-            // A body the client sends as is (see ndjsonBody); its type only knows arrays.
-            operations: ndjsonBody(chunk) as unknown as estypes.BulkRequest<string>['operations'],
+            // A body the client sends as is (a Buffer: the transport serializes only what is not a
+            // string, stream or Buffer); its type only knows arrays.
+            operations: body as unknown as estypes.BulkRequest<string>['operations'],
             refresh: false,
             require_alias: true,
             ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
@@ -178,52 +183,11 @@ function versionToken(primaryTerm: number | undefined, seqNo: number | undefined
   return `${primaryTerm}:${seqNo}`;
 }
 
-/** One planned write: the action line and the serialized projection (its size bounds requests). */
+/** One planned write, its document already in its request's body (bulk-bodies.ts). */
 interface PlannedWrite<R> {
   id: string;
   before: R | null;
   after: R;
-  action: object;
-  doc: string;
-}
-
-/**
- * A bulk request's NDJSON, written once into one buffer. Handed an array, the client would join
- * the lines into one string (megabytes, built by concatenation), measure it (flattening it, a copy)
- * and encode it (another copy): a quarter of everything the worker allocated in the intake bench.
- * A Buffer goes out untouched (the transport serializes only what is not a string, stream or Buffer).
- */
-function ndjsonBody(writes: ReadonlyArray<{ action: object; doc: string }>): Buffer {
-  const actions = writes.map((w) => JSON.stringify(w.action));
-  let size = 0;
-  for (let i = 0; i < writes.length; i++) size += Buffer.byteLength(actions[i]!) + Buffer.byteLength(writes[i]!.doc) + 2;
-  const body = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (let i = 0; i < writes.length; i++) {
-    at += body.write(actions[i]!, at);
-    body[at++] = 0x0a;
-    at += body.write(writes[i]!.doc, at);
-    body[at++] = 0x0a;
-  }
-  return body;
-}
-
-/** Splits writes into bulk requests of at most BULK_MAX_DOCS documents and BULK_MAX_BYTES. */
-function chunksOf<W extends { doc: string }>(writes: W[]): W[][] {
-  const chunks: W[][] = [];
-  let current: W[] = [];
-  let bytes = 0;
-  for (const write of writes) {
-    if (current.length > 0 && (current.length >= BULK_MAX_DOCS || bytes + write.doc.length > BULK_MAX_BYTES)) {
-      chunks.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(write);
-    bytes += write.doc.length + 200;
-  }
-  if (current.length > 0) chunks.push(current);
-  return chunks;
 }
 
 /** Exponential back-off with full jitter: 0.1 s, 0.2 s, … capped at 8 s, times a random factor in [0.5, 1.5). */
