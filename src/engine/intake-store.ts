@@ -21,7 +21,7 @@ export interface IntakeStore {
   postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
   /** Facts of each author's available posts, for the baseline metric. Near real time. */
   authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
-  /** Makes every acknowledged write visible to the near-real-time lookups above. */
+  /** Makes every acknowledged write visible to the near-real-time lookups above (posts; accounts are read in real time). */
   refresh(): Promise<void>;
   /**
    * Makes every acknowledged write visible to search on every API node: a refresh, then the

@@ -36,7 +36,8 @@ async function drain(timeoutMs = 60_000) {
     if (Date.now() > deadline) throw new Error(`queue not drained: ${JSON.stringify(c)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  await stack.runtime.engine.intake.refresh();
+  // Posts and accounts visible to search (refresh() alone makes posts visible to the intake's lookups).
+  await stack.runtime.engine.intake.publish();
 }
 
 /** Signed delivery URLs move when the hour bucket turns; compare them without their query. */

@@ -64,7 +64,9 @@ export function createElasticsearchEngine(deps: {
   const writes = deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {};
   const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost, ...writes });
   const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount, ...writes });
-  const refresh = () => refreshAll(client, [posts.read, accounts.read]);
+  // The intake's near-real-time lookups search posts alone; accounts are read by real-time get.
+  // Refreshing accounts there too would only write small segments for merges to clean up.
+  const refreshPosts = () => refreshAll(client, posts.read);
 
   async function firstId(
     index: string,
@@ -227,9 +229,9 @@ export function createElasticsearchEngine(deps: {
     accounts: accountStore,
     postIdsLinkedTo,
     authorPostFacts,
-    refresh,
+    refresh: refreshPosts,
     async publish() {
-      await refresh();
+      await refreshAll(client, [posts.read, accounts.read]);
       await visibility.advance();
     },
   };
