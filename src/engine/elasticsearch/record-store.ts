@@ -156,6 +156,9 @@ export function createRecordStore<R extends { id: string }>(deps: {
             operations: body as unknown as estypes.BulkRequest<string>['operations'],
             refresh: false,
             require_alias: true,
+            // Each item's fate alone: the rest (index, ID, version, shard counts) is ~200 bytes an
+            // item for the engine to write and the worker to parse, and nothing here reads it.
+            filter_path: ['items.*.status', 'items.*.error'],
             ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
           });
           items = response.items.map((item) => (item.index ?? item.create)!);
