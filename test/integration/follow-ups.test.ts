@@ -77,6 +77,25 @@ describe('follow-ups of batches nobody waits on', () => {
     expect(runs).toBeGreaterThan(0);
     expect(runs).toBeLessThan(requests.length);
   });
+
+  it('fan out to more posts than one merge holds: every one of an account’s 1,200 posts gets its new snapshot', async () => {
+    const ids = Array.from({ length: 1200 }, (_, i) => `fu-many-p${i}`);
+    expect((await stack.ingest([accountObs({ platform_id: 'fu-many', handle: 'many.before' })], { wait: true })).statusCode).toBe(200);
+    for (let i = 0; i < ids.length; i += 400) {
+      const batch = ids.slice(i, i + 400).map((platformId) => postObs('fu-many', { platform_id: platformId }));
+      expect((await stack.ingest(batch, { wait: true })).statusCode).toBe(200);
+    }
+    // One account change, fanned out by a follow-up run in slices of 500 merged two at a time.
+    const changed = await stack.ingest([accountObs({ platform_id: 'fu-many', handle: 'many.after', observed_at: at(5) })], { wait: false });
+    expect(changed.statusCode).toBe(202);
+    await drain();
+
+    const account = mintId('account', 'fu-many');
+    const records = await stack.runtime.engine.intake.posts.get(ids.map((p) => mintId('post', p)));
+    expect(records.size).toBe(ids.length);
+    const handles = [...records.values()].map((r) => r.accounts[account]?.profile?.handle);
+    expect(handles.filter((h) => h !== 'many.after')).toEqual([]);
+  });
 });
 
 describe('follow-up backlog', () => {

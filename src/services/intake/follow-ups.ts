@@ -8,6 +8,8 @@ import type { KeyedLocks } from './keyed-locks.ts';
 const DEFERRED_SLICE = 1000;
 /** Posts per merge of a step: about one batch's worth, so a run's memory stays that of a batch. */
 const MERGE_SLICE = 500;
+/** Merges of a step in flight: as many as a worker's default concurrency runs batches. */
+const MERGES_IN_FLIGHT = 2;
 
 /** What a follow-up run wrote. */
 export interface FollowUpOutcome {
@@ -77,19 +79,34 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     let fannedOut = 0;
     let baselinesUpdated = 0;
     const all = [...ids];
-    // A slice at a time: a merge holds its records and serialized documents until written.
-    for (let i = 0; i < all.length; i += MERGE_SLICE) {
-      const outcome = await store.posts.merge(all.slice(i, i + MERGE_SLICE), (id, record) => {
-        if (!record) return null;
-        const next = withSnapshots(record, accounts);
-        if (!ratios.has(id) || ratios.get(id) === next.view_ratio_to_account_baseline) return next;
-        return { ...next, view_ratio_to_account_baseline: ratios.get(id) ?? null };
-      });
-      for (const { before, after } of outcome.values()) {
-        if (before?.accounts !== after.accounts) fannedOut++;
-        if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
+    let next = 0;
+    // Slices, so a merge holds a batch's worth of records and bodies; a few in flight, because a
+    // run's reads, projections and writes take turns and the last run of a long intake has the
+    // machine to itself (bench/README.md, "Intake: bulk bodies built as planned").
+    let failed = false;
+    const lane = async () => {
+      while (next < all.length && !failed) {
+        const slice = all.slice(next, (next += MERGE_SLICE));
+        const outcome = await store.posts.merge(slice, (id, record) => {
+          if (!record) return null;
+          const merged = withSnapshots(record, accounts);
+          if (!ratios.has(id) || ratios.get(id) === merged.view_ratio_to_account_baseline) return merged;
+          return { ...merged, view_ratio_to_account_baseline: ratios.get(id) ?? null };
+        });
+        for (const { before, after } of outcome.values()) {
+          if (before?.accounts !== after.accounts) fannedOut++;
+          if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
+        }
       }
-    }
+    };
+    const lanes = Array.from({ length: Math.min(MERGES_IN_FLIGHT, Math.ceil(all.length / MERGE_SLICE)) }, () =>
+      // After a failure the other lanes take no further slice: the run fails and is retried whole.
+      lane().catch((error: unknown) => {
+        failed = true;
+        throw error;
+      }),
+    );
+    await Promise.all(lanes);
     return { fannedOut, baselinesUpdated };
   }
 
