@@ -419,7 +419,8 @@ async function main(): Promise<void> {
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     };
     delete env['MODEL_ID'];
-    if (args.dist) Object.assign(env, { SOCIAL_SEARCH_DIST: '1', MALLOC_MMAP_THRESHOLD_: '131072' });
+    // As the image runs it (Dockerfile), unless the environment says otherwise (to measure another).
+    if (args.dist) Object.assign(env, { SOCIAL_SEARCH_DIST: '1', MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' });
     if (embeddings) Object.assign(env, { EMBEDDINGS: 'on', MODEL_DIR });
     else Object.assign(env, { EMBEDDINGS: 'off' });
     return env;
