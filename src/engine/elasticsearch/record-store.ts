@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
+import { eachInFlight } from '../../internal/in-flight.ts';
 import { sameRecord } from '../../domain/merge.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../records.ts';
 import { createBulkBodies, type BulkChunk, type BulkLimits } from './bulk-bodies.ts';
@@ -140,43 +141,36 @@ export function createRecordStore<R extends { id: string }>(deps: {
     const written: PlannedWrite<R>[] = [];
     const conflicts: string[] = [];
     const transient: string[] = [];
-    let next = 0;
-    const lane = async () => {
-      while (next < chunks.length) {
-        const { body, items: chunk } = chunks[next]!;
-        // Dropped once sent: the requests still waiting keep their bodies, the sent ones do not.
-        chunks[next++] = { body: Buffer.alloc(0), items: chunk };
-        let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
-        try {
-          // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
-          // auto-create a concrete index named like the write alias (which would then block apply).
-          const response = await client.bulk<string>({
-            // A body the client sends as is (a Buffer: the transport serializes only what is not a
-            // string, stream or Buffer); its type only knows arrays.
-            operations: body as unknown as estypes.BulkRequest<string>['operations'],
-            refresh: false,
-            require_alias: true,
-            // Each item's fate alone: the rest (index, ID, version, shard counts) is ~200 bytes an
-            // item for the engine to write and the worker to parse, and nothing here reads it.
-            filter_path: ['items.*.status', 'items.*.error'],
-            ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
-          });
-          items = response.items.map((item) => (item.index ?? item.create)!);
-        } catch (error) {
-          if (!isTransientEngineError(error)) throw translateEngineError(error);
-          items = chunk.map(() => ({ status: 503 }));
-        }
-        items.forEach((result, i) => {
-          const plan = chunk[i]!;
-          if (result.status === 409) conflicts.push(plan.id);
-          else if (TRANSIENT.has(result.status)) transient.push(plan.id);
-          else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
-          else if (result.error) throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
-          else written.push(plan);
+    await eachInFlight(chunks, BULK_IN_FLIGHT, async ({ body, items: chunk }) => {
+      let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
+      try {
+        // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
+        // auto-create a concrete index named like the write alias (which would then block apply).
+        const response = await client.bulk<string>({
+          // A body the client sends as is (a Buffer: the transport serializes only what is not a
+          // string, stream or Buffer); its type only knows arrays.
+          operations: body as unknown as estypes.BulkRequest<string>['operations'],
+          refresh: false,
+          require_alias: true,
+          // Each item's fate alone: the rest (index, ID, version, shard counts) is ~200 bytes an
+          // item for the engine to write and the worker to parse, and nothing here reads it.
+          filter_path: ['items.*.status', 'items.*.error'],
+          ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
         });
+        items = response.items.map((item) => (item.index ?? item.create)!);
+      } catch (error) {
+        if (!isTransientEngineError(error)) throw translateEngineError(error);
+        items = chunk.map(() => ({ status: 503 }));
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(BULK_IN_FLIGHT, chunks.length) }, lane));
+      items.forEach((result, i) => {
+        const plan = chunk[i]!;
+        if (result.status === 409) conflicts.push(plan.id);
+        else if (TRANSIENT.has(result.status)) transient.push(plan.id);
+        else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
+        else if (result.error) throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
+        else written.push(plan);
+      });
+    });
     return { written, conflicts, transient };
   }
 }

@@ -2,6 +2,7 @@ import type { IntakeStore } from '../../engine/intake-store.ts';
 import { viewRatiosToBaseline } from '../../domain/derived.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
+import { eachInFlight } from '../../internal/in-flight.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 
 /** Accounts and authors per step of a deferred run. */
@@ -79,34 +80,22 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     let fannedOut = 0;
     let baselinesUpdated = 0;
     const all = [...ids];
-    let next = 0;
+    const slices = Array.from({ length: Math.ceil(all.length / MERGE_SLICE) }, (_, i) => all.slice(i * MERGE_SLICE, (i + 1) * MERGE_SLICE));
     // Slices, so a merge holds a batch's worth of records and bodies; a few in flight, because a
     // run's reads, projections and writes take turns and the last run of a long intake has the
     // machine to itself (bench/README.md, "Intake: bulk bodies built as planned").
-    let failed = false;
-    const lane = async () => {
-      while (next < all.length && !failed) {
-        const slice = all.slice(next, (next += MERGE_SLICE));
-        const outcome = await store.posts.merge(slice, (id, record) => {
-          if (!record) return null;
-          const merged = withSnapshots(record, accounts);
-          if (!ratios.has(id) || ratios.get(id) === merged.view_ratio_to_account_baseline) return merged;
-          return { ...merged, view_ratio_to_account_baseline: ratios.get(id) ?? null };
-        });
-        for (const { before, after } of outcome.values()) {
-          if (before?.accounts !== after.accounts) fannedOut++;
-          if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
-        }
+    await eachInFlight(slices, MERGES_IN_FLIGHT, async (slice) => {
+      const outcome = await store.posts.merge(slice, (id, record) => {
+        if (!record) return null;
+        const merged = withSnapshots(record, accounts);
+        if (!ratios.has(id) || ratios.get(id) === merged.view_ratio_to_account_baseline) return merged;
+        return { ...merged, view_ratio_to_account_baseline: ratios.get(id) ?? null };
+      });
+      for (const { before, after } of outcome.values()) {
+        if (before?.accounts !== after.accounts) fannedOut++;
+        if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
       }
-    };
-    const lanes = Array.from({ length: Math.min(MERGES_IN_FLIGHT, Math.ceil(all.length / MERGE_SLICE)) }, () =>
-      // After a failure the other lanes take no further slice: the run fails and is retried whole.
-      lane().catch((error: unknown) => {
-        failed = true;
-        throw error;
-      }),
-    );
-    await Promise.all(lanes);
+    });
     return { fannedOut, baselinesUpdated };
   }
 
