@@ -94,7 +94,8 @@ async function createRaw(dtype: 'q8' | 'fp32', threads: number): Promise<Raw> {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',
-    enableCpuMemArena: false,
+    enableCpuMemArena: true,
+    enableMemPattern: false,
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   });
   return {

@@ -81,9 +81,15 @@ function localFolderCache(root, model) {
 }
 
 /**
- * Session options, measured on 2 cores (bench/README.md, "Embeddings"):
- * - no CPU memory arena: the arena keeps the peak of the largest input for good (≈ +900 MiB
- *   after batches of long texts) and was not faster;
+ * Session options, measured on 2 cores (bench/README.md, "Embeddings" and "The model's memory
+ * arena under a fixed malloc threshold"):
+ * - onnxruntime's CPU memory arena: it keeps the peak of the largest run for good, and one run is
+ *   one text of at most 256 tokens, so that peak is bounded (~+15 MiB). Without it, every
+ *   activation of 128 KiB or more goes to malloc; under the fixed `MALLOC_MMAP_THRESHOLD_` the
+ *   services run with, each is a fresh mmap, zeroed and unmapped at every run, which halved
+ *   throughput (32 against 68–88 texts/s). (Batches of long texts once grew it by ~900 MiB.)
+ * - no memory pattern: with a text's own length as its shape, patterns are planned per length
+ *   and were not faster; without them the peak is a few MiB lower;
  * - no spinning: idle pool threads otherwise busy-wait after each run and take CPU from the event
  *   loop and Elasticsearch; with it, query p99 doubled on a busy machine;
  * - sequential execution: this model is one chain of operators, inter-op threads only add threads.
@@ -92,7 +98,8 @@ const sessionOptions = {
   intraOpNumThreads: options.threads,
   interOpNumThreads: 1,
   executionMode: /** @type {const} */ ('sequential'),
-  enableCpuMemArena: false,
+  enableCpuMemArena: true,
+  enableMemPattern: false,
   extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
 };
 
