@@ -68,8 +68,20 @@ const CLOSE_GRACE_MS = 10_000;
  */
 const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
 
+/**
+ * onnxruntime 1.29 and later collect usage telemetry on Linux too: its first session writes a
+ * device id and an event cache under `~/.cache/Microsoft/DeveloperTools/.onnxruntime` and
+ * queues them for upload to `mobile.events.data.microsoft.com`. A search service must not write
+ * into its user's home or call out of its network on its own, so telemetry is off unless the
+ * operator's environment sets the switch. onnxruntime reads it from the process environment when
+ * it initializes, on the model thread; threads share that environment, so setting it here is early
+ * enough.
+ */
+const ORT_TELEMETRY_SWITCH = 'ORT_DISABLE_TELEMETRY';
+
 /** Starts a worker thread that loads the model and then runs inference requests in order. */
 export function startModelThread(options: ModelThreadOptions, events: ModelThreadEvents): ModelThread {
+  process.env[ORT_TELEMETRY_SWITCH] ??= '1';
   const worker = new Worker(threadEntry(), {
     workerData: options,
     name: 'embedding-model',

@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEmbedder, EmbeddingsUnavailableError, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
@@ -211,6 +215,29 @@ describe('embedder configuration', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     await busy.close();
     await running;
+  });
+
+  it('writes nothing into its user\'s home: onnxruntime\'s telemetry is off unless the environment turns it on', async () => {
+    // A process of its own with a fresh home, and without the switch this test process already
+    // set: onnxruntime reads it once, when it initializes.
+    const home = mkdtempSync(path.join(tmpdir(), 'embedder-home-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache') };
+      delete env['ORT_DISABLE_TELEMETRY'];
+      const embedderModule = path.resolve(import.meta.dirname, '../../src/embedding/embedder.ts');
+      const script = [
+        `import { createEmbedder } from ${JSON.stringify(embedderModule)};`,
+        `const embedder = createEmbedder(${JSON.stringify(config({ EMBEDDINGS: 'on', EMBEDDING_THREADS: 1 }))});`,
+        `const vector = await embedder.embedQuery('a night-time skincare routine');`,
+        'await embedder.close();',
+        'process.stdout.write(String(vector.length));',
+      ].join('\n');
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env, timeout: 60_000 });
+      expect(stdout).toBe('384');
+      expect(readdirSync(home, { recursive: true })).toEqual([]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('fails pending work and goes failed when its thread dies', async () => {
