@@ -139,4 +139,26 @@ describe('social-search indices', () => {
     expect(parsed.indices.map((i: { name: string }) => i.name)).toEqual(['posts', 'accounts']);
     expect(parsed.queue).toHaveProperty('failed');
   });
+
+  it('status names the one command that brings an index up to date', async () => {
+    const missing = await cliWith({ INDEX_PREFIX: `${stack.config.INDEX_PREFIX}-none` }, 'indices', 'status');
+    expect(missing.code).toBe(0);
+    expect(missing.stdout).toMatch(/^posts\t.*\(missing\).*\ttemplate=- \(missing: run `social-search indices apply`\)$/m);
+
+    const current = await cli('indices', 'status');
+    expect(current.stdout).toMatch(/^posts\t.*\ttemplate=v\d+\tshards=/m);
+
+    // An index whose mapping came from another template than the one installed now.
+    const [index] = JSON.parse((await cli('indices', 'status', '--json')).stdout).indices[0].indices as string[];
+    const es = stack.runtime.es;
+    const meta = (await es.indices.getMapping({ index: index! }))[index!]!.mappings._meta!;
+    await es.indices.putMapping({ index: index!, _meta: { ...meta, template_hash: 'an-older-template' } });
+    try {
+      const stale = await cli('indices', 'status');
+      expect(stale.stdout).toMatch(/^posts\t.*\ttemplate=v\d+ \(built from an older template: run `social-search indices rebuild posts`\)\t/m);
+      expect(stale.stdout).toMatch(/^accounts\t.*\ttemplate=v\d+\tshards=/m);
+    } finally {
+      await es.indices.putMapping({ index: index!, _meta: meta });
+    }
+  });
 });

@@ -7,6 +7,14 @@ import { EXIT, out, runCommand } from '../context.ts';
  * Where each shard copy is, compactly: `0p@node-1,0r@node-2` (shard, primary or replica, node),
  * with the state when not started and `unassigned` for a copy no node holds.
  */
+/** The template column of `indices status`, with the one command that brings the index up to date. */
+function templateText(status: IndexStatus): string {
+  if (status.indices.length === 0) return 'template=- (missing: run `social-search indices apply`)';
+  const version = `template=v${status.template_version ?? '-'}`;
+  // A changed template never reaches an existing index in place (apply says so too): only a copy does.
+  return status.up_to_date ? version : `${version} (built from an older template: run \`social-search indices rebuild ${status.name}\`)`;
+}
+
 function allocationText(status: IndexStatus): string {
   const several = status.indices.length > 1;
   return status.allocation
@@ -95,7 +103,7 @@ export function registerIndices(program: Command): void {
         for (const s of status) {
           out(
             `${s.name}\t${s.read_alias} → ${s.indices.join(',') || '(missing)'}\tdocs=${s.docs}\thealth=${s.health}\t` +
-              `template=v${s.template_version ?? '-'}${s.up_to_date ? '' : ' (needs rebuild or apply)'}` +
+              templateText(s) +
               (s.shards ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\trefresh=${s.refresh_interval}\tallocation=${allocationText(s)}` : ''),
           );
         }
