@@ -140,6 +140,24 @@ describe('social-search indices', () => {
     expect(parsed.queue).toHaveProperty('failed');
   });
 
+  it('status shows the depth of every queue that writes to the indices, embeddings and follow-ups too', async () => {
+    const embeddings = stack.runtime.queues.find((q) => q.name === 'embeddings')!;
+    // Delayed a minute, so no worker takes it while the command looks.
+    const job = await embeddings.add('embed', { posts: ['p1'], accounts: [] }, { delay: 60_000 });
+    try {
+      const json = JSON.parse((await cli('indices', 'status', '--json')).stdout);
+      expect(Object.keys(json.queues)).toEqual(['observations', 'embeddings', 'follow-ups']);
+      expect(json.queues.embeddings).toMatchObject({ delayed: 1, failed: 0, paused: 0 });
+      expect(json.queue).toEqual(json.queues.observations);
+      const text = (await cli('indices', 'status')).stdout;
+      expect(text).toMatch(/^queue observations\twaiting=\d+ active=\d+ delayed=\d+ failed=\d+ paused=0$/m);
+      expect(text).toMatch(/^queue embeddings\twaiting=0 active=0 delayed=1 failed=0 paused=0$/m);
+      expect(text).toMatch(/^queue follow-ups\t/m);
+    } finally {
+      await job.remove();
+    }
+  });
+
   it('status names the one command that brings an index up to date', async () => {
     const missing = await cliWith({ INDEX_PREFIX: `${stack.config.INDEX_PREFIX}-none` }, 'indices', 'status');
     expect(missing.code).toBe(0);

@@ -92,12 +92,13 @@ export function registerIndices(program: Command): void {
     .option('--json', 'print JSON')
     .action((options: { json?: boolean }) =>
       runCommand(async ({ config, connections, logger, use }) => {
-        const { admin, observations: queue } = use(openIndexOperations(config, connections, logger));
+        const operations = use(openIndexOperations(config, connections, logger));
         await connections.redisReady();
-        const status = await admin.status();
-        const jobs = { ...(await queue.getJobCounts('waiting', 'active', 'delayed', 'failed')), paused: (await queue.isPaused()) ? 1 : 0 };
+        const status = await operations.admin.status();
+        const depths = await operations.queueDepths();
         if (options.json) {
-          out(JSON.stringify({ indices: status, queue: jobs }));
+          // `queue` is the observations queue, as before `queues` named all three.
+          out(JSON.stringify({ indices: status, queue: depths.observations, queues: depths }));
           return;
         }
         for (const s of status) {
@@ -107,7 +108,7 @@ export function registerIndices(program: Command): void {
               (s.shards ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\trefresh=${s.refresh_interval}\tallocation=${allocationText(s)}` : ''),
           );
         }
-        out(`queue\t${Object.entries(jobs).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+        for (const [name, jobs] of Object.entries(depths)) out(`queue ${name}\t${Object.entries(jobs).map(([k, v]) => `${k}=${v}`).join(' ')}`);
       }),
     );
 }
