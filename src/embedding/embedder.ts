@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../internal/config.ts';
 import { startModelThread, type ModelThread, type ModelThreadOptions } from './model-thread.ts';
@@ -126,8 +126,7 @@ function plan(config: EmbeddingConfig): Plan {
       modelId,
       dimensions: typeof hiddenSize === 'number' ? hiddenSize : 0,
       source: dir,
-      // transformers.js finds a local model as <localModelPath>/<name>.
-      thread: { localModelPath: `${dirname(dir)}/`, model: name, dtype, threads, maxTokens: maxSeqLength(dir) },
+      thread: { source: { folder: dir, weights: join(dir, ONNX_FILES[dtype]) }, dtype, threads, maxTokens: maxSeqLength(dir) },
       cacheBytes,
     };
   }
@@ -139,7 +138,7 @@ function plan(config: EmbeddingConfig): Plan {
       modelId,
       dimensions: 0,
       source: `the hub (${config.MODEL_ID})`,
-      thread: { localModelPath: null, model: config.MODEL_ID, dtype, threads, maxTokens: null },
+      thread: { source: { hubId: config.MODEL_ID }, dtype, threads, maxTokens: null },
       cacheBytes,
     };
   }

@@ -7,26 +7,23 @@
  * It owns the only onnxruntime session of its Embedder, so inference never runs on the event loop
  * of the API. Requests run one after another, in arrival order.
  */
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, normalize, sep } from 'node:path';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers';
 
 /**
  * @typedef {object} ThreadOptions
- * @property {string | null} localModelPath folder that holds the model folder, or null to load `model` from the hub
- * @property {string} model model folder name, or hub id
+ * @property {{ folder: string, weights: string } | { hubId: string }} source a model folder and the weights file in it, or a hub id
  * @property {'q8' | 'fp32'} dtype
  * @property {number} threads onnxruntime intra-op threads (≥ 1)
  * @property {number | null} maxTokens sentence-transformers' max_seq_length when known, else the tokenizer's model_max_length
  */
 /** @typedef {{ type: 'embed', id: number, texts: string[] } | { type: 'close' }} Request */
-/** @typedef {Record<string, Tensor>} Encoding */
+/** @typedef {{ data: unknown, dims: readonly number[], dispose(): void }} Hidden the last hidden state of one text, [1, tokens, dimensions] */
 /**
  * @typedef {object} Model
- * @property {(text: string) => Encoding} tokenize
- * @property {(inputs: Encoding) => Promise<{ last_hidden_state: Tensor }>} run
+ * @property {(text: string) => number[]} tokenize token ids of one text, special tokens included
+ * @property {(ids: number[]) => Promise<Hidden>} run one text through the model
  * @property {number} maxTokens
  * @property {number} trailingSpecials special tokens after the text ([SEP] for BERT)
  * @property {() => Promise<unknown>} dispose
@@ -35,54 +32,112 @@ import { AutoModel, AutoTokenizer, Tensor, env } from '@huggingface/transformers
 const options = /** @type {ThreadOptions} */ (workerData);
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
-if (options.localModelPath !== null) {
-  // A folder on disk: a missing file must fail the load, never trigger a download.
-  env.allowRemoteModels = false;
-  env.allowLocalModels = true;
-  env.localModelPath = options.localModelPath;
-  env.useCustomCache = true;
-  env.customCache = localFolderCache(options.localModelPath, options.model);
-} else {
+/**
+ * Inputs of one unpadded text: every token attends (mask of ones), all of one segment (type 0).
+ * @param {number[]} ids
+ */
+function inputsOf(ids) {
+  return {
+    input_ids: BigInt64Array.from(ids, (id) => BigInt(id)),
+    attention_mask: new BigInt64Array(ids.length).fill(1n),
+    token_type_ids: new BigInt64Array(ids.length),
+  };
+}
+
+/**
+ * Tokens per text: the configured length, never past the model's position embeddings.
+ * @param {number | undefined} tokenizerMax the tokenizer's model_max_length
+ * @param {number | undefined} positions the model's max_position_embeddings
+ */
+function maxTokensOf(tokenizerMax, positions) {
+  return Math.min(options.maxTokens ?? tokenizerMax ?? Infinity, positions ?? Infinity);
+}
+
+/**
+ * How many special tokens a tokenizer puts after a text ([SEP] for BERT: 1).
+ * @param {(text: string, specials: boolean) => number[]} encode
+ */
+function trailingSpecialsOf(encode) {
+  const withSpecials = encode('a', true);
+  const bare = encode('a', false);
+  return Math.max(0, withSpecials.length - withSpecials.indexOf(/** @type {number} */ (bare[0])) - bare.length);
+}
+
+/** @param {string} file */
+async function readJson(file) {
+  return JSON.parse(await readFile(file, 'utf8'));
+}
+
+/**
+ * A model folder on disk, through the tokenizer library and onnxruntime directly. transformers.js
+ * is not loaded for it: its bundle (image processing included) kept ~20 MiB more resident in each
+ * process with the model (bench/README.md, "The model thread without transformers.js"). The
+ * vectors are the same, bit for bit: transformers.js runs this tokenizer and an onnxruntime
+ * session with these options, and the tests compare with its pipeline.
+ * @param {string} folder
+ * @param {string} weights the ONNX file of the configured dtype
+ * @returns {Promise<Model>}
+ */
+async function loadFolder(folder, weights) {
+  const [{ Tokenizer }, ort, tokenizerJson, tokenizerConfig, modelConfig] = await Promise.all([
+    import('@huggingface/tokenizers'),
+    import('onnxruntime-node'),
+    readJson(join(folder, 'tokenizer.json')),
+    readJson(join(folder, 'tokenizer_config.json')),
+    readJson(join(folder, 'config.json')),
+  ]);
+  const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+  // A missing file fails here, as it should: nothing is ever downloaded for a folder.
+  const session = await ort.InferenceSession.create(weights, sessionOptions);
+  const wanted = new Set(session.inputNames);
+  const output = session.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : /** @type {string} */ (session.outputNames[0]);
+  return {
+    tokenize: (text) => tokenizer.encode(text).ids,
+    async run(ids) {
+      /** @type {Record<string, import('onnxruntime-node').Tensor>} */
+      const feeds = {};
+      for (const [name, values] of Object.entries(inputsOf(ids))) {
+        if (wanted.has(name)) feeds[name] = new ort.Tensor('int64', values, [1, ids.length]);
+      }
+      return /** @type {Hidden} */ ((await session.run(feeds))[output]);
+    },
+    maxTokens: maxTokensOf(tokenizerConfig.model_max_length, modelConfig.max_position_embeddings),
+    trailingSpecials: trailingSpecialsOf((text, specials) => tokenizer.encode(text, { add_special_tokens: specials }).ids),
+    dispose: () => session.release(),
+  };
+}
+
+/**
+ * A model from the Hugging Face hub by id, through transformers.js, which downloads and caches it.
+ * @param {string} id
+ * @returns {Promise<Model>}
+ */
+async function loadFromHub(id) {
+  const { AutoModel, AutoTokenizer, Tensor, env } = await import('@huggingface/transformers');
   env.allowLocalModels = false;
   env.allowRemoteModels = true;
-}
-
-/**
- * The model folder's files as transformers.js' cache, so it never opens them itself: its local
- * file response starts streaming the whole file into memory the moment it is created, and nothing
- * ever reads that stream (the weights are loaded by path, the JSON files read again). The 59 MB
- * of model_quantized.onnx then sat in 64 KB chunks in the thread's malloc arena for good: ~60 MiB
- * of resident memory per process with the model (bench/README.md, "Memory under sustained load").
- *
- * transformers.js looks a file up by its local path, then, on a hit, again by its hub URL; both
- * map to the same file. Weights are answered with their path (onnxruntime reads the file itself),
- * other files with their bytes; a file the folder lacks is a miss, and fails the load as before.
- * @param {string} root the folder that holds the model folder
- * @param {string} model the model folder's name
- */
-function localFolderCache(root, model) {
-  const folder = normalize(join(root, model));
-  /** @param {unknown} key */
-  const fileOf = (key) => {
-    if (typeof key !== 'string') return null;
-    const hub = /\/resolve\/[^/]+\/(.+)$/.exec(key);
-    const file = normalize(hub ? join(folder, /** @type {string} */ (hub[1])) : key);
-    return file.startsWith(folder + sep) && existsSync(file) ? file : null;
-  };
+  const [tokenizer, model] = await Promise.all([
+    AutoTokenizer.from_pretrained(id),
+    AutoModel.from_pretrained(id, { dtype: options.dtype, device: 'cpu', session_options: sessionOptions }),
+  ]);
+  const positions = /** @type {{ max_position_embeddings?: number }} */ (model.config).max_position_embeddings;
   return {
-    /** @param {string} key */
-    async match(key) {
-      const file = fileOf(key);
-      if (file === null) return undefined;
-      return /\.onnx(_data(_\d+)?)?$/.test(file) ? file : new Response(await readFile(file));
+    tokenize: (text) => tokenizer.encode(text),
+    async run(ids) {
+      /** @type {Record<string, InstanceType<typeof Tensor>>} */
+      const inputs = {};
+      for (const [name, values] of Object.entries(inputsOf(ids))) inputs[name] = new Tensor('int64', values, [1, ids.length]);
+      return /** @type {{ last_hidden_state: Hidden }} */ (await model.forward(inputs)).last_hidden_state;
     },
-    async put() {},
+    maxTokens: maxTokensOf(tokenizer.model_max_length, positions),
+    trailingSpecials: trailingSpecialsOf((text, specials) => tokenizer.encode(text, { add_special_tokens: specials })),
+    dispose: () => model.dispose(),
   };
 }
 
 /**
- * Session options, measured on 2 cores (bench/README.md, "Embeddings" and "The model's memory
- * arena under a fixed malloc threshold"):
+ * Session options, measured on 2 cores (bench/README.md, "Embeddings" and "Intake with embeddings:
+ * onnxruntime's memory arena under the fixed malloc threshold"):
  * - onnxruntime's CPU memory arena: it keeps the peak of the largest run for good, and one run is
  *   one text of at most 256 tokens, so that peak is bounded (~+15 MiB). Without it, every
  *   activation of 128 KiB or more goes to malloc; under the fixed `MALLOC_MMAP_THRESHOLD_` the
@@ -115,47 +170,23 @@ const CHARS_PER_TOKEN_BOUND = 100;
  */
 async function load() {
   const started = performance.now();
-  const [tokenizer, model] = await Promise.all([
-    AutoTokenizer.from_pretrained(options.model),
-    AutoModel.from_pretrained(options.model, { dtype: options.dtype, device: 'cpu', session_options: sessionOptions }),
-  ]);
-  const positions = /** @type {{ max_position_embeddings?: number }} */ (model.config).max_position_embeddings ?? Infinity;
-  const withSpecials = tokenizer.encode('a');
-  const bare = tokenizer.encode('a', { add_special_tokens: false });
-  /** @type {Model} */
-  const loaded = {
-    tokenize: (text) => /** @type {Encoding} */ (/** @type {unknown} */ (tokenizer(text, { truncation: false, padding: false }))),
-    run: (inputs) => /** @type {Promise<{ last_hidden_state: Tensor }>} */ (model.forward(inputs)),
-    maxTokens: Math.min(options.maxTokens ?? tokenizer.model_max_length, positions),
-    trailingSpecials: Math.max(0, withSpecials.length - withSpecials.indexOf(/** @type {number} */ (bare[0])) - bare.length),
-    dispose: () => model.dispose(),
-  };
+  const { source } = options;
+  const loaded = 'hubId' in source ? await loadFromHub(source.hubId) : await loadFolder(source.folder, source.weights);
   const dimensions = (await embedOne(loaded, 'warm-up')).length;
   port.postMessage({ type: 'ready', dimensions, loadMs: Math.round(performance.now() - started) });
   return loaded;
 }
 
 /**
- * Keeps the first `maxTokens` tokens of an encoding, ending as the tokenizer ends a text ([SEP]),
- * as sentence-transformers does. (transformers.js 4.3's own truncation cuts the final [SEP] off.)
- * @param {Encoding} encoding one text: every tensor is [1, n]
+ * Keeps the first `maxTokens` tokens of a text, ending as the tokenizer ends a text ([SEP]), as
+ * sentence-transformers does. (transformers.js 4.3's own truncation cuts the final [SEP] off.)
+ * @param {number[]} ids one text's token ids, special tokens included
  * @param {Model} model
- * @returns {Encoding}
  */
-function truncate(encoding, model) {
-  const length = /** @type {number} */ (/** @type {Tensor} */ (encoding['input_ids']).dims[1]);
-  if (length <= model.maxTokens) return encoding;
+function truncate(ids, model) {
+  if (ids.length <= model.maxTokens) return ids;
   const keep = model.maxTokens - model.trailingSpecials;
-  /** @type {Encoding} */
-  const out = {};
-  for (const [name, tensor] of Object.entries(encoding)) {
-    const data = /** @type {BigInt64Array} */ (tensor.data);
-    const cut = new BigInt64Array(model.maxTokens);
-    cut.set(data.subarray(0, keep));
-    cut.set(data.subarray(length - model.trailingSpecials), keep);
-    out[name] = new Tensor(tensor.type, cut, [1, model.maxTokens]);
-  }
-  return out;
+  return [...ids.slice(0, keep), ...ids.slice(ids.length - model.trailingSpecials)];
 }
 
 /**
@@ -170,8 +201,8 @@ function truncate(encoding, model) {
  * @param {string} text
  */
 async function embedOne(model, text) {
-  const inputs = truncate(model.tokenize(text.slice(0, model.maxTokens * CHARS_PER_TOKEN_BOUND)), model);
-  const { last_hidden_state: hidden } = await model.run(inputs);
+  const ids = truncate(model.tokenize(text.slice(0, model.maxTokens * CHARS_PER_TOKEN_BOUND)), model);
+  const hidden = await model.run(ids);
   const [, tokens, dimensions] = /** @type {[number, number, number]} */ (hidden.dims);
   const states = /** @type {Float32Array} */ (hidden.data);
   const sum = new Float64Array(dimensions);

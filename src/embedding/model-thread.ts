@@ -4,10 +4,8 @@ import { packageRoot } from '../internal/paths.ts';
 
 /** What the model thread loads (its workerData; see embedding-thread.mjs). */
 export interface ModelThreadOptions {
-  /** Folder that holds the model folder, or null to load `model` from the hub by id. */
-  localModelPath: string | null;
-  /** Model folder name, or hub id. */
-  model: string;
+  /** Where the model is: a folder on disk with the weights file to load from it, or a hub id. */
+  source: { folder: string; weights: string } | { hubId: string };
   dtype: 'q8' | 'fp32';
   /** onnxruntime intra-op threads, ≥ 1. */
   threads: number;
