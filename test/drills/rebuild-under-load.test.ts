@@ -177,6 +177,10 @@ it('rebuilds posts with searches and intake running: no failed search, no lost o
     jobs: end,
   });
   expect(rebuild.code, rebuild.stderr).toBe(0);
+  // Not a terminal: each progress report on its own line, readable in a log.
+  const progress = rebuild.stderr.split('\n').filter((line) => line.includes('copied'));
+  expect(progress.length).toBeGreaterThan(0);
+  expect(progress.filter((line) => !/^copied \d+$/.test(line))).toEqual([]);
   expect(report.posts.indices).toHaveLength(1);
   expect(report.posts.indices[0]).not.toBe(initialIndices[0]);
   expect(searches.first).toBeGreaterThan(20);

@@ -65,9 +65,10 @@ export function registerIndices(program: Command): void {
           const outcome = await rebuilds.rebuild(name as IndexName, {
             keepOld: options.keepOld === true,
             signal: abort.signal,
-            onProgress: (n) => process.stderr.write(`\rcopied ${n}`),
+            // One line rewritten on a terminal; a line each in a log, where `\r` would join them into one.
+            onProgress: (n) => process.stderr.write(process.stderr.isTTY ? `\rcopied ${n}` : `copied ${n}\n`),
           });
-          process.stderr.write('\n');
+          if (process.stderr.isTTY) process.stderr.write('\n');
           if (outcome.status === 'busy') {
             process.stderr.write(`social-search: a rebuild of ${name} is already running (${outcome.heldBy}); wait for it to finish\n`);
             return EXIT.failed;
