@@ -3,10 +3,6 @@ import { INDEX_NAMES, type IndexName, type IndexStatus } from '../../engine/inde
 import { openIndexOperations } from '../../start/index-operations.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
-/**
- * Where each shard copy is, compactly: `0p@node-1,0r@node-2` (shard, primary or replica, node),
- * with the state when not started and `unassigned` for a copy no node holds.
- */
 /** The template column of `indices status`, with the one command that brings the index up to date. */
 function templateText(status: IndexStatus): string {
   if (status.indices.length === 0) return 'template=- (missing: run `social-search indices apply`)';
@@ -15,6 +11,10 @@ function templateText(status: IndexStatus): string {
   return status.up_to_date ? version : `${version} (built from an older template: run \`social-search indices rebuild ${status.name}\`)`;
 }
 
+/**
+ * Where each shard copy is, compactly: `0p@node-1,0r@node-2` (shard, primary or replica, node),
+ * with the state when not started and `unassigned` for a copy no node holds.
+ */
 function allocationText(status: IndexStatus): string {
   const several = status.indices.length > 1;
   return status.allocation
