@@ -29,7 +29,7 @@ export const MIN_TABLE_BYTES = 4 * 1024 * 1024;
 const LENGTH_DELIMITED = 2;
 const VARINT = 0;
 const MODEL = { graph: 7 };
-const GRAPH = { node: 1, initializer: 5, output: 12 };
+const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 };
 const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5 };
 const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9, dataLocation: 14 };
 const ATTRIBUTE = { name: 1, i: 3, type: 20 };
@@ -199,21 +199,21 @@ function castToFloat(name, input, output) {
 
 /**
  * The names of the float32 initializers (stored in raw_data, at least `minBytes`) that nothing
- * reads but Gather, as its data input.
+ * reads but Gather, as its data input. A table that is also a graph input (which a caller may
+ * override, as IR < 4 models list every initializer), a graph output or a declared value keeps
+ * its type: those declarations say float32.
  * @param {{ fields: Field[], nodes: Field[][], initializers: Map<number, Field[]> }} graph
  * @param {number} minBytes
  */
 function lookupTables(graph, minBytes) {
-  /** @type {Map<string, number>} uses other than a Gather's data input, by name */
-  const otherUses = new Map();
-  const count = (/** @type {string} */ name) => otherUses.set(name, (otherUses.get(name) ?? 0) + 1);
+  /** @type {Set<string>} names used other than as a Gather's data input */
+  const otherUses = new Set();
   for (const node of graph.nodes) {
     const gather = stringsOf(node, NODE.opType)[0] === 'Gather';
-    stringsOf(node, NODE.input).forEach((name, position) => (gather && position === 0 ? undefined : count(name)));
+    stringsOf(node, NODE.input).forEach((name, position) => (gather && position === 0 ? undefined : otherUses.add(name)));
   }
-  for (const output of graph.fields.filter((f) => f.field === GRAPH.output)) {
-    stringsOf(fieldsOf(/** @type {Uint8Array} */ (output.bytes)), 1).forEach(count);
-  }
+  const declared = graph.fields.filter((f) => f.field === GRAPH.input || f.field === GRAPH.output || f.field === GRAPH.valueInfo);
+  for (const value of declared) stringsOf(fieldsOf(/** @type {Uint8Array} */ (value.bytes)), 1).forEach((name) => otherUses.add(name));
   /** @type {Set<string>} */
   const names = new Set();
   for (const tensor of graph.initializers.values()) {

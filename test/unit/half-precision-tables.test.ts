@@ -72,7 +72,7 @@ function node(w: protobuf.Writer, op: string, inputs: string[], outputs: string[
   });
 }
 const TABLE = Array.from({ length: 4 * 3 }, (_, i) => (i + 1) / 3 + 1e-4 * i);
-function model(alsoMultiplied: boolean): Uint8Array {
+function model(alsoMultiplied: boolean, tableAsInput = false): Uint8Array {
   const w = Writer.create();
   w.uint32(1 << 3).int64(8);
   text(w, 2, 'half-precision-tables test');
@@ -83,6 +83,7 @@ function model(alsoMultiplied: boolean): Uint8Array {
     message(g, 5, (t) => tensor(t, 'table', [4, 3], TABLE));
     message(g, 5, (t) => tensor(t, 'two', [1], [2]));
     message(g, 11, (v) => valueInfo(v, 'ids', 7, [2]));
+    if (tableAsInput) message(g, 11, (v) => valueInfo(v, 'table', 1, [4, 3]));
     message(g, 12, (v) => valueInfo(v, 'rows', 1, [2, 3]));
     if (alsoMultiplied) message(g, 12, (v) => valueInfo(v, 'scaled', 1, [4, 3]));
   });
@@ -111,6 +112,12 @@ describe('halfPrecisionTables', () => {
     expect(tables).toEqual(['table']);
     expect(await run(original, [2, 0])).toEqual([...TABLE.slice(6, 9), ...TABLE.slice(0, 3)].map(Math.fround));
     expect(await run(converted, [2, 0])).toEqual([...TABLE.slice(6, 9), ...TABLE.slice(0, 3)].map(halved));
+  });
+
+  it('leaves a table that is also a graph input as it is: a caller may pass float32 rows for it', async () => {
+    const listed = model(false, true);
+    expect(halfPrecisionTables(listed, 16)).toEqual({ model: listed, tables: [] });
+    expect(await run(listed, [0, 3])).toEqual([...TABLE.slice(0, 3), ...TABLE.slice(9, 12)].map(Math.fround));
   });
 
   it('leaves tables below the size floor, and tables another operator reads, as they are', async () => {
