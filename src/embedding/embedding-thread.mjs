@@ -100,7 +100,8 @@ async function loadFolder(folder, weights) {
     readJson(join(folder, 'config.json')),
   ]);
   const tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
-  // A missing file fails here, as it should: nothing is ever downloaded for a folder.
+  // A missing file fails the load (q8: in the conversion thread), as it should: nothing is ever
+  // downloaded for a folder.
   const session = await sessionOf(ort, weights);
   const wanted = new Set(session.inputNames);
   const output = session.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : /** @type {string} */ (session.outputNames[0]);

@@ -24,14 +24,14 @@ import protobuf from 'protobufjs/minimal.js';
 const { Reader, Writer } = protobuf;
 
 /** Tables smaller than this stay float32: what they would save is not worth their rounding. */
-export const MIN_TABLE_BYTES = 4 * 1024 * 1024;
+const MIN_TABLE_BYTES = 4 * 1024 * 1024;
 
 const LENGTH_DELIMITED = 2;
 const VARINT = 0;
 const MODEL = { graph: 7 };
 const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 };
 const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5 };
-const TENSOR = { dims: 1, dataType: 2, name: 8, rawData: 9, dataLocation: 14 };
+const TENSOR = { dataType: 2, name: 8, rawData: 9, dataLocation: 14 };
 const ATTRIBUTE = { name: 1, i: 3, type: 20 };
 const DATA_TYPE = { float: 1, float16: 10 };
 const ATTRIBUTE_TYPE_INT = 2;
