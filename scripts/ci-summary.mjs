@@ -59,7 +59,9 @@ function countsOf(path) {
 for (const name of readdirSync(dir).sort()) {
   const counts = countsOf(join(dir, name));
   if (!counts) continue;
-  console.log(`${name.replace(/\.(json|xml)$/, '')}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`);
+  console.log(
+    `${name.replace(/\.(json|xml)$/, '')}: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+  );
   totals.passed += counts.passed;
   totals.failed += counts.failed;
   totals.skipped += counts.skipped;

@@ -6,7 +6,10 @@ import type { RecordEmbeddings } from '../src/services/intake/record-embeddings.
  * The handler of the `embeddings` queue: one job is the records one observations job left without
  * a current vector. Records already current are skipped, so a retry redoes only the rest.
  */
-export function embeddingsJob(deps: { records: Pick<RecordEmbeddings, 'embed'>; logger: Pick<Logger, 'debug'> }): JobHandler<'embeddings'> {
+export function embeddingsJob(deps: {
+  records: Pick<RecordEmbeddings, 'embed'>;
+  logger: Pick<Logger, 'debug'>;
+}): JobHandler<'embeddings'> {
   return async (payload, job) => {
     const started = performance.now();
     const written = await deps.records.embed(payload);

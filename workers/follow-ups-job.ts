@@ -20,7 +20,12 @@ export function followUpsJob(deps: {
     const work = await deps.backlog.claim(runId);
     const done = await deps.followUps.runDeferred(work);
     await deps.backlog.settle(runId);
-    const result = { accounts: work.accounts.length, authors: work.authors.length, fanned_out: done.fannedOut, baselines_updated: done.baselinesUpdated };
+    const result = {
+      accounts: work.accounts.length,
+      authors: work.authors.length,
+      fanned_out: done.fannedOut,
+      baselines_updated: done.baselinesUpdated,
+    };
     deps.logger.debug({ job: job.id, ms: Math.round(performance.now() - started), ...result }, 'follow-up run done');
     return result;
   };

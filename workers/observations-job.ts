@@ -7,7 +7,10 @@ import type { ObservationProcessor } from '../src/services/intake/processor.ts';
  * one intake request. A throw makes BullMQ retry the job with back-off; merges are idempotent,
  * so a retried job that partly succeeded before is safe to apply again.
  */
-export function observationsJob(deps: { process: ObservationProcessor; logger: Pick<Logger, 'debug'> }): JobHandler<'observations'> {
+export function observationsJob(deps: {
+  process: ObservationProcessor;
+  logger: Pick<Logger, 'debug'>;
+}): JobHandler<'observations'> {
   return async (payload, job) => {
     const started = performance.now();
     const result = await deps.process(payload.observations, {

@@ -19,7 +19,12 @@ import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 2 ** 20;
 const rssMiB = () => Math.round(process.memoryUsage().rss / MiB);
-const config = (dtype: 'q8' | 'fp32', threads: number): EmbeddingConfig => ({ MODEL_DIR, EMBEDDINGS: 'on', EMBEDDING_DTYPE: dtype, EMBEDDING_THREADS: threads });
+const config = (dtype: 'q8' | 'fp32', threads: number): EmbeddingConfig => ({
+  MODEL_DIR,
+  EMBEDDINGS: 'on',
+  EMBEDDING_DTYPE: dtype,
+  EMBEDDING_THREADS: threads,
+});
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,18 +61,33 @@ async function rssChild(dtype: 'q8' | 'fp32'): Promise<void> {
 }
 
 function measureRss(): object {
-  const bare = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.memoryUsage().rss))']));
+  const bare = Number(
+    execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.memoryUsage().rss))']),
+  );
   const runs: Record<string, unknown> = { bareNodeMiB: Math.round(bare / MiB) };
   for (const dtype of ['q8', 'fp32'] as const) {
-    for (const [label, extraEnv] of [['default malloc', {}], ['MALLOC_MMAP_THRESHOLD_=131072', { MALLOC_MMAP_THRESHOLD_: '131072' }]] as const) {
+    for (const [label, extraEnv] of [
+      ['default malloc', {}],
+      ['MALLOC_MMAP_THRESHOLD_=131072', { MALLOC_MMAP_THRESHOLD_: '131072' }],
+    ] as const) {
       const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1]!, '--rss-child', dtype], {
         env: { ...process.env, ...extraEnv },
         encoding: 'utf8',
       });
       if (child.status !== 0) throw new Error(`rss child failed: ${child.stderr}`);
-      const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { before: number; loaded: number; afterDocuments: number };
-      runs[`${dtype}, ${label}`] = { ...r, addedLoadedMiB: r.loaded - r.before, addedAfterDocumentsMiB: r.afterDocuments - r.before };
-      console.log(`rss ${dtype} (${label}): process ${r.before} → loaded ${r.loaded} → after 200 abstracts ${r.afterDocuments} MiB`);
+      const r = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
+        before: number;
+        loaded: number;
+        afterDocuments: number;
+      };
+      runs[`${dtype}, ${label}`] = {
+        ...r,
+        addedLoadedMiB: r.loaded - r.before,
+        addedAfterDocumentsMiB: r.afterDocuments - r.before,
+      };
+      console.log(
+        `rss ${dtype} (${label}): process ${r.before} → loaded ${r.loaded} → after 200 abstracts ${r.afterDocuments} MiB`,
+      );
     }
   }
   return runs;
@@ -103,9 +123,13 @@ async function createRaw(dtype: 'q8' | 'fp32', threads: number): Promise<Raw> {
       const out: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += batch) {
         const chunk = texts.slice(start, start + batch);
-        const encoded = tokenizer(chunk, { padding: true, truncation: true }) as unknown as Record<string, { data: BigInt64Array; dims: number[] }>;
+        const encoded = tokenizer(chunk, { padding: true, truncation: true }) as unknown as Record<
+          string,
+          { data: BigInt64Array; dims: number[] }
+        >;
         const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {};
-        for (const name of session.inputNames) feeds[name] = new ort.Tensor('int64', encoded[name]!.data, encoded[name]!.dims);
+        for (const name of session.inputNames)
+          feeds[name] = new ort.Tensor('int64', encoded[name]!.data, encoded[name]!.dims);
         const result = await session.run(feeds);
         const hidden = result[session.outputNames[0]!]!;
         const [rows, tokens, dims] = hidden.dims as [number, number, number];
@@ -131,7 +155,11 @@ async function createRaw(dtype: 'q8' | 'fp32', threads: number): Promise<Raw> {
 
 // ---------------------------------------------------------------------------------------------
 
-async function queryLatency(embedders: Record<string, Embedder>, texts: string[], warmup: number): Promise<Record<string, object>> {
+async function queryLatency(
+  embedders: Record<string, Embedder>,
+  texts: string[],
+  warmup: number,
+): Promise<Record<string, object>> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(embedders).map((k) => [k, []]));
   // Query by query across the settings, so a noisy moment hits them all.
   for (let i = 0; i < texts.length; i++) {
@@ -141,7 +169,12 @@ async function queryLatency(embedders: Record<string, Embedder>, texts: string[]
       if (i >= warmup) samples[name]!.push(performance.now() - started);
     }
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, { n: v.length, p50Ms: round2(percentile(v, 50)), p99Ms: round2(percentile(v, 99)) }]));
+  return Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      { n: v.length, p50Ms: round2(percentile(v, 50)), p99Ms: round2(percentile(v, 99)) },
+    ]),
+  );
 }
 
 /** Bursts of concurrent distinct queries: each query's own latency, and requests to the model thread per burst. */
@@ -151,12 +184,20 @@ async function queryBursts(embedder: Embedder, texts: string[], size: number): P
   let bursts = 0;
   for (let start = 0; start + size <= texts.length; start += size, bursts++) {
     const started = performance.now();
-    await Promise.all(texts.slice(start, start + size).map(async (text) => {
-      await embedder.embedQuery(text);
-      samples.push(performance.now() - started);
-    }));
+    await Promise.all(
+      texts.slice(start, start + size).map(async (text) => {
+        await embedder.embedQuery(text);
+        samples.push(performance.now() - started);
+      }),
+    );
   }
-  return { bursts, size, modelCallsPerBurst: (embedder.stats().modelCalls - callsBefore) / bursts, p50Ms: round2(percentile(samples, 50)), p99Ms: round2(percentile(samples, 99)) };
+  return {
+    bursts,
+    size,
+    modelCallsPerBurst: (embedder.stats().modelCalls - callsBefore) / bursts,
+    p50Ms: round2(percentile(samples, 50)),
+    p99Ms: round2(percentile(samples, 99)),
+  };
 }
 
 async function cachedRepeat(embedder: Embedder, text: string, n: number): Promise<object> {
@@ -169,7 +210,11 @@ async function cachedRepeat(embedder: Embedder, text: string, n: number): Promis
     samples.push(performance.now() - started);
   }
   if (embedder.stats().modelCalls !== calls) throw new Error('a cached repeat reached the model');
-  return { n, p50Ms: Math.round(percentile(samples, 50) * 1000) / 1000, p99Ms: Math.round(percentile(samples, 99) * 1000) / 1000 };
+  return {
+    n,
+    p50Ms: Math.round(percentile(samples, 50) * 1000) / 1000,
+    p99Ms: Math.round(percentile(samples, 99) * 1000) / 1000,
+  };
 }
 
 /** Gaps between ticks of a 5 ms interval: how long the event loop was unavailable. */
@@ -186,7 +231,12 @@ function eventLoopGaps() {
       }, 5);
     },
     stop: () => clearInterval(timer),
-    summary: () => ({ intervalMs: 5, p50: round2(percentile(all, 50)), p99: round2(percentile(all, 99)), max: round2(Math.max(...all)) }),
+    summary: () => ({
+      intervalMs: 5,
+      p50: round2(percentile(all, 50)),
+      p99: round2(percentile(all, 99)),
+      max: round2(Math.max(...all)),
+    }),
   };
 }
 
@@ -196,7 +246,12 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return dot;
 }
 
-async function documentThroughput(dtype: 'q8' | 'fp32', threads: number, texts: string[], rounds: number): Promise<object> {
+async function documentThroughput(
+  dtype: 'q8' | 'fp32',
+  threads: number,
+  texts: string[],
+  rounds: number,
+): Promise<object> {
   const embedder = createEmbedder(config(dtype, threads));
   await embedder.ready();
   const raw = await createRaw(dtype, threads);
@@ -227,7 +282,11 @@ async function documentThroughput(dtype: 'q8' | 'fp32', threads: number, texts: 
       if (name === 'embedder') gaps.stop();
     }
     chunk.forEach((_, i) => agreement.push(cosine(vectors.embedder![i]!, vectors.raw![i]!)));
-    console.log(`round ${r + 1}/${rounds}: ${Object.entries(seconds).map(([k, v]) => `${k} ${Math.round(((r + 1) * chunk.length) / v)}/s`).join(', ')}`);
+    console.log(
+      `round ${r + 1}/${rounds}: ${Object.entries(seconds)
+        .map(([k, v]) => `${k} ${Math.round(((r + 1) * chunk.length) / v)}/s`)
+        .join(', ')}`,
+    );
   }
   await embedder.close();
   const perSecond = (s: number) => Math.round((texts.length / s) * 10) / 10;
@@ -236,7 +295,11 @@ async function documentThroughput(dtype: 'q8' | 'fp32', threads: number, texts: 
     threads,
     texts: texts.length,
     rounds,
-    textsPerSecond: { embedder: perSecond(seconds.embedder), rawOnnxruntime: perSecond(seconds.raw), rawOnnxruntimeBatch32: perSecond(seconds.rawBatch32) },
+    textsPerSecond: {
+      embedder: perSecond(seconds.embedder),
+      rawOnnxruntime: perSecond(seconds.raw),
+      rawOnnxruntimeBatch32: perSecond(seconds.rawBatch32),
+    },
     ratioEmbedderToRaw: Math.round((seconds.raw / seconds.embedder) * 1000) / 1000,
     eventLoopGapDuringEmbedderMs: gaps.summary(),
     // Below 1 only for texts over 256 tokens: raw uses transformers.js truncation, which drops the final [SEP].
@@ -245,7 +308,14 @@ async function documentThroughput(dtype: 'q8' | 'fp32', threads: number, texts: 
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { docs: { type: 'string', default: '2000' }, queries: { type: 'string', default: '300' }, 'rss-child': { type: 'string' } }, allowPositionals: true });
+  const { values } = parseArgs({
+    options: {
+      docs: { type: 'string', default: '2000' },
+      queries: { type: 'string', default: '300' },
+      'rss-child': { type: 'string' },
+    },
+    allowPositionals: true,
+  });
   if (values['rss-child']) return rssChild(values['rss-child'] as 'q8' | 'fp32');
   const docCount = Number(values.docs);
   const queryCount = Number(values.queries);
@@ -253,7 +323,12 @@ async function main(): Promise<void> {
   const cores = availableParallelism();
 
   console.log('query latency (embedQuery, distinct SciFact queries, sequential)…');
-  const settings = { 'q8, 1 thread': config('q8', 1), 'q8, 2 threads': config('q8', 2), 'fp32, 1 thread': config('fp32', 1), 'fp32, 2 threads': config('fp32', 2) };
+  const settings = {
+    'q8, 1 thread': config('q8', 1),
+    'q8, 2 threads': config('q8', 2),
+    'fp32, 1 thread': config('fp32', 1),
+    'fp32, 2 threads': config('fp32', 2),
+  };
   const embedders: Record<string, Embedder> = {};
   for (const [name, c] of Object.entries(settings)) {
     embedders[name] = createEmbedder(c);
@@ -262,9 +337,17 @@ async function main(): Promise<void> {
   const warmup = 30;
   const latency = await queryLatency(embedders, queries().slice(0, queryCount + warmup), warmup);
   console.table(latency);
-  const cached = await cachedRepeat(embedders['q8, 2 threads']!, 'night-time skincare routine with a discount code', 2000);
+  const cached = await cachedRepeat(
+    embedders['q8, 2 threads']!,
+    'night-time skincare routine with a discount code',
+    2000,
+  );
   console.log('cached repeat', cached);
-  const bursts = await queryBursts(embedders['q8, 2 threads']!, queries().slice(queryCount + warmup, queryCount + warmup + 320), 16);
+  const bursts = await queryBursts(
+    embedders['q8, 2 threads']!,
+    queries().slice(queryCount + warmup, queryCount + warmup + 320),
+    16,
+  );
   console.log('bursts of concurrent queries', bursts);
   for (const e of Object.values(embedders)) await e.close();
 
@@ -283,7 +366,13 @@ async function main(): Promise<void> {
 
   const result = {
     date: started.toISOString(),
-    machine: { cpus: cores, model: cpus()[0]?.model, totalMemGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtEnd: loadavg().map(round2) },
+    machine: {
+      cpus: cores,
+      model: cpus()[0]?.model,
+      totalMemGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      loadAverageAtEnd: loadavg().map(round2),
+    },
     model: MODEL_DIR,
     queryLatency: latency,
     cachedRepeat: cached,

@@ -29,7 +29,17 @@
 import { Client } from '@elastic/elasticsearch';
 import { execFileSync, execSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -114,9 +124,13 @@ const log = (line: string) => process.stderr.write(`[${new Date().toISOString().
 async function loadService(root: string) {
   const load = <T>(file: string) => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
   return {
-    ...(await load<typeof import('../../src/engine/elasticsearch/projection.ts')>('src/engine/elasticsearch/projection.ts')),
+    ...(await load<typeof import('../../src/engine/elasticsearch/projection.ts')>(
+      'src/engine/elasticsearch/projection.ts',
+    )),
     ...(await load<typeof import('../../src/text/embedding-text.ts')>('src/text/embedding-text.ts')),
-    ...(await load<typeof import('../../src/engine/elasticsearch/index-admin.ts')>('src/engine/elasticsearch/index-admin.ts')),
+    ...(await load<typeof import('../../src/engine/elasticsearch/index-admin.ts')>(
+      'src/engine/elasticsearch/index-admin.ts',
+    )),
     ...(await load<typeof import('../../src/engine/elasticsearch/names.ts')>('src/engine/elasticsearch/names.ts')),
     ...(await load<typeof import('../../src/internal/config.ts')>('src/internal/config.ts')),
     ...(await load<typeof import('../../src/internal/paths.ts')>('src/internal/paths.ts')),
@@ -130,11 +144,23 @@ type Service = Awaited<ReturnType<typeof loadService>>;
 let service: Service | null = null;
 
 /** The files a service process needs (with node_modules linked from this checkout). */
-const SERVICE_FILES = ['bin', 'src', 'workers', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+const SERVICE_FILES = [
+  'bin',
+  'src',
+  'workers',
+  'index-templates',
+  'package.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 
 function git(...gitArgs: string[]): string | null {
   try {
-    return execFileSync('git', ['--no-optional-locks', ...gitArgs], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['--no-optional-locks', ...gitArgs], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return null;
   }
@@ -145,14 +171,20 @@ function git(...gitArgs: string[]): string | null {
  * working tree, uncommitted edits included. The run then measures one fixed version even while
  * others edit the checkout. Returns what was copied.
  */
-function snapshotService(dir: string, rev: string | undefined): { source: string; commit: string | null; modified: string[]; hash: string } {
+function snapshotService(
+  dir: string,
+  rev: string | undefined,
+): { source: string; commit: string | null; modified: string[]; hash: string } {
   mkdirSync(dir, { recursive: true });
   let commit: string | null;
   let modified: string[] = [];
   if (rev) {
     commit = git('rev-parse', '--verify', `${rev}^{commit}`);
     if (!commit) throw new Error(`--service-commit ${rev}: no such commit`);
-    execSync(`git --no-optional-locks archive --format=tar ${commit} ${SERVICE_FILES.join(' ')} | tar -x -C '${dir}'`, { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    execSync(`git --no-optional-locks archive --format=tar ${commit} ${SERVICE_FILES.join(' ')} | tar -x -C '${dir}'`, {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   } else {
     commit = git('rev-parse', 'HEAD');
     modified = (git('status', '--porcelain', '--', ...SERVICE_FILES) ?? '').split('\n').filter(Boolean);
@@ -165,7 +197,14 @@ function snapshotService(dir: string, rev: string | undefined): { source: string
     else hash.update(path.relative(dir, file)).update(readFileSync(file));
   };
   for (const entry of SERVICE_FILES) if (existsSync(path.join(dir, entry))) walk(path.join(dir, entry));
-  return { source: rev ? `commit ${commit?.slice(0, 7)} (git archive)` : `working tree at ${commit?.slice(0, 7) ?? '?'}${modified.length ? ' + uncommitted changes' : ''}`, commit: commit?.slice(0, 7) ?? null, modified, hash: hash.digest('hex').slice(0, 16) };
+  return {
+    source: rev
+      ? `commit ${commit?.slice(0, 7)} (git archive)`
+      : `working tree at ${commit?.slice(0, 7) ?? '?'}${modified.length ? ' + uncommitted changes' : ''}`,
+    commit: commit?.slice(0, 7) ?? null,
+    modified,
+    hash: hash.digest('hex').slice(0, 16),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -177,7 +216,12 @@ const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
 const queues: Producer<QueueName>[] = [];
 const noVisibility = { current: async () => '0', advance: async () => undefined };
 const admin = (prefix: string) =>
-  service!.createIndexAdmin({ client: es, indexPrefix: prefix, templatesDir: service!.templatesDir(), visibility: noVisibility });
+  service!.createIndexAdmin({
+    client: es,
+    indexPrefix: prefix,
+    templatesDir: service!.templatesDir(),
+    visibility: noVisibility,
+  });
 
 let cleaning: Promise<void> | null = null;
 let unpin = (): void => undefined;
@@ -187,7 +231,10 @@ function cleanup(): Promise<void> {
     await Promise.all(children.map((c) => c.stop().catch(() => undefined)));
     await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
     if (!args.keep && service) {
-      for (const prefix of [PREFIX, RAW_PREFIX]) await admin(prefix).destroy().catch((e) => log(`could not delete ${prefix} indices: ${e}`));
+      for (const prefix of [PREFIX, RAW_PREFIX])
+        await admin(prefix)
+          .destroy()
+          .catch((e) => log(`could not delete ${prefix} indices: ${e}`));
       await deleteRedisKeys(`${PREFIX}:*`).catch((e) => log(`could not delete Redis keys: ${e}`));
     } else {
       log(`--keep: indices ${PREFIX}-*, ${RAW_PREFIX}-* and Redis keys ${PREFIX}:* left in place`);
@@ -223,7 +270,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 /** Rejects as soon as any child exits, with its last output. */
 function childrenAlive(): Promise<never> {
   return Promise.race(
-    children.map((c) => c.exited.then((code) => Promise.reject(new Error(`${c.name} exited (${code}) during the run:\n${c.tail()}`)))),
+    children.map((c) =>
+      c.exited.then((code) => Promise.reject(new Error(`${c.name} exited (${code}) during the run:\n${c.tail()}`))),
+    ),
   );
 }
 
@@ -264,7 +313,10 @@ async function engineWork(prefix?: string): Promise<{ ops: number; mergeS: numbe
     };
   }
   const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: ['indexing', 'merge'] });
-  return { ops: stats._all.primaries?.indexing?.index_total ?? 0, mergeS: (stats._all.primaries?.merges?.total_time_in_millis ?? 0) / 1000 };
+  return {
+    ops: stats._all.primaries?.indexing?.index_total ?? 0,
+    mergeS: (stats._all.primaries?.merges?.total_time_in_millis ?? 0) / 1000,
+  };
 }
 
 /**
@@ -274,7 +326,10 @@ async function engineWork(prefix?: string): Promise<{ ops: number; mergeS: numbe
  * extra engine CPU goes.
  */
 async function engineActivity(prefix: string) {
-  const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments'] });
+  const stats = await es.indices.stats({
+    index: `${prefix}-posts,${prefix}-accounts`,
+    metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments'],
+  });
   const p = stats._all.primaries;
   return {
     index_ops: p?.indexing?.index_total ?? 0,
@@ -305,12 +360,26 @@ interface Interference {
   foreign_merge_s: number;
 }
 async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Promise<() => Promise<Interference>> {
-  const own = () => ownPids().reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) + (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  const own = () =>
+    ownPids().reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) +
+    (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
   // The indices of `ownPrefix` may be new (no stats yet) or carry work from before the phase.
   const ownWork = () => engineWork(ownPrefix).catch(() => ({ ops: 0, mergeS: 0 }));
-  const before = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), node: await engineWork(), mine: await ownWork() };
+  const before = {
+    busy: machineBusySeconds(),
+    es: await elasticsearchCpuSeconds(),
+    own: own(),
+    node: await engineWork(),
+    mine: await ownWork(),
+  };
   return async () => {
-    const after = { busy: machineBusySeconds(), es: await elasticsearchCpuSeconds(), own: own(), node: await engineWork(), mine: await ownWork() };
+    const after = {
+      busy: machineBusySeconds(),
+      es: await elasticsearchCpuSeconds(),
+      own: own(),
+      node: await engineWork(),
+      mine: await ownWork(),
+    };
     return {
       foreign_cpu_s: round(after.busy - before.busy - (after.es - before.es) - (after.own - before.own)),
       foreign_index_ops: after.node.ops - before.node.ops - (after.mine.ops - before.mine.ops),
@@ -352,26 +421,35 @@ async function queueState(queue: Producer<QueueName>): Promise<QueueState> {
 }
 
 /** Sums of what the completed jobs of `queue` returned, read straight from their Redis hashes. */
-async function jobTotals(queue: QueueName): Promise<{ jobs: number; retried: number; totals: Record<string, number>; jobMs: { p50: number; max: number } }> {
+async function jobTotals(
+  queue: QueueName,
+): Promise<{ jobs: number; retried: number; totals: Record<string, number>; jobMs: { p50: number; max: number } }> {
   const ids = await redis.zrange(`${PREFIX}:${queue}:completed`, 0, -1);
   const totals: Record<string, number> = {};
   const durations: number[] = [];
   let retried = 0;
   for (let i = 0; i < ids.length; i += 500) {
     const pipeline = redis.pipeline();
-    for (const id of ids.slice(i, i + 500)) pipeline.hmget(`${PREFIX}:${queue}:${id}`, 'returnvalue', 'processedOn', 'finishedOn', 'atm', 'ats');
+    for (const id of ids.slice(i, i + 500))
+      pipeline.hmget(`${PREFIX}:${queue}:${id}`, 'returnvalue', 'processedOn', 'finishedOn', 'atm', 'ats');
     for (const [error, fields] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
       const [returned, processedOn, finishedOn, attemptsMade, attemptsStarted] = fields as Array<string | null>;
       const value = returned ? (JSON.parse(returned) as unknown) : null;
       if (typeof value === 'number') totals['embedded'] = (totals['embedded'] ?? 0) + value;
-      else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) if (typeof v === 'number') totals[k] = (totals[k] ?? 0) + v;
+      else if (value && typeof value === 'object')
+        for (const [k, v] of Object.entries(value)) if (typeof v === 'number') totals[k] = (totals[k] ?? 0) + v;
       if (processedOn && finishedOn) durations.push(Number(finishedOn) - Number(processedOn));
       if (Number(attemptsMade ?? 0) > 1 || Number(attemptsStarted ?? 0) > 1) retried++;
     }
   }
   durations.sort((a, b) => a - b);
-  return { jobs: ids.length, retried, totals, jobMs: { p50: durations[Math.floor(durations.length / 2)] ?? 0, max: durations.at(-1) ?? 0 } };
+  return {
+    jobs: ids.length,
+    retried,
+    totals,
+    jobMs: { p50: durations[Math.floor(durations.length / 2)] ?? 0, max: durations.at(-1) ?? 0 },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,21 +463,34 @@ async function main(): Promise<void> {
   if (args.dist) {
     // The image's mode (Dockerfile): the compiled build, and glibc returning large freed blocks.
     const started = performance.now();
-    execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: SERVICE_ROOT, stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: SERVICE_ROOT, stdio: 'inherit' },
+    );
     log(`compiled the service tree in ${seconds(performance.now() - started)} s`);
   }
   service = await loadService(SERVICE_ROOT);
   const { createProducer, createEmbedder, indexNames, loadConfig, openConnections, openKeys } = service;
   if (tree.modified.length > 0) log(`note: measuring uncommitted changes: ${tree.modified.join('; ')}`);
   // The core-only development node has no `GET /`: read the version from the nodes info.
-  const esVersion = Object.values((await es.nodes.info({ node_id: '_local', metric: '_none' })).nodes)[0]?.version ?? null;
-  log(`run ${RUN}: ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}; service: ${tree.source}`);
+  const esVersion =
+    Object.values((await es.nodes.info({ node_id: '_local', metric: '_none' })).nodes)[0]?.version ?? null;
+  log(
+    `run ${RUN}: ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}; service: ${tree.source}`,
+  );
 
   const loadBefore = loadavg();
   // 0. The dataset, written once (untimed).
   let t = performance.now();
-  const load = generateLoad({ posts: POSTS, accounts: ACCOUNTS, seed: SEED }, PER_REQUEST, path.join(SCRATCH, 'observations.ndjson'));
-  log(`generated ${load.observations} observations (${JSON.stringify(load.kinds)}), ${round(load.bytes / 2 ** 20)} MiB, ${load.requests.length} requests, in ${seconds(performance.now() - t)} s`);
+  const load = generateLoad(
+    { posts: POSTS, accounts: ACCOUNTS, seed: SEED },
+    PER_REQUEST,
+    path.join(SCRATCH, 'observations.ndjson'),
+  );
+  log(
+    `generated ${load.observations} observations (${JSON.stringify(load.kinds)}), ${round(load.bytes / 2 ** 20)} MiB, ${load.requests.length} requests, in ${seconds(performance.now() - t)} s`,
+  );
 
   // 1. Indices, through the service's own command.
   const port = await freePort();
@@ -420,22 +511,37 @@ async function main(): Promise<void> {
     };
     delete env['MODEL_ID'];
     // As the image runs it (Dockerfile), unless the environment says otherwise (to measure another).
-    if (args.dist) Object.assign(env, { SOCIAL_SEARCH_DIST: '1', MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072' });
+    if (args.dist)
+      Object.assign(env, {
+        SOCIAL_SEARCH_DIST: '1',
+        MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
+      });
     if (embeddings) Object.assign(env, { EMBEDDINGS: 'on', MODEL_DIR });
     else Object.assign(env, { EMBEDDINGS: 'off' });
     return env;
   };
   const bin = path.join(SERVICE_ROOT, 'bin/social-search.js');
-  const applyOutput = execFileSync(process.execPath, [bin, 'indices', 'apply'], { cwd: SERVICE_ROOT, env: serviceEnv(false), encoding: 'utf8' });
+  const applyOutput = execFileSync(process.execPath, [bin, 'indices', 'apply'], {
+    cwd: SERVICE_ROOT,
+    env: serviceEnv(false),
+    encoding: 'utf8',
+  });
   log(`indices apply: ${applyOutput.trim().split('\n').length} lines`);
 
   // 2. The worker and the API, each its own process. The API only takes intake here: no model.
   const logFile = (name: string) => path.join(RESULTS_DIR, `intake-${name}.log`);
   for (const name of ['worker', 'api']) writeFileSync(logFile(name), '');
   // WORKER_NODE_OPTIONS: Node flags for the worker alone (a heap limit, say), as a deployment would set them.
-  const workerEnv = { ...serviceEnv(EMBEDDINGS), ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}) };
+  const workerEnv = {
+    ...serviceEnv(EMBEDDINGS),
+    ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}),
+  };
   // --worker-node-arg: flags NODE_OPTIONS refuses (--cpu-prof and its directory, for a profile of the worker).
-  const worker = startChild('worker', [...(args['worker-node-arg'] ?? []), bin, 'worker'], { cwd: SERVICE_ROOT, env: workerEnv, logFile: logFile('worker') });
+  const worker = startChild('worker', [...(args['worker-node-arg'] ?? []), bin, 'worker'], {
+    cwd: SERVICE_ROOT,
+    env: workerEnv,
+    logFile: logFile('worker'),
+  });
   children.push(worker);
   const api = startChild('api', [bin, 'serve'], { cwd: SERVICE_ROOT, env: serviceEnv(false), logFile: logFile('api') });
   children.push(api);
@@ -455,7 +561,8 @@ async function main(): Promise<void> {
     until('the API', async () => (await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok === true, 120_000),
   );
   await within(until('the worker', async () => (await observationsQueue.getWorkers()).length > 0, 300_000));
-  if (EMBEDDINGS) await within(until('the embeddings worker', async () => (await embeddingsQueue.getWorkers()).length > 0, 60_000));
+  if (EMBEDDINGS)
+    await within(until('the embeddings worker', async () => (await embeddingsQueue.getWorkers()).length > 0, 60_000));
   log(`API and worker up in ${seconds(performance.now() - t)} s (worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB)`);
 
   // An ingest key, made the way `keys create` makes one.
@@ -469,7 +576,12 @@ async function main(): Promise<void> {
 
   if (args['engine-cpus']) {
     const redisPid = await localRedisPid(redis);
-    const pinned = await pinEngineAndService(es, args['engine-cpus'], args['service-cpus']!, [worker.pid, api.pid, ...(redisPid === null ? [] : [redisPid]), process.pid]);
+    const pinned = await pinEngineAndService(es, args['engine-cpus'], args['service-cpus']!, [
+      worker.pid,
+      api.pid,
+      ...(redisPid === null ? [] : [redisPid]),
+      process.pid,
+    ]);
     unpin = pinned.unpin;
     log(`pinned ${pinned.description}`);
   }
@@ -480,10 +592,22 @@ async function main(): Promise<void> {
   rss.resetWindow();
   const idleWorkerRss = rss.last(worker.pid);
   const serviceProbe = await interferenceProbe(() => [worker.pid, api.pid], PREFIX);
-  const cpuBefore = { worker: cpuSeconds(worker.pid) ?? 0, api: cpuSeconds(api.pid) ?? 0, es: await elasticsearchCpuSeconds(), bench: process.cpuUsage() };
+  const cpuBefore = {
+    worker: cpuSeconds(worker.pid) ?? 0,
+    api: cpuSeconds(api.pid) ?? 0,
+    es: await elasticsearchCpuSeconds(),
+    bench: process.cpuUsage(),
+  };
 
   // 3. Service side: send, drain, refresh.
-  const timeline: Array<{ t_s: number; accepted: number; pending_jobs: number; completed_jobs: number; embedding_jobs_pending: number; worker_rss_mib: number | null }> = [];
+  const timeline: Array<{
+    t_s: number;
+    accepted: number;
+    pending_jobs: number;
+    completed_jobs: number;
+    embedding_jobs_pending: number;
+    worker_rss_mib: number | null;
+  }> = [];
   let accepted = 0;
   const started = performance.now();
   const sampleTimeline = async () => {
@@ -514,7 +638,9 @@ async function main(): Promise<void> {
       },
     }),
   );
-  log(`HTTP intake: ${sent.accepted} accepted in ${seconds(sent.elapsedMs)} s (${round(sent.accepted / (sent.elapsedMs / 1000), 0)} obs/s)`);
+  log(
+    `HTTP intake: ${sent.accepted} accepted in ${seconds(sent.elapsedMs)} s (${round(sent.accepted / (sent.elapsedMs / 1000), 0)} obs/s)`,
+  );
 
   // Drained: no job pending on any queue, none failed. The observations queue is read first:
   // a job queues its embedding and follow-up work before it completes, so an empty observations
@@ -527,10 +653,13 @@ async function main(): Promise<void> {
         const obs = await queueState(observationsQueue);
         const fol = await queueState(followUpsQueue);
         const emb = await queueState(embeddingsQueue);
-        if (obs.failed + fol.failed + emb.failed > 0) throw new Error(`${obs.failed + fol.failed + emb.failed} job(s) failed for good; see ${logFile('worker')}`);
+        if (obs.failed + fol.failed + emb.failed > 0)
+          throw new Error(`${obs.failed + fol.failed + emb.failed} job(s) failed for good; see ${logFile('worker')}`);
         if (performance.now() - lastLog > 10_000) {
           lastLog = performance.now();
-          log(`pending: ${obs.pending} observation jobs, ${fol.pending} follow-up runs, ${emb.pending} embedding jobs; worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB`);
+          log(
+            `pending: ${obs.pending} observation jobs, ${fol.pending} follow-up runs, ${emb.pending} embedding jobs; worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB`,
+          );
         }
         return obs.pending === 0 && fol.pending === 0 && emb.pending === 0;
       },
@@ -545,13 +674,25 @@ async function main(): Promise<void> {
   clearInterval(timelineTimer);
   await sampleTimeline();
   rss.sample();
-  const cpuAfter = { worker: cpuSeconds(worker.pid) ?? 0, api: cpuSeconds(api.pid) ?? 0, es: await elasticsearchCpuSeconds(), bench: process.cpuUsage(cpuBefore.bench) };
+  const cpuAfter = {
+    worker: cpuSeconds(worker.pid) ?? 0,
+    api: cpuSeconds(api.pid) ?? 0,
+    es: await elasticsearchCpuSeconds(),
+    bench: process.cpuUsage(cpuBefore.bench),
+  };
   const serviceInterference = await serviceProbe();
   flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
   const serviceMs = serviceEnd - sent.startedAt;
-  const workerRss = { idle: idleWorkerRss, peak_during_run: rss.windowPeak(worker.pid), peak_with_startup: rss.lifePeak(worker.pid), final: rss.last(worker.pid) };
+  const workerRss = {
+    idle: idleWorkerRss,
+    peak_during_run: rss.windowPeak(worker.pid),
+    peak_with_startup: rss.lifePeak(worker.pid),
+    final: rss.last(worker.pid),
+  };
   const apiRssPeak = rss.windowPeak(api.pid);
-  log(`service: ${load.observations} observations in ${seconds(serviceMs)} s (${round(load.observations / (serviceMs / 1000), 0)} obs/s); worker RSS peak ${round(workerRss.peak_during_run ?? 0)} MiB, final ${round(workerRss.final ?? 0)} MiB`);
+  log(
+    `service: ${load.observations} observations in ${seconds(serviceMs)} s (${round(load.observations / (serviceMs / 1000), 0)} obs/s); worker RSS peak ${round(workerRss.peak_during_run ?? 0)} MiB, final ${round(workerRss.final ?? 0)} MiB`,
+  );
 
   const observationJobs = await jobTotals('observations');
   const embeddingJobs = EMBEDDINGS ? await jobTotals('embeddings') : null;
@@ -574,25 +715,43 @@ async function main(): Promise<void> {
       return (Object.values(mapping)[0]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash;
     };
     const [serviceHash, rawHash] = await Promise.all([hashOf(PREFIX), hashOf(RAW_PREFIX)]);
-    if (!serviceHash || serviceHash !== rawHash) throw new Error(`the raw ${name} index is not identical to the service's: template ${rawHash} vs ${serviceHash}`);
+    if (!serviceHash || serviceHash !== rawHash)
+      throw new Error(`the raw ${name} index is not identical to the service's: template ${rawHash} vs ${serviceHash}`);
   }
   t = performance.now();
-  const exported = await exportFinalDocuments(es, service, { servicePrefix: PREFIX, rawPrefix: RAW_PREFIX, file: path.join(SCRATCH, 'bulk.ndjson'), batchBytes: BULK_BYTES, collectTexts: EMBEDDINGS });
-  log(`exported ${exported.posts} posts and ${exported.accounts} accounts (${round(exported.bytes / 2 ** 20)} MiB in ${exported.batches.length} bulk bodies) in ${seconds(performance.now() - t)} s`);
+  const exported = await exportFinalDocuments(es, service, {
+    servicePrefix: PREFIX,
+    rawPrefix: RAW_PREFIX,
+    file: path.join(SCRATCH, 'bulk.ndjson'),
+    batchBytes: BULK_BYTES,
+    collectTexts: EMBEDDINGS,
+  });
+  log(
+    `exported ${exported.posts} posts and ${exported.accounts} accounts (${round(exported.bytes / 2 ** 20)} MiB in ${exported.batches.length} bulk bodies) in ${seconds(performance.now() - t)} s`,
+  );
 
   let embed: RawEmbedResult | null = null;
   if (EMBEDDINGS) {
-    const embedder = createEmbedder({ MODEL_DIR, EMBEDDINGS: 'on', EMBEDDING_DTYPE: config.EMBEDDING_DTYPE, EMBEDDING_THREADS: config.EMBEDDING_THREADS });
+    const embedder = createEmbedder({
+      MODEL_DIR,
+      EMBEDDINGS: 'on',
+      EMBEDDING_DTYPE: config.EMBEDDING_DTYPE,
+      EMBEDDING_THREADS: config.EMBEDDING_THREADS,
+    });
     await embedder.ready();
     await embedder.embedDocuments(exported.texts.slice(0, 8)); // warm-up
     embed = await rawEmbed(embedder, exported.texts);
     await embedder.close();
-    log(`raw embedding: ${embed.texts} texts in ${seconds(embed.elapsedMs)} s (${round(embed.texts / (embed.elapsedMs / 1000))} texts/s)`);
+    log(
+      `raw embedding: ${embed.texts} texts in ${seconds(embed.elapsedMs)} s (${round(embed.texts / (embed.elapsedMs / 1000))} texts/s)`,
+    );
   }
 
   // Repeated into fresh identical indices (the median counts): one bulk of a few seconds swings
   // with whatever else the two cores do; the service side's minutes average that out.
-  const bulks: Array<RawBulkResult & { esCpuS: number; interference: Interference; activity: Awaited<ReturnType<typeof engineActivity>> }> = [];
+  const bulks: Array<
+    RawBulkResult & { esCpuS: number; interference: Interference; activity: Awaited<ReturnType<typeof engineActivity>> }
+  > = [];
   for (let repeat = 0; repeat < RAW_REPEATS; repeat++) {
     if (repeat > 0) {
       await admin(RAW_PREFIX).destroy();
@@ -633,10 +792,36 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     label: args.label ?? null,
     run: RUN,
-    machine: { cpus: cpus().length, cpu: cpus()[0]?.model ?? null, memory_gib: round(totalmem() / 2 ** 30), node: process.version, elasticsearch: esVersion, load_average_before: loadBefore.map((x) => round(x, 2)), load_average_after: loadavg().map((x) => round(x, 2)) },
+    machine: {
+      cpus: cpus().length,
+      cpu: cpus()[0]?.model ?? null,
+      memory_gib: round(totalmem() / 2 ** 30),
+      node: process.version,
+      elasticsearch: esVersion,
+      load_average_before: loadBefore.map((x) => round(x, 2)),
+      load_average_after: loadavg().map((x) => round(x, 2)),
+    },
     service_tree: tree,
-    options: { posts: POSTS, accounts: ACCOUNTS, seed: SEED, embeddings: EMBEDDINGS, runtime: args.dist ? 'compiled (SOCIAL_SEARCH_DIST=1, MALLOC_MMAP_THRESHOLD_=131072)' : 'tsx', worker_concurrency: config.WORKER_CONCURRENCY, requests_in_flight: IN_FLIGHT, observations_per_request: PER_REQUEST, bulk_body_mib: BULK_BYTES / 2 ** 20, engine_cpus: args['engine-cpus'] ?? null, service_cpus: args['service-cpus'] ?? null },
-    dataset: { observations: load.observations, kinds: load.kinds, ndjson_mib: round(load.bytes / 2 ** 20), documents: counts, deleted_copies: deleted._all.primaries?.docs?.deleted ?? null },
+    options: {
+      posts: POSTS,
+      accounts: ACCOUNTS,
+      seed: SEED,
+      embeddings: EMBEDDINGS,
+      runtime: args.dist ? 'compiled (SOCIAL_SEARCH_DIST=1, MALLOC_MMAP_THRESHOLD_=131072)' : 'tsx',
+      worker_concurrency: config.WORKER_CONCURRENCY,
+      requests_in_flight: IN_FLIGHT,
+      observations_per_request: PER_REQUEST,
+      bulk_body_mib: BULK_BYTES / 2 ** 20,
+      engine_cpus: args['engine-cpus'] ?? null,
+      service_cpus: args['service-cpus'] ?? null,
+    },
+    dataset: {
+      observations: load.observations,
+      kinds: load.kinds,
+      ndjson_mib: round(load.bytes / 2 ** 20),
+      documents: counts,
+      deleted_copies: deleted._all.primaries?.docs?.deleted ?? null,
+    },
     service: {
       elapsed_s: seconds(serviceMs),
       drained_s: seconds(drainedAt - sent.startedAt),
@@ -668,8 +853,26 @@ async function main(): Promise<void> {
     raw: {
       elapsed_s: seconds(rawMs),
       obs_per_s: round(rawRate),
-      bulk: { elapsed_s: seconds(bulk.elapsedMs), refresh_s: seconds(bulk.refreshMs), documents: bulk.docs, mib: round(exported.bytes / 2 ** 20), bodies: exported.batches.length, in_flight: 2, docs_per_s: round(bulk.docs / (bulk.elapsedMs / 1000)), elasticsearch_cpu_s: round(esCpuRaw), engine_activity: bulk.activity, repeats_s: bulks.map((b) => seconds(b.elapsedMs)), interference: bulks.map((b) => b.interference) },
-      embed: embed ? { texts: embed.texts, elapsed_s: seconds(embed.elapsedMs), texts_per_s: round(embed.texts / (embed.elapsedMs / 1000), 2) } : null,
+      bulk: {
+        elapsed_s: seconds(bulk.elapsedMs),
+        refresh_s: seconds(bulk.refreshMs),
+        documents: bulk.docs,
+        mib: round(exported.bytes / 2 ** 20),
+        bodies: exported.batches.length,
+        in_flight: 2,
+        docs_per_s: round(bulk.docs / (bulk.elapsedMs / 1000)),
+        elasticsearch_cpu_s: round(esCpuRaw),
+        engine_activity: bulk.activity,
+        repeats_s: bulks.map((b) => seconds(b.elapsedMs)),
+        interference: bulks.map((b) => b.interference),
+      },
+      embed: embed
+        ? {
+            texts: embed.texts,
+            elapsed_s: seconds(embed.elapsedMs),
+            texts_per_s: round(embed.texts / (embed.elapsedMs / 1000), 2),
+          }
+        : null,
       records_with_vectors: exported.withVectors,
     },
     ratio: round(ratio, 3),
@@ -682,30 +885,69 @@ async function main(): Promise<void> {
   };
 
   const resultsFile = path.join(RESULTS_DIR, 'intake.json');
-  const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as { runs?: unknown[] }) : {};
+  const previous = existsSync(resultsFile)
+    ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as { runs?: unknown[] })
+    : {};
   writeFileSync(resultsFile, JSON.stringify({ runs: [...(previous.runs ?? []), result] }, null, 2) + '\n');
 
   const s = result.service;
-  console.log(`\nIntake throughput — ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}, ${args.dist ? 'compiled' : 'tsx'} (run ${RUN})`);
+  console.log(
+    `\nIntake throughput — ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}, ${args.dist ? 'compiled' : 'tsx'} (run ${RUN})`,
+  );
   console.table([
     { measure: 'observations', value: load.observations },
     { measure: 'documents (posts / accounts)', value: `${counts.posts} / ${counts.accounts}` },
     { measure: 'service obs/s (first request → drained + refresh)', value: `${s.obs_per_s} (${s.elapsed_s} s)` },
     { measure: 'HTTP intake acceptance obs/s', value: `${s.http.obs_per_s} (${s.http.elapsed_s} s)` },
-    ...(embed ? [{ measure: 'raw embedding texts/s', value: `${result.raw.embed!.texts_per_s} (${embed.texts} texts, ${result.raw.embed!.elapsed_s} s)` }] : []),
-    { measure: `raw bulk docs/s (median of ${RAW_REPEATS})`, value: `${result.raw.bulk.docs_per_s} (${result.raw.bulk.repeats_s.join(' / ')} s)` },
-    { measure: EMBEDDINGS ? 'raw obs/s (embed + bulk)' : 'raw obs/s (bulk)', value: `${result.raw.obs_per_s} (${result.raw.elapsed_s} s)` },
+    ...(embed
+      ? [
+          {
+            measure: 'raw embedding texts/s',
+            value: `${result.raw.embed!.texts_per_s} (${embed.texts} texts, ${result.raw.embed!.elapsed_s} s)`,
+          },
+        ]
+      : []),
+    {
+      measure: `raw bulk docs/s (median of ${RAW_REPEATS})`,
+      value: `${result.raw.bulk.docs_per_s} (${result.raw.bulk.repeats_s.join(' / ')} s)`,
+    },
+    {
+      measure: EMBEDDINGS ? 'raw obs/s (embed + bulk)' : 'raw obs/s (bulk)',
+      value: `${result.raw.obs_per_s} (${result.raw.elapsed_s} s)`,
+    },
     { measure: `ratio service / raw (target ${EMBEDDINGS ? '≥ 0.9' : '≥ 0.7'})`, value: result.ratio },
-    { measure: 'worker RSS MiB: idle / peak in run / peak incl. start-up / final', value: `${workerRss.idle === null ? '-' : round(workerRss.idle)} / ${round(workerRss.peak_during_run ?? 0)} / ${round(workerRss.peak_with_startup ?? 0)} / ${round(workerRss.final ?? 0)}` },
-    { measure: 'CPU s: worker / API / Elasticsearch (service side)', value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}` },
+    {
+      measure: 'worker RSS MiB: idle / peak in run / peak incl. start-up / final',
+      value: `${workerRss.idle === null ? '-' : round(workerRss.idle)} / ${round(workerRss.peak_during_run ?? 0)} / ${round(workerRss.peak_with_startup ?? 0)} / ${round(workerRss.final ?? 0)}`,
+    },
+    {
+      measure: 'CPU s: worker / API / Elasticsearch (service side)',
+      value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}`,
+    },
     { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
-    ...([['service', s.engine_activity], ['raw bulk', result.raw.bulk.engine_activity]] as const).map(([side, a]) => ({
+    ...(
+      [
+        ['service', s.engine_activity],
+        ['raw bulk', result.raw.bulk.engine_activity],
+      ] as const
+    ).map(([side, a]) => ({
       measure: `engine, ${side}: index ops / refreshes (external) / merges (s) / gets`,
       value: `${a.index_ops} / ${a.refreshes} (${a.external_refreshes}) / ${a.merges} (${a.merge_s}) / ${a.gets}`,
     })),
-    { measure: 'other work: CPU s / docs indexed / merge s (service; raw bulks)', value: [serviceInterference, ...bulks.map((b) => b.interference)].map((i) => `${i.foreign_cpu_s} / ${i.foreign_index_ops} / ${i.foreign_merge_s}`).join('; ') },
-    { measure: 'observation jobs (retried)', value: `${observationJobs.jobs} (${observationJobs.retried}); writes ${JSON.stringify(observationJobs.totals)}` },
-    { measure: 'follow-up runs (retried)', value: `${followUpJobs.jobs} (${followUpJobs.retried}); ${JSON.stringify(followUpJobs.totals)}` },
+    {
+      measure: 'other work: CPU s / docs indexed / merge s (service; raw bulks)',
+      value: [serviceInterference, ...bulks.map((b) => b.interference)]
+        .map((i) => `${i.foreign_cpu_s} / ${i.foreign_index_ops} / ${i.foreign_merge_s}`)
+        .join('; '),
+    },
+    {
+      measure: 'observation jobs (retried)',
+      value: `${observationJobs.jobs} (${observationJobs.retried}); writes ${JSON.stringify(observationJobs.totals)}`,
+    },
+    {
+      measure: 'follow-up runs (retried)',
+      value: `${followUpJobs.jobs} (${followUpJobs.retried}); ${JSON.stringify(followUpJobs.totals)}`,
+    },
   ]);
   console.log(`results appended to ${path.relative(process.cwd(), resultsFile)}`);
 }

@@ -70,8 +70,16 @@ export interface SendResult {
  * Sends every request of `load` to `POST /internal/v1/social/observations` (202, no wait), at most
  * `inFlight` at once over as many keep-alive connections. Fails unless every line is accepted.
  */
-export async function sendLoad(load: GeneratedLoad, options: { baseUrl: string; key: string; inFlight: number; onProgress?: (accepted: number) => void }): Promise<SendResult> {
-  const pool = new Pool(options.baseUrl, { connections: options.inFlight, pipelining: 1, headersTimeout: 600_000, bodyTimeout: 600_000 });
+export async function sendLoad(
+  load: GeneratedLoad,
+  options: { baseUrl: string; key: string; inFlight: number; onProgress?: (accepted: number) => void },
+): Promise<SendResult> {
+  const pool = new Pool(options.baseUrl, {
+    connections: options.inFlight,
+    pipelining: 1,
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  });
   const fd = openSync(load.file, 'r');
   const requestMs: number[] = [];
   let next = 0;
@@ -109,7 +117,9 @@ export async function sendLoad(load: GeneratedLoad, options: { baseUrl: string; 
       if (response.statusCode !== 202) throw new Error(`intake answered ${response.statusCode}: ${text.slice(0, 500)}`);
       const answer = JSON.parse(text) as { accepted: number; rejected: Array<{ line: number; detail: string }> };
       if (answer.accepted !== slice.lines || answer.rejected.length > 0) {
-        throw new Error(`intake accepted ${answer.accepted} of ${slice.lines}: ${JSON.stringify(answer.rejected.slice(0, 3))}`);
+        throw new Error(
+          `intake accepted ${answer.accepted} of ${slice.lines}: ${JSON.stringify(answer.rejected.slice(0, 3))}`,
+        );
       }
       accepted += answer.accepted;
       options.onProgress?.(accepted);

@@ -22,11 +22,21 @@ export interface ServiceChild {
 }
 
 /** Starts `node <args>` (or `command <args>`) in `cwd`; stdout and stderr go to `logFile`. */
-export function startChild(name: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; command?: string }): ServiceChild {
+export function startChild(
+  name: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; logFile: string; command?: string },
+): ServiceChild {
   const command = options.command ?? process.execPath;
   const log = createWriteStream(options.logFile, { flags: 'a' });
-  log.write(`--- ${new Date().toISOString()} ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}\n`);
-  const child: ChildProcess = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  log.write(
+    `--- ${new Date().toISOString()} ${name}: ${command === process.execPath ? 'node' : command} ${args.join(' ')}\n`,
+  );
+  const child: ChildProcess = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   if (child.pid === undefined) throw new Error(`could not start ${name}`);
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {

@@ -59,7 +59,16 @@ export async function exportFinalDocuments(
   const { projectAccount, projectPost, accountEmbeddingText, postEmbeddingText } = projection;
   const started = performance.now();
   const fd = openSync(options.file, 'w');
-  const out: ExportedDocuments = { file: options.file, batches: [], posts: 0, accounts: 0, withVectors: 0, bytes: 0, texts: [], elapsedMs: 0 };
+  const out: ExportedDocuments = {
+    file: options.file,
+    batches: [],
+    posts: 0,
+    accounts: 0,
+    withVectors: 0,
+    bytes: 0,
+    texts: [],
+    elapsedMs: 0,
+  };
   let parts: string[] = [];
   let partBytes = 0;
   let partDocs = 0;
@@ -98,7 +107,10 @@ export async function exportFinalDocuments(
             partBytes += Buffer.byteLength(line);
             partDocs++;
             if (options.collectTexts) {
-              const text = name === 'posts' ? postEmbeddingText(record as PostRecord) : accountEmbeddingText(record as AccountRecord);
+              const text =
+                name === 'posts'
+                  ? postEmbeddingText(record as PostRecord)
+                  : accountEmbeddingText(record as AccountRecord);
               if (text.length > 0) out.texts.push(text);
             }
             if (partBytes >= options.batchBytes) flush();
@@ -130,8 +142,16 @@ export interface RawBulkResult {
  * Sends every body of `exported` to `POST /_bulk`, `inFlight` at a time, then refreshes
  * `refreshIndices`. Fails on any item error.
  */
-export async function rawBulk(exported: ExportedDocuments, options: { elasticsearchUrl: string; inFlight: number; refreshIndices: string[] }): Promise<RawBulkResult> {
-  const pool = new Pool(options.elasticsearchUrl, { connections: options.inFlight, pipelining: 1, headersTimeout: 600_000, bodyTimeout: 600_000 });
+export async function rawBulk(
+  exported: ExportedDocuments,
+  options: { elasticsearchUrl: string; inFlight: number; refreshIndices: string[] },
+): Promise<RawBulkResult> {
+  const pool = new Pool(options.elasticsearchUrl, {
+    connections: options.inFlight,
+    pipelining: 1,
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  });
   const fd = openSync(exported.file, 'r');
   let next = 0;
   let docs = 0;
@@ -141,8 +161,16 @@ export async function rawBulk(exported: ExportedDocuments, options: { elasticsea
       const slice = exported.batches[next++]!;
       const body = Buffer.allocUnsafe(slice.bytes);
       readSync(fd, body, 0, slice.bytes, slice.offset);
-      const response = await pool.request({ method: 'POST', path: '/_bulk', headers: { 'content-type': 'application/x-ndjson' }, body });
-      const answer = (await response.body.json()) as { errors: boolean; items: Array<Record<string, { status: number; error?: { type: string; reason: string } }>> };
+      const response = await pool.request({
+        method: 'POST',
+        path: '/_bulk',
+        headers: { 'content-type': 'application/x-ndjson' },
+        body,
+      });
+      const answer = (await response.body.json()) as {
+        errors: boolean;
+        items: Array<Record<string, { status: number; error?: { type: string; reason: string } }>>;
+      };
       if (response.statusCode !== 200) throw new Error(`_bulk answered ${response.statusCode}`);
       if (answer.errors) {
         const first = answer.items.map((item) => Object.values(item)[0]!).find((r) => r.error);
@@ -188,7 +216,8 @@ export async function rawEmbed(embedder: Embedder, texts: readonly string[], chu
   const started = performance.now();
   for (let i = 0; i < texts.length; i += chunk) {
     const vectors = await embedder.embedDocuments(texts.slice(i, i + chunk));
-    if (vectors.length !== Math.min(chunk, texts.length - i)) throw new Error('embedder returned the wrong number of vectors');
+    if (vectors.length !== Math.min(chunk, texts.length - i))
+      throw new Error('embedder returned the wrong number of vectors');
   }
   return { texts: texts.length, elapsedMs: performance.now() - started };
 }

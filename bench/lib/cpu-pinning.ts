@@ -29,7 +29,12 @@ export async function localRedisPid(redis: Redis): Promise<number | null> {
  * `servicePids` to `serviceCpus`; returns what puts every one of them back on all CPUs. Returns a
  * description for the log too.
  */
-export async function pinEngineAndService(es: Client, engineCpus: string, serviceCpus: string, servicePids: number[]): Promise<{ unpin: () => void; description: string }> {
+export async function pinEngineAndService(
+  es: Client,
+  engineCpus: string,
+  serviceCpus: string,
+  servicePids: number[],
+): Promise<{ unpin: () => void; description: string }> {
   const all = `0-${availableParallelism() - 1}`;
   const info = await es.nodes.info({ metric: 'process' });
   const engine = Object.values(info.nodes).map((n) => Number(n.process?.id));
@@ -47,5 +52,8 @@ export async function pinEngineAndService(es: Client, engineCpus: string, servic
       }
     }
   };
-  return { unpin, description: `Elasticsearch (pids ${engine.join(', ')}) on CPUs ${engineCpus}; the service's processes (${servicePids.join(', ')}) on ${serviceCpus}` };
+  return {
+    unpin,
+    description: `Elasticsearch (pids ${engine.join(', ')}) on CPUs ${engineCpus}; the service's processes (${servicePids.join(', ')}) on ${serviceCpus}`,
+  };
 }

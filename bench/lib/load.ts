@@ -49,7 +49,8 @@ export interface LoadRun {
   stop(): void;
 }
 
-const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+const quantile = (sorted: number[], q: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const ms = (x: number) => Math.round(x * 100) / 100;
 
 /** Starts a load: `connections` keep-alive connections, at most `rate` requests/s overall (null: as fast as they go). */
@@ -138,7 +139,12 @@ export function startLoad(options: {
       non2xx: result.non2xx,
       errors: result.errors,
       timeouts: result.timeouts,
-      latency: { p50_ms: result.latency.p50, p90_ms: result.latency.p90, p99_ms: result.latency.p99, max_ms: result.latency.max },
+      latency: {
+        p50_ms: result.latency.p50,
+        p90_ms: result.latency.p90,
+        p99_ms: result.latency.p99,
+        max_ms: result.latency.max,
+      },
       kinds,
     };
   });

@@ -25,7 +25,10 @@ const PROBE = path.join(REPO_ROOT, 'bench/soak/memory-probe.mjs');
 /** The Elasticsearch nodes benches talk to (raw sides, cleanup), from the environment. */
 export function elasticsearchUrls(): string[] {
   const list = process.env['ELASTICSEARCH_URLS'] ?? process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200';
-  return list.split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean);
+  return list
+    .split(',')
+    .map((u) => u.trim().replace(/\/+$/, ''))
+    .filter(Boolean);
 }
 
 export const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -84,7 +87,12 @@ export interface ServiceStack {
 }
 
 /** Polls `check` until it is true. */
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 250): Promise<void> {
+export async function until(
+  what: string,
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 250,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check().catch(() => false))) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -115,7 +123,11 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
   const failure = new Promise<never>((_resolve, reject) => (fail = reject));
   failure.catch(() => undefined);
   const env = (extra: NodeJS.ProcessEnv, probeFile: string, launched = false): NodeJS.ProcessEnv => {
-    const nodeOptions = [process.env['NODE_OPTIONS'] ?? '', launched && launcher === 'bin' ? nodeArgs.join(' ') : '', probeFile && options.probeIntervalMs ? `--import=${PROBE}` : ''];
+    const nodeOptions = [
+      process.env['NODE_OPTIONS'] ?? '',
+      launched && launcher === 'bin' ? nodeArgs.join(' ') : '',
+      probeFile && options.probeIntervalMs ? `--import=${PROBE}` : '',
+    ];
     return {
       ...process.env,
       ELASTICSEARCH_URL: esUrl,
@@ -125,7 +137,9 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       ...options.env,
       ...extra,
       NODE_OPTIONS: nodeOptions.filter(Boolean).join(' '),
-      ...(probeFile && options.probeIntervalMs ? { SOAK_PROBE_FILE: probeFile, SOAK_PROBE_INTERVAL_MS: String(options.probeIntervalMs) } : {}),
+      ...(probeFile && options.probeIntervalMs
+        ? { SOAK_PROBE_FILE: probeFile, SOAK_PROBE_INTERVAL_MS: String(options.probeIntervalMs) }
+        : {}),
     };
   };
 
@@ -135,7 +149,12 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       for (const child of children) stopped.add(child);
       await Promise.all(children.map((c) => c.stop(15_000).catch(() => undefined)));
       await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
-      const admin = createIndexAdmin({ client: es, indexPrefix: prefix, templatesDir: path.join(REPO_ROOT, 'index-templates'), visibility: { current: async () => '0', advance: async () => undefined } });
+      const admin = createIndexAdmin({
+        client: es,
+        indexPrefix: prefix,
+        templatesDir: path.join(REPO_ROOT, 'index-templates'),
+        visibility: { current: async () => '0', advance: async () => undefined },
+      });
       await admin.destroy().catch((e: unknown) => log(`could not delete ${prefix} indices: ${String(e)}`));
       let cursor = '0';
       do {
@@ -156,13 +175,22 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
     });
   }
   try {
-    execFileSync(process.execPath, [bin, 'indices', 'apply'], { cwd: root, env: env({ EMBEDDINGS: 'off' }, ''), stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [bin, 'indices', 'apply'], {
+      cwd: root,
+      env: env({ EMBEDDINGS: 'off' }, ''),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const spawn = (name: string, args: string[], extra: NodeJS.ProcessEnv): StackProcess => {
       const probeFile = path.join(scratch, `${name}.probe.jsonl`);
       const logFile = path.join(logDir, `${options.label}-${name}.log`);
       const child =
         launcher === 'bin'
-          ? startChild(name, [path.join(root, 'bin/social-search'), ...args], { cwd: root, env: env(extra, probeFile, true), logFile, command: '/bin/sh' })
+          ? startChild(name, [path.join(root, 'bin/social-search'), ...args], {
+              cwd: root,
+              env: env(extra, probeFile, true),
+              logFile,
+              command: '/bin/sh',
+            })
           : startChild(name, [...nodeArgs, bin, ...args], { cwd: root, env: env(extra, probeFile, true), logFile });
       children.push(child);
       void child.exited.then((code) => {
@@ -175,17 +203,45 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
     for (let i = 0; i < options.apis; i++) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      apis.push({ ...spawn(options.apis > 1 ? `api${i + 1}` : 'api', ['serve'], { HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: url }), url });
+      apis.push({
+        ...spawn(options.apis > 1 ? `api${i + 1}` : 'api', ['serve'], {
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          PUBLIC_BASE_URL: url,
+        }),
+        url,
+      });
     }
     const ready = Promise.all(
-      apis.map((api) => until(`${api.child.name} /readyz`, async () => (await fetch(`${api.url}/readyz`)).status === 200, options.readyTimeoutMs ?? 180_000)),
+      apis.map((api) =>
+        until(
+          `${api.child.name} /readyz`,
+          async () => (await fetch(`${api.url}/readyz`)).status === 200,
+          options.readyTimeoutMs ?? 180_000,
+        ),
+      ),
     );
     await Promise.race([ready, failure]);
-    const created = execFileSync(process.execPath, [bin, 'keys', 'create', '--owner', 'bench@example.com', '--name', options.label, '--scopes', 'search,ingest', '--json'], {
-      cwd: root,
-      env: env({ EMBEDDINGS: 'off' }, ''),
-      encoding: 'utf8',
-    });
+    const created = execFileSync(
+      process.execPath,
+      [
+        bin,
+        'keys',
+        'create',
+        '--owner',
+        'bench@example.com',
+        '--name',
+        options.label,
+        '--scopes',
+        'search,ingest',
+        '--json',
+      ],
+      {
+        cwd: root,
+        env: env({ EMBEDDINGS: 'off' }, ''),
+        encoding: 'utf8',
+      },
+    );
     const key = (JSON.parse(created) as { key: string }).key;
     return {
       prefix,
@@ -230,7 +286,12 @@ export function lastProbe(proc: StackProcess): Record<string, number> | null {
  * flight) until `posts` post observations have gone, then waits until the worker has indexed them
  * (observations and follow-ups queues empty; embeddings may go on) and refreshes.
  */
-export async function seedThroughIntake(stack: ServiceStack, observations: Iterator<Record<string, unknown>>, posts: number, perRequest = 500): Promise<{ observations: number; posts: number }> {
+export async function seedThroughIntake(
+  stack: ServiceStack,
+  observations: Iterator<Record<string, unknown>>,
+  posts: number,
+  perRequest = 500,
+): Promise<{ observations: number; posts: number }> {
   const pool = new Pool(stack.apis[0]!.url, { connections: 2 });
   let sentPosts = 0;
   let sent = 0;
@@ -247,31 +308,60 @@ export async function seedThroughIntake(stack: ServiceStack, observations: Itera
   };
   const lane = async () => {
     for (let body = nextBody(); body !== null; body = nextBody()) {
-      const response = await pool.request({ path: '/internal/v1/social/observations', method: 'POST', body, headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/x-ndjson' } });
+      const response = await pool.request({
+        path: '/internal/v1/social/observations',
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/x-ndjson' },
+      });
       const text = await response.body.text();
       const answer = JSON.parse(text) as { rejected?: unknown[] };
-      if (response.statusCode !== 202 || (answer.rejected?.length ?? 0) > 0) throw new Error(`seeding: intake answered ${response.statusCode}: ${text.slice(0, 500)}`);
+      if (response.statusCode !== 202 || (answer.rejected?.length ?? 0) > 0)
+        throw new Error(`seeding: intake answered ${response.statusCode}: ${text.slice(0, 500)}`);
     }
   };
   await Promise.race([Promise.all([lane(), lane()]), stack.failure]);
   await pool.close();
-  await until('the worker to index the seed', async () => {
-    const depth = await stack.queueDepth();
-    return depth.observations === 0 && depth['follow-ups'] === 0;
-  }, 30 * 60_000, 500);
+  await until(
+    'the worker to index the seed',
+    async () => {
+      const depth = await stack.queueDepth();
+      return depth.observations === 0 && depth['follow-ups'] === 0;
+    },
+    30 * 60_000,
+    500,
+  );
   await stack.es.indices.refresh({ index: `${stack.prefix}-posts,${stack.prefix}-accounts` });
   return { observations: sent, posts: sentPosts };
 }
 
 /** Ids and alternate keys of what the stack's indices hold, for GETs (up to `max` of each). */
-export async function readTargets(stack: ServiceStack, max = 10_000): Promise<{ posts: Array<{ id: string; shortcode: string | null }>; accounts: Array<{ id: string; handle: string | null }> }> {
+export async function readTargets(
+  stack: ServiceStack,
+  max = 10_000,
+): Promise<{
+  posts: Array<{ id: string; shortcode: string | null }>;
+  accounts: Array<{ id: string; handle: string | null }>;
+}> {
   const ids = async (index: string, field: string) => {
-    const response = await stack.es.search({ index, size: max, _source: false, fields: [field], query: { term: { servable: true } } });
-    return response.hits.hits.map((h) => ({ id: h._id!, value: ((h.fields?.[field] as string[] | undefined) ?? [null])[0] ?? null }));
+    const response = await stack.es.search({
+      index,
+      size: max,
+      _source: false,
+      fields: [field],
+      query: { term: { servable: true } },
+    });
+    return response.hits.hits.map((h) => ({
+      id: h._id!,
+      value: ((h.fields?.[field] as string[] | undefined) ?? [null])[0] ?? null,
+    }));
   };
   const posts = await ids(`${stack.prefix}-posts`, 'shortcode');
   const accounts = await ids(`${stack.prefix}-accounts`, 'handle');
-  return { posts: posts.map((p) => ({ id: p.id, shortcode: p.value })), accounts: accounts.map((a) => ({ id: a.id, handle: a.value })) };
+  return {
+    posts: posts.map((p) => ({ id: p.id, shortcode: p.value })),
+    accounts: accounts.map((a) => ({ id: a.id, handle: a.value })),
+  };
 }
 
 /**
@@ -280,16 +370,27 @@ export async function readTargets(stack: ServiceStack, max = 10_000): Promise<{ 
  * before a change in the same conditions as after it. The caller removes the folder.
  */
 export function exportCommit(rev: string): string {
-  const commit = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  const commit = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  }).trim();
   const dir = path.join(REPO_ROOT, '.scratch', `service-${commit.slice(0, 10)}-${randomBytes(3).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
   const files = ['bin', 'src', 'workers', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-  execFileSync('sh', ['-c', `git --no-optional-locks archive --format=tar ${commit} ${files.join(' ')} | tar -x -C '${dir}'`], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    'sh',
+    ['-c', `git --no-optional-locks archive --format=tar ${commit} ${files.join(' ')} | tar -x -C '${dir}'`],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   return dir;
 }
 
 /** Compiles the service at `root` as the Docker image does (`tsconfig.build.json` into `root/dist`). */
 export function compileService(root: string): void {
-  execFileSync(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+    { cwd: root, stdio: 'inherit' },
+  );
 }

@@ -93,7 +93,13 @@ function flatSubfield(name: string, base: EsAnalyzer, stemmed: EsAnalyzer): Inde
     key: name,
     properties: { body: { type: 'text', analyzer: base, fields: { stemmed: textField(stemmed) } } },
     doc: (d) => ({ body: flatText(d) }),
-    queries: [{ name, group: 'flat', build: (q) => ({ multi_match: { query: q, type: 'most_fields', fields: ['body', 'body.stemmed'] } }) }],
+    queries: [
+      {
+        name,
+        group: 'flat',
+        build: (q) => ({ multi_match: { query: q, type: 'most_fields', fields: ['body', 'body.stemmed'] } }),
+      },
+    ],
   };
 }
 
@@ -103,7 +109,13 @@ function flatPlusClient(name: string, base: EsAnalyzer, s: ClientStemmer): Index
     key: name,
     properties: { body: textField(base), body_stemmed: textField('whitespace') },
     doc: (d) => ({ body: flatText(d), body_stemmed: clientAnalyze(flatText(d), s.stem, true) }),
-    queries: [{ name, group: 'flat', build: (q) => ({ bool: { should: [match('body', q), match('body_stemmed', clientAnalyze(q, s.stem, true))] } }) }],
+    queries: [
+      {
+        name,
+        group: 'flat',
+        build: (q) => ({ bool: { should: [match('body', q), match('body_stemmed', clientAnalyze(q, s.stem, true))] } }),
+      },
+    ],
   };
 }
 
@@ -114,7 +126,12 @@ function split(name: string, analyzer: EsAnalyzer | ClientStemmer): IndexSpec {
   const prep = (t: string): string => (client ? clientAnalyze(t, client.stem, true) : t);
   const field = textField(client ? 'whitespace' : (analyzer as EsAnalyzer));
   const mm = (type: 'best_fields' | 'most_fields', q: string): Query => ({
-    multi_match: { query: prep(q), type, fields: ['title', 'text'], ...(type === 'best_fields' ? { tie_breaker: 0.5 } : {}) },
+    multi_match: {
+      query: prep(q),
+      type,
+      fields: ['title', 'text'],
+      ...(type === 'best_fields' ? { tie_breaker: 0.5 } : {}),
+    },
   });
   const bm25f = (q: string): Query => ({ combined_fields: { query: prep(q), fields: ['title', 'text'] } });
   return {
@@ -163,7 +180,9 @@ interface IndexStats {
 }
 
 async function buildIndex(index: string, spec: IndexSpec, corpus: readonly BeirDoc[]): Promise<IndexStats> {
-  const similarity = spec.bm25 ? { similarity: { default: { type: 'BM25' as const, k1: spec.bm25.k1, b: spec.bm25.b } } } : {};
+  const similarity = spec.bm25
+    ? { similarity: { default: { type: 'BM25' as const, k1: spec.bm25.k1, b: spec.bm25.b } } }
+    : {};
   const started = performance.now();
   created.add(index);
   await client.indices.create({
@@ -199,7 +218,10 @@ async function runQueries(index: string, variant: QueryVariant, queries: readonl
     const response = await search(text);
     wall.push(performance.now() - t0);
     took.push(response.took);
-    run.set(id, response.hits.hits.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })));
+    run.set(
+      id,
+      response.hits.hits.map((hit) => ({ id: hit._id!, score: hit._score ?? 0 })),
+    );
   }
   return { run, tookP50: median(took), clientP50: median(wall) };
 }
@@ -217,7 +239,13 @@ interface Result {
   readonly clientP50: number;
 }
 
-async function evaluate(spec: IndexSpec, corpus: readonly BeirDoc[], queries: readonly [string, string][], qrels: Qrels, note = ''): Promise<Result[]> {
+async function evaluate(
+  spec: IndexSpec,
+  corpus: readonly BeirDoc[],
+  queries: readonly [string, string][],
+  qrels: Qrels,
+  note = '',
+): Promise<Result[]> {
   const index = `${PREFIX}${spec.key.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   const stats = await buildIndex(index, spec, corpus);
   const results: Result[] = [];
@@ -230,7 +258,16 @@ async function evaluate(spec: IndexSpec, corpus: readonly BeirDoc[], queries: re
       await writeFile(path.join(RUN_DIR, `${variant.name.replace(/[^a-z0-9]+/gi, '_')}.run`), `${lines.join('\n')}\n`);
     }
     if (evaluated !== queries.length) throw new Error(`evaluated ${evaluated} queries, expected ${queries.length}`);
-    results.push({ name: variant.name, group: variant.group, index: spec.key, ndcg: mean, perQuery, stats, tookP50, clientP50 });
+    results.push({
+      name: variant.name,
+      group: variant.group,
+      index: spec.key,
+      ndcg: mean,
+      perQuery,
+      stats,
+      tookP50,
+      clientP50,
+    });
     console.log(
       `  ${(note + variant.name).padEnd(44)} nDCG@10 ${mean.toFixed(4)}  index ${(stats.indexMs / 1000).toFixed(1)} s  took p50 ${tookP50} ms  client p50 ${clientP50.toFixed(1)} ms`,
     );
@@ -265,9 +302,17 @@ async function main(): Promise<void> {
   await waitForEs();
   const nodes = await client.nodes.info({ node_id: '_local', metric: 'os' });
   const node = Object.values(nodes.nodes)[0];
-  console.log(`SciFact: ${corpus.length} documents, ${queries.length} test queries; Elasticsearch ${node?.version} at ${ES_URL}`);
+  console.log(
+    `SciFact: ${corpus.length} documents, ${queries.length} test queries; Elasticsearch ${node?.version} at ${ES_URL}`,
+  );
 
-  const porter2 = await loadStemmer(STEMMER_DIR, 'porter2', 'wink-porter2-stemmer@2.0.1', 'wink-porter2-stemmer/src/wink-porter2-stemmer.js', 'default');
+  const porter2 = await loadStemmer(
+    STEMMER_DIR,
+    'porter2',
+    'wink-porter2-stemmer@2.0.1',
+    'wink-porter2-stemmer/src/wink-porter2-stemmer.js',
+    'default',
+  );
   const porter1 = await loadStemmer(STEMMER_DIR, 'porter1', 'stemmer@2.0.1', 'stemmer/index.js', 'stemmer');
 
   const specs: IndexSpec[] = [
@@ -301,11 +346,17 @@ async function main(): Promise<void> {
   const bestSpec = specs.find((s) => s.key === best.index)!;
   const alt = { k1: 0.9, b: 0.4 };
   const altName = `${best.name} (k1 ${alt.k1}, b ${alt.b})`;
-  const altSpec = { ...bestSpec, key: `${bestSpec.key} bm25 alt`, bm25: alt, queries: bestSpec.queries.map((q) => ({ ...q, name: altName, group: 'bm25' as const })) };
+  const altSpec = {
+    ...bestSpec,
+    key: `${bestSpec.key} bm25 alt`,
+    bm25: alt,
+    queries: bestSpec.queries.map((q) => ({ ...q, name: altName, group: 'bm25' as const })),
+  };
   results.push(...(await withRetry(() => evaluate(altSpec, corpus, queries, qrels))));
 
   const baseline = results.find((r) => r.name === 'standard')!;
-  const pVs = (r: Result, other: Result): number => (r.name === other.name ? 1 : pairedRandomizationP(r.perQuery, other.perQuery));
+  const pVs = (r: Result, other: Result): number =>
+    r.name === other.name ? 1 : pairedRandomizationP(r.perQuery, other.perQuery);
   const rows = results.map((r) => ({ ...r, delta: r.ndcg - baseline.ndcg, p: pVs(r, baseline), pBest: pVs(r, best) }));
   const fmtP = (p: number, self: boolean): string => (self ? '—' : p < 0.001 ? '<0.001' : p.toFixed(3));
   const table = [
@@ -323,9 +374,15 @@ async function main(): Promise<void> {
     generated_at: new Date().toISOString(),
     script: 'bench/relevance/analyzers.ts',
     elasticsearch: node?.version ?? null,
-    machine: { cpus: cpus.length, cpu_model: cpus[0]?.model ?? null, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: {
+      cpus: cpus.length,
+      cpu_model: cpus[0]?.model ?? null,
+      memory_gib: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
     collection: { name: 'BEIR SciFact (test)', documents: corpus.length, queries: queries.length },
-    protocol: 'nDCG@10, pytrec_eval ndcg_cut.10 semantics, self-match dropped; size 11; document = title + "\\n\\n" + text unless split',
+    protocol:
+      'nDCG@10, pytrec_eval ndcg_cut.10 semantics, self-match dropped; size 11; document = title + "\\n\\n" + text unless split',
     stemmers: { porter2: porter2?.pkg ?? null, porter1: porter1?.pkg ?? null },
     p_value: 'two-sided paired sign-flip randomization test over the 300 per-query nDCG@10 values, 10,000 draws',
     best_one_field: best.name,
@@ -333,8 +390,20 @@ async function main(): Promise<void> {
       rows.map((r) => {
         const round = (value: number, digits: number): number => Number(value.toFixed(digits));
         const { group, tookP50: took_p50_ms } = r;
-        return [r.name, { group, ndcg_at_10: round(r.ndcg, 5), delta_vs_standard: round(r.delta, 5), p_vs_standard: round(r.p, 4), p_vs_best_one_field: round(r.pBest, 4),
-          index_seconds: round(r.stats.indexMs / 1000, 2), index_bytes: r.stats.sizeBytes, took_p50_ms, client_p50_ms: round(r.clientP50, 2) }];
+        return [
+          r.name,
+          {
+            group,
+            ndcg_at_10: round(r.ndcg, 5),
+            delta_vs_standard: round(r.delta, 5),
+            p_vs_standard: round(r.p, 4),
+            p_vs_best_one_field: round(r.pBest, 4),
+            index_seconds: round(r.stats.indexMs / 1000, 2),
+            index_bytes: r.stats.sizeBytes,
+            took_p50_ms,
+            client_p50_ms: round(r.clientP50, 2),
+          },
+        ];
       }),
     ),
     runtime_seconds: Math.round((performance.now() - startedAt) / 1000),

@@ -55,12 +55,18 @@ function createClient(baseUrl: string, key: string) {
         {
           method: 'POST',
           agent,
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          },
         },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+          );
           response.on('error', reject);
         },
       );
@@ -108,7 +114,8 @@ export async function askQueries(
       const docIds = data.map((hit) => {
         const doc = docOf.get(hit.id);
         if (!doc) throw new Error(`query ${query.id}: result ${hit.id} is not a post of this collection`);
-        if (doc.shortcode !== hit.shortcode) throw new Error(`query ${query.id}: ${hit.id} has shortcode ${hit.shortcode}, ingested as ${doc.shortcode}`);
+        if (doc.shortcode !== hit.shortcode)
+          throw new Error(`query ${query.id}: ${hit.id} has shortcode ${hit.shortcode}, ingested as ${doc.shortcode}`);
         return doc.docId;
       });
       if (new Set(docIds).size !== docIds.length) throw new Error(`query ${query.id}: the same post twice in one page`);

@@ -43,7 +43,8 @@ async function* jsonl(file: string): AsyncGenerator<{ record: Record<string, unk
   for await (const { line, number } of lines(file)) {
     const where = `${file}:${number}`;
     const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${where}: not an object`);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error(`${where}: not an object`);
     yield { record: parsed as Record<string, unknown>, where };
   }
 }

@@ -25,7 +25,13 @@ export const clientAnalyze = analyze;
  * Loads `exportName` of `<dir>/node_modules/<file>` as a stemmer, or returns null (with a hint on
  * how to install it) when it is not there.
  */
-export async function loadStemmer(dir: string, name: string, pkg: string, file: string, exportName: string): Promise<ClientStemmer | null> {
+export async function loadStemmer(
+  dir: string,
+  name: string,
+  pkg: string,
+  file: string,
+  exportName: string,
+): Promise<ClientStemmer | null> {
   try {
     const mod = await import(pathToFileURL(path.join(dir, 'node_modules', file)).href);
     const stem: unknown = mod[exportName];

@@ -21,8 +21,6 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './bei
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
 
-
-
 const dir = scifactDir();
 const collection = path.basename(dir);
 // The index bench/relevance/harness.ts loads (run it with semantic or hybrid first, so it has vectors).
@@ -50,7 +48,17 @@ for (const [id, text] of queries) {
       {},
       { query: postSearchQuery(request.search), size: WIDE, _source: false },
       {},
-      { knn: { field: 'embedding', query_vector: vector, k: WIDE, num_candidates: 2 * WIDE, filter: postSearchFilter(request.search) }, size: WIDE, _source: false },
+      {
+        knn: {
+          field: 'embedding',
+          query_vector: vector,
+          k: WIDE,
+          num_candidates: 2 * WIDE,
+          filter: postSearchFilter(request.search),
+        },
+        size: WIDE,
+        _source: false,
+      },
     ],
   });
   const [lexical, semantic] = response.responses.map((r) => {
@@ -61,13 +69,23 @@ for (const [id, text] of queries) {
 }
 
 const sorted = (hits: ScoredId[]) => [...hits].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-function ndcg(fuse: (lexical: ScoredId[], semantic: ScoredId[], lexicalFloor: number) => Array<{ id: string }>, window = FUSION_WINDOW): number {
+function ndcg(
+  fuse: (lexical: ScoredId[], semantic: ScoredId[], lexicalFloor: number) => Array<{ id: string }>,
+  window = FUSION_WINDOW,
+): number {
   const run = new Map<string, ScoredDoc[]>();
   for (const w of windows) {
     const lexical = sorted(w.lexical);
     // The first hit past the window, or BM25's floor when the window holds every match.
-    const ranked = fuse(lexical.slice(0, window), sorted(w.semantic).slice(0, window), lexical[window]?.score ?? 0).slice(0, 10);
-    run.set(w.id, ranked.map((f, rank) => ({ id: docOf.get(f.id)!, score: ranked.length - rank })));
+    const ranked = fuse(
+      lexical.slice(0, window),
+      sorted(w.semantic).slice(0, window),
+      lexical[window]?.score ?? 0,
+    ).slice(0, 10);
+    run.set(
+      w.id,
+      ranked.map((f, rank) => ({ id: docOf.get(f.id)!, score: ranked.length - rank })),
+    );
   }
   return +meanNdcgAtK(run, qrels, { ignoreIdenticalIds: true }).mean.toFixed(4);
 }
@@ -75,7 +93,9 @@ function ndcg(fuse: (lexical: ScoredId[], semantic: ScoredId[], lexicalFloor: nu
 const rawSum = (lexical: ScoredId[], semantic: ScoredId[]): FusedId[] => {
   const sum = new Map<string, number>();
   for (const h of [...lexical, ...semantic]) sum.set(h.id, (sum.get(h.id) ?? 0) + h.score);
-  return [...sum].map(([id, score]) => ({ id, score, lexical: null, semantic: null })).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  return [...sum]
+    .map(([id, score]) => ({ id, score, lexical: null, semantic: null }))
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 };
 
 const SIMILARITY_FLOOR = config.SEARCH_SIMILARITY_FLOOR;
@@ -93,10 +113,22 @@ const rows = [
   { method: 'raw score sum (ES query + knn)', ndcg_at_10: ndcg(rawSum) },
   { method: 'RRF, k = 60', ndcg_at_10: ndcg((l, s) => fuseReciprocalRank(l, s, 60)) },
   { method: 'min–max convex, w = 0.5 (session 3)', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.5)) },
-  { method: 'lexical floored at the first unretrieved score, semantic min–max (adopted, no similarity floor)', ndcg_at_10: ndcg((l, s, f) => fuseHybrid(tiered(l), cosines(s), { ...open, lexicalFloor: f })) },
-  { method: `same, with the similarity floor ${SIMILARITY_FLOOR} (adopted)`, ndcg_at_10: ndcg((l, s, f) => fuseHybrid(tiered(l), cosines(s), { ...floored, lexicalFloor: f })) },
-  { method: 'lexical ÷ max (theoretical minimum 0), semantic min–max', ndcg_at_10: ndcg((l, s) => fuseHybrid(tiered(l), cosines(s), open)) },
-  { method: 'both ÷ max (theoretical minimum on both sides)', ndcg_at_10: ndcg((l, s) => fuseHybrid(tiered(l), [...cosines(s), ZERO], open).filter((h) => h.id !== ZERO.id)) },
+  {
+    method: 'lexical floored at the first unretrieved score, semantic min–max (adopted, no similarity floor)',
+    ndcg_at_10: ndcg((l, s, f) => fuseHybrid(tiered(l), cosines(s), { ...open, lexicalFloor: f })),
+  },
+  {
+    method: `same, with the similarity floor ${SIMILARITY_FLOOR} (adopted)`,
+    ndcg_at_10: ndcg((l, s, f) => fuseHybrid(tiered(l), cosines(s), { ...floored, lexicalFloor: f })),
+  },
+  {
+    method: 'lexical ÷ max (theoretical minimum 0), semantic min–max',
+    ndcg_at_10: ndcg((l, s) => fuseHybrid(tiered(l), cosines(s), open)),
+  },
+  {
+    method: 'both ÷ max (theoretical minimum on both sides)',
+    ndcg_at_10: ndcg((l, s) => fuseHybrid(tiered(l), [...cosines(s), ZERO], open).filter((h) => h.id !== ZERO.id)),
+  },
   // Sensitivity, not tuning: how much the outcome depends on the weight around the default.
   { method: 'min–max convex, w = 0.3', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.3)) },
   { method: 'min–max convex, w = 0.7', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.7)) },
@@ -112,12 +144,35 @@ console.table(rows);
 const relevantCosines: number[] = [];
 for (const w of windows) {
   const judged = qrels.get(w.id)!;
-  for (const h of w.semantic.slice(0, FUSION_WINDOW)) if ((judged.get(docOf.get(h.id)!) ?? 0) > 0) relevantCosines.push(2 * h.score - 1);
+  for (const h of w.semantic.slice(0, FUSION_WINDOW))
+    if ((judged.get(docOf.get(h.id)!) ?? 0) > 0) relevantCosines.push(2 * h.score - 1);
 }
 relevantCosines.sort((a, b) => a - b);
 const pct = (q: number) => +relevantCosines[Math.floor(q * (relevantCosines.length - 1))]!.toFixed(3);
-const calibration = { relevant_in_knn_window: relevantCosines.length, p01: pct(0.01), p02: pct(0.02), p05: pct(0.05), p10: pct(0.1), p50: pct(0.5) };
+const calibration = {
+  relevant_in_knn_window: relevantCosines.length,
+  p01: pct(0.01),
+  p02: pct(0.02),
+  p05: pct(0.05),
+  p10: pct(0.1),
+  p50: pct(0.5),
+};
 console.log('cosine of judged-relevant kNN hits:', calibration);
-writeFileSync(path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`), JSON.stringify({ date: new Date().toISOString(), collection, window: FUSION_WINDOW, fetched: WIDE, queries: windows.length, rows, calibration }, null, 2));
+writeFileSync(
+  path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`),
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      collection,
+      window: FUSION_WINDOW,
+      fetched: WIDE,
+      queries: windows.length,
+      rows,
+      calibration,
+    },
+    null,
+    2,
+  ),
+);
 await embedder.close();
 await es.close();

@@ -50,7 +50,11 @@ export interface ApiNode {
 }
 
 /** Builds a runtime from the harness environment with per-node overrides. */
-export function harnessRuntime(env: NodeJS.ProcessEnv, logger: Logger, overrides: Record<string, string> = {}): Runtime {
+export function harnessRuntime(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  overrides: Record<string, string> = {},
+): Runtime {
   // The harness asks hundreds of queries a minute with one key: lift the rate limit (still counted).
   const config = loadConfig({ RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...env, ...overrides });
   const owned = openServiceProcess(config, logger);
@@ -132,10 +136,14 @@ export async function sendObservations(
   });
   const text = await response.text();
   const expected = options.wait ? 200 : 202;
-  if (response.status !== expected) throw new Error(`intake answered ${response.status} (expected ${expected}): ${text.slice(0, 1000)}`);
+  if (response.status !== expected)
+    throw new Error(`intake answered ${response.status} (expected ${expected}): ${text.slice(0, 1000)}`);
   const body = JSON.parse(text) as { accepted: number; rejected: Array<{ line: number; detail: string }> };
   if (body.rejected.length > 0 || body.accepted !== observations.length) {
-    const shown = body.rejected.slice(0, 5).map((r) => `line ${r.line}: ${r.detail}`).join('\n  ');
+    const shown = body.rejected
+      .slice(0, 5)
+      .map((r) => `line ${r.line}: ${r.detail}`)
+      .join('\n  ');
     throw new Error(`intake accepted ${body.accepted} of ${observations.length} observations; rejected:\n  ${shown}`);
   }
 }
@@ -156,10 +164,12 @@ export async function waitForQueueIdle(
   for (;;) {
     const counts = await queue.getJobCounts(...PENDING_STATES, 'failed');
     const pending = PENDING_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
-    if ((counts['failed'] ?? 0) > failedBefore) throw new Error(`queue ${queue.name}: ${counts['failed']! - failedBefore} job(s) failed for good`);
+    if ((counts['failed'] ?? 0) > failedBefore)
+      throw new Error(`queue ${queue.name}: ${counts['failed']! - failedBefore} job(s) failed for good`);
     options.onProgress?.(pending);
     if (pending === 0) return;
-    if (Date.now() > deadline) throw new Error(`queue ${queue.name}: ${pending} job(s) still pending after ${options.timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`queue ${queue.name}: ${pending} job(s) still pending after ${options.timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
@@ -209,7 +219,8 @@ export async function destroyPrefix(runtime: Runtime): Promise<void> {
   await runtime.indexAdmin.destroy();
   const keys: string[] = [];
   // SCAN, not KEYS: the Redis may be shared with a large seeded prefix.
-  for await (const batch of runtime.redis.scanStream({ match: `${runtime.config.REDIS_PREFIX}:*`, count: 1000 })) keys.push(...(batch as string[]));
+  for await (const batch of runtime.redis.scanStream({ match: `${runtime.config.REDIS_PREFIX}:*`, count: 1000 }))
+    keys.push(...(batch as string[]));
   for (let i = 0; i < keys.length; i += 1000) await runtime.redis.del(...keys.slice(i, i + 1000));
 }
 
@@ -233,7 +244,11 @@ export interface Loader {
  * jobs held or not from the start. Whatever the hold, {@link Loader.close} lifts it once the
  * worker has stopped, so an interrupted run never leaves the queue paused for the next one.
  */
-export async function startLoader(runtime: Runtime, logger: Logger, options: { holdEmbeddings: boolean }): Promise<Loader> {
+export async function startLoader(
+  runtime: Runtime,
+  logger: Logger,
+  options: { holdEmbeddings: boolean },
+): Promise<Loader> {
   const node = await startApiNode(runtime);
   const embeddingQueue = embeddingsServe(node.embeddings)
     ? createProducer('embeddings', { connection: runtime.redis, prefix: runtime.config.REDIS_PREFIX })

@@ -24,7 +24,13 @@ import { pino } from 'pino';
 import { parseObservation } from '../../src/contract/observations.ts';
 import { askQueries, quantile, type BeirQuery } from './api-search.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir, type BeirDoc } from './beir.ts';
-import { authorObservations, DEFAULT_AUTHORS, postObservation, postServiceId, postShortcode } from './beir-observations.ts';
+import {
+  authorObservations,
+  DEFAULT_AUTHORS,
+  postObservation,
+  postServiceId,
+  postShortcode,
+} from './beir-observations.ts';
 import {
   countPosts,
   deletedPosts,
@@ -58,13 +64,22 @@ const { values: args } = parseArgs({
     'force-merge': { type: 'boolean', default: false },
   },
 });
-const modes = args.modes!.split(',').map((m) => m.trim()).filter(Boolean) as RankingMode[];
-for (const mode of modes) if (!MODES.includes(mode)) throw new Error(`--modes: unknown mode ${mode} (expected ${MODES.join(', ')})`);
+const modes = args
+  .modes!.split(',')
+  .map((m) => m.trim())
+  .filter(Boolean) as RankingMode[];
+for (const mode of modes)
+  if (!MODES.includes(mode)) throw new Error(`--modes: unknown mode ${mode} (expected ${MODES.join(', ')})`);
 const queryLimit = args.queries === undefined ? Infinity : Number(args.queries);
-if (queryLimit !== Infinity && !(Number.isInteger(queryLimit) && queryLimit >= 1)) throw new Error('--queries: expected a positive integer');
+if (queryLimit !== Infinity && !(Number.isInteger(queryLimit) && queryLimit >= 1))
+  throw new Error('--queries: expected a positive integer');
 
 const collectionDir = path.resolve(args.collection ?? scifactDir());
-const collection = path.basename(collectionDir).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+const collection = path
+  .basename(collectionDir)
+  .toLowerCase()
+  .replace(/[^a-z0-9]+/g, '-')
+  .replace(/^-+|-+$/g, '');
 // Not `relevance-<collection>`: bench/relevance/api-harness.ts owns that prefix, and a --reingest
 // here must never drop another script's data.
 const prefix = args.prefix ?? `relevance-harness-${collection}`;
@@ -94,14 +109,17 @@ const corpus = await loadCorpus(collectionDir);
 const qrels = await loadQrels(collectionDir, 'test');
 const queryTexts = await loadQueries(collectionDir);
 const unknownQueries = [...qrels.keys()].filter((id) => !queryTexts.has(id));
-if (unknownQueries.length > 0) say(`warning: ${unknownQueries.length} qrels queries are missing from queries.jsonl and are not asked`);
+if (unknownQueries.length > 0)
+  say(`warning: ${unknownQueries.length} qrels queries are missing from queries.jsonl and are not asked`);
 const queries: BeirQuery[] = [...queryTexts]
   .filter(([id]) => qrels.has(id))
   .slice(0, queryLimit)
   .map(([id, text]) => ({ id, text }));
 // Only the asked queries are averaged: with --queries N the rest would otherwise count as zeros.
 const askedQrels: Qrels = new Map(queries.map((q) => [q.id, qrels.get(q.id)!]));
-const docOf = new Map(corpus.map((d) => [postServiceId(collection, d.id), { docId: d.id, shortcode: postShortcode(collection, d.id) }]));
+const docOf = new Map(
+  corpus.map((d) => [postServiceId(collection, d.id), { docId: d.id, shortcode: postShortcode(collection, d.id) }]),
+);
 if (docOf.size !== corpus.length) throw new Error('duplicate document ids in corpus.jsonl');
 
 /** The observations of the collection, checked locally first so a bad line fails before any load. */
@@ -150,7 +168,8 @@ async function awaitEmbeddings(loader: Loader, key: string): Promise<number> {
   const started = performance.now();
   await waitForQueueIdle(loader.embeddingQueue, {
     timeoutMs: QUEUE_TIMEOUT_MS,
-    onProgress: (n) => progress(`embeddings: ${n} job(s) pending, ${Math.round((performance.now() - started) / 1000)} s`),
+    onProgress: (n) =>
+      progress(`embeddings: ${n} job(s) pending, ${Math.round((performance.now() - started) / 1000)} s`),
   });
   await sendObservations(loader.node, key, authorObservations({ collection }).slice(0, 1), { wait: true });
   if (process.stderr.isTTY) process.stderr.write('\n');
@@ -178,18 +197,26 @@ if (args.drop) {
 }
 let keyId: string | null = null;
 try {
-  if (!(await base.ready())) throw new Error(`Redis at ${base.config.REDIS_URL} is unreachable (bash scripts/services.sh start)`);
+  if (!(await base.ready()))
+    throw new Error(`Redis at ${base.config.REDIS_URL} is unreachable (bash scripts/services.sh start)`);
   if (args.reingest) {
     say(`--reingest: dropping indices and Redis keys under ${prefix}`);
     await destroyPrefix(base);
   }
   await base.indexAdmin.apply();
-  const created = await base.keys.create({ owner: 'bench@example.com', name: 'relevance harness', scopes: ['ingest', 'search'] });
+  const created = await base.keys.create({
+    owner: 'bench@example.com',
+    name: 'relevance harness',
+    scopes: ['ingest', 'search'],
+  });
   keyId = created.id;
   const key = created.key;
 
   const before = await countPosts(base);
-  if (before.total > corpus.length) throw new Error(`${prefix}-posts holds ${before.total} posts for ${corpus.length} documents; rerun with --reingest`);
+  if (before.total > corpus.length)
+    throw new Error(
+      `${prefix}-posts holds ${before.total} posts for ${corpus.length} documents; rerun with --reingest`,
+    );
   const mustIngest = before.servable < corpus.length;
   const needVectors = modes.some((m) => m !== 'lexical');
 
@@ -200,11 +227,17 @@ try {
   let embeddingWait = 0;
   try {
     if (mustIngest) {
-      say(`${collection}: loading ${corpus.length} documents through the intake under ${prefix} (${before.servable} already servable)`);
+      say(
+        `${collection}: loading ${corpus.length} documents through the intake under ${prefix} (${before.servable} already servable)`,
+      );
       ingestion = await ingest(loader, key);
-      say(`ingested ${corpus.length} posts in ${ingestion.seconds} s (${ingestion.perSecond} posts/s through the intake, indexed and visible)`);
+      say(
+        `ingested ${corpus.length} posts in ${ingestion.seconds} s (${ingestion.perSecond} posts/s through the intake, indexed and visible)`,
+      );
     } else {
-      say(`${collection}: ${prefix} already holds all ${corpus.length} documents; not ingesting (--reingest to reload)`);
+      say(
+        `${collection}: ${prefix} already holds all ${corpus.length} documents; not ingesting (--reingest to reload)`,
+      );
     }
     if (needVectors) embeddingWait = await awaitEmbeddings(loader, key);
   } finally {
@@ -218,13 +251,18 @@ try {
   }
   const deleted = await deletedPosts(base);
   if (deleted > 0) {
-    say(`note: ${deleted} deleted post copies still count in BM25 statistics; lexical nDCG can differ by ~0.002 from a fresh load (--force-merge for exact statistics)`);
+    say(
+      `note: ${deleted} deleted post copies still count in BM25 statistics; lexical nDCG can differ by ~0.002 from a fresh load (--force-merge for exact statistics)`,
+    );
   }
   const counts = await countPosts(base);
-  if (counts.servable !== corpus.length) throw new Error(`${counts.servable} of ${corpus.length} posts are servable after loading`);
+  if (counts.servable !== corpus.length)
+    throw new Error(`${counts.servable} of ${corpus.length} posts are servable after loading`);
   say(`${counts.servable} servable posts, ${counts.withVectors} with vectors; ${queries.length} test queries`);
   if (needVectors && counts.withVectors < corpus.length) {
-    say(`warning: only ${counts.withVectors}/${corpus.length} posts have vectors: semantic and hybrid see a partial index (--reingest with a model to fix)`);
+    say(
+      `warning: only ${counts.withVectors}/${corpus.length} posts have vectors: semantic and hybrid see a partial index (--reingest with a model to fix)`,
+    );
   }
 
   // --- measure -----------------------------------------------------------------------------
@@ -243,7 +281,8 @@ try {
         const ndcg = meanNdcgAtK(asked.run, askedQrels, { k: K, ignoreIdenticalIds: true });
         const sorted = [...asked.latenciesMs].sort((a, b) => a - b);
         const fallback = mode !== 'lexical' && !embeddingsServe(node.embeddings);
-        if (fallback) say(`note: /readyz reports no embeddings (${node.embeddings}); the ${mode} numbers are BM25 fallbacks`);
+        if (fallback)
+          say(`note: /readyz reports no embeddings (${node.embeddings}); the ${mode} numbers are BM25 fallbacks`);
         perQuery[mode] = Object.fromEntries([...ndcg.perQuery].map(([id, v]) => [id, +v.toFixed(6)]));
         results.push({
           mode,
@@ -288,7 +327,12 @@ try {
           deleted_post_copies: deleted,
         },
         ingestion: ingestion
-          ? { skipped: false, seconds: ingestion.seconds, posts_per_second: ingestion.perSecond, embedding_wait_seconds: embeddingWait }
+          ? {
+              skipped: false,
+              seconds: ingestion.seconds,
+              posts_per_second: ingestion.perSecond,
+              embedding_wait_seconds: embeddingWait,
+            }
           : { skipped: true, embedding_wait_seconds: embeddingWait },
         config: {
           index_prefix: prefix,
@@ -310,7 +354,9 @@ try {
   say('| mode | nDCG@10 | queries evaluated | API p50 ms | API p99 ms |');
   say('|---|---:|---:|---:|---:|');
   for (const r of results) {
-    say(`| ${r['mode']}${r['bm25_fallback'] ? ' (BM25 fallback)' : ''} | ${(r['ndcg_at_10'] as number).toFixed(4)} | ${r['queries_evaluated']} | ${r['api_p50_ms']} | ${r['api_p99_ms']} |`);
+    say(
+      `| ${r['mode']}${r['bm25_fallback'] ? ' (BM25 fallback)' : ''} | ${(r['ndcg_at_10'] as number).toFixed(4)} | ${r['queries_evaluated']} | ${r['api_p50_ms']} | ${r['api_p99_ms']} |`,
+    );
   }
   say(`\nwrote ${path.relative(REPO_ROOT, file)}`);
 } catch (error) {

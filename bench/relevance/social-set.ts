@@ -39,7 +39,8 @@ function postFacts(observations: readonly Obs[]): Map<string, PostFacts> {
   const handles = new Map<string, string>();
   const posts = new Map<string, PostFacts>();
   for (const o of observations) {
-    if (o['kind'] === 'account' && typeof o['handle'] === 'string') handles.set(o['platform_id'] as string, (o['handle'] as string).toLowerCase());
+    if (o['kind'] === 'account' && typeof o['handle'] === 'string')
+      handles.set(o['platform_id'] as string, (o['handle'] as string).toLowerCase());
     if (o['kind'] === 'post') {
       const caption = o['caption'] as string;
       const tags = (o['hashtags'] as string[] | undefined) ?? hashtagsFromCaption(caption);
@@ -74,9 +75,26 @@ function spread<T>(items: readonly T[], max: number): T[] {
 
 /** Strings with no meaning in any language of the data: keyboard runs, emoji, random letters. */
 export const NONSENSE_QUERIES = [
-  '🔥🔥🔥', '🫠🫠', 'zxqv wplkj vvrq', 'aaaaaaaaaaaaaaaa', 'qwertyuiop', 'asdfghjkl asdf', 'xkq zzt brrp', 'hjkl hjkl hjkl',
-  'mnbvcxz', 'ppppqqqq', 'zzzz yyyy xxxx', 'wqzx plmq', 'grblfrxx', 'ooooooooooo', 'jjjjjj kkkk', 'qqq www eee rrr',
-  'vbnm vbnm', 'trrrkkk', 'fjdksla', 'yyyyyyyyy',
+  '🔥🔥🔥',
+  '🫠🫠',
+  'zxqv wplkj vvrq',
+  'aaaaaaaaaaaaaaaa',
+  'qwertyuiop',
+  'asdfghjkl asdf',
+  'xkq zzt brrp',
+  'hjkl hjkl hjkl',
+  'mnbvcxz',
+  'ppppqqqq',
+  'zzzz yyyy xxxx',
+  'wqzx plmq',
+  'grblfrxx',
+  'ooooooooooo',
+  'jjjjjj kkkk',
+  'qqq www eee rrr',
+  'vbnm vbnm',
+  'trrrkkk',
+  'fjdksla',
+  'yyyyyyyyy',
 ];
 
 /** The query set of a generated dataset, judged on the posts `servable` holds. */
@@ -89,7 +107,9 @@ export function socialQuerySet(observations: readonly Obs[], servable: ReadonlyS
   // mention them or are theirs), with `@`.
   const byTag = new Map<string, string[]>();
   for (const p of posts) for (const t of p.hashtags) byTag.set(t, [...(byTag.get(t) ?? []), p.id]);
-  const rareTags = [...byTag].filter(([, ids]) => ids.length >= 2 && ids.length <= 10).sort(([a], [b]) => (a < b ? -1 : 1));
+  const rareTags = [...byTag]
+    .filter(([, ids]) => ids.length >= 2 && ids.length <= 10)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
   for (const [tag, ids] of spread(rareTags, 15)) {
     out.push({ id: `tag:${tag}`, kind: 'hashtag', language: null, text: tag, judgments: judged(ids) });
     out.push({ id: `#tag:${tag}`, kind: 'hashtag', language: null, text: `#${tag}`, judgments: judged(ids) });
@@ -117,7 +137,13 @@ export function socialQuerySet(observations: readonly Obs[], servable: ReadonlyS
         if (grade > 0) judgments.set(p.id, grade);
       }
       const text = discount ? `${phrase} with a discount code` : phrase;
-      out.push({ id: `intent:${topicId}${discount ? ':discount' : ''}`, kind: 'intent', language: 'en', text, judgments });
+      out.push({
+        id: `intent:${topicId}${discount ? ':discount' : ''}`,
+        kind: 'intent',
+        language: 'en',
+        text,
+        judgments,
+      });
     }
   }
 
@@ -127,9 +153,13 @@ export function socialQuerySet(observations: readonly Obs[], servable: ReadonlyS
     const counts = new Map<string, number>();
     for (const p of posts) {
       if (p.language !== lang.code) continue;
-      for (const niche of new Set(p.topics.map((t) => TOPICS.get(t)?.niche))) if (niche) counts.set(niche, (counts.get(niche) ?? 0) + 1);
+      for (const niche of new Set(p.topics.map((t) => TOPICS.get(t)?.niche)))
+        if (niche) counts.set(niche, (counts.get(niche) ?? 0) + 1);
     }
-    const niches = [...counts].filter(([, n]) => n >= 2).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 4);
+    const niches = [...counts]
+      .filter(([, n]) => n >= 2)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 4);
     for (const [nicheId] of niches) {
       const judgments = new Map<string, number>();
       for (const p of posts) {
@@ -141,6 +171,7 @@ export function socialQuerySet(observations: readonly Obs[], servable: ReadonlyS
     }
   }
 
-  for (const [i, text] of NONSENSE_QUERIES.entries()) out.push({ id: `nonsense:${i}`, kind: 'nonsense', language: null, text, judgments: new Map() });
+  for (const [i, text] of NONSENSE_QUERIES.entries())
+    out.push({ id: `nonsense:${i}`, kind: 'nonsense', language: null, text, judgments: new Map() });
   return out;
 }

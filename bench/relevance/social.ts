@@ -67,7 +67,8 @@ const K = 10;
 async function load(base: Runtime, key: string): Promise<void> {
   const loader = await startLoader(base, logger, { holdEmbeddings: true });
   try {
-    for (let i = 0; i < observations.length; i += 500) await sendObservations(loader.node, key, observations.slice(i, i + 500), { wait: false });
+    for (let i = 0; i < observations.length; i += 500)
+      await sendObservations(loader.node, key, observations.slice(i, i + 500), { wait: false });
     await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
     await loader.holdEmbeddings(false);
     if (loader.embeddingQueue) await waitForQueueIdle(loader.embeddingQueue, { timeoutMs: 3_600_000 });
@@ -79,7 +80,12 @@ async function load(base: Runtime, key: string): Promise<void> {
 }
 
 async function servableIds(base: Runtime): Promise<Set<string>> {
-  const response = await base.es.search({ index: `${prefix}-posts`, query: { term: { servable: true } }, size: 10_000, _source: false });
+  const response = await base.es.search({
+    index: `${prefix}-posts`,
+    query: { term: { servable: true } },
+    size: 10_000,
+    _source: false,
+  });
   return new Set(response.hits.hits.map((h) => h._id!));
 }
 
@@ -96,8 +102,12 @@ async function ask(baseUrl: string, key: string, queries: readonly SocialQuery[]
     });
     const body = (await response.json()) as { data: Array<{ id: string }> };
     latencies.push(performance.now() - started);
-    if (response.status !== 200) throw new Error(`${q.id}: search answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
-    answers.set(q.id, body.data.map((p) => p.id));
+    if (response.status !== 200)
+      throw new Error(`${q.id}: search answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
+    answers.set(
+      q.id,
+      body.data.map((p) => p.id),
+    );
   }
   return { answers, latencies: latencies.sort((a, b) => a - b) };
 }
@@ -109,14 +119,22 @@ function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) 
   const ndcg = (q: SocialQuery) => ndcgAtK(rankScores(answers.get(q.id)!), q.judgments, { k: K });
   const judged = queries.filter((q) => q.kind !== 'nonsense' && q.judgments.size > 0);
   const entities = judged.filter((q) => q.kind === 'hashtag' || q.kind === 'handle');
-  const recall = (q: SocialQuery) => answers.get(q.id)!.filter((id) => q.judgments.has(id)).length / Math.min(K, q.judgments.size);
+  const recall = (q: SocialQuery) =>
+    answers.get(q.id)!.filter((id) => q.judgments.has(id)).length / Math.min(K, q.judgments.size);
   const nonsense = queries.filter((q) => q.kind === 'nonsense');
   const byKind = (kind: SocialQuery['kind']) => mean(judged.filter((q) => q.kind === kind).map(ndcg));
   const languages = [...new Set(judged.filter((q) => q.kind === 'language').map((q) => q.language!))];
   return {
     ndcg_at_10: mean(judged.map(ndcg)),
-    ndcg_by_kind: { hashtag: byKind('hashtag'), handle: byKind('handle'), intent: byKind('intent'), language: byKind('language') },
-    ndcg_by_language: Object.fromEntries(languages.map((l) => [l, mean(judged.filter((q) => q.language === l && q.kind === 'language').map(ndcg))])),
+    ndcg_by_kind: {
+      hashtag: byKind('hashtag'),
+      handle: byKind('handle'),
+      intent: byKind('intent'),
+      language: byKind('language'),
+    },
+    ndcg_by_language: Object.fromEntries(
+      languages.map((l) => [l, mean(judged.filter((q) => q.language === l && q.kind === 'language').map(ndcg))]),
+    ),
     entity_recall_at_10: mean(entities.map(recall)),
     entity_queries_with_full_recall: `${entities.filter((q) => recall(q) === 1).length}/${entities.length}`,
     nonsense_empty_share: mean(nonsense.map((q) => (answers.get(q.id)!.length === 0 ? 1 : 0))),
@@ -137,7 +155,13 @@ async function calibration(runtime: Runtime, queries: readonly SocialQuery[]) {
     const vector = Array.from(await runtime.embedder.embedQuery(q.text));
     const response = await runtime.es.search({
       index: `${prefix}-posts`,
-      knn: { field: 'embedding', query_vector: vector, k: 50, num_candidates: 100, filter: [{ term: { servable: true } }] },
+      knn: {
+        field: 'embedding',
+        query_vector: vector,
+        k: 50,
+        num_candidates: 100,
+        filter: [{ term: { servable: true } }],
+      },
       size: 50,
       _source: false,
     });
@@ -161,7 +185,11 @@ async function calibration(runtime: Runtime, queries: readonly SocialQuery[]) {
 /** Loads the dataset when the prefix lacks it, asks every mode, writes the report. */
 async function measure(base: Runtime): Promise<void> {
   await base.indexAdmin.apply();
-  const created = await base.keys.create({ owner: 'bench@example.com', name: 'social relevance', scopes: ['ingest', 'search'] });
+  const created = await base.keys.create({
+    owner: 'bench@example.com',
+    name: 'social relevance',
+    scopes: ['ingest', 'search'],
+  });
   try {
     const postCount = observations.filter((o) => o['kind'] === 'post').length;
     if ((await countPosts(base)).total < postCount) {
@@ -181,7 +209,12 @@ async function measure(base: Runtime): Promise<void> {
         const node = await startApiNode(runtime);
         try {
           const { answers, latencies } = await ask(node.baseUrl, created.key, queries);
-          results.push({ mode, ...score(queries, answers), api_p50_ms: +quantile(latencies, 0.5).toFixed(1), readyz_embeddings: node.embeddings });
+          results.push({
+            mode,
+            ...score(queries, answers),
+            api_p50_ms: +quantile(latencies, 0.5).toFixed(1),
+            readyz_embeddings: node.embeddings,
+          });
           if (mode !== 'lexical' && !floor) floor = await calibration(runtime, queries);
         } finally {
           await node.close();
@@ -192,7 +225,16 @@ async function measure(base: Runtime): Promise<void> {
     }
     const file = path.join(REPO_ROOT, 'bench/results/relevance-social.json');
     mkdirSync(path.dirname(file), { recursive: true });
-    const report = { date: new Date().toISOString(), script: 'bench/relevance/social.ts', dataset: size, prefix, similarity_floor: base.config.SEARCH_SIMILARITY_FLOOR, counts, results, floor_calibration: floor };
+    const report = {
+      date: new Date().toISOString(),
+      script: 'bench/relevance/social.ts',
+      dataset: size,
+      prefix,
+      similarity_floor: base.config.SEARCH_SIMILARITY_FLOOR,
+      counts,
+      results,
+      floor_calibration: floor,
+    };
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     say(JSON.stringify({ results, floor_calibration: floor }, null, 2));
   } finally {

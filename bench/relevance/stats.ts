@@ -11,7 +11,11 @@ export function median(values: readonly number[]): number {
  * Two-sided paired sign-flip randomization test on per-query score differences (system a vs b over
  * the queries of a). Seeded (mulberry32), so a rerun gives the same p. Returns (extreme + 1) / (n + 1).
  */
-export function pairedRandomizationP(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>, iterations = 10_000): number {
+export function pairedRandomizationP(
+  a: ReadonlyMap<string, number>,
+  b: ReadonlyMap<string, number>,
+  iterations = 10_000,
+): number {
   const diffs = [...a.keys()].map((id) => (a.get(id) ?? 0) - (b.get(id) ?? 0));
   const observed = Math.abs(diffs.reduce((s, d) => s + d, 0));
   if (observed === 0) return 1;

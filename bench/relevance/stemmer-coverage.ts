@@ -14,11 +14,18 @@ const client = new Client({ node: process.env['ELASTICSEARCH_URL'] ?? 'http://12
 const stemDir = process.env['STEMMER_DIR'] ?? '/tmp/stemmer-scratch';
 
 try {
-  const porter2 = await loadStemmer(stemDir, 'porter2', 'wink-porter2-stemmer@2.0.1', 'wink-porter2-stemmer/src/wink-porter2-stemmer.js', 'default');
+  const porter2 = await loadStemmer(
+    stemDir,
+    'porter2',
+    'wink-porter2-stemmer@2.0.1',
+    'wink-porter2-stemmer/src/wink-porter2-stemmer.js',
+    'default',
+  );
   if (!porter2) throw new Error('wink-porter2-stemmer is needed (see the hint above)');
   const counts = new Map<string, number>();
   for (const d of await loadCorpus(scifactDir())) {
-    for (const w of `${d.title} ${d.text}`.toLowerCase().match(/[a-z]+/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+    for (const w of `${d.title} ${d.text}`.toLowerCase().match(/[a-z]+/g) ?? [])
+      counts.set(w, (counts.get(w) ?? 0) + 1);
   }
   const pairs = [...counts.keys()].filter((w) => /[^siu]s$/.test(w) && w.length > 3 && counts.has(w.slice(0, -1)));
   const words = [...new Set(pairs.flatMap((w) => [w, w.slice(0, -1)]))];
@@ -30,7 +37,10 @@ try {
     const { tokens = [] } = await client.indices.analyze({
       tokenizer: 'standard',
       // (the client's typings demand the `lang`/`language`/`locale` aliases together)
-      filter: ['lowercase', { type: 'hunspell', locale: 'en_US', dedup: true } as unknown as estypes.AnalysisHunspellTokenFilter],
+      filter: [
+        'lowercase',
+        { type: 'hunspell', locale: 'en_US', dedup: true } as unknown as estypes.AnalysisHunspellTokenFilter,
+      ],
       text: chunk.join(' '),
     });
     for (const t of tokens) {
@@ -61,9 +71,17 @@ try {
   const pct = (x: number, of: number): string => `${((100 * x) / of).toFixed(1)}%`;
   console.log(`plural/singular pairs both in the SciFact corpus: ${pairs.length} (${occurrences} plural occurrences)`);
   for (const [name, o] of Object.entries(ok)) {
-    console.log(`  ${name.padEnd(9)} conflates ${pct(o.pairs, pairs.length)} of pairs, ${pct(o.occurrences, occurrences)} of occurrences`);
+    console.log(
+      `  ${name.padEnd(9)} conflates ${pct(o.pairs, pairs.length)} of pairs, ${pct(o.occurrences, occurrences)} of occurrences`,
+    );
   }
-  console.log(`  most frequent plurals hunspell leaves apart: ${missed.sort((a, b) => b[1] - a[1]).slice(0, 15).map(([w, n]) => `${w} (${n})`).join(', ')}`);
+  console.log(
+    `  most frequent plurals hunspell leaves apart: ${missed
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 15)
+      .map(([w, n]) => `${w} (${n})`)
+      .join(', ')}`,
+  );
 } finally {
   await client.close();
 }

@@ -36,7 +36,9 @@ type Variant = (typeof VARIANTS)[number];
 const indexOf = (variant: Variant) => `${run}-${variant.replace('_', '-')}`;
 
 async function cleanup() {
-  await es.indices.delete({ index: `${run}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+  await es.indices
+    .delete({ index: `${run}-*`, ignore_unavailable: true, allow_no_indices: true })
+    .catch(() => undefined);
 }
 process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
 
@@ -46,15 +48,20 @@ try {
   let after: unknown[] | undefined;
   for (;;) {
     const page = await es.search<{ record: { embedding?: { vector: string } } }>({
-      index: source, size: 1000, sort: [{ id: 'asc' }], _source: ['record.embedding.vector'],
-      query: { exists: { field: 'embedding' } }, ...(after ? { search_after: after as never } : {}),
+      index: source,
+      size: 1000,
+      sort: [{ id: 'asc' }],
+      _source: ['record.embedding.vector'],
+      query: { exists: { field: 'embedding' } },
+      ...(after ? { search_after: after as never } : {}),
     });
     const hits = page.hits.hits;
     for (const h of hits) vectors.push({ id: h._id!, vector: decodeVector(h._source!.record.embedding!.vector) });
     if (hits.length < 1000) break;
     after = hits.at(-1)!.sort as unknown[];
   }
-  if (vectors.length === 0) throw new Error(`${source} holds no vectors: run bench/relevance/harness.ts --modes semantic first`);
+  if (vectors.length === 0)
+    throw new Error(`${source} holds no vectors: run bench/relevance/harness.ts --modes semantic first`);
   const dims = vectors[0]!.vector.length;
 
   // 2. One index per variant, same vectors, one segment each.
@@ -64,10 +71,23 @@ try {
     await es.indices.create({
       index,
       settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '-1' },
-      mappings: { properties: { id: { type: 'keyword' }, embedding: { type: 'dense_vector', dims, similarity: 'cosine', index: true, index_options: { type: variant } } } },
+      mappings: {
+        properties: {
+          id: { type: 'keyword' },
+          embedding: {
+            type: 'dense_vector',
+            dims,
+            similarity: 'cosine',
+            index: true,
+            index_options: { type: variant },
+          },
+        },
+      },
     });
     for (let i = 0; i < vectors.length; i += 500) {
-      const operations = vectors.slice(i, i + 500).flatMap((v) => [{ index: { _index: index, _id: v.id } }, { id: v.id, embedding: v.vector }]);
+      const operations = vectors
+        .slice(i, i + 500)
+        .flatMap((v) => [{ index: { _index: index, _id: v.id } }, { id: v.id, embedding: v.vector }]);
       const response = await es.bulk({ operations });
       if (response.errors) throw new Error(`bulk into ${index} failed`);
     }
@@ -84,21 +104,31 @@ try {
   const qrels = await loadQrels(dir, 'test');
   const queries = [...(await loadQueries(dir))].filter(([id]) => qrels.has(id));
   const docOf = new Map(corpus.map((d) => [postServiceId(collection, d.id), d.id]));
-  const runs = Object.fromEntries([...VARIANTS, ...VARIANTS.map((v) => `hybrid ${v}`)].map((k) => [k, new Map<string, ScoredDoc[]>()]));
+  const runs = Object.fromEntries(
+    [...VARIANTS, ...VARIANTS.map((v) => `hybrid ${v}`)].map((k) => [k, new Map<string, ScoredDoc[]>()]),
+  );
   const took: Record<Variant, number[]> = { int8_hnsw: [], hnsw: [], flat: [] };
   const recall: Record<Variant, number[]> = { int8_hnsw: [], hnsw: [], flat: [] };
-  const asRun = (hits: Array<{ id: string }>) => hits.slice(0, 10).map((h, rank) => ({ id: docOf.get(h.id)!, score: 10 - rank }));
+  const asRun = (hits: Array<{ id: string }>) =>
+    hits.slice(0, 10).map((h, rank) => ({ id: docOf.get(h.id)!, score: 10 - rank }));
 
   for (const [queryId, text] of queries) {
     const vector = dequantizeVector(quantizeVector(await embedder.embedQuery(text)));
     const request = parsePostSearchRequest({ post: { query: text.slice(0, 2000) }, limit: 10 });
     if (request.kind !== 'initial') throw new Error('initial');
-    const lexical = await es.search({ index: source, query: postSearchQuery(request.search), size: FUSION_WINDOW, _source: false });
+    const lexical = await es.search({
+      index: source,
+      query: postSearchQuery(request.search),
+      size: FUSION_WINDOW,
+      _source: false,
+    });
     const lexicalWindow: ScoredId[] = lexical.hits.hits.map((h) => ({ id: h._id!, score: h._score ?? 0 }));
     const windows: Record<string, ScoredId[]> = {};
     for (const variant of VARIANTS) {
       const response = await es.search({
-        index: indexOf(variant), size: FUSION_WINDOW, _source: false,
+        index: indexOf(variant),
+        size: FUSION_WINDOW,
+        _source: false,
         knn: { field: 'embedding', query_vector: vector, k: FUSION_WINDOW, num_candidates: 2 * FUSION_WINDOW },
       });
       took[variant].push(response.took);
@@ -107,7 +137,8 @@ try {
       runs[`hybrid ${variant}`]!.set(queryId, asRun(fuseConvex(lexicalWindow, windows[variant]!)));
     }
     const exact = new Set(windows.flat!.map((h) => h.id));
-    for (const variant of VARIANTS) recall[variant].push(windows[variant]!.filter((h) => exact.has(h.id)).length / Math.max(1, exact.size));
+    for (const variant of VARIANTS)
+      recall[variant].push(windows[variant]!.filter((h) => exact.has(h.id)).length / Math.max(1, exact.size));
   }
   await embedder.close();
 
@@ -125,7 +156,19 @@ try {
   console.table(rows);
   writeFileSync(
     path.join(REPO_ROOT, `bench/results/vector-index-${collection.toLowerCase()}.json`),
-    JSON.stringify({ date: new Date().toISOString(), collection, vectors: vectors.length, queries: queries.length, k: FUSION_WINDOW, num_candidates: 2 * FUSION_WINDOW, rows }, null, 2),
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        collection,
+        vectors: vectors.length,
+        queries: queries.length,
+        k: FUSION_WINDOW,
+        num_candidates: 2 * FUSION_WINDOW,
+        rows,
+      },
+      null,
+      2,
+    ),
   );
 } finally {
   await cleanup();

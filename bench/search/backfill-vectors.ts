@@ -50,7 +50,8 @@ function perturbed(base: Float32Array): Float32Array {
 
 const started = Date.now();
 const result = await service.engine.admin.rebuild('posts', {
-  onProgress: (n) => process.stderr.write(`\rcopied ${n} (${((Date.now() - started) / 1000).toFixed(0)} s, pool ${pool.length})`),
+  onProgress: (n) =>
+    process.stderr.write(`\rcopied ${n} (${((Date.now() - started) / 1000).toFixed(0)} s, pool ${pool.length})`),
   // The posts index holds post records only.
   transform: (async (records: PostRecord[]) => {
     const texts = records.map(postEmbeddingText);
@@ -66,12 +67,17 @@ const result = await service.engine.admin.rebuild('posts', {
       } else {
         vector = perturbed(pool[(seen + i) % pool.length]!);
       }
-      return { ...record, embedding: { model: embedder.modelId!, text_hash: embeddingTextHash(texts[i]!), vector: encodeVector(vector) } };
+      return {
+        ...record,
+        embedding: { model: embedder.modelId!, text_hash: embeddingTextHash(texts[i]!), vector: encodeVector(vector) },
+      };
     });
     seen += records.length;
     return out;
   }) as RebuildTransform,
 });
 // The rebuild advanced the visibility epoch after its alias swap: search nodes drop snapshots of the old index.
-process.stderr.write(`\nrebuilt posts: ${result.copied} documents in ${((Date.now() - started) / 1000).toFixed(0)} s → ${result.to}\n`);
+process.stderr.write(
+  `\nrebuilt posts: ${result.copied} documents in ${((Date.now() - started) / 1000).toFixed(0)} s → ${result.to}\n`,
+);
 await service.close();

@@ -15,7 +15,12 @@ import { createApi } from '../../src/start/api.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 
 const N = Number(process.argv[2] ?? 300);
-const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), RATE_LIMIT_SEARCH_PER_MINUTE: '0', ...process.env });
+const config = loadConfig({
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  RATE_LIMIT_SEARCH_PER_MINUTE: '0',
+  ...process.env,
+});
 const service = openServiceProcess(config);
 await service.connections.redisReady();
 const api = createApi(config, service.connections, { engine: service.engine, embedder: service.embedder });
@@ -24,7 +29,16 @@ const keys = openKeys(config, service.connections, { cached: false });
 const { key } = await keys.create({ owner: 'bench@example.com', name: 'compression bench', scopes: ['search'] });
 const pool = new Pool(address, { connections: 1 });
 
-const QUERIES = ['skincare routine', 'budget travel tips', 'home workout', 'easy pasta recipe', 'camera settings', 'morning routine', 'study tips', 'discount code'];
+const QUERIES = [
+  'skincare routine',
+  'budget travel tips',
+  'home workout',
+  'easy pasta recipe',
+  'camera settings',
+  'morning routine',
+  'study tips',
+  'discount code',
+];
 const ENCODINGS = ['identity', 'gzip', 'br'] as const;
 const samples = Object.fromEntries(ENCODINGS.map((e) => [e, { ms: [] as number[], bytes: [] as number[] }]));
 
@@ -52,7 +66,8 @@ for (let i = 0; i < N; i++) {
     samples[e]!.bytes.push(bytes);
   }
 }
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 const base = pct(samples.identity!.ms, 0.5);
 console.table(
   ENCODINGS.map((e) => ({

@@ -33,14 +33,21 @@ import { openKeys } from '../../src/start/core.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 
 const [mode = 'run', arg1, arg2] = process.argv.slice(2);
-const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', EMBEDDINGS: 'off', ...process.env });
+const config = loadConfig({
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
+  EMBEDDINGS: 'off',
+  ...process.env,
+});
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const postsAlias = `${config.INDEX_PREFIX}-posts`;
 const accountsAlias = `${config.INDEX_PREFIX}-accounts`;
 
 async function bulk(lines: object[]): Promise<void> {
   const response = await es.bulk({ operations: lines, refresh: false });
-  if (response.errors) throw new Error(`bulk item failed: ${JSON.stringify(response.items.find((i) => Object.values(i)[0]?.error))}`);
+  if (response.errors)
+    throw new Error(`bulk item failed: ${JSON.stringify(response.items.find((i) => Object.values(i)[0]?.error))}`);
 }
 
 async function load(posts: number, copies: number): Promise<void> {
@@ -85,7 +92,10 @@ async function load(posts: number, copies: number): Promise<void> {
     const doc = projectPost(linked);
     for (let copy = 0; copy < copies; copy++) {
       const id = copy === 0 ? linked.id : `${linked.id}x${copy}`;
-      lines.push({ index: { _index: postsAlias, _id: id } }, copy === 0 ? doc : { ...doc, id, record: { ...linked, id } });
+      lines.push(
+        { index: { _index: postsAlias, _id: id } },
+        copy === 0 ? doc : { ...doc, id, record: { ...linked, id } },
+      );
       await flush();
     }
   }
@@ -93,18 +103,30 @@ async function load(posts: number, copies: number): Promise<void> {
   await es.indices.refresh({ index: [postsAlias, accountsAlias] });
   await es.indices.forcemerge({ index: postsAlias, max_num_segments: 4 });
   const count = (await es.count({ index: postsAlias })).count;
-  console.log(`loaded ${count} posts (${postRecords.size} distinct × ${copies}), ${accounts.size} accounts in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `loaded ${count} posts (${postRecords.size} distinct × ${copies}), ${accounts.size} accounts in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
   await service.close();
 }
 
-const QUERIES = ['skincare routine', 'budget meal prep', 'strength training for beginners', 'travel packing tips', 'dog training tips', 'home workout'];
+const QUERIES = [
+  'skincare routine',
+  'budget meal prep',
+  'strength training for beginners',
+  'travel packing tips',
+  'dog training tips',
+  'home workout',
+];
 const FORMATS = [['reel'], ['carousel'], ['reel', 'image']];
 const FACETS = [
   { field: 'format', size: 10 },
   { field: 'topics', size: 10 },
   { field: 'hashtags', size: 10 },
   { field: 'author.niches', size: 10 },
-  { field: 'views', ranges: [{ to: 1000 }, { from: 1000, to: 10_000 }, { from: 10_000, to: 100_000 }, { from: 100_000 }] },
+  {
+    field: 'views',
+    ranges: [{ to: 1000 }, { from: 1000, to: 10_000 }, { from: 10_000, to: 100_000 }, { from: 100_000 }],
+  },
 ];
 
 /** A bound every post meets, distinct per run and request: the request cache outlives a run. */
@@ -117,8 +139,16 @@ const unique = (i: number) => ({ lt: new Date(Date.UTC(2030, 0, 1) + RUN_SALT * 
  * which would flatter facets; in production intake refreshes invalidate that cache every second).
  */
 const SCENARIOS: Array<{ name: string; scope: (i: number) => Record<string, unknown> }> = [
-  { name: 'query', scope: (i) => ({ query: QUERIES[i % QUERIES.length], filters: { views: { gte: i }, posted_at: unique(i) } }) },
-  { name: 'filters', scope: (i) => ({ filters: { format: { in: FORMATS[i % FORMATS.length] }, views: { gte: 100 + i }, posted_at: unique(i) } }) },
+  {
+    name: 'query',
+    scope: (i) => ({ query: QUERIES[i % QUERIES.length], filters: { views: { gte: i }, posted_at: unique(i) } }),
+  },
+  {
+    name: 'filters',
+    scope: (i) => ({
+      filters: { format: { in: FORMATS[i % FORMATS.length] }, views: { gte: 100 + i }, posted_at: unique(i) },
+    }),
+  },
 ];
 
 async function run(n: number): Promise<void> {
@@ -131,7 +161,12 @@ async function run(n: number): Promise<void> {
   const { key } = await keys.create({ owner: 'bench@example.com', name: 'facets bench', scopes: ['search'] });
   const pool = new Pool(address, { connections: 1, pipelining: 1 });
   const api = async (path: string, body: unknown) => {
-    const response = await pool.request({ path, method: 'POST', body: JSON.stringify(body), headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    const response = await pool.request({
+      path,
+      method: 'POST',
+      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    });
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`${path} answered ${response.statusCode}: ${text}`);
     return JSON.parse(text);
@@ -140,13 +175,27 @@ async function run(n: number): Promise<void> {
     const request = parsePostSearchRequest({ post: scope, limit: 20 });
     if (request.kind !== 'initial') throw new Error('initial only');
     const query: estypes.QueryDslQueryContainer = postSearchQuery(request.search);
-    await es.search({ index: postsAlias, query, sort: postSearchSort(request.search), size: 21, _source: SEARCH_SOURCE, track_total_hits: false });
+    await es.search({
+      index: postsAlias,
+      query,
+      sort: postSearchSort(request.search),
+      size: 21,
+      _source: SEARCH_SOURCE,
+      track_total_hits: false,
+    });
   };
   const rawFacets = async (scope: unknown) => {
     const request = postFacetsRequestSchema.parse({ post: scope, facets: FACETS });
-    await es.search({ index: postsAlias, query: postSearchQuery(request.search), size: 0, track_total_hits: true, aggs: facetAggregations(request.facets) });
+    await es.search({
+      index: postsAlias,
+      query: postSearchQuery(request.search),
+      size: 0,
+      track_total_hits: true,
+      aggs: facetAggregations(request.facets),
+    });
   };
-  const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+  const quantile = (xs: number[], q: number) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   const rows: Record<string, unknown>[] = [];
   for (const scenario of SCENARIOS) {
     const t = { search: [] as number[], facets: [] as number[], rawSearch: [] as number[], rawFacets: [] as number[] };
@@ -184,7 +233,10 @@ async function run(n: number): Promise<void> {
   }
   const posts = (await es.count({ index: postsAlias })).count;
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync(`bench/results/facets-latency-${posts}.json`, JSON.stringify({ date: new Date().toISOString(), posts, facets: FACETS, rows }, null, 2));
+  writeFileSync(
+    `bench/results/facets-latency-${posts}.json`,
+    JSON.stringify({ date: new Date().toISOString(), posts, facets: FACETS, rows }, null, 2),
+  );
   console.table(rows);
   await pool.close();
   await server.close();

@@ -26,9 +26,30 @@ const embedder = createEmbedder({
 await embedder.ready();
 
 const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = ['showing a night-time skincare routine', 'doing budget meal prep for the week', 'explaining index funds simply', 'training a puppy to sit', 'packing a carry-on for two weeks', 'building a gaming setup on a budget', 'baking sourdough at home', 'doing a home workout without equipment', 'reviewing drugstore makeup', 'planning a toddler sleep schedule'];
-const HOW = ['with a discount code', 'in under a minute', 'for small apartments', 'with honest results', 'as a beginner', 'before and after', 'step by step', 'on a tight budget'];
-const queryText = (i: number) => `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
+const WHAT = [
+  'showing a night-time skincare routine',
+  'doing budget meal prep for the week',
+  'explaining index funds simply',
+  'training a puppy to sit',
+  'packing a carry-on for two weeks',
+  'building a gaming setup on a budget',
+  'baking sourdough at home',
+  'doing a home workout without equipment',
+  'reviewing drugstore makeup',
+  'planning a toddler sleep schedule',
+];
+const HOW = [
+  'with a discount code',
+  'in under a minute',
+  'for small apartments',
+  'with honest results',
+  'as a beginner',
+  'before and after',
+  'step by step',
+  'on a tight budget',
+];
+const queryText = (i: number) =>
+  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
 
 const search = (text: string): PostSearch => ({ query: text, filter: { kind: 'and', children: [] }, sort: null });
 const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;
@@ -36,19 +57,47 @@ const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;
 type Variant = (text: string, vector: number[]) => Record<string, unknown>;
 const W = FUSION_WINDOW;
 const variants: Record<string, Variant> = {
-  'BM25 page: size 21 + source (BM25-only search)': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 21, _source: SEARCH_SOURCE }),
-  [`BM25 window: size ${W}, no source`]: (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: W, _source: false }),
-  'BM25 window: size 100, no source': (t) => ({ query: postSearchQuery(search(t)), sort: [{ _score: 'desc' }, { id: 'asc' }], size: 100, _source: false }),
-  [`kNN: k ${W}, num_candidates ${2 * W}, filtered`]: (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: W, num_candidates: 2 * W, filter: postSearchFilter(search(t)) }, size: W, _source: false }),
-  'kNN: k 100, num_candidates 200, filtered': (t, v) => ({ knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) }, size: 100, _source: false }),
+  'BM25 page: size 21 + source (BM25-only search)': (t) => ({
+    query: postSearchQuery(search(t)),
+    sort: [{ _score: 'desc' }, { id: 'asc' }],
+    size: 21,
+    _source: SEARCH_SOURCE,
+  }),
+  [`BM25 window: size ${W}, no source`]: (t) => ({
+    query: postSearchQuery(search(t)),
+    sort: [{ _score: 'desc' }, { id: 'asc' }],
+    size: W,
+    _source: false,
+  }),
+  'BM25 window: size 100, no source': (t) => ({
+    query: postSearchQuery(search(t)),
+    sort: [{ _score: 'desc' }, { id: 'asc' }],
+    size: 100,
+    _source: false,
+  }),
+  [`kNN: k ${W}, num_candidates ${2 * W}, filtered`]: (t, v) => ({
+    knn: { field: 'embedding', query_vector: v, k: W, num_candidates: 2 * W, filter: postSearchFilter(search(t)) },
+    size: W,
+    _source: false,
+  }),
+  'kNN: k 100, num_candidates 200, filtered': (t, v) => ({
+    knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) },
+    size: 100,
+    _source: false,
+  }),
   'records fetch: 20 ids + source': () => ({}),
 };
 // Real ids for the fetch variant.
 const sample = await es.search({ index, size: 20, _source: false, query: { match_all: {} } });
 const ids = sample.hits.hits.map((h) => h._id!);
-variants['records fetch: 20 ids + source'] = () => ({ query: { ids: { values: ids } }, size: 20, _source: SEARCH_SOURCE });
+variants['records fetch: 20 ids + source'] = () => ({
+  query: { ids: { values: ids } },
+  size: 20,
+  _source: SEARCH_SOURCE,
+});
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const results: Record<string, { wall: number[]; took: number[] }> = {};
 for (const name of Object.keys(variants)) results[name] = { wall: [], took: [] };
 for (let i = 0; i < N + 10; i++) {
@@ -56,7 +105,11 @@ for (let i = 0; i < N + 10; i++) {
   const vector = Array.from(await embedder.embedQuery(text));
   for (const [name, body] of Object.entries(variants)) {
     const started = performance.now();
-    const response = await es.search({ ...body(text, vector), pit: { id: pit, keep_alive: '10m' }, track_total_hits: false } as never);
+    const response = await es.search({
+      ...body(text, vector),
+      pit: { id: pit, keep_alive: '10m' },
+      track_total_hits: false,
+    } as never);
     if (i >= 10) {
       results[name]!.wall.push(performance.now() - started);
       results[name]!.took.push(response.took);

@@ -26,7 +26,12 @@ const N = Number(process.argv[2] ?? 300);
 const WARMUP = 30;
 // Production settings (no per-response schema check), unless the environment says otherwise.
 // A rate limit far above the bench's pace: the limiter still runs (its cost is measured), never trips.
-const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...process.env });
+const config = loadConfig({
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
+  ...process.env,
+});
 const service = openServiceProcess(config);
 const { connections, engine, embedder } = service;
 await connections.redisReady();
@@ -41,10 +46,21 @@ const posts = `${config.INDEX_PREFIX}-posts`;
 const accounts = `${config.INDEX_PREFIX}-accounts`;
 
 const QUERIES = [
-  'night-time skincare routine with a discount code', 'budget meal prep for the week', 'strength training for beginners',
-  'how to save money on groceries', 'travel packing tips carry on', 'cozy knitting patterns', 'retinol guide for sensitive skin',
-  'home workout without equipment', 'sourdough bread starter', 'dog training tips for puppies', 'film photography beginner',
-  'personal finance index funds', 'gaming setup tour', 'toddler sleep routine', 'beat making tutorial',
+  'night-time skincare routine with a discount code',
+  'budget meal prep for the week',
+  'strength training for beginners',
+  'how to save money on groceries',
+  'travel packing tips carry on',
+  'cozy knitting patterns',
+  'retinol guide for sensitive skin',
+  'home workout without equipment',
+  'sourdough bread starter',
+  'dog training tips for puppies',
+  'film photography beginner',
+  'personal finance index funds',
+  'gaming setup tour',
+  'toddler sleep routine',
+  'beat making tutorial',
 ];
 const NICHES = ['skincare', 'fitness', 'home_cooking', 'personal_finance', 'travel', 'fashion', 'gaming', 'beauty'];
 
@@ -53,7 +69,14 @@ type Scenario = { name: string; path: string; body: (i: number) => unknown; raw:
 async function rawPostSearch(body: unknown) {
   const request = parsePostSearchRequest(body);
   if (request.kind !== 'initial') throw new Error('initial requests only');
-  const response = await es.search<{ record: unknown }>({ index: posts, query: postSearchQuery(request.search), sort: postSearchSort(request.search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  const response = await es.search<{ record: unknown }>({
+    index: posts,
+    query: postSearchQuery(request.search),
+    sort: postSearchSort(request.search),
+    size: request.limit + 1,
+    _source: SEARCH_SOURCE,
+    track_total_hits: false,
+  });
   return response.hits.hits.slice(0, request.limit).map((h) => h._source!.record);
 }
 
@@ -66,36 +89,89 @@ async function rawAccountSearch(body: unknown) {
     // No shard request cache: each scope is asked once per side, and the floor asks the raw
     // side's exact request in the same round, so a cached answer would be an artifact of the bench.
     const agg = await es.search({
-      index: posts, size: 0, track_total_hits: false, request_cache: false,
-      query: { bool: { filter: [{ exists: { field: 'author.id' } }, { term: { servable: true } }, compileFilter(search.posts.filter, 'post')] } },
+      index: posts,
+      size: 0,
+      track_total_hits: false,
+      request_cache: false,
+      query: {
+        bool: {
+          filter: [
+            { exists: { field: 'author.id' } },
+            { term: { servable: true } },
+            compileFilter(search.posts.filter, 'post'),
+          ],
+        },
+      },
       aggs: { authors: { terms: { field: 'author.id', min_doc_count: search.posts.minimum, size: 65_537 } } },
     });
     const ids = ((agg.aggregations?.authors as any)?.buckets ?? []).map((b: { key: string }) => b.key);
     filter.push(ids.length ? { terms: { id: ids } } : { match_none: {} });
   }
-  const response = await es.search<{ record: unknown }>({ index: accounts, query: { bool: { filter } }, sort: accountSearchSort(search), size: request.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  const response = await es.search<{ record: unknown }>({
+    index: accounts,
+    query: { bool: { filter } },
+    sort: accountSearchSort(search),
+    size: request.limit + 1,
+    _source: SEARCH_SOURCE,
+    track_total_hits: false,
+  });
   return response.hits.hits.slice(0, request.limit).map((h) => h._source!.record);
 }
 
 const scenarios: Scenario[] = [
-  { name: 'posts: query', path: '/v1/social/posts/search', body: (i) => ({ post: { query: QUERIES[i % QUERIES.length] }, limit: 20 }), raw: rawPostSearch },
   {
-    name: 'posts: filters + sort', path: '/v1/social/posts/search',
-    body: (i) => ({ post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 * (1 + (i % 5)) }, posted_at: { gte: '2026-03-01T00:00:00Z' } } }, sort: { by: 'views', order: 'desc' }, limit: 20 }),
+    name: 'posts: query',
+    path: '/v1/social/posts/search',
+    body: (i) => ({ post: { query: QUERIES[i % QUERIES.length] }, limit: 20 }),
     raw: rawPostSearch,
   },
   {
-    name: 'posts: query + author filters', path: '/v1/social/posts/search',
-    body: (i) => ({ post: { query: QUERIES[i % QUERIES.length], author: { filters: { followers_count: { gte: 1000 }, niches: { contains_any: [NICHES[i % NICHES.length]] } } } }, limit: 20 }),
+    name: 'posts: filters + sort',
+    path: '/v1/social/posts/search',
+    body: (i) => ({
+      post: {
+        filters: {
+          format: { in: ['reel'] },
+          views: { gte: 1000 * (1 + (i % 5)) },
+          posted_at: { gte: '2026-03-01T00:00:00Z' },
+        },
+      },
+      sort: { by: 'views', order: 'desc' },
+      limit: 20,
+    }),
+    raw: rawPostSearch,
+  },
+  {
+    name: 'posts: query + author filters',
+    path: '/v1/social/posts/search',
+    body: (i) => ({
+      post: {
+        query: QUERIES[i % QUERIES.length],
+        author: { filters: { followers_count: { gte: 1000 }, niches: { contains_any: [NICHES[i % NICHES.length]] } } },
+      },
+      limit: 20,
+    }),
     raw: rawPostSearch,
   },
   {
     // A posts scope of its own per request (`views ≥ i`): the API remembers a scope's qualifying
     // accounts per snapshot (for next pages), which must not flatter first pages here.
-    name: 'accounts: posts scope', path: '/v1/social/accounts/search',
+    name: 'accounts: posts scope',
+    path: '/v1/social/accounts/search',
     body: (i) => ({
-      account: { filters: { niches: { contains_any: [NICHES[i % NICHES.length]] } }, posts: { minimum_matching_posts: 2, filters: { offer_types: { contains_any: ['discount'] }, posted_at: { gte: '2026-06-01T00:00:00Z' }, views: { gte: i } } } },
-      sort: { by: 'followers_count', order: 'desc' }, limit: 20,
+      account: {
+        filters: { niches: { contains_any: [NICHES[i % NICHES.length]] } },
+        posts: {
+          minimum_matching_posts: 2,
+          filters: {
+            offer_types: { contains_any: ['discount'] },
+            posted_at: { gte: '2026-06-01T00:00:00Z' },
+            views: { gte: i },
+          },
+        },
+      },
+      sort: { by: 'followers_count', order: 'desc' },
+      limit: 20,
     }),
     raw: rawAccountSearch,
   },
@@ -107,7 +183,9 @@ const scenarios: Scenario[] = [
 const pool = new Pool(address, { connections: 1, pipelining: 1 });
 async function api(path: string, body: unknown): Promise<void> {
   const response = await pool.request({
-    path, method: 'POST', body: JSON.stringify(body),
+    path,
+    method: 'POST',
+    body: JSON.stringify(body),
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
   });
   const text = await response.body.text();
@@ -124,7 +202,12 @@ floorApp.post<{ Params: { scenario: string } }>('/floor/:scenario', async (reque
 }));
 const floorPool = new Pool(await floorApp.listen({ host: '127.0.0.1', port: 0 }), { connections: 1, pipelining: 1 });
 async function floor(scenario: number, body: unknown): Promise<void> {
-  const response = await floorPool.request({ path: `/floor/${scenario}`, method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const response = await floorPool.request({
+    path: `/floor/${scenario}`,
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   JSON.parse(await response.body.text());
 }
 
@@ -153,9 +236,12 @@ for (const [index, s] of scenarios.entries()) {
   rawMs.sort((a, b) => a - b);
   floorMs.sort((a, b) => a - b);
   const row = {
-    scenario: s.name, requests: N,
-    api_p50_ms: +quantile(apiMs, 0.5).toFixed(2), raw_p50_ms: +quantile(rawMs, 0.5).toFixed(2),
-    api_p99_ms: +quantile(apiMs, 0.99).toFixed(2), raw_p99_ms: +quantile(rawMs, 0.99).toFixed(2),
+    scenario: s.name,
+    requests: N,
+    api_p50_ms: +quantile(apiMs, 0.5).toFixed(2),
+    raw_p50_ms: +quantile(rawMs, 0.5).toFixed(2),
+    api_p99_ms: +quantile(apiMs, 0.99).toFixed(2),
+    raw_p99_ms: +quantile(rawMs, 0.99).toFixed(2),
     p50_ratio: +(quantile(apiMs, 0.5) / quantile(rawMs, 0.5)).toFixed(2),
     p99_ratio: +(quantile(apiMs, 0.99) / quantile(rawMs, 0.99)).toFixed(2),
     floor_p50_ratio: +(quantile(floorMs, 0.5) / quantile(rawMs, 0.5)).toFixed(2),
@@ -164,8 +250,14 @@ for (const [index, s] of scenarios.entries()) {
   results.push(row);
   console.log(JSON.stringify(row));
 }
-const counts = { posts: (await es.count({ index: posts })).count, accounts: (await es.count({ index: accounts })).count };
-writeFileSync('bench/results/search-latency.json', JSON.stringify({ date: new Date().toISOString(), counts, results }, null, 2));
+const counts = {
+  posts: (await es.count({ index: posts })).count,
+  accounts: (await es.count({ index: accounts })).count,
+};
+writeFileSync(
+  'bench/results/search-latency.json',
+  JSON.stringify({ date: new Date().toISOString(), counts, results }, null, 2),
+);
 console.table(results);
 await pool.close();
 await floorPool.close();

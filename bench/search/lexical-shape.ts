@@ -19,9 +19,30 @@ const index = `${process.env.INDEX_PREFIX ?? 'bench'}-posts`;
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
 
 const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = ['showing a night-time skincare routine', 'doing budget meal prep for the week', 'explaining index funds simply', 'training a puppy to sit', 'packing a carry-on for two weeks', 'building a gaming setup on a budget', 'baking sourdough at home', 'doing a home workout without equipment', 'reviewing drugstore makeup', 'planning a toddler sleep schedule'];
-const HOW = ['with a discount code', 'in under a minute', 'for small apartments', 'with honest results', 'as a beginner', 'before and after', 'step by step', 'on a tight budget'];
-const queryText = (i: number) => `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
+const WHAT = [
+  'showing a night-time skincare routine',
+  'doing budget meal prep for the week',
+  'explaining index funds simply',
+  'training a puppy to sit',
+  'packing a carry-on for two weeks',
+  'building a gaming setup on a budget',
+  'baking sourdough at home',
+  'doing a home workout without equipment',
+  'reviewing drugstore makeup',
+  'planning a toddler sleep schedule',
+];
+const HOW = [
+  'with a discount code',
+  'in under a minute',
+  'for small apartments',
+  'with honest results',
+  'as a beginner',
+  'before and after',
+  'step by step',
+  'on a tight budget',
+];
+const queryText = (i: number) =>
+  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
 
 type Q = estypes.QueryDslQueryContainer;
 const stemmedFields = POST_TEXT_FIELDS.map((f) => f.replace(/^([^^]+)/, '$1_stemmed'));
@@ -33,10 +54,19 @@ const sum = (a: Q, b: Q): Q => ({ bool: { should: [a, b] } });
 
 const variants: Record<string, (text: string) => Q> = {
   // Session 2's shape: both sides summed, tie-breaker 0.3, stop words kept on the unstemmed side.
-  'sum, tie 0.3, stop words kept (before)': (t) => wrap(sum(side(t, POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3))),
-  'sum, tie 0.3, stop words dropped': (t) => wrap(sum(side(withoutStopWords(t), POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3))),
-  'sum, tie 0, stop words dropped': (t) => wrap(sum(side(withoutStopWords(t), POST_TEXT_FIELDS, 0), side(stemmedText(t), stemmedFields, 0))),
-  'dis_max tie 0.3 of sides with tie 0.3': (t) => wrap({ dis_max: { tie_breaker: 0.3, queries: [side(withoutStopWords(t), POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3)] } }),
+  'sum, tie 0.3, stop words kept (before)': (t) =>
+    wrap(sum(side(t, POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3))),
+  'sum, tie 0.3, stop words dropped': (t) =>
+    wrap(sum(side(withoutStopWords(t), POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3))),
+  'sum, tie 0, stop words dropped': (t) =>
+    wrap(sum(side(withoutStopWords(t), POST_TEXT_FIELDS, 0), side(stemmedText(t), stemmedFields, 0))),
+  'dis_max tie 0.3 of sides with tie 0.3': (t) =>
+    wrap({
+      dis_max: {
+        tie_breaker: 0.3,
+        queries: [side(withoutStopWords(t), POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3)],
+      },
+    }),
   'dis_max, no tie-breakers (adopted)': (t) => postSearchQuery({ query: t, filter: and([]), sort: null }),
   'stemmed side alone, tie 0.3': (t) => wrap(side(stemmedText(t), stemmedFields, 0.3)),
   'stemmed side alone, no tie-breaker': (t) => wrap(side(stemmedText(t), stemmedFields)),
@@ -48,13 +78,28 @@ for (let i = 0; i < N + WARMUP; i++) {
   const names = Object.keys(variants);
   if (i % 2) names.reverse();
   for (const name of names) {
-    const response = await es.search({ index, query: variants[name]!(queryText(i)), size: 21, _source: false, track_total_hits: false, sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }] });
+    const response = await es.search({
+      index,
+      query: variants[name]!(queryText(i)),
+      size: 21,
+      _source: false,
+      track_total_hits: false,
+      sort: [{ _score: { order: 'desc' } }, { id: { order: 'asc' } }],
+    });
     if (i >= WARMUP) took[name]!.push(response.took);
   }
 }
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-const rows = Object.entries(took).map(([variant, xs]) => ({ variant, took_p50_ms: quantile(xs, 0.5), took_p90_ms: quantile(xs, 0.9) }));
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const rows = Object.entries(took).map(([variant, xs]) => ({
+  variant,
+  took_p50_ms: quantile(xs, 0.5),
+  took_p90_ms: quantile(xs, 0.9),
+}));
 console.table(rows);
 const posts = (await es.count({ index })).count;
-writeFileSync('bench/results/lexical-shape.json', JSON.stringify({ date: new Date().toISOString(), posts, queries: N, rows }, null, 2));
+writeFileSync(
+  'bench/results/lexical-shape.json',
+  JSON.stringify({ date: new Date().toISOString(), posts, queries: N, rows }, null, 2),
+);
 await es.close();

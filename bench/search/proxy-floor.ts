@@ -19,14 +19,40 @@ const N = Number(process.argv[2] ?? 500);
 const WARMUP = 30;
 const posts = `${process.env.INDEX_PREFIX ?? 'bench'}-posts`;
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
-const QUERIES = ['night-time skincare routine with a discount code', 'budget meal prep for the week', 'strength training for beginners', 'how to save money on groceries', 'travel packing tips carry on'];
+const QUERIES = [
+  'night-time skincare routine with a discount code',
+  'budget meal prep for the week',
+  'strength training for beginners',
+  'how to save money on groceries',
+  'travel packing tips carry on',
+];
 // PROXY_SCENARIO=query: the "posts: query" scenario of latency.ts instead of filters + sort.
-const body = (i: number) => process.env.PROXY_SCENARIO === 'query' ? { post: { query: QUERIES[i % QUERIES.length] }, limit: 20 } : ({ post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 * (1 + (i % 5)) }, posted_at: { gte: '2026-03-01T00:00:00Z' } } }, sort: { by: 'views', order: 'desc' }, limit: 20 });
+const body = (i: number) =>
+  process.env.PROXY_SCENARIO === 'query'
+    ? { post: { query: QUERIES[i % QUERIES.length] }, limit: 20 }
+    : {
+        post: {
+          filters: {
+            format: { in: ['reel'] },
+            views: { gte: 1000 * (1 + (i % 5)) },
+            posted_at: { gte: '2026-03-01T00:00:00Z' },
+          },
+        },
+        sort: { by: 'views', order: 'desc' },
+        limit: 20,
+      };
 
 async function rawSearch(request: unknown) {
   const parsed = parsePostSearchRequest(request);
   if (parsed.kind !== 'initial') throw new Error('initial requests only');
-  return es.search<{ record: unknown }>({ index: posts, query: postSearchQuery(parsed.search), sort: postSearchSort(parsed.search), size: parsed.limit + 1, _source: SEARCH_SOURCE, track_total_hits: false });
+  return es.search<{ record: unknown }>({
+    index: posts,
+    query: postSearchQuery(parsed.search),
+    sort: postSearchSort(parsed.search),
+    size: parsed.limit + 1,
+    _source: SEARCH_SOURCE,
+    track_total_hits: false,
+  });
 }
 
 const app = Fastify({ logger: false });
@@ -42,11 +68,17 @@ app.post('/search-ids', async (request) => {
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 const pool = new Pool(address, { connections: 1 });
 async function proxied(request: unknown, path = '/search') {
-  const response = await pool.request({ path, method: 'POST', body: JSON.stringify(request), headers: { 'content-type': 'application/json' } });
+  const response = await pool.request({
+    path,
+    method: 'POST',
+    body: JSON.stringify(request),
+    headers: { 'content-type': 'application/json' },
+  });
   JSON.parse(await response.body.text());
 }
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 for (const path of ['/search', '/search-ids']) {
   const times = { proxy: [] as number[], raw: [] as number[] };
   for (let i = 0; i < N + WARMUP; i++) {
@@ -57,13 +89,18 @@ for (const path of ['/search', '/search-ids']) {
       if (i >= WARMUP) times[side].push(performance.now() - started);
     }
   }
-  console.log(JSON.stringify({
-    proxy: path === '/search' ? 'returns the 20 records' : 'returns 20 ids', requests: N,
-    proxy_p50_ms: +quantile(times.proxy, 0.5).toFixed(2), raw_p50_ms: +quantile(times.raw, 0.5).toFixed(2),
-    p50_ratio: +(quantile(times.proxy, 0.5) / quantile(times.raw, 0.5)).toFixed(2),
-    proxy_p99_ms: +quantile(times.proxy, 0.99).toFixed(2), raw_p99_ms: +quantile(times.raw, 0.99).toFixed(2),
-    p99_ratio: +(quantile(times.proxy, 0.99) / quantile(times.raw, 0.99)).toFixed(2),
-  }));
+  console.log(
+    JSON.stringify({
+      proxy: path === '/search' ? 'returns the 20 records' : 'returns 20 ids',
+      requests: N,
+      proxy_p50_ms: +quantile(times.proxy, 0.5).toFixed(2),
+      raw_p50_ms: +quantile(times.raw, 0.5).toFixed(2),
+      p50_ratio: +(quantile(times.proxy, 0.5) / quantile(times.raw, 0.5)).toFixed(2),
+      proxy_p99_ms: +quantile(times.proxy, 0.99).toFixed(2),
+      raw_p99_ms: +quantile(times.raw, 0.99).toFixed(2),
+      p99_ratio: +(quantile(times.proxy, 0.99) / quantile(times.raw, 0.99)).toFixed(2),
+    }),
+  );
 }
 await pool.close();
 await app.close();

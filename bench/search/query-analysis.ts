@@ -20,9 +20,13 @@ import { generateObservations } from '../../src/seed/generator.ts';
 import { NONSENSE_QUERIES, socialQuerySet } from '../relevance/social-set.ts';
 import { mintId } from '../../src/contract/ids.ts';
 
-const { values: args } = parseArgs({ options: { index: { type: 'string', default: 'relevance-social-5-1500-posts' } } });
+const { values: args } = parseArgs({
+  options: { index: { type: 'string', default: 'relevance-social-5-1500-posts' } },
+});
 const observations = [...generateObservations({ posts: 1500, accounts: 150, seed: 5 })];
-const all = new Set(observations.filter((o) => o['kind'] === 'post').map((o) => mintId('post', o['platform_id'] as string)));
+const all = new Set(
+  observations.filter((o) => o['kind'] === 'post').map((o) => mintId('post', o['platform_id'] as string)),
+);
 const texts = [...socialQuerySet(observations, all).map((q) => q.text), ...NONSENSE_QUERIES];
 // Variants so every measured query is new text (no stem cache hit from an earlier round).
 const queries = Array.from({ length: 20 }, (_, round) => texts.map((t) => `${t} r${round}x`)).flat();
@@ -49,7 +53,13 @@ const es = new Client({ node: process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.
 const engineMs: number[] = [];
 for (const q of texts) {
   const started = performance.now();
-  await es.search({ index: args.index, query: postSearchQuery(search(q)), size: 51, _source: false, track_total_hits: false });
+  await es.search({
+    index: args.index,
+    query: postSearchQuery(search(q)),
+    size: 51,
+    _source: false,
+    track_total_hits: false,
+  });
   engineMs.push(performance.now() - started);
 }
 await es.close();
@@ -61,4 +71,6 @@ console.table([
   row(`raw engine: the lexical search itself (${args.index})`, engineMs),
 ]);
 const added = p(newMs, 0.5) - p(oldMs, 0.5);
-console.log(`added at p50: ${added.toFixed(3)} ms (${((100 * added) / p(engineMs, 0.5)).toFixed(1)}% of the engine's lexical search p50); ${queries.length} queries`);
+console.log(
+  `added at p50: ${added.toFixed(3)} ms (${((100 * added) / p(engineMs, 0.5)).toFixed(1)}% of the engine's lexical search p50); ${queries.length} queries`,
+);

@@ -20,19 +20,29 @@ const { connections, engine, embedder } = service;
 await connections.redisReady();
 const api = createApi(config, connections, { engine, embedder });
 const page = await api.postSearch.search(
-  parsePostSearchRequest({ post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 }),
+  parsePostSearchRequest({
+    post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 } } },
+    sort: { by: 'views', order: 'desc' },
+    limit: 20,
+  }),
 );
 const body = { request_id: 'req_x', ...page };
 const schema = z.toJSONSchema(postSearchResponseSchema, { target: 'draft-7', io: 'output', unrepresentable: 'any' });
 const compiled = fastJson(schema as never);
 const text = JSON.stringify(body);
-if (JSON.stringify(JSON.parse(compiled(body))) !== JSON.stringify(JSON.parse(text))) console.warn('fast-json-stringify output differs');
+if (JSON.stringify(JSON.parse(compiled(body))) !== JSON.stringify(JSON.parse(text)))
+  console.warn('fast-json-stringify output differs');
 const time = (fn: () => unknown, n = 2000) => {
   for (let i = 0; i < 200; i++) fn();
   const t = performance.now();
   for (let i = 0; i < n; i++) fn();
   return ((performance.now() - t) / n).toFixed(3);
 };
-console.log({ bytes: text.length, stringify_ms: time(() => JSON.stringify(body)), fast_json_ms: time(() => compiled(body)), parse_ms: time(() => JSON.parse(text)) });
+console.log({
+  bytes: text.length,
+  stringify_ms: time(() => JSON.stringify(body)),
+  fast_json_ms: time(() => compiled(body)),
+  parse_ms: time(() => JSON.parse(text)),
+});
 await api.close();
 await service.close();

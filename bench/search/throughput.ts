@@ -37,7 +37,15 @@ import { openServiceProcess } from '../../src/start/process.ts';
 import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
-import { elasticsearchUrls, exportCommit, log, REPO_ROOT, seedThroughIntake, startStack, type ServiceStack } from '../lib/service-stack.ts';
+import {
+  elasticsearchUrls,
+  exportCommit,
+  log,
+  REPO_ROOT,
+  seedThroughIntake,
+  startStack,
+  type ServiceStack,
+} from '../lib/service-stack.ts';
 import { queryTexts } from '../soak/mix.ts';
 
 const { values: args } = parseArgs({
@@ -56,7 +64,8 @@ const { values: args } = parseArgs({
     label: { type: 'string' },
   },
 });
-if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) throw new Error('--engine-cpus and --service-cpus go together');
+if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus']))
+  throw new Error('--engine-cpus and --service-cpus go together');
 const POSTS = Number(args.posts);
 const CONNECTIONS = Number(args.connections);
 const SECONDS = Number(args.seconds);
@@ -96,10 +105,26 @@ function searches(count: number): Search[] {
       out.push({
         kind,
         path: '/v1/social/posts/search',
-        body: { post: { filters: { format: { in: [rng.pick(['reel', 'image', 'carousel'])] }, views: { gte: rng.int(0, 20_000) } } }, sort: { by: rng.pick(['views', 'posted_at', 'likes']), order: 'desc' }, limit: 20 },
+        body: {
+          post: {
+            filters: { format: { in: [rng.pick(['reel', 'image', 'carousel'])] }, views: { gte: rng.int(0, 20_000) } },
+          },
+          sort: { by: rng.pick(['views', 'posted_at', 'likes']), order: 'desc' },
+          limit: 20,
+        },
       });
     } else {
-      out.push({ kind, path: '/v1/social/accounts/search', body: { account: { filters: { niches: { contains_any: [rng.pick(NICHES).id] }, followers_count: { gte: rng.int(0, 50_000) } } }, sort: { by: 'followers_count', order: 'desc' }, limit: 20 } });
+      out.push({
+        kind,
+        path: '/v1/social/accounts/search',
+        body: {
+          account: {
+            filters: { niches: { contains_any: [rng.pick(NICHES).id] }, followers_count: { gte: rng.int(0, 50_000) } },
+          },
+          sort: { by: 'followers_count', order: 'desc' },
+          limit: 20,
+        },
+      });
     }
   }
   return out;
@@ -117,8 +142,18 @@ interface Recorded {
  * Returns the searches with exactly one `_search` each (all of these kinds today) and, per point
  * in time the node opened, the index expression it was opened on.
  */
-async function record(stack: ServiceStack, list: Search[]): Promise<{ recorded: Recorded[]; pitIndex: Map<string, string> }> {
-  const config = loadConfig({ ...process.env, ...SERVICE_ENV, ELASTICSEARCH_URL: elasticsearchUrls()[0], INDEX_PREFIX: stack.prefix, REDIS_PREFIX: stack.prefix, LOG_LEVEL: 'silent' });
+async function record(
+  stack: ServiceStack,
+  list: Search[],
+): Promise<{ recorded: Recorded[]; pitIndex: Map<string, string> }> {
+  const config = loadConfig({
+    ...process.env,
+    ...SERVICE_ENV,
+    ELASTICSEARCH_URL: elasticsearchUrls()[0],
+    INDEX_PREFIX: stack.prefix,
+    REDIS_PREFIX: stack.prefix,
+    LOG_LEVEL: 'silent',
+  });
   const owned = openServiceProcess(config);
   await owned.connections.redisReady();
   const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder });
@@ -127,19 +162,29 @@ async function record(stack: ServiceStack, list: Search[]): Promise<{ recorded: 
   const pitIndex = new Map<string, string>();
   client.diagnostic.on('request', (_error, event) => {
     const params = event?.meta.request.params;
-    if (params?.path.endsWith('/_search') && typeof params.body === 'string') current.push({ path: params.path, body: JSON.parse(params.body) as Record<string, unknown> });
+    if (params?.path.endsWith('/_search') && typeof params.body === 'string')
+      current.push({ path: params.path, body: JSON.parse(params.body) as Record<string, unknown> });
   });
   client.diagnostic.on('response', (_error, event) => {
     const params = event?.meta.request.params;
     const id = (event?.body as { id?: string } | undefined)?.id;
-    if (params?.path.endsWith('/_pit') && id) pitIndex.set(id, decodeURIComponent(params.path.slice(1, -'/_pit'.length)));
+    if (params?.path.endsWith('/_pit') && id)
+      pitIndex.set(id, decodeURIComponent(params.path.slice(1, -'/_pit'.length)));
   });
   const recorded: Recorded[] = [];
   let dropped = 0;
   for (const search of list) {
     current = [];
-    const response = await api.app.inject({ method: 'POST', url: search.path, headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' }, payload: JSON.stringify(search.body) });
-    if (response.statusCode !== 200) throw new Error(`${search.path} ${JSON.stringify(search.body)} answered ${response.statusCode}: ${response.body}`);
+    const response = await api.app.inject({
+      method: 'POST',
+      url: search.path,
+      headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(search.body),
+    });
+    if (response.statusCode !== 200)
+      throw new Error(
+        `${search.path} ${JSON.stringify(search.body)} answered ${response.statusCode}: ${response.body}`,
+      );
     if (current.length === 1) recorded.push({ search, engine: current });
     else dropped++;
   }
@@ -150,7 +195,11 @@ async function record(stack: ServiceStack, list: Search[]): Promise<{ recorded: 
 }
 
 /** The raw side's bodies: the recorded ones on points in time the bench opens over the same index sets. */
-async function rawBodies(stack: ServiceStack, recorded: Recorded[], pitIndex: Map<string, string>): Promise<{ bodies: string[]; pits: string[] }> {
+async function rawBodies(
+  stack: ServiceStack,
+  recorded: Recorded[],
+  pitIndex: Map<string, string>,
+): Promise<{ bodies: string[]; pits: string[] }> {
   const ours = new Map<string, string>();
   const out: string[] = [];
   for (const { engine } of recorded) {
@@ -202,43 +251,120 @@ interface Phase {
 }
 
 /** One timed phase of one side, with the CPU each party spent during it. */
-async function phase(stack: ServiceStack, side: 'api' | 'raw', roundNo: number, seconds: number, requests: LoadRequest[], headers: Record<string, string>): Promise<Phase> {
+async function phase(
+  stack: ServiceStack,
+  side: 'api' | 'raw',
+  roundNo: number,
+  seconds: number,
+  requests: LoadRequest[],
+  headers: Record<string, string>,
+): Promise<Phase> {
   const apiCpu = () => stack.apis.reduce((sum, a) => sum + (cpuSeconds(a.child.pid) ?? 0), 0);
   const ownCpu = () => (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
   const redis = await localRedisPid(stack.redis);
   const redisCpu = () => (redis === null ? 0 : (cpuSeconds(redis) ?? 0));
-  const before = { api: apiCpu(), redis: redisCpu(), es: await engineCounters(stack), own: ownCpu(), busy: machineBusySeconds() };
+  const before = {
+    api: apiCpu(),
+    redis: redisCpu(),
+    es: await engineCounters(stack),
+    own: ownCpu(),
+    busy: machineBusySeconds(),
+  };
   let next = 0;
-  const load = startLoad({ urls: side === 'api' ? stack.apis.map((a) => a.url) : elasticsearchUrls(), connections: CONNECTIONS, rate: null, durationS: seconds, headers, next: () => requests[next++ % requests.length]! });
+  const load = startLoad({
+    urls: side === 'api' ? stack.apis.map((a) => a.url) : elasticsearchUrls(),
+    connections: CONNECTIONS,
+    rate: null,
+    durationS: seconds,
+    headers,
+    next: () => requests[next++ % requests.length]!,
+  });
   const result = await Promise.race([load.done, stack.failure]);
-  const after = { api: apiCpu(), redis: redisCpu(), es: await engineCounters(stack), own: ownCpu(), busy: machineBusySeconds() };
-  const cpu = { api_s: round(after.api - before.api, 1), redis_s: round(after.redis - before.redis, 1), elasticsearch_s: round(after.es.cpu_s - before.es.cpu_s, 1), load_generator_s: round(after.own - before.own, 1), other_s: 0 };
-  const perRequest = (key: keyof EngineCounters) => round((after.es[key] - before.es[key]) / Math.max(1, result.requests), 3);
-  const engine = { queries: perRequest('queries'), query_ms: perRequest('query_ms'), fetches: perRequest('fetches'), fetch_ms: perRequest('fetch_ms'), connections: perRequest('connections') };
-  cpu.other_s = round(after.busy - before.busy - cpu.api_s - cpu.redis_s - cpu.elasticsearch_s - cpu.load_generator_s, 1);
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${side} phase: ${result.non2xx} non-2xx answers, ${result.errors} errors: ${JSON.stringify(result.kinds)}`);
-  log(`round ${roundNo} ${side}: ${result.requests_per_s} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms; CPU s api ${cpu.api_s}, Redis ${cpu.redis_s}, ES ${cpu.elasticsearch_s}, load ${cpu.load_generator_s}, other ${cpu.other_s}; per request: ES shard queries ${engine.queries} (${engine.query_ms} ms), fetches ${engine.fetches} (${engine.fetch_ms} ms), connections ${engine.connections}`);
+  const after = {
+    api: apiCpu(),
+    redis: redisCpu(),
+    es: await engineCounters(stack),
+    own: ownCpu(),
+    busy: machineBusySeconds(),
+  };
+  const cpu = {
+    api_s: round(after.api - before.api, 1),
+    redis_s: round(after.redis - before.redis, 1),
+    elasticsearch_s: round(after.es.cpu_s - before.es.cpu_s, 1),
+    load_generator_s: round(after.own - before.own, 1),
+    other_s: 0,
+  };
+  const perRequest = (key: keyof EngineCounters) =>
+    round((after.es[key] - before.es[key]) / Math.max(1, result.requests), 3);
+  const engine = {
+    queries: perRequest('queries'),
+    query_ms: perRequest('query_ms'),
+    fetches: perRequest('fetches'),
+    fetch_ms: perRequest('fetch_ms'),
+    connections: perRequest('connections'),
+  };
+  cpu.other_s = round(
+    after.busy - before.busy - cpu.api_s - cpu.redis_s - cpu.elasticsearch_s - cpu.load_generator_s,
+    1,
+  );
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(
+      `${side} phase: ${result.non2xx} non-2xx answers, ${result.errors} errors: ${JSON.stringify(result.kinds)}`,
+    );
+  log(
+    `round ${roundNo} ${side}: ${result.requests_per_s} req/s, p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms; CPU s api ${cpu.api_s}, Redis ${cpu.redis_s}, ES ${cpu.elasticsearch_s}, load ${cpu.load_generator_s}, other ${cpu.other_s}; per request: ES shard queries ${engine.queries} (${engine.query_ms} ms), fetches ${engine.fetches} (${engine.fetch_ms} ms), connections ${engine.connections}`,
+  );
   return { side, round: roundNo, result, cpu, engine };
 }
 
 async function main(): Promise<void> {
   const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
   process.once('exit', () => root !== REPO_ROOT && rmSync(root, { recursive: true, force: true }));
-  const stack = await startStack({ label: 'throughput', apis: 2, worker: true, env: SERVICE_ENV, nodeArgs: args['node-arg'], root, ...(args.launcher === 'node' || args.launcher === 'bin' ? { launcher: args.launcher } : {}) });
+  const stack = await startStack({
+    label: 'throughput',
+    apis: 2,
+    worker: true,
+    env: SERVICE_ENV,
+    nodeArgs: args['node-arg'],
+    root,
+    ...(args.launcher === 'node' || args.launcher === 'bin' ? { launcher: args.launcher } : {}),
+  });
   try {
     let t = performance.now();
-    const seeded = await seedThroughIntake(stack, generateObservations({ posts: POSTS, accounts: Math.max(1, Math.round(POSTS / 10)), seed: SEED }), POSTS);
-    log(`seeded ${seeded.observations} observations (${seeded.posts} posts) in ${round((performance.now() - t) / 1000, 1)} s; stopping the worker`);
+    const seeded = await seedThroughIntake(
+      stack,
+      generateObservations({ posts: POSTS, accounts: Math.max(1, Math.round(POSTS / 10)), seed: SEED }),
+      POSTS,
+    );
+    log(
+      `seeded ${seeded.observations} observations (${seeded.posts} posts) in ${round((performance.now() - t) / 1000, 1)} s; stopping the worker`,
+    );
     await stack.stop(stack.worker!);
     const { recorded, pitIndex } = await record(stack, searches(BODIES));
     const raw = await rawBodies(stack, recorded, pitIndex);
-    const apiRequests: LoadRequest[] = recorded.map((r) => ({ kind: r.search.kind, method: 'POST', path: r.search.path, body: JSON.stringify(r.search.body), contentType: 'application/json' }));
-    const rawRequests: LoadRequest[] = recorded.map((r, i) => ({ kind: r.search.kind, method: 'POST', path: '/_search', body: raw.bodies[i]!, contentType: 'application/json' }));
+    const apiRequests: LoadRequest[] = recorded.map((r) => ({
+      kind: r.search.kind,
+      method: 'POST',
+      path: r.search.path,
+      body: JSON.stringify(r.search.body),
+      contentType: 'application/json',
+    }));
+    const rawRequests: LoadRequest[] = recorded.map((r, i) => ({
+      kind: r.search.kind,
+      method: 'POST',
+      path: '/_search',
+      body: raw.bodies[i]!,
+      contentType: 'application/json',
+    }));
     const apiHeaders = { authorization: `Bearer ${stack.key}` };
     let unpin = () => undefined as void;
     if (args['engine-cpus']) {
       const redis = await localRedisPid(stack.redis);
-      const pinned = await pinEngineAndService(stack.es, args['engine-cpus'], args['service-cpus']!, [...stack.apis.map((a) => a.child.pid!), ...(redis === null ? [] : [redis]), process.pid]);
+      const pinned = await pinEngineAndService(stack.es, args['engine-cpus'], args['service-cpus']!, [
+        ...stack.apis.map((a) => a.child.pid!),
+        ...(redis === null ? [] : [redis]),
+        process.pid,
+      ]);
       log(`pinned ${pinned.description}`);
       unpin = pinned.unpin;
       process.once('exit', unpin);
@@ -249,34 +375,91 @@ async function main(): Promise<void> {
     const phases: Phase[] = [];
     for (let r = 1; r <= ROUNDS; r++) {
       const order = r % 2 === 1 ? (['api', 'raw'] as const) : (['raw', 'api'] as const);
-      for (const side of order) phases.push(await phase(stack, side, r, SECONDS, side === 'api' ? apiRequests : rawRequests, side === 'api' ? apiHeaders : {}));
+      for (const side of order)
+        phases.push(
+          await phase(
+            stack,
+            side,
+            r,
+            SECONDS,
+            side === 'api' ? apiRequests : rawRequests,
+            side === 'api' ? apiHeaders : {},
+          ),
+        );
     }
     unpin();
     for (const id of raw.pits) await stack.es.closePointInTime({ id }).catch(() => undefined);
-    const sum = (side: 'api' | 'raw', f: (p: Phase) => number) => phases.filter((p) => p.side === side).reduce((s, p) => s + f(p), 0);
+    const sum = (side: 'api' | 'raw', f: (p: Phase) => number) =>
+      phases.filter((p) => p.side === side).reduce((s, p) => s + f(p), 0);
     const rps = (side: 'api' | 'raw') => sum(side, (p) => p.result.requests) / sum(side, (p) => p.result.duration_s);
-    const perRequestMs = (side: 'api' | 'raw', f: (p: Phase) => number) => round((1000 * sum(side, f)) / sum(side, (p) => p.result.requests), 3);
+    const perRequestMs = (side: 'api' | 'raw', f: (p: Phase) => number) =>
+      round((1000 * sum(side, f)) / sum(side, (p) => p.result.requests), 3);
     const roundRatios = Array.from({ length: ROUNDS }, (_, i) => {
-      const of = (side: 'api' | 'raw') => phases.find((p) => p.side === side && p.round === i + 1)!.result.requests_per_s;
+      const of = (side: 'api' | 'raw') =>
+        phases.find((p) => p.side === side && p.round === i + 1)!.result.requests_per_s;
       return round(of('api') / of('raw'));
     });
     const summary = {
       date: new Date().toISOString(),
-      options: { posts: POSTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, searches: recorded.length, elasticsearch: elasticsearchUrls(), engine_cpus: args['engine-cpus'] ?? null, service_cpus: args['service-cpus'] ?? null, index_shards: process.env['INDEX_SHARDS'] ?? null, index_replicas: process.env['INDEX_REPLICAS'] ?? null },
+      options: {
+        posts: POSTS,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        rounds: ROUNDS,
+        searches: recorded.length,
+        elasticsearch: elasticsearchUrls(),
+        engine_cpus: args['engine-cpus'] ?? null,
+        service_cpus: args['service-cpus'] ?? null,
+        index_shards: process.env['INDEX_SHARDS'] ?? null,
+        index_replicas: process.env['INDEX_REPLICAS'] ?? null,
+      },
       api_requests_per_s: round(rps('api'), 1),
       raw_requests_per_s: round(rps('raw'), 1),
       ratio: round(rps('api') / rps('raw')),
       round_ratios: roundRatios,
       cpu_ms_per_request: {
-        api: { api_processes: perRequestMs('api', (p) => p.cpu.api_s), redis: perRequestMs('api', (p) => p.cpu.redis_s), elasticsearch: perRequestMs('api', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('api', (p) => p.cpu.load_generator_s), other: perRequestMs('api', (p) => p.cpu.other_s) },
-        raw: { redis: perRequestMs('raw', (p) => p.cpu.redis_s), elasticsearch: perRequestMs('raw', (p) => p.cpu.elasticsearch_s), load_generator: perRequestMs('raw', (p) => p.cpu.load_generator_s), other: perRequestMs('raw', (p) => p.cpu.other_s) },
+        api: {
+          api_processes: perRequestMs('api', (p) => p.cpu.api_s),
+          redis: perRequestMs('api', (p) => p.cpu.redis_s),
+          elasticsearch: perRequestMs('api', (p) => p.cpu.elasticsearch_s),
+          load_generator: perRequestMs('api', (p) => p.cpu.load_generator_s),
+          other: perRequestMs('api', (p) => p.cpu.other_s),
+        },
+        raw: {
+          redis: perRequestMs('raw', (p) => p.cpu.redis_s),
+          elasticsearch: perRequestMs('raw', (p) => p.cpu.elasticsearch_s),
+          load_generator: perRequestMs('raw', (p) => p.cpu.load_generator_s),
+          other: perRequestMs('raw', (p) => p.cpu.other_s),
+        },
       },
-      phases: phases.map((p) => ({ side: p.side, round: p.round, requests_per_s: p.result.requests_per_s, latency: p.result.latency, kinds: p.result.kinds, cpu: p.cpu, engine: p.engine })),
+      phases: phases.map((p) => ({
+        side: p.side,
+        round: p.round,
+        requests_per_s: p.result.requests_per_s,
+        latency: p.result.latency,
+        kinds: p.result.kinds,
+        cpu: p.cpu,
+        engine: p.engine,
+      })),
     };
     mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(path.join(REPO_ROOT, `bench/results/search-throughput${args.label ? `-${args.label}` : ''}.json`), JSON.stringify(summary, null, 2));
-    console.table(phases.map((p) => ({ round: p.round, side: p.side, 'req/s': p.result.requests_per_s, 'p50 ms': p.result.latency.p50_ms, 'p99 ms': p.result.latency.p99_ms, ...p.cpu })));
-    process.stdout.write(`${JSON.stringify({ api_requests_per_s: summary.api_requests_per_s, raw_requests_per_s: summary.raw_requests_per_s, ratio: summary.ratio, round_ratios: roundRatios, cpu_ms_per_request: summary.cpu_ms_per_request })}\n`);
+    writeFileSync(
+      path.join(REPO_ROOT, `bench/results/search-throughput${args.label ? `-${args.label}` : ''}.json`),
+      JSON.stringify(summary, null, 2),
+    );
+    console.table(
+      phases.map((p) => ({
+        round: p.round,
+        side: p.side,
+        'req/s': p.result.requests_per_s,
+        'p50 ms': p.result.latency.p50_ms,
+        'p99 ms': p.result.latency.p99_ms,
+        ...p.cpu,
+      })),
+    );
+    process.stdout.write(
+      `${JSON.stringify({ api_requests_per_s: summary.api_requests_per_s, raw_requests_per_s: summary.raw_requests_per_s, ratio: summary.ratio, round_ratios: roundRatios, cpu_ms_per_request: summary.cpu_ms_per_request })}\n`,
+    );
   } finally {
     await stack.cleanup();
   }

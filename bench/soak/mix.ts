@@ -8,7 +8,14 @@ import { Rng } from '../../src/seed/random.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
 
 /** The kinds of request, in the order of the report. */
-export const KINDS = ['search_query', 'search_filters', 'search_accounts', 'get_post', 'get_account', 'intake'] as const;
+export const KINDS = [
+  'search_query',
+  'search_filters',
+  'search_accounts',
+  'get_post',
+  'get_account',
+  'intake',
+] as const;
 export type Kind = (typeof KINDS)[number];
 
 /**
@@ -39,7 +46,20 @@ export interface Targets {
   accounts: Array<{ id: string; handle: string | null }>;
 }
 
-const MODIFIERS = ['', 'for beginners', 'tips', 'on a budget', 'with a discount code', 'review', 'mistakes to avoid', 'in 10 minutes', 'for busy people', 'that actually works', 'honest opinion', 'step by step'];
+const MODIFIERS = [
+  '',
+  'for beginners',
+  'tips',
+  'on a budget',
+  'with a discount code',
+  'review',
+  'mistakes to avoid',
+  'in 10 minutes',
+  'for busy people',
+  'that actually works',
+  'honest opinion',
+  'step by step',
+];
 const FORMATS = ['reel', 'image', 'carousel'];
 const SORTS = [
   { by: 'views', order: 'desc' },
@@ -79,11 +99,22 @@ export function createMix(options: {
   const rng = new Rng(options.seed);
   const texts = queryTexts();
   const niches = NICHES.map((n) => n.id);
-  const cumulative = KINDS.map(((sum) => (kind: Kind) => (sum += weights[kind]))(0));
+  const cumulative = KINDS.map(
+    (
+      (sum) => (kind: Kind) =>
+        (sum += weights[kind])
+    )(0),
+  );
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rng.next() * list.length)]!;
   // Squaring a uniform skews towards the front of the list: ~30% of queries hit the first 10%.
   const popularText = () => texts[Math.floor(rng.next() ** 2 * texts.length)]!;
-  const json = (kind: Kind, path: string, body: unknown): MixRequest => ({ kind, method: 'POST', path, body: JSON.stringify(body), contentType: 'application/json' });
+  const json = (kind: Kind, path: string, body: unknown): MixRequest => ({
+    kind,
+    method: 'POST',
+    path,
+    body: JSON.stringify(body),
+    contentType: 'application/json',
+  });
 
   const build: Record<Kind, () => MixRequest> = {
     search_query: () => {
@@ -100,8 +131,13 @@ export function createMix(options: {
       }),
     search_accounts: () => {
       const account: Record<string, unknown> = { filters: { niches: { contains_any: [pick(niches)] } } };
-      if (rng.chance(0.25)) account['posts'] = { minimum_matching_posts: 2, filters: { views: { gte: Math.floor(rng.next() * 5000) } } };
-      return json('search_accounts', '/v1/social/accounts/search', { account, sort: { by: 'followers_count', order: 'desc' }, limit: 20 });
+      if (rng.chance(0.25))
+        account['posts'] = { minimum_matching_posts: 2, filters: { views: { gte: Math.floor(rng.next() * 5000) } } };
+      return json('search_accounts', '/v1/social/accounts/search', {
+        account,
+        sort: { by: 'followers_count', order: 'desc' },
+        limit: 20,
+      });
     },
     get_post: () => {
       const post = pick(targets.posts);
@@ -122,7 +158,13 @@ export function createMix(options: {
       }
       // The generated dataset is spent (a very long run): reads take the intake's share.
       if (lines.length === 0) return build.get_post();
-      return { kind: 'intake', method: 'POST', path: '/internal/v1/social/observations', body: `${lines.join('\n')}\n`, contentType: 'application/x-ndjson' };
+      return {
+        kind: 'intake',
+        method: 'POST',
+        path: '/internal/v1/social/observations',
+        body: `${lines.join('\n')}\n`,
+        contentType: 'application/x-ndjson',
+      };
     },
   };
 

@@ -28,7 +28,18 @@ import { parseArgs } from 'node:util';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { cpuSeconds } from '../intake/processes.ts';
 import { startLoad } from '../lib/load.ts';
-import { compileService, exportCommit, lastProbe, log, readTargets, REPO_ROOT, seedThroughIntake, startStack, type ServiceStack, type StackProcess } from '../lib/service-stack.ts';
+import {
+  compileService,
+  exportCommit,
+  lastProbe,
+  log,
+  readTargets,
+  REPO_ROOT,
+  seedThroughIntake,
+  startStack,
+  type ServiceStack,
+  type StackProcess,
+} from '../lib/service-stack.ts';
 import { createMix } from './mix.ts';
 
 const { values: args } = parseArgs({
@@ -92,7 +103,12 @@ function procStatus(pid: number): { rss: number; anon: number; file: number; thr
   try {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8');
     const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
-    return { rss: round(field('VmRSS') / 1024), anon: round(field('RssAnon') / 1024), file: round(field('RssFile') / 1024), threads: field('Threads') };
+    return {
+      rss: round(field('VmRSS') / 1024),
+      anon: round(field('RssAnon') / 1024),
+      file: round(field('RssFile') / 1024),
+      threads: field('Threads'),
+    };
   } catch {
     return null;
   }
@@ -142,14 +158,18 @@ interface Row {
 }
 
 function printRow(row: Row): void {
-  const p = (s: ProcessSample | null) => (s ? `${s.rss.toFixed(0).padStart(4)} (heap ${String(s.heap_total ?? '?').padStart(5)}/${String(s.heap_used ?? '?').padStart(5)} ext ${String(s.external ?? '?').padStart(5)} native ${String(s.native ?? '?').padStart(5)})` : '—');
+  const p = (s: ProcessSample | null) =>
+    s
+      ? `${s.rss.toFixed(0).padStart(4)} (heap ${String(s.heap_total ?? '?').padStart(5)}/${String(s.heap_used ?? '?').padStart(5)} ext ${String(s.external ?? '?').padStart(5)} native ${String(s.native ?? '?').padStart(5)})`
+      : '—';
   process.stdout.write(
     `${String(row.t_s).padStart(5)} s  api ${p(row.api)}  worker ${p(row.worker)}  ${String(row.requests_per_s).padStart(6)} req/s  non2xx ${row.non2xx} errors ${row.errors}  queued ${JSON.stringify(row.queues)}\n`,
   );
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(path.join(MODEL_DIR, 'config.json')) && !args.env.includes('EMBEDDINGS=off')) throw new Error(`no model at ${MODEL_DIR} (set MODEL_DIR)`);
+  if (!existsSync(path.join(MODEL_DIR, 'config.json')) && !args.env.includes('EMBEDDINGS=off'))
+    throw new Error(`no model at ${MODEL_DIR} (set MODEL_DIR)`);
   const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
   if (args.dist) {
     log('compiling the service (npm run build)…');
@@ -158,7 +178,16 @@ async function main(): Promise<void> {
   const env = serviceEnv();
   const launcher = args.launcher === 'bin' || args.launcher === 'node' ? args.launcher : undefined;
   const dropSnapshot = () => root !== REPO_ROOT && rmSync(root, { recursive: true, force: true });
-  const stack: ServiceStack = await startStack({ label: args.label, apis: 1, worker: true, env, nodeArgs: args['node-arg'], probeIntervalMs: 5000, root, ...(launcher ? { launcher } : {}) }).catch((error: unknown) => {
+  const stack: ServiceStack = await startStack({
+    label: args.label,
+    apis: 1,
+    worker: true,
+    env,
+    nodeArgs: args['node-arg'],
+    probeIntervalMs: 5000,
+    root,
+    ...(launcher ? { launcher } : {}),
+  }).catch((error: unknown) => {
     dropSnapshot();
     throw error;
   });
@@ -169,15 +198,33 @@ async function main(): Promise<void> {
     const worker = stack.worker!;
     log(`prefix ${stack.prefix}; API ${api.url} (pid ${api.child.pid}), worker pid ${worker.child.pid}`);
     // One dataset: its beginning is the seed, the rest arrives through the mix's intake batches.
-    const observations = generateObservations({ posts: POSTS + 200_000, accounts: Math.max(10, Math.round(POSTS / 5)), seed: SEED });
+    const observations = generateObservations({
+      posts: POSTS + 200_000,
+      accounts: Math.max(10, Math.round(POSTS / 5)),
+      seed: SEED,
+    });
     let t = performance.now();
     const seeded = await seedThroughIntake(stack, observations, POSTS);
-    log(`seeded ${seeded.observations} observations (${seeded.posts} posts) in ${round((performance.now() - t) / 1000)} s`);
+    log(
+      `seeded ${seeded.observations} observations (${seeded.posts} posts) in ${round((performance.now() - t) / 1000)} s`,
+    );
     const targets = await readTargets(stack);
     log(`targets: ${targets.posts.length} posts, ${targets.accounts.length} accounts`);
     const idle = { api: sampleProcess(api), worker: sampleProcess(worker) };
-    const mix = createMix({ targets, observations, seed: SEED, intakeBatch: number('intake-batch', args['intake-batch'], 1) });
-    const load = startLoad({ urls: [api.url], connections: CONNECTIONS, rate: RATE, durationS: Math.round(MINUTES * 60), headers: { authorization: `Bearer ${stack.key}` }, next: mix });
+    const mix = createMix({
+      targets,
+      observations,
+      seed: SEED,
+      intakeBatch: number('intake-batch', args['intake-batch'], 1),
+    });
+    const load = startLoad({
+      urls: [api.url],
+      connections: CONNECTIONS,
+      rate: RATE,
+      durationS: Math.round(MINUTES * 60),
+      headers: { authorization: `Bearer ${stack.key}` },
+      next: mix,
+    });
 
     const rows: Row[] = [];
     t = performance.now();
@@ -202,17 +249,46 @@ async function main(): Promise<void> {
     const result = await Promise.race([load.done, stack.failure]).finally(() => clearInterval(timer));
     await sample();
 
-    const summary = { date: new Date().toISOString(), label: args.label, options: { minutes: MINUTES, rate: RATE ?? 'max', connections: CONNECTIONS, sample_s: SAMPLE_S, posts: POSTS, seed: SEED, dist: args.dist, service_commit: args['service-commit'] ?? null, launcher: launcher ?? 'default', env: args.env, node_args: args['node-arg'] }, seeded, targets: { posts: targets.posts.length, accounts: targets.accounts.length }, idle, load: result, rows };
+    const summary = {
+      date: new Date().toISOString(),
+      label: args.label,
+      options: {
+        minutes: MINUTES,
+        rate: RATE ?? 'max',
+        connections: CONNECTIONS,
+        sample_s: SAMPLE_S,
+        posts: POSTS,
+        seed: SEED,
+        dist: args.dist,
+        service_commit: args['service-commit'] ?? null,
+        launcher: launcher ?? 'default',
+        env: args.env,
+        node_args: args['node-arg'],
+      },
+      seeded,
+      targets: { posts: targets.posts.length, accounts: targets.accounts.length },
+      idle,
+      load: result,
+      rows,
+    };
     mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
     const file = path.join(REPO_ROOT, 'bench/results', `soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`);
     writeFileSync(file, JSON.stringify(summary, null, 2));
     process.stdout.write(`\nidle before load: api ${idle.api?.rss} MiB, worker ${idle.worker?.rss} MiB\n`);
-    process.stdout.write(`load: ${result.requests} responses in ${result.duration_s} s (${result.requests_per_s}/s), non2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts}), p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms\n`);
-    for (const [kind, k] of Object.entries(result.kinds)) process.stdout.write(`  ${kind.padEnd(16)} ${String(k.requests).padStart(7)}  p50 ${k.p50_ms} ms  p99 ${k.p99_ms} ms  ${JSON.stringify(k.statuses)}\n`);
+    process.stdout.write(
+      `load: ${result.requests} responses in ${result.duration_s} s (${result.requests_per_s}/s), non2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts}), p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms\n`,
+    );
+    for (const [kind, k] of Object.entries(result.kinds))
+      process.stdout.write(
+        `  ${kind.padEnd(16)} ${String(k.requests).padStart(7)}  p50 ${k.p50_ms} ms  p99 ${k.p99_ms} ms  ${JSON.stringify(k.statuses)}\n`,
+      );
     process.stdout.write(`results: ${path.relative(REPO_ROOT, file)}\n`);
     // Refused requests (a 429 from a budget that tripped, a 503) are cheap answers: the memory and
     // latency of such a run do not describe the load it meant to apply.
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} answers were not 2xx and ${result.errors} requests failed: this run does not measure the intended load`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(
+        `${result.non2xx} answers were not 2xx and ${result.errors} requests failed: this run does not measure the intended load`,
+      );
   } finally {
     await stack.cleanup();
     dropSnapshot();

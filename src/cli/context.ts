@@ -43,7 +43,9 @@ export async function runCommand(fn: (context: CommandContext) => Promise<number
   try {
     code = (await fn({ config, connections, logger, use: (part) => (opened.push(part), part) })) ?? EXIT.ok;
   } catch (error) {
-    process.stderr.write(`social-search: ${error instanceof DomainError ? error.detail : ((error as Error).stack ?? String(error))}\n`);
+    process.stderr.write(
+      `social-search: ${error instanceof DomainError ? error.detail : ((error as Error).stack ?? String(error))}\n`,
+    );
     code = EXIT.failed;
   } finally {
     for (const part of opened.reverse()) await part.close().catch(() => undefined);

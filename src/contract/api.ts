@@ -80,19 +80,11 @@ const postSummaryShape = {
   topics: strings.nullable(),
   creative_formats: strings.nullable(),
   hook: z.strictObject({ construction: z.string(), devices: strings, modalities: strings }).nullable(),
-  key_messages: z
-    .array(z.strictObject({ summary: z.string(), roles: strings, presentation: z.string() }))
-    .nullable(),
-  proofs: z
-    .array(z.strictObject({ summary: z.string(), mechanisms: strings, cited_source_types: strings }))
-    .nullable(),
-  offers: z
-    .array(z.strictObject({ summary: z.string(), types: strings, stated_terms: strings }))
-    .nullable(),
+  key_messages: z.array(z.strictObject({ summary: z.string(), roles: strings, presentation: z.string() })).nullable(),
+  proofs: z.array(z.strictObject({ summary: z.string(), mechanisms: strings, cited_source_types: strings })).nullable(),
+  offers: z.array(z.strictObject({ summary: z.string(), types: strings, stated_terms: strings })).nullable(),
   calls_to_action: z
-    .array(
-      z.strictObject({ summary: z.string(), actions: strings, stages: strings, modalities: strings }),
-    )
+    .array(z.strictObject({ summary: z.string(), actions: strings, stages: strings, modalities: strings }))
     .nullable(),
   narrative_structure: z.strictObject({ description: z.string(), patterns: strings }).nullable(),
   has_paid_partnership_label: z.boolean().nullable(),

@@ -43,7 +43,6 @@ export function mintId(family: IdFamily, platformId: string): string {
   return id;
 }
 
-
 /** True when `value` has the exact shape of a service ID of `family`. */
 export function isServiceId(family: IdFamily, value: string): boolean {
   const prefix = PREFIX[family];

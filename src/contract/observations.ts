@@ -7,8 +7,7 @@ import { z } from 'zod';
  * Timestamps are normalized to `YYYY-MM-DDTHH:mm:ss.sssZ`, so that string order is time order.
  */
 
-const UTC_TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]00:00)$/;
+const UTC_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]00:00)$/;
 
 /** An ISO 8601 UTC timestamp (`Z` or `+00:00`), normalized to millisecond `…Z` form. */
 export const utcTimestamp = z
@@ -17,12 +16,21 @@ export const utcTimestamp = z
   .transform((value, ctx) => {
     const m = UTC_TIMESTAMP.exec(value)!;
     const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '00'].map(Number) as [
-      number, number, number, number, number, number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
     ];
     const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s, Number(((m[7] ?? '') + '000').slice(0, 3))));
     if (
-      date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d ||
-      h > 23 || mi > 59 || s > 59
+      date.getUTCFullYear() !== y ||
+      date.getUTCMonth() !== mo - 1 ||
+      date.getUTCDate() !== d ||
+      h > 23 ||
+      mi > 59 ||
+      s > 59
     ) {
       ctx.addIssue({ code: 'custom', message: `not a real date and time: ${value}` });
       return z.NEVER;
@@ -146,7 +154,13 @@ const postFields = {
       message: 'media platform_id values must be distinct',
     }),
   hashtags: z
-    .array(z.string().min(1).max(200).transform((h) => h.replace(/^#/, '')))
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(200)
+        .transform((h) => h.replace(/^#/, '')),
+    )
     .max(500)
     .optional(),
 };
@@ -192,9 +206,7 @@ const postEnrichmentFields = {
     .max(100)
     .nullable(),
   calls_to_action: z
-    .array(
-      z.strictObject({ summary: summaryItem, actions: labels, stages: labels, modalities: labels }),
-    )
+    .array(z.strictObject({ summary: summaryItem, actions: labels, stages: labels, modalities: labels }))
     .max(100)
     .nullable(),
   narrative_structure: z.strictObject({ description: summaryItem, patterns: labels }).nullable(),
@@ -269,9 +281,7 @@ for (const [kind, id] of Object.entries(OBSERVATION_SCHEMA_IDS)) {
 const OBSERVATION_KINDS = Object.keys(schemaByKind) as Array<keyof typeof schemaByKind>;
 
 /** Result of {@link parseObservation}. */
-export type ParsedObservation =
-  | { ok: true; value: Observation }
-  | { ok: false; detail: string };
+export type ParsedObservation = { ok: true; value: Observation } | { ok: false; detail: string };
 
 /**
  * Validates one observation. `kind` is checked first, so that the reasons name the fields of the
@@ -321,7 +331,4 @@ export type PostObservation = z.infer<typeof postObservation>;
 export type PostEnrichmentObservation = z.infer<typeof postEnrichmentObservation>;
 export type AccountEnrichmentObservation = z.infer<typeof accountEnrichmentObservation>;
 export type Observation =
-  | AccountObservation
-  | PostObservation
-  | PostEnrichmentObservation
-  | AccountEnrichmentObservation;
+  AccountObservation | PostObservation | PostEnrichmentObservation | AccountEnrichmentObservation;

@@ -66,12 +66,16 @@ export function createDeliverySigner(deps: {
     },
     verify(kind, id, { src, exp, sig }) {
       if (!src || !exp || !sig || !/^\d{1,12}$/.test(exp) || !/^[A-Za-z0-9_-]+$/.test(src)) {
-        throw new InvalidSignatureError('This delivery URL is incomplete or was altered; take a fresh one from the resource.');
+        throw new InvalidSignatureError(
+          'This delivery URL is incomplete or was altered; take a fresh one from the resource.',
+        );
       }
       const expected = mac(kind, id, src, exp);
       const given = Buffer.from(sig, 'base64url');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new InvalidSignatureError('This delivery URL is incomplete or was altered; take a fresh one from the resource.');
+        throw new InvalidSignatureError(
+          'This delivery URL is incomplete or was altered; take a fresh one from the resource.',
+        );
       }
       const expiresAt = Number(exp);
       if (expiresAt * 1000 <= now()) {

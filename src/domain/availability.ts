@@ -6,7 +6,9 @@ import type { AccountRecord, PostRecord, SearchedPost } from './records.ts';
  * observed and so has its author's profile (the author summary is a required object, so a post
  * whose author was never observed is held back until the account arrives).
  */
-export function isServablePost<R extends SearchedPost>(record: R | null): record is R & { raw: NonNullable<PostRecord['raw']> } {
+export function isServablePost<R extends SearchedPost>(
+  record: R | null,
+): record is R & { raw: NonNullable<PostRecord['raw']> } {
   if (!record?.raw || record.status?.v !== 'available') return false;
   const author = linksOf(record).author;
   return author !== null && Boolean(record.accounts[author]?.profile);

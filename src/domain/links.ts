@@ -23,8 +23,6 @@ export function linksOf(record: Pick<PostRecord, 'raw'>): PostLinks {
 /** Every linked account ID, distinct. */
 export function linkedAccountIds(record: PostRecord): string[] {
   const links = linksOf(record);
-  const ids = [links.author, ...links.coauthors, links.audioAccount].filter(
-    (id): id is string => id !== null,
-  );
+  const ids = [links.author, ...links.coauthors, links.audioAccount].filter((id): id is string => id !== null);
   return [...new Set(ids)];
 }

@@ -44,10 +44,7 @@ export function applyAccount(record: AccountRecord, obs: AccountObservation): Ac
 }
 
 /** Applies an `account_enrichment` observation; absent fields are left as they were. */
-export function applyAccountEnrichment(
-  record: AccountRecord,
-  obs: AccountEnrichmentObservation,
-): AccountRecord {
+export function applyAccountEnrichment(record: AccountRecord, obs: AccountEnrichmentObservation): AccountRecord {
   const next = { ...record };
   const t = obs.produced_at;
   if (obs.publishing_summary !== undefined) {
@@ -113,11 +110,7 @@ export function applyPostEnrichment(record: PostRecord, obs: PostEnrichmentObser
 }
 
 /** Keeps `snapshot` of account `accountId` in the post when it is newer than the one held. */
-export function applyAccountSnapshot(
-  record: PostRecord,
-  accountId: string,
-  snapshot: AccountSnapshot,
-): PostRecord {
+export function applyAccountSnapshot(record: PostRecord, accountId: string, snapshot: AccountSnapshot): PostRecord {
   const held = record.accounts[accountId];
   if (held && !isNewerVersion(snapshot.version, held.version)) return record;
   return { ...record, accounts: { ...record.accounts, [accountId]: snapshot } };

@@ -134,13 +134,7 @@ export function emptyPost(id: string, platformId: string): PostRecord {
  */
 function accountVersion(account: AccountRecord): string {
   const stamp = (r: Lww<unknown> | null) => r?.t ?? '0000-00-00T00:00:00.000Z';
-  return [
-    account.profile,
-    account.status,
-    account.publishing_summary,
-    account.publishing_languages,
-    account.niches,
-  ]
+  return [account.profile, account.status, account.publishing_summary, account.publishing_languages, account.niches]
     .map(stamp)
     .join('|');
 }

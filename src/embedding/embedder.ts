@@ -6,7 +6,10 @@ import type { Config } from '../internal/config.ts';
 import { startModelThread, type ModelThread, type ModelThreadOptions } from './model-thread.ts';
 
 /** The embedding settings of the configuration (the query cache's size defaults to the configuration's default). */
-export type EmbeddingConfig = Pick<Config, 'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'> &
+export type EmbeddingConfig = Pick<
+  Config,
+  'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'
+> &
   Partial<Pick<Config, 'EMBEDDING_QUERY_CACHE_MB'>>;
 
 export type EmbedderState = 'off' | 'loading' | 'ready' | 'failed';
@@ -88,14 +91,26 @@ const QUERY_CACHE_ENTRY_OVERHEAD = 200;
 type Plan =
   | { kind: 'off'; detail: string }
   | { kind: 'failed'; modelId: string | null; detail: string }
-  | { kind: 'thread'; modelId: string; dimensions: number; source: string; thread: ModelThreadOptions; cacheBytes: number };
+  | {
+      kind: 'thread';
+      modelId: string;
+      dimensions: number;
+      source: string;
+      thread: ModelThreadOptions;
+      cacheBytes: number;
+    };
 
-const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = { q8: 'onnx/model_quantized.onnx', fp32: 'onnx/model.onnx' };
+const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = {
+  q8: 'onnx/model_quantized.onnx',
+  fp32: 'onnx/model.onnx',
+};
 
 /** sentence-transformers' truncation length (sentence_bert_config.json), which the model was trained and evaluated with. */
 function maxSeqLength(dir: string): number | null {
   try {
-    const value = (JSON.parse(readFileSync(join(dir, 'sentence_bert_config.json'), 'utf8')) as { max_seq_length?: unknown }).max_seq_length;
+    const value = (
+      JSON.parse(readFileSync(join(dir, 'sentence_bert_config.json'), 'utf8')) as { max_seq_length?: unknown }
+    ).max_seq_length;
     return typeof value === 'number' && value > 0 ? value : null;
   } catch {
     return null;
@@ -116,17 +131,24 @@ function plan(config: EmbeddingConfig): Plan {
     if (!existsSync(dir)) return failed('does not exist');
     let hiddenSize: unknown;
     try {
-      hiddenSize = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { hidden_size?: unknown }).hidden_size;
+      hiddenSize = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { hidden_size?: unknown })
+        .hidden_size;
     } catch (error) {
       return failed(`has no readable config.json (${(error as Error).message})`);
     }
-    if (!existsSync(join(dir, ONNX_FILES[dtype]))) return failed(`has no ${ONNX_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`);
+    if (!existsSync(join(dir, ONNX_FILES[dtype])))
+      return failed(`has no ${ONNX_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`);
     return {
       kind: 'thread',
       modelId,
       dimensions: typeof hiddenSize === 'number' ? hiddenSize : 0,
       source: dir,
-      thread: { source: { folder: dir, weights: join(dir, ONNX_FILES[dtype]) }, dtype, threads, maxTokens: maxSeqLength(dir) },
+      thread: {
+        source: { folder: dir, weights: join(dir, ONNX_FILES[dtype]) },
+        dtype,
+        threads,
+        maxTokens: maxSeqLength(dir),
+      },
       cacheBytes,
     };
   }
@@ -142,7 +164,8 @@ function plan(config: EmbeddingConfig): Plan {
       cacheBytes,
     };
   }
-  if (config.EMBEDDINGS === 'on') return { kind: 'failed', modelId: null, detail: 'EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set' };
+  if (config.EMBEDDINGS === 'on')
+    return { kind: 'failed', modelId: null, detail: 'EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set' };
   return { kind: 'off', detail: 'off: MODEL_DIR is unset (BM25 only)' };
 }
 
@@ -157,7 +180,8 @@ export function createEmbedder(config: EmbeddingConfig, logger?: EmbedderLogger)
   const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0, modelSeconds: 0 };
   const state: EmbedderState = decided.kind;
   const modelId = decided.kind === 'failed' ? decided.modelId : null;
-  if (decided.kind === 'failed') logger?.warn({ embeddings: { state, model: modelId, detail: decided.detail } }, 'embedding model unavailable');
+  if (decided.kind === 'failed')
+    logger?.warn({ embeddings: { state, model: modelId, detail: decided.detail } }, 'embedding model unavailable');
   const unavailable = () => new EmbeddingsUnavailableError(decided.detail);
   return {
     modelId,
@@ -196,7 +220,8 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
   const caching = planned.cacheBytes > 0;
   /** Uncached queries on their way, so that concurrent callers of one text share a single slot. */
   const queriesUnderway = new Map<string, Promise<Float32Array>>();
-  const queryQueue: Array<{ text: string; resolve: (vector: Float32Array) => void; reject: (error: Error) => void }> = [];
+  const queryQueue: Array<{ text: string; resolve: (vector: Float32Array) => void; reject: (error: Error) => void }> =
+    [];
   const documentQueue: Job[] = [];
   let running = false;
   let flushScheduled = false;
@@ -217,7 +242,11 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
     settleLoad(error);
     for (const query of queryQueue.splice(0)) query.reject(error);
     for (const job of documentQueue.splice(0)) job.reject(error);
-    if (message !== CLOSED) logger?.warn({ embeddings: { state, model: modelId, detail } }, wasLoading ? 'embedding model failed to load' : 'embedding model failed');
+    if (message !== CLOSED)
+      logger?.warn(
+        { embeddings: { state, model: modelId, detail } },
+        wasLoading ? 'embedding model failed to load' : 'embedding model failed',
+      );
     thread.keepAlive(false);
   }
 
@@ -262,11 +291,16 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
     stats.modelCalls++;
     stats.textsEmbedded += texts.length;
     const started = performance.now();
-    thread.run(texts, onVector).then(done, (error: Error) => reject(state === 'failed' ? new EmbeddingsUnavailableError(detail, { cause: error }) : error)).finally(() => {
-      stats.modelSeconds += (performance.now() - started) / 1000;
-      running = false;
-      pump();
-    });
+    thread
+      .run(texts, onVector)
+      .then(done, (error: Error) =>
+        reject(state === 'failed' ? new EmbeddingsUnavailableError(detail, { cause: error }) : error),
+      )
+      .finally(() => {
+        stats.modelSeconds += (performance.now() - started) / 1000;
+        running = false;
+        pump();
+      });
   }
 
   /**
@@ -302,7 +336,11 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
       for (let start = 0; start < texts.length; start += DOCUMENT_BATCH) {
         batches.push(
           new Promise((resolveBatch, rejectBatch) => {
-            documentQueue.push({ texts: texts.slice(start, start + DOCUMENT_BATCH), resolve: resolveBatch, reject: rejectBatch });
+            documentQueue.push({
+              texts: texts.slice(start, start + DOCUMENT_BATCH),
+              resolve: resolveBatch,
+              reject: rejectBatch,
+            });
           }),
         );
       }

@@ -104,7 +104,9 @@ async function loadFolder(folder, weights) {
   // downloaded for a folder.
   const session = await sessionOf(ort, weights);
   const wanted = new Set(session.inputNames);
-  const output = session.outputNames.includes('last_hidden_state') ? 'last_hidden_state' : /** @type {string} */ (session.outputNames[0]);
+  const output = session.outputNames.includes('last_hidden_state')
+    ? 'last_hidden_state'
+    : /** @type {string} */ (session.outputNames[0]);
   return {
     tokenize: (text) => tokenizer.encode(text).ids,
     async run(ids) {
@@ -116,7 +118,9 @@ async function loadFolder(folder, weights) {
       return /** @type {Hidden} */ ((await session.run(feeds))[output]);
     },
     maxTokens: maxTokensOf(tokenizerConfig.model_max_length, modelConfig.max_position_embeddings),
-    trailingSpecials: trailingSpecialsOf((text, specials) => tokenizer.encode(text, { add_special_tokens: specials }).ids),
+    trailingSpecials: trailingSpecialsOf(
+      (text, specials) => tokenizer.encode(text, { add_special_tokens: specials }).ids,
+    ),
     dispose: () => session.release(),
   };
 }
@@ -140,7 +144,8 @@ async function loadFromHub(id) {
     async run(ids) {
       /** @type {Record<string, InstanceType<typeof Tensor>>} */
       const inputs = {};
-      for (const [name, values] of Object.entries(inputsOf(ids))) inputs[name] = new Tensor('int64', values, [1, ids.length]);
+      for (const [name, values] of Object.entries(inputsOf(ids)))
+        inputs[name] = new Tensor('int64', values, [1, ids.length]);
       return /** @type {{ last_hidden_state: Hidden }} */ (await model.forward(inputs)).last_hidden_state;
     },
     maxTokens: maxTokensOf(tokenizer.model_max_length, positions),
@@ -221,7 +226,8 @@ async function embedOne(model, text) {
   const states = /** @type {Float32Array} */ (hidden.data);
   const sum = new Float64Array(dimensions);
   for (let t = 0; t < tokens; t++) {
-    for (let j = 0, offset = t * dimensions; j < dimensions; j++) sum[j] = /** @type {number} */ (sum[j]) + /** @type {number} */ (states[offset + j]);
+    for (let j = 0, offset = t * dimensions; j < dimensions; j++)
+      sum[j] = /** @type {number} */ (sum[j]) + /** @type {number} */ (states[offset + j]);
   }
   hidden.dispose();
   // The mean's 1/tokens cancels in the normalisation.

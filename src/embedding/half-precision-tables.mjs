@@ -78,7 +78,8 @@ const decoder = new TextDecoder();
  * @param {Field[]} fields
  * @param {number} number
  */
-const stringsOf = (fields, number) => fields.filter((f) => f.field === number && f.bytes).map((f) => decoder.decode(/** @type {Uint8Array} */ (f.bytes)));
+const stringsOf = (fields, number) =>
+  fields.filter((f) => f.field === number && f.bytes).map((f) => decoder.decode(/** @type {Uint8Array} */ (f.bytes)));
 /**
  * @param {Field[]} fields
  * @param {number} number
@@ -92,7 +93,8 @@ const varintOf = (fields, number) => fields.find((f) => f.field === number)?.var
  */
 
 /** @param {Part[]} parts */
-const lengthOf = (parts) => parts.reduce((sum, part) => sum + (part instanceof Uint8Array ? part.byteLength : part.length), 0);
+const lengthOf = (parts) =>
+  parts.reduce((sum, part) => sum + (part instanceof Uint8Array ? part.byteLength : part.length), 0);
 
 /**
  * A length-delimited field of `parts`.
@@ -101,7 +103,13 @@ const lengthOf = (parts) => parts.reduce((sum, part) => sum + (part instanceof U
  * @returns {Part[]}
  */
 function delimited(number, parts) {
-  return [Writer.create().uint32((number << 3) | LENGTH_DELIMITED).uint32(lengthOf(parts)).finish(), ...parts];
+  return [
+    Writer.create()
+      .uint32((number << 3) | LENGTH_DELIMITED)
+      .uint32(lengthOf(parts))
+      .finish(),
+    ...parts,
+  ];
 }
 
 /**
@@ -210,10 +218,15 @@ function lookupTables(graph, minBytes) {
   const otherUses = new Set();
   for (const node of graph.nodes) {
     const gather = stringsOf(node, NODE.opType)[0] === 'Gather';
-    stringsOf(node, NODE.input).forEach((name, position) => (gather && position === 0 ? undefined : otherUses.add(name)));
+    stringsOf(node, NODE.input).forEach((name, position) =>
+      gather && position === 0 ? undefined : otherUses.add(name),
+    );
   }
-  const declared = graph.fields.filter((f) => f.field === GRAPH.input || f.field === GRAPH.output || f.field === GRAPH.valueInfo);
-  for (const value of declared) stringsOf(fieldsOf(/** @type {Uint8Array} */ (value.bytes)), 1).forEach((name) => otherUses.add(name));
+  const declared = graph.fields.filter(
+    (f) => f.field === GRAPH.input || f.field === GRAPH.output || f.field === GRAPH.valueInfo,
+  );
+  for (const value of declared)
+    stringsOf(fieldsOf(/** @type {Uint8Array} */ (value.bytes)), 1).forEach((name) => otherUses.add(name));
   /** @type {Set<string>} */
   const names = new Set();
   for (const tensor of graph.initializers.values()) {
@@ -257,21 +270,38 @@ export function halfPrecisionTables(model, minBytes = MIN_TABLE_BYTES) {
     if (tensor && tables.has(stringsOf(tensor, TENSOR.name)[0] ?? '')) {
       const bytes = /** @type {Uint8Array} */ (f.bytes);
       const half = rewrite(bytes, tensor, (t) => {
-        if (t.field === TENSOR.dataType) return [Writer.create().uint32((TENSOR.dataType << 3) | VARINT).int32(DATA_TYPE.float16).finish()];
+        if (t.field === TENSOR.dataType)
+          return [
+            Writer.create()
+              .uint32((TENSOR.dataType << 3) | VARINT)
+              .int32(DATA_TYPE.float16)
+              .finish(),
+          ];
         if (t.field === TENSOR.rawData) return float16Field(/** @type {Uint8Array} */ (t.bytes));
         return undefined;
       });
       return delimited(GRAPH.initializer, half);
     }
     const node = nodes[index];
-    if (!node || stringsOf(node, NODE.opType)[0] !== 'Gather' || !tables.has(stringsOf(node, NODE.input)[0] ?? '')) return undefined;
+    if (!node || stringsOf(node, NODE.opType)[0] !== 'Gather' || !tables.has(stringsOf(node, NODE.input)[0] ?? ''))
+      return undefined;
     const output = /** @type {string} */ (stringsOf(node, NODE.output)[0]);
     const halfOutput = `${output}/float16`;
     const firstOutput = node.findIndex((n) => n.field === NODE.output);
     const gather = rewrite(/** @type {Uint8Array} */ (f.bytes), node, (n, i) =>
-      i === firstOutput ? [Writer.create().uint32((NODE.output << 3) | LENGTH_DELIMITED).string(halfOutput).finish()] : undefined,
+      i === firstOutput
+        ? [
+            Writer.create()
+              .uint32((NODE.output << 3) | LENGTH_DELIMITED)
+              .string(halfOutput)
+              .finish(),
+          ]
+        : undefined,
     );
-    return [...delimited(GRAPH.node, gather), ...castToFloat(`${stringsOf(node, NODE.name)[0] ?? output}/to_float32`, halfOutput, output)];
+    return [
+      ...delimited(GRAPH.node, gather),
+      ...castToFloat(`${stringsOf(node, NODE.name)[0] ?? output}/to_float32`, halfOutput, output),
+    ];
   });
   const parts = rewrite(model, modelFields, (f) => (f === graphField ? delimited(MODEL.graph, graph) : undefined));
   return { model: assemble(parts), tables: [...tables] };
@@ -296,7 +326,9 @@ export async function withHalfPrecisionTables(weights, use) {
     const thread = new Worker(new URL('./half-precision-thread.mjs', import.meta.url), { workerData: { weights } });
     thread.once('message', (bytes) => (answer = bytes));
     thread.once('error', reject);
-    thread.once('exit', (code) => (answer ? resolve(answer) : reject(new Error(`the model conversion thread exited with code ${code}`))));
+    thread.once('exit', (code) =>
+      answer ? resolve(answer) : reject(new Error(`the model conversion thread exited with code ${code}`)),
+    );
   });
   try {
     return await use(model);

@@ -17,7 +17,15 @@ export interface FacetEngine {
    * (hybrid: lexical matches and the semantic window; semantic: the window), on a first page's
    * snapshot.
    */
-  postFacets(search: PostSearch, facets: FacetSpec[], options: { ranking: PostRanking; keepAliveSeconds: number }): Promise<FacetCounts>;
+  postFacets(
+    search: PostSearch,
+    facets: FacetSpec[],
+    options: { ranking: PostRanking; keepAliveSeconds: number },
+  ): Promise<FacetCounts>;
   /** Counts over exactly the accounts an account search returns (private accounts never). */
-  accountFacets(search: AccountSearch, facets: FacetSpec[], options: { keepAliveSeconds: number }): Promise<FacetCounts>;
+  accountFacets(
+    search: AccountSearch,
+    facets: FacetSpec[],
+    options: { keepAliveSeconds: number },
+  ): Promise<FacetCounts>;
 }

@@ -94,7 +94,9 @@ export function buildApp(
   // JSON in, JSON out: a text/plain body is an unsupported media type, not a string to parse.
   app.removeContentTypeParser('text/plain');
   app.setValidatorCompiler(zodValidatorCompiler);
-  app.setSerializerCompiler(options.validateResponses === false ? () => (data) => JSON.stringify(data) : serializerCompiler);
+  app.setSerializerCompiler(
+    options.validateResponses === false ? () => (data) => JSON.stringify(data) : serializerCompiler,
+  );
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
@@ -127,7 +129,16 @@ export function buildApp(
       origin: [...options.corsOrigins],
       methods: ['GET', 'POST'],
       allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
-      exposedHeaders: ['x-request-id', 'etag', 'retry-after', 'ratelimit-policy', 'ratelimit', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+      exposedHeaders: [
+        'x-request-id',
+        'etag',
+        'retry-after',
+        'ratelimit-policy',
+        'ratelimit',
+        'ratelimit-limit',
+        'ratelimit-remaining',
+        'ratelimit-reset',
+      ],
       maxAge: 600,
     });
   }

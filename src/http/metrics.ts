@@ -19,7 +19,11 @@ export const METRICS_PATH = '/metrics';
  * endpoint is open, for deployments that keep the API port off the public network or put
  * `/metrics` behind their proxy's rules (docs/api-decisions.md).
  */
-export function registerMetrics(app: FastifyInstance, metrics: HttpMetrics, options: { token?: string | undefined }): void {
+export function registerMetrics(
+  app: FastifyInstance,
+  metrics: HttpMetrics,
+  options: { token?: string | undefined },
+): void {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     if (route === METRICS_PATH) return;
@@ -30,7 +34,9 @@ export function registerMetrics(app: FastifyInstance, metrics: HttpMetrics, opti
     if (expected) {
       const given = Buffer.from(request.headers.authorization ?? '');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        throw new AuthenticationRequiredError('/metrics needs the metrics token: Authorization: Bearer <METRICS_TOKEN>.');
+        throw new AuthenticationRequiredError(
+          '/metrics needs the metrics token: Authorization: Bearer <METRICS_TOKEN>.',
+        );
       }
     }
     const { contentType, body } = await metrics.exposition();

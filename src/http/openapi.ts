@@ -23,7 +23,11 @@ const BODY_EXAMPLES: Record<string, unknown[]> = {
       },
       limit: 10,
     },
-    { post: { filters: { format: { in: ['reel'] }, views: { gte: 100000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 },
+    {
+      post: { filters: { format: { in: ['reel'] }, views: { gte: 100000 } } },
+      sort: { by: 'views', order: 'desc' },
+      limit: 20,
+    },
     { cursor: '<next_cursor of the previous page>' },
   ],
   searchAccounts: [
@@ -65,18 +69,26 @@ interface RouteFacts {
 /** The response entry of a problem status: the problem schema and the names it may carry. */
 function problemResponse(status: number, schema: unknown): Record<string, unknown> {
   const names = problemsWithStatus(status);
-  const description = names.length > 0 ? names.map((p) => `\`${p.name}\`: ${p.description}`).join('\n\n') : 'A problem object.';
+  const description =
+    names.length > 0 ? names.map((p) => `\`${p.name}\`: ${p.description}`).join('\n\n') : 'A problem object.';
   return { description, content: { 'application/problem+json': { schema } } };
 }
 
 /** The intake body per content type: NDJSON lines or a JSON array, each entry one observation. */
 function intakeBody(): Record<string, unknown> {
   // The observation schemas are registered components (contract/observations.ts); inputs carry the suffix.
-  const observation = { oneOf: Object.values(OBSERVATION_SCHEMA_IDS).map((id) => ({ $ref: `#/components/schemas/${id}Input` })) };
+  const observation = {
+    oneOf: Object.values(OBSERVATION_SCHEMA_IDS).map((id) => ({ $ref: `#/components/schemas/${id}Input` })),
+  };
   return {
     content: {
       'application/x-ndjson': {
-        schema: { type: 'string', minLength: 1, description: 'One observation (JSON object) per line; a bad line is rejected alone. At most 5,000 lines and 20 MiB.' },
+        schema: {
+          type: 'string',
+          minLength: 1,
+          description:
+            'One observation (JSON object) per line; a bad line is rejected alone. At most 5,000 lines and 20 MiB.',
+        },
       },
       'application/json': { schema: { type: 'array', items: observation, minItems: 1, maxItems: 5000 } },
     },
@@ -106,14 +118,20 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       },
       servers: [{ url: options.baseUrl }],
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ssk_…`.' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer ssk_…`.' },
+        },
         schemas: {
           Problem: {
             type: 'object',
             required: ['type', 'status', 'request_id', 'detail'],
             additionalProperties: false,
             properties: {
-              type: { type: 'string', format: 'uri', description: '`{base_url}/problems/<problem-name>`: a page describing it.' },
+              type: {
+                type: 'string',
+                format: 'uri',
+                description: '`{base_url}/problems/<problem-name>`: a page describing it.',
+              },
               status: { type: 'integer' },
               request_id: { type: 'string', description: 'Quote it when reporting an issue.' },
               detail: { type: 'string' },
@@ -127,29 +145,38 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
     transform(args) {
       const { url } = args;
       const route = args.schema as Record<string, unknown> & { response?: Record<string, unknown> };
-      const authenticated = url.startsWith('/v1/social/') && !url.startsWith('/v1/social/delivery') || url === INTAKE_PATH;
+      const authenticated =
+        (url.startsWith('/v1/social/') && !url.startsWith('/v1/social/delivery')) || url === INTAKE_PATH;
       const isIntake = url === INTAKE_PATH;
       // The intake body is a parsed container: described by hand below, per content type.
       const input = isIntake ? { ...route, body: undefined } : route;
       const out = zodTransform({ ...args, schema: input as typeof args.schema });
-      const schema = { ...(out.schema as Record<string, unknown>) } as Record<string, unknown> & { response?: Record<string, unknown> };
+      const schema = { ...(out.schema as Record<string, unknown>) } as Record<string, unknown> & {
+        response?: Record<string, unknown>;
+      };
       const validated = ['params', 'querystring', 'headers', 'body'].some((part) => route[part] !== undefined);
       const facts: RouteFacts = { authenticated, hasBody: route.body !== undefined, validated };
       const responses: Record<string, unknown> = { ...(schema.response ?? {}) };
       for (const code of Object.keys(responses)) {
         if (Number(code) >= 400) responses[code] = problemResponse(Number(code), problemSchema);
-        else if (Number(code) >= 300) responses[code] = { description: (responses[code] as { description?: string }).description ?? 'Redirect.' };
+        else if (Number(code) >= 300)
+          responses[code] = { description: (responses[code] as { description?: string }).description ?? 'Redirect.' };
       }
       for (const { status, when } of COMMON_STATUSES) {
-        if (when(facts) && !(String(status) in responses)) responses[String(status)] = problemResponse(status, problemSchema);
+        if (when(facts) && !(String(status) in responses))
+          responses[String(status)] = problemResponse(status, problemSchema);
       }
       schema.response = responses;
       if (isIntake) schema.body = intakeBody();
       const operationId = String(route.operationId ?? '');
-      if (BODY_EXAMPLES[operationId] && schema.body) schema.body = { ...(schema.body as object), examples: BODY_EXAMPLES[operationId] };
+      if (BODY_EXAMPLES[operationId] && schema.body)
+        schema.body = { ...(schema.body as object), examples: BODY_EXAMPLES[operationId] };
       const params = schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined;
       if (ID_EXAMPLES[operationId] && params?.properties?.id) {
-        schema.params = { ...params, properties: { ...params.properties, id: { ...params.properties.id, examples: ID_EXAMPLES[operationId] } } };
+        schema.params = {
+          ...params,
+          properties: { ...params.properties, id: { ...params.properties.id, examples: ID_EXAMPLES[operationId] } },
+        };
       }
       schema.security = authenticated ? [{ bearer: [] }] : [];
       return { schema: schema as typeof out.schema, url: out.url };
@@ -162,5 +189,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
     staticCSP: true,
   });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true } as object }, async (_request, reply) => reply.type('application/json').send(app.swagger()));
+  app.get(OPENAPI_PATH, { schema: { hide: true } as object }, async (_request, reply) =>
+    reply.type('application/json').send(app.swagger()),
+  );
 }

@@ -16,25 +16,152 @@ export interface ProblemEntry {
 
 /** The catalog, by status then name. */
 export const PROBLEM_CATALOG: readonly ProblemEntry[] = [
-  { name: 'malformed-request', status: 400, title: 'Malformed request', retryable: false, description: 'The body cannot be parsed in its declared Content-Type (invalid JSON, an intake body that is neither NDJSON nor a JSON array, an empty body). Fix the body and send it again.' },
-  { name: 'authentication-required', status: 401, title: 'Authentication required', retryable: false, description: 'The Authorization header is missing, is not `Bearer <key>`, or names an unknown or revoked key. Never retryable with the same credentials: get a valid key.' },
-  { name: 'insufficient-scope', status: 403, title: 'Insufficient scope', retryable: false, description: 'The key is valid but lacks the scope the operation needs (`search` for reads and searches, `ingest` for the intake).' },
-  { name: 'invalid-signature', status: 403, title: 'Invalid signature', retryable: false, description: 'A delivery URL (media, thumbnail, avatar) whose signature does not match. Use the URL exactly as a post or account response gave it.' },
-  { name: 'not-found', status: 404, title: 'No such route', retryable: false, description: 'No operation answers this path. Check the path against the OpenAPI document at /openapi.json.' },
-  { name: 'not-tracked', status: 404, title: 'Not tracked', retryable: true, description: 'The post or account is unknown to this service or currently unavailable. This does not claim it is absent from the platform; it may appear once observed.' },
-  { name: 'method-not-allowed', status: 405, title: 'Method not allowed', retryable: false, description: 'The path exists but not for this HTTP method; the `Allow` header lists the methods it answers.' },
-  { name: 'request-timeout', status: 408, title: 'Request timeout', retryable: true, description: 'The request was not received completely in time; the connection is closed. Send it again.' },
-  { name: 'account-unavailable', status: 410, title: 'Account unavailable', retryable: false, description: 'The account is known but deactivated, deleted or fully unobservable, so no snapshot of it is served.' },
-  { name: 'expired-cursor', status: 410, title: 'Expired cursor', retryable: false, description: 'A search continuation cursor that is past its lifetime, was issued by an earlier version, or whose snapshot is gone. Start the search again from its first page.' },
-  { name: 'expired-url', status: 410, title: 'Expired delivery URL', retryable: false, description: 'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.' },
-  { name: 'payload-too-large', status: 413, title: 'Payload too large', retryable: false, description: 'More observations (5,000) or bytes (20 MiB) than one intake request may carry, or a request body over its route\'s limit. Split it.' },
-  { name: 'unsupported-media-type', status: 415, title: 'Unsupported media type', retryable: false, description: 'A body in a Content-Type the route does not take: JSON for searches; NDJSON or a JSON array for the intake.' },
-  { name: 'headers-too-large', status: 431, title: 'Request header fields too large', retryable: false, description: 'The request line and headers exceed 16 KiB (a very long URL or header); refused before routing. Shorten them.' },
-  { name: 'validation-failed', status: 422, title: 'Validation failed', retryable: false, description: 'The request is well-formed but invalid: the detail starts with the JSON pointer of the offending value (e.g. `/post/filters/views/gte: expected an integer`).' },
-  { name: 'rate-limit-exceeded', status: 429, title: 'Rate limit exceeded', retryable: true, description: 'The key made more searches (facets included) or more reads this minute than its limit allows; `RateLimit-Policy` names the budget. Wait for the number of seconds in `Retry-After`.' },
-  { name: 'internal-error', status: 500, title: 'Internal error', retryable: true, description: 'Something unexpected failed. Quote the `request_id` when reporting it.' },
-  { name: 'service-unavailable', status: 503, title: 'Service unavailable', retryable: true, description: 'A dependency (search engine or Redis) cannot be reached or is overloaded. Safe to retry after `Retry-After`; intake accepted nothing when it answers this.' },
-  { name: 'intake-timeout', status: 504, title: 'Intake timeout', retryable: true, description: 'An intake with `?wait=true` whose observations were not all visible in time. They stay queued and will be indexed; do not resend them.' },
+  {
+    name: 'malformed-request',
+    status: 400,
+    title: 'Malformed request',
+    retryable: false,
+    description:
+      'The body cannot be parsed in its declared Content-Type (invalid JSON, an intake body that is neither NDJSON nor a JSON array, an empty body). Fix the body and send it again.',
+  },
+  {
+    name: 'authentication-required',
+    status: 401,
+    title: 'Authentication required',
+    retryable: false,
+    description:
+      'The Authorization header is missing, is not `Bearer <key>`, or names an unknown or revoked key. Never retryable with the same credentials: get a valid key.',
+  },
+  {
+    name: 'insufficient-scope',
+    status: 403,
+    title: 'Insufficient scope',
+    retryable: false,
+    description:
+      'The key is valid but lacks the scope the operation needs (`search` for reads and searches, `ingest` for the intake).',
+  },
+  {
+    name: 'invalid-signature',
+    status: 403,
+    title: 'Invalid signature',
+    retryable: false,
+    description:
+      'A delivery URL (media, thumbnail, avatar) whose signature does not match. Use the URL exactly as a post or account response gave it.',
+  },
+  {
+    name: 'not-found',
+    status: 404,
+    title: 'No such route',
+    retryable: false,
+    description: 'No operation answers this path. Check the path against the OpenAPI document at /openapi.json.',
+  },
+  {
+    name: 'not-tracked',
+    status: 404,
+    title: 'Not tracked',
+    retryable: true,
+    description:
+      'The post or account is unknown to this service or currently unavailable. This does not claim it is absent from the platform; it may appear once observed.',
+  },
+  {
+    name: 'method-not-allowed',
+    status: 405,
+    title: 'Method not allowed',
+    retryable: false,
+    description: 'The path exists but not for this HTTP method; the `Allow` header lists the methods it answers.',
+  },
+  {
+    name: 'request-timeout',
+    status: 408,
+    title: 'Request timeout',
+    retryable: true,
+    description: 'The request was not received completely in time; the connection is closed. Send it again.',
+  },
+  {
+    name: 'account-unavailable',
+    status: 410,
+    title: 'Account unavailable',
+    retryable: false,
+    description: 'The account is known but deactivated, deleted or fully unobservable, so no snapshot of it is served.',
+  },
+  {
+    name: 'expired-cursor',
+    status: 410,
+    title: 'Expired cursor',
+    retryable: false,
+    description:
+      'A search continuation cursor that is past its lifetime, was issued by an earlier version, or whose snapshot is gone. Start the search again from its first page.',
+  },
+  {
+    name: 'expired-url',
+    status: 410,
+    title: 'Expired delivery URL',
+    retryable: false,
+    description: 'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.',
+  },
+  {
+    name: 'payload-too-large',
+    status: 413,
+    title: 'Payload too large',
+    retryable: false,
+    description:
+      "More observations (5,000) or bytes (20 MiB) than one intake request may carry, or a request body over its route's limit. Split it.",
+  },
+  {
+    name: 'unsupported-media-type',
+    status: 415,
+    title: 'Unsupported media type',
+    retryable: false,
+    description:
+      'A body in a Content-Type the route does not take: JSON for searches; NDJSON or a JSON array for the intake.',
+  },
+  {
+    name: 'headers-too-large',
+    status: 431,
+    title: 'Request header fields too large',
+    retryable: false,
+    description:
+      'The request line and headers exceed 16 KiB (a very long URL or header); refused before routing. Shorten them.',
+  },
+  {
+    name: 'validation-failed',
+    status: 422,
+    title: 'Validation failed',
+    retryable: false,
+    description:
+      'The request is well-formed but invalid: the detail starts with the JSON pointer of the offending value (e.g. `/post/filters/views/gte: expected an integer`).',
+  },
+  {
+    name: 'rate-limit-exceeded',
+    status: 429,
+    title: 'Rate limit exceeded',
+    retryable: true,
+    description:
+      'The key made more searches (facets included) or more reads this minute than its limit allows; `RateLimit-Policy` names the budget. Wait for the number of seconds in `Retry-After`.',
+  },
+  {
+    name: 'internal-error',
+    status: 500,
+    title: 'Internal error',
+    retryable: true,
+    description: 'Something unexpected failed. Quote the `request_id` when reporting it.',
+  },
+  {
+    name: 'service-unavailable',
+    status: 503,
+    title: 'Service unavailable',
+    retryable: true,
+    description:
+      'A dependency (search engine or Redis) cannot be reached or is overloaded. Safe to retry after `Retry-After`; intake accepted nothing when it answers this.',
+  },
+  {
+    name: 'intake-timeout',
+    status: 504,
+    title: 'Intake timeout',
+    retryable: true,
+    description:
+      'An intake with `?wait=true` whose observations were not all visible in time. They stay queued and will be indexed; do not resend them.',
+  },
 ];
 
 /** The entry of problem `name`, if it exists. */

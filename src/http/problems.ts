@@ -33,11 +33,7 @@ function problemOf(error: DomainError, requestId: string, baseUrl: string): Prob
 /** Sends a domain error as a problem object. */
 function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
   const problem = problemOf(error, reply.request.id, baseUrl);
-  return reply
-    .code(error.status)
-    .headers(error.headers())
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(JSON.stringify(problem));
+  return reply.code(error.status).headers(error.headers()).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
 
 /** Turns any error thrown while handling a request into a domain error. */
@@ -51,7 +47,9 @@ function toDomainError(error: unknown): DomainError {
       return new UnsupportedMediaTypeError('This route does not accept that Content-Type.');
     case 'FST_CP_ERR_INVALID_CONTENT_ENCODING':
       // RFC 9110 §15.5.16: a content coding the server does not support is a 415.
-      return new UnsupportedMediaTypeError('This route does not accept that Content-Encoding; send identity, gzip, deflate or br.');
+      return new UnsupportedMediaTypeError(
+        'This route does not accept that Content-Encoding; send identity, gzip, deflate or br.',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new MalformedRequestError('The body is empty but Content-Type says JSON.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -74,9 +72,15 @@ function collectRouteMethods(app: FastifyInstance): (path: string) => string[] {
   const routes: Array<{ pattern: RegExp; methods: string[]; concrete: boolean }> = [];
   app.addHook('onRoute', (route) => {
     // `:param` matches one path segment; Fastify's own router has the same rule.
-    const source = route.url.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+    const source = route.url
+      .split('/')
+      .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     const methods = [route.method].flat().map((m) => m.toUpperCase());
-    routes.push({ pattern: new RegExp(`^${source.join('/')}/?$`), methods, concrete: !route.url.includes(':') && !route.url.includes('*') });
+    routes.push({
+      pattern: new RegExp(`^${source.join('/')}/?$`),
+      methods,
+      concrete: !route.url.includes(':') && !route.url.includes('*'),
+    });
   });
   return (path) => {
     const matching = routes.filter((r) => r.pattern.test(path));
@@ -107,7 +111,8 @@ export function registerProblemHandling(app: FastifyInstance, baseUrl: string): 
       request.log.warn({ problem: domain.problem, reason: reasonOf(domain.cause ?? domain) }, domain.detail);
     } else if (domain.status >= 500) {
       request.log.error({ err: domain.cause ?? error, problem: domain.problem }, domain.detail);
-      if (isResponseSerializationError(error)) request.log.error({ issues: error.cause.issues }, 'response does not match its contract schema');
+      if (isResponseSerializationError(error))
+        request.log.error({ issues: error.cause.issues }, 'response does not match its contract schema');
     }
     return sendProblem(reply, domain, baseUrl);
   });

@@ -16,7 +16,8 @@ export function requestIdGenerator(trustedProxies: readonly string[]): (request:
   return (request) => {
     const forwarded = request.headers['x-request-id'];
     const peer = request.socket.remoteAddress;
-    if (trusted && peer && typeof forwarded === 'string' && ACCEPTABLE_ID.test(forwarded) && trusted(peer, 0)) return forwarded;
+    if (trusted && peer && typeof forwarded === 'string' && ACCEPTABLE_ID.test(forwarded) && trusted(peer, 0))
+      return forwarded;
     return `req_${randomBytes(12).toString('base64url')}`;
   };
 }

@@ -16,5 +16,7 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
   (data) => {
     const result = schema.safeParse(data);
     if (result.success) return { value: result.data };
-    return { error: new ValidationFailedError(`${PARTS[httpPart ?? 'body'] ?? ''}${formatIssues(result.error.issues)}`) };
+    return {
+      error: new ValidationFailedError(`${PARTS[httpPart ?? 'body'] ?? ''}${formatIssues(result.error.issues)}`),
+    };
   };

@@ -10,7 +10,12 @@ function list<T extends z.ZodType<unknown, string>>(item: T) {
   return z
     .string()
     .default('')
-    .transform((raw) => raw.split(',').map((part) => part.trim()).filter(Boolean))
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(item));
 }
 
@@ -23,7 +28,12 @@ const envSchema = z.object({
   ELASTICSEARCH_URL: z
     .string()
     .default('http://127.0.0.1:9200')
-    .transform((raw) => raw.split(',').map((part) => part.trim()).filter(Boolean))
+    .transform((raw) =>
+      raw
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.url()).min(1, 'expected at least one URL')),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -56,7 +66,11 @@ const envSchema = z.object({
   /** Signs dashboard session cookies; unset: derived from SIGNING_SECRET. */
   SESSION_SECRET: z.string().min(32, 'SESSION_SECRET must be at least 32 characters').optional(),
   /** A dashboard session ends after this many hours without a request. */
-  SESSION_IDLE_HOURS: z.coerce.number().min(0.05).max(24 * 30).default(12),
+  SESSION_IDLE_HOURS: z.coerce
+    .number()
+    .min(0.05)
+    .max(24 * 30)
+    .default(12),
   /** Failed sign-ins per email per 15 minutes before it is blocked for 15 minutes. */
   SIGNIN_MAX_FAILURES_PER_ACCOUNT: z.coerce.number().int().min(1).default(5),
   /** Failed sign-ins per client address per hour before it is blocked for an hour. */
@@ -177,9 +191,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
-    );
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
   const config = parsed.data;
   if (config.SIGNING_SECRET === undefined) {

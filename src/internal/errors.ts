@@ -11,7 +11,10 @@ export abstract class DomainError extends Error {
   headers(): Record<string, string> {
     return {};
   }
-  constructor(readonly detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
     super(detail, options);
     this.name = new.target.name;
   }
@@ -60,7 +63,10 @@ export class RouteNotFoundError extends DomainError {
 export class MethodNotAllowedError extends DomainError {
   readonly problem = 'method-not-allowed';
   readonly status = 405;
-  constructor(detail: string, private readonly allow: string[]) {
+  constructor(
+    detail: string,
+    private readonly allow: string[],
+  ) {
     super(detail);
   }
   override headers(): Record<string, string> {
@@ -120,7 +126,10 @@ export class ValidationFailedError extends DomainError {
 export class RateLimitExceededError extends DomainError {
   readonly problem = 'rate-limit-exceeded';
   readonly status = 429;
-  constructor(detail: string, private readonly retryAfterSeconds: number) {
+  constructor(
+    detail: string,
+    private readonly retryAfterSeconds: number,
+  ) {
     super(detail);
   }
   override headers(): Record<string, string> {

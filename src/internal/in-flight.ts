@@ -3,7 +3,11 @@
  * further item starts; once the running ones have settled, the first failure is thrown (so no
  * work is left running behind a caller that has already seen the error).
  */
-export async function eachInFlight<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function eachInFlight<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failure: { error: unknown } | null = null;
   const lane = async () => {

@@ -14,8 +14,20 @@ export function loggableUrl(url: string): string {
 }
 
 /** Fastify's request fields, with the URL made loggable. */
-function serializeRequest(req: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) {
-  return { method: req.method, url: req.url === undefined ? undefined : loggableUrl(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort };
+function serializeRequest(req: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: req.method,
+    url: req.url === undefined ? undefined : loggableUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 /** The process logger's options: JSON lines, credentials redacted wherever they appear. */
@@ -23,7 +35,10 @@ export function loggerOptions(config: Pick<Config, 'LOG_LEVEL'>): LoggerOptions 
   return {
     level: config.LOG_LEVEL,
     base: { service: 'social-search' },
-    redact: { paths: [...LOG_REDACTIONS, 'key', 'secret', '*.key', '*.secret', '*.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: [...LOG_REDACTIONS, 'key', 'secret', '*.key', '*.secret', '*.authorization'],
+      censor: '[redacted]',
+    },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { req: serializeRequest },
   };

@@ -57,8 +57,18 @@ export function createOutageLog(name: string, logger?: OutageLogger, now: () => 
 }
 
 // Node socket errors and ioredis' own messages for a connection that is down or closing.
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const CONNECTION_MESSAGES = /Connection is closed|Stream isn't writeable|Command timed out|max retries per request|connect ETIMEDOUT|Socket closed unexpectedly/i;
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+const CONNECTION_MESSAGES =
+  /Connection is closed|Stream isn't writeable|Command timed out|max retries per request|connect ETIMEDOUT|Socket closed unexpectedly/i;
 
 /**
  * True when `error` only says a connection is down (refused, reset, closed, timed out), as

@@ -86,7 +86,9 @@ export function and(children: FilterNode[]): FilterNode {
   return children.length === 1 ? children[0]! : { kind: 'and', children };
 }
 
-const fieldKey = z.custom<FieldKey>((value) => typeof value === 'string' && /^(post|author|account)\.[a-z_]+$/.test(value));
+const fieldKey = z.custom<FieldKey>(
+  (value) => typeof value === 'string' && /^(post|author|account)\.[a-z_]+$/.test(value),
+);
 const rangeValue = z.union([z.number(), z.string()]);
 
 /**
@@ -108,7 +110,12 @@ export const filterNodeSchema: z.ZodType<FilterNode> = z.lazy(() =>
     }),
     z.strictObject({ kind: z.literal('term'), field: fieldKey, value: z.union([z.string(), z.boolean()]) }),
     z.strictObject({ kind: z.literal('terms'), field: fieldKey, values: z.array(z.string()) }),
-    z.strictObject({ kind: z.literal('contains'), field: fieldKey, mode: z.enum(['any', 'all']), values: z.array(z.string()) }),
+    z.strictObject({
+      kind: z.literal('contains'),
+      field: fieldKey,
+      mode: z.enum(['any', 'all']),
+      values: z.array(z.string()),
+    }),
     z.strictObject({ kind: z.literal('exists'), field: fieldKey }),
   ]),
 );

@@ -38,7 +38,8 @@ export function createCursorCodec(deps: { secret: string; ttlSeconds: number; no
       if (!body || !sig || extra !== undefined) throw new ValidationFailedError(TAMPERED);
       const given = Buffer.from(sig, 'base64url');
       const expected = mac(body);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new ValidationFailedError(TAMPERED);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        throw new ValidationFailedError(TAMPERED);
       let payload: Record<string, unknown>;
       try {
         payload = JSON.parse(inflateRawSync(Buffer.from(body, 'base64url')).toString());

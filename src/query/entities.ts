@@ -8,9 +8,7 @@
 
 /** One exact entity of a query. */
 export type QueryEntity =
-  | { kind: 'hashtag'; value: string }
-  | { kind: 'handle'; value: string }
-  | { kind: 'phrase'; value: string };
+  { kind: 'hashtag'; value: string } | { kind: 'handle'; value: string } | { kind: 'phrase'; value: string };
 
 /** At most this many entities count per query; more are ordinary words (bounds the engine query). */
 export const MAX_QUERY_ENTITIES = 8;

@@ -51,7 +51,10 @@ function facetFields(scopes: Array<[FilterScope, string]>): ReadonlyMap<string, 
 }
 
 /** Facetable fields of post facets: post fields and, prefixed `author.`, the author's. */
-export const POST_FACET_FIELDS = facetFields([['post', ''], ['author', 'author.']]);
+export const POST_FACET_FIELDS = facetFields([
+  ['post', ''],
+  ['author', 'author.'],
+]);
 /** Facetable fields of account facets. */
 export const ACCOUNT_FACET_FIELDS = facetFields([['account', '']]);
 
@@ -68,8 +71,16 @@ const BOUND_EXPECTED = 'expected a number or null';
 
 const rangeSchema = closedObject(
   {
-    from: z.number({ error: BOUND_EXPECTED }).nullable().optional().meta({ description: 'Inclusive lower bound; absent or null: open.' }),
-    to: z.number({ error: BOUND_EXPECTED }).nullable().optional().meta({ description: 'Exclusive upper bound; absent or null: open.' }),
+    from: z
+      .number({ error: BOUND_EXPECTED })
+      .nullable()
+      .optional()
+      .meta({ description: 'Inclusive lower bound; absent or null: open.' }),
+    to: z
+      .number({ error: BOUND_EXPECTED })
+      .nullable()
+      .optional()
+      .meta({ description: 'Exclusive upper bound; absent or null: open.' }),
   },
   OBJECT_EXPECTED,
   expectedKeys(['from', 'to']),
@@ -77,13 +88,17 @@ const rangeSchema = closedObject(
 
 const facetSchema = closedObject(
   {
-    field: z.string({ error: 'expected a field name' }).meta({ description: 'A facetable field (docs/filters.md, "Facets").' }),
+    field: z
+      .string({ error: 'expected a field name' })
+      .meta({ description: 'A facetable field (docs/filters.md, "Facets").' }),
     size: z
       .int({ error: SIZE_EXPECTED })
       .min(1, { error: SIZE_EXPECTED })
       .max(FACET_LIMITS.maxSize, { error: SIZE_EXPECTED })
       .optional()
-      .meta({ description: `Value facets: how many values, most frequent first (default ${FACET_LIMITS.defaultSize}).` }),
+      .meta({
+        description: `Value facets: how many values, most frequent first (default ${FACET_LIMITS.defaultSize}).`,
+      }),
     ranges: z
       .array(rangeSchema, { error: 'expected an array of ranges' })
       .min(1, { error: 'expected at least one range' })
@@ -115,7 +130,10 @@ function toFacets(inputs: FacetInput[], fields: ReadonlyMap<string, FieldDef>, c
   for (const [i, input] of inputs.entries()) {
     const field = fields.get(input.field);
     if (!field) {
-      fail([i, 'field'], `not a facetable field; expected one of ${[...fields.keys()].map((f) => `"${f}"`).join(', ')}`);
+      fail(
+        [i, 'field'],
+        `not a facetable field; expected one of ${[...fields.keys()].map((f) => `"${f}"`).join(', ')}`,
+      );
       continue;
     }
     if (seen.has(input.field)) fail([i, 'field'], 'this field is already counted by an earlier facet');
@@ -132,8 +150,15 @@ function toFacets(inputs: FacetInput[], fields: ReadonlyMap<string, FieldDef>, c
       }
       out.push({ kind: 'ranges', name: input.field, field: field.field, type: field.type, ranges });
     } else {
-      if (input.ranges !== undefined) fail([i, 'ranges'], `"${input.field}" is counted by value ("size"), not by ranges`);
-      out.push({ kind: 'terms', name: input.field, field: field.field, type: field.type, size: input.size ?? FACET_LIMITS.defaultSize });
+      if (input.ranges !== undefined)
+        fail([i, 'ranges'], `"${input.field}" is counted by value ("size"), not by ranges`);
+      out.push({
+        kind: 'terms',
+        name: input.field,
+        field: field.field,
+        type: field.type,
+        size: input.size ?? FACET_LIMITS.defaultSize,
+      });
     }
   }
   return ok ? out : null;
@@ -144,7 +169,9 @@ type PostScopeInput = z.output<typeof postScope>;
 function toPostFacets(body: { post: PostScopeInput; facets: FacetInput[] }, ctx: Ctx): FacetsRequest<PostSearch> {
   const facets = toFacets(body.facets, POST_FACET_FIELDS, ctx);
   const query = normalizeQuery(body.post.query);
-  const filter = and([body.post.filters ?? and([]), body.post.author?.filters ?? and([])].filter((f) => !isMatchAll(f)));
+  const filter = and(
+    [body.post.filters ?? and([]), body.post.author?.filters ?? and([])].filter((f) => !isMatchAll(f)),
+  );
   if (facets === null) return z.NEVER;
   return { search: { query, filter, sort: null }, facets };
 }
@@ -163,10 +190,15 @@ export const postFacetsRequestSchema = closedObject(
 
 type AccountScopeInput = z.output<typeof accountScope>;
 
-function toAccountFacets(body: { account: AccountScopeInput; facets: FacetInput[] }, ctx: Ctx): FacetsRequest<AccountSearch> {
+function toAccountFacets(
+  body: { account: AccountScopeInput; facets: FacetInput[] },
+  ctx: Ctx,
+): FacetsRequest<AccountSearch> {
   const facets = toFacets(body.facets, ACCOUNT_FACET_FIELDS, ctx);
   const scope = body.account.posts;
-  const posts: PostsScope | null = scope ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) } : null;
+  const posts: PostsScope | null = scope
+    ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) }
+    : null;
   const filter: FilterNode = body.account.filters ?? and([]);
   if (facets === null) return z.NEVER;
   return { search: { query: normalizeQuery(body.account.query), filter, posts, sort: null }, facets };

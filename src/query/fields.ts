@@ -51,9 +51,21 @@ function scoped(scope: FilterScope, specs: Record<string, Spec>): Readonly<Recor
   return Object.freeze(out);
 }
 
-const integer = (nullable = false, sortable = false): Spec => ({ type: 'integer', nullable, ...(sortable && { sortable }) });
-const number = (nullable: boolean, sortable = false): Spec => ({ type: 'number', nullable, ...(sortable && { sortable }) });
-const keyword = (nullable = false, normalize?: Normalization): Spec => ({ type: 'keyword', nullable, ...(normalize && { normalize }) });
+const integer = (nullable = false, sortable = false): Spec => ({
+  type: 'integer',
+  nullable,
+  ...(sortable && { sortable }),
+});
+const number = (nullable: boolean, sortable = false): Spec => ({
+  type: 'number',
+  nullable,
+  ...(sortable && { sortable }),
+});
+const keyword = (nullable = false, normalize?: Normalization): Spec => ({
+  type: 'keyword',
+  nullable,
+  ...(normalize && { normalize }),
+});
 const ids = (nullable = false): Spec => ({ type: 'ids', nullable });
 
 /**
@@ -137,14 +149,21 @@ export function sortFields(scope: SortScope): FieldDef[] {
 
 /** Operator names of the grammar. */
 export type Operator =
-  | 'gt' | 'gte' | 'lt' | 'lte'
-  | 'eq' | 'in' | 'not_in'
-  | 'contains_any' | 'contains_all' | 'contains_none'
-  | 'exists';
+  'gt' | 'gte' | 'lt' | 'lte' | 'eq' | 'in' | 'not_in' | 'contains_any' | 'contains_all' | 'contains_none' | 'exists';
 
 /** Every operator of the grammar, in documentation order. */
 export const OPERATORS: readonly Operator[] = [
-  'gt', 'gte', 'lt', 'lte', 'eq', 'in', 'not_in', 'contains_any', 'contains_all', 'contains_none', 'exists',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'eq',
+  'in',
+  'not_in',
+  'contains_any',
+  'contains_all',
+  'contains_none',
+  'exists',
 ];
 
 const OPERATORS_BY_TYPE: Record<FieldType, readonly Operator[]> = {
@@ -167,13 +186,20 @@ export function operatorsOf(field: FieldDef): readonly Operator[] {
 /** Human name of a type, for error details and docs. */
 export function typeLabel(type: FieldType): string {
   switch (type) {
-    case 'number': return 'number';
-    case 'integer': return 'integer';
-    case 'timestamp': return 'timestamp';
-    case 'keyword': return 'keyword';
-    case 'keywords': return 'array of strings';
-    case 'ids': return 'array of IDs';
-    case 'boolean': return 'boolean';
+    case 'number':
+      return 'number';
+    case 'integer':
+      return 'integer';
+    case 'timestamp':
+      return 'timestamp';
+    case 'keyword':
+      return 'keyword';
+    case 'keywords':
+      return 'array of strings';
+    case 'ids':
+      return 'array of IDs';
+    case 'boolean':
+      return 'boolean';
   }
 }
 
@@ -192,9 +218,13 @@ export function foldCase(value: string): string {
 /** The canonical form of a string value of `field`. */
 export function normalizeValue(field: FieldDef, value: string): string {
   switch (field.normalize) {
-    case undefined: return value;
-    case 'lowercase': return foldCase(value);
-    case 'hashtag': return foldCase(value.replace(/^#/, ''));
-    case 'handle': return foldCase(value.replace(/^@/, ''));
+    case undefined:
+      return value;
+    case 'lowercase':
+      return foldCase(value);
+    case 'hashtag':
+      return foldCase(value.replace(/^#/, ''));
+    case 'handle':
+      return foldCase(value.replace(/^@/, ''));
   }
 }

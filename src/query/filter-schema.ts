@@ -115,7 +115,10 @@ export type ValueSchema = z.ZodType<unknown>;
 
 function valueSchema(field: FieldDef, op: Operator): ValueSchema {
   switch (op) {
-    case 'gt': case 'gte': case 'lt': case 'lte':
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
       return field.type === 'timestamp' ? timestampValue : field.type === 'integer' ? integerValue : numberValue;
     case 'eq':
       return field.type === 'boolean' ? booleanValue : stringValue(field);
@@ -154,12 +157,19 @@ export const FILTER_REASONS = Object.freeze({
 /** An example operator object for a field, shown when the client sent something else. */
 function example(field: FieldDef): string {
   switch (field.type) {
-    case 'integer': return '{"gte": 1000}';
-    case 'number': return '{"gte": 0.05}';
-    case 'timestamp': return '{"gte": "2026-01-01T00:00:00Z"}';
-    case 'keyword': return '{"in": ["…"]}';
-    case 'keywords': case 'ids': return '{"contains_any": ["…"]}';
-    case 'boolean': return '{"eq": true}';
+    case 'integer':
+      return '{"gte": 1000}';
+    case 'number':
+      return '{"gte": 0.05}';
+    case 'timestamp':
+      return '{"gte": "2026-01-01T00:00:00Z"}';
+    case 'keyword':
+      return '{"in": ["…"]}';
+    case 'keywords':
+    case 'ids':
+      return '{"contains_any": ["…"]}';
+    case 'boolean':
+      return '{"eq": true}';
   }
 }
 
@@ -191,9 +201,19 @@ export function branchesReason(value: unknown): string {
 
 /** Spellings clients reach for, mapped to the grammar's. */
 const ALIASES: ReadonlyMap<string, string> = new Map([
-  ['or', 'any_of'], ['any', 'any_of'], ['anyOf', 'any_of'], ['$or', 'any_of'], ['should', 'any_of'],
-  ['and', 'all_of'], ['all', 'all_of'], ['allOf', 'all_of'], ['$and', 'all_of'], ['must', 'all_of'],
-  ['$not', 'not'], ['must_not', 'not'], ['none_of', 'not'],
+  ['or', 'any_of'],
+  ['any', 'any_of'],
+  ['anyOf', 'any_of'],
+  ['$or', 'any_of'],
+  ['should', 'any_of'],
+  ['and', 'all_of'],
+  ['all', 'all_of'],
+  ['allOf', 'all_of'],
+  ['$and', 'all_of'],
+  ['must', 'all_of'],
+  ['$not', 'not'],
+  ['must_not', 'not'],
+  ['none_of', 'not'],
 ]);
 
 /**
@@ -223,7 +243,10 @@ export function unknownFieldReason(key: string, scope: FilterScope, base: string
 
 /** Registry names a misspelled, camel-cased or shortened key probably meant, at most five. */
 function closeMatches(key: string, names: string[]): string[] {
-  const k = key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/^[#@$]/, '').toLowerCase();
+  const k = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/^[#@$]/, '')
+    .toLowerCase();
   const tolerance = k.length <= 4 ? 1 : 2;
   return names
     .filter(
@@ -261,7 +284,11 @@ export function rejectKey(reason: (key: string) => string): z.ZodType<unknown> {
 }
 
 /** An object schema with exactly the keys of `shape`: anything else fails with `unknownKey(key)`. */
-export function closedObject<S extends z.core.$ZodLooseShape>(shape: S, notObject: string, unknownKey: (key: string) => string) {
+export function closedObject<S extends z.core.$ZodLooseShape>(
+  shape: S,
+  notObject: string,
+  unknownKey: (key: string) => string,
+) {
   return z.object(shape, { error: notObject }).catchall(rejectKey(unknownKey));
 }
 
@@ -333,7 +360,14 @@ function buildFiltersObjectSchemas(scope: FilterScope, base: string): FiltersObj
   const nested: z.ZodType<unknown> = closedObject(shape, FILTER_REASONS.notNestedFilters, unknownKey)
     .refine((value) => Object.keys(value).length > 0, { error: FILTER_REASONS.emptyNestedFilters })
     // A recursive schema: documents (OpenAPI) reference it by this id instead of inlining it forever.
-    .meta({ id: `NestedFilters${base.split('/').filter(Boolean).map((p) => p[0]!.toUpperCase() + p.slice(1).replace(/_(.)/g, (_m, c: string) => c.toUpperCase())).join('')}`, description: `A non-empty filters object of ${scope} fields.` });
+    .meta({
+      id: `NestedFilters${base
+        .split('/')
+        .filter(Boolean)
+        .map((p) => p[0]!.toUpperCase() + p.slice(1).replace(/_(.)/g, (_m, c: string) => c.toUpperCase()))
+        .join('')}`,
+      description: `A non-empty filters object of ${scope} fields.`,
+    });
   const root = closedObject(shape, FILTER_REASONS.notFilters, unknownKey).meta({ description });
   return { root, nested };
 }

@@ -32,7 +32,11 @@ export interface FusedId {
  *
  * Ties break by ID, so the order is total and stable across pages.
  */
-export function fuseConvex(lexical: readonly ScoredId[], semantic: readonly ScoredId[], lexicalWeight = 0.5): FusedId[] {
+export function fuseConvex(
+  lexical: readonly ScoredId[],
+  semantic: readonly ScoredId[],
+  lexicalWeight = 0.5,
+): FusedId[] {
   const lex = normalized(lexical);
   const sem = normalized(semantic);
   const ids = new Set([...lex.keys(), ...sem.keys()]);
@@ -119,7 +123,11 @@ export interface TieredFusedId extends FusedId {
  *
  * Ties break by ID, so the order is total and stable across pages.
  */
-export function fuseHybrid(lexical: readonly LexicalHit[], semantic: readonly SemanticHit[], options: HybridOptions): TieredFusedId[] {
+export function fuseHybrid(
+  lexical: readonly LexicalHit[],
+  semantic: readonly SemanticHit[],
+  options: HybridOptions,
+): TieredFusedId[] {
   const w = options.lexicalWeight;
   const floor = options.lexicalFloor;
   let lexMax = -Infinity;

@@ -42,7 +42,10 @@ class Context {
   readonly issues: FilterIssue[] = [];
   conditions = 0;
   private overflowReported = false;
-  constructor(readonly scope: FilterScope, readonly base: string) {}
+  constructor(
+    readonly scope: FilterScope,
+    readonly base: string,
+  ) {}
 
   issue(path: PropertyKey[], message: string): void {
     this.issues.push({ path, message });
@@ -62,7 +65,8 @@ class Context {
   check<T>(schema: z.ZodType<T>, value: unknown, path: PropertyKey[]): T | undefined {
     const result = schema.safeParse(value);
     if (result.success) return result.data;
-    for (const issue of result.error.issues) this.issue([...path, ...issue.path], issue.message.replace(/^Invalid input: /, ''));
+    for (const issue of result.error.issues)
+      this.issue([...path, ...issue.path], issue.message.replace(/^Invalid input: /, ''));
     return undefined;
   }
 }
@@ -76,7 +80,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * picks the neighbour hints of unknown fields) into an engine-neutral AST, in the client's order.
  * An empty object gives an empty `and` (no constraint). Issue paths are relative to `pointer`.
  */
-export function walkFilters(input: unknown, scope: FilterScope, pointer: string): { node: FilterNode; issues: FilterIssue[] } {
+export function walkFilters(
+  input: unknown,
+  scope: FilterScope,
+  pointer: string,
+): { node: FilterNode; issues: FilterIssue[] } {
   const ctx = new Context(scope, pointer);
   if (!isPlainObject(input)) {
     ctx.issue([], FILTER_REASONS.notFilters);
@@ -235,10 +243,16 @@ function parseField(field: FieldDef, input: unknown, path: PropertyKey[], ctx: C
     const value = ctx.check(valueSchemaOf(field, operator), raw, at);
     if (value === undefined) continue;
     switch (operator) {
-      case 'gt': case 'gte': case 'lt': case 'lte':
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte':
         // All bounds of one field form one range, in the position of the first bound.
         if (!range) nodes.push((range = { kind: 'range', field: field.field }));
-        range[operator] = field.type === 'timestamp' ? millisecondBound(operator, raw as string, value as string) : (value as number | string);
+        range[operator] =
+          field.type === 'timestamp'
+            ? millisecondBound(operator, raw as string, value as string)
+            : (value as number | string);
         break;
       case 'eq':
         nodes.push({ kind: 'term', field: field.field, value: value as string | boolean });
@@ -251,13 +265,25 @@ function parseField(field: FieldDef, input: unknown, path: PropertyKey[], ctx: C
         break;
       case 'contains_any':
       case 'contains_all':
-        nodes.push({ kind: 'contains', field: field.field, mode: operator === 'contains_any' ? 'any' : 'all', values: value as string[] });
+        nodes.push({
+          kind: 'contains',
+          field: field.field,
+          mode: operator === 'contains_any' ? 'any' : 'all',
+          values: value as string[],
+        });
         break;
       case 'contains_none':
-        nodes.push({ kind: 'not', child: { kind: 'contains', field: field.field, mode: 'any', values: value as string[] } });
+        nodes.push({
+          kind: 'not',
+          child: { kind: 'contains', field: field.field, mode: 'any', values: value as string[] },
+        });
         break;
       case 'exists':
-        nodes.push(value ? { kind: 'exists', field: field.field } : { kind: 'not', child: { kind: 'exists', field: field.field } });
+        nodes.push(
+          value
+            ? { kind: 'exists', field: field.field }
+            : { kind: 'not', child: { kind: 'exists', field: field.field } },
+        );
         break;
     }
   }
@@ -273,5 +299,7 @@ type LeafOrNot = LeafNode | { kind: 'not'; child: LeafNode };
  */
 function millisecondBound(op: 'gt' | 'gte' | 'lt' | 'lte', raw: string, truncated: string): string {
   const subMillisecond = /\.\d{3}\d*[1-9]/.test(raw);
-  return subMillisecond && (op === 'gte' || op === 'lt') ? new Date(Date.parse(truncated) + 1).toISOString() : truncated;
+  return subMillisecond && (op === 'gte' || op === 'lt')
+    ? new Date(Date.parse(truncated) + 1).toISOString()
+    : truncated;
 }

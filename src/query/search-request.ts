@@ -70,18 +70,19 @@ export interface AccountSearch {
 
 /** Either a first page or a continuation (spec 4.1 rules 1–4). */
 export type SearchRequest<S> =
-  | { kind: 'initial'; search: S; limit: number }
-  | { kind: 'continuation'; cursor: string; limit: number | null };
+  { kind: 'initial'; search: S; limit: number } | { kind: 'continuation'; cursor: string; limit: number | null };
 
 /** The reason for a non-object where an object belongs. */
 export const OBJECT_EXPECTED = 'expected a JSON object';
 const LIMIT_EXPECTED = `expected an integer from ${LIMITS.min} to ${LIMITS.max}`;
 const CURSOR_EXPECTED = 'expected a cursor string from a previous response';
 const MINIMUM_EXPECTED = `expected an integer from 1 to ${MAX_MINIMUM_MATCHING_POSTS}`;
-const CONTINUATION_ONLY = 'a continuation sends only "cursor" and optionally "limit"; the cursor carries the rest of the request';
+const CONTINUATION_ONLY =
+  'a continuation sends only "cursor" and optionally "limit"; the cursor carries the rest of the request';
 
 /** The reason for any key outside `allowed`. */
-export const expectedKeys = (allowed: readonly string[]) => () => `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
+export const expectedKeys = (allowed: readonly string[]) => () =>
+  `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
 
 const limitSchema = z
   .int({ error: LIMIT_EXPECTED })
@@ -99,7 +100,8 @@ function querySchema(description: string) {
   return z
     .string({ error: 'expected a string' })
     .max(MAX_QUERY_LENGTH, {
-      error: (issue) => `expected at most ${MAX_QUERY_LENGTH} characters, got ${typeof issue.input === 'string' ? issue.input.length : '?'}`,
+      error: (issue) =>
+        `expected at most ${MAX_QUERY_LENGTH} characters, got ${typeof issue.input === 'string' ? issue.input.length : '?'}`,
     })
     .nullable()
     .optional()
@@ -139,7 +141,11 @@ function continuationOf(body: Envelope & Record<string, unknown>, ctx: Ctx): Sea
 /** False (and an issue) when `sort` comes with a query (spec 4.1 rule 3). */
 function sortAllowed(body: Envelope, query: string | null, scope: 'post' | 'account', ctx: Ctx): boolean {
   if (body.sort === undefined || query === null) return true;
-  issue(ctx, ['sort'], `sort is allowed only on filters-only requests; with "${scope}.query" results come in relevance order`);
+  issue(
+    ctx,
+    ['sort'],
+    `sort is allowed only on filters-only requests; with "${scope}.query" results come in relevance order`,
+  );
   return false;
 }
 
@@ -169,7 +175,9 @@ const authorScope = closedObject(
 /** The `post` scope of a post search (also of post facets). */
 export const postScope = closedObject(
   {
-    query: querySchema(`Natural-language content intent, at most ${MAX_QUERY_LENGTH} characters; supplies relevance order`),
+    query: querySchema(
+      `Natural-language content intent, at most ${MAX_QUERY_LENGTH} characters; supplies relevance order`,
+    ),
     filters: filtersSchema('post', '/post/filters').optional(),
     author: authorScope.optional(),
   },
@@ -177,10 +185,13 @@ export const postScope = closedObject(
   expectedKeys(['query', 'filters', 'author']),
 ).meta({ description: 'The post scope: required on an initial request.' });
 
-type PostBody = Envelope & Record<string, unknown> & { post?: z.output<typeof postScope> | undefined; include?: PostInclude[] | undefined };
+type PostBody = Envelope &
+  Record<string, unknown> & { post?: z.output<typeof postScope> | undefined; include?: PostInclude[] | undefined };
 
 const includeSchema = z
-  .array(z.enum(POST_INCLUDES, { error: `expected one of ${POST_INCLUDES.map((i) => `"${i}"`).join(', ')}` }), { error: 'expected an array' })
+  .array(z.enum(POST_INCLUDES, { error: `expected one of ${POST_INCLUDES.map((i) => `"${i}"`).join(', ')}` }), {
+    error: 'expected an array',
+  })
   .max(POST_INCLUDES.length * 2, { error: 'expected each addition at most once' })
   .meta({ description: 'Opt-in additions to the response: "matches" adds why each post matched. Kept by the cursor.' });
 
@@ -205,7 +216,10 @@ function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
     sort: body.sort ?? null,
     ...(body.include && body.include.length > 0 && { include: [...new Set(body.include)] }),
   };
-  const filters: Array<[PropertyKey[], FilterNode]> = [[['post', 'filters'], postFilter], [['post', 'author', 'filters'], authorFilter]];
+  const filters: Array<[PropertyKey[], FilterNode]> = [
+    [['post', 'filters'], postFilter],
+    [['post', 'author', 'filters'], authorFilter],
+  ];
   if (!fitsCursor(search, filters, ctx)) return z.NEVER;
   return { kind: 'initial', search, limit: body.limit ?? LIMITS.default };
 }
@@ -228,7 +242,10 @@ export const postSearchRequestSchema = closedObject(
   OBJECT_EXPECTED,
   expectedKeys(['post', 'sort', 'limit', 'cursor', 'include']),
 )
-  .meta({ description: 'Search posts: an initial request sends post (with sort and limit); a continuation sends only cursor and optionally limit.' })
+  .meta({
+    description:
+      'Search posts: an initial request sends post (with sort and limit); a continuation sends only cursor and optionally limit.',
+  })
   .transform(toPostRequest);
 
 const postsScope = closedObject(
@@ -269,14 +286,19 @@ function toAccountRequest(body: AccountBody, ctx: Ctx): SearchRequest<AccountSea
   const query = normalizeQuery(body.account.query);
   const filter = body.account.filters ?? and([]);
   const scope = body.account.posts;
-  const posts: PostsScope | null = scope ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) } : null;
+  const posts: PostsScope | null = scope
+    ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) }
+    : null;
   if (query === null && isMatchAll(filter) && posts === null) {
     issue(ctx, ['account'], 'an initial request needs a non-empty "query", "filters" or "posts" scope');
     return z.NEVER;
   }
   if (!sortAllowed(body, query, 'account', ctx)) return z.NEVER;
   const search: AccountSearch = { query, filter, posts, sort: body.sort ?? null };
-  const filters: Array<[PropertyKey[], FilterNode]> = [[['account', 'filters'], filter], [['account', 'posts', 'filters'], posts?.filter ?? and([])]];
+  const filters: Array<[PropertyKey[], FilterNode]> = [
+    [['account', 'filters'], filter],
+    [['account', 'posts', 'filters'], posts?.filter ?? and([])],
+  ];
   if (!fitsCursor(search, filters, ctx)) return z.NEVER;
   return { kind: 'initial', search, limit: body.limit ?? LIMITS.default };
 }
@@ -286,11 +308,19 @@ function toAccountRequest(body: AccountBody, ctx: Ctx): SearchRequest<AccountSea
  * or a continuation (`cursor`, and `limit`); see {@link postSearchRequestSchema}.
  */
 export const accountSearchRequestSchema = closedObject(
-  { account: accountScope.optional(), sort: SORT_SCHEMAS.account.optional(), limit: limitSchema.optional(), cursor: cursorSchema.optional() },
+  {
+    account: accountScope.optional(),
+    sort: SORT_SCHEMAS.account.optional(),
+    limit: limitSchema.optional(),
+    cursor: cursorSchema.optional(),
+  },
   OBJECT_EXPECTED,
   expectedKeys(['account', 'sort', 'limit', 'cursor']),
 )
-  .meta({ description: 'Search accounts: an initial request sends account (with sort and limit); a continuation sends only cursor and optionally limit.' })
+  .meta({
+    description:
+      'Search accounts: an initial request sends account (with sort and limit); a continuation sends only cursor and optionally limit.',
+  })
   .transform(toAccountRequest);
 
 function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {

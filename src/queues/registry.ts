@@ -81,7 +81,11 @@ export const QUEUES = {
   // One run at a time across all workers (deduplicated, see requestFollowUp): it takes all pending
   // work. Its input is never bad (it recomputes from stored records), so it retries through outages
   // of any length (every minute after the first few) instead of failing for an operator.
-  'follow-ups': { payload: followUpJob, options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } }, concurrency: 1 },
+  'follow-ups': {
+    payload: followUpJob,
+    options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } },
+    concurrency: 1,
+  },
 } as const satisfies Record<string, { payload: z.ZodType; options: JobsOptions; concurrency: number | 'config' }>;
 
 /** A queue's name. */
@@ -118,11 +122,19 @@ export const FOLLOW_UP_DELAY_MS = 1000;
  * its share is never left without a run.
  */
 export async function requestFollowUp(queue: Pick<Producer<'follow-ups'>, 'add'>): Promise<void> {
-  await queue.add('follow-up', {}, { delay: FOLLOW_UP_DELAY_MS, deduplication: { id: 'follow-up', keepLastIfActive: true } });
+  await queue.add(
+    'follow-up',
+    {},
+    { delay: FOLLOW_UP_DELAY_MS, deduplication: { id: 'follow-up', keepLastIfActive: true } },
+  );
 }
 
 /** The queues whose jobs write to the indices: what a rebuild pauses. */
-export const INDEX_WRITING_QUEUES = ['observations', 'embeddings', 'follow-ups'] as const satisfies readonly QueueName[];
+export const INDEX_WRITING_QUEUES = [
+  'observations',
+  'embeddings',
+  'follow-ups',
+] as const satisfies readonly QueueName[];
 
 /** Where the queues live. */
 export interface QueueConnection {

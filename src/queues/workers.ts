@@ -44,11 +44,10 @@ interface WorkerDeps {
  * by an older release) fails at once, kept in the failed set for an operator, instead of retrying
  * 80 times or crashing mid-merge.
  */
-export function startWorkers(
-  handlers: JobHandlers,
-  deps: WorkerDeps,
-): RunningWorkers {
-  const workers = (Object.keys(handlers) as QueueName[]).map((name) => startWorker(name, handlers[name] as JobHandler<typeof name>, deps));
+export function startWorkers(handlers: JobHandlers, deps: WorkerDeps): RunningWorkers {
+  const workers = (Object.keys(handlers) as QueueName[]).map((name) =>
+    startWorker(name, handlers[name] as JobHandler<typeof name>, deps),
+  );
   return {
     async close(options = {}) {
       await Promise.all(workers.map((w) => w.close(options.force === true)));
@@ -56,17 +55,14 @@ export function startWorkers(
   };
 }
 
-function startWorker<N extends QueueName>(
-  name: N,
-  handler: JobHandler<N>,
-  deps: WorkerDeps,
-): Worker {
+function startWorker<N extends QueueName>(name: N, handler: JobHandler<N>, deps: WorkerDeps): Worker {
   const entry = QUEUES[name];
   const worker = new Worker<JobPayload<N>, JobResults[N]>(
     name,
     async (job: Job<JobPayload<N>, JobResults[N]>) => {
       const parsed = entry.payload.safeParse(job.data);
-      if (!parsed.success) throw new UnrecoverableError(`unreadable ${name} job payload: ${formatIssues(parsed.error.issues)}`);
+      if (!parsed.success)
+        throw new UnrecoverableError(`unreadable ${name} job payload: ${formatIssues(parsed.error.issues)}`);
       // A job re-run after its worker died (stalled) has no failed attempt, but may have written.
       const isRetry = job.attemptsMade > 0 || job.attemptsStarted > 1;
       return handler(parsed.data as JobPayload<N>, { id: job.id, isRetry });
@@ -108,7 +104,8 @@ function startWorker<N extends QueueName>(
 function logFailure(logger: WorkerLogger, queue: QueueName, job: Job | undefined, error: Error): void {
   const attempts = job?.opts.attempts ?? 1;
   const permanent = error instanceof UnrecoverableError || (job?.attemptsMade ?? 0) >= attempts;
-  const expected = error instanceof ServiceUnavailableError || error instanceof UnrecoverableError || isConnectionError(error);
+  const expected =
+    error instanceof ServiceUnavailableError || error instanceof UnrecoverableError || isConnectionError(error);
   const fields = {
     job: job?.id,
     queue,
@@ -119,7 +116,10 @@ function logFailure(logger: WorkerLogger, queue: QueueName, job: Job | undefined
   if (!permanent) {
     logger.warn(fields, 'job failed; it will be retried');
   } else if (queue === 'observations') {
-    logger.error(fields, 'job failed permanently; its observations are kept: `social-search intake failures` lists them, `social-search intake retry` requeues them');
+    logger.error(
+      fields,
+      'job failed permanently; its observations are kept: `social-search intake failures` lists them, `social-search intake retry` requeues them',
+    );
   } else {
     logger.error(fields, 'job failed permanently; it is kept in the failed set');
   }

@@ -3,11 +3,7 @@ import type { DeliverySigner } from '../delivery/signer.ts';
 import type { AccountProfile, AccountRecord } from '../domain/records.ts';
 
 /** The account facts needed to render the author summary. */
-export function renderAuthorSummary(
-  id: string,
-  profile: AccountProfile,
-  signer: DeliverySigner,
-): AuthorSummary {
+export function renderAuthorSummary(id: string, profile: AccountProfile, signer: DeliverySigner): AuthorSummary {
   return {
     id,
     handle: profile.handle,
@@ -31,8 +27,7 @@ export function renderAccount(record: AccountRecord, signer: DeliverySigner): Ac
   const profileRegister = record.profile;
   if (!profileRegister) throw new Error(`account ${record.id} has no profile to render`);
   const profile = profileRegister.v;
-  const derived = <T>(value: T | null | undefined): T | null =>
-    profile.is_private ? null : (value ?? null);
+  const derived = <T>(value: T | null | undefined): T | null => (profile.is_private ? null : (value ?? null));
   return {
     id: record.id,
     handle: profile.handle,

@@ -7,7 +7,11 @@ import { linksOf } from '../domain/links.ts';
 import type { AccountSnapshot, PostRecord, RawPost, SearchedPost } from '../domain/records.ts';
 import { renderAuthorSummary } from './account.ts';
 
-function summaryOf(id: string | null, snapshot: AccountSnapshot | undefined, signer: DeliverySigner): AuthorSummary | null {
+function summaryOf(
+  id: string | null,
+  snapshot: AccountSnapshot | undefined,
+  signer: DeliverySigner,
+): AuthorSummary | null {
   if (id === null || !snapshot?.profile) return null;
   return renderAuthorSummary(id, snapshot.profile, signer);
 }
@@ -86,9 +90,11 @@ export function renderFullPost(record: PostRecord, signer: DeliverySigner): Full
   const media = record.raw!.v.media.map((item): MediaItem => {
     const id = mintId('media', item.platform_id);
     const enrichment = record.media_enrichment[item.platform_id] ?? {};
-    const visibleText = (enrichment.visible_text?.v ?? null) as
-      | Array<{ text: string; start_seconds?: number; end_seconds?: number }>
-      | null;
+    const visibleText = (enrichment.visible_text?.v ?? null) as Array<{
+      text: string;
+      start_seconds?: number;
+      end_seconds?: number;
+    }> | null;
     const visualDescription = (enrichment.visual_description?.v as string | null | undefined) ?? null;
     const common = {
       id,

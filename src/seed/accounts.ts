@@ -62,7 +62,11 @@ export function accountId(index: number): string {
 
 /** ASCII lowercase of a name, for handles and codes. */
 function fold(name: string): string {
-  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 }
 
 const HANDLE_PATTERNS: readonly ((f: string, l: string, w: string, w2: string) => string)[] = [
@@ -81,7 +85,10 @@ const HANDLE_PATTERNS: readonly ((f: string, l: string, w: string, w2: string) =
 function uniqueHandle(rng: Rng, taken: Set<string>, f: string, l: string, niche: NicheDef): string {
   const w = rng.pick(niche.handleWords);
   const w2 = rng.pick(niche.handleWords);
-  let handle = rng.pick(HANDLE_PATTERNS)(f, l, w, w2 === w ? 'its' : w2).slice(0, 26).replace(/[._]+$/, '');
+  let handle = rng
+    .pick(HANDLE_PATTERNS)(f, l, w, w2 === w ? 'its' : w2)
+    .slice(0, 26)
+    .replace(/[._]+$/, '');
   // Real users resolve a taken handle the same way: digits, an underscore, a year.
   while (taken.has(handle)) {
     handle = `${handle.replace(/[._]+$/, '')}${rng.chance(0.3) ? '_' : ''}${rng.int(1, 99)}`;
@@ -171,24 +178,32 @@ export function planAccounts(rng: Rng, count: number, posts: number, now: number
     const style = rng.next();
     const nicheWord = lang.niches[primary.id] ?? primary.label;
     const displayName =
-      style < 0.5 ? `${first} ${last}`
-      : style < 0.8 ? `${first} | ${nicheWord.charAt(0).toUpperCase()}${nicheWord.slice(1)}`
-      : style < 0.9 ? `${first} ✨`
-      : first;
+      style < 0.5
+        ? `${first} ${last}`
+        : style < 0.8
+          ? `${first} | ${nicheWord.charAt(0).toUpperCase()}${nicheWord.slice(1)}`
+          : style < 0.9
+            ? `${first} ✨`
+            : first;
     // Index 0 is always an ordinary public account, so that every post has a possible author.
     const isPrivate = index > 0 && rng.chance(0.08);
     let followers = Math.round(rng.pareto(50, 0.45, 50_000_000));
     if (isPrivate) followers = Math.min(followers, Math.round(rng.logNormal(350, 1)));
     const fateRoll = index > 0 ? rng.next() : 1;
     const fate: AccountFate =
-      fateRoll < 0.03 ? 'renamed'
-      : fateRoll < 0.05 ? rng.weighted(['deleted', 'deactivated', 'unobservable'] as const, [40, 35, 25])
-      : 'none';
+      fateRoll < 0.03
+        ? 'renamed'
+        : fateRoll < 0.05
+          ? rng.weighted(['deleted', 'deactivated', 'unobservable'] as const, [40, 35, 25])
+          : 'none';
     const fateAt = fate === 'none' ? 0 : now - rng.uniform(HOUR, 6 * DAY);
     const windowEnd = fate === 'none' || fate === 'renamed' ? now - 20 * 60_000 : fateAt - 12 * HOUR;
     const span = rng.chance(0.7) ? 365 * DAY : rng.uniform(30 * DAY, 365 * DAY);
     accounts.push({
-      index, id: accountId(index), handle, displayName,
+      index,
+      id: accountId(index),
+      handle,
+      displayName,
       newHandle: fate === 'renamed' ? uniqueHandle(rng, taken, f, l, rng.pick(niches)) : null,
       codeBase: f.toUpperCase().slice(0, 8) || 'SAVE',
       lang,

@@ -3,7 +3,13 @@ import { HOOK_SLOTS } from './languages.ts';
 import type { OfferPlan, PostPlan } from './posts.ts';
 import type { Rng } from './random.ts';
 import {
-  CREATIVE_FORMATS, EN_CTAS, EN_HOOKS, NARRATIVES, NICHE_FORMATS, PROOFS, type TemplateArgs,
+  CREATIVE_FORMATS,
+  EN_CTAS,
+  EN_HOOKS,
+  NARRATIVES,
+  NICHE_FORMATS,
+  PROOFS,
+  type TemplateArgs,
 } from './vocabulary.ts';
 
 /**
@@ -13,7 +19,11 @@ import {
  */
 
 const cap = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
-const stripEmoji = (s: string): string => s.replace(/\p{Extended_Pictographic}\uFE0F?/gu, '').replace(/ {2,}/g, ' ').trim();
+const stripEmoji = (s: string): string =>
+  s
+    .replace(/\p{Extended_Pictographic}\uFE0F?/gu, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
 
 /** A caption line as a spoken sentence: no emoji, closed by a full stop unless already closed. */
 function spokenSentence(s: string, ja: boolean): string {
@@ -32,17 +42,33 @@ const VERBS: Readonly<Record<string, readonly string[]>> = {
   carousel: ['breaks down', 'summarizes', 'lays out'],
   image: ['shares', 'presents'],
 };
-const MEDIUM: Readonly<Record<string, string>> = { reel: 'a short video', carousel: 'a slide carousel', image: 'a single photo' };
+const MEDIUM: Readonly<Record<string, string>> = {
+  reel: 'a short video',
+  carousel: 'a slide carousel',
+  image: 'a single photo',
+};
 
 function offerSummary(o: OfferPlan, a: TemplateArgs): { summary: string; types: string[]; terms: string[] } {
   const extra = o.extraTerm ? [o.extraTerm] : [];
   switch (o.kind) {
     case 'code':
-      return { summary: `${o.pct}% discount on the ${o.brand} ${a.item} with promo code ${o.code}`, types: ['discount', 'promo_code'], terms: [`${o.pct}% off`, `code ${o.code}`, ...extra] };
+      return {
+        summary: `${o.pct}% discount on the ${o.brand} ${a.item} with promo code ${o.code}`,
+        types: ['discount', 'promo_code'],
+        terms: [`${o.pct}% off`, `code ${o.code}`, ...extra],
+      };
     case 'sale':
-      return { summary: `${o.pct}% off the ${o.brand} ${a.item} through the profile link`, types: ['discount'], terms: [`${o.pct}% off`, ...extra] };
+      return {
+        summary: `${o.pct}% off the ${o.brand} ${a.item} through the profile link`,
+        types: ['discount'],
+        terms: [`${o.pct}% off`, ...extra],
+      };
     case 'giveaway':
-      return { summary: `Giveaway of a ${o.brand} ${a.item}`, types: ['giveaway'], terms: ['follow and comment to enter', 'winner picked Friday'] };
+      return {
+        summary: `Giveaway of a ${o.brand} ${a.item}`,
+        types: ['giveaway'],
+        terms: ['follow and comment to enter', 'winner picked Friday'],
+      };
     case 'freebie':
       return { summary: `Free ${a.phrase} checklist`, types: ['free_resource'], terms: ['free download'] };
   }
@@ -62,12 +88,17 @@ function summary(p: PostPlan, rng: Rng): string {
 }
 
 function modalities(p: PostPlan, rng: Rng): string[] {
-  if (p.format === 'reel') return rng.chance(0.6) ? ['spoken', 'on_screen_text'] : ['spoken', 'visual', 'on_screen_text'];
+  if (p.format === 'reel')
+    return rng.chance(0.6) ? ['spoken', 'on_screen_text'] : ['spoken', 'visual', 'on_screen_text'];
   return p.format === 'carousel' ? ['visual', 'on_screen_text'] : ['visual', 'caption'];
 }
 
 function ctaModalities(p: PostPlan): string[] {
-  return p.format === 'reel' ? ['spoken', 'caption'] : p.format === 'carousel' ? ['caption', 'on_screen_text'] : ['caption'];
+  return p.format === 'reel'
+    ? ['spoken', 'caption']
+    : p.format === 'carousel'
+      ? ['caption', 'on_screen_text']
+      : ['caption'];
 }
 
 /** Transcript lines of a video item, in the post's language. */
@@ -82,8 +113,11 @@ function transcript(p: PostPlan, rng: Rng, first: boolean): string {
   }
   let out = first ? spokenSentence(p.hookText, false) + ' ' : '';
   out += `Okay so today I'm showing you my ${args.phrase}. ${cap(p.topic[2])}. `;
-  out += rng.chance(0.6) ? `Honestly the ${args.item} changed everything for me. ` : `I used to struggle with ${args.pain}, so this one is personal. `;
-  if (offer?.kind === 'code') out += `And if you want to try it, code ${offer.code} gets you ${offer.pct}% off at ${offer.brand}. `;
+  out += rng.chance(0.6)
+    ? `Honestly the ${args.item} changed everything for me. `
+    : `I used to struggle with ${args.pain}, so this one is personal. `;
+  if (offer?.kind === 'code')
+    out += `And if you want to try it, code ${offer.code} gets you ${offer.pct}% off at ${offer.brand}. `;
   if (p.ctas.includes('save_post')) out += 'Save this so you have it for later. ';
   if (p.ctas.includes('follow_account')) out += `Follow for more ${p.niche.label} tips.`;
   return out.trim();
@@ -98,8 +132,18 @@ function mediaEnrichment(p: PostPlan, rng: Rng): Record<string, unknown>[] {
       const visible: { text: string; start_seconds: number; end_seconds: number }[] = [
         { text: p.hookText, start_seconds: 0, end_seconds: Math.min(d, 2.5) },
       ];
-      if (d > 6) visible.push({ text: rng.pick(p.niche.onScreen), start_seconds: Math.round(d * 0.3), end_seconds: Math.round(d * 0.3) + 3 });
-      if (p.offer?.kind === 'code' && d > 10) visible.push({ text: `code ${p.offer.code}`, start_seconds: Math.round(d * 0.7), end_seconds: Math.min(d, Math.round(d * 0.7) + 3) });
+      if (d > 6)
+        visible.push({
+          text: rng.pick(p.niche.onScreen),
+          start_seconds: Math.round(d * 0.3),
+          end_seconds: Math.round(d * 0.3) + 3,
+        });
+      if (p.offer?.kind === 'code' && d > 10)
+        visible.push({
+          text: `code ${p.offer.code}`,
+          start_seconds: Math.round(d * 0.7),
+          end_seconds: Math.min(d, Math.round(d * 0.7) + 3),
+        });
       return {
         platform_id: m.id,
         transcript: rng.chance(0.08) ? null : transcript(p, rng, i === 0),
@@ -128,15 +172,30 @@ export function postEnrichment(p: PostPlan, rng: Rng, producedAt: number): Recor
   const nicheFormat = NICHE_FORMATS[p.niche.id];
   if (nicheFormat && p.format === 'reel' && rng.chance(0.5)) formats.push(nicheFormat);
 
-  const keyMessages = [{ summary: cap(p.topic[2]), roles: [rng.chance(0.7) ? 'instruction' : 'recommendation'], presentation: p.format === 'reel' ? 'demonstrated' : 'asserted' }];
-  if (rng.chance(0.6)) keyMessages.push({ summary: `The ${args.item} helps with ${args.pain}`, roles: ['benefit', 'claim'], presentation: 'asserted' });
+  const keyMessages = [
+    {
+      summary: cap(p.topic[2]),
+      roles: [rng.chance(0.7) ? 'instruction' : 'recommendation'],
+      presentation: p.format === 'reel' ? 'demonstrated' : 'asserted',
+    },
+  ];
+  if (rng.chance(0.6))
+    keyMessages.push({
+      summary: `The ${args.item} helps with ${args.pain}`,
+      roles: ['benefit', 'claim'],
+      presentation: 'asserted',
+    });
 
   const proofCount = rng.weighted([0, 1, 2], [30, 55, 15]);
   const proofs = rng.sample(PROOFS, proofCount).map((pr) => ({
-    summary: pr.summary(args, creatorOf(p)), mechanisms: pr.mechanisms.slice(), cited_source_types: pr.cited.slice(),
+    summary: pr.summary(args, creatorOf(p)),
+    mechanisms: pr.mechanisms.slice(),
+    cited_source_types: pr.cited.slice(),
   }));
 
-  const offers = offer ? [offerSummary(offer, args)].map((o) => ({ summary: o.summary, types: o.types, stated_terms: o.terms })) : [];
+  const offers = offer
+    ? [offerSummary(offer, args)].map((o) => ({ summary: o.summary, types: o.types, stated_terms: o.terms }))
+    : [];
   const ctaMods = ctaModalities(p);
   const ctas = p.ctas.map((action) => ({
     summary: EN_CTAS[action].summary(p.niche.label),
@@ -145,7 +204,12 @@ export function postEnrichment(p: PostPlan, rng: Rng, producedAt: number): Recor
     modalities: ctaMods,
   }));
   if (offer?.kind === 'code') {
-    ctas.push({ summary: `Asks viewers to use code ${offer.code} at checkout`, actions: ['use_promo_code', 'visit_profile_link'], stages: ['closing'], modalities: ctaMods });
+    ctas.push({
+      summary: `Asks viewers to use code ${offer.code} at checkout`,
+      actions: ['use_promo_code', 'visit_profile_link'],
+      stages: ['closing'],
+      modalities: ctaMods,
+    });
   }
   const narrative = NARRATIVES[p.narrativeIndex]!;
 

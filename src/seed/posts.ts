@@ -2,8 +2,20 @@ import { DAY, iso, type AccountPlan, type SeedAccount } from './accounts.ts';
 import type { LanguagePack } from './languages.ts';
 import { mix32, hash2, type Rng } from './random.ts';
 import {
-  CTA_ACTIONS, DISCOUNTS, EN_ASIDES, EN_BODIES, EN_CTAS, EN_HOOKS, GENERIC_TAGS, MUSIC_WORDS, NARRATIVES,
-  OFFER_TERMS, type CtaAction, type NicheDef, type TemplateArgs, type TopicTuple,
+  CTA_ACTIONS,
+  DISCOUNTS,
+  EN_ASIDES,
+  EN_BODIES,
+  EN_CTAS,
+  EN_HOOKS,
+  GENERIC_TAGS,
+  MUSIC_WORDS,
+  NARRATIVES,
+  OFFER_TERMS,
+  type CtaAction,
+  type NicheDef,
+  type TemplateArgs,
+  type TopicTuple,
 } from './vocabulary.ts';
 
 /**
@@ -56,7 +68,11 @@ export interface PostPlan {
 const SHORTCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const CAROUSEL_SIZES = [2, 3, 4, 5, 6, 7, 8, 9, 10];
 const CAROUSEL_WEIGHTS = [14, 16, 16, 14, 11, 9, 8, 6, 6];
-const ASPECTS: readonly (readonly [number, number])[] = [[1080, 1350], [1080, 1080], [1080, 566]];
+const ASPECTS: readonly (readonly [number, number])[] = [
+  [1080, 1350],
+  [1080, 1080],
+  [1080, 566],
+];
 const TRACK_COUNT = MUSIC_WORDS.first.length * MUSIC_WORDS.second.length;
 
 /**
@@ -99,13 +115,22 @@ export class PostBuilder {
     const lang = acc.secondLang && rng.chance(0.3) ? acc.secondLang : acc.lang;
     const niche = acc.niches.length === 1 || rng.chance(0.65) ? acc.niches[0]! : rng.pick(acc.niches);
     const topic = rng.pick(niche.topics);
-    const args: TemplateArgs = { phrase: topic[1], item: rng.pick(niche.items), pain: rng.pick(niche.pains), n: rng.int(3, 7) };
+    const args: TemplateArgs = {
+      phrase: topic[1],
+      item: rng.pick(niche.items),
+      pain: rng.pick(niche.pains),
+      n: rng.int(3, 7),
+    };
     const r = rng.next();
-    const format: PostFormat = r < acc.reelShare ? 'reel' : r < acc.reelShare + (1 - acc.reelShare) * acc.imageShare ? 'image' : 'carousel';
+    const format: PostFormat =
+      r < acc.reelShare ? 'reel' : r < acc.reelShare + (1 - acc.reelShare) * acc.imageShare ? 'image' : 'carousel';
     const media = this.media(format);
 
     const limit = acc.fate === 'none' || acc.fate === 'renamed' ? this.now : acc.fateAt - 60_000;
-    const observedAt = Math.max(postedAt + 60_000, Math.min(limit, postedAt + Math.max(5 * 60_000, rng.logNormal(2 * DAY, 1.2))));
+    const observedAt = Math.max(
+      postedAt + 60_000,
+      Math.min(limit, postedAt + Math.max(5 * 60_000, rng.logNormal(2 * DAY, 1.2))),
+    );
 
     const sponsored = rng.chance(acc.followers > 50_000 ? 0.12 : 0.05);
     const sponsor = sponsored ? rng.pick(niche.brands) : null;
@@ -113,11 +138,28 @@ export class PostBuilder {
     const ctaCount = rng.weighted([0, 1, 2], [20, 55, 25]);
     const ctas = ctaCount === 0 ? [] : rng.sample(CTA_ACTIONS, ctaCount);
     const hookIndex = lang.code === 'en' ? rng.int(0, EN_HOOKS.length - 1) : rng.int(0, 3);
-    const hookText = lang.code === 'en' ? EN_HOOKS[hookIndex]!.render(args) : lang.hooks[hookIndex as 0]!(lang.niches[niche.id] ?? niche.label);
+    const hookText =
+      lang.code === 'en'
+        ? EN_HOOKS[hookIndex]!.render(args)
+        : lang.hooks[hookIndex as 0]!(lang.niches[niche.id] ?? niche.label);
     const plan: PostPlan = {
-      id, acc, lang, niche, topic, args, format, hookIndex, hookText,
+      id,
+      acc,
+      lang,
+      niche,
+      topic,
+      args,
+      format,
+      hookIndex,
+      hookText,
       narrativeIndex: rng.int(0, NARRATIVES.length - 1),
-      ctas, followFirst: rng.chance(0.4), offer, sponsor, labelled: sponsored && rng.chance(0.8), media, observedAt,
+      ctas,
+      followFirst: rng.chance(0.4),
+      offer,
+      sponsor,
+      labelled: sponsored && rng.chance(0.8),
+      media,
+      observedAt,
     };
 
     const coauthors = rng.chance(0.05) ? this.others(acc, rng.chance(0.8) ? 1 : 2) : [];
@@ -129,9 +171,10 @@ export class PostBuilder {
 
     const views = format === 'reel' ? this.views(acc, postedAt, observedAt) : null;
     const ageFactor = 1 - Math.exp(-(observedAt - postedAt) / (1.5 * DAY));
-    const likes = views !== null
-      ? Math.min(views, Math.round(views * rng.logNormal(0.045, 0.6)))
-      : Math.round((acc.followers * rng.logNormal(0.03, 0.7) + rng.logNormal(8, 1)) * Math.max(0.05, ageFactor));
+    const likes =
+      views !== null
+        ? Math.min(views, Math.round(views * rng.logNormal(0.045, 0.6)))
+        : Math.round((acc.followers * rng.logNormal(0.03, 0.7) + rng.logNormal(8, 1)) * Math.max(0.05, ageFactor));
     const commentsEnabled = rng.chance(0.96);
     const code = shortcode(this.seedHash, index);
     const post: Record<string, unknown> = {
@@ -162,14 +205,23 @@ export class PostBuilder {
     const rng = this.rng;
     // A carousel shares one aspect ratio, which its first item sets on the platform.
     const [width, height] = format === 'reel' ? [1080, 1920] : rng.weighted(ASPECTS, [60, 35, 5]);
-    const next = (type: 'image' | 'video', duration: number | null): MediaPlan =>
-      ({ id: '18' + pad(++this.mediaIndex, 17), type, width, height, duration });
+    const next = (type: 'image' | 'video', duration: number | null): MediaPlan => ({
+      id: '18' + pad(++this.mediaIndex, 17),
+      type,
+      width,
+      height,
+      duration,
+    });
     if (format === 'reel') return [next('video', round1(Math.min(90, Math.max(5, rng.logNormal(22, 0.6)))))];
     if (format === 'image') return [next('image', null)];
     const size = rng.weighted(CAROUSEL_SIZES, CAROUSEL_WEIGHTS);
     const out: MediaPlan[] = [];
     for (let i = 0; i < size; i++) {
-      out.push(rng.chance(0.2) ? next('video', round1(Math.min(60, Math.max(3, rng.logNormal(12, 0.5))))) : next('image', null));
+      out.push(
+        rng.chance(0.2)
+          ? next('video', round1(Math.min(60, Math.max(3, rng.logNormal(12, 0.5)))))
+          : next('image', null),
+      );
     }
     return out;
   }
@@ -177,10 +229,19 @@ export class PostBuilder {
   private mediaItem(m: MediaPlan): Record<string, unknown> {
     const { width, height } = m;
     if (m.type === 'image') {
-      return { platform_id: m.id, type: 'image', width, height, source_url: `https://cdn.social.example/media/${m.id}.jpg` };
+      return {
+        platform_id: m.id,
+        type: 'image',
+        width,
+        height,
+        source_url: `https://cdn.social.example/media/${m.id}.jpg`,
+      };
     }
     return {
-      platform_id: m.id, type: 'video', width, height,
+      platform_id: m.id,
+      type: 'video',
+      width,
+      height,
       source_url: `https://cdn.social.example/media/${m.id}.mp4`,
       duration_seconds: m.duration,
       thumbnail_source_url: this.rng.chance(0.97) ? `https://cdn.social.example/media/${m.id}_thumb.jpg` : null,
@@ -201,16 +262,25 @@ export class PostBuilder {
     const rng = this.rng;
     if (!rng.chance(sponsored ? 0.6 : 0.14)) return null;
     // Only code offers have a phrase in every language pack.
-    const kind = lang.code === 'en' ? rng.weighted(['code', 'sale', 'giveaway', 'freebie'] as const, [60, 15, 12, 13]) : 'code';
+    const kind =
+      lang.code === 'en' ? rng.weighted(['code', 'sale', 'giveaway', 'freebie'] as const, [60, 15, 12, 13]) : 'code';
     const pct = rng.pick(DISCOUNTS);
     const brand = rng.pick(niche.brands);
-    return { kind, pct, code: `${acc.codeBase}${pct}`, brand, extraTerm: rng.chance(0.4) ? rng.pick(OFFER_TERMS) : null };
+    return {
+      kind,
+      pct,
+      code: `${acc.codeBase}${pct}`,
+      brand,
+      extraTerm: rng.chance(0.4) ? rng.pick(OFFER_TERMS) : null,
+    };
   }
 
   /** Distinct other public accounts, preferably sharing the niche. */
   private others(acc: SeedAccount, count: number): number[] {
     const rng = this.rng;
-    const pool = rng.chance(0.8) ? (this.plan.pools.get(acc.niches[0]!.id) ?? this.plan.publicPool) : this.plan.publicPool;
+    const pool = rng.chance(0.8)
+      ? (this.plan.pools.get(acc.niches[0]!.id) ?? this.plan.publicPool)
+      : this.plan.publicPool;
     const out: number[] = [];
     for (let tries = 0; tries < count * 4 && out.length < count; tries++) {
       const i = rng.pick(pool);
@@ -262,7 +332,11 @@ export class PostBuilder {
         owner = this.plan.accounts[rng.pick(pool)]!;
       }
       // An account's own sound is new per post; a reused sound is the owner's signature sound.
-      const pid = rng.chance(0.07) ? null : owner === acc ? '8' + pad(this.postIndex, 15) : '9' + pad(owner.index + 1, 15);
+      const pid = rng.chance(0.07)
+        ? null
+        : owner === acc
+          ? '8' + pad(this.postIndex, 15)
+          : '9' + pad(owner.index + 1, 15);
       return {
         platform_id: pid,
         type: 'original_sound',
@@ -292,9 +366,13 @@ export class PostBuilder {
 function enOffer(o: OfferPlan, a: TemplateArgs): string {
   const terms = o.extraTerm ? ` (${o.extraTerm})` : '';
   switch (o.kind) {
-    case 'code': return `Use code ${o.code} for ${o.pct}% off the ${o.brand} ${a.item} 🛍️${terms}`;
-    case 'sale': return `The ${o.brand} ${a.item} is ${o.pct}% off right now, link in bio${terms}`;
-    case 'giveaway': return `GIVEAWAY 🎁 Win a ${o.brand} ${a.item}: follow and comment to enter, winner picked Friday`;
-    case 'freebie': return `Free ${a.phrase} checklist at the link in bio`;
+    case 'code':
+      return `Use code ${o.code} for ${o.pct}% off the ${o.brand} ${a.item} 🛍️${terms}`;
+    case 'sale':
+      return `The ${o.brand} ${a.item} is ${o.pct}% off right now, link in bio${terms}`;
+    case 'giveaway':
+      return `GIVEAWAY 🎁 Win a ${o.brand} ${a.item}: follow and comment to enter, winner picked Friday`;
+    case 'freebie':
+      return `Free ${a.phrase} checklist at the link in bio`;
   }
 }

@@ -14,7 +14,11 @@ import type { KeyService } from '../services/keys/key-service.ts';
 import { createPostService, type PostService } from '../services/posts/post-service.ts';
 import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
 import { createMatchEvidence } from '../services/search/match-evidence.ts';
-import { createAccountSearchService, createPostSearchService, type PostSearchService } from '../services/search/search-service.ts';
+import {
+  createAccountSearchService,
+  createPostSearchService,
+  type PostSearchService,
+} from '../services/search/search-service.ts';
 import type { Connections } from './connections.ts';
 import { openHolders, openIntake, openKeys, type Closable } from './core.ts';
 import { createHmac } from 'node:crypto';
@@ -48,7 +52,11 @@ export function createApi(
   parts: { engine: ElasticsearchEngine; embedder: Embedder; logger?: Logger },
 ): Api {
   const { engine, embedder } = parts;
-  const signer = createDeliverySigner({ baseUrl: config.PUBLIC_BASE_URL, secret: config.SIGNING_SECRET, ttlSeconds: config.DELIVERY_URL_TTL_SECONDS });
+  const signer = createDeliverySigner({
+    baseUrl: config.PUBLIC_BASE_URL,
+    secret: config.SIGNING_SECRET,
+    ttlSeconds: config.DELIVERY_URL_TTL_SECONDS,
+  });
   const keys = openKeys(config, connections, { cached: true });
   const intake = openIntake(config, connections);
   const search = {
@@ -77,23 +85,50 @@ export function createApi(
   // Queue handles for the depth gauges: producers only, connected on the shared Redis client.
   const queues =
     config.METRICS === 'on'
-      ? (Object.fromEntries(INDEX_WRITING_QUEUES.map((name) => [name, createProducer(name, { connection: connections.redis(), prefix: config.REDIS_PREFIX })])) as Record<QueueName, Producer<QueueName>>)
+      ? (Object.fromEntries(
+          INDEX_WRITING_QUEUES.map((name) => [
+            name,
+            createProducer(name, { connection: connections.redis(), prefix: config.REDIS_PREFIX }),
+          ]),
+        ) as Record<QueueName, Producer<QueueName>>)
       : null;
   const metrics = queues
-    ? { registry: createPrometheusMetrics({ elasticsearch: connections.elasticsearch(), snapshotStats: () => engine.snapshotStats(), embedder, queues }), token: config.METRICS_TOKEN }
+    ? {
+        registry: createPrometheusMetrics({
+          elasticsearch: connections.elasticsearch(),
+          snapshotStats: () => engine.snapshotStats(),
+          embedder,
+          queues,
+        }),
+        token: config.METRICS_TOKEN,
+      }
     : undefined;
   const usagePrefix = `${config.REDIS_PREFIX}:usage`;
-  const usage = createUsageRecorder({ redis: connections.redis(), prefix: usagePrefix, retentionDays: config.USAGE_RETENTION_DAYS });
+  const usage = createUsageRecorder({
+    redis: connections.redis(),
+    prefix: usagePrefix,
+    retentionDays: config.USAGE_RETENTION_DAYS,
+  });
   const defaultLimits = { search: config.RATE_LIMIT_SEARCH_PER_MINUTE, read: config.RATE_LIMIT_READ_PER_MINUTE };
   const sessionIdleMs = Math.round(config.SESSION_IDLE_HOURS * 3_600_000);
   const dashboard =
     config.DASHBOARD === 'on'
       ? {
           holders: openHolders(config, connections),
-          keys: createHolderKeys({ keys, usage: createUsageReader({ redis: connections.redis(), prefix: usagePrefix }), defaultLimits }),
-          sessions: createSessionStore<Session>({ redis: connections.redis(), prefix: `${config.REDIS_PREFIX}:holders`, ttlMs: sessionIdleMs }),
+          keys: createHolderKeys({
+            keys,
+            usage: createUsageReader({ redis: connections.redis(), prefix: usagePrefix }),
+            defaultLimits,
+          }),
+          sessions: createSessionStore<Session>({
+            redis: connections.redis(),
+            prefix: `${config.REDIS_PREFIX}:holders`,
+            ttlMs: sessionIdleMs,
+          }),
           // One secret fewer to manage: derived from SIGNING_SECRET unless set on its own.
-          sessionSecret: config.SESSION_SECRET ?? createHmac('sha256', config.SIGNING_SECRET).update('dashboard session cookies').digest('hex'),
+          sessionSecret:
+            config.SESSION_SECRET ??
+            createHmac('sha256', config.SIGNING_SECRET).update('dashboard session cookies').digest('hex'),
           sessionIdleMs,
           baseUrl: config.PUBLIC_BASE_URL,
           assetsDir: dashboardAssetsDir(),
@@ -102,7 +137,9 @@ export function createApi(
   if (dashboard && config.PUBLIC_BASE_URL.startsWith('https:') && config.TRUSTED_PROXIES.length === 0) {
     // The session cookie is Secure, and is only set on a request this node sees as https: behind
     // a TLS-terminating proxy that takes X-Forwarded-Proto from a trusted proxy.
-    parts.logger?.warn('the dashboard needs TRUSTED_PROXIES (the TLS-terminating proxy) when PUBLIC_BASE_URL is https: without it no sign-in can keep its session');
+    parts.logger?.warn(
+      'the dashboard needs TRUSTED_PROXIES (the TLS-terminating proxy) when PUBLIC_BASE_URL is https: without it no sign-in can keep its session',
+    );
   }
   const app = buildApp(
     {
@@ -140,7 +177,12 @@ export function createApi(
 }
 
 /** `/readyz`: each dependency's status, or why it cannot serve. */
-function readinessChecks(config: Config, connections: Connections, engine: ElasticsearchEngine, embedder: Embedder): Record<string, ReadinessCheck> {
+function readinessChecks(
+  config: Config,
+  connections: Connections,
+  engine: ElasticsearchEngine,
+  embedder: Embedder,
+): Record<string, ReadinessCheck> {
   return {
     elasticsearch: () => engine.health.check(),
     redis: async () => {

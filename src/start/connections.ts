@@ -38,7 +38,10 @@ export interface Connections {
 }
 
 /** Opens connections lazily. */
-export function openConnections(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS' | 'REDIS_URL'>, logger?: OutageLogger): Connections {
+export function openConnections(
+  config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS' | 'REDIS_URL'>,
+  logger?: OutageLogger,
+): Connections {
   let es: Client | undefined;
   let redis: Redis | undefined;
   const opened = new Set<Redis>();
@@ -84,7 +87,13 @@ function createRedis(url: string, purpose: 'command' | 'blocking' | 'template'):
     case 'command':
       // Auto-pipelining: the commands concurrent requests issue in one tick (rate-limit counts,
       // visibility epochs, snapshot look-ups) leave in one write, not one system call each.
-      return new Redis(url, { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 2000, enableAutoPipelining: true });
+      return new Redis(url, {
+        ...common,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        commandTimeout: 2000,
+        enableAutoPipelining: true,
+      });
     case 'blocking':
       return new Redis(url, { ...common, maxRetriesPerRequest: null });
     default:

@@ -37,7 +37,11 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
     snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
     // -1 (no cosine is lower) turns the floor off.
     similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
-    layout: { shards: config.INDEX_SHARDS, replicas: config.INDEX_REPLICAS, refreshInterval: config.INDEX_REFRESH_INTERVAL },
+    layout: {
+      shards: config.INDEX_SHARDS,
+      replicas: config.INDEX_REPLICAS,
+      refreshInterval: config.INDEX_REFRESH_INTERVAL,
+    },
     requestTimeoutMs: config.ELASTICSEARCH_TIMEOUT_MS,
   });
 }
@@ -52,7 +56,11 @@ export function openEmbedder(config: Config, logger?: Pick<Logger, 'warn' | 'inf
  * revocations over Pub/Sub, and keep accepting it for KEY_CACHE_STALE_IF_ERROR_MS while Redis is
  * unreachable; commands read Redis each time.
  */
-export function openKeys(config: Config, connections: Connections, options: { cached: boolean }): KeyService & Closable {
+export function openKeys(
+  config: Config,
+  connections: Connections,
+  options: { cached: boolean },
+): KeyService & Closable {
   const prefix = `${config.REDIS_PREFIX}:apikeys`;
   const store = createKeyStore({ redis: connections.redis(), prefix });
   const cached =
@@ -80,14 +88,20 @@ export function openHolders(config: Config, connections: Connections): HolderSer
     attempts: createSignInAttempts({
       redis: connections.redis(),
       prefix,
-      limits: { perAccount: config.SIGNIN_MAX_FAILURES_PER_ACCOUNT, perAddress: config.SIGNIN_MAX_FAILURES_PER_ADDRESS },
+      limits: {
+        perAccount: config.SIGNIN_MAX_FAILURES_PER_ACCOUNT,
+        perAddress: config.SIGNIN_MAX_FAILURES_PER_ADDRESS,
+      },
     }),
     signUpMode: config.DASHBOARD_SIGNUP,
   });
 }
 
 /** The intake: the observations producer, and a queue-events listener opened on the first wait. */
-export function openIntake(config: Config, connections: Connections): { intake: IntakeService; queue: Producer<'observations'> } & Closable {
+export function openIntake(
+  config: Config,
+  connections: Connections,
+): { intake: IntakeService; queue: Producer<'observations'> } & Closable {
   const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
   const queue = createProducer('observations', queues);
   let events: QueueEvents | undefined;

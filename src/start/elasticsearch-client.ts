@@ -23,11 +23,18 @@ import type { Config } from '../internal/config.ts';
  * cluster must not get more. The client never sniffs: behind a proxy or in containers the
  * addresses nodes publish are not the ones to use, so only the configured URLs are.
  */
-export function createElasticsearchClient(config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS'>): Client {
+export function createElasticsearchClient(
+  config: Pick<Config, 'ELASTICSEARCH_URL' | 'ELASTICSEARCH_TIMEOUT_MS'>,
+): Client {
   const nodes = config.ELASTICSEARCH_URL;
   // No OpenTelemetry spans: the service exports no traces (its metrics are Prometheus'), and the
   // no-op tracer still cost ~3% of an API node's CPU per search (bench/README.md, "Search throughput").
-  const common = { requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS, sniffOnStart: false, compression: false, openTelemetry: { enabled: false } } as const;
+  const common = {
+    requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
+    sniffOnStart: false,
+    compression: false,
+    openTelemetry: { enabled: false },
+  } as const;
   if (nodes.length === 1) return new Client({ ...common, node: nodes[0]!, maxRetries: 1 });
   return new Client({
     ...common,
@@ -46,8 +53,14 @@ class AnsweringConnection extends UndiciConnection {
   /** The node answered the last request sent to it, whatever the status. */
   answered = false;
 
-  override request(params: ConnectionRequestParams, options: ConnectionRequestOptions): Promise<ConnectionRequestResponse>;
-  override request(params: ConnectionRequestParams, options: ConnectionRequestOptionsAsStream): Promise<ConnectionRequestResponseAsStream>;
+  override request(
+    params: ConnectionRequestParams,
+    options: ConnectionRequestOptions,
+  ): Promise<ConnectionRequestResponse>;
+  override request(
+    params: ConnectionRequestParams,
+    options: ConnectionRequestOptionsAsStream,
+  ): Promise<ConnectionRequestResponseAsStream>;
   override async request(
     params: ConnectionRequestParams,
     options: ConnectionRequestOptions | ConnectionRequestOptionsAsStream,

@@ -15,7 +15,10 @@ export async function startEmbeddings(
   try {
     await embedder.ready();
   } catch {
-    logger.fatal({ embeddings: embedder.status() }, 'the embedding model failed to load; fix MODEL_DIR/MODEL_ID or set EMBEDDINGS=off');
+    logger.fatal(
+      { embeddings: embedder.status() },
+      'the embedding model failed to load; fix MODEL_DIR/MODEL_ID or set EMBEDDINGS=off',
+    );
     process.exit(1);
   }
   const status = embedder.status();

@@ -11,7 +11,10 @@ import { openEmbedder, openEngine, type Closable } from './core.ts';
 type IndexWritingQueues = { [Name in (typeof INDEX_WRITING_QUEUES)[number]]: Producer<Name> };
 
 /** Jobs by state of each queue that writes to the indices (observations, embeddings, follow-ups), in that order; `paused` is 1 or 0. */
-export type QueueDepths = Record<(typeof INDEX_WRITING_QUEUES)[number], Record<'waiting' | 'active' | 'delayed' | 'failed' | 'paused', number>>;
+export type QueueDepths = Record<
+  (typeof INDEX_WRITING_QUEUES)[number],
+  Record<'waiting' | 'active' | 'delayed' | 'failed' | 'paused', number>
+>;
 
 /** What the `indices` commands use: the index administration, rebuilds and the depth of the queues that write to the indices. */
 export interface IndexOperations extends Closable {
@@ -51,7 +54,13 @@ export function openIndexOperations(config: Config, connections: Connections, lo
       for (const name of INDEX_WRITING_QUEUES) {
         const queue = writing[name];
         const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed');
-        depths[name] = { waiting: counts['waiting'] ?? 0, active: counts['active'] ?? 0, delayed: counts['delayed'] ?? 0, failed: counts['failed'] ?? 0, paused: (await queue.isPaused()) ? 1 : 0 };
+        depths[name] = {
+          waiting: counts['waiting'] ?? 0,
+          active: counts['active'] ?? 0,
+          delayed: counts['delayed'] ?? 0,
+          failed: counts['failed'] ?? 0,
+          paused: (await queue.isPaused()) ? 1 : 0,
+        };
       }
       return depths;
     },

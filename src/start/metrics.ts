@@ -64,7 +64,10 @@ export function createPrometheusMetrics(parts: {
         for (const [state, n] of Object.entries(counts)) this.set({ queue: name, state }, n);
       });
       // Redis down: the scrape still answers, without the queue series (their absence is the signal).
-      await Promise.race([Promise.allSettled(reads), new Promise((resolve) => setTimeout(resolve, QUEUE_READ_MS).unref())]);
+      await Promise.race([
+        Promise.allSettled(reads),
+        new Promise((resolve) => setTimeout(resolve, QUEUE_READ_MS).unref()),
+      ]);
     },
   });
   void jobs;
@@ -79,13 +82,33 @@ export function createPrometheusMetrics(parts: {
         this.inc(read());
       },
     });
-  counter('embedding_model_calls_total', 'Calls to the embedding model thread (each one batch).', () => parts.embedder.stats().modelCalls);
-  counter('embedding_model_seconds_total', 'Seconds the embedding model spent (÷ calls: mean latency).', () => parts.embedder.stats().modelSeconds);
+  counter(
+    'embedding_model_calls_total',
+    'Calls to the embedding model thread (each one batch).',
+    () => parts.embedder.stats().modelCalls,
+  );
+  counter(
+    'embedding_model_seconds_total',
+    'Seconds the embedding model spent (÷ calls: mean latency).',
+    () => parts.embedder.stats().modelSeconds,
+  );
   counter('embedding_texts_total', 'Texts embedded by the model.', () => parts.embedder.stats().textsEmbedded);
   counter('embedding_queries_total', 'Query embeddings asked for.', () => parts.embedder.stats().queries);
-  counter('embedding_query_cache_hits_total', 'Query embeddings answered from the cache.', () => parts.embedder.stats().cacheHits);
-  counter('search_snapshots_opened_total', 'Point-in-time snapshots opened for first pages.', () => parts.snapshotStats().opened);
-  counter('search_snapshots_reused_total', 'First pages served from a snapshot already open.', () => parts.snapshotStats().reused);
+  counter(
+    'embedding_query_cache_hits_total',
+    'Query embeddings answered from the cache.',
+    () => parts.embedder.stats().cacheHits,
+  );
+  counter(
+    'search_snapshots_opened_total',
+    'Point-in-time snapshots opened for first pages.',
+    () => parts.snapshotStats().opened,
+  );
+  counter(
+    'search_snapshots_reused_total',
+    'First pages served from a snapshot already open.',
+    () => parts.snapshotStats().reused,
+  );
   counter(
     'search_snapshots_lost_total',
     'Snapshots given up because an Elasticsearch node holding part of them left the cluster; their searches ran again on a new one.',

@@ -19,7 +19,11 @@ export interface ShutdownPhase {
  * requests finish), stop the worker (running jobs finish, unless Redis is down), then disconnect
  * every connection, which also ends anything an earlier phase left waiting.
  */
-export function serviceShutdownPhases(parts: { api?: Closable; worker?: Closable; process: Closable }): ShutdownPhase[] {
+export function serviceShutdownPhases(parts: {
+  api?: Closable;
+  worker?: Closable;
+  process: Closable;
+}): ShutdownPhase[] {
   const { api, worker } = parts;
   return [
     ...(api ? [{ name: 'http', timeoutMs: 8000, run: () => api.close() }] : []),
@@ -44,7 +48,10 @@ export function installShutdown(logger: Logger, phases: ShutdownPhase[]): void {
     {
       delay: deadlineMs,
       // Its own messages ("second SIGINT, exiting", "killed by timeout") as log lines, not console text.
-      logger: { error: (message: unknown) => (typeof message === 'string' ? logger.error(message) : logger.error({ err: message }, 'shutdown failed')) },
+      logger: {
+        error: (message: unknown) =>
+          typeof message === 'string' ? logger.error(message) : logger.error({ err: message }, 'shutdown failed'),
+      },
     },
     async ({ signal, err }) => {
       const started = Date.now();
@@ -52,10 +59,21 @@ export function installShutdown(logger: Logger, phases: ShutdownPhase[]): void {
       else logger.info({ signal }, 'shutting down');
       for (const phase of phases) {
         const { timeoutMs } = phase;
-        const outcome = await settle(Promise.resolve().then(() => phase.run()), timeoutMs);
+        const outcome = await settle(
+          Promise.resolve().then(() => phase.run()),
+          timeoutMs,
+        );
         if (outcome === 'done') logger.debug({ phase: phase.name }, 'shutdown phase done');
-        else if (outcome === 'timed-out') logger.warn({ phase: phase.name, timeout_ms: timeoutMs }, `shutdown phase ${phase.name} did not finish in time; moving on`);
-        else logger.warn({ phase: phase.name, reason: reasonOf(outcome.error) }, `shutdown phase ${phase.name} failed; moving on`);
+        else if (outcome === 'timed-out')
+          logger.warn(
+            { phase: phase.name, timeout_ms: timeoutMs },
+            `shutdown phase ${phase.name} did not finish in time; moving on`,
+          );
+        else
+          logger.warn(
+            { phase: phase.name, reason: reasonOf(outcome.error) },
+            `shutdown phase ${phase.name} failed; moving on`,
+          );
       }
       logger.info({ ms: Date.now() - started }, 'stopped');
     },

@@ -47,7 +47,11 @@ export function startWorker(
   const embeddingQueue = records ? createProducer('embeddings', queues) : null;
   const followUpQueue = createProducer('follow-ups', queues);
   const locks = createRedisKeyedLocks({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
-  const backlog = createFollowUpBacklog({ redis: connections.redis(), prefix: config.REDIS_PREFIX, requestRun: () => requestFollowUp(followUpQueue) });
+  const backlog = createFollowUpBacklog({
+    redis: connections.redis(),
+    prefix: config.REDIS_PREFIX,
+    requestRun: () => requestFollowUp(followUpQueue),
+  });
   const processBatch = createObservationProcessor({
     store: engine.intake,
     locks,
@@ -70,13 +74,27 @@ export function startWorker(
 
   // A rebuild killed outright leaves the queues paused: resume them when none runs.
   const pausable = INDEX_WRITING_QUEUES.map((name) =>
-    name === 'follow-ups' ? followUpQueue : name === 'embeddings' && embeddingQueue ? embeddingQueue : createProducer(name, queues),
+    name === 'follow-ups'
+      ? followUpQueue
+      : name === 'embeddings' && embeddingQueue
+        ? embeddingQueue
+        : createProducer(name, queues),
   );
-  createIndexRebuilds({ admin: engine.admin, redis: connections.redis(), prefix: config.REDIS_PREFIX, queues: pausable, records: async () => records, logger })
+  createIndexRebuilds({
+    admin: engine.admin,
+    redis: connections.redis(),
+    prefix: config.REDIS_PREFIX,
+    queues: pausable,
+    records: async () => records,
+    logger,
+  })
     .resumeAbandonedPause()
     .catch((error: unknown) =>
       // Redis down at start is already in the log, once; a stack only when something else went wrong.
-      logger.warn(isConnectionError(error) ? { reason: reasonOf(error) } : { err: error }, 'could not check whether an interrupted rebuild left the queues paused'),
+      logger.warn(
+        isConnectionError(error) ? { reason: reasonOf(error) } : { err: error },
+        'could not check whether an interrupted rebuild left the queues paused',
+      ),
     );
 
   return {

@@ -11,7 +11,9 @@ import { textMemo } from './text-memo.ts';
 
 /** Lucene's English stop set (the same 33 words as Elasticsearch's `_english_`). */
 export const ENGLISH_STOP: ReadonlySet<string> = new Set(
-  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
 );
 
 /** A run of letters, combining marks and digits, with inner apostrophes kept ("don't", "cell's"). */
@@ -27,7 +29,10 @@ export type Stem = (word: string) => string;
  */
 export function analyze(text: string, stem: Stem, stop: boolean): string {
   const out: string[] = [];
-  for (const [raw] of text.toLowerCase().replace(/[\u2018\u2019]/g, "'").matchAll(WORD)) {
+  for (const [raw] of text
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .matchAll(WORD)) {
     const token = raw.replace(/'s$/, '');
     if (stop && ENGLISH_STOP.has(token)) continue;
     out.push(stem(token));
@@ -60,7 +65,10 @@ export function stemmedText(text: string): string {
  */
 export function withoutStopWords(text: string): string {
   const out: string[] = [];
-  for (const [token] of text.toLowerCase().replace(/[\u2018\u2019]/g, "'").matchAll(WORD)) {
+  for (const [token] of text
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .matchAll(WORD)) {
     if (!ENGLISH_STOP.has(token)) out.push(token);
   }
   return out.join(' ');

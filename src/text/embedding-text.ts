@@ -33,7 +33,9 @@ function join(parts: Array<string | null | undefined>): string {
 }
 
 function summaries(value: unknown): string[] {
-  return Array.isArray(value) ? value.map((item) => (item as { summary?: unknown }).summary).filter((s): s is string => typeof s === 'string') : [];
+  return Array.isArray(value)
+    ? value.map((item) => (item as { summary?: unknown }).summary).filter((s): s is string => typeof s === 'string')
+    : [];
 }
 
 /** The text embedded for a post (empty when it has nothing to embed). */
@@ -50,13 +52,19 @@ export function postEmbeddingText(record: PostRecord): string {
     summaries(e.key_messages?.v).join(' '),
     summaries(e.offers?.v).join(' '),
     summaries(e.calls_to_action?.v).join(' '),
-    media.map((m) => m.transcript?.v as string | null | undefined).filter(Boolean).join(' '),
+    media
+      .map((m) => m.transcript?.v as string | null | undefined)
+      .filter(Boolean)
+      .join(' '),
     media
       .flatMap((m) => (Array.isArray(m.visible_text?.v) ? (m.visible_text.v as Array<{ text?: string }>) : []))
       .map((v) => v.text)
       .filter(Boolean)
       .join(' '),
-    media.map((m) => m.visual_description?.v as string | null | undefined).filter(Boolean).join(' '),
+    media
+      .map((m) => m.visual_description?.v as string | null | undefined)
+      .filter(Boolean)
+      .join(' '),
   ]);
 }
 
@@ -65,7 +73,9 @@ export function accountEmbeddingText(record: AccountRecord): string {
   const profile = record.profile?.v;
   if (!profile) return '';
   return join([
-    [profile.display_name, profile.handle ? `@${profile.handle}` : null, profile.category_label].filter(Boolean).join(' · '),
+    [profile.display_name, profile.handle ? `@${profile.handle}` : null, profile.category_label]
+      .filter(Boolean)
+      .join(' · '),
     profile.biography,
     (record.niches?.v ?? []).join(', '),
     record.publishing_summary?.v,

@@ -137,7 +137,9 @@ const footprint = await pruneDetectorDatabase();
 async function pruneDetectorDatabase(): Promise<{ ngrams: number; pruned: number } | null> {
   try {
     const url = new URL('../ngrams/extrasmall.js', import.meta.resolve('eld/extrasmall'));
-    const { ngramsData } = (await import(url.href)) as { ngramsData?: { languages?: Record<string, string>; ngrams?: Record<string, Record<string, number>> } };
+    const { ngramsData } = (await import(url.href)) as {
+      ngramsData?: { languages?: Record<string, string>; ngrams?: Record<string, Record<string, number>> };
+    };
     if (!ngramsData?.languages || !ngramsData.ngrams) return null;
     const wanted = new Set<string>(DETECTED_LANGUAGES);
     const keep = new Set(Object.keys(ngramsData.languages).filter((id) => wanted.has(ngramsData.languages![id]!)));
@@ -211,7 +213,10 @@ function analyzeUncached(text: string, language: string): string {
   const out: string[] = [];
   // `match` with the global flag returns the words alone; `matchAll` would allocate a match
   // object per word (measured: the largest share of what analysis allocates).
-  for (const raw of text.toLowerCase().replace(/[\u2018\u2019]/g, "'").match(WORD) ?? []) {
+  for (const raw of text
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .match(WORD) ?? []) {
     if (UNSPACED.test(raw)) {
       segmentRun(raw, out);
       continue;
@@ -269,5 +274,9 @@ export function analyzeQuery(query: string): QueryAnalysis {
       }
     }
   }
-  return { stemmed: tokens.join(' '), language: detected.language, semanticReadable: !(sure && detected.language !== 'en') };
+  return {
+    stemmed: tokens.join(' '),
+    language: detected.language,
+    semanticReadable: !(sure && detected.language !== 'en'),
+  };
 }

@@ -19,7 +19,11 @@ export interface TextMemo<V> {
  * @param weight the size of a value in characters, when values are text too.
  * @param maxEntries entries per generation: for short keys, the map's own overhead is what counts.
  */
-export function textMemo<V>(maxChars: number, weight: (value: V) => number = () => 0, maxEntries = Infinity): TextMemo<V> {
+export function textMemo<V>(
+  maxChars: number,
+  weight: (value: V) => number = () => 0,
+  maxEntries = Infinity,
+): TextMemo<V> {
   let current = new Map<string, V>();
   let previous = new Map<string, V>();
   let chars = 0;

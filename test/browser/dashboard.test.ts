@@ -105,7 +105,7 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
       await expect(page.locator('.notice').textContent()).resolves.toContain('browser key is revoked');
       await expect(page.locator('tbody .status').first().textContent()).resolves.toBe('revoked');
       expect(await callApi(key, '/v1/social/posts/nope')).toBe(401);
-      expect(scriptErrors, scriptErrors.join("\n")).toEqual([]);
+      expect(scriptErrors, scriptErrors.join('\n')).toEqual([]);
     } finally {
       await context.close();
     }

@@ -55,11 +55,30 @@ const HELD_CURSORS = 12;
 
 const SEARCHES: Array<{ path: string; body: unknown }> = [
   { path: '/v1/social/posts/search', body: { post: { query: 'routine for beginners' }, limit: 10 } },
-  { path: '/v1/social/posts/search', body: { post: { filters: { views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 } },
-  { path: '/v1/social/posts/search', body: { post: { query: 'workout', author: { filters: { followers_count: { gte: 100 } } } }, limit: 10 } },
-  { path: '/v1/social/accounts/search', body: { account: { filters: { followers_count: { gte: 1000 } } }, sort: { by: 'followers_count', order: 'desc' }, limit: 10 } },
-  { path: '/v1/social/accounts/search', body: { account: { posts: { minimum_matching_posts: 2, filters: { views: { gte: 100 } } } }, limit: 10 } },
-  { path: '/v1/social/posts/facets', body: { post: { query: 'routine' }, facets: [{ field: 'format' }, { field: 'topics', size: 5 }] } },
+  {
+    path: '/v1/social/posts/search',
+    body: { post: { filters: { views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 },
+  },
+  {
+    path: '/v1/social/posts/search',
+    body: { post: { query: 'workout', author: { filters: { followers_count: { gte: 100 } } } }, limit: 10 },
+  },
+  {
+    path: '/v1/social/accounts/search',
+    body: {
+      account: { filters: { followers_count: { gte: 1000 } } },
+      sort: { by: 'followers_count', order: 'desc' },
+      limit: 10,
+    },
+  },
+  {
+    path: '/v1/social/accounts/search',
+    body: { account: { posts: { minimum_matching_posts: 2, filters: { views: { gte: 100 } } } }, limit: 10 },
+  },
+  {
+    path: '/v1/social/posts/facets',
+    body: { post: { query: 'routine' }, facets: [{ field: 'format' }, { field: 'topics', size: 5 }] },
+  },
 ];
 
 const dataset = buildDrillDataset({ seed: 23, total: 3000, posts: 1200, accounts: 60 });
@@ -78,7 +97,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([...apis, ...workers].map((p) => p.stop()));
-  if (down) await startNode(down.name).catch((error: Error) => console.warn(`could not start ${down?.name} again: ${error.message}`));
+  if (down)
+    await startNode(down.name).catch((error: Error) =>
+      console.warn(`could not start ${down?.name} again: ${error.message}`),
+    );
   await d?.close();
 });
 
@@ -97,7 +119,15 @@ async function searchLoad(key: string, stopped: () => boolean, samples: Sample[]
   const one = async (api: ApiProcess, path: string, body: unknown, what: string) => {
     const at = performance.now();
     const answer = await call(api.url, path, { key, body });
-    samples.push({ at, ms: answer.ms, status: answer.status, what: answer.status === 200 ? what : `${what} ${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}` });
+    samples.push({
+      at,
+      ms: answer.ms,
+      status: answer.status,
+      what:
+        answer.status === 200
+          ? what
+          : `${what} ${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+    });
     return answer;
   };
   await Promise.all(
@@ -123,24 +153,41 @@ async function rawLoad(stopped: () => boolean, samples: Sample[]): Promise<void>
   while (!stopped()) {
     const at = performance.now();
     const status = await d.es
-      .search({ index: `${d.prefix}-posts`, query: { bool: { filter: [{ range: { views: { gte: 1000 } } }, { term: { servable: true } }] } }, sort: [{ views: 'desc' }, { id: 'asc' }], size: 21, _source: ['record'] })
-      .then(() => 200, (error: { meta?: { statusCode?: number } }) => error.meta?.statusCode ?? 0);
+      .search({
+        index: `${d.prefix}-posts`,
+        query: { bool: { filter: [{ range: { views: { gte: 1000 } } }, { term: { servable: true } }] } },
+        sort: [{ views: 'desc' }, { id: 'asc' }],
+        size: 21,
+        _source: ['record'],
+      })
+      .then(
+        () => 200,
+        (error: { meta?: { statusCode?: number } }) => error.meta?.statusCode ?? 0,
+      );
     samples.push({ at, ms: performance.now() - at, status, what: 'raw engine search' });
     await sleep(50);
   }
 }
 
 /** Intake through both API nodes in turn, 100 observations a request, at most `maxQueuedJobs` waiting. */
-async function intake(key: string, observations: Obs[], log: { requests: number; sent: number; statuses: Record<number, number> }) {
+async function intake(
+  key: string,
+  observations: Obs[],
+  log: { requests: number; sent: number; statuses: Record<number, number> },
+) {
   for (let i = 0; i < observations.length; i += 100) {
     while ((await d.stack.runtime.jobCounts('waiting')).waiting! >= 3) await sleep(100);
     const chunk = observations.slice(i, i + 100);
     for (;;) {
-      const answer = await call(apis[log.requests % 2]!.url, '/internal/v1/social/observations', { key, ndjson: chunk });
+      const answer = await call(apis[log.requests % 2]!.url, '/internal/v1/social/observations', {
+        key,
+        ndjson: chunk,
+      });
       log.statuses[answer.status] = (log.statuses[answer.status] ?? 0) + 1;
       log.requests++;
       if (answer.status === 202) break;
-      if (answer.status !== 0 && answer.status < 500) throw new Error(`intake answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 0 && answer.status < 500)
+        throw new Error(`intake answered ${answer.status}: ${JSON.stringify(answer.body)}`);
       await sleep(250);
     }
     log.sent += chunk.length;
@@ -148,7 +195,11 @@ async function intake(key: string, observations: Obs[], log: { requests: number;
 }
 
 /** First pages with a next page, taken every `everyMs` through both API nodes and kept unfollowed. */
-async function holdCursors(key: string, count: number, everyMs: number): Promise<Array<{ path: string; cursor: string }>> {
+async function holdCursors(
+  key: string,
+  count: number,
+  everyMs: number,
+): Promise<Array<{ path: string; cursor: string }>> {
   const held: Array<{ path: string; cursor: string }> = [];
   for (let i = 0; held.length < count && i < count * 4; i++) {
     const search = SEARCHES[i % (SEARCHES.length - 1)]!; // facets have no cursor
@@ -197,11 +248,17 @@ it('loses an Elasticsearch node under load: no failed search, no observation los
   const refs = new Map<string, number>(nodes.map((n) => [n.name, 0]));
   for (const h of held) for (const name of snapshotNodes(h.cursor, nodes)) refs.set(name, refs.get(name)! + 1);
   const copies = await shardCopies(d.es, `${d.prefix}-*`);
-  const primaries = (n: NodeInfo) => copies.filter((c) => c.primary && c.node === n.name).map((c) => c.index.replace(`${d.prefix}-`, '').replace(/-v\d+-\d+$/, ''));
+  const primaries = (n: NodeInfo) =>
+    copies
+      .filter((c) => c.primary && c.node === n.name)
+      .map((c) => c.index.replace(`${d.prefix}-`, '').replace(/-v\d+-\d+$/, ''));
   // Among the nodes some held snapshot lives on, the one with the most primaries (so that writes
   // fail over too), then the one most snapshots live on.
   const victim = [...nodes].sort(
-    (a, b) => Number(refs.get(b.name)! > 0) - Number(refs.get(a.name)! > 0) || primaries(b).length - primaries(a).length || refs.get(b.name)! - refs.get(a.name)!,
+    (a, b) =>
+      Number(refs.get(b.name)! > 0) - Number(refs.get(a.name)! > 0) ||
+      primaries(b).length - primaries(a).length ||
+      refs.get(b.name)! - refs.get(a.name)!,
   )[0]!;
 
   killNode(victim);
@@ -210,10 +267,17 @@ it('loses an Elasticsearch node under load: no failed search, no observation los
   sending.push(intake(key, parts[1]!, intakeLog));
   const leftMs = await waitForCluster(d.es, { status: 'yellow', nodes: 2 }, 60_000);
   // The held cursors, some of whose snapshots lived on the lost node.
-  const lostBefore = (await Promise.all(apis.map((a) => metric(a.url, 'search_snapshots_lost_total')))).reduce((x, y) => x + y, 0);
+  const lostBefore = (await Promise.all(apis.map((a) => metric(a.url, 'search_snapshots_lost_total')))).reduce(
+    (x, y) => x + y,
+    0,
+  );
   const heldAnswers: Answer[] = [];
-  for (const [i, h] of held.entries()) heldAnswers.push(await call(apis[i % 2]!.url, h.path, { key, body: { cursor: h.cursor } }));
-  const lostAfterHeld = (await Promise.all(apis.map((a) => metric(a.url, 'search_snapshots_lost_total')))).reduce((x, y) => x + y, 0);
+  for (const [i, h] of held.entries())
+    heldAnswers.push(await call(apis[i % 2]!.url, h.path, { key, body: { cursor: h.cursor } }));
+  const lostAfterHeld = (await Promise.all(apis.map((a) => metric(a.url, 'search_snapshots_lost_total')))).reduce(
+    (x, y) => x + y,
+    0,
+  );
   await sleep(Math.max(0, OUTAGE_MS - (performance.now() - killedAt)));
 
   const restartAt = performance.now();
@@ -226,7 +290,10 @@ it('loses an Elasticsearch node under load: no failed search, no observation los
   stop = true;
   await Promise.all([searching, probing]);
   await Promise.all(sending);
-  const lost = (await Promise.all(apis.map((a) => metric(a.url, 'search_snapshots_lost_total')))).reduce((x, y) => x + y, 0);
+  const lost = (await Promise.all(apis.map((a) => metric(a.url, 'search_snapshots_lost_total')))).reduce(
+    (x, y) => x + y,
+    0,
+  );
   const jobs = await drain(d.stack);
   const report = await checkState(d.es, d.prefix, dataset.expected);
   const health = await d.es.cluster.health();
@@ -235,7 +302,9 @@ it('loses an Elasticsearch node under load: no failed search, no observation los
   const byPhase = (phase: Phase, of = samples) => stats(of.filter((s) => phaseOf(s) === phase));
   const spike = (of: Sample[]) => stats(of.filter((s) => s.at >= killedAt && s.at < killedAt + SPIKE_MS));
   const failures = samples.filter((s) => s.status !== 200).map((s) => `${phaseOf(s)} ${s.what}`);
-  const heldFailures = heldAnswers.filter((a) => a.status !== 200).map((a) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
+  const heldFailures = heldAnswers
+    .filter((a) => a.status !== 200)
+    .map((a) => `${a.status} ${JSON.stringify(a.body).slice(0, 300)}`);
   const figures = {
     killed: `${victim.name} (pid ${victim.pid}${victim.master ? ', elected master' : ''}; primaries: ${primaries(victim).join(', ') || 'none'}; snapshots of ${refs.get(victim.name)}/${held.length} held cursors)`,
     node_left_after_ms: leftMs,
@@ -246,7 +315,12 @@ it('loses an Elasticsearch node under load: no failed search, no observation los
     before: byPhase('before'),
     during: byPhase('during'),
     first_10s_after_kill: spike(samples),
-    raw_engine: { before: byPhase('before', raw), during: byPhase('during', raw), first_10s_after_kill: spike(raw), after: byPhase('after', raw) },
+    raw_engine: {
+      before: byPhase('before', raw),
+      during: byPhase('during', raw),
+      first_10s_after_kill: spike(raw),
+      after: byPhase('after', raw),
+    },
     after: byPhase('after'),
     held_cursors_followed_during_outage: `${heldAnswers.filter((a) => a.status === 200).length}/${heldAnswers.length} answered`,
     snapshots_lost_and_reopened: `${lost} (${lostAfterHeld - lostBefore} by the held cursors)`,
@@ -265,8 +339,12 @@ it('loses an Elasticsearch node under load: no failed search, no observation los
       `phase    answered  errors  p50 ms  p99 ms  max ms |   raw  errors  p50 ms  p99 ms`,
       ...(['before', 'during', 'kill+10s', 'after'] as const).map((p) => {
         const [api, engine] = p === 'kill+10s' ? [spike(samples), spike(raw)] : [byPhase(p), byPhase(p, raw)];
-        const cells = [api.answered, api.errors, api.p50_ms, api.p99_ms, api.max_ms].map((c) => String(c).padStart(7)).join(' ');
-        const rawCells = [engine.answered, engine.errors, engine.p50_ms, engine.p99_ms].map((c) => String(c).padStart(7)).join(' ');
+        const cells = [api.answered, api.errors, api.p50_ms, api.p99_ms, api.max_ms]
+          .map((c) => String(c).padStart(7))
+          .join(' ');
+        const rawCells = [engine.answered, engine.errors, engine.p50_ms, engine.p99_ms]
+          .map((c) => String(c).padStart(7))
+          .join(' ');
         return `${p.padEnd(8)} ${cells} | ${rawCells}`;
       }),
       '',

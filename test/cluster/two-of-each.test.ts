@@ -3,7 +3,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { acquireRebuildLock, rebuildRunning } from '../../src/services/indices/rebuild-lock.ts';
 import { call, metric, requireCluster, waitForCluster, type Answer } from '../helpers/cluster.ts';
-import { buildDrillDataset, checkState, drain, openDrill, problemsOf, type ApiProcess, type Drill, type Obs, type WorkerProcess } from '../helpers/drill.ts';
+import {
+  buildDrillDataset,
+  checkState,
+  drain,
+  openDrill,
+  problemsOf,
+  type ApiProcess,
+  type Drill,
+  type Obs,
+  type WorkerProcess,
+} from '../helpers/drill.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 
 /**
@@ -40,13 +50,17 @@ afterAll(async () => {
   await d?.close();
 });
 
-const newKey = async (name: string) => (await d.stack.runtime.api.keys.create({ owner: 'cluster@example.com', name, scopes: ['search', 'ingest'] })).key;
+const newKey = async (name: string) =>
+  (await d.stack.runtime.api.keys.create({ owner: 'cluster@example.com', name, scopes: ['search', 'ingest'] })).key;
 
 /** Sends observations through both API nodes in turn (202, no wait), `size` per request. */
 async function sendThroughBoth(key: string, observations: Obs[], size: number): Promise<number> {
   let requests = 0;
   for (let i = 0; i < observations.length; i += size) {
-    const answer = await call(apis[requests++ % 2]!.url, '/internal/v1/social/observations', { key, ndjson: observations.slice(i, i + size) });
+    const answer = await call(apis[requests++ % 2]!.url, '/internal/v1/social/observations', {
+      key,
+      ndjson: observations.slice(i, i + size),
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
   }
   return requests;
@@ -70,7 +84,9 @@ describe('two API nodes and two workers on one Redis', () => {
     const report = await checkState(d.es, d.prefix, dataset.expected);
     const [first, second] = workers.map(jobsIn) as [Set<string>, Set<string>];
     const completed = (await d.stack.runtime.queue.getJobs(['completed'], 0, -1)).map((j) => j.id!);
-    console.log(`[two-of-each] ${dataset.observations.length} observations in ${requests} requests; jobs run by worker 1: ${first.size}, worker 2: ${second.size}, completed: ${completed.length}`);
+    console.log(
+      `[two-of-each] ${dataset.observations.length} observations in ${requests} requests; jobs run by worker 1: ${first.size}, worker 2: ${second.size}, completed: ${completed.length}`,
+    );
     expect(first.size).toBeGreaterThan(0);
     expect(second.size).toBeGreaterThan(0);
     expect(new Set([...first, ...second])).toEqual(new Set(completed));
@@ -81,26 +97,46 @@ describe('two API nodes and two workers on one Redis', () => {
     const key = await newKey('visibility');
     const [a, b] = apis as [ApiProcess, ApiProcess];
     const author = accountObs({ platform_id: 'vis-author', handle: 'vis.author' });
-    expect((await call(a.url, '/internal/v1/social/observations?wait=true', { key, ndjson: [author] })).status).toBe(200);
+    expect((await call(a.url, '/internal/v1/social/observations?wait=true', { key, ndjson: [author] })).status).toBe(
+      200,
+    );
     const reusedBefore = await metric(b.url, 'search_snapshots_reused_total');
     for (let round = 0; round < 5; round++) {
       const body = { post: { query: 'visibility round' }, limit: 50 };
       // B answers twice in a row: the second first page reuses the snapshot of the first.
-      const warm = [await call(b.url, '/v1/social/posts/search', { key, body }), await call(b.url, '/v1/social/posts/search', { key, body })];
+      const warm = [
+        await call(b.url, '/v1/social/posts/search', { key, body }),
+        await call(b.url, '/v1/social/posts/search', { key, body }),
+      ];
       for (const w of warm) expect(w.status).toBe(200);
       const post = postObs('vis-author', { platform_id: `vis-post-${round}`, caption: `visibility round ${round}` });
-      expect((await call(a.url, '/internal/v1/social/observations?wait=true', { key, ndjson: [post] })).status).toBe(200);
+      expect((await call(a.url, '/internal/v1/social/observations?wait=true', { key, ndjson: [post] })).status).toBe(
+        200,
+      );
       const after = await call(b.url, '/v1/social/posts/search', { key, body });
       expect(after.status).toBe(200);
       const shortcodes = (after.body.data as Array<{ shortcode: string }>).map((p) => p.shortcode);
-      expect(shortcodes.filter((s) => s.startsWith('SCvis-post-')).length, `round ${round}: ${JSON.stringify(shortcodes)}`).toBe(round + 1);
+      expect(
+        shortcodes.filter((s) => s.startsWith('SCvis-post-')).length,
+        `round ${round}: ${JSON.stringify(shortcodes)}`,
+      ).toBe(round + 1);
     }
     // The snapshot was shared (so the epoch, not its age, is what retired it).
     expect(await metric(b.url, 'search_snapshots_reused_total')).toBeGreaterThanOrEqual(reusedBefore + 5);
   });
 
   it('a key revoked through the CLI stops working on both API nodes at once, though each had it cached', async () => {
-    const created = await d.cli(['keys', 'create', '--owner', 'cluster@example.com', '--name', 'to revoke', '--scopes', 'search', '--json']);
+    const created = await d.cli([
+      'keys',
+      'create',
+      '--owner',
+      'cluster@example.com',
+      '--name',
+      'to revoke',
+      '--scopes',
+      'search',
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const { id, key } = JSON.parse(created.stdout) as { id: string; key: string };
     const read = (api: ApiProcess) => call(api.url, '/v1/social/accounts/search', { key, body: ANY_ACCOUNT });
@@ -126,7 +162,8 @@ describe('two API nodes and two workers on one Redis', () => {
   it('the search rate limit is one budget per key across both API nodes', async () => {
     const key = await newKey('rate limit');
     const answers: Answer[] = [];
-    for (let i = 0; i < RATE_LIMIT + 10; i++) answers.push(await call(apis[i % 2]!.url, '/v1/social/accounts/search', { key, body: ANY_ACCOUNT }));
+    for (let i = 0; i < RATE_LIMIT + 10; i++)
+      answers.push(await call(apis[i % 2]!.url, '/v1/social/accounts/search', { key, body: ANY_ACCOUNT }));
     const statuses = answers.map((a) => a.status);
     expect(statuses.slice(0, RATE_LIMIT)).toEqual(Array(RATE_LIMIT).fill(200));
     expect(statuses.slice(RATE_LIMIT)).toEqual(Array(10).fill(429));
@@ -157,17 +194,26 @@ describe('two API nodes and two workers on one Redis', () => {
       if (Date.now() > deadline) throw new Error('the rebuild never took the lock');
       await sleep(20);
     }
-    const late = Array.from({ length: 4 }, (_, i) => postObs('vis-author', { platform_id: `late-post-${i}`, caption: `sent during the rebuild ${i}` }));
+    const late = Array.from({ length: 4 }, (_, i) =>
+      postObs('vis-author', { platform_id: `late-post-${i}`, caption: `sent during the rebuild ${i}` }),
+    );
     await sendThroughBoth(key, late, 2);
     const lockedDuringIntake = await rebuildRunning(d.stack.runtime.redis, d.prefix, 'posts');
     const done = await rebuilding;
     expect(done.code, done.stderr).toBe(0);
     await drain(d.stack);
-    console.log(`[two-of-each] rebuild: ${done.stdout.trim()} in ${done.ms} ms; intake sent while it held the lock: ${lockedDuringIntake}`);
+    console.log(
+      `[two-of-each] rebuild: ${done.stdout.trim()} in ${done.ms} ms; intake sent while it held the lock: ${lockedDuringIntake}`,
+    );
     for (const api of apis) {
-      const page = await call(api.url, '/v1/social/posts/search', { key, body: { post: { query: 'sent during the rebuild' }, limit: 10 } });
+      const page = await call(api.url, '/v1/social/posts/search', {
+        key,
+        body: { post: { query: 'sent during the rebuild' }, limit: 10 },
+      });
       expect(page.status).toBe(200);
-      const shortcodes = (page.body.data as Array<{ shortcode: string }>).map((p) => p.shortcode).filter((s) => s.startsWith('SClate-post-'));
+      const shortcodes = (page.body.data as Array<{ shortcode: string }>)
+        .map((p) => p.shortcode)
+        .filter((s) => s.startsWith('SClate-post-'));
       expect(shortcodes.sort()).toEqual(late.map((o) => o.shortcode).sort());
     }
   });

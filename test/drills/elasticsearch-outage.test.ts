@@ -1,6 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
-import { buildDrillDataset, checkState, drain, jobCounts, openDrill, problemsOf, rerunsOf, sendObservations, summary, waitForCounts, type Drill } from '../helpers/drill.ts';
+import {
+  buildDrillDataset,
+  checkState,
+  drain,
+  jobCounts,
+  openDrill,
+  problemsOf,
+  rerunsOf,
+  sendObservations,
+  summary,
+  waitForCounts,
+  type Drill,
+} from '../helpers/drill.ts';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy.ts';
 
 /**
@@ -48,7 +60,12 @@ it('indexes every observation exactly once, with its newest fields, after Elasti
   const during = await jobCounts(d.stack);
   await proxy!.set({ kind: 'pass' });
   const restored = performance.now();
-  await waitForCounts(d.stack, (c) => (c.completed ?? 0) > (during.completed ?? 0), 180_000, 'a job to complete after the restart');
+  await waitForCounts(
+    d.stack,
+    (c) => (c.completed ?? 0) > (during.completed ?? 0),
+    180_000,
+    'a job to complete after the restart',
+  );
   const firstCompletion = performance.now();
 
   const sent = await sending;

@@ -1,6 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
-import { buildDrillDataset, checkState, drain, jobCounts, openDrill, problemsOf, rerunsOf, sendObservations, summary, waitForCounts, type Drill } from '../helpers/drill.ts';
+import {
+  buildDrillDataset,
+  checkState,
+  drain,
+  jobCounts,
+  openDrill,
+  problemsOf,
+  rerunsOf,
+  sendObservations,
+  summary,
+  waitForCounts,
+  type Drill,
+} from '../helpers/drill.ts';
 import { bulkRequests, startFaultProxy, type FaultMode, type FaultProxy } from '../helpers/fault-proxy.ts';
 
 /**
@@ -83,14 +95,26 @@ it('the end-state check notices a lost, a duplicated and a stale document', asyn
   const d = drill!;
   const postsAlias = `${d.prefix}-posts`;
   const [live] = Object.keys(await d.es.indices.getAlias({ name: postsAlias }));
-  const hits = (await d.es.search<{ record: any }>({ index: postsAlias, size: 2, query: { exists: { field: 'views' } }, _source: ['record'] })).hits.hits;
+  const hits = (
+    await d.es.search<{ record: any }>({
+      index: postsAlias,
+      size: 2,
+      query: { exists: { field: 'views' } },
+      _source: ['record'],
+    })
+  ).hits.hits;
   const [stalePost, duplicatedPost] = hits;
   const record = structuredClone(stalePost!._source!.record);
   record.raw.v.views = -1;
   await d.es.index({ index: live!, id: stalePost!._id!, document: { record }, refresh: true });
   const copy = `${d.prefix}-posts-v0-selfcheck`;
   await d.es.indices.create({ index: copy, aliases: { [postsAlias]: {} } });
-  await d.es.index({ index: copy, id: duplicatedPost!._id!, document: { record: duplicatedPost!._source!.record }, refresh: true });
+  await d.es.index({
+    index: copy,
+    id: duplicatedPost!._id!,
+    document: { record: duplicatedPost!._source!.record },
+    refresh: true,
+  });
   const account = (await d.es.search({ index: `${d.prefix}-accounts`, size: 1 })).hits.hits[0]!;
   await d.es.delete({ index: account._index, id: account._id!, refresh: true });
 

@@ -1,6 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
-import { buildDrillDataset, checkState, drain, expectedStateOf, waitForCounts, openDrill, problemsOf, sendObservations, summary, type Drill, type Obs } from '../helpers/drill.ts';
+import {
+  buildDrillDataset,
+  checkState,
+  drain,
+  expectedStateOf,
+  waitForCounts,
+  openDrill,
+  problemsOf,
+  sendObservations,
+  summary,
+  type Drill,
+  type Obs,
+} from '../helpers/drill.ts';
 
 /**
  * Drill: `social-search indices rebuild posts` (a real subprocess, as an operator runs it) while
@@ -24,10 +36,33 @@ import { buildDrillDataset, checkState, drain, expectedStateOf, waitForCounts, o
 
 const SEARCHES: Array<{ path: string; body: unknown }> = [
   { path: '/v1/social/posts/search', body: { post: { query: 'routine for beginners' }, limit: 10 } },
-  { path: '/v1/social/posts/search', body: { post: { filters: { views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 } },
-  { path: '/v1/social/posts/search', body: { post: { query: 'workout', filters: { format: { in: ['reel'] } }, author: { filters: { followers_count: { gte: 100 } } } }, limit: 10 } },
-  { path: '/v1/social/accounts/search', body: { account: { filters: { followers_count: { gte: 1000 } } }, sort: { by: 'followers_count', order: 'desc' }, limit: 10 } },
-  { path: '/v1/social/accounts/search', body: { account: { posts: { minimum_matching_posts: 2, filters: { views: { gte: 100 } } } }, limit: 10 } },
+  {
+    path: '/v1/social/posts/search',
+    body: { post: { filters: { views: { gte: 1000 } } }, sort: { by: 'views', order: 'desc' }, limit: 20 },
+  },
+  {
+    path: '/v1/social/posts/search',
+    body: {
+      post: {
+        query: 'workout',
+        filters: { format: { in: ['reel'] } },
+        author: { filters: { followers_count: { gte: 100 } } },
+      },
+      limit: 10,
+    },
+  },
+  {
+    path: '/v1/social/accounts/search',
+    body: {
+      account: { filters: { followers_count: { gte: 1000 } } },
+      sort: { by: 'followers_count', order: 'desc' },
+      limit: 10,
+    },
+  },
+  {
+    path: '/v1/social/accounts/search',
+    body: { account: { posts: { minimum_matching_posts: 2, filters: { views: { gte: 100 } } } }, limit: 10 },
+  },
 ];
 
 const dataset = buildDrillDataset({ seed: 71 });
@@ -54,16 +89,25 @@ async function searchLoad(d: Drill, concurrency: number, stopped: () => boolean)
   const log: SearchLog = { first: 0, next: 0, expired: 0, failures: [], withHits: 0, slowestMs: 0 };
   const one = async (path: string, body: unknown, kind: 'first' | 'next') => {
     const started = performance.now();
-    const response = await d.stack.post(path, body).catch((error: Error) => ({ statusCode: 0, body: error.message, headers: {} }));
+    const response = await d.stack
+      .post(path, body)
+      .catch((error: Error) => ({ statusCode: 0, body: error.message, headers: {} }));
     log.slowestMs = Math.max(log.slowestMs, Math.round(performance.now() - started));
     log[kind]++;
     const problem = (response.body as { type?: unknown } | null)?.type;
-    if (kind === 'next' && response.statusCode === 410 && typeof problem === 'string' && problem.endsWith('/problems/expired-cursor')) {
+    if (
+      kind === 'next' &&
+      response.statusCode === 410 &&
+      typeof problem === 'string' &&
+      problem.endsWith('/problems/expired-cursor')
+    ) {
       log.expired++;
       return null;
     }
     if (response.statusCode !== 200) {
-      log.failures.push(`${kind} page ${path} ${JSON.stringify(body).slice(0, 80)} → ${response.statusCode} ${JSON.stringify(response.body).slice(0, 300)}`);
+      log.failures.push(
+        `${kind} page ${path} ${JSON.stringify(body).slice(0, 80)} → ${response.statusCode} ${JSON.stringify(response.body).slice(0, 300)}`,
+      );
       return null;
     }
     if (response.body.data.length > 0) log.withHits++;
@@ -98,7 +142,8 @@ it('rebuilds posts with searches and intake running: no failed search, no lost o
   const engineErrors = new Map<string, number>();
   d.stack.runtime.es.diagnostic.on('response', (error, result) => {
     if (!error) return;
-    const body = result?.body as { error?: { type?: string; root_cause?: Array<{ type?: string; reason?: string }> } } | undefined;
+    const body = result?.body as
+      { error?: { type?: string; root_cause?: Array<{ type?: string; reason?: string }> } } | undefined;
     const request = result?.meta.request.params;
     const cause = body?.error?.root_cause?.[0];
     const key = `${request?.method} ${request?.path} → ${result?.statusCode ?? error.name} ${body?.error?.type ?? ''} (${cause ? `${cause.type}: ${cause.reason ?? ''}`.slice(0, 200) : error.message.slice(0, 100)})`;

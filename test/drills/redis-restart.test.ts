@@ -1,6 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
-import { buildDrillDataset, checkState, drain, jobCounts, openDrill, problemsOf, rerunsOf, sendObservations, summary, waitForCounts, type Drill } from '../helpers/drill.ts';
+import {
+  buildDrillDataset,
+  checkState,
+  drain,
+  jobCounts,
+  openDrill,
+  problemsOf,
+  rerunsOf,
+  sendObservations,
+  summary,
+  waitForCounts,
+  type Drill,
+} from '../helpers/drill.ts';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
 import type { Redis } from 'ioredis';
 
@@ -62,10 +74,19 @@ it('processes every accepted observation exactly once, with its newest fields, a
     await sleep(10_000);
     const later = await lockTokens(d.stack.runtime.redis, d.prefix);
     const kept = [...first].filter(([key, token]) => later.get(key)?.token === token.token);
-    return { count: kept.length, tokens: new Set(kept.map(([, t]) => t.token)).size, ttlLeft: Math.max(0, ...kept.map(([key]) => later.get(key)!.ttl)) };
+    return {
+      count: kept.length,
+      tokens: new Set(kept.map(([, t]) => t.token)).size,
+      ttlLeft: Math.max(0, ...kept.map(([key]) => later.get(key)!.ttl)),
+    };
   })();
   orphans.catch(() => undefined);
-  await waitForCounts(d.stack, (c) => (c.completed ?? 0) > (after.completed ?? 0), 180_000, 'a job to complete after the restart');
+  await waitForCounts(
+    d.stack,
+    (c) => (c.completed ?? 0) > (after.completed ?? 0),
+    180_000,
+    'a job to complete after the restart',
+  );
   const firstCompletion = performance.now();
 
   const sent = await sending;
@@ -86,16 +107,23 @@ it('processes every accepted observation exactly once, with its newest fields, a
     jobs_after_restart: after,
     intake_answers: sent.statuses,
     // The jobs running when Redis stopped: how often they were started, when they last started and finished (ms after the stop).
-    jobs_active_at_stop: jobsActiveAtStop.map((j) => `${j?.id}: started ${j?.attemptsStarted}x, finished ${j?.attemptsMade}x, last start +${(j?.processedOn ?? 0) - stoppedAtEpoch}, end +${(j?.finishedOn ?? 0) - stoppedAtEpoch}`),
+    jobs_active_at_stop: jobsActiveAtStop.map(
+      (j) =>
+        `${j?.id}: started ${j?.attemptsStarted}x, finished ${j?.attemptsMade}x, last start +${(j?.processedOn ?? 0) - stoppedAtEpoch}, end +${(j?.finishedOn ?? 0) - stoppedAtEpoch}`,
+    ),
     job_reruns: reruns,
-    locks_still_held_10s_after_restart: await orphans.then((o) => `${o.count} (tokens ${o.tokens}, expiring in ≤ ${o.ttlLeft} ms)`),
+    locks_still_held_10s_after_restart: await orphans.then(
+      (o) => `${o.count} (tokens ${o.tokens}, expiring in ≤ ${o.ttlLeft} ms)`,
+    ),
     first_completion_after_restart_ms: Math.round(firstCompletion - restartedAt),
     drained_after_restart_ms: Math.round(drained - restartedAt),
     total_ms: Math.round(drained - started),
     jobs: end,
   });
   // Nothing accepted before the shutdown was lost with it (AOF).
-  expect((after.completed ?? 0) + (after.active ?? 0) + (after.waiting ?? 0) + (after.delayed ?? 0)).toBeGreaterThanOrEqual(
+  expect(
+    (after.completed ?? 0) + (after.active ?? 0) + (after.waiting ?? 0) + (after.delayed ?? 0),
+  ).toBeGreaterThanOrEqual(
     (before.completed ?? 0) + (before.active ?? 0) + (before.waiting ?? 0) + (before.delayed ?? 0),
   );
   expect(problemsOf(report)).toEqual([]);

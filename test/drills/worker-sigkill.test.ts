@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
-import { buildDrillDataset, checkState, drain, jobCounts, openDrill, problemsOf, sendObservations, summary, waitForCounts, type Drill } from '../helpers/drill.ts';
+import {
+  buildDrillDataset,
+  checkState,
+  drain,
+  jobCounts,
+  openDrill,
+  problemsOf,
+  sendObservations,
+  summary,
+  waitForCounts,
+  type Drill,
+} from '../helpers/drill.ts';
 
 /**
  * Drill: the worker process is SIGKILLed while it runs jobs of a 20,000-observation intake, and a
@@ -31,7 +42,12 @@ it('re-runs the jobs of a SIGKILLed worker: every observation indexed exactly on
   sending.catch(() => undefined);
 
   // Mid-intake, with jobs running.
-  await waitForCounts(d.stack, (c) => (c.completed ?? 0) >= 10 && (c.active ?? 0) >= 2, 180_000, 'running jobs after a quarter of the intake');
+  await waitForCounts(
+    d.stack,
+    (c) => (c.completed ?? 0) >= 10 && (c.active ?? 0) >= 2,
+    180_000,
+    'running jobs after a quarter of the intake',
+  );
   first.kill('SIGKILL');
   const killedAt = performance.now();
   const killedAtEpoch = Date.now();

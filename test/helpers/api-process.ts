@@ -20,7 +20,11 @@ export interface ApiProcess {
  * same Redis prefix) plus `env`, and waits until `/healthz` answers. `selfBaseUrl`: its own
  * address is its PUBLIC_BASE_URL (for a browser).
  */
-export async function startApiProcess(config: Config, env: Record<string, string> = {}, options: { selfBaseUrl?: boolean } = {}): Promise<ApiProcess> {
+export async function startApiProcess(
+  config: Config,
+  env: Record<string, string> = {},
+  options: { selfBaseUrl?: boolean } = {},
+): Promise<ApiProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/social-search.js'), 'serve'], {
@@ -51,7 +55,10 @@ export async function startApiProcess(config: Config, env: Record<string, string
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the API process exited at start:\n${output}`);
-    const up = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

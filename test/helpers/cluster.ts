@@ -39,7 +39,10 @@ export interface NodeInfo {
 
 /** The nodes of the cluster now, by name. */
 export async function clusterNodes(es: Client): Promise<NodeInfo[]> {
-  const [info, state] = await Promise.all([es.nodes.info({ metric: ['process'] }), es.cluster.state({ metric: ['master_node'] })]);
+  const [info, state] = await Promise.all([
+    es.nodes.info({ metric: ['process'] }),
+    es.cluster.state({ metric: ['master_node'] }),
+  ]);
   return Object.entries(info.nodes)
     .map(([id, n]) => ({ id, name: n.name, pid: Number(n.process?.id), master: id === state.master_node }))
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -55,7 +58,11 @@ export async function startNode(name: string): Promise<{ ms: number; output: str
   const n = /^node-(\d+)$/.exec(name)?.[1];
   if (!n) throw new Error(`not a node of scripts/services.sh: ${name}`);
   const started = performance.now();
-  const child = spawn('bash', ['scripts/services.sh', 'start-node', n], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['scripts/services.sh', 'start-node', n], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -68,19 +75,27 @@ export async function startNode(name: string): Promise<{ ms: number; output: str
  * Waits until the cluster has `nodes` nodes and at least `status` (green > yellow), asking any
  * node that answers; resolves with the milliseconds it took.
  */
-export async function waitForCluster(es: Client, want: { status: 'green' | 'yellow'; nodes: number }, timeoutMs: number): Promise<number> {
+export async function waitForCluster(
+  es: Client,
+  want: { status: 'green' | 'yellow'; nodes: number },
+  timeoutMs: number,
+): Promise<number> {
   const started = performance.now();
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   for (;;) {
     const health = await es.cluster
-      .health({ wait_for_status: want.status, wait_for_nodes: String(want.nodes), timeout: '2s' }, { requestTimeout: 10_000 })
+      .health(
+        { wait_for_status: want.status, wait_for_nodes: String(want.nodes), timeout: '2s' },
+        { requestTimeout: 10_000 },
+      )
       .catch(() => null);
     if (health) {
       last = `${health.status}, ${health.number_of_nodes} nodes, ${health.unassigned_shards} unassigned, ${health.initializing_shards} initializing`;
       if (!health.timed_out) return Math.round(performance.now() - started);
     }
-    if (Date.now() > deadline) throw new Error(`cluster not ${want.status} with ${want.nodes} nodes within ${timeoutMs} ms (${last})`);
+    if (Date.now() > deadline)
+      throw new Error(`cluster not ${want.status} with ${want.nodes} nodes within ${timeoutMs} ms (${last})`);
     await sleep(250);
   }
 }
@@ -88,7 +103,13 @@ export async function waitForCluster(es: Client, want: { status: 'green' | 'yell
 /** Where each copy of the shards of `index` (an alias or a pattern) is: `{ index, shard, primary, state, node }`. */
 export async function shardCopies(es: Client, index: string) {
   const rows = await es.cat.shards({ index, format: 'json', h: ['index', 'shard', 'prirep', 'state', 'node'] });
-  return rows.map((r) => ({ index: String(r.index), shard: Number(r.shard), primary: r.prirep === 'p', state: String(r.state), node: r.node ?? null }));
+  return rows.map((r) => ({
+    index: String(r.index),
+    shard: Number(r.shard),
+    primary: r.prirep === 'p',
+    state: String(r.state),
+    node: r.node ?? null,
+  }));
 }
 
 /**
@@ -97,7 +118,9 @@ export async function shardCopies(es: Client, index: string) {
  * its state carries the point in time id, and that id (binary) names the node of each shard's context.
  */
 export function snapshotNodes(cursor: string, nodes: NodeInfo[]): string[] {
-  const payload = JSON.parse(inflateRawSync(Buffer.from(cursor.split('.')[0]!, 'base64url')).toString()) as { state?: { snapshot?: string } };
+  const payload = JSON.parse(inflateRawSync(Buffer.from(cursor.split('.')[0]!, 'base64url')).toString()) as {
+    state?: { snapshot?: string };
+  };
   const pit = Buffer.from(payload.state?.snapshot ?? '', 'base64');
   return nodes.filter((n) => pit.includes(Buffer.from(n.id))).map((n) => n.name);
 }
@@ -116,7 +139,11 @@ export interface Answer {
 }
 
 /** Sends one request to an API process (`status` 0 when it could not be reached). */
-export async function call(base: string, path: string, options: { key?: string; body?: unknown; ndjson?: unknown[]; method?: string } = {}): Promise<Answer> {
+export async function call(
+  base: string,
+  path: string,
+  options: { key?: string; body?: unknown; ndjson?: unknown[]; method?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   let payload: string | undefined;
@@ -129,7 +156,11 @@ export async function call(base: string, path: string, options: { key?: string; 
   }
   const started = performance.now();
   try {
-    const response = await fetch(`${base}${path}`, { method: options.method ?? (payload === undefined ? 'GET' : 'POST'), headers, ...(payload === undefined ? {} : { body: payload }) });
+    const response = await fetch(`${base}${path}`, {
+      method: options.method ?? (payload === undefined ? 'GET' : 'POST'),
+      headers,
+      ...(payload === undefined ? {} : { body: payload }),
+    });
     const text = await response.text();
     let body: unknown = text;
     try {

@@ -40,7 +40,11 @@ export class DashboardClient {
   }
 
   /** Posts `fields`; the CSRF token of the last page is added unless `_csrf` is given (null: none). */
-  async post(path: string, fields: Record<string, string | string[]>, csrf: string | null | undefined = undefined): Promise<Page> {
+  async post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    csrf: string | null | undefined = undefined,
+  ): Promise<Page> {
     const form = new URLSearchParams();
     const token = csrf === undefined ? this.csrf : csrf;
     if (token !== null) form.append('_csrf', token);

@@ -137,7 +137,8 @@ function prng(seed: number) {
   };
 }
 
-const shift = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace('.000Z', 'Z');
+const shift = (iso: string, minutes: number) =>
+  new Date(Date.parse(iso) + minutes * 60_000).toISOString().replace('.000Z', 'Z');
 
 /**
  * `total` observations: the seed generator's realistic dataset, plus newer and older repeats of
@@ -145,9 +146,16 @@ const shift = (iso: string, minutes: number) => new Date(Date.parse(iso) + minut
  * summaries, a few posts becoming unavailable), shuffled so that repeats, posts and their
  * accounts and enrichments arrive in any order and in different requests.
  */
-export function buildDrillDataset(options: { seed: number; total?: number; posts?: number; accounts?: number }): DrillDataset {
+export function buildDrillDataset(options: {
+  seed: number;
+  total?: number;
+  posts?: number;
+  accounts?: number;
+}): DrillDataset {
   const total = options.total ?? 20_000;
-  const base: Obs[] = [...generateObservations({ posts: options.posts ?? 8800, accounts: options.accounts ?? 400, seed: options.seed })];
+  const base: Obs[] = [
+    ...generateObservations({ posts: options.posts ?? 8800, accounts: options.accounts ?? 400, seed: options.seed }),
+  ];
   const extra: Obs[] = [];
   let newer = 0;
   let older = 0;
@@ -160,7 +168,13 @@ export function buildDrillDataset(options: { seed: number; total?: number; posts
       const i = p++;
       if (i % 7 === 0) {
         newer++;
-        extra.push({ ...o, observed_at: shift(o.observed_at, 60 + (i % 50)), views: (o.views ?? 0) + 1000 + i, likes: o.likes + 10, caption: `${o.caption} (edited ${i})` });
+        extra.push({
+          ...o,
+          observed_at: shift(o.observed_at, 60 + (i % 50)),
+          views: (o.views ?? 0) + 1000 + i,
+          likes: o.likes + 10,
+          caption: `${o.caption} (edited ${i})`,
+        });
       }
       if (i % 17 === 3) {
         older++;
@@ -168,23 +182,44 @@ export function buildDrillDataset(options: { seed: number; total?: number; posts
       }
       if (i % 97 === 5) {
         newer++;
-        extra.push({ kind: 'post', platform_id: o.platform_id, status: 'unavailable', observed_at: shift(o.observed_at, 240) });
+        extra.push({
+          kind: 'post',
+          platform_id: o.platform_id,
+          status: 'unavailable',
+          observed_at: shift(o.observed_at, 240),
+        });
       }
     } else if (o.kind === 'post_enrichment') {
       const j = e++;
       if (j % 9 === 0) {
         newer++;
-        extra.push({ kind: 'post_enrichment', post_platform_id: o.post_platform_id, produced_at: shift(o.produced_at, 30), content_summary: `updated summary ${j}` });
+        extra.push({
+          kind: 'post_enrichment',
+          post_platform_id: o.post_platform_id,
+          produced_at: shift(o.produced_at, 30),
+          content_summary: `updated summary ${j}`,
+        });
       }
       if (j % 23 === 4) {
         older++;
-        extra.push({ kind: 'post_enrichment', post_platform_id: o.post_platform_id, produced_at: shift(o.produced_at, -30), content_summary: 'STALE summary', topics: ['stale_topic'] });
+        extra.push({
+          kind: 'post_enrichment',
+          post_platform_id: o.post_platform_id,
+          produced_at: shift(o.produced_at, -30),
+          content_summary: 'STALE summary',
+          topics: ['stale_topic'],
+        });
       }
     } else if (o.kind === 'account' && o.status === 'active') {
       const k = a++;
       if (k % 3 === 0) {
         newer++;
-        extra.push({ ...o, observed_at: shift(o.observed_at, 180), followers_count: o.followers_count + 5000 + k, biography: `${o.biography} (updated ${k})` });
+        extra.push({
+          ...o,
+          observed_at: shift(o.observed_at, 180),
+          followers_count: o.followers_count + 5000 + k,
+          biography: `${o.biography} (updated ${k})`,
+        });
       }
       if (k % 5 === 1) {
         older++;
@@ -194,7 +229,12 @@ export function buildDrillDataset(options: { seed: number; total?: number; posts
       const m = ae++;
       if (m % 4 === 0) {
         newer++;
-        extra.push({ kind: 'account_enrichment', account_platform_id: o.account_platform_id, produced_at: shift(o.produced_at, 60), publishing_summary: `updated publishing summary ${m}` });
+        extra.push({
+          kind: 'account_enrichment',
+          account_platform_id: o.account_platform_id,
+          produced_at: shift(o.produced_at, 60),
+          publishing_summary: `updated publishing summary ${m}`,
+        });
       }
     }
   }
@@ -246,7 +286,10 @@ export interface Drill {
   /** Starts an API process on a free port; resolves once it answers `/readyz`. */
   startApi(extraEnv?: Record<string, string>): Promise<ApiProcess>;
   /** Runs `social-search <args>` to completion. */
-  cli(args: string[], extraEnv?: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>;
+  cli(
+    args: string[],
+    extraEnv?: Record<string, string>,
+  ): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }>;
   /** Registers clean-up work, run (last registered first) by {@link close}. */
   onClose(fn: () => Promise<void>): void;
   /** Keeps the temp folder (logs) for a failed drill. */
@@ -280,7 +323,11 @@ export async function openDrill(
   const children = new Set<ChildProcess>();
   let keep = false;
 
-  const stack = await startStack(name, { ...env, LOG_LEVEL: process.env.DRILL_API_LOG_LEVEL ?? 'silent', RATE_LIMIT_SEARCH_PER_MINUTE: '0' }, { worker: false });
+  const stack = await startStack(
+    name,
+    { ...env, LOG_LEVEL: process.env.DRILL_API_LOG_LEVEL ?? 'silent', RATE_LIMIT_SEARCH_PER_MINUTE: '0' },
+    { worker: false },
+  );
 
   function spawnCli(args: string[], extraEnv: Record<string, string>, stdout: 'pipe' | WriteStream) {
     const child = spawn(process.execPath, [join(ROOT, 'bin/social-search.js'), ...args], {
@@ -299,12 +346,14 @@ export async function openDrill(
 
   let workers = 0;
   let apis = 0;
-  const stopper = (child: ChildProcess, exited: Promise<unknown>) => async (graceMs = 30_000) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
-    await exited;
-  };
+  const stopper =
+    (child: ChildProcess, exited: Promise<unknown>) =>
+    async (graceMs = 30_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(graceMs).then(() => child.kill('SIGKILL'))]);
+      await exited;
+    };
   const drill: Drill = {
     name,
     stack,
@@ -326,7 +375,8 @@ export async function openDrill(
         await sleep(100);
         if (readFileSync(logFile, 'utf8').includes('"worker running"')) break;
         if ((await stack.runtime.queue.getWorkersCount().catch(() => 0)) > workersBefore) break;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited at start:\n${readFileSync(logFile, 'utf8')}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`worker exited at start:\n${readFileSync(logFile, 'utf8')}`);
         if (Date.now() > deadline) throw new Error(`worker did not start:\n${readFileSync(logFile, 'utf8')}`);
       }
       return {
@@ -342,14 +392,22 @@ export async function openDrill(
       const url = `http://127.0.0.1:${port}`;
       const logFile = join(dir, `api-${++apis}.log`);
       const log = createWriteStream(logFile);
-      const child = spawnCli(['serve'], { HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: url, ...extraEnv }, log);
+      const child = spawnCli(
+        ['serve'],
+        { HOST: '127.0.0.1', PORT: String(port), PUBLIC_BASE_URL: url, ...extraEnv },
+        log,
+      );
       const exited = new Promise<unknown>((resolve) => child.once('exit', resolve));
       const deadline = Date.now() + 60_000;
       for (;;) {
         await sleep(200);
-        const ready = await fetch(`${url}/readyz`).then((r) => r.ok, () => false);
+        const ready = await fetch(`${url}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ready) break;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`API exited at start:\n${readFileSync(logFile, 'utf8')}`);
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`API exited at start:\n${readFileSync(logFile, 'utf8')}`);
         if (Date.now() > deadline) throw new Error(`API did not become ready:\n${readFileSync(logFile, 'utf8')}`);
       }
       return { url, pid: child.pid!, logFile, stop: stopper(child, exited) };
@@ -396,9 +454,12 @@ export async function openDrill(
 }
 
 async function destroyIndices(es: Client, prefix: string) {
-  const indices = Object.keys(await es.indices.get({ index: `${prefix}-*`, expand_wildcards: 'all', allow_no_indices: true }));
+  const indices = Object.keys(
+    await es.indices.get({ index: `${prefix}-*`, expand_wildcards: 'all', allow_no_indices: true }),
+  );
   if (indices.length > 0) await es.indices.delete({ index: indices });
-  for (const name of ['posts', 'accounts']) await es.indices.deleteIndexTemplate({ name: `${prefix}-${name}` }).catch(() => undefined);
+  for (const name of ['posts', 'accounts'])
+    await es.indices.deleteIndexTemplate({ name: `${prefix}-${name}` }).catch(() => undefined);
   await es.cluster.deleteComponentTemplate({ name: `${prefix}-shared-settings` }).catch(() => undefined);
 }
 
@@ -439,7 +500,12 @@ export interface SendReport {
 export async function sendObservations(
   stack: Stack,
   observations: Obs[],
-  options: { requestSize?: number; maxQueuedJobs?: number; deadlineMs?: number; onRequest?: (sent: number) => void } = {},
+  options: {
+    requestSize?: number;
+    maxQueuedJobs?: number;
+    deadlineMs?: number;
+    onRequest?: (sent: number) => void;
+  } = {},
 ): Promise<SendReport> {
   const size = options.requestSize ?? 2500;
   const deadline = Date.now() + (options.deadlineMs ?? 300_000);
@@ -455,7 +521,10 @@ export async function sendObservations(
       }
     }
     for (;;) {
-      if (Date.now() > deadline) throw new Error(`intake: request ${report.requests + 1} not accepted before the deadline (${JSON.stringify(report.statuses)})`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `intake: request ${report.requests + 1} not accepted before the deadline (${JSON.stringify(report.statuses)})`,
+        );
       let status = 0;
       let body: any = null;
       try {
@@ -502,7 +571,12 @@ export async function rerunsOf(stack: Stack): Promise<number> {
 }
 
 /** Waits until `predicate(counts)` holds (Redis errors while it is down are waited out). */
-export async function waitForCounts(stack: Stack, predicate: (c: Record<string, number>) => boolean, timeoutMs: number, what: string) {
+export async function waitForCounts(
+  stack: Stack,
+  predicate: (c: Record<string, number>) => boolean,
+  timeoutMs: number,
+  what: string,
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const c = await jobCounts(stack).catch(() => null);
@@ -522,7 +596,9 @@ export async function drain(stack: Stack, timeoutMs = 240_000) {
     const c = await jobCounts(stack).catch(() => null);
     if (c && (c.failed ?? 0) > 0) {
       const failed = (await Promise.all(stack.runtime.queues.map((q) => q.getFailed(0, 5)))).flat();
-      throw new Error(`${c.failed} job(s) failed for good: ${failed.map((j) => `${j.id}: ${j.failedReason} (attempts ${j.attemptsMade}, started ${j.attemptsStarted})`).join('; ')}`);
+      throw new Error(
+        `${c.failed} job(s) failed for good: ${failed.map((j) => `${j.id}: ${j.failedReason} (attempts ${j.attemptsMade}, started ${j.attemptsStarted})`).join('; ')}`,
+      );
     }
     if (c && (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) === 0) return c;
     if (Date.now() > deadline) throw new Error(`queue not drained within ${timeoutMs} ms: ${JSON.stringify(c)}`);
@@ -627,9 +703,16 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
   for (const id of accounts.keys()) if (!expected.accounts.has(id)) report.unexpected.push(id);
 
   const stale = (id: string, field: string, stored: unknown, wanted: unknown) => {
-    if (canonical(stored) !== canonical(wanted)) report.stale.push(`${id} ${field}: stored ${short(stored)} ≠ newest ${short(wanted)}`);
+    if (canonical(stored) !== canonical(wanted))
+      report.stale.push(`${id} ${field}: stored ${short(stored)} ≠ newest ${short(wanted)}`);
   };
-  const register = <T>(id: string, field: string, stored: { t: string; v: unknown } | null | undefined, want: Expect<T> | null, value: (v: T) => unknown = (v) => v) => {
+  const register = <T>(
+    id: string,
+    field: string,
+    stored: { t: string; v: unknown } | null | undefined,
+    want: Expect<T> | null,
+    value: (v: T) => unknown = (v) => v,
+  ) => {
     if (want === null) {
       if (stored) report.stale.push(`${id} ${field}: stored ${short(stored)}, expected none`);
       return;
@@ -654,7 +737,9 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
     }
     register(id, 'status', record.status, want.status);
     if (want.raw && !want.raw.tie) {
-      register(id, 'raw', record.raw ? { t: record.raw.t, v: pick(record.raw.v, RAW_FIELDS) } : null, want.raw, (o) => pick(o, RAW_FIELDS));
+      register(id, 'raw', record.raw ? { t: record.raw.t, v: pick(record.raw.v, RAW_FIELDS) } : null, want.raw, (o) =>
+        pick(o, RAW_FIELDS),
+      );
     } else register(id, 'raw', record.raw ? { t: record.raw.t, v: null } : null, want.raw, () => null);
     for (const [field, w] of want.enrichment) register(id, `enrichment.${field}`, record.enrichment?.[field], w);
   }
@@ -665,7 +750,13 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
       continue;
     }
     register(id, 'status', record.status, want.status);
-    register(id, 'profile', record.profile ? { t: record.profile.t, v: pick(record.profile.v, PROFILE_FIELDS) } : null, want.profile, (o) => pick(o, PROFILE_FIELDS));
+    register(
+      id,
+      'profile',
+      record.profile ? { t: record.profile.t, v: pick(record.profile.v, PROFILE_FIELDS) } : null,
+      want.profile,
+      (o) => pick(o, PROFILE_FIELDS),
+    );
     for (const [field, w] of want.enrichment) register(id, field, record[field], w);
   }
 
@@ -684,10 +775,24 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
       const account = accounts.get(accountId);
       if (!account) continue;
       const copy = record.accounts?.[accountId];
-      const current = { status: account.status?.v ?? null, profile: account.profile?.v ?? null, niches: account.niches?.v ?? null, publishing_languages: account.publishing_languages?.v ?? null };
-      const held = copy ? { status: copy.status, profile: copy.profile, niches: copy.niches, publishing_languages: copy.publishing_languages } : null;
+      const current = {
+        status: account.status?.v ?? null,
+        profile: account.profile?.v ?? null,
+        niches: account.niches?.v ?? null,
+        publishing_languages: account.publishing_languages?.v ?? null,
+      };
+      const held = copy
+        ? {
+            status: copy.status,
+            profile: copy.profile,
+            niches: copy.niches,
+            publishing_languages: copy.publishing_languages,
+          }
+        : null;
       if (canonical(held) !== canonical(current)) {
-        report.staleSnapshots.push(`${id} copy of ${accountId}: followers ${copy?.profile?.followers_count ?? '∅'} (account: ${current.profile?.followers_count ?? '∅'}), status ${copy?.status ?? '∅'} (account: ${current.status ?? '∅'})`);
+        report.staleSnapshots.push(
+          `${id} copy of ${accountId}: followers ${copy?.profile?.followers_count ?? '∅'} (account: ${current.profile?.followers_count ?? '∅'}), status ${copy?.status ?? '∅'} (account: ${current.status ?? '∅'})`,
+        );
       }
     }
   }
@@ -698,13 +803,20 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
     if (want.status?.v !== 'available' || !want.raw) continue;
     const author = mintId('account', want.raw.v.author_platform_id);
     const list = byAuthor.get(author) ?? [];
-    list.push({ id, postedAt: new Date(Date.parse(want.raw.v.posted_at)).toISOString(), views: want.raw.v.views ?? null });
+    list.push({
+      id,
+      postedAt: new Date(Date.parse(want.raw.v.posted_at)).toISOString(),
+      views: want.raw.v.views ?? null,
+    });
     byAuthor.set(author, list);
   }
   for (const list of byAuthor.values()) {
     for (const [id, ratio] of viewRatiosToBaseline(list)) {
       const stored = posts.get(id)?.view_ratio_to_account_baseline ?? null;
-      const same = ratio === null ? stored === null : stored !== null && Math.abs(stored - ratio) <= 1e-9 * Math.max(1, Math.abs(ratio));
+      const same =
+        ratio === null
+          ? stored === null
+          : stored !== null && Math.abs(stored - ratio) <= 1e-9 * Math.max(1, Math.abs(ratio));
       if (!same) report.wrongBaselines.push(`${id}: stored ${stored}, expected ${ratio}`);
     }
   }
@@ -728,9 +840,12 @@ export function problemsOf(report: StateReport, max = 10): string[] {
   const list = (label: string, items: string[]) => {
     if (items.length > 0) out.push(`${items.length} ${label}:\n    ${items.slice(0, max).join('\n    ')}`);
   };
-  if (report.posts.count !== report.posts.expected) out.push(`posts: ${report.posts.count} documents, expected ${report.posts.expected}`);
-  if (report.accounts.count !== report.accounts.expected) out.push(`accounts: ${report.accounts.count} documents, expected ${report.accounts.expected}`);
-  if (report.posts.scanned !== report.posts.count || report.accounts.scanned !== report.accounts.count) out.push(`_count and scan disagree: ${JSON.stringify(report)}`);
+  if (report.posts.count !== report.posts.expected)
+    out.push(`posts: ${report.posts.count} documents, expected ${report.posts.expected}`);
+  if (report.accounts.count !== report.accounts.expected)
+    out.push(`accounts: ${report.accounts.count} documents, expected ${report.accounts.expected}`);
+  if (report.posts.scanned !== report.posts.count || report.accounts.scanned !== report.accounts.count)
+    out.push(`_count and scan disagree: ${JSON.stringify(report)}`);
   if (report.posts.indices.length !== 1) out.push(`posts alias points at ${report.posts.indices.join(', ')}`);
   if (report.accounts.indices.length !== 1) out.push(`accounts alias points at ${report.accounts.indices.join(', ')}`);
   list('missing', report.missing);
@@ -744,5 +859,9 @@ export function problemsOf(report: StateReport, max = 10): string[] {
 
 /** One line per drill, for the log. */
 export function summary(name: string, facts: Record<string, unknown>): void {
-  console.log(`\n[drill ${name}] ${Object.entries(facts).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`).join(' ')}\n`);
+  console.log(
+    `\n[drill ${name}] ${Object.entries(facts)
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`)
+      .join(' ')}\n`,
+  );
 }

@@ -1,4 +1,11 @@
-import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse, type ClientRequest } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  Agent,
+  type IncomingMessage,
+  type ServerResponse,
+  type ClientRequest,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
@@ -94,7 +101,10 @@ export async function startFaultProxy(target: string, options: { random?: () => 
       req.on('end', () => {
         stats.injected[current.status] = (stats.injected[current.status] ?? 0) + 1;
         const type = current.status === 429 ? 'es_rejected_execution_exception' : 'unavailable_shards_exception';
-        answer(res, current.status, { error: { type, reason: `injected by the drill's fault proxy (${current.status})` }, status: current.status });
+        answer(res, current.status, {
+          error: { type, reason: `injected by the drill's fault proxy (${current.status})` },
+          status: current.status,
+        });
       });
       return;
     }
@@ -206,7 +216,10 @@ function rejectedItems(body: string) {
         _index: meta?._index ?? 'unknown',
         _id: meta?._id ?? null,
         status: 429,
-        error: { type: 'es_rejected_execution_exception', reason: "injected by the drill's fault proxy: rejected execution (queue capacity 200)" },
+        error: {
+          type: 'es_rejected_execution_exception',
+          reason: "injected by the drill's fault proxy: rejected execution (queue capacity 200)",
+        },
       },
     });
     if (op !== 'delete') i++;

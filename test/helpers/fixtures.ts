@@ -84,7 +84,9 @@ export function postEnrichmentObs(postPlatformId: string, overrides: Record<stri
     key_messages: [{ summary: 'Double cleanse first', roles: ['instruction'], presentation: 'asserted' }],
     proofs: [],
     offers: [{ summary: '20% off with code MAYA20', types: ['discount', 'promo_code'], stated_terms: ['20% off'] }],
-    calls_to_action: [{ summary: 'Tap the link in bio', actions: ['visit_profile_link'], stages: ['closing'], modalities: ['spoken'] }],
+    calls_to_action: [
+      { summary: 'Tap the link in bio', actions: ['visit_profile_link'], stages: ['closing'], modalities: ['spoken'] },
+    ],
     narrative_structure: { description: 'Step-by-step tutorial', patterns: ['tutorial'] },
     has_paid_partnership_label: false,
     paid_partners: [],

@@ -49,15 +49,24 @@ export async function startRedisServer(): Promise<RedisServer> {
     const proc = spawn(
       'redis-server',
       [
-        '--port', String(port),
-        '--bind', '127.0.0.1',
-        '--dir', dir,
-        '--appendonly', 'yes',
-        '--appendfsync', 'always',
-        '--save', '',
-        '--daemonize', 'no',
-        '--protected-mode', 'no',
-        '--loglevel', 'warning',
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--save',
+        '',
+        '--daemonize',
+        'no',
+        '--protected-mode',
+        'no',
+        '--loglevel',
+        'warning',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -69,7 +78,10 @@ export async function startRedisServer(): Promise<RedisServer> {
     // watchdog kills the server and removes its directory: no redis-server outlives its test.
     spawn(
       'sh',
-      ['-c', `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${proc.pid} 2>/dev/null; do sleep 1; done; if ! kill -0 ${process.pid} 2>/dev/null; then kill -9 ${proc.pid} 2>/dev/null; rm -rf '${dir}'; fi`],
+      [
+        '-c',
+        `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${proc.pid} 2>/dev/null; do sleep 1; done; if ! kill -0 ${process.pid} 2>/dev/null; then kill -9 ${proc.pid} 2>/dev/null; rm -rf '${dir}'; fi`,
+      ],
       { stdio: 'ignore', detached: true },
     ).unref();
     child = proc;
@@ -78,7 +90,8 @@ export async function startRedisServer(): Promise<RedisServer> {
       if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}:\n${log}`);
       const reply = await command('PING').catch(() => '');
       if (reply.startsWith('+PONG')) return;
-      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not answer PING (last: ${reply})\n${log}`);
+      if (Date.now() > deadline)
+        throw new Error(`redis-server on ${port} did not answer PING (last: ${reply})\n${log}`);
       await sleep(50);
     }
   }

@@ -54,7 +54,9 @@ export function openTestRuntime(config: Config, logger?: Logger): TestRuntime {
   const { connections, engine, embedder } = owned;
   const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
   const queue = createProducer('observations', queues);
-  const others = INDEX_WRITING_QUEUES.filter((name) => name !== 'observations').map((name) => createProducer(name, queues));
+  const others = INDEX_WRITING_QUEUES.filter((name) => name !== 'observations').map((name) =>
+    createProducer(name, queues),
+  );
   const all: Queue[] = [queue, ...others];
   const api = createApi(config, connections, { engine, embedder, ...(logger ? { logger } : {}) });
   const quiet = { warn: () => undefined };

@@ -14,7 +14,10 @@ export interface Stack {
   /** Sends observations through the HTTP intake (NDJSON), waiting for indexing by default. */
   ingest(observations: unknown[], options?: { wait?: boolean }): Promise<{ statusCode: number; body: any }>;
   /** GET with the stack's key (or the given Authorization header value; null for none). */
-  get(path: string, authorization?: string | null): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
+  get(
+    path: string,
+    authorization?: string | null,
+  ): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
   inject(options: InjectOptions): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
   /** POST a JSON body with the stack's key (the search operations). */
   post(path: string, body: unknown): Promise<{ statusCode: number; headers: Record<string, unknown>; body: any }>;
@@ -22,7 +25,11 @@ export interface Stack {
 }
 
 /** Starts a stack for one test file. `name` makes leftovers attributable. */
-export async function startStack(name: string, env: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<Stack> {
+export async function startStack(
+  name: string,
+  env: Record<string, string> = {},
+  options: { worker?: boolean } = {},
+): Promise<Stack> {
   const id = randomUUID().slice(0, 8);
   const config = loadConfig({
     ...process.env,

@@ -11,7 +11,11 @@ let stack: Stack;
 let other: ApiProcess;
 
 beforeAll(async () => {
-  const env = { RATE_LIMIT_SEARCH_PER_MINUTE: String(SEARCHES), RATE_LIMIT_READ_PER_MINUTE: String(READS), TRUSTED_PROXIES: '127.0.0.1' };
+  const env = {
+    RATE_LIMIT_SEARCH_PER_MINUTE: String(SEARCHES),
+    RATE_LIMIT_READ_PER_MINUTE: String(READS),
+    TRUSTED_PROXIES: '127.0.0.1',
+  };
   stack = await startStack('apiprocs', env, { worker: false });
   other = await startApiProcess(stack.config, env);
 });
@@ -74,13 +78,14 @@ describe('two API processes on one Redis', () => {
     expect(statuses).toEqual([404, 404, 404, 404, 404, 404, 429]);
   });
 
-  it('applies a key\'s own limit on the other process from its next request', async () => {
+  it("applies a key's own limit on the other process from its next request", async () => {
     const { id, key } = await newKey('own limit');
     expect((await search('there', key)).header('ratelimit-policy')).toBe(`"search";q=${SEARCHES};w=60`);
     await stack.runtime.api.keys.setLimits(id, { search: 50 });
     // Published on the key channel: the other process re-reads the key at once.
     let policy: string | undefined;
-    for (let i = 0; i < 20 && policy !== '"search";q=50;w=60'; i++) policy = (await search('there', key)).header('ratelimit-policy');
+    for (let i = 0; i < 20 && policy !== '"search";q=50;w=60'; i++)
+      policy = (await search('there', key)).header('ratelimit-policy');
     expect(policy).toBe('"search";q=50;w=60');
   });
 
@@ -90,7 +95,10 @@ describe('two API processes on one Redis', () => {
     const { code } = await holders.invite({ email: address, days: 1 });
     const client = new DashboardClient(stack.app);
     await client.get('/dashboard/sign-up');
-    expect((await client.post('/dashboard/sign-up', { email: address, password: 'correct horse battery', invitation: code })).status).toBe(303);
+    expect(
+      (await client.post('/dashboard/sign-up', { email: address, password: 'correct horse battery', invitation: code }))
+        .status,
+    ).toBe(303);
     await client.get('/dashboard/keys');
     const created = await client.post('/dashboard/keys', { name: 'to revoke', scopes: 'search' });
     const key = /id="new-key">([^<]+)</.exec(created.body)![1]!;

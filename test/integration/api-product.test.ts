@@ -12,12 +12,20 @@ let stack: Stack;
 let bare: Stack;
 beforeAll(async () => {
   [stack, bare] = await Promise.all([
-    startStack('api-product', { CORS_ORIGINS: 'https://app.example.test', TRUSTED_PROXIES: '127.0.0.1/32', METRICS_TOKEN: METRICS_TOKEN }),
+    startStack('api-product', {
+      CORS_ORIGINS: 'https://app.example.test',
+      TRUSTED_PROXIES: '127.0.0.1/32',
+      METRICS_TOKEN: METRICS_TOKEN,
+    }),
     startStack('api-product-bare'),
   ]);
   const response = await stack.ingest([
     accountObs({ platform_id: 'ap-a', handle: 'ap.author' }),
-    postObs('ap-a', { platform_id: 'ap-p', shortcode: 'ApPost01', caption: 'Morning skincare routine with a discount code' }),
+    postObs('ap-a', {
+      platform_id: 'ap-p',
+      shortcode: 'ApPost01',
+      caption: 'Morning skincare routine with a discount code',
+    }),
   ]);
   expect(response.statusCode).toBe(200);
 });
@@ -30,15 +38,31 @@ describe('the OpenAPI document', () => {
     const doc = response.body;
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers).toEqual([{ url: 'https://api.example.test' }]);
-    const operations = Object.values(doc.paths as Record<string, Record<string, { operationId: string; responses: Record<string, { description: string }>; security: unknown[] }>>).flatMap((path) => Object.values(path));
-    expect(operations.map((o) => o.operationId).sort()).toEqual(['accountFacets', 'deliver', 'getAccount', 'getPost', 'ingestObservations', 'postFacets', 'searchAccounts', 'searchPosts']);
+    const operations = Object.values(
+      doc.paths as Record<
+        string,
+        Record<string, { operationId: string; responses: Record<string, { description: string }>; security: unknown[] }>
+      >,
+    ).flatMap((path) => Object.values(path));
+    expect(operations.map((o) => o.operationId).sort()).toEqual([
+      'accountFacets',
+      'deliver',
+      'getAccount',
+      'getPost',
+      'ingestObservations',
+      'postFacets',
+      'searchAccounts',
+      'searchPosts',
+    ]);
     const search = doc.paths['/v1/social/posts/search'].post;
     expect(search.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     // Each problem status says which problems it carries, in the problem shape.
     expect(search.responses['422'].description).toContain('`validation-failed`');
     expect(search.responses['410'].description).toContain('`expired-cursor`');
-    expect(search.responses['429'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(search.responses['429'].content['application/problem+json'].schema).toEqual({
+      $ref: '#/components/schemas/Problem',
+    });
     expect(doc.paths['/v1/social/posts/{id}'].get.responses['404'].description).toContain('`not-tracked`');
     // The delivery route takes no key.
     expect(doc.paths['/v1/social/delivery/{kind}/{id}'].get.security).toEqual([]);
@@ -93,7 +117,11 @@ describe('problem pages', () => {
 
   it('every problem of the catalog has its page', async () => {
     for (const entry of PROBLEM_CATALOG) {
-      const page = await stack.inject({ method: 'GET', url: `/problems/${entry.name}`, headers: { accept: 'application/json' } });
+      const page = await stack.inject({
+        method: 'GET',
+        url: `/problems/${entry.name}`,
+        headers: { accept: 'application/json' },
+      });
       expect(page.body, entry.name).toMatchObject({ name: entry.name, status: entry.status });
     }
   });
@@ -101,25 +129,46 @@ describe('problem pages', () => {
 
 describe('conditional GETs', () => {
   it('a strong ETag on get post and get account, 304 while it matches, a new one once the record changes', async () => {
-    for (const path of [`/v1/social/posts/${mintId('post', 'ap-p')}`, `/v1/social/accounts/${mintId('account', 'ap-a')}`]) {
+    for (const path of [
+      `/v1/social/posts/${mintId('post', 'ap-p')}`,
+      `/v1/social/accounts/${mintId('account', 'ap-a')}`,
+    ]) {
       const first = await stack.get(path);
       expect(first.statusCode).toBe(200);
       const etag = first.headers.etag as string;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
       expect(first.headers['cache-control']).toBe('private, no-cache');
 
-      const again = await stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${stack.key}`, 'if-none-match': `"other", ${etag}` } });
+      const again = await stack.inject({
+        method: 'GET',
+        url: path,
+        headers: { authorization: `Bearer ${stack.key}`, 'if-none-match': `"other", ${etag}` },
+      });
       expect(again.statusCode).toBe(304);
       expect(again.body).toBe('');
       expect(again.headers.etag).toBe(etag);
 
-      const stale = await stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${stack.key}`, 'if-none-match': '"other"' } });
+      const stale = await stack.inject({
+        method: 'GET',
+        url: path,
+        headers: { authorization: `Bearer ${stack.key}`, 'if-none-match': '"other"' },
+      });
       expect(stale.statusCode).toBe(200);
     }
     const path = `/v1/social/posts/${mintId('post', 'ap-p')}`;
     const before = (await stack.get(path)).headers.etag;
-    expect((await stack.ingest([postObs('ap-a', { platform_id: 'ap-p', shortcode: 'ApPost01', observed_at: at(10), views: 123_456 })])).statusCode).toBe(200);
-    const after = await stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${stack.key}`, 'if-none-match': before as string } });
+    expect(
+      (
+        await stack.ingest([
+          postObs('ap-a', { platform_id: 'ap-p', shortcode: 'ApPost01', observed_at: at(10), views: 123_456 }),
+        ])
+      ).statusCode,
+    ).toBe(200);
+    const after = await stack.inject({
+      method: 'GET',
+      url: path,
+      headers: { authorization: `Bearer ${stack.key}`, 'if-none-match': before as string },
+    });
     expect(after.statusCode).toBe(200);
     expect(after.body.views).toBe(123_456);
     expect(after.headers.etag).not.toBe(before);
@@ -127,7 +176,8 @@ describe('conditional GETs', () => {
 
   it('gives a compressed body its own strong ETag, and revalidates either form', async () => {
     const path = `/v1/social/posts/${mintId('post', 'ap-p')}`;
-    const get = (headers: Record<string, string>) => stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${stack.key}`, ...headers } });
+    const get = (headers: Record<string, string>) =>
+      stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${stack.key}`, ...headers } });
     const identity = await get({});
     const gzip = await get({ 'accept-encoding': 'gzip' });
     expect(gzip.headers['content-encoding']).toBe('gzip');
@@ -139,7 +189,9 @@ describe('conditional GETs', () => {
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.headers.etag).toBe(gzip.headers.etag);
     expect((await get({ 'if-none-match': gzip.headers.etag as string })).statusCode).toBe(304);
-    expect((await get({ 'accept-encoding': 'gzip', 'if-none-match': '"otherotherotherotherotherother12-gzip"' })).statusCode).toBe(200);
+    expect(
+      (await get({ 'accept-encoding': 'gzip', 'if-none-match': '"otherotherotherotherotherother12-gzip"' })).statusCode,
+    ).toBe(200);
   });
 });
 
@@ -149,7 +201,11 @@ describe('compression', () => {
       stack.app.inject({
         method: 'POST',
         url: '/v1/social/posts/search',
-        headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json', ...(encoding ? { 'accept-encoding': encoding } : {}) },
+        headers: {
+          authorization: `Bearer ${stack.key}`,
+          'content-type': 'application/json',
+          ...(encoding ? { 'accept-encoding': encoding } : {}),
+        },
         payload: JSON.stringify({ post: { query: 'skincare routine' }, limit: 20 }),
       });
     const plain = await request();
@@ -168,8 +224,15 @@ describe('compressed request bodies', () => {
   it('takes a gzip body, limits it by what it decompresses to, and refuses an unknown coding with 415', async () => {
     const headers = { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' };
     const post = (encoding: string, payload: Buffer | string) =>
-      stack.inject({ method: 'POST', url: '/v1/social/posts/search', headers: { ...headers, 'content-encoding': encoding }, payload });
-    expect((await post('gzip', gzipSync(JSON.stringify({ post: { query: 'skincare' }, limit: 3 })))).statusCode).toBe(200);
+      stack.inject({
+        method: 'POST',
+        url: '/v1/social/posts/search',
+        headers: { ...headers, 'content-encoding': encoding },
+        payload,
+      });
+    expect((await post('gzip', gzipSync(JSON.stringify({ post: { query: 'skincare' }, limit: 3 })))).statusCode).toBe(
+      200,
+    );
     // A small bomb: under 10 KB on the wire, over the 1 MiB body limit once inflated.
     const bomb = gzipSync(`{"post":{"query":"${'a'.repeat(2 * 1024 * 1024)}"}}`);
     expect(bomb.length).toBeLessThan(10_000);
@@ -188,7 +251,11 @@ describe('CORS', () => {
     target.app.inject({
       method: 'OPTIONS',
       url: '/v1/social/posts/search',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
 
   it('is off by default: no CORS headers for any origin', async () => {
@@ -223,13 +290,21 @@ describe('metrics', () => {
     await stack.get(postPath);
     await stack.get('/v1/social/posts/unknown-id');
     await stack.post('/v1/social/posts/search', { post: { filters: { format: { in: ['reel'] } } } });
-    const response = await stack.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const response = await stack.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(String(response.headers['content-type'])).toContain('text/plain');
     const text = String(response.body);
     // The route pattern, never the raw URL with its ID.
-    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/v1\/social\/posts\/:id",method="GET",status="200"\} [1-9]/);
-    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/v1\/social\/posts\/:id",method="GET",status="404"\} [1-9]/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{route="\/v1\/social\/posts\/:id",method="GET",status="200"\} [1-9]/,
+    );
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{route="\/v1\/social\/posts\/:id",method="GET",status="404"\} [1-9]/,
+    );
     expect(text).not.toContain(mintId('post', 'ap-p'));
     expect(text).toMatch(/elasticsearch_request_duration_seconds_count\{outcome="200"\} [1-9]/);
     expect(text).toMatch(/queue_jobs\{queue="observations",state="failed"\} 0/);
@@ -240,7 +315,15 @@ describe('metrics', () => {
 
   it('needs the metrics token when one is set, and is open when none is', async () => {
     expect((await stack.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
-    expect((await stack.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong-token-0123456789' } })).statusCode).toBe(401);
+    expect(
+      (
+        await stack.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { authorization: 'Bearer wrong-token-0123456789' },
+        })
+      ).statusCode,
+    ).toBe(401);
     expect((await bare.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
   });
 });

@@ -17,10 +17,19 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   return cliWith({}, ...args);
 }
 
-async function cliWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/social-search.js', ...args], {
-      env: { ...process.env, INDEX_PREFIX: stack.config.INDEX_PREFIX, REDIS_PREFIX: stack.config.REDIS_PREFIX, LOG_LEVEL: 'warn', ...env },
+      env: {
+        ...process.env,
+        INDEX_PREFIX: stack.config.INDEX_PREFIX,
+        REDIS_PREFIX: stack.config.REDIS_PREFIX,
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -36,7 +45,17 @@ afterAll(async () => stack?.close());
 
 describe('social-search keys', () => {
   it('creates (printing the secret once), lists without secrets, and revokes', async () => {
-    const created = await cli('keys', 'create', '--owner', 'Ops@Example.com', '--name', 'pipeline', '--scopes', 'search,ingest', '--json');
+    const created = await cli(
+      'keys',
+      'create',
+      '--owner',
+      'Ops@Example.com',
+      '--name',
+      'pipeline',
+      '--scopes',
+      'search,ingest',
+      '--json',
+    );
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout);
     expect(Object.keys(key).sort()).toEqual(['id', 'key', 'name', 'owner', 'scopes']);
@@ -46,7 +65,12 @@ describe('social-search keys', () => {
     const listed = await cli('keys', 'list', '--owner', 'ops@example.com', '--json');
     expect(listed.code).toBe(0);
     expect(listed.stdout).not.toContain(parseKey(key.key)!.secret);
-    expect(listed.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([key.id]);
+    expect(
+      listed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([key.id]);
 
     expect((await cli('keys', 'revoke', key.id)).code).toBe(0);
     expect((await stack.get(`/v1/social/accounts/nobody`, `Bearer ${key.key}`)).statusCode).toBe(401);
@@ -55,7 +79,16 @@ describe('social-search keys', () => {
 
   it('needs only Redis: keys commands work while Elasticsearch is unreachable', async () => {
     const down = { ELASTICSEARCH_URL: 'http://127.0.0.1:1' };
-    const created = await cliWith(down, 'keys', 'create', '--owner', 'redis-only@example.com', '--name', 'no engine', '--json');
+    const created = await cliWith(
+      down,
+      'keys',
+      'create',
+      '--owner',
+      'redis-only@example.com',
+      '--name',
+      'no engine',
+      '--json',
+    );
     expect(created).toMatchObject({ code: 0, stderr: '' });
     const listed = await cliWith(down, 'keys', 'list', '--owner', 'redis-only@example.com', '--json');
     expect(listed.code).toBe(0);
@@ -72,15 +105,26 @@ describe('social-search keys', () => {
 });
 
 describe('social-search keys limit, holders invite', () => {
-  it('sets a key\'s own search limit that the API applies on its next request, and restores the default', async () => {
-    const key = JSON.parse((await cli('keys', 'create', '--owner', 'limits@example.com', '--name', 'limited', '--json')).stdout);
-    const search = () => stack.inject({ method: 'POST', url: '/v1/social/posts/search', headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' }, payload: '{"post":{"query":"kite"}}' });
+  it("sets a key's own search limit that the API applies on its next request, and restores the default", async () => {
+    const key = JSON.parse(
+      (await cli('keys', 'create', '--owner', 'limits@example.com', '--name', 'limited', '--json')).stdout,
+    );
+    const search = () =>
+      stack.inject({
+        method: 'POST',
+        url: '/v1/social/posts/search',
+        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        payload: '{"post":{"query":"kite"}}',
+      });
     expect((await search()).headers['ratelimit-policy']).toBe('"search";q=100000;w=60');
     const set = await cli('keys', 'limit', key.id, '--search', '7');
     expect(set).toMatchObject({ code: 0, stderr: '' });
     expect(set.stdout).toContain('search 7/min');
     expect((await search()).headers['ratelimit-policy']).toBe('"search";q=7;w=60');
-    expect(JSON.parse((await cli('keys', 'list', '--owner', 'limits@example.com', '--json')).stdout).limits).toEqual({ search: 7, read: null });
+    expect(JSON.parse((await cli('keys', 'list', '--owner', 'limits@example.com', '--json')).stdout).limits).toEqual({
+      search: 7,
+      read: null,
+    });
     expect((await cli('keys', 'limit', key.id, '--search', 'default')).code).toBe(0);
     expect((await search()).headers['ratelimit-policy']).toBe('"search";q=100000;w=60');
 
@@ -91,14 +135,27 @@ describe('social-search keys limit, holders invite', () => {
 
   it('prints a one-time invitation and its sign-up link; an invitation for a holder made by `keys create --owner` lets them claim it', async () => {
     await cli('keys', 'create', '--owner', 'Claim@Example.com', '--name', 'operator made');
-    const invited = await cliWith({ PUBLIC_BASE_URL: 'https://cli.example.test/' }, 'holders', 'invite', '--email', 'claim@example.com', '--days', '3', '--json');
+    const invited = await cliWith(
+      { PUBLIC_BASE_URL: 'https://cli.example.test/' },
+      'holders',
+      'invite',
+      '--email',
+      'claim@example.com',
+      '--days',
+      '3',
+      '--json',
+    );
     expect(invited.code).toBe(0);
     const invitation = JSON.parse(invited.stdout);
     expect(invitation).toMatchObject({ email: 'claim@example.com', code: expect.stringMatching(/^inv_/) });
     expect(invitation.sign_up_url).toBe(`https://cli.example.test/dashboard/sign-up?invitation=${invitation.code}`);
     const holders = (await import('../../src/start/core.ts')).openHolders(stack.config, stack.runtime.connections);
-    await expect(holders.signUp({ email: 'claim@example.com', password: 'long enough password' })).rejects.toThrow(/No account could be created/);
-    await expect(holders.signUp({ email: 'claim@example.com', password: 'long enough password', invitation: invitation.code })).resolves.toEqual({ email: 'claim@example.com' });
+    await expect(holders.signUp({ email: 'claim@example.com', password: 'long enough password' })).rejects.toThrow(
+      /No account could be created/,
+    );
+    await expect(
+      holders.signUp({ email: 'claim@example.com', password: 'long enough password', invitation: invitation.code }),
+    ).resolves.toEqual({ email: 'claim@example.com' });
     expect((await cli('holders', 'invite', '--days', '0')).code).not.toBe(0);
   });
 });
@@ -118,7 +175,11 @@ describe('social-search ingest', () => {
     const result = await cli('ingest', file, '--wait');
     expect(result.code).toBe(1); // some lines were rejected
     expect(JSON.parse(result.stdout)).toMatchObject({ accepted: 2, rejected: 2 });
-    const rejected = result.stderr.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const rejected = result.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     expect(rejected.map((r) => r.line)).toEqual([2, 4]);
     expect(rejected[0].detail).toMatch(/\/shortcode: required/);
     // --wait: visible as soon as the command returns.
@@ -161,7 +222,9 @@ describe('social-search indices', () => {
   it('status names the one command that brings an index up to date', async () => {
     const missing = await cliWith({ INDEX_PREFIX: `${stack.config.INDEX_PREFIX}-none` }, 'indices', 'status');
     expect(missing.code).toBe(0);
-    expect(missing.stdout).toMatch(/^posts\t.*\(missing\).*\ttemplate=- \(missing: run `social-search indices apply`\)$/m);
+    expect(missing.stdout).toMatch(
+      /^posts\t.*\(missing\).*\ttemplate=- \(missing: run `social-search indices apply`\)$/m,
+    );
 
     const current = await cli('indices', 'status');
     expect(current.stdout).toMatch(/^posts\t.*\ttemplate=v\d+\tshards=/m);
@@ -173,7 +236,9 @@ describe('social-search indices', () => {
     await es.indices.putMapping({ index: index!, _meta: { ...meta, template_hash: 'an-older-template' } });
     try {
       const stale = await cli('indices', 'status');
-      expect(stale.stdout).toMatch(/^posts\t.*\ttemplate=v\d+ \(built from an older template: run `social-search indices rebuild posts`\)\t/m);
+      expect(stale.stdout).toMatch(
+        /^posts\t.*\ttemplate=v\d+ \(built from an older template: run `social-search indices rebuild posts`\)\t/m,
+      );
       expect(stale.stdout).toMatch(/^accounts\t.*\ttemplate=v\d+\tshards=/m);
     } finally {
       await es.indices.putMapping({ index: index!, _meta: meta });

@@ -13,7 +13,11 @@ let holders: HolderService;
 let run = 0;
 
 beforeAll(async () => {
-  stack = await startStack('dashboard', { DASHBOARD_SIGNUP: 'invite', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', TRUSTED_PROXIES: '127.0.0.1' }, { worker: false });
+  stack = await startStack(
+    'dashboard',
+    { DASHBOARD_SIGNUP: 'invite', SIGNIN_MAX_FAILURES_PER_ACCOUNT: '3', TRUSTED_PROXIES: '127.0.0.1' },
+    { worker: false },
+  );
   holders = openHolders(stack.config, stack.runtime.connections);
 });
 
@@ -36,7 +40,11 @@ async function signUp(who: string): Promise<{ client: DashboardClient; email: st
   return { client, email: address };
 }
 
-async function createKey(client: DashboardClient, name: string, scopes = ['search']): Promise<{ id: string; key: string; page: Page }> {
+async function createKey(
+  client: DashboardClient,
+  name: string,
+  scopes = ['search'],
+): Promise<{ id: string; key: string; page: Page }> {
   await client.get('/dashboard/keys');
   const page = await client.post('/dashboard/keys', { name, scopes });
   expect(page.status).toBe(201);
@@ -45,7 +53,8 @@ async function createKey(client: DashboardClient, name: string, scopes = ['searc
   return { id: `key_${key!.slice(4, 20)}`, key: key!, page };
 }
 
-const api = (key: string, path: string) => stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
+const api = (key: string, path: string) =>
+  stack.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
 
 describe('dashboard: sign-up, sessions, keys', () => {
   it('signs up with an invitation, sets a hardened session cookie, creates a key shown once, and lists it', async () => {
@@ -77,7 +86,11 @@ describe('dashboard: sign-up, sessions, keys', () => {
     const client = new DashboardClient(stack.app);
     await client.get('/dashboard/sign-up');
     const address = email('uninvited');
-    const bad = await client.post('/dashboard/sign-up', { email: address, password: PASSWORD, invitation: 'inv_not-a-real-code' });
+    const bad = await client.post('/dashboard/sign-up', {
+      email: address,
+      password: PASSWORD,
+      invitation: 'inv_not-a-real-code',
+    });
     expect(bad.status).toBe(422);
     expect(bad.body).toContain('No account could be created with these details');
     const none = await client.post('/dashboard/sign-up', { email: address, password: PASSWORD, invitation: '' });
@@ -96,20 +109,48 @@ describe('dashboard: sign-up, sessions, keys', () => {
     const someoneElse = await holders.invite({ days: 1 });
     const client = new DashboardClient(stack.app);
     await client.get('/dashboard/sign-up');
-    expect((await client.post('/dashboard/sign-up', { email: owner, password: 'an attacker password', invitation: someoneElse.code })).status).toBe(422);
+    expect(
+      (
+        await client.post('/dashboard/sign-up', {
+          email: owner,
+          password: 'an attacker password',
+          invitation: someoneElse.code,
+        })
+      ).status,
+    ).toBe(422);
 
     const bound = await holders.invite({ email: owner, days: 1 });
-    const claimed = await client.post('/dashboard/sign-up', { email: owner, password: PASSWORD, invitation: bound.code });
+    const claimed = await client.post('/dashboard/sign-up', {
+      email: owner,
+      password: PASSWORD,
+      invitation: bound.code,
+    });
     expect(claimed.status).toBe(303);
     const keys = await client.get('/dashboard/keys');
     expect(keys.body).toContain(`data-key-id="${fromCli.id}"`);
     // An invitation is single-use.
     const again = new DashboardClient(stack.app);
     await again.get('/dashboard/sign-up');
-    expect((await again.post('/dashboard/sign-up', { email: email('reuse'), password: PASSWORD, invitation: someoneElse.code })).status).toBe(303);
+    expect(
+      (
+        await again.post('/dashboard/sign-up', {
+          email: email('reuse'),
+          password: PASSWORD,
+          invitation: someoneElse.code,
+        })
+      ).status,
+    ).toBe(303);
     const third = new DashboardClient(stack.app);
     await third.get('/dashboard/sign-up');
-    expect((await third.post('/dashboard/sign-up', { email: email('reuse2'), password: PASSWORD, invitation: someoneElse.code })).status).toBe(422);
+    expect(
+      (
+        await third.post('/dashboard/sign-up', {
+          email: email('reuse2'),
+          password: PASSWORD,
+          invitation: someoneElse.code,
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('with open sign-up, lets a new email in without an invitation but still protects a holder created by the CLI', async () => {
@@ -122,12 +163,20 @@ describe('dashboard: sign-up, sessions, keys', () => {
     });
     const fresh = email('open');
     await expect(open.signUp({ email: fresh, password: PASSWORD })).resolves.toEqual({ email: fresh });
-    await expect(open.signUp({ email: fresh, password: 'another password' })).rejects.toThrow(/No account could be created/);
+    await expect(open.signUp({ email: fresh, password: 'another password' })).rejects.toThrow(
+      /No account could be created/,
+    );
     const operatorMade = email('operator-made');
     await open.ensure(operatorMade);
-    await expect(open.signUp({ email: operatorMade, password: PASSWORD })).rejects.toThrow(/No account could be created/);
-    await expect(open.signIn({ email: operatorMade, password: PASSWORD, address: '192.0.2.1' })).rejects.toThrow('Incorrect email or password.');
-    await expect(open.signIn({ email: fresh, password: PASSWORD, address: '192.0.2.1' })).resolves.toEqual({ email: fresh });
+    await expect(open.signUp({ email: operatorMade, password: PASSWORD })).rejects.toThrow(
+      /No account could be created/,
+    );
+    await expect(open.signIn({ email: operatorMade, password: PASSWORD, address: '192.0.2.1' })).rejects.toThrow(
+      'Incorrect email or password.',
+    );
+    await expect(open.signIn({ email: fresh, password: PASSWORD, address: '192.0.2.1' })).resolves.toEqual({
+      email: fresh,
+    });
   });
 
   it('limits failed sign-ins per client address across emails, and leaves other addresses alone', async () => {
@@ -141,9 +190,16 @@ describe('dashboard: sign-up, sessions, keys', () => {
     const known = email('spray-target');
     await service.signUp({ email: known, password: PASSWORD });
     // A spray: one guess each at many emails from one address.
-    for (let i = 0; i < 3; i++) await expect(service.signIn({ email: email(`spray-${i}`), password: 'guess', address: '198.51.100.7' })).rejects.toThrow('Incorrect email or password.');
-    await expect(service.signIn({ email: known, password: PASSWORD, address: '198.51.100.7' })).rejects.toThrow(/Too many failed sign-in attempts/);
-    await expect(service.signIn({ email: known, password: PASSWORD, address: '198.51.100.8' })).resolves.toEqual({ email: known });
+    for (let i = 0; i < 3; i++)
+      await expect(
+        service.signIn({ email: email(`spray-${i}`), password: 'guess', address: '198.51.100.7' }),
+      ).rejects.toThrow('Incorrect email or password.');
+    await expect(service.signIn({ email: known, password: PASSWORD, address: '198.51.100.7' })).rejects.toThrow(
+      /Too many failed sign-in attempts/,
+    );
+    await expect(service.signIn({ email: known, password: PASSWORD, address: '198.51.100.8' })).resolves.toEqual({
+      email: known,
+    });
   });
 
   it('signs in and out; a session lives in Redis, so another API node honours it, and sign-out ends it everywhere', async () => {
@@ -209,20 +265,24 @@ describe('dashboard: sign-up, sessions, keys', () => {
 });
 
 describe('dashboard: CSRF, headers, isolation, usage', () => {
-  it('refuses every form without its CSRF token, or with another session\'s, and changes nothing', async () => {
+  it("refuses every form without its CSRF token, or with another session's, and changes nothing", async () => {
     const { client } = await signUp('csrf');
     const { client: other } = await signUp('csrf-other');
     await other.get('/dashboard/keys');
     const foreignToken = other.csrf;
     await client.get('/dashboard/keys');
     expect((await client.post('/dashboard/keys', { name: 'no token', scopes: 'search' }, null)).status).toBe(403);
-    expect((await client.post('/dashboard/keys', { name: 'foreign token', scopes: 'search' }, foreignToken)).status).toBe(403);
+    expect(
+      (await client.post('/dashboard/keys', { name: 'foreign token', scopes: 'search' }, foreignToken)).status,
+    ).toBe(403);
     const page = await client.get('/dashboard/keys');
     expect(page.body).not.toContain('no token');
     expect(page.body).not.toContain('foreign token');
 
     const anonymous = new DashboardClient(stack.app);
-    expect((await anonymous.post('/dashboard/sign-in', { email: 'a@example.com', password: PASSWORD }, null)).status).toBe(403);
+    expect(
+      (await anonymous.post('/dashboard/sign-in', { email: 'a@example.com', password: PASSWORD }, null)).status,
+    ).toBe(403);
   });
 
   it('sends a strict CSP (no inline script), forbids framing, and never caches pages; pages carry no inline script or style', async () => {
@@ -246,7 +306,7 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
     expect(css.headers['content-type']).toMatch(/^text\/css/);
   });
 
-  it('shows, revokes and reports only the holder\'s own keys: holder A cannot touch holder B\'s', async () => {
+  it("shows, revokes and reports only the holder's own keys: holder A cannot touch holder B's", async () => {
     const a = await signUp('holder-a');
     const b = await signUp('holder-b');
     const keyA = await createKey(a.client, 'key of A');
@@ -279,7 +339,12 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
     const { id, key } = await createKey(client, 'usage key');
     await stack.runtime.api.keys.setLimits(id, { search: 2 });
     const post = (body: unknown) =>
-      stack.inject({ method: 'POST', url: '/v1/social/posts/search', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      stack.inject({
+        method: 'POST',
+        url: '/v1/social/posts/search',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
     expect((await post({ post: { query: 'kite' } })).statusCode).toBe(200);
     expect((await post({ post: { query: 'kite' }, limit: 0 })).statusCode).toBe(422);
     expect((await post({ post: { query: 'kite' } })).statusCode).toBe(429);

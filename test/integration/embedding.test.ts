@@ -5,7 +5,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createEmbedder, EmbeddingsUnavailableError, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
+import {
+  createEmbedder,
+  EmbeddingsUnavailableError,
+  type Embedder,
+  type EmbeddingConfig,
+} from '../../src/embedding/embedder.ts';
 
 // The real model from the shared folder beside the repository; no network, no mocks.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
@@ -30,11 +35,14 @@ function cosine(a: Float32Array, b: Float32Array): number {
 }
 const norm = (v: Float32Array) => Math.hypot(...v);
 
-const WORDS = 'morning light coffee recipe travel budget sneakers review vintage camera garden tomato puppy training yoga stretch sourdough loaf'.split(' ');
+const WORDS =
+  'morning light coffee recipe travel budget sneakers review vintage camera garden tomato puppy training yoga stretch sourdough loaf'.split(
+    ' ',
+  );
 /** Distinct post-like texts of about 70 words. */
 function posts(count: number): string[] {
   return Array.from({ length: count }, (_, n) => {
-    const words = Array.from({ length: 70 }, (_, k) => WORDS[(n * 7 + k * (n % 5 + 1)) % WORDS.length]!);
+    const words = Array.from({ length: 70 }, (_, k) => WORDS[(n * 7 + k * ((n % 5) + 1)) % WORDS.length]!);
     return `post ${n}: ${words.join(' ')}`;
   });
 }
@@ -67,7 +75,11 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
   });
 
   it('puts a paraphrase closer than an unrelated text', async () => {
-    const [a, b, c] = await embedder.embedDocuments(['night-time skincare routine', 'evening skin care regimen', 'how to change a car tyre']);
+    const [a, b, c] = await embedder.embedDocuments([
+      'night-time skincare routine',
+      'evening skin care regimen',
+      'how to change a car tyre',
+    ]);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(a!, c!) + 0.3);
     expect(cosine(a!, b!)).toBeGreaterThan(cosine(b!, c!) + 0.3);
   });
@@ -115,7 +127,11 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
     // "word" is one token: [CLS] + 254 words + [SEP] fills the 256 tokens exactly.
     const head = 'word '.repeat(254).trim();
     const long = `${head} ${'the car needs a new tyre and an oil change '.repeat(200)}`;
-    const [headVector, longVector, tailVector] = await embedder.embedDocuments([head, long, 'the car needs a new tyre and an oil change']);
+    const [headVector, longVector, tailVector] = await embedder.embedDocuments([
+      head,
+      long,
+      'the car needs a new tyre and an oil change',
+    ]);
     expect(norm(longVector!)).toBeCloseTo(1, 5);
     expect(cosine(longVector!, headVector!)).toBeGreaterThan(0.9999);
     expect(cosine(longVector!, tailVector!)).toBeLessThan(0.5);
@@ -178,7 +194,12 @@ describe('embedder configuration', () => {
     try {
       await fp32.ready();
       expect(fp32.modelId).toBe('all-MiniLM-L6-v2@fp32');
-      const texts = ['night-time skincare routine', 'how to change a car tyre', posts(1)[0]!, 'Vitamin D deficiency and bone fractures in elderly people'];
+      const texts = [
+        'night-time skincare routine',
+        'how to change a car tyre',
+        posts(1)[0]!,
+        'Vitamin D deficiency and bone fractures in elderly people',
+      ];
       const [full, quantized] = await Promise.all([fp32.embedDocuments(texts), embedder.embedDocuments(texts)]);
       for (let i = 0; i < texts.length; i++) expect(cosine(full[i]!, quantized[i]!)).toBeGreaterThanOrEqual(0.98);
 
@@ -190,7 +211,8 @@ describe('embedder configuration', () => {
       const reference = await pipeline('feature-extraction', path.basename(MODEL_DIR), { dtype: 'fp32' });
       try {
         const expected = (await reference(texts, { pooling: 'mean', normalize: true })).tolist() as number[][];
-        for (let i = 0; i < texts.length; i++) expect(cosine(full[i]!, Float32Array.from(expected[i]!))).toBeGreaterThan(0.99999);
+        for (let i = 0; i < texts.length; i++)
+          expect(cosine(full[i]!, Float32Array.from(expected[i]!))).toBeGreaterThan(0.99999);
       } finally {
         await reference.dispose();
       }
@@ -200,7 +222,9 @@ describe('embedder configuration', () => {
       try {
         let differing = 0;
         for (let i = 0; i < texts.length; i++) {
-          const expected = Float32Array.from(((await untouched(texts[i]!, { pooling: 'mean', normalize: true })).tolist() as number[][])[0]!);
+          const expected = Float32Array.from(
+            ((await untouched(texts[i]!, { pooling: 'mean', normalize: true })).tolist() as number[][])[0]!,
+          );
           expect(cosine(quantized[i]!, expected)).toBeGreaterThanOrEqual(0.99);
           if (quantized[i]!.some((value, j) => value !== expected[j])) differing += 1;
         }
@@ -216,7 +240,9 @@ describe('embedder configuration', () => {
 
   it('rejects waiting and later calls once closed', async () => {
     const closing = createEmbedder(config({ EMBEDDING_THREADS: 1 }));
-    const waiting = expect(closing.embedQuery('queued while loading')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
+    const waiting = expect(closing.embedQuery('queued while loading')).rejects.toBeInstanceOf(
+      EmbeddingsUnavailableError,
+    );
     await closing.close();
     await waiting;
     await expect(closing.embedDocuments(['after close'])).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
@@ -232,7 +258,7 @@ describe('embedder configuration', () => {
     await running;
   });
 
-  it('writes nothing into its user\'s home: onnxruntime\'s telemetry is off unless the environment turns it on', async () => {
+  it("writes nothing into its user's home: onnxruntime's telemetry is off unless the environment turns it on", async () => {
     // A process of its own with a fresh home, and without the switch this test process already
     // set: onnxruntime reads it once, when it initializes.
     const home = mkdtempSync(path.join(tmpdir(), 'embedder-home-'));
@@ -247,7 +273,11 @@ describe('embedder configuration', () => {
         'await embedder.close();',
         'process.stdout.write(String(vector.length));',
       ].join('\n');
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env, timeout: 60_000 });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { env, timeout: 60_000 },
+      );
       expect(stdout).toBe('384');
       expect(readdirSync(home, { recursive: true })).toEqual([]);
     } finally {
@@ -260,7 +290,10 @@ describe('embedder configuration', () => {
     // crash would. (Only while idle: ending it during an onnxruntime run aborts the process.)
     const posted = vi.spyOn(Worker.prototype, 'postMessage');
     const warnings: object[] = [];
-    const dying = createEmbedder(config({ EMBEDDING_THREADS: 1 }), { info: () => undefined, warn: (obj) => warnings.push(obj) });
+    const dying = createEmbedder(config({ EMBEDDING_THREADS: 1 }), {
+      info: () => undefined,
+      warn: (obj) => warnings.push(obj),
+    });
     try {
       await dying.embedQuery('first query');
       const worker = posted.mock.contexts.at(-1) as Worker;

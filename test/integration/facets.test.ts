@@ -44,18 +44,27 @@ function bucketsOf(buckets: Array<{ value: unknown; count: number }>): Counts {
  * The buckets are the `size` most frequent values with their exact counts (ties by value), and
  * the null bucket counts results without a value.
  */
-function expectTopBuckets(buckets: Array<{ value: unknown; count: number }>, expected: Counts, size: number, label: string): void {
+function expectTopBuckets(
+  buckets: Array<{ value: unknown; count: number }>,
+  expected: Counts,
+  size: number,
+  label: string,
+): void {
   const { null: missing, ...rest } = Object.fromEntries(expected);
   const ranked = Object.entries(rest).sort(([a, x], [b, y]) => y - x || (JSON.parse(a) < JSON.parse(b) ? -1 : 1));
   const top = new Map(ranked.slice(0, size));
   if (missing !== undefined) top.set('null', missing);
   expect(bucketsOf(buckets), label).toEqual(top);
-  expect(buckets.map((b) => JSON.stringify(b.value)), label).toEqual([...top.keys()]);
+  expect(
+    buckets.map((b) => JSON.stringify(b.value)),
+    label,
+  ).toEqual([...top.keys()]);
 }
 
 const orNull = (v: unknown) => (v === null || v === undefined ? [] : [v]);
 const list = (v: string[] | null | undefined) => v ?? [];
-const inRange = (v: number | null, r: { from?: number; to?: number }) => v !== null && (r.from === undefined || v >= r.from) && (r.to === undefined || v < r.to);
+const inRange = (v: number | null, r: { from?: number; to?: number }) =>
+  v !== null && (r.from === undefined || v >= r.from) && (r.to === undefined || v < r.to);
 
 const VIEW_RANGES = [{ to: 1000 }, { from: 1000, to: 20_000 }, { from: 20_000 }, { from: 0 }];
 const FOLLOWER_RANGES = [{ to: 10_000 }, { from: 10_000, to: 1_000_000 }, { from: 1_000_000 }];
@@ -76,12 +85,16 @@ const POST_FIELDS: Record<string, (p: Post) => unknown[]> = {
 
 async function expectPostFacetsMatch(scope: Record<string, unknown>): Promise<void> {
   const posts = await pageAll(stack, 'posts', { post: scope });
-  const facets = [...Object.keys(POST_FIELDS).map((field) => ({ field, size: 100 })), { field: 'views', ranges: VIEW_RANGES }];
+  const facets = [
+    ...Object.keys(POST_FIELDS).map((field) => ({ field, size: 100 })),
+    { field: 'views', ranges: VIEW_RANGES },
+  ];
   const response = await stack.post('/v1/social/posts/facets', { post: scope, facets });
   expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
   const body = facetsResponseSchema.parse(response.body);
   expect(body.total).toBe(posts.length);
-  for (const [field, values] of Object.entries(POST_FIELDS)) expectTopBuckets(body.facets[field]!, tally(posts, values), 100, field);
+  for (const [field, values] of Object.entries(POST_FIELDS))
+    expectTopBuckets(body.facets[field]!, tally(posts, values), 100, field);
   const views = body.facets.views!;
   for (const [i, range] of VIEW_RANGES.entries()) {
     expect(views[i]!.count, JSON.stringify(range)).toBe(posts.filter((p) => inRange(p.views, range)).length);
@@ -93,7 +106,13 @@ beforeAll(async () => {
   stack = await startStack('facets');
   const demo = [...generateObservations({ posts: 400, accounts: 40, seed: 13 })];
   const edge = [
-    accountObs({ platform_id: 'fx-pub', handle: 'fx.public', is_verified: true, followers_count: 2_500_000, account_type: 'business' }),
+    accountObs({
+      platform_id: 'fx-pub',
+      handle: 'fx.public',
+      is_verified: true,
+      followers_count: 2_500_000,
+      account_type: 'business',
+    }),
     accountEnrichmentObs('fx-pub', { niches: ['fx_niche_a', 'fx_niche_b'], publishing_languages: ['de'] }),
     // Enrichment pending: niches and languages are null.
     accountObs({ platform_id: 'fx-new', handle: 'fx.new', followers_count: 5_000 }),
@@ -152,7 +171,10 @@ describe('post facets', () => {
 
   it('agree with the search filtered by each bucket, for author fields the summary does not show', async () => {
     const scope = { filters: { format: { in: ['reel'] } } };
-    const response = await stack.post('/v1/social/posts/facets', { post: scope, facets: [{ field: 'author.niches', size: 5 }] });
+    const response = await stack.post('/v1/social/posts/facets', {
+      post: scope,
+      facets: [{ field: 'author.niches', size: 5 }],
+    });
     const buckets = facetsResponseSchema.parse(response.body).facets['author.niches']!;
     expect(buckets.length).toBeGreaterThan(1);
     for (const { value, count } of buckets) {
@@ -194,21 +216,29 @@ describe('account facets', () => {
 
   async function expectAccountFacetsMatch(scope: Record<string, unknown>): Promise<number> {
     const accounts = await pageAll(stack, 'accounts', { account: scope });
-    const facets = [...Object.keys(ACCOUNT_FIELDS).map((field) => ({ field, size: 100 })), { field: 'followers_count', ranges: FOLLOWER_RANGES }];
+    const facets = [
+      ...Object.keys(ACCOUNT_FIELDS).map((field) => ({ field, size: 100 })),
+      { field: 'followers_count', ranges: FOLLOWER_RANGES },
+    ];
     const response = await stack.post('/v1/social/accounts/facets', { account: scope, facets });
     expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
     const body = facetsResponseSchema.parse(response.body);
     expect(body.total).toBe(accounts.length);
-    for (const [field, values] of Object.entries(ACCOUNT_FIELDS)) expectTopBuckets(body.facets[field]!, tally(accounts, values), 100, field);
+    for (const [field, values] of Object.entries(ACCOUNT_FIELDS))
+      expectTopBuckets(body.facets[field]!, tally(accounts, values), 100, field);
     for (const [i, range] of FOLLOWER_RANGES.entries()) {
-      expect(body.facets.followers_count![i]!.count).toBe(accounts.filter((a) => inRange(a.followers_count, range)).length);
+      expect(body.facets.followers_count![i]!.count).toBe(
+        accounts.filter((a) => inRange(a.followers_count, range)).length,
+      );
     }
     return accounts.length;
   }
 
   it('count exactly what the account search returns, honouring the posts scope, never private accounts', async () => {
     expect(await expectAccountFacetsMatch({ filters: { followers_count: { gte: 0 } } })).toBeGreaterThan(30);
-    expect(await expectAccountFacetsMatch({ posts: { minimum_matching_posts: 2, filters: { format: { in: ['reel'] } } } })).toBeGreaterThan(0);
+    expect(
+      await expectAccountFacetsMatch({ posts: { minimum_matching_posts: 2, filters: { format: { in: ['reel'] } } } }),
+    ).toBeGreaterThan(0);
     await expectAccountFacetsMatch({ query: 'fx', posts: { filters: { topics: { contains_any: ['fx_topic'] } } } });
     const response = await stack.post('/v1/social/accounts/facets', {
       account: { posts: { filters: { topics: { contains_any: ['fx_topic'] } } } },
@@ -245,7 +275,9 @@ describe('the search rate limit', () => {
     const facets = { post: {}, facets: [{ field: 'format' }] };
     expect((await limited.post('/v1/social/posts/facets', facets)).statusCode).toBe(200);
     expect((await limited.post('/v1/social/posts/search', { post: { query: 'anything' } })).statusCode).toBe(200);
-    expect((await limited.post('/v1/social/accounts/facets', { account: {}, facets: [{ field: 'niches' }] })).statusCode).toBe(200);
+    expect(
+      (await limited.post('/v1/social/accounts/facets', { account: {}, facets: [{ field: 'niches' }] })).statusCode,
+    ).toBe(200);
     const over = await limited.post('/v1/social/posts/facets', facets);
     expect(over.statusCode).toBe(429);
     expect((await limited.post('/v1/social/posts/search', { post: { query: 'anything' } })).statusCode).toBe(429);
@@ -268,7 +300,9 @@ describe('post facets with hybrid ranking', () => {
     ];
     const response = await hybrid.ingest([
       accountObs({ platform_id: 'fh-a', handle: 'fh.author' }),
-      ...captions.map((caption, i) => postObs('fh-a', { platform_id: `fh-${i}`, caption, format: i % 2 ? 'carousel' : 'reel' })),
+      ...captions.map((caption, i) =>
+        postObs('fh-a', { platform_id: `fh-${i}`, caption, format: i % 2 ? 'carousel' : 'reel' }),
+      ),
     ]);
     expect(response.statusCode).toBe(200);
   }, 240_000);

@@ -57,7 +57,9 @@ describe('follow-ups of batches nobody waits on', () => {
     const views = [100, 200, 300, 600, 1000];
     const requests = [
       [accountObs({ platform_id: 'fu-a', handle: 'fu.before' })],
-      ...views.map((v, i) => [postObs('fu-a', { platform_id: `fu-p${i}`, posted_at: at(i * 60 * 24, '2026-05-01T12:00:00Z'), views: v })]),
+      ...views.map((v, i) => [
+        postObs('fu-a', { platform_id: `fu-p${i}`, posted_at: at(i * 60 * 24, '2026-05-01T12:00:00Z'), views: v }),
+      ]),
       [accountObs({ platform_id: 'fu-a', handle: 'fu.after', observed_at: at(5) })],
     ];
     for (const observations of requests) {
@@ -80,13 +82,18 @@ describe('follow-ups of batches nobody waits on', () => {
 
   it('fan out to more posts than one merge holds: every one of an account’s 1,200 posts gets its new snapshot', async () => {
     const ids = Array.from({ length: 1200 }, (_, i) => `fu-many-p${i}`);
-    expect((await stack.ingest([accountObs({ platform_id: 'fu-many', handle: 'many.before' })], { wait: true })).statusCode).toBe(200);
+    expect(
+      (await stack.ingest([accountObs({ platform_id: 'fu-many', handle: 'many.before' })], { wait: true })).statusCode,
+    ).toBe(200);
     for (let i = 0; i < ids.length; i += 400) {
       const batch = ids.slice(i, i + 400).map((platformId) => postObs('fu-many', { platform_id: platformId }));
       expect((await stack.ingest(batch, { wait: true })).statusCode).toBe(200);
     }
     // One account change, fanned out by a follow-up run in slices of 500 merged two at a time.
-    const changed = await stack.ingest([accountObs({ platform_id: 'fu-many', handle: 'many.after', observed_at: at(5) })], { wait: false });
+    const changed = await stack.ingest(
+      [accountObs({ platform_id: 'fu-many', handle: 'many.after', observed_at: at(5) })],
+      { wait: false },
+    );
     expect(changed.statusCode).toBe(202);
     await drain();
 
@@ -107,7 +114,10 @@ describe('follow-up backlog', () => {
     expect(requested).toBe(2);
 
     const first = await backlog.claim('run-1');
-    expect({ accounts: first.accounts.sort(), authors: first.authors }).toEqual({ accounts: ['acc_1', 'acc_2'], authors: ['acc_1'] });
+    expect({ accounts: first.accounts.sort(), authors: first.authors }).toEqual({
+      accounts: ['acc_1', 'acc_2'],
+      authors: ['acc_1'],
+    });
     // run-1 dies here; meanwhile a batch adds more.
     await backlog.add({ accounts: [], authors: ['acc_3'] });
     // Another run sees only what nobody claimed.
@@ -116,7 +126,10 @@ describe('follow-up backlog', () => {
     await backlog.add({ accounts: ['acc_4'], authors: [] });
     // run-1 runs again: its own claim plus what was added since.
     const again = await backlog.claim('run-1');
-    expect({ accounts: again.accounts.sort(), authors: again.authors }).toEqual({ accounts: ['acc_1', 'acc_2', 'acc_4'], authors: ['acc_1'] });
+    expect({ accounts: again.accounts.sort(), authors: again.authors }).toEqual({
+      accounts: ['acc_1', 'acc_2', 'acc_4'],
+      authors: ['acc_1'],
+    });
     await backlog.settle('run-1');
     expect(await backlog.claim('run-1')).toEqual({ accounts: [], authors: [] });
   });

@@ -29,8 +29,12 @@ const id = (platformId: string) => mintId('post', platformId);
 beforeAll(async () => {
   stack = await startStack('fused');
   const posts = [
-    ...Array.from({ length: LEXICAL_ONLY }, (_, i) => postObs('f-a', { platform_id: `lex-${i}`, caption: `kite festival number ${i}` })),
-    ...Array.from({ length: SEMANTIC_ONLY }, (_, i) => postObs('f-a', { platform_id: `sem-${i}`, caption: `paper flyer on a windy beach ${i}` })),
+    ...Array.from({ length: LEXICAL_ONLY }, (_, i) =>
+      postObs('f-a', { platform_id: `lex-${i}`, caption: `kite festival number ${i}` }),
+    ),
+    ...Array.from({ length: SEMANTIC_ONLY }, (_, i) =>
+      postObs('f-a', { platform_id: `sem-${i}`, caption: `paper flyer on a windy beach ${i}` }),
+    ),
     postObs('f-a', { platform_id: 'both', caption: 'kite kite festival' }),
     postObs('f-a', { platform_id: 'filtered-out', caption: 'kite on a windy beach', format: 'carousel' }),
   ];
@@ -43,7 +47,9 @@ beforeAll(async () => {
     [id('filtered-out'), axis(2, 0)],
   ]);
   await stack.runtime.engine.intake.posts.merge([...vectors.keys()], (postId, current) =>
-    current ? { ...current, embedding: { model: 'test', text_hash: 'test', vector: encodeVector(vectors.get(postId)!) } } : null,
+    current
+      ? { ...current, embedding: { model: 'test', text_hash: 'test', vector: encodeVector(vectors.get(postId)!) } }
+      : null,
   );
   // Refresh, then advance the visibility epoch.
   await stack.runtime.engine.intake.publish();
@@ -111,7 +117,10 @@ describe('fused post search', () => {
 
   it('semantic: the vector neighbours alone, nearest first, ending with the window', async () => {
     const { ids } = await walk(searchOf(reels), { vector: QUERY, mode: 'semantic' }, 25);
-    expect(ids.slice(0, SEMANTIC_ONLY + 1)).toEqual([id('both'), ...Array.from({ length: SEMANTIC_ONLY }, (_, i) => id(`sem-${i}`))]);
+    expect(ids.slice(0, SEMANTIC_ONLY + 1)).toEqual([
+      id('both'),
+      ...Array.from({ length: SEMANTIC_ONLY }, (_, i) => id(`sem-${i}`)),
+    ]);
     expect(ids.length).toBeLessThanOrEqual(FUSION_WINDOW);
     expect(ids).not.toContain(id('filtered-out'));
   });

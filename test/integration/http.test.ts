@@ -15,7 +15,10 @@ const accountId = mintId('account', 'http-a1');
 
 beforeAll(async () => {
   stack = await startStack('http');
-  await stack.ingest([accountObs({ platform_id: 'http-a1', handle: 'http.author' }), postObs('http-a1', { platform_id: 'http-p1' })]);
+  await stack.ingest([
+    accountObs({ platform_id: 'http-a1', handle: 'http.author' }),
+    postObs('http-a1', { platform_id: 'http-p1' }),
+  ]);
 });
 afterAll(async () => stack?.close());
 
@@ -54,7 +57,11 @@ describe('authentication (spec part 5)', () => {
   });
 
   it('stops accepting a revoked key within one second', async () => {
-    const created = await stack.runtime.api.keys.create({ owner: 'rev@example.com', name: 'to-revoke', scopes: ['search'] });
+    const created = await stack.runtime.api.keys.create({
+      owner: 'rev@example.com',
+      name: 'to-revoke',
+      scopes: ['search'],
+    });
     expect((await stack.get(`/v1/social/posts/${postId}`, `Bearer ${created.key}`)).statusCode).toBe(200);
     await stack.runtime.api.keys.revoke(created.id);
     const started = Date.now();
@@ -65,7 +72,11 @@ describe('authentication (spec part 5)', () => {
   });
 
   it('answers 403 insufficient-scope for a key without the search scope', async () => {
-    const ingestOnly = await stack.runtime.api.keys.create({ owner: 'pipe@example.com', name: 'pipeline', scopes: ['ingest'] });
+    const ingestOnly = await stack.runtime.api.keys.create({
+      owner: 'pipe@example.com',
+      name: 'pipeline',
+      scopes: ['ingest'],
+    });
     const response = await stack.get(`/v1/social/accounts/${accountId}`, `Bearer ${ingestOnly.key}`);
     expect(response.statusCode).toBe(403);
     expect(response.body.type).toBe(problemType('insufficient-scope'));
@@ -77,23 +88,62 @@ describe('problems for malformed requests', () => {
     const auth = { authorization: `Bearer ${stack.key}` };
     const cases = [
       { req: { method: 'GET' as const, url: '/v1/social/nothing-here' }, status: 404, name: 'not-found' },
-      { req: { method: 'POST' as const, url: '/internal/v1/social/observations', headers: { ...auth, 'content-type': 'text/plain' }, payload: 'hi' }, status: 415, name: 'unsupported-media-type' },
-      { req: { method: 'POST' as const, url: '/internal/v1/social/observations', headers: { ...auth, 'content-type': 'application/json' }, payload: '{"broken":' }, status: 400, name: 'malformed-request' },
-      { req: { method: 'POST' as const, url: '/internal/v1/social/observations', headers: { ...auth, 'content-type': 'application/x-ndjson' }, payload: 'x'.repeat(21 * 1024 * 1024) }, status: 413, name: 'payload-too-large' },
-      { req: { method: 'GET' as const, url: `/v1/social/posts/${'x'.repeat(300)}`, headers: auth }, status: 422, name: 'validation-failed' },
+      {
+        req: {
+          method: 'POST' as const,
+          url: '/internal/v1/social/observations',
+          headers: { ...auth, 'content-type': 'text/plain' },
+          payload: 'hi',
+        },
+        status: 415,
+        name: 'unsupported-media-type',
+      },
+      {
+        req: {
+          method: 'POST' as const,
+          url: '/internal/v1/social/observations',
+          headers: { ...auth, 'content-type': 'application/json' },
+          payload: '{"broken":',
+        },
+        status: 400,
+        name: 'malformed-request',
+      },
+      {
+        req: {
+          method: 'POST' as const,
+          url: '/internal/v1/social/observations',
+          headers: { ...auth, 'content-type': 'application/x-ndjson' },
+          payload: 'x'.repeat(21 * 1024 * 1024),
+        },
+        status: 413,
+        name: 'payload-too-large',
+      },
+      {
+        req: { method: 'GET' as const, url: `/v1/social/posts/${'x'.repeat(300)}`, headers: auth },
+        status: 422,
+        name: 'validation-failed',
+      },
     ];
     for (const { req, status, name } of cases) {
       const response = await stack.inject(req);
       expect(response.statusCode, name).toBe(status);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.body).toMatchObject({ type: problemType(name), status, request_id: response.headers['x-request-id'] });
+      expect(response.body).toMatchObject({
+        type: problemType(name),
+        status,
+        request_id: response.headers['x-request-id'],
+      });
       expect(typeof response.body.detail).toBe('string');
       expect(JSON.stringify(response.body)).not.toMatch(/at .*\.ts:\d+/); // no stack traces
     }
   });
 
   it('answers a known path with the wrong method 405 with Allow, and an unknown one 404', async () => {
-    const search = await stack.inject({ method: 'GET', url: '/v1/social/posts/search?x=1', headers: { authorization: `Bearer ${stack.key}` } });
+    const search = await stack.inject({
+      method: 'GET',
+      url: '/v1/social/posts/search?x=1',
+      headers: { authorization: `Bearer ${stack.key}` },
+    });
     // The concrete path wins over /v1/social/posts/{id}, as OpenAPI matches paths: a 405, Allow: POST.
     expect(search.statusCode).toBe(405);
     expect(search.headers.allow).toBe('POST');
@@ -141,12 +191,21 @@ describe('delivery routes (spec 2.6, contract §4)', () => {
     const url = new URL(post.media[0].media_url);
     const tampered = new URL(url);
     tampered.searchParams.set('src', Buffer.from('https://evil.example/x').toString('base64url'));
-    for (const bad of [tampered, new URL(url.href.replace('/media/', '/thumbnail/')), new URL(url.href.replace(/sig=[^&]+/, 'sig=AAAA'))]) {
+    for (const bad of [
+      tampered,
+      new URL(url.href.replace('/media/', '/thumbnail/')),
+      new URL(url.href.replace(/sig=[^&]+/, 'sig=AAAA')),
+    ]) {
       const response = await stack.get(bad.pathname + bad.search, null);
       expect(response.statusCode, bad.href).toBe(403);
       expect(response.body.type).toBe(problemType('invalid-signature'));
     }
-    const past = createDeliverySigner({ baseUrl: 'https://api.example.test', secret: stack.config.SIGNING_SECRET, ttlSeconds: 60, now: () => Date.now() - 3 * 3600_000 });
+    const past = createDeliverySigner({
+      baseUrl: 'https://api.example.test',
+      secret: stack.config.SIGNING_SECRET,
+      ttlSeconds: 60,
+      now: () => Date.now() - 3 * 3600_000,
+    });
     const expired = new URL(past.sign('media', 'social_media_x', 'https://cdn.social.example/old.jpg'));
     const response = await stack.get(expired.pathname + expired.search, null);
     expect(response.statusCode).toBe(410);
@@ -157,15 +216,32 @@ describe('delivery routes (spec 2.6, contract §4)', () => {
 describe('logs', () => {
   it('carry the request id and never a credential: API key, delivery signature, invitation code', async () => {
     const lines: string[] = [];
-    const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
     const logger = pino(loggerOptions({ LOG_LEVEL: 'trace' }), sink);
     const { config, connections, engine, embedder } = stack.runtime;
     const api = createApi(config, connections, { engine, embedder, logger });
     const { app } = api;
     await app.ready();
-    const response = await app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: { authorization: `Bearer ${stack.key}` } });
-    await app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: { authorization: `Bearer "${stack.key}"` } });
-    const delivered = await app.inject({ method: 'GET', url: '/v1/social/delivery/media/x?src=aHR0cHM6Ly9leGFtcGxlLmNvbS9h&exp=4102444800&sig=SIGNATURE0secret', headers: {} });
+    const response = await app.inject({
+      method: 'GET',
+      url: `/v1/social/posts/${postId}`,
+      headers: { authorization: `Bearer ${stack.key}` },
+    });
+    await app.inject({
+      method: 'GET',
+      url: `/v1/social/posts/${postId}`,
+      headers: { authorization: `Bearer "${stack.key}"` },
+    });
+    const delivered = await app.inject({
+      method: 'GET',
+      url: '/v1/social/delivery/media/x?src=aHR0cHM6Ly9leGFtcGxlLmNvbS9h&exp=4102444800&sig=SIGNATURE0secret',
+      headers: {},
+    });
     expect(delivered.statusCode).toBe(403);
     await app.inject({ method: 'GET', url: '/dashboard/sign-up?invitation=inv_CODE0secret' });
     await api.close();

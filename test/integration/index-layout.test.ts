@@ -60,9 +60,16 @@ describe('index layout', () => {
   it('apply sets INDEX_REPLICAS on the live indices, no rebuild needed; a new INDEX_SHARDS asks for a rebuild', async () => {
     const posts = (await one.runtime.indexAdmin.status())[0]!;
     const withReplica = await adminWith(one, { shards: 1, replicas: 1 }).apply();
-    expect(withReplica).toContainEqual({ object: `replicas of ${posts.indices[0]}`, action: 'updated', detail: '0 → 1 (INDEX_REPLICAS)' });
+    expect(withReplica).toContainEqual({
+      object: `replicas of ${posts.indices[0]}`,
+      action: 'updated',
+      detail: '0 → 1 (INDEX_REPLICAS)',
+    });
     // The index templates did not change: a replica count is no reason to rebuild.
-    expect(withReplica.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual(['unchanged', 'unchanged']);
+    expect(withReplica.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual([
+      'unchanged',
+      'unchanged',
+    ]);
     const yellow = (await one.runtime.indexAdmin.status())[0]!;
     // One node cannot hold a shard's replica next to its primary: the copy stays unassigned.
     expect(yellow).toMatchObject({ shards: { primaries: 1, replicas: 1 }, health: 'yellow', up_to_date: true });
@@ -71,17 +78,28 @@ describe('index layout', () => {
       [false, null],
     ]);
     const back = await one.runtime.indexAdmin.apply();
-    expect(back).toContainEqual({ object: `replicas of ${posts.indices[0]}`, action: 'updated', detail: '1 → 0 (INDEX_REPLICAS)' });
+    expect(back).toContainEqual({
+      object: `replicas of ${posts.indices[0]}`,
+      action: 'updated',
+      detail: '1 → 0 (INDEX_REPLICAS)',
+    });
     expect((await one.runtime.indexAdmin.apply()).every((l) => l.action === 'unchanged')).toBe(true);
 
     const twoShards = adminWith(one, { shards: 2, replicas: 0 });
     const lines = await twoShards.apply();
-    expect(lines.find((l) => l.object === `index template ${one.config.INDEX_PREFIX}-posts`)).toMatchObject({ action: 'updated' });
+    expect(lines.find((l) => l.object === `index template ${one.config.INDEX_PREFIX}-posts`)).toMatchObject({
+      action: 'updated',
+    });
     expect(lines.find((l) => l.object.startsWith(`alias ${one.config.INDEX_PREFIX}-posts `))?.detail).toBe(
       'has 1 primary shard, 2 configured (INDEX_SHARDS); run `social-search indices rebuild posts`',
     );
     const rebuilt = await twoShards.rebuild('posts');
-    expect((await twoShards.status())[0]).toMatchObject({ indices: [rebuilt.to], shards: { primaries: 2, replicas: 0 }, up_to_date: true, docs: posts.docs });
+    expect((await twoShards.status())[0]).toMatchObject({
+      indices: [rebuilt.to],
+      shards: { primaries: 2, replicas: 0 },
+      up_to_date: true,
+      docs: posts.docs,
+    });
     // Back to the configured layout, for the next test.
     await one.runtime.indexAdmin.apply();
     await one.runtime.indexAdmin.rebuild('posts');
@@ -89,15 +107,30 @@ describe('index layout', () => {
 
   it('apply sets INDEX_REFRESH_INTERVAL on the live indices, no rebuild needed, and a rebuilt index keeps it', async () => {
     const liveInterval = async () => {
-      const settings = await one.runtime.es.indices.getSettings({ index: `${one.config.INDEX_PREFIX}-*`, name: 'index.refresh_interval', flat_settings: true });
+      const settings = await one.runtime.es.indices.getSettings({
+        index: `${one.config.INDEX_PREFIX}-*`,
+        name: 'index.refresh_interval',
+        flat_settings: true,
+      });
       return Object.values(settings).map((s) => (s.settings as Record<string, string>)['index.refresh_interval']);
     };
     const [posts, accounts] = await one.runtime.indexAdmin.status();
     const backfill = adminWith(one, { shards: 1, replicas: 0, refreshInterval: '30s' });
     const lines = await backfill.apply();
-    expect(lines).toContainEqual({ object: `refresh interval of ${posts!.indices[0]}`, action: 'updated', detail: '1s → 30s (INDEX_REFRESH_INTERVAL)' });
-    expect(lines).toContainEqual({ object: `refresh interval of ${accounts!.indices[0]}`, action: 'updated', detail: '1s → 30s (INDEX_REFRESH_INTERVAL)' });
-    expect(lines.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual(['unchanged', 'unchanged']);
+    expect(lines).toContainEqual({
+      object: `refresh interval of ${posts!.indices[0]}`,
+      action: 'updated',
+      detail: '1s → 30s (INDEX_REFRESH_INTERVAL)',
+    });
+    expect(lines).toContainEqual({
+      object: `refresh interval of ${accounts!.indices[0]}`,
+      action: 'updated',
+      detail: '1s → 30s (INDEX_REFRESH_INTERVAL)',
+    });
+    expect(lines.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual([
+      'unchanged',
+      'unchanged',
+    ]);
     expect(await liveInterval()).toEqual(['30s', '30s']);
     expect((await backfill.status()).map((s) => s.refresh_interval)).toEqual(['30s', '30s']);
     // A rebuild ends with the configured interval, not the engine's default.
@@ -105,20 +138,59 @@ describe('index layout', () => {
     expect((await backfill.status())[0]).toMatchObject({ indices: [rebuilt.to], up_to_date: true });
     expect(await liveInterval()).toEqual(['30s', '30s']);
     // Back to the configured interval.
-    expect(await one.runtime.indexAdmin.apply()).toContainEqual({ object: `refresh interval of ${rebuilt.to}`, action: 'updated', detail: '30s → 1s (INDEX_REFRESH_INTERVAL)' });
+    expect(await one.runtime.indexAdmin.apply()).toContainEqual({
+      object: `refresh interval of ${rebuilt.to}`,
+      action: 'updated',
+      detail: '30s → 1s (INDEX_REFRESH_INTERVAL)',
+    });
     expect(await liveInterval()).toEqual(['1s', '1s']);
   });
 
   it('over three shards, searches, facets and posts-scoped account searches answer as over one', async () => {
     const requests: Array<[string, unknown]> = [
-      ['/v1/social/posts/search', { post: { filters: { views: { gte: 0 } } }, sort: { by: 'views', order: 'desc' }, limit: 50 }],
-      ['/v1/social/accounts/search', { account: { posts: { minimum_matching_posts: 3, filters: { views: { gte: 100 } } } }, sort: { by: 'followers_count', order: 'desc' }, limit: 50 }],
-      ['/v1/social/accounts/search', { account: { posts: { minimum_matching_posts: 1 } }, sort: { by: 'followers_count', order: 'desc' }, limit: 50 }],
+      [
+        '/v1/social/posts/search',
+        { post: { filters: { views: { gte: 0 } } }, sort: { by: 'views', order: 'desc' }, limit: 50 },
+      ],
+      [
+        '/v1/social/accounts/search',
+        {
+          account: { posts: { minimum_matching_posts: 3, filters: { views: { gte: 100 } } } },
+          sort: { by: 'followers_count', order: 'desc' },
+          limit: 50,
+        },
+      ],
+      [
+        '/v1/social/accounts/search',
+        {
+          account: { posts: { minimum_matching_posts: 1 } },
+          sort: { by: 'followers_count', order: 'desc' },
+          limit: 50,
+        },
+      ],
       [
         '/v1/social/posts/facets',
-        { post: {}, facets: [{ field: 'format' }, { field: 'topics', size: 5 }, { field: 'hashtags', size: 10 }, { field: 'author.niches', size: 3 }, { field: 'views', ranges: [{ to: 1000 }, { from: 1000 }] }] },
+        {
+          post: {},
+          facets: [
+            { field: 'format' },
+            { field: 'topics', size: 5 },
+            { field: 'hashtags', size: 10 },
+            { field: 'author.niches', size: 3 },
+            { field: 'views', ranges: [{ to: 1000 }, { from: 1000 }] },
+          ],
+        },
       ],
-      ['/v1/social/accounts/facets', { account: {}, facets: [{ field: 'niches', size: 4 }, { field: 'country_codes', size: 2 }] }],
+      [
+        '/v1/social/accounts/facets',
+        {
+          account: {},
+          facets: [
+            { field: 'niches', size: 4 },
+            { field: 'country_codes', size: 2 },
+          ],
+        },
+      ],
     ];
     for (const [path, body] of requests) {
       const [a, b] = await Promise.all([one.post(path, body), three.post(path, body)]);

@@ -26,9 +26,18 @@ describe('indices apply', () => {
 
   it('reports a template that differs from the installed one and reinstalls it', async () => {
     const name = `${stack.config.INDEX_PREFIX}-posts`;
-    const { created_date: _c, created_date_millis: _cm, modified_date: _m, modified_date_millis: _mm, ...installed } =
-      (await stack.runtime.es.indices.getIndexTemplate({ name })).index_templates[0]!.index_template as any;
-    await stack.runtime.es.indices.putIndexTemplate({ name, ...installed, _meta: { ...installed._meta, content_hash: 'hand-edited' } });
+    const {
+      created_date: _c,
+      created_date_millis: _cm,
+      modified_date: _m,
+      modified_date_millis: _mm,
+      ...installed
+    } = (await stack.runtime.es.indices.getIndexTemplate({ name })).index_templates[0]!.index_template as any;
+    await stack.runtime.es.indices.putIndexTemplate({
+      name,
+      ...installed,
+      _meta: { ...installed._meta, content_hash: 'hand-edited' },
+    });
     const lines = await stack.runtime.indexAdmin.apply();
     const line = lines.find((l) => l.object === `index template ${name}`)!;
     expect(line.action).toBe('updated');
@@ -75,7 +84,9 @@ describe('indices rebuild', () => {
 
 describe('interrupted rebuilds', () => {
   const concrete = async () =>
-    Object.keys(await stack.runtime.es.indices.get({ index: `${stack.config.INDEX_PREFIX}-accounts-v*`, allow_no_indices: true })).sort();
+    Object.keys(
+      await stack.runtime.es.indices.get({ index: `${stack.config.INDEX_PREFIX}-accounts-v*`, allow_no_indices: true }),
+    ).sort();
   const readAlias = () => `${stack.config.INDEX_PREFIX}-accounts`;
 
   it('a copy that fails or is cancelled leaves no index behind and the aliases as they were', async () => {
@@ -90,7 +101,9 @@ describe('interrupted rebuilds', () => {
 
     // Cancelled once the copy is done but before the swap: still nothing left, nothing swapped.
     const abort = new AbortController();
-    await expect(stack.runtime.indexAdmin.rebuild('accounts', { signal: abort.signal, onProgress: () => abort.abort() })).rejects.toThrow();
+    await expect(
+      stack.runtime.indexAdmin.rebuild('accounts', { signal: abort.signal, onProgress: () => abort.abort() }),
+    ).rejects.toThrow();
     expect(await concrete()).toEqual(indices);
     expect(await aliasTargets(readAlias())).toEqual(live);
   });
@@ -109,7 +122,12 @@ describe('interrupted rebuilds', () => {
   });
 
   it('one rebuild per index at a time', async () => {
-    const held = await acquireRebuildLock(stack.runtime.redis, stack.config.REDIS_PREFIX, 'accounts', 'another operator');
+    const held = await acquireRebuildLock(
+      stack.runtime.redis,
+      stack.config.REDIS_PREFIX,
+      'accounts',
+      'another operator',
+    );
     if (!('lock' in held)) throw new Error('lock expected');
     try {
       expect(await stack.runtime.rebuilds.rebuild('accounts')).toEqual({ status: 'busy', heldBy: 'another operator' });
@@ -150,12 +168,16 @@ describe('before indices apply', () => {
       if (!parsed.ok) throw new Error(parsed.detail);
       return parsed.value;
     };
-    const created = async () => Object.keys(await stack.runtime.es.indices.get({ index: `${prefix}-*`, allow_no_indices: true }));
+    const created = async () =>
+      Object.keys(await stack.runtime.es.indices.get({ index: `${prefix}-*`, allow_no_indices: true }));
     try {
       // An account alone: its real-time read of a missing alias finds nothing, so it would be created.
-      await expect(process([valid(accountObs({ platform_id: 'bare-a', handle: 'bare.author' }))], { refresh: false }))
-        .rejects.toMatchObject({ status: 503, detail: expect.stringMatching(/indices apply/) });
-      await expect(process([valid(postObs('bare-a', { platform_id: 'bare-p' }))], { refresh: false })).rejects.toMatchObject({ status: 503 });
+      await expect(
+        process([valid(accountObs({ platform_id: 'bare-a', handle: 'bare.author' }))], { refresh: false }),
+      ).rejects.toMatchObject({ status: 503, detail: expect.stringMatching(/indices apply/) });
+      await expect(
+        process([valid(postObs('bare-a', { platform_id: 'bare-p' }))], { refresh: false }),
+      ).rejects.toMatchObject({ status: 503 });
       expect(await created()).toEqual([]);
     } finally {
       for (const index of await created()) await stack.runtime.es.indices.delete({ index });

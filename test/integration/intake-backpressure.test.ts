@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const accounts = (n: number, tag: string) => Array.from({ length: n }, (_, i) => accountObs({ platform_id: `bp-${tag}-${i}` }));
+const accounts = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => accountObs({ platform_id: `bp-${tag}-${i}` }));
 
 describe('intake backpressure', () => {
   it('refuses a whole request with 503 and Retry-After once the backlog is full, and accepts again as it drains', async () => {
@@ -21,7 +22,9 @@ describe('intake backpressure', () => {
       method: 'POST',
       url: '/internal/v1/social/observations',
       headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/x-ndjson' },
-      payload: accounts(10, 'c').map((o) => JSON.stringify(o)).join('\n'),
+      payload: accounts(10, 'c')
+        .map((o) => JSON.stringify(o))
+        .join('\n'),
     });
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBeDefined();
@@ -33,7 +36,8 @@ describe('intake backpressure', () => {
     // A worker drains the backlog: the same request is accepted.
     stack.runtime.startWorker((await import('pino')).pino({ level: 'silent' }));
     const deadline = Date.now() + 30_000;
-    while ((await stack.runtime.queue.getWaitingCount()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((await stack.runtime.queue.getWaitingCount()) > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await stack.ingest(accounts(10, 'c'), { wait: false })).statusCode).toBe(202);
   });
 });

@@ -17,7 +17,12 @@ let raw: Queue;
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await exec(process.execPath, ['bin/social-search.js', ...args], {
-      env: { ...process.env, INDEX_PREFIX: stack.config.INDEX_PREFIX, REDIS_PREFIX: stack.config.REDIS_PREFIX, LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        INDEX_PREFIX: stack.config.INDEX_PREFIX,
+        REDIS_PREFIX: stack.config.REDIS_PREFIX,
+        LOG_LEVEL: 'warn',
+      },
       timeout: 60_000,
     });
     return { code: 0, stdout, stderr };
@@ -30,7 +35,10 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 async function failures(): Promise<any[]> {
   const result = await cli('intake', 'failures', '--json');
   expect(result).toMatchObject({ code: 0, stderr: '' });
-  return result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
@@ -59,7 +67,12 @@ describe('social-search intake failures | retry', () => {
     const observation = parseObservation(accountObs({ platform_id: 'fail-unreadable' }));
     if (!observation.ok) throw new Error(observation.detail);
     // A field this version does not know: the worker's registry check fails it at once.
-    const job = await raw.add('observations', { observations: [observation.value], refresh: false, request_id: 'req_from_a_newer_release', shard: 3 });
+    const job = await raw.add('observations', {
+      observations: [observation.value],
+      refresh: false,
+      request_id: 'req_from_a_newer_release',
+      shard: 3,
+    });
     const worker = stack.runtime.startWorker(pino({ level: 'silent' }));
     await until(() => job.isFailed(), Boolean);
     await worker.close();
@@ -103,17 +116,28 @@ describe('social-search intake failures | retry', () => {
       },
       { connection: stack.runtime.connections.queueRedis('broken worker'), prefix: stack.config.REDIS_PREFIX },
     );
-    const job = await stack.runtime.queue.add('observations', { observations: [observation.value], refresh: true, request_id: 'req_retry_me' }, { attempts: 1 });
+    const job = await stack.runtime.queue.add(
+      'observations',
+      { observations: [observation.value], refresh: true, request_id: 'req_retry_me' },
+      { attempts: 1 },
+    );
     await until(() => job.isFailed(), Boolean);
     await broken.close();
 
     const listed = (await failures()).find((f) => f.id === job.id);
-    expect(listed).toMatchObject({ request_id: 'req_retry_me', attempts: 1, failed_reason: 'the engine rejected the bulk write' });
+    expect(listed).toMatchObject({
+      request_id: 'req_retry_me',
+      attempts: 1,
+      failed_reason: 'the engine rejected the bulk write',
+    });
     expect((await stack.get('/v1/social/accounts/@failed.then.retried')).statusCode).toBe(404);
 
     stack.runtime.startWorker(pino({ level: 'silent' }));
     expect(await cli('intake', 'retry', job.id!)).toMatchObject({ code: 0, stdout: `requeued 1 job(s): ${job.id}\n` });
-    const account = await until(() => stack.get('/v1/social/accounts/@failed.then.retried'), (r) => r.statusCode === 200);
+    const account = await until(
+      () => stack.get('/v1/social/accounts/@failed.then.retried'),
+      (r) => r.statusCode === 200,
+    );
     expect(account.body.handle).toBe('failed.then.retried');
     expect(await failures()).toEqual([]);
   });

@@ -50,13 +50,26 @@ describe('idempotency', () => {
       accountObs({ platform_id: 'i-co', handle: 'idem.coauthor' }),
       accountEnrichmentObs('i-acc'),
       postObs('i-acc', {
-        platform_id: 'i-post', coauthor_platform_ids: ['i-co'],
-        audio: { platform_id: 'i-aud', type: 'music', title: 'Song', attribution_display_name: 'Co', attribution_account_platform_id: 'i-co', duration_seconds: 20, web_url: null },
+        platform_id: 'i-post',
+        coauthor_platform_ids: ['i-co'],
+        audio: {
+          platform_id: 'i-aud',
+          type: 'music',
+          title: 'Song',
+          attribution_display_name: 'Co',
+          attribution_account_platform_id: 'i-co',
+          duration_seconds: 20,
+          web_url: null,
+        },
       }),
       postEnrichmentObs('i-post', { media: [{ platform_id: 'i-post-m1', transcript: 'hello' }] }),
     ];
     await ingestOk(batch);
-    const docs = [['posts', mintId('post', 'i-post')], ['accounts', mintId('account', 'i-acc')], ['accounts', mintId('account', 'i-co')]] as const;
+    const docs = [
+      ['posts', mintId('post', 'i-post')],
+      ['accounts', mintId('account', 'i-acc')],
+      ['accounts', mintId('account', 'i-co')],
+    ] as const;
     const versionsBefore = await Promise.all(docs.map(([index, id]) => docVersion(index, id)));
     const postBefore = await getPost('i-post');
     const accountBefore = await getAccount('i-acc');
@@ -75,25 +88,51 @@ describe('idempotency', () => {
 
 describe('order independence', () => {
   it('an older account observation arriving after a newer one does not revert it', async () => {
-    await ingestOk([accountObs({ platform_id: 'o-acc', handle: 'newer.handle', followers_count: 2000, observed_at: at(60) })]);
-    await ingestOk([accountObs({ platform_id: 'o-acc', handle: 'older.handle', followers_count: 10, is_verified: true, observed_at: at(30) })]);
+    await ingestOk([
+      accountObs({ platform_id: 'o-acc', handle: 'newer.handle', followers_count: 2000, observed_at: at(60) }),
+    ]);
+    await ingestOk([
+      accountObs({
+        platform_id: 'o-acc',
+        handle: 'older.handle',
+        followers_count: 10,
+        is_verified: true,
+        observed_at: at(30),
+      }),
+    ]);
     const got = await getAccount('o-acc');
-    expect(got.body).toMatchObject({ handle: 'newer.handle', followers_count: 2000, is_verified: false, observed_at: at(60) });
+    expect(got.body).toMatchObject({
+      handle: 'newer.handle',
+      followers_count: 2000,
+      is_verified: false,
+      observed_at: at(60),
+    });
     expect((await stack.get('/v1/social/accounts/older.handle')).statusCode).toBe(404);
   });
 
   it('an older enrichment arriving later fills only the fields the newer one did not carry', async () => {
     await ingestOk([accountObs({ platform_id: 'o-auth' }), postObs('o-auth', { platform_id: 'o-post' })]);
-    await ingestOk([{ kind: 'post_enrichment', post_platform_id: 'o-post', produced_at: at(60), content_summary: 'newer summary' }]);
-    await ingestOk([postEnrichmentObs('o-post', { produced_at: at(30), content_summary: 'older summary', topics: ['older_topic'] })]);
+    await ingestOk([
+      { kind: 'post_enrichment', post_platform_id: 'o-post', produced_at: at(60), content_summary: 'newer summary' },
+    ]);
+    await ingestOk([
+      postEnrichmentObs('o-post', { produced_at: at(30), content_summary: 'older summary', topics: ['older_topic'] }),
+    ]);
     const got = await getPost('o-post');
-    expect(got.body).toMatchObject({ content_summary: 'newer summary', topics: ['older_topic'], primary_language: 'en' });
+    expect(got.body).toMatchObject({
+      content_summary: 'newer summary',
+      topics: ['older_topic'],
+      primary_language: 'en',
+    });
   });
 
   it('raw post and enrichment merge to the same post in either order', async () => {
     const make = (id: string) => ({
       raw: postObs('o-auth', { platform_id: id, shortcode: `SC-${id}`, views: 5000, likes: 400, comments: 100 }),
-      enrichment: postEnrichmentObs(id, { topics: ['either_order'], media: [{ platform_id: `${id}-m1`, transcript: 'words', visual_description: 'a jar' }] }),
+      enrichment: postEnrichmentObs(id, {
+        topics: ['either_order'],
+        media: [{ platform_id: `${id}-m1`, transcript: 'words', visual_description: 'a jar' }],
+      }),
     });
     const first = make('o-raw-first');
     const second = make('o-enr-first');
@@ -107,7 +146,14 @@ describe('order independence', () => {
       expect(body).toMatchObject({ topics: ['either_order'], views: 5000, engagement_rate_by_views: 0.1 });
       expect(body.media[0]).toMatchObject({ transcript: 'words', visual_description: 'a jar' });
     }
-    const strip = (p: any) => withoutSignatures({ ...p, id: null, shortcode: null, web_url: null, media: p.media.map((m: any) => ({ ...m, id: null, media_url: null, thumbnail_url: null })) });
+    const strip = (p: any) =>
+      withoutSignatures({
+        ...p,
+        id: null,
+        shortcode: null,
+        web_url: null,
+        media: p.media.map((m: any) => ({ ...m, id: null, media_url: null, thumbnail_url: null })),
+      });
     expect(strip(a)).toEqual(strip(b));
   });
 });
@@ -115,33 +161,89 @@ describe('order independence', () => {
 describe('concurrent intake', () => {
   it('loses no field when many requests update the same post and account at once', async () => {
     const media = ['m1', 'm2', 'm3'].map((m) => ({
-      platform_id: `c-post-${m}`, type: 'video', width: 720, height: 1280,
-      source_url: `https://cdn.social.example/${m}.mp4`, duration_seconds: 10, thumbnail_source_url: `https://cdn.social.example/${m}.jpg`,
+      platform_id: `c-post-${m}`,
+      type: 'video',
+      width: 720,
+      height: 1280,
+      source_url: `https://cdn.social.example/${m}.mp4`,
+      duration_seconds: 10,
+      thumbnail_source_url: `https://cdn.social.example/${m}.jpg`,
     }));
-    await ingestOk([accountObs({ platform_id: 'c-acc', handle: 'c.v0', observed_at: at(0) }), postObs('c-acc', { platform_id: 'c-post', media })]);
+    await ingestOk([
+      accountObs({ platform_id: 'c-acc', handle: 'c.v0', observed_at: at(0) }),
+      postObs('c-acc', { platform_id: 'c-post', media }),
+    ]);
 
     const full = postEnrichmentObs('c-post') as Record<string, unknown>;
     const fields = Object.keys(full).filter((k) => !['kind', 'post_platform_id', 'produced_at'].includes(k));
     const observations: Array<Record<string, unknown>> = [];
     // one request per post enrichment field, each with its own produced_at
-    fields.forEach((field, i) => observations.push({ kind: 'post_enrichment', post_platform_id: 'c-post', produced_at: at(10 + i), [field]: full[field] }));
+    fields.forEach((field, i) =>
+      observations.push({
+        kind: 'post_enrichment',
+        post_platform_id: 'c-post',
+        produced_at: at(10 + i),
+        [field]: full[field],
+      }),
+    );
     // one field written twice: the newer value must win whichever lands last
-    observations.push({ kind: 'post_enrichment', post_platform_id: 'c-post', produced_at: at(200), content_summary: 'newest summary' });
-    observations.push({ kind: 'post_enrichment', post_platform_id: 'c-post', produced_at: at(150), content_summary: 'older summary' });
+    observations.push({
+      kind: 'post_enrichment',
+      post_platform_id: 'c-post',
+      produced_at: at(200),
+      content_summary: 'newest summary',
+    });
+    observations.push({
+      kind: 'post_enrichment',
+      post_platform_id: 'c-post',
+      produced_at: at(150),
+      content_summary: 'older summary',
+    });
     // one request per media item and media field
-    const mediaValues = (m: number) => ({ transcript: `transcript ${m}`, visual_description: `frame ${m}`, visible_text: [{ text: `text ${m}`, start_seconds: m, end_seconds: m + 1 }] });
+    const mediaValues = (m: number) => ({
+      transcript: `transcript ${m}`,
+      visual_description: `frame ${m}`,
+      visible_text: [{ text: `text ${m}`, start_seconds: m, end_seconds: m + 1 }],
+    });
     media.forEach((item, m) => {
       for (const [field, value] of Object.entries(mediaValues(m))) {
-        observations.push({ kind: 'post_enrichment', post_platform_id: 'c-post', produced_at: at(20 + m), media: [{ platform_id: item.platform_id, [field]: value }] });
+        observations.push({
+          kind: 'post_enrichment',
+          post_platform_id: 'c-post',
+          produced_at: at(20 + m),
+          media: [{ platform_id: item.platform_id, [field]: value }],
+        });
       }
     });
     // account: five profile observations (the newest must win) and enrichment fields one by one
     for (const minute of [40, 10, 50, 20, 30]) {
-      observations.push(accountObs({ platform_id: 'c-acc', handle: `c.v${minute}`, followers_count: minute * 100, observed_at: at(minute) }));
+      observations.push(
+        accountObs({
+          platform_id: 'c-acc',
+          handle: `c.v${minute}`,
+          followers_count: minute * 100,
+          observed_at: at(minute),
+        }),
+      );
     }
-    observations.push({ kind: 'account_enrichment', account_platform_id: 'c-acc', produced_at: at(5), publishing_summary: 'summary' });
-    observations.push({ kind: 'account_enrichment', account_platform_id: 'c-acc', produced_at: at(6), niches: ['niche_a'] });
-    observations.push({ kind: 'account_enrichment', account_platform_id: 'c-acc', produced_at: at(7), publishing_languages: ['en', 'es'] });
+    observations.push({
+      kind: 'account_enrichment',
+      account_platform_id: 'c-acc',
+      produced_at: at(5),
+      publishing_summary: 'summary',
+    });
+    observations.push({
+      kind: 'account_enrichment',
+      account_platform_id: 'c-acc',
+      produced_at: at(6),
+      niches: ['niche_a'],
+    });
+    observations.push({
+      kind: 'account_enrichment',
+      account_platform_id: 'c-acc',
+      produced_at: at(7),
+      publishing_languages: ['en', 'es'],
+    });
     expect(observations.length).toBeGreaterThanOrEqual(30);
 
     const responses = await Promise.all(observations.map((o) => stack.ingest([o], { wait: false })));
@@ -154,8 +256,12 @@ describe('concurrent intake', () => {
     post.media.forEach((item: any, m: number) => expect(item).toMatchObject(mediaValues(m)));
     const account = (await getAccount('c-acc')).body;
     expect(account).toMatchObject({
-      handle: 'c.v50', followers_count: 5000, observed_at: at(50),
-      publishing_summary: 'summary', niches: ['niche_a'], publishing_languages: ['en', 'es'],
+      handle: 'c.v50',
+      followers_count: 5000,
+      observed_at: at(50),
+      publishing_summary: 'summary',
+      niches: ['niche_a'],
+      publishing_languages: ['en', 'es'],
     });
     expect(post.author).toMatchObject({ id: mintId('account', 'c-acc'), handle: 'c.v50', followers_count: 5000 });
   });
@@ -177,7 +283,10 @@ describe('record versions', () => {
     await ingestOk([accountObs({ platform_id: 'v-acc', handle: 'versions.v2', observed_at: at(60) })]);
     const moved = (await accounts.versions([id])).get(id);
     expect(moved).not.toBe(first!.version);
-    expect((await accounts.getVersioned([id])).get(id)).toEqual({ record: expect.objectContaining({ id }), version: moved });
+    expect((await accounts.getVersioned([id])).get(id)).toEqual({
+      record: expect.objectContaining({ id }),
+      version: moved,
+    });
   });
 });
 
@@ -202,21 +311,55 @@ describe('author fan-out', () => {
       accountObs({ platform_id: 'f-acc', handle: 'prolific.v1', followers_count: 100, observed_at: at(0) }),
       accountObs({ platform_id: 'f-other', handle: 'other.author' }),
     ]);
-    const small = (id: string) => postObs('f-acc', {
-      platform_id: id, views: null, caption: '', media: [{ platform_id: `${id}-m`, type: 'image', width: 1, height: 1, source_url: 'https://cdn.social.example/i.jpg' }],
-    });
+    const small = (id: string) =>
+      postObs('f-acc', {
+        platform_id: id,
+        views: null,
+        caption: '',
+        media: [
+          {
+            platform_id: `${id}-m`,
+            type: 'image',
+            width: 1,
+            height: 1,
+            source_url: 'https://cdn.social.example/i.jpg',
+          },
+        ],
+      });
     await ingestOk(ids.map(small));
     await ingestOk([
       postObs('f-other', { platform_id: 'f-coauthored', coauthor_platform_ids: ['f-acc'] }),
       postObs('f-other', {
         platform_id: 'f-audio',
-        audio: { platform_id: 'f-aud', type: 'original_sound', title: 'Original', attribution_display_name: 'Prolific', attribution_account_platform_id: 'f-acc', duration_seconds: 9, web_url: null },
+        audio: {
+          platform_id: 'f-aud',
+          type: 'original_sound',
+          title: 'Original',
+          attribution_display_name: 'Prolific',
+          attribution_account_platform_id: 'f-acc',
+          duration_seconds: 9,
+          web_url: null,
+        },
       }),
     ]);
     expect((await authorsOf(ids.slice(0, 3)))[0].author.handle).toBe('prolific.v1');
 
-    await ingestOk([accountObs({ platform_id: 'f-acc', handle: 'prolific.v2', followers_count: 999, is_verified: true, observed_at: at(60) })]);
-    const expected = { id: mintId('account', 'f-acc'), handle: 'prolific.v2', followers_count: 999, is_verified: true, display_name: 'Display prolific.v2' };
+    await ingestOk([
+      accountObs({
+        platform_id: 'f-acc',
+        handle: 'prolific.v2',
+        followers_count: 999,
+        is_verified: true,
+        observed_at: at(60),
+      }),
+    ]);
+    const expected = {
+      id: mintId('account', 'f-acc'),
+      handle: 'prolific.v2',
+      followers_count: 999,
+      is_verified: true,
+      display_name: 'Display prolific.v2',
+    };
     const posts = await authorsOf(ids);
     const stale = posts.filter((p) => p.author.handle !== 'prolific.v2' || p.author.followers_count !== 999);
     expect(stale.map((p) => p.id)).toEqual([]);
@@ -225,9 +368,15 @@ describe('author fan-out', () => {
     expect((await getPost('f-audio')).body.audio.attribution.account).toMatchObject(expected);
 
     // an older observation arriving later changes no post
-    await ingestOk([accountObs({ platform_id: 'f-acc', handle: 'prolific.old', followers_count: 1, observed_at: at(30) })]);
+    await ingestOk([
+      accountObs({ platform_id: 'f-acc', handle: 'prolific.old', followers_count: 1, observed_at: at(30) }),
+    ]);
     const again = await authorsOf([...ids.filter((_, i) => i % 50 === 0), 'f-coauthored']);
-    expect(again.filter((p) => p.author.handle === 'prolific.old' || p.coauthors.some((c: any) => c.handle === 'prolific.old'))).toEqual([]);
+    expect(
+      again.filter(
+        (p) => p.author.handle === 'prolific.old' || p.coauthors.some((c: any) => c.handle === 'prolific.old'),
+      ),
+    ).toEqual([]);
     expect((await getPost('f-audio')).body.audio.attribution.account.handle).toBe('prolific.v2');
   });
 });
@@ -235,7 +384,9 @@ describe('author fan-out', () => {
 describe('derived metrics', () => {
   const day = (d: string) => `2026-05-${d}T18:00:00Z`;
   const ratios = async (names: string[]) =>
-    Object.fromEntries(await Promise.all(names.map(async (n) => [n, (await getPost(n)).body.view_ratio_to_account_baseline])));
+    Object.fromEntries(
+      await Promise.all(names.map(async (n) => [n, (await getPost(n)).body.view_ratio_to_account_baseline])),
+    );
 
   it('computes engagement and the 90-day baseline ratio, and keeps the ratio current', async () => {
     await ingestOk([

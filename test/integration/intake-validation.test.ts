@@ -19,13 +19,26 @@ afterAll(async () => stack?.close());
 function post(body: string, contentType: string, options: { wait?: boolean; key?: string | null } = {}) {
   const headers: Record<string, string> = { 'content-type': contentType };
   if (options.key !== null) headers.authorization = `Bearer ${options.key ?? stack.key}`;
-  return stack.inject({ method: 'POST', url: `${URL_PATH}${options.wait === false ? '' : '?wait=true'}`, headers, payload: body });
+  return stack.inject({
+    method: 'POST',
+    url: `${URL_PATH}${options.wait === false ? '' : '?wait=true'}`,
+    headers,
+    payload: body,
+  });
 }
 
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; body: any }, status: number, name: string) {
+function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: any },
+  status: number,
+  name: string,
+) {
   expect(response.statusCode).toBe(status);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: `${PROBLEMS}/${name}`, status, request_id: response.headers['x-request-id'] });
+  expect(response.body).toMatchObject({
+    type: `${PROBLEMS}/${name}`,
+    status,
+    request_id: response.headers['x-request-id'],
+  });
   expect(typeof response.body.detail).toBe('string');
 }
 
@@ -77,7 +90,11 @@ describe('line validation', () => {
 
     const got = await stack.get(`/v1/social/posts/${mintId('post', 'v-post')}`);
     expect(got.statusCode).toBe(200);
-    expect(got.body).toMatchObject({ shortcode: 'ValidPost1', topics: ['validated_topic'], author: { handle: 'valid.author' } });
+    expect(got.body).toMatchObject({
+      shortcode: 'ValidPost1',
+      topics: ['validated_topic'],
+      author: { handle: 'valid.author' },
+    });
     for (const id of ['v-nohandle', 'v-extra', 'v-type']) {
       expect((await stack.get(`/v1/social/accounts/${mintId('account', id)}`)).statusCode, id).toBe(404);
     }
@@ -97,10 +114,14 @@ describe('line validation', () => {
   });
 
   it('answers 202 at once without wait; the observation becomes visible shortly after', async () => {
-    const response = await stack.ingest([accountObs({ platform_id: 'v-async', handle: 'async.author' })], { wait: false });
+    const response = await stack.ingest([accountObs({ platform_id: 'v-async', handle: 'async.author' })], {
+      wait: false,
+    });
     expect(response.statusCode).toBe(202);
     expect(response.body).toMatchObject({ accepted: 1, rejected: [] });
-    await eventually(async () => (await stack.get(`/v1/social/accounts/${mintId('account', 'v-async')}`)).statusCode === 200);
+    await eventually(
+      async () => (await stack.get(`/v1/social/accounts/${mintId('account', 'v-async')}`)).statusCode === 200,
+    );
   });
 });
 
@@ -124,7 +145,11 @@ describe('whole-request errors', () => {
     const many = Array.from({ length: 5001 }, (_, i) => JSON.stringify(accountObs({ platform_id: `v-big-${i}` })));
     expectProblem(await post(many.join('\n'), 'application/x-ndjson'), 413, 'payload-too-large');
     // bad lines count too: 5,000 good lines plus one bad one is still too many
-    expectProblem(await post([...many.slice(0, 5000), '{oops'].join('\n'), 'application/x-ndjson'), 413, 'payload-too-large');
+    expectProblem(
+      await post([...many.slice(0, 5000), '{oops'].join('\n'), 'application/x-ndjson'),
+      413,
+      'payload-too-large',
+    );
     const huge = JSON.stringify(postObs('v-acc', { platform_id: 'v-huge', caption: 'x'.repeat(21 * 1024 * 1024) }));
     expectProblem(await post(huge, 'application/x-ndjson'), 413, 'payload-too-large');
     expect(await totalJobs()).toBe(before);
@@ -136,7 +161,11 @@ describe('whole-request errors', () => {
   });
 
   it('needs a key with the ingest scope', async () => {
-    const searchOnly = await stack.runtime.api.keys.create({ owner: 'reader@example.com', name: 'reader', scopes: ['search'] });
+    const searchOnly = await stack.runtime.api.keys.create({
+      owner: 'reader@example.com',
+      name: 'reader',
+      scopes: ['search'],
+    });
     const body = JSON.stringify(accountObs({ platform_id: 'v-denied' }));
     expectProblem(await post(body, 'application/x-ndjson', { key: searchOnly.key }), 403, 'insufficient-scope');
     expectProblem(await post(body, 'application/x-ndjson', { key: null }), 401, 'authentication-required');
@@ -166,7 +195,12 @@ describe('outages', () => {
   async function timed(run: () => Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }>) {
     const started = Date.now();
     const response = await run();
-    return { ms: Date.now() - started, statusCode: response.statusCode, headers: response.headers, body: JSON.parse(response.body) };
+    return {
+      ms: Date.now() - started,
+      statusCode: response.statusCode,
+      headers: response.headers,
+      body: JSON.parse(response.body),
+    };
   }
 
   async function clearRedis(runtime: TestRuntime, prefix: string) {
@@ -181,7 +215,11 @@ describe('outages', () => {
     let recovered: TestRuntime | undefined;
     try {
       expect(await runtime.ready()).toBe(true);
-      const { key } = await runtime.api.keys.create({ owner: 'ops@example.com', name: 'es-down', scopes: ['search', 'ingest'] });
+      const { key } = await runtime.api.keys.create({
+        owner: 'ops@example.com',
+        name: 'es-down',
+        scopes: ['search', 'ingest'],
+      });
       const authorization = `Bearer ${key}`;
       for (const url of [`/v1/social/posts/${mintId('post', 'x')}`, `/v1/social/accounts/${mintId('account', 'x')}`]) {
         const r = await timed(() => app.inject({ method: 'GET', url, headers: { authorization } }));
@@ -192,19 +230,37 @@ describe('outages', () => {
       }
       // intake does not need the engine: the observation is queued in Redis...
       const queued = await app.inject({
-        method: 'POST', url: URL_PATH, headers: { authorization, 'content-type': 'application/x-ndjson' },
-        payload: [accountObs({ platform_id: 'es-down-acc', handle: 'survivor' }), postObs('es-down-acc', { platform_id: 'es-down-post' })]
-          .map((o) => JSON.stringify(o)).join('\n'),
+        method: 'POST',
+        url: URL_PATH,
+        headers: { authorization, 'content-type': 'application/x-ndjson' },
+        payload: [
+          accountObs({ platform_id: 'es-down-acc', handle: 'survivor' }),
+          postObs('es-down-acc', { platform_id: 'es-down-post' }),
+        ]
+          .map((o) => JSON.stringify(o))
+          .join('\n'),
       });
       expect(queued.statusCode).toBe(202);
       expect(queued.json().accepted).toBe(2);
       // ...and indexed once a worker reaches a working engine
-      recovered = openTestRuntime(loadConfig({ ...process.env, INDEX_PREFIX: prefix, REDIS_PREFIX: prefix, LOG_LEVEL: 'silent', NODE_ENV: 'test' }));
+      recovered = openTestRuntime(
+        loadConfig({
+          ...process.env,
+          INDEX_PREFIX: prefix,
+          REDIS_PREFIX: prefix,
+          LOG_LEVEL: 'silent',
+          NODE_ENV: 'test',
+        }),
+      );
       await recovered.indexAdmin.apply();
       const worker = recovered.startWorker(pino({ level: 'silent' }));
       try {
         const id = mintId('post', 'es-down-post');
-        await eventually(async () => (await recovered!.engine.intake.posts.get([id])).get(id)?.accounts[mintId('account', 'es-down-acc')] !== undefined);
+        await eventually(
+          async () =>
+            (await recovered!.engine.intake.posts.get([id])).get(id)?.accounts[mintId('account', 'es-down-acc')] !==
+            undefined,
+        );
       } finally {
         await worker.close();
       }
@@ -225,10 +281,13 @@ describe('outages', () => {
       const requests = [
         () => app.inject({ method: 'GET', url: `/v1/social/posts/${mintId('post', 'x')}`, headers: { authorization } }),
         () => app.inject({ method: 'GET', url: '/v1/social/accounts/someone', headers: { authorization } }),
-        () => app.inject({
-          method: 'POST', url: URL_PATH, headers: { authorization, 'content-type': 'application/x-ndjson' },
-          payload: JSON.stringify(accountObs({ platform_id: 'redis-down' })),
-        }),
+        () =>
+          app.inject({
+            method: 'POST',
+            url: URL_PATH,
+            headers: { authorization, 'content-type': 'application/x-ndjson' },
+            payload: JSON.stringify(accountObs({ platform_id: 'redis-down' })),
+          }),
       ];
       for (const request of requests) {
         const r = await timed(request);

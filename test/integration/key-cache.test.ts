@@ -96,7 +96,9 @@ describe('API key cache', () => {
 
   it('does not cache unknown key ids', async () => {
     // Well-formed, but created in another key store: unknown here.
-    const elsewhere = await createKeyService({ store: createKeyStore({ redis: connect(), prefix: `${prefix}-other` }) }).create({
+    const elsewhere = await createKeyService({
+      store: createKeyStore({ redis: connect(), prefix: `${prefix}-other` }),
+    }).create({
       owner: 'other@example.com',
       name: 'unknown here',
     });
@@ -114,7 +116,11 @@ describe('API key cache when its listener drops', () => {
     const local = createCachedKeyStore({
       store,
       subscriber: () => {
-        const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectionName: name, retryStrategy: () => 50 });
+        const connection = new Redis(REDIS_URL, {
+          maxRetriesPerRequest: 1,
+          connectionName: name,
+          retryStrategy: () => 50,
+        });
         connections.push(connection);
         return connection;
       },
@@ -132,7 +138,10 @@ describe('API key cache when its listener drops', () => {
 
       // Cut the listener's connection, and revoke while it is down: that message is lost.
       const clients = (await redis.client('LIST')) as string;
-      const id = clients.split('\n').find((line) => line.includes(`name=${name}`))?.match(/\bid=(\d+)/)?.[1];
+      const id = clients
+        .split('\n')
+        .find((line) => line.includes(`name=${name}`))
+        ?.match(/\bid=(\d+)/)?.[1];
       expect(id).toBeDefined();
       await redis.client('KILL', 'ID', id!);
       await until(() => !local.stats().listening);

@@ -238,11 +238,7 @@ describe('401 diagnostics', () => {
     ['a malformed key', () => 'Bearer ssk_short', /malformed/],
     ['a truncated key', () => `Bearer ${key.slice(0, -1)}`, /malformed/],
     ['a key id instead of a key', () => `Bearer key_${key.slice(4, 20)}`, /malformed/],
-    [
-      'an unknown id',
-      () => `Bearer ssk_${'a'.repeat(16)}_${secret}`,
-      /not active \(unknown or revoked\)/,
-    ],
+    ['an unknown id', () => `Bearer ssk_${'a'.repeat(16)}_${secret}`, /not active \(unknown or revoked\)/],
     [
       'the right id with a wrong secret',
       () => `Bearer ${key.slice(0, 21)}${secret.startsWith('A') ? 'B' : 'A'}${secret.slice(1)}`,

@@ -14,7 +14,8 @@ const search = (body: unknown) => stack.post('/v1/social/posts/search', body);
 
 // Emoji (with joiners and variation selectors) and decomposed accents (e + U+0300) around the words.
 const CAPTION = 'Cre\u0300me de la cre\u0300me 💆‍♀️✨ my nightly serum routines 👩🏽‍🔬 then sleep';
-const TRANSCRIPT = 'Okay 🙌🏾 first the serum. Then the moisturiser, gently. Voilà — de\u0301ja\u0300 vu 🧴 routine done.';
+const TRANSCRIPT =
+  'Okay 🙌🏾 first the serum. Then the moisturiser, gently. Voilà — de\u0301ja\u0300 vu 🧴 routine done.';
 const id = (key: string) => mintId('post', key);
 
 beforeAll(async () => {
@@ -38,7 +39,9 @@ afterAll(async () => stack?.close());
 
 /** A JSON-path-like field name (`media[0].transcript`) read from a full post. */
 function valueAt(post: unknown, field: string): unknown {
-  return field.split(/\.|(?=\[)/).reduce<any>((at, key) => (key.startsWith('[') ? at?.[Number(key.slice(1, -1))] : at?.[key]), post);
+  return field
+    .split(/\.|(?=\[)/)
+    .reduce<any>((at, key) => (key.startsWith('[') ? at?.[Number(key.slice(1, -1))] : at?.[key]), post);
 }
 
 describe('match evidence ("include": ["matches"])', () => {
@@ -103,8 +106,13 @@ describe('match evidence ("include": ["matches"])', () => {
     const withMatches = await search({ ...body, include: ['matches'] });
     const { matches, ...rest } = withMatches.body;
     // A filters-only search: no ranking sides, nothing to highlight.
-    expect(matches.every((m: { retrieved_by: unknown; fields: unknown[] }) => m.retrieved_by === null && m.fields.length === 0)).toBe(true);
-    const same = (b: Record<string, unknown>) => JSON.stringify({ ...b, request_id: 'x', next_cursor: b.next_cursor === null ? null : 'c' });
+    expect(
+      matches.every(
+        (m: { retrieved_by: unknown; fields: unknown[] }) => m.retrieved_by === null && m.fields.length === 0,
+      ),
+    ).toBe(true);
+    const same = (b: Record<string, unknown>) =>
+      JSON.stringify({ ...b, request_id: 'x', next_cursor: b.next_cursor === null ? null : 'c' });
     expect(same(rest)).toBe(same(plain.body));
   });
 });

@@ -22,7 +22,10 @@ beforeAll(async () => {
       posted_at: at(-i * 60, '2026-05-01T00:00:00Z'),
     }),
   );
-  const skincare = postObs('s-big', { platform_id: 's-skin', caption: 'My night-time skincare routine, code GLOW20 for 20% off' });
+  const skincare = postObs('s-big', {
+    platform_id: 's-skin',
+    caption: 'My night-time skincare routine, code GLOW20 for 20% off',
+  });
   await stack.ingest([big, small, ...posts, skincare, postEnrichmentObs('s-skin')]);
 });
 afterAll(async () => stack?.close());
@@ -40,7 +43,10 @@ describe('search posts (spec 4.1)', () => {
 
   it('composes post and author filters', async () => {
     const response = await search({
-      post: { filters: { format: { in: ['carousel'] }, views: { gte: 1300 } }, author: { filters: { followers_count: { gte: 1_000_000 } } } },
+      post: {
+        filters: { format: { in: ['carousel'] }, views: { gte: 1300 } },
+        author: { filters: { followers_count: { gte: 1_000_000 } } },
+      },
       limit: 100,
     });
     expect(response.statusCode).toBe(200);
@@ -61,13 +67,21 @@ describe('search posts (spec 4.1)', () => {
     expect(nonNull).toEqual([...nonNull].sort((a: number, b: number) => b - a));
     expect(views.indexOf(null)).toBe(-1); // the first 100 of 230 by views desc are non-null
     expect(again.body.data.map((p: { id: string }) => p.id)).toEqual(first.body.data.map((p: { id: string }) => p.id));
-    const asc = await search({ post: { filters: { ...filters, views: { exists: false } } }, sort: { by: 'views', order: 'asc' }, limit: 100 });
+    const asc = await search({
+      post: { filters: { ...filters, views: { exists: false } } },
+      sort: { by: 'views', order: 'asc' },
+      limit: 100,
+    });
     expect(asc.body.data.every((p: { views: null }) => p.views === null)).toBe(true);
   });
 
   it('walks hundreds of results with cursors while new posts are indexed: no duplicate, no gap, exact has_more', async () => {
     const walks = [
-      { post: { filters: { hashtags: { contains_any: ['mealprep'] } } }, sort: { by: 'views', order: 'desc' }, limit: 37 },
+      {
+        post: { filters: { hashtags: { contains_any: ['mealprep'] } } },
+        sort: { by: 'views', order: 'desc' },
+        limit: 37,
+      },
       { post: { query: 'budget meal prep idea' }, limit: 41 },
     ];
     for (const [walk, body] of walks.entries()) {
@@ -83,8 +97,17 @@ describe('search posts (spec 4.1)', () => {
         if (pages === 2) {
           // Concurrent intake: new matching posts and changed views of already-seen ones.
           await stack.ingest([
-            postObs('s-big', { platform_id: `s-new-${body.limit}`, caption: 'Budget meal prep idea fresh #mealprep', views: 999_999 }),
-            postObs('s-big', { platform_id: 's-walk-1', caption: 'Budget meal prep idea number 1 #mealprep', views: 5, observed_at: at(5) }),
+            postObs('s-big', {
+              platform_id: `s-new-${body.limit}`,
+              caption: 'Budget meal prep idea fresh #mealprep',
+              views: 999_999,
+            }),
+            postObs('s-big', {
+              platform_id: 's-walk-1',
+              caption: 'Budget meal prep idea number 1 #mealprep',
+              views: 5,
+              observed_at: at(5),
+            }),
           ]);
         }
         if (!response.body.has_more) {
@@ -118,10 +141,15 @@ describe('search posts (spec 4.1)', () => {
   });
 
   it('matches other inflections of the query words (client-side Porter2 companions)', async () => {
-    await stack.ingest([postObs('s-big', { platform_id: 's-infl', caption: 'Three easy breakfasts the influencers swear by' })]);
+    await stack.ingest([
+      postObs('s-big', { platform_id: 's-infl', caption: 'Three easy breakfasts the influencers swear by' }),
+    ]);
     for (const query of ['breakfast', 'influencer swearing']) {
       const response = await search({ post: { query } });
-      expect(response.body.data.map((p: { id: string }) => p.id), query).toContain(mintId('post', 's-infl'));
+      expect(
+        response.body.data.map((p: { id: string }) => p.id),
+        query,
+      ).toContain(mintId('post', 's-infl'));
     }
   });
 

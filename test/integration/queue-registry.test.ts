@@ -34,7 +34,11 @@ describe('queue registry', () => {
       { connection, prefix, configuredConcurrency: 1, logger: quiet },
     );
     try {
-      const payload: ObservationJob = { observations: [{ kind: 'account', platform_id: 'a1' } as never], refresh: false, request_id: 'req_1' };
+      const payload: ObservationJob = {
+        observations: [{ kind: 'account', platform_id: 'a1' } as never],
+        refresh: false,
+        request_id: 'req_1',
+      };
       const job = await producer.add('observations', payload);
       expect(await job.waitUntilFinished(events, 10_000)).toEqual(result);
       expect(seen).toEqual([{ payload, isRetry: false }]);
@@ -59,7 +63,9 @@ describe('queue registry', () => {
     );
     try {
       const job = await raw.add('embed', { post_ids: ['post_1'] }, { attempts: 5 });
-      await expect(job.waitUntilFinished(events, 10_000)).rejects.toThrow(/unreadable embeddings job payload: \/posts: required/);
+      await expect(job.waitUntilFinished(events, 10_000)).rejects.toThrow(
+        /unreadable embeddings job payload: \/posts: required/,
+      );
       const failed = await raw.getJob(job.id!);
       expect(failed?.attemptsMade).toBe(1);
       expect(calls).toBe(0);

@@ -18,7 +18,9 @@ beforeAll(async () => {
   await otherRuntime.ready();
   otherNode = otherRuntime.api.app;
   await otherNode.ready();
-  other = (await stack.runtime.api.keys.create({ owner: 'other@example.com', name: 'other customer', scopes: ['search'] })).key;
+  other = (
+    await stack.runtime.api.keys.create({ owner: 'other@example.com', name: 'other customer', scopes: ['search'] })
+  ).key;
 });
 
 afterAll(async () => {

@@ -46,7 +46,13 @@ const accountSearch = (key: string) =>
 
 describe('while Redis is down', () => {
   it('refuses intake at once, serves cached keys past their TTL, answers 503 for unseen keys, and recovers', async () => {
-    expect((await stack.ingest([accountObs({ platform_id: 'outage-a', handle: 'outage.reader', biography: 'outage drills' })])).statusCode).toBe(200);
+    expect(
+      (
+        await stack.ingest([
+          accountObs({ platform_id: 'outage-a', handle: 'outage.reader', biography: 'outage drills' }),
+        ])
+      ).statusCode,
+    ).toBe(200);
     // Verified on this node before the outage: the stack's key, and one revoked afterwards.
     expect((await stack.get('/v1/social/accounts/@outage.reader')).statusCode).toBe(200);
     const verifiedAt = Date.now();
@@ -93,7 +99,9 @@ describe('while Redis is down', () => {
     expect((await stack.get('/v1/social/accounts/@outage.reader', bearer(revoked.key))).statusCode).toBe(503);
 
     // Stale-if-error has a bound: past it, even a key seen before answers 503.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, verifiedAt + KEY_CACHE_STALE_IF_ERROR_MS + 200 - Date.now())));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, verifiedAt + KEY_CACHE_STALE_IF_ERROR_MS + 200 - Date.now())),
+    );
     expect((await stack.get('/v1/social/accounts/@outage.reader')).statusCode).toBe(503);
 
     await redis.start();

@@ -22,17 +22,27 @@ const valid = (o: unknown): Observation => {
 
 describe('a retried job', () => {
   it('redoes the author fan-out even though its account write already landed before the failure', async () => {
-    await stack.ingest([accountObs({ platform_id: 'r-a', handle: 'before.rename' }), postObs('r-a', { platform_id: 'r-p1' }), postObs('r-a', { platform_id: 'r-p2' })]);
+    await stack.ingest([
+      accountObs({ platform_id: 'r-a', handle: 'before.rename' }),
+      postObs('r-a', { platform_id: 'r-p1' }),
+      postObs('r-a', { platform_id: 'r-p2' }),
+    ]);
     const renamed = valid(accountObs({ platform_id: 'r-a', handle: 'after.rename', observed_at: at(60) }));
     // The first attempt wrote the account, then died before fanning out.
     const id = mintId('account', 'r-a');
-    await stack.runtime.engine.intake.accounts.merge([id], (_id, current) => applyAccount(current ?? emptyAccount(id, 'r-a'), renamed as never));
+    await stack.runtime.engine.intake.accounts.merge([id], (_id, current) =>
+      applyAccount(current ?? emptyAccount(id, 'r-a'), renamed as never),
+    );
     const process = createObservationProcessor({
       store: stack.runtime.engine.intake,
       locks: createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX }),
     });
     const handles = async () =>
-      Promise.all(['r-p1', 'r-p2'].map(async (p) => (await stack.get(`/v1/social/posts/${mintId('post', p)}`)).body.author.handle));
+      Promise.all(
+        ['r-p1', 'r-p2'].map(
+          async (p) => (await stack.get(`/v1/social/posts/${mintId('post', p)}`)).body.author.handle,
+        ),
+      );
 
     await process([renamed], { refresh: true }); // a first attempt's view: nothing changed
     expect(await handles()).toEqual(['before.rename', 'before.rename']);

@@ -17,7 +17,10 @@ beforeAll(async () => {
   const app = runtime.api.app;
   await app.ready();
   other = { runtime, app };
-  await stack.ingest([accountObs({ platform_id: 'snap-a', handle: 'snap.author' }), postObs('snap-a', { platform_id: 'snap-p1', caption: 'lantern festival night' })]);
+  await stack.ingest([
+    accountObs({ platform_id: 'snap-a', handle: 'snap.author' }),
+    postObs('snap-a', { platform_id: 'snap-p1', caption: 'lantern festival night' }),
+  ]);
 });
 
 afterAll(async () => {
@@ -34,7 +37,10 @@ async function searchOnOther(query: string): Promise<string[]> {
     payload: JSON.stringify({ post: { query }, limit: 10 }),
   });
   expect(response.statusCode).toBe(200);
-  return response.json().data.map((p: { id: string }) => platformIds.get(p.id) ?? p.id).sort();
+  return response
+    .json()
+    .data.map((p: { id: string }) => platformIds.get(p.id) ?? p.id)
+    .sort();
 }
 
 /** Results are named by platform ID, for readable failures. */
@@ -72,7 +78,11 @@ describe('shared search snapshots', () => {
   });
 
   it('pages of a search that started on a shared snapshot still never repeat or skip', async () => {
-    await stack.ingest(Array.from({ length: 12 }, (_, i) => postObs('snap-a', { platform_id: `snap-q${i}`, caption: `kite flying day ${i}` })));
+    await stack.ingest(
+      Array.from({ length: 12 }, (_, i) =>
+        postObs('snap-a', { platform_id: `snap-q${i}`, caption: `kite flying day ${i}` }),
+      ),
+    );
     const first = await stack.post('/v1/social/posts/search', { post: { query: 'kite' }, limit: 5 });
     const seen: string[] = first.body.data.map((p: { id: string }) => p.id);
     // Another search shares the same snapshot and finishes; the first one's cursor must survive it.

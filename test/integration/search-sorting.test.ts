@@ -10,8 +10,7 @@ import { startStack, type Stack } from '../helpers/stack.ts';
  */
 
 let stack: Stack;
-const call = (url: string) => async (body: unknown) =>
-  stack.post(url, body);
+const call = (url: string) => async (body: unknown) => stack.post(url, body);
 const searchPosts = call('/v1/social/posts/search');
 const searchAccounts = call('/v1/social/accounts/search');
 
@@ -39,7 +38,15 @@ const POSTS: Record<string, Row> = {
   p08: { by: 'two', posted: '2026-05-03T00:00:00Z', views: 0, likes: 10, comments: 10, rate: null, ratio: null },
   p09: { by: 'two', posted: '2026-05-07T00:00:00Z', views: 500, likes: 300, comments: 0, rate: 0.6, ratio: null },
   p10: { by: 'two', posted: '2026-05-08T00:00:00Z', views: null, likes: 300, comments: 10, rate: null, ratio: null },
-  p11: { by: 'three', posted: '2026-05-09T00:00:00Z', views: 2000, likes: 1000, comments: 100, rate: 0.55, ratio: null },
+  p11: {
+    by: 'three',
+    posted: '2026-05-09T00:00:00Z',
+    views: 2000,
+    likes: 1000,
+    comments: 100,
+    rate: 0.55,
+    ratio: null,
+  },
   p12: { by: 'three', posted: '2026-05-10T00:00:00Z', views: 1000, likes: 100, comments: 5, rate: 0.105, ratio: null },
 };
 const postId = (name: string) => mintId('post', `ss-${name}`);
@@ -56,7 +63,12 @@ const accountId = (name: string) => mintId('account', `ss-${name}`);
 const NAME_OF_ACCOUNT = new Map(Object.keys(ACCOUNTS).map((n) => [accountId(n), n]));
 
 /** The documented order: the value in `order` direction, nulls last either way, then ID ascending. */
-function expectedOrder<T>(rows: Record<string, T>, value: (row: T) => number | null, order: 'asc' | 'desc', id: (name: string) => string): string[] {
+function expectedOrder<T>(
+  rows: Record<string, T>,
+  value: (row: T) => number | null,
+  order: 'asc' | 'desc',
+  id: (name: string) => string,
+): string[] {
   return Object.keys(rows).sort((a, b) => {
     const va = value(rows[a]!);
     const vb = value(rows[b]!);
@@ -80,8 +92,15 @@ const POST_SORTS: Array<[string, (r: Row) => number | null]> = [
 
 beforeAll(async () => {
   stack = await startStack('search-sorting');
-  const accounts = Object.entries(ACCOUNTS).map(([name, counts]) => accountObs({ platform_id: `ss-${name}`, handle: `sort.${name}`, ...counts }));
-  const hidden = accountObs({ platform_id: 'ss-private', handle: 'sort.private', followers_count: 999_999, is_private: true });
+  const accounts = Object.entries(ACCOUNTS).map(([name, counts]) =>
+    accountObs({ platform_id: `ss-${name}`, handle: `sort.${name}`, ...counts }),
+  );
+  const hidden = accountObs({
+    platform_id: 'ss-private',
+    handle: 'sort.private',
+    followers_count: 999_999,
+    is_private: true,
+  });
   const posts = Object.entries(POSTS).map(([name, r]) =>
     postObs(`ss-${r.by}`, {
       platform_id: `ss-${name}`,
@@ -129,24 +148,52 @@ const postFilters = { post: { filters: { hashtags: { contains_any: ['sortset'] }
 const postNames = (ids: string[]) => ids.map((id) => NAME_OF_POST.get(id) ?? id);
 
 describe('sorting posts', () => {
-  const cases = POST_SORTS.flatMap(([by, value]) => (['asc', 'desc'] as const).map((order) => [by, order, value] as const));
+  const cases = POST_SORTS.flatMap(([by, value]) =>
+    (['asc', 'desc'] as const).map((order) => [by, order, value] as const),
+  );
 
-  it.each(cases)('by %s %s: values in order, nulls last, ties by ID, pages equal one page', async (by, order, value) => {
-    const body = { ...postFilters, sort: { by, order } };
-    const expected = expectedOrder(POSTS, value, order, postId);
-    const page = await onePage(searchPosts, body);
-    expect(postNames(page)).toEqual(expected);
-    expect(postNames(await onePage(searchPosts, body))).toEqual(expected);
-    expect(postNames(await walk(searchPosts, body, 2))).toEqual(expected);
-    expect(postNames(await walk(searchPosts, body, 1))).toEqual(expected);
-  });
+  it.each(cases)(
+    'by %s %s: values in order, nulls last, ties by ID, pages equal one page',
+    async (by, order, value) => {
+      const body = { ...postFilters, sort: { by, order } };
+      const expected = expectedOrder(POSTS, value, order, postId);
+      const page = await onePage(searchPosts, body);
+      expect(postNames(page)).toEqual(expected);
+      expect(postNames(await onePage(searchPosts, body))).toEqual(expected);
+      expect(postNames(await walk(searchPosts, body, 2))).toEqual(expected);
+      expect(postNames(await walk(searchPosts, body, 1))).toEqual(expected);
+    },
+  );
 
   it('returns the sort field values in the documented order (views desc, nulls last)', async () => {
     const response = await searchPosts({ ...postFilters, sort: { by: 'views', order: 'desc' }, limit: 100 });
-    expect(response.body.data.map((p: { views: number | null }) => p.views)).toEqual([4500, 3000, 3000, 2000, 2000, 1000, 1000, 1000, 500, 0, null, null]);
-    const ratios = await searchPosts({ ...postFilters, sort: { by: 'view_ratio_to_account_baseline', order: 'asc' }, limit: 3 });
-    expect(ratios.body.data.map((p: { view_ratio_to_account_baseline: number | null }) => p.view_ratio_to_account_baseline)).toEqual([2, 3, 3]);
-    const rates = await searchPosts({ ...postFilters, sort: { by: 'engagement_rate_by_views', order: 'desc' }, limit: 3 });
+    expect(response.body.data.map((p: { views: number | null }) => p.views)).toEqual([
+      4500,
+      3000,
+      3000,
+      2000,
+      2000,
+      1000,
+      1000,
+      1000,
+      500,
+      0,
+      null,
+      null,
+    ]);
+    const ratios = await searchPosts({
+      ...postFilters,
+      sort: { by: 'view_ratio_to_account_baseline', order: 'asc' },
+      limit: 3,
+    });
+    expect(
+      ratios.body.data.map((p: { view_ratio_to_account_baseline: number | null }) => p.view_ratio_to_account_baseline),
+    ).toEqual([2, 3, 3]);
+    const rates = await searchPosts({
+      ...postFilters,
+      sort: { by: 'engagement_rate_by_views', order: 'desc' },
+      limit: 3,
+    });
     expect(postNames(rates.body.data.map((p: { id: string }) => p.id))).toEqual(['p09', 'p11', 'p12']);
   });
 
@@ -160,7 +207,10 @@ describe('sorting posts', () => {
   });
 
   it('keeps the sort under narrowing filters and across a continuation with a lower limit', async () => {
-    const body = { post: { filters: { views: { exists: true }, hashtags: { contains_any: ['#SORTSET'] } } }, sort: { by: 'views', order: 'asc' } };
+    const body = {
+      post: { filters: { views: { exists: true }, hashtags: { contains_any: ['#SORTSET'] } } },
+      sort: { by: 'views', order: 'asc' },
+    };
     const withViews = Object.fromEntries(Object.entries(POSTS).filter(([, r]) => r.views !== null));
     const expected = expectedOrder(withViews, (r) => r.views, 'asc', postId);
     const first = await searchPosts({ ...body, limit: 4 });

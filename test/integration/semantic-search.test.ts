@@ -35,7 +35,9 @@ beforeAll(async () => {
   lexical = { runtime, app };
   const response = await stack.ingest([
     accountObs({ platform_id: 'sem-a', handle: 'semantic.author' }),
-    ...Object.entries(POSTS).map(([key, caption]) => postObs('sem-a', { platform_id: `sem-${key}`, caption, format: key === 'evening' ? 'carousel' : 'reel' })),
+    ...Object.entries(POSTS).map(([key, caption]) =>
+      postObs('sem-a', { platform_id: `sem-${key}`, caption, format: key === 'evening' ? 'carousel' : 'reel' }),
+    ),
   ]);
   expect(response.statusCode).toBe(200);
 }, 120_000);
@@ -52,11 +54,15 @@ describe('semantic ranking with the real model', () => {
   it('says in /readyz which model ranks queries', async () => {
     const response = await stack.get('/readyz');
     expect(response.statusCode).toBe(200);
-    expect(response.body.checks.embeddings).toMatch(/^ready: all-MiniLM-L6-v2\b.*\bq8\b.*384 dimensions.*queries rank hybrid$/);
+    expect(response.body.checks.embeddings).toMatch(
+      /^ready: all-MiniLM-L6-v2\b.*\bq8\b.*384 dimensions.*queries rank hybrid$/,
+    );
   });
 
   it('gives every post a vector of its current text before ?wait=true returns', async () => {
-    const records = await stack.runtime.engine.intake.posts.get(Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)));
+    const records = await stack.runtime.engine.intake.posts.get(
+      Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)),
+    );
     for (const record of records.values()) {
       expect(record.embedding?.model).toBe('all-MiniLM-L6-v2@q8');
       expect(record.embedding?.text_hash).toBe(embeddingTextHash(postEmbeddingText(record)));
@@ -84,7 +90,10 @@ describe('semantic ranking with the real model', () => {
   });
 
   it('applies the filters to both retrievers', async () => {
-    const response = await stack.post('/v1/social/posts/search', { post: { query: QUERY, filters: { format: { in: ['carousel'] } } }, limit: 10 });
+    const response = await stack.post('/v1/social/posts/search', {
+      post: { query: QUERY, filters: { format: { in: ['carousel'] } } },
+      limit: 10,
+    });
     expect(ids(response.body)).toEqual([id('evening')]);
   });
 
@@ -103,7 +112,14 @@ describe('semantic ranking with the real model', () => {
 
   it('re-embeds a post through the embeddings queue when its enrichment arrives', async () => {
     const before = (await stack.runtime.engine.intake.posts.get([id('tyre')])).get(id('tyre'))!.embedding!;
-    await stack.ingest([postEnrichmentObs('sem-tyre', { content_summary: 'A roadside safety tutorial on replacing a punctured wheel.' })], { wait: false });
+    await stack.ingest(
+      [
+        postEnrichmentObs('sem-tyre', {
+          content_summary: 'A roadside safety tutorial on replacing a punctured wheel.',
+        }),
+      ],
+      { wait: false },
+    );
     let record: PostRecord | undefined;
     for (let i = 0; i < 200; i++) {
       record = (await stack.runtime.engine.intake.posts.get([id('tyre')])).get(id('tyre'));

@@ -43,7 +43,15 @@ interface Running {
 
 function run(args: string[], env: Record<string, string>): Running {
   const child = spawn(process.execPath, ['bin/social-search.js', ...args], {
-    env: { ...process.env, REDIS_URL: redis.url, REDIS_PREFIX: prefix, INDEX_PREFIX: prefix, EMBEDDINGS: 'off', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      INDEX_PREFIX: prefix,
+      EMBEDDINGS: 'off',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -86,7 +94,10 @@ function run(args: string[], env: Record<string, string>): Running {
     async stop(signal) {
       const started = performance.now();
       child.kill(signal);
-      const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000))]);
+      const code = await Promise.race([
+        exited,
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000)),
+      ]);
       if (code === 'hung') child.kill('SIGKILL');
       return { code: code === 'hung' ? null : code, ms: performance.now() - started };
     },
@@ -137,7 +148,9 @@ describe('shutdown while the services are down', () => {
       // A well-formed key the API cannot check without Redis.
       const key = generateKey().key;
       for (let i = 0; i < 5; i++) {
-        const response = await fetch(`${base}/v1/social/accounts/@anyone`, { headers: { authorization: `Bearer ${key}` } });
+        const response = await fetch(`${base}/v1/social/accounts/@anyone`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         await response.body?.cancel();
         expect(response.status).toBe(503);
       }
@@ -153,7 +166,10 @@ describe('shutdown while the services are down', () => {
 
   it('quickstart: Ctrl+C with Redis down', async () => {
     const port = await freePort();
-    const quickstart = run(['quickstart', '--posts', '0', '--accounts', '0'], { PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
+    const quickstart = run(['quickstart', '--posts', '0', '--accounts', '0'], {
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    });
     try {
       await quickstart.waitFor(/Press Ctrl\+C to stop/, 60_000);
       await redis.stop();

@@ -12,31 +12,32 @@ const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-
 let stack: Stack;
 let lexical: { runtime: TestRuntime; app: FastifyInstance };
 
-const POSTS: Record<string, { caption: string; author?: string; extra?: Record<string, unknown>; language?: string }> = {
-  // Two posts carry the rare tag: one in its caption, one only in its `hashtags` field.
-  tagCaption: { caption: 'Paid off $12k this year, here is my plan #debtpayoff #budgeting' },
-  tagField: { caption: 'Month three of the snowball method', extra: { hashtags: ['DebtPayoff'] } },
-  // Near misses: about paying off debt, without the tag.
-  near1: { caption: 'How I paid off my debt fast: the debt snowball method explained' },
-  near2: { caption: 'Debt payoff strategies that actually work for credit cards' },
-  near3: { caption: 'Getting out of credit card debt step by step' },
-  // A mixed query: "#ad skincare for acne".
-  ad: { caption: '#ad Trying the new Solena cleanser this week' },
-  acne: { caption: 'My acne skincare routine for clear skin: salicylic acid and spot patches' },
-  // Handles: mentioned, authored, and only resembling.
-  mentions: { caption: 'Filmed with @glow.maya today', extra: { caption_mentions: ['@glow.maya'] } },
-  byHandle: { caption: 'Sunday reset and a face mask', author: 'sr-glow' },
-  resembles: { caption: 'Maya shows her glow routine for dewy skin' },
-  // A quoted phrase, and the same words apart.
-  phrase: { caption: 'Double cleansing is the step I never skip' },
-  apart: { caption: 'Cleansing twice? Double the serum instead' },
-  // Languages: Spanish, German, Italian, Japanese (the German one without enrichment: detected).
-  es: { caption: 'Mis entrenamientos favoritos en casa', language: 'es' },
-  de: { caption: 'Meine liebsten Tipps für die Küchen im Alltag, einfach und schnell' },
-  it: { caption: 'Le mie ricette preferite per la settimana', language: 'it' },
-  ja: { caption: '今日は自炊を紹介します', language: 'ja' },
-  jaDecoy: { caption: '自分で炊飯器を選ぶ方法', language: 'ja' },
-};
+const POSTS: Record<string, { caption: string; author?: string; extra?: Record<string, unknown>; language?: string }> =
+  {
+    // Two posts carry the rare tag: one in its caption, one only in its `hashtags` field.
+    tagCaption: { caption: 'Paid off $12k this year, here is my plan #debtpayoff #budgeting' },
+    tagField: { caption: 'Month three of the snowball method', extra: { hashtags: ['DebtPayoff'] } },
+    // Near misses: about paying off debt, without the tag.
+    near1: { caption: 'How I paid off my debt fast: the debt snowball method explained' },
+    near2: { caption: 'Debt payoff strategies that actually work for credit cards' },
+    near3: { caption: 'Getting out of credit card debt step by step' },
+    // A mixed query: "#ad skincare for acne".
+    ad: { caption: '#ad Trying the new Solena cleanser this week' },
+    acne: { caption: 'My acne skincare routine for clear skin: salicylic acid and spot patches' },
+    // Handles: mentioned, authored, and only resembling.
+    mentions: { caption: 'Filmed with @glow.maya today', extra: { caption_mentions: ['@glow.maya'] } },
+    byHandle: { caption: 'Sunday reset and a face mask', author: 'sr-glow' },
+    resembles: { caption: 'Maya shows her glow routine for dewy skin' },
+    // A quoted phrase, and the same words apart.
+    phrase: { caption: 'Double cleansing is the step I never skip' },
+    apart: { caption: 'Cleansing twice? Double the serum instead' },
+    // Languages: Spanish, German, Italian, Japanese (the German one without enrichment: detected).
+    es: { caption: 'Mis entrenamientos favoritos en casa', language: 'es' },
+    de: { caption: 'Meine liebsten Tipps für die Küchen im Alltag, einfach und schnell' },
+    it: { caption: 'Le mie ricette preferite per la settimana', language: 'it' },
+    ja: { caption: '今日は自炊を紹介します', language: 'ja' },
+    jaDecoy: { caption: '自分で炊飯器を選ぶ方法', language: 'ja' },
+  };
 type Key = keyof typeof POSTS;
 const id = (key: Key) => mintId('post', `sr-${key}`);
 const keyOf = new Map(Object.keys(POSTS).map((k) => [id(k as Key), k]));
@@ -53,7 +54,19 @@ beforeAll(async () => {
     accountObs({ platform_id: 'sr-glow', handle: 'glow.maya' }),
     ...Object.entries(POSTS).flatMap(([key, p]) => [
       postObs(p.author ?? 'sr-a', { platform_id: `sr-${key}`, caption: p.caption, ...p.extra }),
-      ...(p.language ? [postEnrichmentObs(`sr-${key}`, { primary_language: p.language, content_summary: null, offers: [], key_messages: [], calls_to_action: [], hook: null, narrative_structure: null })] : []),
+      ...(p.language
+        ? [
+            postEnrichmentObs(`sr-${key}`, {
+              primary_language: p.language,
+              content_summary: null,
+              offers: [],
+              key_messages: [],
+              calls_to_action: [],
+              hook: null,
+              narrative_structure: null,
+            }),
+          ]
+        : []),
     ]),
   ]);
   expect(response.statusCode).toBe(200);
@@ -99,7 +112,7 @@ describe('exact entities rank first', () => {
     expect(ranked).toContain('acne');
   });
 
-  it('@handle finds the posts mentioning the account and the account\'s own, above posts that only resemble it', async () => {
+  it("@handle finds the posts mentioning the account and the account's own, above posts that only resemble it", async () => {
     const ranked = await hybrid('@glow.maya');
     expect(new Set(ranked.slice(0, 2))).toEqual(new Set(['mentions', 'byHandle']));
   });

@@ -68,12 +68,26 @@ describe('a typed client generated from /openapi.json', () => {
     const compile = () =>
       execFileSync(
         process.execPath,
-        [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', path.join(dir, 'client.ts')],
+        [
+          tsc,
+          '--noEmit',
+          '--strict',
+          '--target',
+          'es2022',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          '--skipLibCheck',
+          path.join(dir, 'client.ts'),
+        ],
         { encoding: 'utf8', stdio: 'pipe' },
       );
     expect(compile).not.toThrow();
 
-    const { smoke } = (await import(path.join(dir, 'client.ts'))) as { smoke: (baseUrl: string, key: string, postId: string) => Promise<Record<string, unknown>> };
+    const { smoke } = (await import(path.join(dir, 'client.ts'))) as {
+      smoke: (baseUrl: string, key: string, postId: string) => Promise<Record<string, unknown>>;
+    };
     const result = await smoke(baseUrl, stack.key, mintId('post', 'tc-p'));
     expect(result).toEqual({
       ids: [mintId('post', 'tc-p')],

@@ -5,13 +5,17 @@ import { createBulkBodies } from '../../src/engine/elasticsearch/bulk-bodies.ts'
 function lines(body: Buffer): unknown[] {
   const text = body.toString('utf8');
   expect(text.endsWith('\n')).toBe(true);
-  return text.slice(0, -1).split('\n').map((line) => JSON.parse(line) as unknown);
+  return text
+    .slice(0, -1)
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 describe('bulk bodies', () => {
   it('writes an action line and a document line per write, in order, each request naming its writes', () => {
     const bodies = createBulkBodies<string>({ maxDocs: 2, maxBytes: 1024 * 1024 });
-    for (const id of ['a', 'b', 'c']) bodies.add(id, { index: { _id: id } }, JSON.stringify({ id, caption: `café ${id} 日本語 🎉` }));
+    for (const id of ['a', 'b', 'c'])
+      bodies.add(id, { index: { _id: id } }, JSON.stringify({ id, caption: `café ${id} 日本語 🎉` }));
     const chunks = bodies.finish();
     expect(chunks.map((c) => c.items)).toEqual([['a', 'b'], ['c']]);
     expect(lines(chunks[0]!.body)).toEqual([
@@ -51,6 +55,8 @@ describe('bulk bodies', () => {
     const text = 'x'.repeat(50_000);
     for (let n = 0; n < 5; n++) bodies.add(n, { create: { _id: String(n) } }, JSON.stringify({ n, text }));
     const [chunk] = bodies.finish();
-    expect(lines(chunk!.body)).toEqual([...Array(5).keys()].flatMap((n) => [{ create: { _id: String(n) } }, { n, text }]));
+    expect(lines(chunk!.body)).toEqual(
+      [...Array(5).keys()].flatMap((n) => [{ create: { _id: String(n) } }, { n, text }]),
+    );
   });
 });

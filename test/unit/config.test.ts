@@ -14,18 +14,21 @@ const issues = (env: Record<string, string>) => {
 describe('configuration of the cluster', () => {
   it('ELASTICSEARCH_URL is one URL or a comma-separated list of them', () => {
     expect(loadConfig({}).ELASTICSEARCH_URL).toEqual(['http://127.0.0.1:9200']);
-    expect(loadConfig({ ELASTICSEARCH_URL: 'http://es-1:9200, http://es-2:9200,http://es-3:9200' }).ELASTICSEARCH_URL).toEqual([
-      'http://es-1:9200',
-      'http://es-2:9200',
-      'http://es-3:9200',
+    expect(
+      loadConfig({ ELASTICSEARCH_URL: 'http://es-1:9200, http://es-2:9200,http://es-3:9200' }).ELASTICSEARCH_URL,
+    ).toEqual(['http://es-1:9200', 'http://es-2:9200', 'http://es-3:9200']);
+    expect(issues({ ELASTICSEARCH_URL: 'http://es-1:9200,es-2' })).toEqual([
+      expect.stringMatching(/^ELASTICSEARCH_URL\.1: /),
     ]);
-    expect(issues({ ELASTICSEARCH_URL: 'http://es-1:9200,es-2' })).toEqual([expect.stringMatching(/^ELASTICSEARCH_URL\.1: /)]);
     expect(issues({ ELASTICSEARCH_URL: ' , ' })).toEqual(['ELASTICSEARCH_URL: expected at least one URL']);
   });
 
   it('INDEX_SHARDS (default 1) and INDEX_REPLICAS (default 0) are bounded integers', () => {
     expect(loadConfig({})).toMatchObject({ INDEX_SHARDS: 1, INDEX_REPLICAS: 0 });
-    expect(loadConfig({ INDEX_SHARDS: '3', INDEX_REPLICAS: '2' })).toMatchObject({ INDEX_SHARDS: 3, INDEX_REPLICAS: 2 });
+    expect(loadConfig({ INDEX_SHARDS: '3', INDEX_REPLICAS: '2' })).toMatchObject({
+      INDEX_SHARDS: 3,
+      INDEX_REPLICAS: 2,
+    });
     expect(issues({ INDEX_SHARDS: '0' })).toEqual([expect.stringMatching(/^INDEX_SHARDS: /)]);
     expect(issues({ INDEX_REPLICAS: '-1' })).toEqual([expect.stringMatching(/^INDEX_REPLICAS: /)]);
     expect(issues({ INDEX_REPLICAS: 'one' })).toEqual([expect.stringMatching(/^INDEX_REPLICAS: /)]);
@@ -33,7 +36,9 @@ describe('configuration of the cluster', () => {
 
   it('INDEX_REFRESH_INTERVAL (default 1s) is an Elasticsearch duration or -1', () => {
     expect(loadConfig({})).toMatchObject({ INDEX_REFRESH_INTERVAL: '1s' });
-    for (const value of ['30s', '500ms', '2m', '-1']) expect(loadConfig({ INDEX_REFRESH_INTERVAL: value })).toMatchObject({ INDEX_REFRESH_INTERVAL: value });
-    for (const value of ['30', '0s', '1h', 'fast', '-2']) expect(issues({ INDEX_REFRESH_INTERVAL: value })).toEqual([expect.stringMatching(/^INDEX_REFRESH_INTERVAL: /)]);
+    for (const value of ['30s', '500ms', '2m', '-1'])
+      expect(loadConfig({ INDEX_REFRESH_INTERVAL: value })).toMatchObject({ INDEX_REFRESH_INTERVAL: value });
+    for (const value of ['30', '0s', '1h', 'fast', '-2'])
+      expect(issues({ INDEX_REFRESH_INTERVAL: value })).toEqual([expect.stringMatching(/^INDEX_REFRESH_INTERVAL: /)]);
   });
 });

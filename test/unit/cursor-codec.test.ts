@@ -7,7 +7,13 @@ import { createCursorCodec } from '../../src/query/cursor-codec.ts';
 const secret = 'unit-test-signing-secret-0123456789abcdef';
 let clock = 1_800_000_000_000;
 const codec = createCursorCodec({ secret, ttlSeconds: 3600, now: () => clock });
-const payload = { v: 1, kind: 'posts', search: { query: 'kite festival', filter: { kind: 'and', children: [] } }, limit: 20, state: { pit: 'p'.repeat(200), after: [3.5, 'post_x'] } };
+const payload = {
+  v: 1,
+  kind: 'posts',
+  search: { query: 'kite festival', filter: { kind: 'and', children: [] } },
+  limit: 20,
+  state: { pit: 'p'.repeat(200), after: [3.5, 'post_x'] },
+};
 
 describe('cursor codec', () => {
   it('round-trips the payload, with its expiry', () => {
@@ -33,7 +39,9 @@ describe('cursor codec', () => {
   });
 
   it('still reads cursors issued with zlib default compression (before the small window)', () => {
-    const body = deflateRawSync(Buffer.from(JSON.stringify({ ...payload, exp: clock / 1000 + 60 })), { level: 1 }).toString('base64url');
+    const body = deflateRawSync(Buffer.from(JSON.stringify({ ...payload, exp: clock / 1000 + 60 })), {
+      level: 1,
+    }).toString('base64url');
     const sig = createHmac('sha256', secret).update(`cursor\n${body}`).digest('base64url');
     expect(codec.decode(`${body}.${sig}`)).toMatchObject({ kind: 'posts', limit: 20 });
   });

@@ -9,7 +9,9 @@ describe('dashboard HTML', () => {
     expect(html`<td title="${name}">${name}</td>`.value).toBe(
       '<td title="&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; co">&lt;img src=x onerror=&quot;alert(&#39;x&#39;)&quot;&gt; &amp; co</td>',
     );
-    expect(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>`.value).toBe('<ul><li>a&lt;</li><li>b</li></ul>');
+    expect(html`<ul>${['a<', 'b'].map((x) => html`<li>${x}</li>`)}</ul>`.value).toBe(
+      '<ul><li>a&lt;</li><li>b</li></ul>',
+    );
     expect(html`${null}${undefined}${false}${0}`.value).toBe('0');
   });
 

@@ -58,7 +58,13 @@ describe('viewRatiosToBaseline', () => {
   });
 
   it('ignores posts without views in the window', () => {
-    const posts = [post('target', 0, 400), post('a', 1, 100), post('b', 2, 200), post('n1', 3, null), post('n2', 4, null)];
+    const posts = [
+      post('target', 0, 400),
+      post('a', 1, 100),
+      post('b', 2, 200),
+      post('n1', 3, null),
+      post('n2', 4, null),
+    ];
     expect(ratioOf('target', posts)).toBeNull(); // only 2 posts with views
     expect(ratioOf('target', [...posts, post('c', 5, 300)])).toBe(2); // 400 / median(100, 200, 300)
   });

@@ -53,7 +53,9 @@ describe('compileFilter: one node kind at a time', () => {
   });
 
   it('compiles exists', () => {
-    expect(root({ kind: 'exists', field: 'post.views' })).toEqual({ bool: { filter: [{ exists: { field: 'views' } }] } });
+    expect(root({ kind: 'exists', field: 'post.views' })).toEqual({
+      bool: { filter: [{ exists: { field: 'views' } }] },
+    });
   });
 
   it('compiles a root NOT to must_not, and an inner NOT to a must_not bool', () => {
@@ -96,7 +98,11 @@ describe('compileFilter: one node kind at a time', () => {
         filter: [
           {
             bool: {
-              should: [{ range: { views: { gte: 1000 } } }, { term: { format: 'reel' } }, { exists: { field: 'audio_id' } }],
+              should: [
+                { range: { views: { gte: 1000 } } },
+                { term: { format: 'reel' } },
+                { exists: { field: 'audio_id' } },
+              ],
               minimum_should_match: 1,
             },
           },
@@ -108,15 +114,23 @@ describe('compileFilter: one node kind at a time', () => {
   it('flattens nested ANDs and unwraps one-child groups', () => {
     const node: FilterNode = {
       kind: 'and',
-      children: [views, { kind: 'and', children: [reel, { kind: 'and', children: [] }] }, { kind: 'or', children: [reel] }],
+      children: [
+        views,
+        { kind: 'and', children: [reel, { kind: 'and', children: [] }] },
+        { kind: 'or', children: [reel] },
+      ],
     };
     expect(root(node)).toEqual({
-      bool: { filter: [{ range: { views: { gte: 1000 } } }, { term: { format: 'reel' } }, { term: { format: 'reel' } }] },
+      bool: {
+        filter: [{ range: { views: { gte: 1000 } } }, { term: { format: 'reel' } }, { term: { format: 'reel' } }],
+      },
     });
   });
 
   it('keeps an AND inside an OR as a bool', () => {
-    expect(root({ kind: 'or', children: [{ kind: 'and', children: [views, { kind: 'not', child: reel }] }, reel] })).toEqual({
+    expect(
+      root({ kind: 'or', children: [{ kind: 'and', children: [views, { kind: 'not', child: reel }] }, reel] }),
+    ).toEqual({
       bool: {
         filter: [
           {
@@ -163,7 +177,10 @@ describe('compileFilter: a realistic post search', () => {
       {
         posted_at: { gte: '2026-01-01T00:00:00Z', lt: '2026-02-01T00:00:00Z' },
         format: { in: ['reel', 'carousel'] },
-        any_of: [{ views: { gte: 100000 } }, { engagement_rate_by_views: { gte: 0.05 }, hashtags: { contains_any: ['#Fitness'] } }],
+        any_of: [
+          { views: { gte: 100000 } },
+          { engagement_rate_by_views: { gte: 0.05 }, hashtags: { contains_any: ['#Fitness'] } },
+        ],
         not: { has_paid_partnership_label: { eq: true } },
       },
       'post',
@@ -185,7 +202,10 @@ describe('compileFilter: a realistic post search', () => {
                 { range: { views: { gte: 100000 } } },
                 {
                   bool: {
-                    filter: [{ range: { engagement_rate_by_views: { gte: 0.05 } } }, { terms: { hashtags: ['fitness'] } }],
+                    filter: [
+                      { range: { engagement_rate_by_views: { gte: 0.05 } } },
+                      { terms: { hashtags: ['fitness'] } },
+                    ],
                   },
                 },
               ],
@@ -221,7 +241,11 @@ describe('compileFilter: a realistic post search', () => {
             bool: {
               should: [
                 { term: { is_verified: true } },
-                { bool: { filter: [{ term: { publishing_languages: 'en' } }, { term: { publishing_languages: 'de' } }] } },
+                {
+                  bool: {
+                    filter: [{ term: { publishing_languages: 'en' } }, { term: { publishing_languages: 'de' } }],
+                  },
+                },
               ],
               minimum_should_match: 1,
             },
@@ -253,15 +277,22 @@ describe('compileSort', () => {
   });
 
   it('refuses a field that is not sortable', () => {
-    expect(() => compileSort({ field: 'post.media_count', order: 'asc' }, 'post')).toThrow('field post.media_count is not sortable');
+    expect(() => compileSort({ field: 'post.media_count', order: 'asc' }, 'post')).toThrow(
+      'field post.media_count is not sortable',
+    );
   });
 });
 
 describe('field map against the index templates', () => {
-  type Mapping = { type?: string; normalizer?: string; properties?: Record<string, Mapping>; fields?: Record<string, Mapping> };
+  type Mapping = {
+    type?: string;
+    normalizer?: string;
+    properties?: Record<string, Mapping>;
+    fields?: Record<string, Mapping>;
+  };
   const load = (name: string): Record<string, Mapping> =>
-    JSON.parse(readFileSync(new URL(`../../index-templates/${name}.index.json`, import.meta.url), 'utf8')).template.mappings
-      .properties;
+    JSON.parse(readFileSync(new URL(`../../index-templates/${name}.index.json`, import.meta.url), 'utf8')).template
+      .mappings.properties;
   const indices = { posts: load('posts'), accounts: load('accounts') };
 
   function mappingAt(properties: Record<string, Mapping>, path: string): Mapping | undefined {

@@ -79,29 +79,43 @@ describe('every operator on every field', () => {
 describe('leaves', () => {
   it('merges the bounds of one field into one range, contradictory or not', () => {
     expect(post({ views: { gte: 1000, lt: 5000, gt: 10, lte: 1 } })).toEqual({
-      kind: 'range', field: 'post.views', gte: 1000, lt: 5000, gt: 10, lte: 1,
+      kind: 'range',
+      field: 'post.views',
+      gte: 1000,
+      lt: 5000,
+      gt: 10,
+      lte: 1,
     });
   });
 
   it('takes any number on a number field', () => {
     expect(post({ engagement_rate_by_views: { gte: 0.05, lt: 1 } })).toEqual({
-      kind: 'range', field: 'post.engagement_rate_by_views', gte: 0.05, lt: 1,
+      kind: 'range',
+      field: 'post.engagement_rate_by_views',
+      gte: 0.05,
+      lt: 1,
     });
   });
 
   it('normalizes UTC timestamps to millisecond Z form', () => {
     expect(post({ posted_at: { gte: '2026-01-01T00:00:00+00:00', lt: '2026-02-01T12:30:00.5Z' } })).toEqual({
-      kind: 'range', field: 'post.posted_at', gte: '2026-01-01T00:00:00.000Z', lt: '2026-02-01T12:30:00.500Z',
+      kind: 'range',
+      field: 'post.posted_at',
+      gte: '2026-01-01T00:00:00.000Z',
+      lt: '2026-02-01T12:30:00.500Z',
     });
   });
 
   it('parses keyword eq, in and not_in (not_in as not over terms)', () => {
     expect(post({ format: { eq: 'reel' } })).toEqual({ kind: 'term', field: 'post.format', value: 'reel' });
     expect(post({ format: { in: ['reel', 'carousel'] } })).toEqual({
-      kind: 'terms', field: 'post.format', values: ['reel', 'carousel'],
+      kind: 'terms',
+      field: 'post.format',
+      values: ['reel', 'carousel'],
     });
     expect(post({ format: { not_in: ['reel'] } })).toEqual({
-      kind: 'not', child: { kind: 'terms', field: 'post.format', values: ['reel'] },
+      kind: 'not',
+      child: { kind: 'terms', field: 'post.format', values: ['reel'] },
     });
   });
 
@@ -111,25 +125,37 @@ describe('leaves', () => {
 
   it('parses contains_any, contains_all and contains_none (as not over contains any)', () => {
     expect(author({ niches: { contains_any: ['fitness', 'food'] } })).toEqual({
-      kind: 'contains', field: 'author.niches', mode: 'any', values: ['fitness', 'food'],
+      kind: 'contains',
+      field: 'author.niches',
+      mode: 'any',
+      values: ['fitness', 'food'],
     });
     expect(post({ topics: { contains_all: ['a', 'b'] } })).toEqual({
-      kind: 'contains', field: 'post.topics', mode: 'all', values: ['a', 'b'],
+      kind: 'contains',
+      field: 'post.topics',
+      mode: 'all',
+      values: ['a', 'b'],
     });
     expect(post({ offer_types: { contains_none: ['discount'] } })).toEqual({
-      kind: 'not', child: { kind: 'contains', field: 'post.offer_types', mode: 'any', values: ['discount'] },
+      kind: 'not',
+      child: { kind: 'contains', field: 'post.offer_types', mode: 'any', values: ['discount'] },
     });
   });
 
   it('parses boolean eq', () => {
-    expect(post({ comments_enabled: { eq: false } })).toEqual({ kind: 'term', field: 'post.comments_enabled', value: false });
+    expect(post({ comments_enabled: { eq: false } })).toEqual({
+      kind: 'term',
+      field: 'post.comments_enabled',
+      value: false,
+    });
     expect(author({ is_verified: { eq: true } })).toEqual({ kind: 'term', field: 'author.is_verified', value: true });
   });
 
   it('parses exists true and false (false as not over exists)', () => {
     expect(post({ primary_language: { exists: true } })).toEqual({ kind: 'exists', field: 'post.primary_language' });
     expect(post({ views: { exists: false } })).toEqual({
-      kind: 'not', child: { kind: 'exists', field: 'post.views' },
+      kind: 'not',
+      child: { kind: 'exists', field: 'post.views' },
     });
   });
 
@@ -145,17 +171,24 @@ describe('leaves', () => {
 
   it('strips one leading # from hashtags and compares them case-insensitively', () => {
     expect(post({ hashtags: { contains_any: ['#Food', 'TRAVEL', '##x'] } })).toEqual({
-      kind: 'contains', field: 'post.hashtags', mode: 'any', values: ['food', 'travel', '#x'],
+      kind: 'contains',
+      field: 'post.hashtags',
+      mode: 'any',
+      values: ['food', 'travel', '#x'],
     });
   });
 
   it('strips one leading @ from handles and lower-cases handles and category labels', () => {
     expect(account({ handle: { in: ['@Alice', 'bob'] } })).toEqual({
-      kind: 'terms', field: 'account.handle', values: ['alice', 'bob'],
+      kind: 'terms',
+      field: 'account.handle',
+      values: ['alice', 'bob'],
     });
     expect(author({ handle: { eq: '@Alice' } })).toEqual({ kind: 'term', field: 'author.handle', value: 'alice' });
     expect(account({ category_label: { eq: 'Digital Creator' } })).toEqual({
-      kind: 'term', field: 'account.category_label', value: 'digital creator',
+      kind: 'term',
+      field: 'account.category_label',
+      value: 'digital creator',
     });
   });
 
@@ -233,8 +266,12 @@ describe('composition', () => {
 describe('invalid filters → 422 with the pointer of the offending value', () => {
   it('rejects an unknown field, suggesting close names', () => {
     expect(postError({ viewz: { gte: 1 } })).toBe('/post/filters/viewz: unknown field; did you mean views?');
-    expect(postError({ audio: { eq: 'x' } })).toBe('/post/filters/audio: unknown field; did you mean audio_type or audio_id?');
-    expect(postError({ postedAt: { gte: 'x' } })).toBe('/post/filters/postedAt: unknown field; did you mean posted_at?');
+    expect(postError({ audio: { eq: 'x' } })).toBe(
+      '/post/filters/audio: unknown field; did you mean audio_type or audio_id?',
+    );
+    expect(postError({ postedAt: { gte: 'x' } })).toBe(
+      '/post/filters/postedAt: unknown field; did you mean posted_at?',
+    );
     expect(postError({ or: [] })).toBe('/post/filters/or: unknown field; did you mean any_of?');
   });
 
@@ -286,24 +323,34 @@ describe('invalid filters → 422 with the pointer of the offending value', () =
     expect(postError({ engagement_rate_by_views: { gte: '0.1' } })).toBe(
       '/post/filters/engagement_rate_by_views/gte: expected a number',
     );
-    expect(postError({ comments_enabled: { eq: 'true' } })).toBe('/post/filters/comments_enabled/eq: expected true or false');
+    expect(postError({ comments_enabled: { eq: 'true' } })).toBe(
+      '/post/filters/comments_enabled/eq: expected true or false',
+    );
     expect(postError({ views: { exists: 1 } })).toBe('/post/filters/views/exists: expected true or false');
     expect(postError({ format: { eq: 5 } })).toBe('/post/filters/format/eq: expected a string');
-    expect(postError({ format: { in: 'reel' } })).toBe('/post/filters/format/in: expected an array of 1 to 500 strings');
-    expect(postError({ topics: { contains_any: ['a', 7] } })).toBe('/post/filters/topics/contains_any/1: expected a string');
+    expect(postError({ format: { in: 'reel' } })).toBe(
+      '/post/filters/format/in: expected an array of 1 to 500 strings',
+    );
+    expect(postError({ topics: { contains_any: ['a', 7] } })).toBe(
+      '/post/filters/topics/contains_any/1: expected a string',
+    );
     expect(postError({ media_types: { contains_any: ['gif'] } })).toBe(
       '/post/filters/media_types/contains_any/0: expected one of "image", "video"',
     );
   });
 
   it('rejects an empty list, a too long list, an empty or too long string and duplicates', () => {
-    expect(postError({ format: { in: [] } })).toBe('/post/filters/format/in: expected an array of 1 to 500 strings, got an empty array');
+    expect(postError({ format: { in: [] } })).toBe(
+      '/post/filters/format/in: expected an array of 1 to 500 strings, got an empty array',
+    );
     const many = Array.from({ length: 501 }, (_, i) => `v${i}`);
     expect(postError({ topics: { contains_any: many } })).toBe(
       '/post/filters/topics/contains_any: expected an array of 1 to 500 strings, got more',
     );
     expect(postError({ format: { eq: '' } })).toBe('/post/filters/format/eq: expected a non-empty string');
-    expect(postError({ format: { eq: 'x'.repeat(201) } })).toBe('/post/filters/format/eq: expected at most 200 characters');
+    expect(postError({ format: { eq: 'x'.repeat(201) } })).toBe(
+      '/post/filters/format/eq: expected at most 200 characters',
+    );
     expect(postError({ hashtags: { contains_any: ['#'] } })).toBe(
       '/post/filters/hashtags/contains_any/0: expected a non-empty hashtag after "#"',
     );
@@ -333,7 +380,9 @@ describe('invalid filters → 422 with the pointer of the offending value', () =
   });
 
   it('rejects an empty operator object and a bare value', () => {
-    expect(postError({ views: {} })).toBe('/post/filters/views: expected at least one operator: gt, gte, lt, lte, exists');
+    expect(postError({ views: {} })).toBe(
+      '/post/filters/views: expected at least one operator: gt, gte, lt, lte, exists',
+    );
     expect(postError({ format: 'reel' })).toBe(
       '/post/filters/format: expected an operator object such as {"in": ["…"]}; operators of this keyword field: eq, in, not_in',
     );
@@ -383,7 +432,15 @@ describe('invalid filters → 422 with the pointer of the offending value', () =
 
   it('reports up to five problems, then how many more', () => {
     expect(
-      postError({ viewz: {}, views: { gte: 'x' }, format: { in: [] }, likes: {}, comments: { eq: 1 }, topics: 1, media_count: { gt: 0.5 } }),
+      postError({
+        viewz: {},
+        views: { gte: 'x' },
+        format: { in: [] },
+        likes: {},
+        comments: { eq: 1 },
+        topics: 1,
+        media_count: { gt: 0.5 },
+      }),
     ).toBe(
       [
         '/post/filters/viewz: unknown field; did you mean views?',
@@ -401,7 +458,9 @@ describe('invalid filters → 422 with the pointer of the offending value', () =
   });
 
   it('does not take inherited property names for fields', () => {
-    expect(postError({ constructor: { eq: 'x' } })).toMatch(/^\/post\/filters\/constructor: unknown field; expected any_of/);
+    expect(postError({ constructor: { eq: 'x' } })).toMatch(
+      /^\/post\/filters\/constructor: unknown field; expected any_of/,
+    );
     expect(postError(JSON.parse('{"__proto__": {"eq": "x"}}'))).toMatch(/^\/post\/filters\/__proto__: unknown field/);
   });
 });
@@ -423,16 +482,24 @@ describe('parseSort', () => {
 
   it('rejects an unknown or missing by, naming the allowed fields', () => {
     const postFields = 'posted_at, views, likes, comments, engagement_rate_by_views, view_ratio_to_account_baseline';
-    expect(detailOf(() => parseSort({ by: 'media_count' }, 'post', '/sort'))).toBe(`/sort/by: expected one of ${postFields}`);
-    expect(detailOf(() => parseSort({ order: 'asc' }, 'post', '/sort'))).toBe(`/sort/by: expected one of ${postFields}`);
+    expect(detailOf(() => parseSort({ by: 'media_count' }, 'post', '/sort'))).toBe(
+      `/sort/by: expected one of ${postFields}`,
+    );
+    expect(detailOf(() => parseSort({ order: 'asc' }, 'post', '/sort'))).toBe(
+      `/sort/by: expected one of ${postFields}`,
+    );
     expect(detailOf(() => parseSort({ by: 'views' }, 'account', '/sort'))).toBe(
       '/sort/by: expected one of followers_count, following_count, posts_count',
     );
   });
 
   it('rejects an unknown order, an extra key and a non-object', () => {
-    expect(detailOf(() => parseSort({ by: 'views', order: 'DESC' }, 'post', '/sort'))).toBe('/sort/order: expected "asc" or "desc"');
-    expect(detailOf(() => parseSort({ by: 'views', direction: 'asc' }, 'post', '/sort'))).toBe('/sort/direction: unknown field');
+    expect(detailOf(() => parseSort({ by: 'views', order: 'DESC' }, 'post', '/sort'))).toBe(
+      '/sort/order: expected "asc" or "desc"',
+    );
+    expect(detailOf(() => parseSort({ by: 'views', direction: 'asc' }, 'post', '/sort'))).toBe(
+      '/sort/direction: unknown field',
+    );
     expect(detailOf(() => parseSort('views', 'post', '/sort'))).toBe(
       '/sort: expected an object {"by": <field>, "order": "asc" | "desc"}',
     );

@@ -7,8 +7,16 @@ import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 describe('convex fusion of min–max normalized scores', () => {
   it('puts a document both retrievers rank high above one that only one of them found', () => {
     const fused = fuseConvex(
-      [{ id: 'a', score: 20 }, { id: 'b', score: 12 }, { id: 'c', score: 4 }],
-      [{ id: 'b', score: 0.9 }, { id: 'd', score: 0.85 }, { id: 'a', score: 0.5 }],
+      [
+        { id: 'a', score: 20 },
+        { id: 'b', score: 12 },
+        { id: 'c', score: 4 },
+      ],
+      [
+        { id: 'b', score: 0.9 },
+        { id: 'd', score: 0.85 },
+        { id: 'a', score: 0.5 },
+      ],
     );
     expect(fused.map((f) => f.id)).toEqual(['b', 'a', 'd', 'c']);
     // b: 0.5·(12−4)/16 + 0.5·1 = 0.75; a: 0.5·1 + 0.5·0 = 0.5; d: 0.5·0.875 = 0.4375; c: 0
@@ -19,26 +27,60 @@ describe('convex fusion of min–max normalized scores', () => {
   });
 
   it('is scale-free: multiplying BM25 scores by any factor changes nothing', () => {
-    const lexical = [{ id: 'a', score: 3 }, { id: 'b', score: 2 }, { id: 'c', score: 1 }];
-    const semantic = [{ id: 'c', score: 0.8 }, { id: 'b', score: 0.7 }, { id: 'a', score: 0.1 }];
+    const lexical = [
+      { id: 'a', score: 3 },
+      { id: 'b', score: 2 },
+      { id: 'c', score: 1 },
+    ];
+    const semantic = [
+      { id: 'c', score: 0.8 },
+      { id: 'b', score: 0.7 },
+      { id: 'a', score: 0.1 },
+    ];
     const scaled = lexical.map((h) => ({ ...h, score: h.score * 37.5 }));
     expect(fuseConvex(scaled, semantic)).toEqual(fuseConvex(lexical, semantic).map((f) => ({ ...f })));
   });
 
   it('breaks ties by ID so every page sees the same total order', () => {
-    const fused = fuseConvex([{ id: 'z', score: 1 }, { id: 'y', score: 1 }], [{ id: 'x', score: 0.5 }, { id: 'w', score: 0.9 }]);
+    const fused = fuseConvex(
+      [
+        { id: 'z', score: 1 },
+        { id: 'y', score: 1 },
+      ],
+      [
+        { id: 'x', score: 0.5 },
+        { id: 'w', score: 0.9 },
+      ],
+    );
     // w, y and z tie at 0.5 and sort by ID; x is the semantic window's minimum (0).
     expect(fused.map((f) => f.id)).toEqual(['w', 'y', 'z', 'x']);
   });
 
   it('with weight 0 orders by similarity alone (the semantic-only mode)', () => {
-    const fused = fuseConvex([], [{ id: 'b', score: 0.3 }, { id: 'c', score: 0.6 }, { id: 'a', score: 0.45 }], 0);
+    const fused = fuseConvex(
+      [],
+      [
+        { id: 'b', score: 0.3 },
+        { id: 'c', score: 0.6 },
+        { id: 'a', score: 0.45 },
+      ],
+      0,
+    );
     expect(fused.map((f) => f.id)).toEqual(['c', 'a', 'b']);
   });
 
   it('reciprocal rank fusion (the measured alternative) sums 1/(k + rank)', () => {
-    const fused = fuseReciprocalRank([{ id: 'a', score: 5 }, { id: 'b', score: 1 }], [{ id: 'b', score: 0.9 }]);
-    expect(fused.map((f) => [f.id, +f.score.toFixed(6)])).toEqual([['b', +(1 / 62 + 1 / 61).toFixed(6)], ['a', +(1 / 61).toFixed(6)]]);
+    const fused = fuseReciprocalRank(
+      [
+        { id: 'a', score: 5 },
+        { id: 'b', score: 1 },
+      ],
+      [{ id: 'b', score: 0.9 }],
+    );
+    expect(fused.map((f) => [f.id, +f.score.toFixed(6)])).toEqual([
+      ['b', +(1 / 62 + 1 / 61).toFixed(6)],
+      ['a', +(1 / 61).toFixed(6)],
+    ]);
   });
 });
 

@@ -23,11 +23,36 @@ const floatBits = (value: number) => {
 describe('float16Bits', () => {
   it('rounds like @petamoriken/float16, bit for bit, at every edge and on random floats', () => {
     const edges = [
-      0, -0, 1, -1, 0.1, 1 / 3, 65504, 65519.99, 65520, -65520, 1e10, Infinity, -Infinity, NaN,
-      2 ** -14, 2 ** -14 - 2 ** -25, 2 ** -24, 2 ** -25, 2 ** -25 + 2 ** -40, 3 * 2 ** -26, 2 ** -26, 1e-30,
-      1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -11 + 2 ** -20, 2048 + 1, 2048 + 3,
+      0,
+      -0,
+      1,
+      -1,
+      0.1,
+      1 / 3,
+      65504,
+      65519.99,
+      65520,
+      -65520,
+      1e10,
+      Infinity,
+      -Infinity,
+      NaN,
+      2 ** -14,
+      2 ** -14 - 2 ** -25,
+      2 ** -24,
+      2 ** -25,
+      2 ** -25 + 2 ** -40,
+      3 * 2 ** -26,
+      2 ** -26,
+      1e-30,
+      1 + 2 ** -11,
+      1 + 3 * 2 ** -11,
+      1 + 2 ** -11 + 2 ** -20,
+      2048 + 1,
+      2048 + 3,
     ];
-    for (const value of edges) expect(float16Bits(floatBits(value)), String(value)).toBe(referenceBits(floatBits(value)));
+    for (const value of edges)
+      expect(float16Bits(floatBits(value)), String(value)).toBe(referenceBits(floatBits(value)));
     let state = 12345;
     for (let i = 0; i < 200_000; i++) {
       state = (Math.imul(state, 1103515245) + 12345) >>> 0;
@@ -58,10 +83,12 @@ function tensor(w: protobuf.Writer, name: string, dims: number[], values: number
 }
 function valueInfo(w: protobuf.Writer, name: string, elemType: number, dims: number[]) {
   text(w, 1, name);
-  message(w, 2, (type) => message(type, 1, (tensorType) => {
-    tensorType.uint32(1 << 3).int32(elemType);
-    message(tensorType, 2, (shape) => dims.forEach((d) => message(shape, 1, (dim) => dim.uint32(1 << 3).int64(d))));
-  }));
+  message(w, 2, (type) =>
+    message(type, 1, (tensorType) => {
+      tensorType.uint32(1 << 3).int32(elemType);
+      message(tensorType, 2, (shape) => dims.forEach((d) => message(shape, 1, (dim) => dim.uint32(1 << 3).int64(d))));
+    }),
+  );
 }
 function node(w: protobuf.Writer, op: string, inputs: string[], outputs: string[], name: string) {
   message(w, 1, (n) => {

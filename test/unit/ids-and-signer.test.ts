@@ -46,7 +46,11 @@ describe('delivery signer', () => {
     return {
       kind: kind!,
       id: decodeURIComponent(id!),
-      query: { src: u.searchParams.get('src') ?? undefined, exp: u.searchParams.get('exp') ?? undefined, sig: u.searchParams.get('sig') ?? undefined },
+      query: {
+        src: u.searchParams.get('src') ?? undefined,
+        exp: u.searchParams.get('exp') ?? undefined,
+        sig: u.searchParams.get('sig') ?? undefined,
+      },
     };
   }
 
@@ -76,7 +80,8 @@ describe('delivery signer', () => {
       [kind, id, { ...query, sig: undefined }],
       [kind, id, { ...query, exp: 'soon' }],
     ];
-    for (const [k, i, q] of attempts) expect(() => signer.verify(k, i, q), `${k} ${i} ${JSON.stringify(q)}`).toThrow(InvalidSignatureError);
+    for (const [k, i, q] of attempts)
+      expect(() => signer.verify(k, i, q), `${k} ${i} ${JSON.stringify(q)}`).toThrow(InvalidSignatureError);
     // a URL signed with another secret does not verify either
     const foreign = parts(make(T, 'y'.repeat(32)).sign('media', 'social_media_abc', SOURCE));
     expect(() => signer.verify(foreign.kind, foreign.id, foreign.query)).toThrow(InvalidSignatureError);

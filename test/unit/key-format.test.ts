@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  generateKey,
-  hashSecret,
-  isKeyId,
-  KEY_LENGTH,
-  parseKey,
-} from '../../src/services/keys/key-format.ts';
+import { generateKey, hashSecret, isKeyId, KEY_LENGTH, parseKey } from '../../src/services/keys/key-format.ts';
 
 describe('generateKey', () => {
   it('mints ssk_<16 base32>_<43 base64url> with a key_ id', () => {

@@ -37,7 +37,11 @@ describe('match evidence snippets', () => {
       {
         caption: [`Evening ${S}serum${E}`],
         // Lines of the joined text: summary, hook construction, offer summary and terms.
-        content_text: [`A ${S}serum${E} routine.\nOpens on the ${S}serum${E}`, `${S}Serum${E} bundle 20% off`, `Not in any ${S}serum${E} field`],
+        content_text: [
+          `A ${S}serum${E} routine.\nOpens on the ${S}serum${E}`,
+          `${S}Serum${E} bundle 20% off`,
+          `Not in any ${S}serum${E} field`,
+        ],
       },
       'lexical',
     );

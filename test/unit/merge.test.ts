@@ -84,7 +84,14 @@ describe('account merge', () => {
   const a1 = obs(accountObs({ platform_id: 'acc-m', handle: 'first', followers_count: 100, observed_at: at(10) }));
   const a3 = obs(accountObs({ platform_id: 'acc-m', handle: 'third', followers_count: 300, observed_at: at(30) }));
   const deactivated = obs({ kind: 'account', platform_id: 'acc-m', status: 'deactivated', observed_at: at(20) });
-  const e1 = obs(accountEnrichmentObs('acc-m', { produced_at: at(10), publishing_summary: 'S1', publishing_languages: ['en'], niches: ['a'] }));
+  const e1 = obs(
+    accountEnrichmentObs('acc-m', {
+      produced_at: at(10),
+      publishing_summary: 'S1',
+      publishing_languages: ['en'],
+      niches: ['a'],
+    }),
+  );
   const e2 = obs({ kind: 'account_enrichment', account_platform_id: 'acc-m', produced_at: at(20), niches: ['b'] });
   const all = [a1, a3, deactivated, e1, e2];
 
@@ -123,16 +130,28 @@ describe('post merge', () => {
   const p1 = obs(postObs('auth-m', { platform_id: 'post-m', observed_at: at(10), views: 100, caption: 'first #One' }));
   const p2 = obs(postObs('auth-m', { platform_id: 'post-m', observed_at: at(20), views: 200, caption: 'second #Two' }));
   const e0 = obs({
-    kind: 'post_enrichment', post_platform_id: 'post-m', produced_at: at(0), content_summary: 'stale',
+    kind: 'post_enrichment',
+    post_platform_id: 'post-m',
+    produced_at: at(0),
+    content_summary: 'stale',
     media: [{ platform_id: 'post-m-m1', visual_description: 'stale frame', transcript: 'stale words' }],
   });
-  const e1 = obs(postEnrichmentObs('post-m', {
-    produced_at: at(10), content_summary: 'fresh',
-    media: [{ platform_id: 'post-m-m1', transcript: 'old words', visual_description: 'a jar' }],
-  }));
+  const e1 = obs(
+    postEnrichmentObs('post-m', {
+      produced_at: at(10),
+      content_summary: 'fresh',
+      media: [{ platform_id: 'post-m-m1', transcript: 'old words', visual_description: 'a jar' }],
+    }),
+  );
   const e2 = obs({
-    kind: 'post_enrichment', post_platform_id: 'post-m', produced_at: at(20), topics: ['newer_topic'],
-    media: [{ platform_id: 'post-m-m1', transcript: 'new words' }, { platform_id: 'post-m-m2', visible_text: [{ text: 'SALE' }] }],
+    kind: 'post_enrichment',
+    post_platform_id: 'post-m',
+    produced_at: at(20),
+    topics: ['newer_topic'],
+    media: [
+      { platform_id: 'post-m-m1', transcript: 'new words' },
+      { platform_id: 'post-m-m2', visible_text: [{ text: 'SALE' }] },
+    ],
   });
   const all = [p1, p2, e0, e1, e2];
 
@@ -175,14 +194,19 @@ describe('post merge', () => {
   });
 
   it('keeps hashtags given explicitly instead of deriving them', () => {
-    const explicit = obs(postObs('auth-m', { platform_id: 'post-m', caption: '#fromcaption', hashtags: ['#Given', 'other'] }));
+    const explicit = obs(
+      postObs('auth-m', { platform_id: 'post-m', caption: '#fromcaption', hashtags: ['#Given', 'other'] }),
+    );
     expect(mergePost([explicit]).raw?.v.hashtags).toEqual(['Given', 'other']);
   });
 });
 
 describe('hashtagsFromCaption', () => {
   it('dedupes case-insensitively, keeping the first spelling and caption order', () => {
-    expect(hashtagsFromCaption('Routine #Skincare then #NightRoutine and #skincare #SKINCARE')).toEqual(['Skincare', 'NightRoutine']);
+    expect(hashtagsFromCaption('Routine #Skincare then #NightRoutine and #skincare #SKINCARE')).toEqual([
+      'Skincare',
+      'NightRoutine',
+    ]);
   });
 
   it('reads tags in any script, including combining marks', () => {
@@ -202,13 +226,27 @@ describe('hashtagsFromCaption', () => {
 
 describe('applyAccountSnapshot', () => {
   const older = mergeAccount([obs(accountObs({ platform_id: 'acc-m', handle: 'old', observed_at: at(10) }))]);
-  const newer = applyAccount(older, obs(accountObs({ platform_id: 'acc-m', handle: 'new', observed_at: at(20) })) as AccountObservation);
-  const enriched = applyAccountEnrichment(newer, obs(accountEnrichmentObs('acc-m', { produced_at: at(5), niches: ['n'] })) as AccountEnrichmentObservation);
+  const newer = applyAccount(
+    older,
+    obs(accountObs({ platform_id: 'acc-m', handle: 'new', observed_at: at(20) })) as AccountObservation,
+  );
+  const enriched = applyAccountEnrichment(
+    newer,
+    obs(accountEnrichmentObs('acc-m', { produced_at: at(5), niches: ['n'] })) as AccountEnrichmentObservation,
+  );
   const post = emptyPost(POST_ID, 'post-m');
 
   it('keeps the newer snapshot whichever arrives first', () => {
-    const a = applyAccountSnapshot(applyAccountSnapshot(post, ACCOUNT_ID, snapshotOf(newer)), ACCOUNT_ID, snapshotOf(older));
-    const b = applyAccountSnapshot(applyAccountSnapshot(post, ACCOUNT_ID, snapshotOf(older)), ACCOUNT_ID, snapshotOf(newer));
+    const a = applyAccountSnapshot(
+      applyAccountSnapshot(post, ACCOUNT_ID, snapshotOf(newer)),
+      ACCOUNT_ID,
+      snapshotOf(older),
+    );
+    const b = applyAccountSnapshot(
+      applyAccountSnapshot(post, ACCOUNT_ID, snapshotOf(older)),
+      ACCOUNT_ID,
+      snapshotOf(newer),
+    );
     expect(a.accounts[ACCOUNT_ID]?.profile?.handle).toBe('new');
     expect(b).toEqual(a);
   });
@@ -230,14 +268,22 @@ describe('sameRecord', () => {
   const record = { id: 'p', raw: { v: { caption: 'hi', media: [{ w: 1 }, { w: 2 }] }, t: 't1' }, accounts: {} };
 
   it('is true for the same state whatever the key order, and when a key holds undefined', () => {
-    expect(sameRecord(record, { accounts: {}, raw: { t: 't1', v: { media: [{ w: 1 }, { w: 2 }], caption: 'hi' } }, id: 'p' })).toBe(true);
+    expect(
+      sameRecord(record, {
+        accounts: {},
+        raw: { t: 't1', v: { media: [{ w: 1 }, { w: 2 }], caption: 'hi' } },
+        id: 'p',
+      }),
+    ).toBe(true);
     expect(sameRecord(record, { ...record, embedding: undefined })).toBe(true);
     expect(sameRecord({ ...record, embedding: undefined }, record)).toBe(true);
   });
 
   it('is false for any difference a stored document would show', () => {
     expect(sameRecord(record, { ...record, raw: { ...record.raw, t: 't2' } })).toBe(false);
-    expect(sameRecord(record, { ...record, raw: { v: { caption: 'hi', media: [{ w: 2 }, { w: 1 }] }, t: 't1' } })).toBe(false);
+    expect(sameRecord(record, { ...record, raw: { v: { caption: 'hi', media: [{ w: 2 }, { w: 1 }] }, t: 't1' } })).toBe(
+      false,
+    );
     expect(sameRecord(record, { ...record, raw: { v: { caption: 'hi', media: [{ w: 1 }] }, t: 't1' } })).toBe(false);
     expect(sameRecord(record, { ...record, extra: null })).toBe(false);
     expect(sameRecord({ ...record, extra: null }, record)).toBe(false);

@@ -19,7 +19,10 @@ describe('nDCG@10 (pytrec_eval ndcg_cut.10 semantics)', () => {
     expect(ndcgAtK(ranked('a', 'b', 'c'), judgments)).toBe(1);
     expect(ndcgAtK(ranked('a', 'b', 'c', 'z', 'x'), judgments)).toBe(1);
     // c never retrieved: IDCG still counts it
-    expect(ndcgAtK(ranked('a', 'b'), judgments)).toBeCloseTo((3 + 2 / Math.log2(3)) / (3 + 2 / Math.log2(3) + 1 / 2), 12);
+    expect(ndcgAtK(ranked('a', 'b'), judgments)).toBeCloseTo(
+      (3 + 2 / Math.log2(3)) / (3 + 2 / Math.log2(3) + 1 / 2),
+      12,
+    );
     expect(idealDcgAtK(judgments)).toBeCloseTo(3 + 2 / Math.log2(3) + 0.5, 12);
   });
 
@@ -40,7 +43,10 @@ describe('nDCG@10 (pytrec_eval ndcg_cut.10 semantics)', () => {
     expect(ndcgAtK(withSelf, judgments, { queryId: 'q7', ignoreIdenticalIds: false })).toBe(0);
     expect(ndcgAtK(withSelf, judgments)).toBe(0); // no query id given: nothing dropped
     // the drop applies even when the self-match is judged relevant
-    expect(ndcgAtK(ranked('q7', 'x'), judged({ q7: 1, x: 1 }), { queryId: 'q7' })).toBeCloseTo(1 / (1 + 1 / Math.log2(3)), 12);
+    expect(ndcgAtK(ranked('q7', 'x'), judged({ q7: 1, x: 1 }), { queryId: 'q7' })).toBeCloseTo(
+      1 / (1 + 1 / Math.log2(3)),
+      12,
+    );
   });
 
   it('re-sorts by score, breaking ties by document id descending (trec_eval), whatever the input order', () => {
@@ -73,7 +79,11 @@ describe('nDCG@10 (pytrec_eval ndcg_cut.10 semantics)', () => {
     expect([...result.perQuery.keys()].sort()).toEqual(['q1', 'q2', 'q4']);
     expect(result.perQuery.get('q4')).toBe(0);
     expect(result.mean).toBeCloseTo((1 + 1 / Math.log2(3) + 0) / 3, 12);
-    expect(meanNdcgAtK(new Map(), new Map([['q', judged({ a: 0 })]]))).toEqual({ mean: 0, perQuery: new Map(), evaluated: 0 });
+    expect(meanNdcgAtK(new Map(), new Map([['q', judged({ a: 0 })]]))).toEqual({
+      mean: 0,
+      perQuery: new Map(),
+      evaluated: 0,
+    });
   });
 
   it('rejects a non-positive cut-off', () => {

@@ -41,7 +41,9 @@ describe('readNdjson', () => {
         this.push(produced > 10_000 ? null : '{"x":"' + 'y'.repeat(1000) + '"}\n');
       },
     });
-    await expect(readNdjson(endless, { maxBytes: 50_000, maxEntries: 100_000 })).rejects.toThrow(/larger than 50000 bytes/);
+    await expect(readNdjson(endless, { maxBytes: 50_000, maxEntries: 100_000 })).rejects.toThrow(
+      /larger than 50000 bytes/,
+    );
     expect(produced).toBeLessThan(200);
   });
 });

@@ -25,8 +25,16 @@ describe('outage log', () => {
     outage.up();
     outage.up();
     expect(log.lines).toEqual([
-      { level: 'warn', fields: { dependency: 'Redis', reason: 'connect ECONNREFUSED 127.0.0.1:6379' }, message: 'Redis unreachable; retrying until it is back' },
-      { level: 'info', fields: { dependency: 'Redis', down_seconds: 12.3 }, message: 'Redis reachable again after 12.3 s' },
+      {
+        level: 'warn',
+        fields: { dependency: 'Redis', reason: 'connect ECONNREFUSED 127.0.0.1:6379' },
+        message: 'Redis unreachable; retrying until it is back',
+      },
+      {
+        level: 'info',
+        fields: { dependency: 'Redis', down_seconds: 12.3 },
+        message: 'Redis reachable again after 12.3 s',
+      },
     ]);
   });
 
@@ -54,7 +62,9 @@ describe('isConnectionError', () => {
     expect(isConnectionError(refused)).toBe(true);
     expect(isConnectionError(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe(true);
     expect(isConnectionError(new Error('Connection is closed.'))).toBe(true);
-    expect(isConnectionError(new ServiceUnavailableError('the key store is unreachable', { cause: refused }))).toBe(true);
+    expect(isConnectionError(new ServiceUnavailableError('the key store is unreachable', { cause: refused }))).toBe(
+      true,
+    );
   });
 
   it('leaves bugs and refused commands alone', () => {

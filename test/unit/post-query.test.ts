@@ -6,7 +6,13 @@ import { withoutStopWords } from '../../src/text/analysis.ts';
 
 const search = (query: string | null): PostSearch => ({ query, filter: and([]), sort: null });
 const FIELDS = ['caption^2', 'content_text^1.5', 'transcript_text', 'visible_text', 'visual_text^0.5'];
-const STEMMED = ['caption_stemmed^2', 'content_text_stemmed^1.5', 'transcript_text_stemmed', 'visible_text_stemmed', 'visual_text_stemmed^0.5'];
+const STEMMED = [
+  'caption_stemmed^2',
+  'content_text_stemmed^1.5',
+  'transcript_text_stemmed',
+  'visible_text_stemmed',
+  'visual_text_stemmed^0.5',
+];
 
 describe('post query text match', () => {
   it('takes the better of the exact words (stop words dropped) and their stems, with no tie-breaker or sum', () => {
@@ -17,8 +23,20 @@ describe('post query text match', () => {
           {
             dis_max: {
               queries: [
-                { multi_match: { query: 'night time skincare routine discount code', type: 'best_fields', fields: FIELDS } },
-                { multi_match: { query: 'night time skincar routin discount code', type: 'best_fields', fields: STEMMED } },
+                {
+                  multi_match: {
+                    query: 'night time skincare routine discount code',
+                    type: 'best_fields',
+                    fields: FIELDS,
+                  },
+                },
+                {
+                  multi_match: {
+                    query: 'night time skincar routin discount code',
+                    type: 'best_fields',
+                    fields: STEMMED,
+                  },
+                },
               ],
             },
           },

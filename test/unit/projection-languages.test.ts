@@ -14,7 +14,9 @@ function valid(value: unknown): Observation {
 }
 
 /** A post of the demo generator (valid by construction), with a Spanish caption. */
-const generated = [...generateObservations({ posts: 20, accounts: 2, seed: 3 })].find((o) => o['kind'] === 'post') as Record<string, unknown> & { platform_id: string; media: Array<{ platform_id: string }> };
+const generated = [...generateObservations({ posts: 20, accounts: 2, seed: 3 })].find(
+  (o) => o['kind'] === 'post',
+) as Record<string, unknown> & { platform_id: string; media: Array<{ platform_id: string }> };
 const post = valid({ ...generated, caption: 'Mi rutina de cuidado de la piel por la mañana, paso a paso' });
 
 function enriched(summary: string, visualDescription: string): PostRecord {
@@ -30,10 +32,13 @@ function enriched(summary: string, visualDescription: string): PostRecord {
 }
 
 describe('the languages of a projected post', () => {
-  it('analyzes the enrichment\'s visual descriptions in the language detected from its summary', () => {
+  it("analyzes the enrichment's visual descriptions in the language detected from its summary", () => {
     const visual = 'Close-up of the serum bottle on the shelf';
     const doc = projectPost(
-      enriched('Una creadora muestra su rutina de noche para la piel seca: limpiadora suave, sérum hidratante y crema de noche, con consejos para principiantes.', visual),
+      enriched(
+        'Una creadora muestra su rutina de noche para la piel seca: limpiadora suave, sérum hidratante y crema de noche, con consejos para principiantes.',
+        visual,
+      ),
     );
     // One pipeline wrote both: the Spanish of the summary holds for the short English-looking
     // description too, whose English analysis would have dropped "of" and "the".
@@ -44,7 +49,12 @@ describe('the languages of a projected post', () => {
 
   it('analyzes an English summary and its descriptions in English', () => {
     const visual = 'Close-up of the serum bottle on the shelf';
-    const doc = projectPost(enriched('A creator shows her night-time routine for dry skin: a gentle cleanser, a hydrating serum and a night cream.', visual));
+    const doc = projectPost(
+      enriched(
+        'A creator shows her night-time routine for dry skin: a gentle cleanser, a hydrating serum and a night cream.',
+        visual,
+      ),
+    );
     expect(doc.visual_text_stemmed).toBe(analyzeIn(visual, 'en'));
   });
 });

@@ -14,7 +14,15 @@ const postSearch: PostSearch = {
   filter: { kind: 'range', field: 'post.views', gte: 1000 },
   sort: null,
 };
-const fused = { kind: 'fused', snapshot: 'pit-1', shared: true, mode: 'hybrid', vector: 'AAAA', offset: 20, after: null } as const;
+const fused = {
+  kind: 'fused',
+  snapshot: 'pit-1',
+  shared: true,
+  mode: 'hybrid',
+  vector: 'AAAA',
+  offset: 20,
+  after: null,
+} as const;
 
 function detail(fn: () => unknown): { type: string; detail: string } {
   try {
@@ -29,26 +37,55 @@ describe('search cursors', () => {
   it('round-trip the request, the original limit and the typed engine state', () => {
     const cursor = posts.encode({ search: postSearch, limit: 20, state: fused });
     expect(posts.decode(cursor)).toEqual({ search: postSearch, limit: 20, state: fused });
-    const accountSearch: AccountSearch = { query: null, filter: { kind: 'and', children: [] }, posts: { minimum: 2, filter: { kind: 'exists', field: 'post.views' } }, sort: { field: 'account.followers_count', order: 'desc' } };
+    const accountSearch: AccountSearch = {
+      query: null,
+      filter: { kind: 'and', children: [] },
+      posts: { minimum: 2, filter: { kind: 'exists', field: 'post.views' } },
+      sort: { field: 'account.followers_count', order: 'desc' },
+    };
     const paged: PagedState = { kind: 'paged', snapshot: 'pit-2', shared: false, after: [12000, 'acc_x'] };
-    expect(accounts.decode(accounts.encode({ search: accountSearch, limit: 5, state: paged }))).toEqual({ search: accountSearch, limit: 5, state: paged });
+    expect(accounts.decode(accounts.encode({ search: accountSearch, limit: 5, state: paged }))).toEqual({
+      search: accountSearch,
+      limit: 5,
+      state: paged,
+    });
   });
 
   it('answer a signed cursor of the earlier version, or of a shape this version does not know, with 410', () => {
-    const v1 = codec.encode({ v: 1, kind: 'posts', search: postSearch, limit: 20, state: { pit: 'pit-1', after: [1.5, 'post_x'] } });
+    const v1 = codec.encode({
+      v: 1,
+      kind: 'posts',
+      search: postSearch,
+      limit: 20,
+      state: { pit: 'pit-1', after: [1.5, 'post_x'] },
+    });
     expect(detail(() => posts.decode(v1))).toEqual({
       type: 'ExpiredCursorError',
-      detail: 'This cursor was issued by an earlier version of the service; start the search again from the first page.',
+      detail:
+        'This cursor was issued by an earlier version of the service; start the search again from the first page.',
     });
     const { vector: _dropped, ...withoutVector } = fused;
     const misshapen = codec.encode({ v: 2, op: 'post', search: postSearch, limit: 20, state: withoutVector });
     expect(() => posts.decode(misshapen)).toThrow(ExpiredCursorError);
-    const badFilter = codec.encode({ v: 2, op: 'post', search: { ...postSearch, filter: { kind: 'near', field: 'post.views' } }, limit: 20, state: fused });
+    const badFilter = codec.encode({
+      v: 2,
+      op: 'post',
+      search: { ...postSearch, filter: { kind: 'near', field: 'post.views' } },
+      limit: 20,
+      state: fused,
+    });
     expect(() => posts.decode(badFilter)).toThrow(ExpiredCursorError);
   });
 
   it('refuse a cursor of the other operation with 422', () => {
-    const cursor = posts.encode({ search: postSearch, limit: 20, state: { kind: 'paged', snapshot: 'p', shared: false, after: [1] } });
-    expect(detail(() => accounts.decode(cursor))).toEqual({ type: 'ValidationFailedError', detail: '/cursor: this cursor belongs to another operation' });
+    const cursor = posts.encode({
+      search: postSearch,
+      limit: 20,
+      state: { kind: 'paged', snapshot: 'p', shared: false, after: [1] },
+    });
+    expect(detail(() => accounts.decode(cursor))).toEqual({
+      type: 'ValidationFailedError',
+      detail: '/cursor: this cursor belongs to another operation',
+    });
   });
 });

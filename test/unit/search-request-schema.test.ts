@@ -70,7 +70,13 @@ function expectFilters(root: Json, node: Json, scope: FilterScope, nested = true
 
 function expectEnvelope(root: Json, scope: SortScope): void {
   // Post search also takes the opt-in `include` (match evidence).
-  expect(Object.keys(root.properties as Json)).toEqual([scope, 'sort', 'limit', 'cursor', ...(scope === 'post' ? ['include'] : [])]);
+  expect(Object.keys(root.properties as Json)).toEqual([
+    scope,
+    'sort',
+    'limit',
+    'cursor',
+    ...(scope === 'post' ? ['include'] : []),
+  ]);
   expect(root.additionalProperties).toEqual({ not: {} });
   const sort = prop(root, root, 'sort');
   expect(prop(root, sort, 'by').enum).toEqual(sortFields(scope).map((f) => f.name));
@@ -105,7 +111,10 @@ describe('the JSON Schema of the request schemas', () => {
     expect(Object.keys(account.properties as Json)).toEqual(['query', 'filters', 'posts']);
     expectFilters(root, prop(root, account, 'filters'), 'account');
     const posts = prop(root, account, 'posts');
-    expect(prop(root, posts, 'minimum_matching_posts').anyOf).toEqual([{ type: 'integer', minimum: 1, maximum: 3 }, { type: 'null' }]);
+    expect(prop(root, posts, 'minimum_matching_posts').anyOf).toEqual([
+      { type: 'integer', minimum: 1, maximum: 3 },
+      { type: 'null' },
+    ]);
     expectFilters(root, prop(root, posts, 'filters'), 'post');
   });
 });
@@ -125,23 +134,40 @@ describe('the output of the request schemas', () => {
       search: {
         query: null,
         sort: null,
-        filter: { kind: 'and', children: [parseFilters(filters, 'post', '/post/filters'), { kind: 'term', field: 'author.handle', value: 'anna' }] },
+        filter: {
+          kind: 'and',
+          children: [
+            parseFilters(filters, 'post', '/post/filters'),
+            { kind: 'term', field: 'author.handle', value: 'anna' },
+          ],
+        },
       },
     });
   });
 
   it('trims the query, takes a blank one as none, and keeps sort and limit', () => {
     expect(parsePostSearchRequest({ post: { query: '  kite  festival ' }, limit: 5 })).toEqual({
-      kind: 'initial', limit: 5, search: { query: 'kite  festival', filter: { kind: 'and', children: [] }, sort: null },
+      kind: 'initial',
+      limit: 5,
+      search: { query: 'kite  festival', filter: { kind: 'and', children: [] }, sort: null },
     });
-    const blank = parsePostSearchRequest({ post: { query: '   ', filters: { likes: { gte: 1 } } }, sort: { by: 'likes' } });
+    const blank = parsePostSearchRequest({
+      post: { query: '   ', filters: { likes: { gte: 1 } } },
+      sort: { by: 'likes' },
+    });
     expect(blank).toMatchObject({ search: { query: null, sort: { field: 'post.likes', order: 'desc' } } });
   });
 
   it('normalizes account searches and continuations', () => {
     expect(parseAccountSearchRequest({ account: { posts: { minimum_matching_posts: null } } })).toEqual({
-      kind: 'initial', limit: 20,
-      search: { query: null, filter: { kind: 'and', children: [] }, posts: { minimum: 1, filter: { kind: 'and', children: [] } }, sort: null },
+      kind: 'initial',
+      limit: 20,
+      search: {
+        query: null,
+        filter: { kind: 'and', children: [] },
+        posts: { minimum: 1, filter: { kind: 'and', children: [] } },
+        sort: null,
+      },
     });
     expect(parseAccountSearchRequest({ cursor: 'c' })).toEqual({ kind: 'continuation', cursor: 'c', limit: null });
     expect(parsePostSearchRequest({ cursor: 'c', limit: 7 })).toEqual({ kind: 'continuation', cursor: 'c', limit: 7 });
@@ -150,14 +176,41 @@ describe('the output of the request schemas', () => {
 
 describe('the structure and the walker give the same details', () => {
   const single: unknown[] = [
-    { viewz: { gte: 1 } }, { audio: { eq: 'x' } }, { or: [] }, { zzz: { eq: 'x' } }, { followers_count: { gte: 1 } }, { author: {} },
-    { format: { gte: 'a' } }, { views: { contains_any: ['1'] } }, { format: { equals: 'reel' } }, { views: { gte: '1000' } },
-    { views: { gte: 1.5 } }, { comments_enabled: { eq: 'true' } }, { format: { in: 'reel' } }, { topics: { contains_any: ['a', 7] } },
-    { media_types: { contains_any: ['gif'] } }, { format: { in: [] } }, { format: { eq: 'x'.repeat(201) } }, { hashtags: { contains_any: ['#'] } },
-    { format: { in: ['reel', 'reel'] } }, { hashtags: { contains_all: ['#Food', 'food'] } }, { posted_at: { gte: '2026-02-30T00:00:00Z' } },
-    { posted_at: { lt: '2026-01-31T12:00:00+02:00' } }, { views: {} }, { format: 'reel' }, { views: [1] }, { any_of: { views: { gte: 1 } } },
-    { all_of: [] }, { any_of: Array.from({ length: 21 }, () => ({ likes: { gte: 1 } })) }, { any_of: [{}, 'x'] }, { not: [{}] }, { not: {} },
-    [], null, 'x', { not: { not: { not: { not: { not: { views: { gte: 1 } } } } } } },
+    { viewz: { gte: 1 } },
+    { audio: { eq: 'x' } },
+    { or: [] },
+    { zzz: { eq: 'x' } },
+    { followers_count: { gte: 1 } },
+    { author: {} },
+    { format: { gte: 'a' } },
+    { views: { contains_any: ['1'] } },
+    { format: { equals: 'reel' } },
+    { views: { gte: '1000' } },
+    { views: { gte: 1.5 } },
+    { comments_enabled: { eq: 'true' } },
+    { format: { in: 'reel' } },
+    { topics: { contains_any: ['a', 7] } },
+    { media_types: { contains_any: ['gif'] } },
+    { format: { in: [] } },
+    { format: { eq: 'x'.repeat(201) } },
+    { hashtags: { contains_any: ['#'] } },
+    { format: { in: ['reel', 'reel'] } },
+    { hashtags: { contains_all: ['#Food', 'food'] } },
+    { posted_at: { gte: '2026-02-30T00:00:00Z' } },
+    { posted_at: { lt: '2026-01-31T12:00:00+02:00' } },
+    { views: {} },
+    { format: 'reel' },
+    { views: [1] },
+    { any_of: { views: { gte: 1 } } },
+    { all_of: [] },
+    { any_of: Array.from({ length: 21 }, () => ({ likes: { gte: 1 } })) },
+    { any_of: [{}, 'x'] },
+    { not: [{}] },
+    { not: {} },
+    [],
+    null,
+    'x',
+    { not: { not: { not: { not: { not: { views: { gte: 1 } } } } } } },
   ];
   const locations: Array<[FilterScope, string, (filters: unknown) => unknown]> = [
     ['post', '/post/filters', (filters) => parsePostSearchRequest({ post: { filters } })],
@@ -168,8 +221,16 @@ describe('the structure and the walker give the same details', () => {
 
   it.each(locations)('in %s filters at %s', (scope, pointer, parse) => {
     const fields = Object.values(FILTER_FIELDS[scope]);
-    const operators = fields.flatMap((field) => ['gt', 'eq', 'contains_any', 'exists', 'bogus'].map((op) => ({ [field.name]: { [op]: 1 } })));
-    for (const filters of [...single, ...operators, { is_private: { eq: true } }, { posts: {} }, { views: { gte: 1 } }]) {
+    const operators = fields.flatMap((field) =>
+      ['gt', 'eq', 'contains_any', 'exists', 'bogus'].map((op) => ({ [field.name]: { [op]: 1 } })),
+    );
+    for (const filters of [
+      ...single,
+      ...operators,
+      { is_private: { eq: true } },
+      { posts: {} },
+      { views: { gte: 1 } },
+    ]) {
       let walker: string | undefined;
       try {
         parseFilters(filters, scope, pointer);
@@ -177,16 +238,30 @@ describe('the structure and the walker give the same details', () => {
         walker = (error as ValidationFailedError).detail;
       }
       if (walker === undefined) expect(() => parse(filters), JSON.stringify(filters)).not.toThrow();
-      else expect(detailOf(() => parse(filters)), JSON.stringify(filters)).toBe(walker);
+      else
+        expect(
+          detailOf(() => parse(filters)),
+          JSON.stringify(filters),
+        ).toBe(walker);
     }
   });
 
   it('finds the same problems when there are several, listing the structure first', () => {
-    const filters = { viewz: {}, views: { gte: 'x', lt: 'y' }, format: { in: [] }, likes: {}, comments: { eq: 1 }, topics: 1, media_count: { gt: 0.5 } };
+    const filters = {
+      viewz: {},
+      views: { gte: 'x', lt: 'y' },
+      format: { in: [] },
+      likes: {},
+      comments: { eq: 1 },
+      topics: 1,
+      media_count: { gt: 0.5 },
+    };
     const result = postSearchRequestSchema.safeParse({ post: { filters } });
     expect(result.success).toBe(false);
     const pairs = (result.error?.issues ?? []).map((issue) => `${toPointer(issue.path)}: ${issue.message}`);
-    const walked = walkFilters(filters, 'post', '/post/filters').issues.map((issue) => `/post/filters${toPointer(issue.path)}: ${issue.message}`);
+    const walked = walkFilters(filters, 'post', '/post/filters').issues.map(
+      (issue) => `/post/filters${toPointer(issue.path)}: ${issue.message}`,
+    );
     expect([...pairs].sort()).toEqual([...walked].sort());
     expect(pairs.at(-1)).toBe('/post/filters/viewz: unknown field; did you mean views?');
   });
@@ -200,16 +275,21 @@ describe('the structure and the walker give the same details', () => {
   });
 });
 
-describe('through a route (the app\'s zod validator compiler)', () => {
+describe("through a route (the app's zod validator compiler)", () => {
   const app = Fastify().withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  app.setErrorHandler((error, _request, reply) => reply.code(422).send({ detail: (error as ValidationFailedError).detail }));
+  app.setErrorHandler((error, _request, reply) =>
+    reply.code(422).send({ detail: (error as ValidationFailedError).detail }),
+  );
   app.post('/posts', { schema: { body: postSearchRequestSchema } }, async (request) => {
-    const body: { kind: 'initial'; search: PostSearch; limit: number } | { kind: 'continuation'; cursor: string; limit: number | null } = request.body;
+    const body:
+      | { kind: 'initial'; search: PostSearch; limit: number }
+      | { kind: 'continuation'; cursor: string; limit: number | null } = request.body;
     return body;
   });
-  const detail = async (payload: unknown) => (await app.inject({ method: 'POST', url: '/posts', payload: payload as object })).json().detail;
+  const detail = async (payload: unknown) =>
+    (await app.inject({ method: 'POST', url: '/posts', payload: payload as object })).json().detail;
 
   it('answers the same pointer and reason pairs as the parse helper', async () => {
     const bodies = [
@@ -225,12 +305,17 @@ describe('through a route (the app\'s zod validator compiler)', () => {
       // Keys holding "/" or "~" are escaped in the pointer (RFC 6901).
       { post: { filters: { 'a/b~c': { eq: 1 } } } },
     ];
-    for (const body of bodies) expect(await detail(body), JSON.stringify(body)).toBe(detailOf(() => parsePostSearchRequest(body)));
+    for (const body of bodies)
+      expect(await detail(body), JSON.stringify(body)).toBe(detailOf(() => parsePostSearchRequest(body)));
   });
 
   it('hands the handler the normalized request', async () => {
     const response = await app.inject({ method: 'POST', url: '/posts', payload: { post: { query: ' x ' } } });
-    expect(response.json()).toEqual({ kind: 'initial', limit: 20, search: { query: 'x', filter: { kind: 'and', children: [] }, sort: null } });
+    expect(response.json()).toEqual({
+      kind: 'initial',
+      limit: 20,
+      search: { query: 'x', filter: { kind: 'and', children: [] }, sort: null },
+    });
   });
 });
 
@@ -240,7 +325,8 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
   // Random code points of U+0080..U+07FF (two UTF-8 bytes each) make the longest cursors per byte
   // of search: deflate cannot shrink them, and they expand it the most (measured: ×1.26 of the
   // search JSON, against ×1.25 for random printable ASCII and ×1.17 for base64url).
-  const incompressible = (length: number) => String.fromCodePoint(...Array.from({ length }, () => 0x80 + randomInt(0x780)));
+  const incompressible = (length: number) =>
+    String.fromCodePoint(...Array.from({ length }, () => 0x80 + randomInt(0x780)));
 
   function initial<S>(request: SearchRequest<S>): Extract<SearchRequest<S>, { kind: 'initial' }> {
     if (request.kind !== 'initial') throw new Error('expected an initial request');
@@ -257,7 +343,11 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
         estimate += 403;
       }
     }
-    const filters = Object.fromEntries(Object.entries(lists).filter(([, v]) => v.length > 0).map(([name, v]) => [name, { in: v }]));
+    const filters = Object.fromEntries(
+      Object.entries(lists)
+        .filter(([, v]) => v.length > 0)
+        .map(([name, v]) => [name, { in: v }]),
+    );
     const measured = Buffer.byteLength(JSON.stringify(initial(parsePostSearchRequest({ post: { filters } })).search));
     // "query": null becomes "query": "…": the query adds its length less 2.
     const length = bytes - measured + 2;
@@ -268,7 +358,15 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
 
   /** A realistic engine position: 1,500 characters of JSON, mostly random. */
   function state() {
-    const shape = { kind: 'fused', snapshot: '', shared: false, mode: 'hybrid', vector: base64url(520), offset: null, after: [0.8125, 'post_x'] };
+    const shape = {
+      kind: 'fused',
+      snapshot: '',
+      shared: false,
+      mode: 'hybrid',
+      vector: base64url(520),
+      offset: null,
+      after: [0.8125, 'post_x'],
+    };
     return { ...shape, snapshot: base64url(1500 - JSON.stringify(shape).length) };
   }
 
@@ -277,7 +375,9 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
     expect(Math.ceil((deflated * 4) / 3) + 1 + 43).toBeLessThanOrEqual(MAX_CURSOR_LENGTH);
     expect(Math.ceil(((MAX_SEARCH_JSON_LENGTH + 2000) * 4) / 3) + 100).toBeLessThanOrEqual(MAX_CURSOR_LENGTH);
     // A continuation body with the longest cursor fits the routes' 1 MiB body limit (src/http/app.ts).
-    expect(Buffer.byteLength(JSON.stringify({ cursor: 'x'.repeat(MAX_CURSOR_LENGTH), limit: 100 }))).toBeLessThan(1024 * 1024);
+    expect(Buffer.byteLength(JSON.stringify({ cursor: 'x'.repeat(MAX_CURSOR_LENGTH), limit: 100 }))).toBeLessThan(
+      1024 * 1024,
+    );
   });
 
   it('takes a search of MAX_SEARCH_JSON_LENGTH bytes, whose cursor fits, and refuses one byte more', () => {
@@ -289,7 +389,11 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
     const codec = createCursorCodec({ secret: 'unit-test-signing-secret-0123456789abcdef', ttlSeconds: 3600 });
     const cursor = codec.encode({ v: 2, op: 'post', search: request.search, limit: request.limit, state: state() });
     expect(cursor.length).toBeLessThanOrEqual(MAX_CURSOR_LENGTH);
-    expect(parsePostSearchRequest({ cursor, limit: request.limit })).toEqual({ kind: 'continuation', cursor, limit: request.limit });
+    expect(parsePostSearchRequest({ cursor, limit: request.limit })).toEqual({
+      kind: 'continuation',
+      cursor,
+      limit: request.limit,
+    });
 
     const over = { post: { ...body.post, query: `${body.post.query}x` } };
     expect(detailOf(() => parsePostSearchRequest(over))).toBe(
@@ -300,17 +404,33 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
   it('points at the larger filters object of an account search', () => {
     const values = Array.from({ length: 500 }, () => incompressible(200));
     const posts = { filters: { id: { in: values }, shortcode: { in: values.map((v) => `${v.slice(1)}a`) } } };
-    const account = { filters: { id: { in: values.slice(0, 400) }, handle: { in: values.slice(0, 400).map((v) => `a${v.slice(1)}`) } } };
-    expect(detailOf(() => parseAccountSearchRequest({ account: { ...account, posts } }))).toMatch(/^\/account\/posts\/filters: the filters are too large/);
+    const account = {
+      filters: { id: { in: values.slice(0, 400) }, handle: { in: values.slice(0, 400).map((v) => `a${v.slice(1)}`) } },
+    };
+    expect(detailOf(() => parseAccountSearchRequest({ account: { ...account, posts } }))).toMatch(
+      /^\/account\/posts\/filters: the filters are too large/,
+    );
   });
 
   it(`takes continuation cursors of 1 to ${MAX_CURSOR_LENGTH} characters`, () => {
     const longest = 'x'.repeat(MAX_CURSOR_LENGTH);
-    expect(postSearchRequestSchema.parse({ cursor: longest })).toEqual({ kind: 'continuation', cursor: longest, limit: null });
-    expect(accountSearchRequestSchema.parse({ cursor: longest, limit: 3 })).toEqual({ kind: 'continuation', cursor: longest, limit: 3 });
+    expect(postSearchRequestSchema.parse({ cursor: longest })).toEqual({
+      kind: 'continuation',
+      cursor: longest,
+      limit: null,
+    });
+    expect(accountSearchRequestSchema.parse({ cursor: longest, limit: 3 })).toEqual({
+      kind: 'continuation',
+      cursor: longest,
+      limit: 3,
+    });
     for (const cursor of [`${longest}x`, '', 7]) {
-      expect(detailOf(() => parsePostSearchRequest({ cursor }))).toBe('/cursor: expected a cursor string from a previous response');
-      expect(detailOf(() => parseAccountSearchRequest({ cursor }))).toBe('/cursor: expected a cursor string from a previous response');
+      expect(detailOf(() => parsePostSearchRequest({ cursor }))).toBe(
+        '/cursor: expected a cursor string from a previous response',
+      );
+      expect(detailOf(() => parseAccountSearchRequest({ cursor }))).toBe(
+        '/cursor: expected a cursor string from a previous response',
+      );
     }
   });
 });

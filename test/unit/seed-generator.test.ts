@@ -28,7 +28,9 @@ describe('generateObservations', () => {
     observations.forEach((o, i) => {
       const parsed = parseObservation(o);
       if (!parsed.ok) {
-        expect.fail(`observation ${i} (${String(o.kind)}) rejected: ${parsed.detail}\n${JSON.stringify(o).slice(0, 1000)}`);
+        expect.fail(
+          `observation ${i} (${String(o.kind)}) rejected: ${parsed.detail}\n${JSON.stringify(o).slice(0, 1000)}`,
+        );
       }
     });
     expect(posts).toHaveLength(2000);
@@ -89,7 +91,11 @@ describe('generateObservations', () => {
     expect([...mediaTypes].sort()).toEqual(['image', 'video']);
     expect(posts.some((p) => p.audio === null)).toBe(true);
     expect(posts.some((p) => p.audio?.type === 'music')).toBe(true);
-    expect(posts.some((p) => p.audio?.type === 'original_sound' && accountHistory.has(p.audio.attribution_account_platform_id))).toBe(true);
+    expect(
+      posts.some(
+        (p) => p.audio?.type === 'original_sound' && accountHistory.has(p.audio.attribution_account_platform_id),
+      ),
+    ).toBe(true);
     const withCoauthors = posts.filter((p) => p.coauthor_platform_ids.length > 0);
     expect(withCoauthors.length).toBeGreaterThan(0);
     for (const p of withCoauthors) for (const id of p.coauthor_platform_ids) expect(accountHistory.has(id)).toBe(true);
@@ -119,7 +125,10 @@ describe('generateObservations', () => {
       } else if (o.kind === 'post_enrichment') {
         const observed = postObservedAt.get(o.post_platform_id);
         expect(observed).toBeDefined();
-        expect(t(o.produced_at) >= t(observed!) && t(o.produced_at) <= now, `enrichment ${o.post_platform_id} time`).toBe(true);
+        expect(
+          t(o.produced_at) >= t(observed!) && t(o.produced_at) <= now,
+          `enrichment ${o.post_platform_id} time`,
+        ).toBe(true);
       } else {
         expect(seenAccounts.has(o.account_platform_id)).toBe(true);
       }

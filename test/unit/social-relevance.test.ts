@@ -3,7 +3,13 @@ import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts'
 import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
 import { fuseHybrid } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
-import { analyzeIn, analyzeQuery, detectLanguage, detectorFootprint, documentLanguage } from '../../src/text/languages.ts';
+import {
+  analyzeIn,
+  analyzeQuery,
+  detectLanguage,
+  detectorFootprint,
+  documentLanguage,
+} from '../../src/text/languages.ts';
 
 const open = { lexicalWeight: 0.5, similarityFloor: null, semanticEvidence: true, lexicalFloor: 0 };
 
@@ -11,8 +17,16 @@ describe('fusion keeps lexical evidence', () => {
   it('a rare term matching two posts counts for both: the weaker lexical hit beats a pure near-miss', () => {
     // BM25 found only a and b (the window holds every match: floor 0); c is a closer neighbour than b.
     const fused = fuseHybrid(
-      [{ id: 'a', score: 9, tier: 0 }, { id: 'b', score: 6, tier: 0 }],
-      [{ id: 'c', score: 0.9, cosine: 0.8 }, { id: 'a', score: 0.85, cosine: 0.7 }, { id: 'b', score: 0.7, cosine: 0.4 }, { id: 'd', score: 0.6, cosine: 0.2 }],
+      [
+        { id: 'a', score: 9, tier: 0 },
+        { id: 'b', score: 6, tier: 0 },
+      ],
+      [
+        { id: 'c', score: 0.9, cosine: 0.8 },
+        { id: 'a', score: 0.85, cosine: 0.7 },
+        { id: 'b', score: 0.7, cosine: 0.4 },
+        { id: 'd', score: 0.6, cosine: 0.2 },
+      ],
       open,
     );
     expect(fused.map((f) => f.id).slice(0, 3)).toEqual(['a', 'c', 'b']);
@@ -20,14 +34,27 @@ describe('fusion keeps lexical evidence', () => {
   });
 
   it('with a full window, normalizes against the best document the window did not retrieve', () => {
-    const fused = fuseHybrid([{ id: 'a', score: 10, tier: 0 }, { id: 'b', score: 4, tier: 0 }], [], { ...open, lexicalFloor: 2 });
+    const fused = fuseHybrid(
+      [
+        { id: 'a', score: 10, tier: 0 },
+        { id: 'b', score: 4, tier: 0 },
+      ],
+      [],
+      { ...open, lexicalFloor: 2 },
+    );
     expect(fused.map((f) => f.lexical)).toEqual([1, 0.25]);
   });
 
   it('ranks posts carrying more of the query entities first, whatever their other scores', () => {
     const fused = fuseHybrid(
-      [{ id: 'plain', score: 30, tier: 0 }, { id: 'tagged', score: 2, tier: 1 }],
-      [{ id: 'plain', score: 0.95, cosine: 0.9 }, { id: 'tagged', score: 0.6, cosine: 0.2 }],
+      [
+        { id: 'plain', score: 30, tier: 0 },
+        { id: 'tagged', score: 2, tier: 1 },
+      ],
+      [
+        { id: 'plain', score: 0.95, cosine: 0.9 },
+        { id: 'tagged', score: 0.6, cosine: 0.2 },
+      ],
       open,
     );
     expect(fused.map((f) => f.id)).toEqual(['tagged', 'plain']);
@@ -35,8 +62,16 @@ describe('fusion keeps lexical evidence', () => {
 
   it('drops neighbours below the similarity floor, and all of them when the model cannot read the query', () => {
     const lexical = [{ id: 'a', score: 3, tier: 0 }];
-    const semantic = [{ id: 'n1', score: 0.8, cosine: 0.6 }, { id: 'n2', score: 0.6, cosine: 0.2 }, { id: 'a', score: 0.55, cosine: 0.1 }];
-    expect(fuseHybrid(lexical, semantic, { ...open, similarityFloor: 0.3 }).map((f) => f.id).sort()).toEqual(['a', 'n1']);
+    const semantic = [
+      { id: 'n1', score: 0.8, cosine: 0.6 },
+      { id: 'n2', score: 0.6, cosine: 0.2 },
+      { id: 'a', score: 0.55, cosine: 0.1 },
+    ];
+    expect(
+      fuseHybrid(lexical, semantic, { ...open, similarityFloor: 0.3 })
+        .map((f) => f.id)
+        .sort(),
+    ).toEqual(['a', 'n1']);
     expect(fuseHybrid(lexical, semantic, { ...open, semanticEvidence: false }).map((f) => f.id)).toEqual(['a']);
     // A nonsense query: nothing lexical, every neighbour far away.
     expect(fuseHybrid([], semantic.slice(1), { ...open, similarityFloor: 0.3 })).toEqual([]);
@@ -50,13 +85,25 @@ describe('fusion keeps lexical evidence', () => {
         { _id: 'x', _score: 8 },
         { _id: 'past', _score: 4 },
       ],
-      [{ _id: 'near', _score: 0.9 }, { _id: 'far', _score: 0.6 }],
+      [
+        { _id: 'near', _score: 0.9 },
+        { _id: 'far', _score: 0.6 },
+      ],
     );
     // x (best text, 0.5 · 1) ties with near (best neighbour, 0.5 · 1): the ID breaks it; far is under the floor.
-    expect(fused.map((f) => [f.id, f.tier])).toEqual([['t', 1], ['near', 0], ['x', 0]]);
+    expect(fused.map((f) => [f.id, f.tier])).toEqual([
+      ['t', 1],
+      ['near', 0],
+      ['x', 0],
+    ]);
     // Text scores 1 and 8 against the floor min(4, 1) = 1: x is the best text match.
     expect(fused.find((f) => f.id === 'x')!.lexical).toBe(1);
-    expect(windows.shownNeighbours([{ _id: 'near', _score: 0.9 }, { _id: 'far', _score: 0.6 }])).toEqual(['near']);
+    expect(
+      windows.shownNeighbours([
+        { _id: 'near', _score: 0.9 },
+        { _id: 'far', _score: 0.6 },
+      ]),
+    ).toEqual(['near']);
   });
 });
 
@@ -80,9 +127,13 @@ describe('query entities', () => {
     const match = { match_all: {} };
     const filter = [{ term: { servable: true } }];
     expect(withEntities(match, filter, [])).toEqual({ bool: { filter, must: [match] } });
-    const query = withEntities(match, filter, [{ kind: 'hashtag', value: 'ad' }]) as { bool: { should: unknown[]; minimum_should_match: number } };
+    const query = withEntities(match, filter, [{ kind: 'hashtag', value: 'ad' }]) as {
+      bool: { should: unknown[]; minimum_should_match: number };
+    };
     expect(query.bool.minimum_should_match).toBe(1);
-    expect(query.bool.should[1]).toEqual({ constant_score: { filter: { term: { hashtags: 'ad' } }, boost: ENTITY_TIER, _name: 'entity:0' } });
+    expect(query.bool.should[1]).toEqual({
+      constant_score: { filter: { term: { hashtags: 'ad' } }, boost: ENTITY_TIER, _name: 'entity:0' },
+    });
   });
 });
 
@@ -105,19 +156,24 @@ describe('per-language analysis', () => {
 
   it('uses the declared language, detects it when absent, and knows when the model cannot read a query', () => {
     expect(documentLanguage('pt-BR', 'whatever the text says')).toBe('pt');
-    expect(documentLanguage(null, 'Heute zeige ich euch, wie ich das Serum im Alltag nutze. Alles rund um Hautpflege.')).toBe('de');
+    expect(
+      documentLanguage(null, 'Heute zeige ich euch, wie ich das Serum im Alltag nutze. Alles rund um Hautpflege.'),
+    ).toBe('de');
     expect(detectLanguage('スキンケアのルーティン')).toEqual({ language: 'ja', confident: true });
     expect(analyzeQuery('night-time skincare routine with a discount code').semanticReadable).toBe(true);
     expect(analyzeQuery('dicas de finanças pessoais').semanticReadable).toBe(false);
     // One or two words: the language is unknown whatever the detector claims ("serum routine" comes
     // out surely French): every stemmed language's stems join, and the model's neighbours count.
-    for (const query of ['serum routine', 'skincare', 'finanças pessoais']) expect(analyzeQuery(query).semanticReadable).toBe(true);
+    for (const query of ['serum routine', 'skincare', 'finanças pessoais'])
+      expect(analyzeQuery(query).semanticReadable).toBe(true);
     expect(analyzeQuery('Küche').stemmed.split(' ')).toEqual(expect.arrayContaining([analyzeIn('Küchen', 'de')]));
     // English stems always take part: a short English query detected as another language still matches.
-    expect(analyzeQuery('retinol for beginners').stemmed.split(' ')).toEqual(expect.arrayContaining(['retinol', 'beginn']));
+    expect(analyzeQuery('retinol for beginners').stemmed.split(' ')).toEqual(
+      expect.arrayContaining(['retinol', 'beginn']),
+    );
   });
 
-  it('detects a caption\'s language from its start, not from the English hashtags and handles at its end', () => {
+  it("detects a caption's language from its start, not from the English hashtags and handles at its end", () => {
     const caption = [
       'Minha rotina da manhã com o bebê ✨',
       '',
@@ -141,7 +197,10 @@ describe('language detector footprint', () => {
     expect(footprint).not.toBeNull();
     expect(footprint!.pruned).toBeGreaterThan(footprint!.ngrams);
     // Detection still works on what is kept.
-    expect(detectLanguage('Hoy preparamos una receta muy fácil de pasta con tomate y albahaca para toda la familia').language).toBe('es');
+    expect(
+      detectLanguage('Hoy preparamos una receta muy fácil de pasta con tomate y albahaca para toda la familia')
+        .language,
+    ).toBe('es');
   });
 });
 

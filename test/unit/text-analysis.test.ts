@@ -3,11 +3,18 @@ import { analyze, memo, stemmedText } from '../../src/text/analysis.ts';
 
 describe('client-side analysis', () => {
   it('lowercases, drops stop words and possessives, and stems with Porter2', () => {
-    expect(stemmedText("The Influencers' running routines: Maya's skincare is the BEST")).toBe('influenc run routin maya skincar best');
+    expect(stemmedText("The Influencers' running routines: Maya's skincare is the BEST")).toBe(
+      'influenc run routin maya skincar best',
+    );
   });
 
   it('puts singular and plural forms on one stem, so documents and queries meet', () => {
-    for (const [a, b] of [['month', 'months'], ['company', 'companies'], ['tumour', 'tumours'], ['vlog', 'vlogs']]) {
+    for (const [a, b] of [
+      ['month', 'months'],
+      ['company', 'companies'],
+      ['tumour', 'tumours'],
+      ['vlog', 'vlogs'],
+    ]) {
       expect(stemmedText(a!)).toBe(stemmedText(b!));
     }
   });
@@ -19,7 +26,11 @@ describe('client-side analysis', () => {
   it('memoizes within a bound', () => {
     let calls = 0;
     const stem = memo((w) => (calls++, w), 2);
-    stem('a'); stem('a'); stem('b'); stem('c'); stem('a');
+    stem('a');
+    stem('a');
+    stem('b');
+    stem('c');
+    stem('a');
     expect(calls).toBe(4); // 'a' evicted when the cache filled
   });
 });

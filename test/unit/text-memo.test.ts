@@ -40,7 +40,7 @@ describe('textMemo', () => {
     expect(calls).toBe(1);
   });
 
-  it('counts the values\' size when told to', () => {
+  it("counts the values' size when told to", () => {
     const memo = textMemo<string>(30, (value) => value.length);
     let calls = 0;
     const double = (text: string) => (calls++, text + text);

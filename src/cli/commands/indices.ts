@@ -8,7 +8,9 @@ function templateText(status: IndexStatus): string {
   if (status.indices.length === 0) return 'template=- (missing: run `social-search indices apply`)';
   const version = `template=v${status.template_version ?? '-'}`;
   // A changed template never reaches an existing index in place (apply says so too): only a copy does.
-  return status.up_to_date ? version : `${version} (built from an older template: run \`social-search indices rebuild ${status.name}\`)`;
+  return status.up_to_date
+    ? version
+    : `${version} (built from an older template: run \`social-search indices rebuild ${status.name}\`)`;
 }
 
 /**
@@ -18,7 +20,10 @@ function templateText(status: IndexStatus): string {
 function allocationText(status: IndexStatus): string {
   const several = status.indices.length > 1;
   return status.allocation
-    .map((c) => `${several ? `${c.index}/` : ''}${c.shard}${c.primary ? 'p' : 'r'}@${c.node ?? 'unassigned'}${c.state === 'STARTED' || c.node === null ? '' : `(${c.state})`}`)
+    .map(
+      (c) =>
+        `${several ? `${c.index}/` : ''}${c.shard}${c.primary ? 'p' : 'r'}@${c.node ?? 'unassigned'}${c.state === 'STARTED' || c.node === null ? '' : `(${c.state})`}`,
+    )
     .join(',');
 }
 
@@ -70,7 +75,9 @@ export function registerIndices(program: Command): void {
           });
           if (process.stderr.isTTY) process.stderr.write('\n');
           if (outcome.status === 'busy') {
-            process.stderr.write(`social-search: a rebuild of ${name} is already running (${outcome.heldBy}); wait for it to finish\n`);
+            process.stderr.write(
+              `social-search: a rebuild of ${name} is already running (${outcome.heldBy}); wait for it to finish\n`,
+            );
             return EXIT.failed;
           }
           out(`rebuilt ${name}: ${outcome.copied} documents, ${outcome.from.join(', ') || '(none)'} → ${outcome.to}`);
@@ -106,10 +113,17 @@ export function registerIndices(program: Command): void {
           out(
             `${s.name}\t${s.read_alias} → ${s.indices.join(',') || '(missing)'}\tdocs=${s.docs}\thealth=${s.health}\t` +
               templateText(s) +
-              (s.shards ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\trefresh=${s.refresh_interval}\tallocation=${allocationText(s)}` : ''),
+              (s.shards
+                ? `\tshards=${s.shards.primaries} replicas=${s.shards.replicas}\trefresh=${s.refresh_interval}\tallocation=${allocationText(s)}`
+                : ''),
           );
         }
-        for (const [name, jobs] of Object.entries(depths)) out(`queue ${name}\t${Object.entries(jobs).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+        for (const [name, jobs] of Object.entries(depths))
+          out(
+            `queue ${name}\t${Object.entries(jobs)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`,
+          );
       }),
     );
 }

@@ -10,7 +10,7 @@ export function registerIntake(program: Command): void {
   intake
     .command('failures')
     .description('list failed observation jobs (each up to 500 observations) with why they failed')
-    .option('--json', 'one JSON object per job and line, with each observation\'s kind and platform id')
+    .option('--json', "one JSON object per job and line, with each observation's kind and platform id")
     .action((options: { json?: boolean }) =>
       runCommand(async (context) => {
         const failures = await open(context);
@@ -39,16 +39,24 @@ export function registerIntake(program: Command): void {
     .option('--all', 'every failed job')
     .action((ids: string[], options: { all?: boolean }) =>
       runCommand(async (context) => {
-        if ((ids.length > 0) === (options.all === true)) {
-          process.stderr.write('social-search: name the jobs to requeue (`intake retry ID…`) or pass --all, not both\n');
+        if (ids.length > 0 === (options.all === true)) {
+          process.stderr.write(
+            'social-search: name the jobs to requeue (`intake retry ID…`) or pass --all, not both\n',
+          );
           return EXIT.usage;
         }
         const failures = await open(context);
         if (!failures) return EXIT.failed;
         const outcome = await failures.retry(options.all ? 'all' : ids);
-        out(outcome.retried.length === 0 ? 'no failed jobs requeued' : `requeued ${outcome.retried.length} job(s): ${outcome.retried.join(' ')}`);
+        out(
+          outcome.retried.length === 0
+            ? 'no failed jobs requeued'
+            : `requeued ${outcome.retried.length} job(s): ${outcome.retried.join(' ')}`,
+        );
         if (outcome.notFailed.length > 0) {
-          process.stderr.write(`social-search: not in the failed set (unknown, or already requeued): ${outcome.notFailed.join(' ')}\n`);
+          process.stderr.write(
+            `social-search: not in the failed set (unknown, or already requeued): ${outcome.notFailed.join(' ')}\n`,
+          );
           return EXIT.failed;
         }
       }),
@@ -80,7 +88,9 @@ function toJson(job: FailedObservationJob) {
 /** One tab-separated line: id, when, request, size, attempts, kinds, reason (on one line, shortened). */
 function toLine(job: FailedObservationJob): string {
   const reason = job.failedReason.replace(/\s+/g, ' ').trim();
-  const kinds = Object.entries(job.kinds).map(([kind, n]) => `${kind}=${n}`).join(',');
+  const kinds = Object.entries(job.kinds)
+    .map(([kind, n]) => `${kind}=${n}`)
+    .join(',');
   return [
     job.id,
     job.failedAt?.toISOString() ?? '-',

@@ -17,7 +17,10 @@ export function registerKeys(program: Command): void {
       runCommand(async ({ config, connections, use }) => {
         const service = use(openKeys(config, connections, { cached: false }));
         await connections.redisReady();
-        const scopes = options.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+        const scopes = options.scopes
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const created = await service.create({ owner: options.owner, name: options.name, scopes });
         if (options.json) {
           const { id, key, owner, name } = created;
@@ -36,7 +39,7 @@ export function registerKeys(program: Command): void {
   keys
     .command('list')
     .description('list keys (never their secrets)')
-    .option('--owner <email>', 'only this owner\'s keys')
+    .option('--owner <email>', "only this owner's keys")
     .option('--json', 'one JSON object per line')
     .action((options: { owner?: string; json?: boolean }) =>
       runCommand(async ({ config, connections, use }) => {
@@ -70,7 +73,9 @@ export function registerKeys(program: Command): void {
           const raw = options[name];
           if (raw === undefined) continue;
           if (raw !== 'default' && !/^\d+$/.test(raw)) {
-            process.stderr.write(`social-search: --${name} must be a whole number ≥ 0 or "default", got ${JSON.stringify(raw)}\n`);
+            process.stderr.write(
+              `social-search: --${name} must be a whole number ≥ 0 or "default", got ${JSON.stringify(raw)}\n`,
+            );
             return EXIT.usage;
           }
           limits[name] = raw === 'default' ? null : Number(raw);
@@ -83,9 +88,17 @@ export function registerKeys(program: Command): void {
         }
         const shown = (name: 'search' | 'read', fallback: number) => {
           const value = limits[name];
-          return value === undefined ? 'unchanged' : value === null ? `default (${fallback}/min)` : value === 0 ? 'unlimited' : `${value}/min`;
+          return value === undefined
+            ? 'unchanged'
+            : value === null
+              ? `default (${fallback}/min)`
+              : value === 0
+                ? 'unlimited'
+                : `${value}/min`;
         };
-        out(`${id}: search ${shown('search', config.RATE_LIMIT_SEARCH_PER_MINUTE)}, read ${shown('read', config.RATE_LIMIT_READ_PER_MINUTE)}; every API node applies it from its next request`);
+        out(
+          `${id}: search ${shown('search', config.RATE_LIMIT_SEARCH_PER_MINUTE)}, read ${shown('read', config.RATE_LIMIT_READ_PER_MINUTE)}; every API node applies it from its next request`,
+        );
       }),
     );
 
@@ -118,7 +131,10 @@ export function registerHolders(program: Command): void {
     .action((options: { email?: string; days: string; json?: boolean }) =>
       runCommand(async ({ config, connections }) => {
         await connections.redisReady();
-        const invitation = await openHolders(config, connections).invite({ email: options.email, days: Number(options.days) });
+        const invitation = await openHolders(config, connections).invite({
+          email: options.email,
+          days: Number(options.days),
+        });
         const url = `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/dashboard/sign-up?invitation=${encodeURIComponent(invitation.code)}`;
         if (options.json) {
           out(JSON.stringify({ ...invitation, sign_up_url: url }));

@@ -43,12 +43,15 @@ export function registerQuickstart(program: Command): void {
       const { engine, embedder } = owned;
       const say = (line = '') => process.stdout.write(`${line}\n`);
       if (!(await owned.connections.redisReady())) {
-        process.stderr.write(`social-search: Redis at ${config.REDIS_URL} is not reachable; run \`npm run services\`\n`);
+        process.stderr.write(
+          `social-search: Redis at ${config.REDIS_URL} is not reachable; run \`npm run services\`\n`,
+        );
         process.exit(1);
       }
 
       for (const line of await engine.admin.apply()) {
-        if (line.action !== 'unchanged' || line.detail) say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
+        if (line.action !== 'unchanged' || line.detail)
+          say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
       await startEmbeddings(embedder, config.SEARCH_RANKING, logger);
       const worker = startWorker(config, owned.connections, { engine, embedder, logger });
@@ -58,13 +61,17 @@ export function registerQuickstart(program: Command): void {
       const posts = (await engine.admin.status()).find((s) => s.name === 'posts')?.docs ?? 0;
       if (posts === 0) {
         const size = { posts: Number(options.posts), accounts: Number(options.accounts) };
-        say(`Loading demo data (${size.posts} posts, ${size.accounts} accounts, seed ${DEMO.seed}) through the intake…`);
+        say(
+          `Loading demo data (${size.posts} posts, ${size.accounts} accounts, seed ${DEMO.seed}) through the intake…`,
+        );
         const started = Date.now();
         // Searchable at once by BM25; vectors follow from the embeddings queue (~15 posts/s per core).
         const result = await seedDataset(api.intake, { ...size, seed: DEMO.seed, wait: true, embedLater: true });
         say(`Demo data indexed: ${result.accepted} observations in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
         if (embedder.status().state === 'ready') {
-          say(`Embedding the demo posts in the background: queries rank by meaning as their vectors arrive (a few minutes on 2 cores).`);
+          say(
+            `Embedding the demo posts in the background: queries rank by meaning as their vectors arrive (a few minutes on 2 cores).`,
+          );
         }
       } else {
         say(`Indices already hold ${posts} posts; no demo data loaded.`);
@@ -87,9 +94,14 @@ export function registerQuickstart(program: Command): void {
       const examples = await engine.reads.examples();
       const account = examples.accountId ? await api.accounts.get(examples.accountId).catch(() => null) : null;
       const post = examples.postId ? await api.posts.get(examples.postId).catch(() => null) : null;
-      say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/accounts/${account ? `@${account.handle}` : '@<handle>'}`);
+      say(
+        `  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/accounts/${account ? `@${account.handle}` : '@<handle>'}`,
+      );
       say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post?.id ?? '<post id>'}`);
-      if (post) say(`  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post.shortcode}    # the same post by shortcode`);
+      if (post)
+        say(
+          `  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post.shortcode}    # the same post by shortcode`,
+        );
       say(`  curl -s ${base}/readyz`);
       say();
       if (config.DASHBOARD === 'on' && config.DASHBOARD_SIGNUP !== 'closed') {

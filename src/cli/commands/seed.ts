@@ -9,11 +9,22 @@ import { EXIT, out, runCommand } from '../context.ts';
 /** Pushes a generated dataset through the real intake path. */
 export async function seedDataset(
   intake: IntakeService,
-  options: { posts: number; accounts: number; seed: number; wait: boolean; embedLater?: boolean; onProgress?: (accepted: number) => void },
+  options: {
+    posts: number;
+    accounts: number;
+    seed: number;
+    wait: boolean;
+    embedLater?: boolean;
+    onProgress?: (accepted: number) => void;
+  },
 ): Promise<StreamIngestResult> {
   let line = 0;
   const entries = (function* () {
-    for (const value of generateObservations({ posts: options.posts, accounts: options.accounts, seed: options.seed })) {
+    for (const value of generateObservations({
+      posts: options.posts,
+      accounts: options.accounts,
+      seed: options.seed,
+    })) {
       yield { line: ++line, value };
     }
   })();

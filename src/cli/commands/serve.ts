@@ -16,7 +16,8 @@ export function registerServe(program: Command): void {
       const config = configOrExit();
       const logger = createLogger(config);
       const owned = openServiceProcess(config, logger);
-      if (!(await owned.connections.redisReady())) logger.warn('Redis is not reachable yet; requests answer 503 until it is');
+      if (!(await owned.connections.redisReady()))
+        logger.warn('Redis is not reachable yet; requests answer 503 until it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
       const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
       installShutdown(logger, serviceShutdownPhases({ api, process: owned }));
@@ -31,7 +32,8 @@ export function registerServe(program: Command): void {
       const config = configOrExit();
       const logger = createLogger(config);
       const owned = openServiceProcess(config, logger);
-      if (!(await owned.connections.redisReady())) logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
+      if (!(await owned.connections.redisReady()))
+        logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
       const worker = startWorker(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
       installShutdown(logger, serviceShutdownPhases({ worker, process: owned }));

@@ -7,7 +7,13 @@ import { COMPLETE_RESULTS } from './errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
-const ACCOUNT_TEXT_FIELDS = ['handle.text^3', 'display_name^3', 'category_label^1.5', 'biography', 'publishing_summary'];
+const ACCOUNT_TEXT_FIELDS = [
+  'handle.text^3',
+  'display_name^3',
+  'category_label^1.5',
+  'biography',
+  'publishing_summary',
+];
 
 /**
  * How many accounts one posts scope may qualify. The qualifying set is applied as a `terms` filter,
@@ -59,7 +65,11 @@ export function accountSearchSort(search: AccountSearch): estypes.SortCombinatio
  * same set; exact on one shard per index, and over several as long as each shard lists every
  * author of the scope (else refused). Coauthored posts do not count (see docs).
  */
-async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope): Promise<estypes.QueryDslQueryContainer> {
+async function qualifyingAccounts(
+  client: Client,
+  pit: string,
+  scope: PostsScope,
+): Promise<estypes.QueryDslQueryContainer> {
   const response = await client.search({
     ...COMPLETE_RESULTS,
     pit: { id: pit },
@@ -71,7 +81,11 @@ async function qualifyingAccounts(client: Client, pit: string, scope: PostsScope
     request_cache: false,
     query: {
       bool: {
-        filter: [{ exists: { field: 'author.id' } }, { term: { servable: true } }, ...nonEmpty(compileFilter(scope.filter, 'post'))],
+        filter: [
+          { exists: { field: 'author.id' } },
+          { term: { servable: true } },
+          ...nonEmpty(compileFilter(scope.filter, 'post')),
+        ],
       },
     },
     aggs: {
@@ -103,14 +117,18 @@ type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.Qu
  * time and scope: a few hundred characters) counting as an id per 64 characters, so that many small
  * sets of distinct scopes cannot escape the bound either. Concurrent identical requests share one aggregation.
  */
-export function createQualifyingAccounts(client: Client, options: { maxIds?: number; ttlMs?: number } = {}): QualifyingAccounts {
+export function createQualifyingAccounts(
+  client: Client,
+  options: { maxIds?: number; ttlMs?: number } = {},
+): QualifyingAccounts {
   type Filter = estypes.QueryDslQueryContainer & object;
   // lru-cache's fetch() also makes concurrent misses on one key share a single aggregation, and
   // keeps nothing when it fails (a 422 for too broad a scope is asked again, not remembered).
   const held = new LRUCache<string, Filter, { pit: string; scope: PostsScope }>({
     // A set is asked again on a miss (one aggregation), so the memory is better spent elsewhere.
     maxSize: options.maxIds ?? 50_000,
-    sizeCalculation: (filter, key) => (filter.terms?.id && Array.isArray(filter.terms.id) ? filter.terms.id.length : 0) + Math.ceil(key.length / 64),
+    sizeCalculation: (filter, key) =>
+      (filter.terms?.id && Array.isArray(filter.terms.id) ? filter.terms.id.length : 0) + Math.ceil(key.length / 64),
     ttl: options.ttlMs ?? 5 * 60_000,
     fetchMethod: (_key, _stale, { context }) => qualifyingAccounts(client, context.pit, context.scope),
   });

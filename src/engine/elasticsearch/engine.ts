@@ -63,7 +63,12 @@ export function createElasticsearchEngine(deps: {
   const accounts = indexNames(deps.indexPrefix, 'accounts');
   const writes = deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {};
   const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost, ...writes });
-  const accountStore = createRecordStore<AccountRecord>({ client, index: accounts.write, project: projectAccount, ...writes });
+  const accountStore = createRecordStore<AccountRecord>({
+    client,
+    index: accounts.write,
+    project: projectAccount,
+    ...writes,
+  });
   // The intake's near-real-time lookups search posts alone; accounts are read by real-time get.
   // Refreshing accounts there too would only write small segments for merges to clean up.
   const refreshPosts = () => refreshAll(client, posts.read);
@@ -90,7 +95,9 @@ export function createElasticsearchEngine(deps: {
           index,
           query: { bool: { filter } },
           _source: false,
-          docvalue_fields: fields.map((field) => (field === 'posted_at' ? { field, format: 'strict_date_time' } : { field })),
+          docvalue_fields: fields.map((field) =>
+            field === 'posted_at' ? { field, format: 'strict_date_time' } : { field },
+          ),
           sort: [{ id: 'asc' }],
           size: PAGE,
           track_total_hits: false,
@@ -141,33 +148,47 @@ export function createElasticsearchEngine(deps: {
     accounts: accountStore,
 
     findPostIdByShortcode(shortcode) {
-      return firstId(
-        posts.read,
-        { bool: { filter: [{ term: { shortcode } }] } },
-        [{ observed_at: { order: 'desc', unmapped_type: 'date' } }, { id: 'asc' }],
-      );
+      return firstId(posts.read, { bool: { filter: [{ term: { shortcode } }] } }, [
+        { observed_at: { order: 'desc', unmapped_type: 'date' } },
+        { id: 'asc' },
+      ]);
     },
 
     findAccountIdByHandle(handle) {
       // Two records can claim a handle until the rename of the former holder is observed:
       // the most recently observed claim is the current holder.
-      return firstId(
-        accounts.read,
-        { bool: { filter: [{ term: { handle: handle.toLowerCase() } }] } },
-        [{ handle_observed_at: { order: 'desc', unmapped_type: 'date' } }, { id: 'asc' }],
-      );
+      return firstId(accounts.read, { bool: { filter: [{ term: { handle: handle.toLowerCase() } }] } }, [
+        { handle_observed_at: { order: 'desc', unmapped_type: 'date' } },
+        { id: 'asc' },
+      ]);
     },
 
     async examples() {
       const accountId = await firstId(
         accounts.read,
-        { bool: { filter: [{ term: { servable: true } }, { term: { is_private: false } }, { exists: { field: 'publishing_summary' } }] } },
+        {
+          bool: {
+            filter: [
+              { term: { servable: true } },
+              { term: { is_private: false } },
+              { exists: { field: 'publishing_summary' } },
+            ],
+          },
+        },
         [{ followers_count: { order: 'desc', unmapped_type: 'long' } }, { id: 'asc' }],
       );
       const postId = accountId
         ? await firstId(
             posts.read,
-            { bool: { filter: [{ term: { servable: true } }, { term: { 'author.id': accountId } }, { term: { enrichment_pending: false } }] } },
+            {
+              bool: {
+                filter: [
+                  { term: { servable: true } },
+                  { term: { 'author.id': accountId } },
+                  { term: { enrichment_pending: false } },
+                ],
+              },
+            },
             [{ posted_at: { order: 'desc', unmapped_type: 'date' } }, { id: 'asc' }],
           )
         : null;
@@ -200,7 +221,9 @@ export function createElasticsearchEngine(deps: {
         });
       // The service chose the ranking of a first page; a next page follows the kind of its state.
       if (page.state === null) {
-        return page.ranking.kind === 'fused' && query !== null ? fused({ ...page, state: null, ranking: page.ranking }, query) : lexical(null);
+        return page.ranking.kind === 'fused' && query !== null
+          ? fused({ ...page, state: null, ranking: page.ranking }, query)
+          : lexical(null);
       }
       if (page.state.kind === 'paged') return lexical(page.state);
       if (query === null) throw new ExpiredCursorError(EXPIRED);
@@ -239,10 +262,24 @@ export function createElasticsearchEngine(deps: {
   return {
     reads,
     search,
-    facets: createFacetEngine({ client, snapshots, visibility, qualifying, postsIndex: posts.read, accountsIndex: accounts.read, similarityFloor: deps.similarityFloor ?? null }),
+    facets: createFacetEngine({
+      client,
+      snapshots,
+      visibility,
+      qualifying,
+      postsIndex: posts.read,
+      accountsIndex: accounts.read,
+      similarityFloor: deps.similarityFloor ?? null,
+    }),
     highlights: createPostHighlighter({ client, index: posts.read }),
     intake,
-    admin: createIndexAdmin({ client, indexPrefix: deps.indexPrefix, templatesDir: deps.templatesDir, visibility, ...(deps.layout ? { layout: deps.layout } : {}) }),
+    admin: createIndexAdmin({
+      client,
+      indexPrefix: deps.indexPrefix,
+      templatesDir: deps.templatesDir,
+      visibility,
+      ...(deps.layout ? { layout: deps.layout } : {}),
+    }),
     snapshotStats: () => snapshots.stats(),
     health: {
       async check() {

@@ -38,7 +38,9 @@ export function withEntities(
   entities: readonly QueryEntity[],
 ): estypes.QueryDslQueryContainer {
   if (entities.length === 0) return { bool: { filter, must: [match] } };
-  const tiers = entities.map((e, i) => ({ constant_score: { filter: clause(e), boost: ENTITY_TIER, _name: `${NAME_PREFIX}${i}` } }));
+  const tiers = entities.map((e, i) => ({
+    constant_score: { filter: clause(e), boost: ENTITY_TIER, _name: `${NAME_PREFIX}${i}` },
+  }));
   return { bool: { filter, should: [match, ...tiers], minimum_should_match: 1 } };
 }
 

@@ -50,7 +50,9 @@ function isMissingIndex(error: InstanceType<typeof errors.ResponseError>): boole
 export function isLostNode(error: unknown): boolean {
   if (!(error instanceof errors.ResponseError)) return false;
   const text = JSON.stringify(error.body ?? '');
-  return /search_context_missing_nodes_exception|node_disconnected_exception|node_not_connected_exception|connect_transport_exception|node_closed_exception/i.test(text);
+  return /search_context_missing_nodes_exception|node_disconnected_exception|node_not_connected_exception|connect_transport_exception|node_closed_exception/i.test(
+    text,
+  );
 }
 
 /**
@@ -68,7 +70,8 @@ export const COMPLETE_RESULTS = { allow_partial_search_results: false } as const
 export async function refreshAll(client: Client, index: string | string[]): Promise<void> {
   const response = await engineCall(() => client.indices.refresh({ index }));
   const failed = response._shards?.failed ?? 0;
-  if (failed > 0) throw new ServiceUnavailableError(`The search engine could not refresh ${failed} shard copies; retry shortly.`);
+  if (failed > 0)
+    throw new ServiceUnavailableError(`The search engine could not refresh ${failed} shard copies; retry shortly.`);
 }
 
 /** Runs `fn`, translating any engine failure. */

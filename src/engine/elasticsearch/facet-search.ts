@@ -55,7 +55,11 @@ export function facetAggregations(facets: FacetSpec[], shardSize?: number): Aggs
             range: {
               field,
               keyed: false,
-              ranges: facet.ranges.map((r, j) => ({ key: `r${j}`, ...(r.from !== null && { from: r.from }), ...(r.to !== null && { to: r.to }) })),
+              ranges: facet.ranges.map((r, j) => ({
+                key: `r${j}`,
+                ...(r.from !== null && { from: r.from }),
+                ...(r.to !== null && { to: r.to }),
+              })),
             },
           };
   }
@@ -66,7 +70,10 @@ export function facetAggregations(facets: FacetSpec[], shardSize?: number): Aggs
 export function approximateFacets(facets: FacetSpec[], aggregations: Record<string, unknown> | undefined): string[] {
   return facets.flatMap((facet, i) => {
     const agg = aggregations?.[`f${i}`] as { buckets?: TermBucket[]; doc_count_error_upper_bound?: number } | undefined;
-    const off = facet.kind === 'terms' && ((agg?.doc_count_error_upper_bound ?? 0) > 0 || (agg?.buckets ?? []).some((b) => (b.doc_count_error_upper_bound ?? 0) > 0));
+    const off =
+      facet.kind === 'terms' &&
+      ((agg?.doc_count_error_upper_bound ?? 0) > 0 ||
+        (agg?.buckets ?? []).some((b) => (b.doc_count_error_upper_bound ?? 0) > 0));
     return off ? [`f${i}`] : [];
   });
 }
@@ -79,17 +86,26 @@ interface TermBucket {
 }
 
 /** The buckets of each facet, values as the API spells them; null last (only when some results lack a value). */
-export function readFacets(facets: FacetSpec[], aggregations: Record<string, unknown> | undefined): Record<string, FacetBucket[]> {
+export function readFacets(
+  facets: FacetSpec[],
+  aggregations: Record<string, unknown> | undefined,
+): Record<string, FacetBucket[]> {
   const out: Record<string, FacetBucket[]> = {};
   for (const [i, facet] of facets.entries()) {
     const agg = aggregations?.[`f${i}`] as { buckets?: TermBucket[]; doc_count_error_upper_bound?: number } | undefined;
     const buckets = agg?.buckets ?? [];
     let values: FacetBucket[];
     if (facet.kind === 'terms') {
-      if ((agg?.doc_count_error_upper_bound ?? 0) > 0 || buckets.some((b) => (b.doc_count_error_upper_bound ?? 0) > 0)) {
+      if (
+        (agg?.doc_count_error_upper_bound ?? 0) > 0 ||
+        buckets.some((b) => (b.doc_count_error_upper_bound ?? 0) > 0)
+      ) {
         throw new InternalError(`facet ${facet.name}: the engine answered approximate counts`);
       }
-      values = buckets.map((b) => ({ value: facet.type === 'boolean' ? b.key_as_string === 'true' : String(b.key), count: b.doc_count }));
+      values = buckets.map((b) => ({
+        value: facet.type === 'boolean' ? b.key_as_string === 'true' : String(b.key),
+        count: b.doc_count,
+      }));
     } else {
       // The engine orders range buckets by bound, not as requested: match them by key.
       const byKey = new Map(buckets.map((b) => [String(b.key), b.doc_count]));
@@ -120,7 +136,12 @@ export function createFacetEngine(deps: {
 }): FacetEngine {
   const { client } = deps;
 
-  async function count(index: string | string[], facets: FacetSpec[], keepAliveSeconds: number, queryOn: (pit: string) => Promise<Query>): Promise<FacetCounts> {
+  async function count(
+    index: string | string[],
+    facets: FacetSpec[],
+    keepAliveSeconds: number,
+    queryOn: (pit: string) => Promise<Query>,
+  ): Promise<FacetCounts> {
     const run = async (pit: string) =>
       client.search({
         ...COMPLETE_RESULTS,
@@ -137,9 +158,18 @@ export function createFacetEngine(deps: {
       if (again.size > 0) {
         // Several shards, and a value some shard did not list: count those facets again on the
         // same snapshot, each shard listing far more values.
-        const aggs = Object.fromEntries(Object.entries(facetAggregations(facets, EXACT_SHARD_SIZE)).filter(([key]) => again.has(key)));
+        const aggs = Object.fromEntries(
+          Object.entries(facetAggregations(facets, EXACT_SHARD_SIZE)).filter(([key]) => again.has(key)),
+        );
         const exact = await engineCall(async () =>
-          client.search({ ...COMPLETE_RESULTS, pit: { id: pit, keep_alive: `${keepAliveSeconds}s` }, query: await queryOn(pit), size: 0, track_total_hits: false, aggs }),
+          client.search({
+            ...COMPLETE_RESULTS,
+            pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
+            query: await queryOn(pit),
+            size: 0,
+            track_total_hits: false,
+            aggs,
+          }),
         );
         aggregations = { ...aggregations, ...(exact.aggregations as Record<string, unknown>) };
       }
@@ -165,7 +195,13 @@ export function createFacetEngine(deps: {
         const knn = await client.search({
           ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
-          knn: { field: 'embedding', query_vector: await vector, k: FUSION_WINDOW, num_candidates: KNN_CANDIDATES, filter },
+          knn: {
+            field: 'embedding',
+            query_vector: await vector,
+            k: FUSION_WINDOW,
+            num_candidates: KNN_CANDIDATES,
+            filter,
+          },
           size: FUSION_WINDOW,
           _source: false,
           track_total_hits: false,

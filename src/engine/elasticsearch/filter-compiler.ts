@@ -69,14 +69,22 @@ export function compileFilter(node: FilterNode, scope: FilterScope): Query {
 
 function compile(node: FilterNode, scope: FilterScope): Query {
   switch (node.kind) {
-    case 'and': return compileAnd(node, scope);
-    case 'or': return compileOr(node, scope);
-    case 'not': return compileNot(node, scope);
-    case 'range': return compileRange(node, scope);
-    case 'term': return compileTerm(node, scope);
-    case 'terms': return compileTerms(node, scope);
-    case 'contains': return compileContains(node, scope);
-    case 'exists': return compileExists(node, scope);
+    case 'and':
+      return compileAnd(node, scope);
+    case 'or':
+      return compileOr(node, scope);
+    case 'not':
+      return compileNot(node, scope);
+    case 'range':
+      return compileRange(node, scope);
+    case 'term':
+      return compileTerm(node, scope);
+    case 'terms':
+      return compileTerms(node, scope);
+    case 'contains':
+      return compileContains(node, scope);
+    case 'exists':
+      return compileExists(node, scope);
   }
 }
 

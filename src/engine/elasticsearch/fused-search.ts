@@ -132,13 +132,20 @@ export async function fusedPostSearch(deps: {
     }
     // Past it, in BM25 order (hybrid only, and only when BM25's window was full).
     let tail: Hit[] = [];
-    const tailStart = state.offset !== null ? (lexicalHits.length > FUSION_WINDOW ? lexicalHits[FUSION_WINDOW - 1]!.sort : null) : state.after;
+    const tailStart =
+      state.offset !== null
+        ? lexicalHits.length > FUSION_WINDOW
+          ? lexicalHits[FUSION_WINDOW - 1]!.sort
+          : null
+        : state.after;
     if (state.mode === 'hybrid' && ids.length < want && tailStart) {
       const tailResponse = await client.search<{ record: PostRecord }>({
         ...COMPLETE_RESULTS,
         pit: { id: pit, keep_alive: keepAlive },
         // Minus the neighbours the window showed (those under the floor were not shown).
-        query: { bool: { must: [lexicalQuery], must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }] } },
+        query: {
+          bool: { must: [lexicalQuery], must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }] },
+        },
         sort: lexicalSort,
         search_after: tailStart,
         size: want - ids.length,
@@ -149,7 +156,10 @@ export async function fusedPostSearch(deps: {
     }
     const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
     // The semantic side retrieved only the neighbours it may show (above the similarity floor).
-    const sides = { lexical: new Set(lexicalHits.map((h) => h._id!)), semantic: new Set(windows.shownNeighbours(semanticHits)) };
+    const sides = {
+      lexical: new Set(lexicalHits.map((h) => h._id!)),
+      semantic: new Set(windows.shownNeighbours(semanticHits)),
+    };
     return { ids, tail, fusedLength, records, sides, q: await quantized };
   };
 
@@ -159,7 +169,11 @@ export async function fusedPostSearch(deps: {
   if (page.state === null) {
     ({ pit, shared, response: result } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
   } else {
-    ({ pit, shared, response: result } = await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run));
+    ({
+      pit,
+      shared,
+      response: result,
+    } = await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run));
   }
 
   const fromWindow = result.ids.slice(0, page.limit);
@@ -181,7 +195,10 @@ export async function fusedPostSearch(deps: {
 }
 
 /** Which side retrieved each record: the fusion inputs, or BM25 past the window. */
-function retrievals(records: PostRecord[], sides: { lexical: Set<string>; semantic: Set<string> }): Map<string, Retrieval> {
+function retrievals(
+  records: PostRecord[],
+  sides: { lexical: Set<string>; semantic: Set<string> },
+): Map<string, Retrieval> {
   return new Map(
     records.map((r) => {
       const semantic = sides.semantic.has(r.id);
@@ -193,7 +210,12 @@ function retrievals(records: PostRecord[], sides: { lexical: Set<string>; semant
 }
 
 /** The records of window hits, read on the same snapshot. */
-async function recordsOf(client: Client, pit: string, keepAlive: string, ids: string[]): Promise<Map<string, PostRecord>> {
+async function recordsOf(
+  client: Client,
+  pit: string,
+  keepAlive: string,
+  ids: string[],
+): Promise<Map<string, PostRecord>> {
   if (ids.length === 0) return new Map();
   const response = await client.search<{ record: PostRecord }>({
     ...COMPLETE_RESULTS,

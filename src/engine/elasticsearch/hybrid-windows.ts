@@ -35,7 +35,8 @@ export function hybridWindows(settings: {
   const hybrid = settings.mode === 'hybrid';
   // Semantic-only ranking was asked for: its neighbours are the evidence, under the floor.
   const semanticEvidence = hybrid ? settings.semanticReadable : true;
-  const passes = (hit: Hit) => settings.similarityFloor === null || cosineOf(hit._score ?? 0) >= settings.similarityFloor;
+  const passes = (hit: Hit) =>
+    settings.similarityFloor === null || cosineOf(hit._score ?? 0) >= settings.similarityFloor;
   const textScore = (hit: Hit) => (hit._score ?? 0) - ENTITY_TIER * entityTier(hit);
 
   return {

@@ -6,7 +6,15 @@ import { stableStringify } from '../../internal/stable-json.ts';
 import { errors } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
 import { COMPLETE_RESULTS, engineCall as translatedCall, refreshAll } from './errors.ts';
-import { INDEX_NAMES, type ApplyLine, type IndexAdmin, type IndexLayout, type IndexName, type IndexStatus, type ShardCopy } from '../index-admin.ts';
+import {
+  INDEX_NAMES,
+  type ApplyLine,
+  type IndexAdmin,
+  type IndexLayout,
+  type IndexName,
+  type IndexStatus,
+  type ShardCopy,
+} from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { projectAccount, projectPost } from './projection.ts';
@@ -18,7 +26,12 @@ interface LiveSettings {
   refreshInterval: string;
 }
 
-type TemplateFile = { version: number; priority?: number; _meta?: Record<string, unknown>; template: Record<string, any> };
+type TemplateFile = {
+  version: number;
+  priority?: number;
+  _meta?: Record<string, unknown>;
+  template: Record<string, any>;
+};
 
 /**
  * Like the adapter's engineCall, but an engine refusal keeps Elasticsearch's reason: these are
@@ -30,7 +43,10 @@ async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof errors.ResponseError && (error.statusCode ?? 500) < 500) {
       const body = error.body as { error?: { type?: string; reason?: string } } | undefined;
-      throw new InternalError(`Elasticsearch refused: ${body?.error?.type ?? 'error'}: ${body?.error?.reason ?? error.message}`, { cause: error });
+      throw new InternalError(
+        `Elasticsearch refused: ${body?.error?.type ?? 'error'}: ${body?.error?.reason ?? error.message}`,
+        { cause: error },
+      );
     }
     return translatedCall(() => Promise.reject(error));
   }
@@ -69,7 +85,11 @@ export function createIndexAdmin(deps: {
   const read = (file: string) => JSON.parse(readFileSync(join(deps.templatesDir, file), 'utf8')) as TemplateFile;
   const file = read('shared-settings.component.json');
   const component = withLayout(file, deps.layout ?? {});
-  const layout = component.template.settings as { number_of_shards: number; number_of_replicas: number; refresh_interval: string };
+  const layout = component.template.settings as {
+    number_of_shards: number;
+    number_of_replicas: number;
+    refresh_interval: string;
+  };
   // What shapes an index: the shard count does (only a rebuild changes it), the replica count and
   // the refresh interval do not (apply sets them on live indices), so they are left out of the
   // hash that says "rebuild needed".
@@ -101,7 +121,9 @@ export function createIndexAdmin(deps: {
   async function installComponent(): Promise<ApplyLine> {
     const hash = hashOf(component);
     const existing = await engineCall(() =>
-      client.cluster.getComponentTemplate({ name: componentName }).catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
+      client.cluster
+        .getComponentTemplate({ name: componentName })
+        .catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
     );
     const installed = existing?.component_templates[0]?.component_template;
     const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
@@ -115,14 +137,20 @@ export function createIndexAdmin(deps: {
       }),
     );
     return installed
-      ? { object: `component template ${componentName}`, action: 'updated', detail: `was ${installedHash ?? 'unmanaged'}, now ${hash}` }
+      ? {
+          object: `component template ${componentName}`,
+          action: 'updated',
+          detail: `was ${installedHash ?? 'unmanaged'}, now ${hash}`,
+        }
       : { object: `component template ${componentName}`, action: 'created' };
   }
 
   async function installIndexTemplate(name: IndexName): Promise<ApplyLine> {
     const desired = desiredIndexTemplate(name);
     const existing = await engineCall(() =>
-      client.indices.getIndexTemplate({ name: desired.names.template }).catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
+      client.indices
+        .getIndexTemplate({ name: desired.names.template })
+        .catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
     );
     const installed = existing?.index_templates[0]?.index_template;
     const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
@@ -130,7 +158,11 @@ export function createIndexAdmin(deps: {
     if (installedHash === desired.hash) return { object, action: 'unchanged' };
     await engineCall(() => client.indices.putIndexTemplate({ name: desired.names.template, ...(desired.body as any) }));
     return installed
-      ? { object, action: 'updated', detail: `was ${installedHash ?? 'unmanaged'}, now ${desired.hash}; run \`social-search indices rebuild ${name}\` to rebuild existing data with it` }
+      ? {
+          object,
+          action: 'updated',
+          detail: `was ${installedHash ?? 'unmanaged'}, now ${desired.hash}; run \`social-search indices rebuild ${name}\` to rebuild existing data with it`,
+        }
       : { object, action: 'created' };
   }
 
@@ -155,7 +187,11 @@ export function createIndexAdmin(deps: {
             ? `built from an older template; run \`social-search indices rebuild ${name}\``
             : undefined;
       return [
-        { object: `alias ${desired.names.read} → ${targets.join(', ')}`, action: 'unchanged', ...(detail ? { detail } : {}) },
+        {
+          object: `alias ${desired.names.read} → ${targets.join(', ')}`,
+          action: 'unchanged',
+          ...(detail ? { detail } : {}),
+        },
         ...(await applyLiveSettings(targets, counts)),
       ];
     }
@@ -202,14 +238,24 @@ export function createIndexAdmin(deps: {
     const differ = indices.filter((i) => live.get(i)?.replicas !== replicas);
     if (differ.length > 0) {
       await engineCall(() => client.indices.putSettings({ index: differ, settings: { number_of_replicas: replicas } }));
-      lines.push(...differ.map((index) => ({ object: `replicas of ${index}`, action: 'updated' as const, detail: `${live.get(index)?.replicas} → ${replicas} (INDEX_REPLICAS)` })));
+      lines.push(
+        ...differ.map((index) => ({
+          object: `replicas of ${index}`,
+          action: 'updated' as const,
+          detail: `${live.get(index)?.replicas} → ${replicas} (INDEX_REPLICAS)`,
+        })),
+      );
     }
     const interval = layout.refresh_interval;
     const slow = indices.filter((i) => live.get(i)?.refreshInterval !== interval);
     if (slow.length > 0) {
       await engineCall(() => client.indices.putSettings({ index: slow, settings: { refresh_interval: interval } }));
       lines.push(
-        ...slow.map((index) => ({ object: `refresh interval of ${index}`, action: 'updated' as const, detail: `${live.get(index)?.refreshInterval} → ${interval} (INDEX_REFRESH_INTERVAL)` })),
+        ...slow.map((index) => ({
+          object: `refresh interval of ${index}`,
+          action: 'updated' as const,
+          detail: `${live.get(index)?.refreshInterval} → ${interval} (INDEX_REFRESH_INTERVAL)`,
+        })),
       );
     }
     return lines;
@@ -217,15 +263,31 @@ export function createIndexAdmin(deps: {
 
   /** Where every copy of every shard of `indices` is (`_cat/shards`), in shard order, primaries first. */
   async function allocation(indices: string[]): Promise<ShardCopy[]> {
-    const rows = await engineCall(() => client.cat.shards({ index: indices, format: 'json', h: ['index', 'shard', 'prirep', 'state', 'node'] }));
+    const rows = await engineCall(() =>
+      client.cat.shards({ index: indices, format: 'json', h: ['index', 'shard', 'prirep', 'state', 'node'] }),
+    );
     return rows
-      .map((r) => ({ index: String(r.index), shard: Number(r.shard), primary: r.prirep === 'p' || r.prirep === 'primary', state: String(r.state), node: r.node ?? null }))
-      .sort((a, b) => a.index.localeCompare(b.index) || a.shard - b.shard || Number(b.primary) - Number(a.primary) || String(a.node).localeCompare(String(b.node)));
+      .map((r) => ({
+        index: String(r.index),
+        shard: Number(r.shard),
+        primary: r.prirep === 'p' || r.prirep === 'primary',
+        state: String(r.state),
+        node: r.node ?? null,
+      }))
+      .sort(
+        (a, b) =>
+          a.index.localeCompare(b.index) ||
+          a.shard - b.shard ||
+          Number(b.primary) - Number(a.primary) ||
+          String(a.node).localeCompare(String(b.node)),
+      );
   }
 
   async function staleIndices(indices: string[], hash: string): Promise<string[]> {
     const mappings = await engineCall(() => client.indices.getMapping({ index: indices }));
-    return indices.filter((i) => (mappings[i]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash !== hash);
+    return indices.filter(
+      (i) => (mappings[i]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash !== hash,
+    );
   }
 
   return {
@@ -250,7 +312,9 @@ export function createIndexAdmin(deps: {
         let copies: ShardCopy[] = [];
         if (targets.length > 0) {
           const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
-          const versions = targets.map((i) => (mappings[i]?.mappings._meta as { template_version?: number } | undefined)?.template_version);
+          const versions = targets.map(
+            (i) => (mappings[i]?.mappings._meta as { template_version?: number } | undefined)?.template_version,
+          );
           builtFrom = versions.every((v) => typeof v === 'number') ? Math.min(...(versions as number[])) : null;
           const count = await engineCall(() => client.count({ index: desired.names.read }));
           docs = count.count;
@@ -336,10 +400,13 @@ export function createIndexAdmin(deps: {
         } finally {
           await client.closePointInTime({ id: pit.id }).catch(() => undefined);
         }
-        await engineCall(() => client.indices.putSettings({ index: to, settings: { refresh_interval: layout.refresh_interval } }));
+        await engineCall(() =>
+          client.indices.putSettings({ index: to, settings: { refresh_interval: layout.refresh_interval } }),
+        );
         await engineCall(() => client.indices.refresh({ index: to }));
         const counted = (await engineCall(() => client.count({ index: to }))).count;
-        if (counted !== copied) throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
+        if (counted !== copied)
+          throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
         // Cancellable up to the swap, not after: then the new index is the live one.
         options.signal?.throwIfAborted();
         // One atomic alias update: readers switch from the old index to the new one with no gap.
@@ -369,7 +436,12 @@ export function createIndexAdmin(deps: {
     async removeOrphans(name) {
       const names = indexNames(indexPrefix, name);
       const all = await engineCall(() =>
-        client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true, features: ['settings'] }),
+        client.indices.get({
+          index: `${names.concretePrefix}*`,
+          expand_wildcards: 'all',
+          allow_no_indices: true,
+          features: ['settings'],
+        }),
       );
       const live = new Set([...(await aliasTargets(names.read)), ...(await aliasTargets(names.write))]);
       const created = (index: string) => Number(all[index]?.settings?.index?.creation_date ?? 0);
@@ -386,7 +458,9 @@ export function createIndexAdmin(deps: {
         const names = indexNames(indexPrefix, name);
         // Wildcard deletes are refused (action.destructive_requires_name): resolve names first.
         const concrete = Object.keys(
-          await engineCall(() => client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true })),
+          await engineCall(() =>
+            client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true }),
+          ),
         );
         if (concrete.length > 0) await engineCall(() => client.indices.delete({ index: concrete }));
         await client.indices.deleteIndexTemplate({ name: names.template }).catch(() => undefined);

@@ -29,6 +29,9 @@ export function componentTemplateName(prefix: string): string {
 
 /** A new concrete index name for template version `version`. */
 export function concreteIndexName(names: IndexNames, version: number, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:TZ.]/g, '').slice(0, 17);
+  const stamp = now
+    .toISOString()
+    .replace(/[-:TZ.]/g, '')
+    .slice(0, 17);
   return `${names.concretePrefix}${version}-${stamp}`;
 }

@@ -17,12 +17,15 @@ export function isMissingSnapshot(error: unknown): boolean {
   const text = JSON.stringify(error.body ?? '');
   return (
     error.statusCode === 404 ||
-    /search_context_missing|point in time|No search context|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i.test(text)
+    /search_context_missing|point in time|No search context|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i.test(
+      text,
+    )
   );
 }
 
 /** The 410 detail of a cursor whose snapshot is gone. */
-export const EXPIRED = 'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
+export const EXPIRED =
+  'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
 
 type Pool = { snapshots: SnapshotPool; visibility: VisibilityEpoch };
 
@@ -41,7 +44,11 @@ export async function firstPage<T>(
 ): Promise<{ pit: string; shared: boolean; response: T }> {
   const { snapshots } = pool;
   const readEpoch = () => pool.visibility.current();
-  const attempt = async (snapshot: Snapshot) => ({ pit: snapshot.pit, shared: snapshot.shared, response: await run(snapshot.pit) });
+  const attempt = async (snapshot: Snapshot) => ({
+    pit: snapshot.pit,
+    shared: snapshot.shared,
+    response: await run(snapshot.pit),
+  });
   // Null when the snapshot is unusable (and forgotten); any other failure is the page's.
   const unlessGone = (snapshot: Snapshot) => (error: unknown) => {
     if (isLostNode(error)) snapshots.nodeLost(index, snapshot.pit);
@@ -51,7 +58,10 @@ export async function firstPage<T>(
   };
   const fresh = async (epoch: string | null) => {
     const first = await snapshots.open(index, epoch, keepAliveSeconds);
-    return (await attempt(first).catch(unlessGone(first))) ?? (await attempt(await snapshots.open(index, epoch, keepAliveSeconds)));
+    return (
+      (await attempt(first).catch(unlessGone(first))) ??
+      (await attempt(await snapshots.open(index, epoch, keepAliveSeconds)))
+    );
   };
   try {
     const recent = await snapshots.recent(index);
@@ -69,7 +79,10 @@ export async function firstPage<T>(
 /** A failure that outlived the retries: nodes still leaving or an index swapped twice is a 503 (retry), not a 500. */
 function unavailable(error: unknown) {
   return isLostNode(error) || isMissingSnapshot(error)
-    ? new ServiceUnavailableError('The search engine is changing (a node left, or an index was rebuilt); retry shortly.', { cause: error })
+    ? new ServiceUnavailableError(
+        'The search engine is changing (a node left, or an index was rebuilt); retry shortly.',
+        { cause: error },
+      )
     : translateEngineError(error);
 }
 
@@ -90,7 +103,8 @@ export async function nextPage<T>(
   try {
     return { pit: state.snapshot, shared: state.shared, response: await run(state.snapshot) };
   } catch (error) {
-    if (!isLostNode(error)) throw isMissingSnapshot(error) ? new ExpiredCursorError(EXPIRED) : translateEngineError(error);
+    if (!isLostNode(error))
+      throw isMissingSnapshot(error) ? new ExpiredCursorError(EXPIRED) : translateEngineError(error);
     snapshots.nodeLost(index, state.snapshot);
   }
   try {

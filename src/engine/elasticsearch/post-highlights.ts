@@ -1,12 +1,24 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PostRecord } from '../../domain/records.ts';
 import { stemmedText, withoutStopWords } from '../../text/analysis.ts';
-import { HIGHLIGHT_END, HIGHLIGHT_START, type MatchedTextField, type MatchHighlighter, type PostHighlights } from '../matches.ts';
+import {
+  HIGHLIGHT_END,
+  HIGHLIGHT_START,
+  type MatchedTextField,
+  type MatchHighlighter,
+  type PostHighlights,
+} from '../matches.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { projectPost } from './projection.ts';
 
 /** The unstemmed text fields (the stemmed companions hold analysed text no API field shows). */
-const TEXT_FIELDS: readonly MatchedTextField[] = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'];
+const TEXT_FIELDS: readonly MatchedTextField[] = [
+  'caption',
+  'content_text',
+  'transcript_text',
+  'visible_text',
+  'visual_text',
+];
 
 /** Words as the analysis splits them (src/text/analysis.ts). */
 const WORD = /[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}\p{N}]+)*/gu;
@@ -23,7 +35,11 @@ const MAX_INFLECTIONS = 200;
  * inflection ("routines" for "routine") is highlighted through the inflected words themselves.
  */
 function inflections(texts: string[], query: string): string[] {
-  const stems = new Set(stemmedText(query).split(' ').filter((s) => s.length > 0));
+  const stems = new Set(
+    stemmedText(query)
+      .split(' ')
+      .filter((s) => s.length > 0),
+  );
   const found = new Set<string>();
   for (const text of texts) {
     for (const [word] of text.toLowerCase().matchAll(WORD)) {
@@ -48,7 +64,14 @@ export function createPostHighlighter(deps: { client: Client; index: string }): 
       if (ids.length === 0) return out;
       const byId: estypes.QueryDslQueryContainer = { ids: { values: [...ids] } };
       const records = await engineCall(() =>
-        client.search<{ record: PostRecord }>({ ...COMPLETE_RESULTS, index, query: byId, size: ids.length, _source: ['record'], track_total_hits: false }),
+        client.search<{ record: PostRecord }>({
+          ...COMPLETE_RESULTS,
+          index,
+          query: byId,
+          size: ids.length,
+          _source: ['record'],
+          track_total_hits: false,
+        }),
       );
       const texts = records.hits.hits.flatMap((h) => {
         const doc = projectPost(h._source!.record);

@@ -52,7 +52,9 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
   const words = cjk.length > 0 ? withoutStopWords(withoutUnspaced(query)) : withoutStopWords(query);
   const sides: estypes.QueryDslQueryContainer[] = [];
   if (words.length > 0) sides.push(bestField(words, POST_TEXT_FIELDS));
-  const phrase = (word: string) => ({ multi_match: { query: word, type: 'phrase' as const, fields: POST_TEXT_FIELDS } });
+  const phrase = (word: string) => ({
+    multi_match: { query: word, type: 'phrase' as const, fields: POST_TEXT_FIELDS },
+  });
   if (cjk.length > 0) sides.push(cjk.length === 1 ? phrase(cjk[0]!) : { bool: { should: cjk.map(phrase) } });
   return sides.length > 0 ? sides : [bestField(query, POST_TEXT_FIELDS)];
 }

@@ -77,7 +77,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
     async getVersioned(ids) {
       const fetched = await fetch([...new Set(ids)]);
       const out = new Map<string, Versioned<R>>();
-      for (const [id, f] of fetched) if (f.record) out.set(id, { record: f.record, version: versionToken(f.primaryTerm, f.seqNo) });
+      for (const [id, f] of fetched)
+        if (f.record) out.set(id, { record: f.record, version: versionToken(f.primaryTerm, f.seqNo) });
       return out;
     },
 
@@ -106,7 +107,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
           // The same object back means "unchanged" without serializing both to compare them.
-          if (next === null || next === current.record || (current.record !== null && sameRecord(current.record, next))) continue;
+          if (next === null || next === current.record || (current.record !== null && sameRecord(current.record, next)))
+            continue;
           const action =
             current.record === null
               ? { create: { _index: index, _id: id } }
@@ -123,11 +125,14 @@ export function createRecordStore<R extends { id: string }>(deps: {
           // Elasticsearch is overloaded or away: back off exponentially, with jitter so that
           // workers do not come back in step; past the bound the job fails and BullMQ retries it.
           if (++transientRounds > MAX_TRANSIENT_RETRIES) {
-            throw new ServiceUnavailableError(`Elasticsearch kept refusing writes (${transient.length} records pending); the job will be retried`);
+            throw new ServiceUnavailableError(
+              `Elasticsearch kept refusing writes (${transient.length} records pending); the job will be retried`,
+            );
           }
           await sleep(backoffMs(transientRounds));
         } else if (conflicts.length > 0) {
-          if (++conflictRounds > MAX_ATTEMPTS) throw new InternalError(`gave up merging ${conflicts.length} records after ${MAX_ATTEMPTS} conflicts`);
+          if (++conflictRounds > MAX_ATTEMPTS)
+            throw new InternalError(`gave up merging ${conflicts.length} records after ${MAX_ATTEMPTS} conflicts`);
           // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
           await sleep(Math.random() * Math.min(200, 5 * 2 ** conflictRounds));
         }
@@ -167,7 +172,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
         if (result.status === 409) conflicts.push(plan.id);
         else if (TRANSIENT.has(result.status)) transient.push(plan.id);
         else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
-        else if (result.error) throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
+        else if (result.error)
+          throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
         else written.push(plan);
       });
     });

@@ -66,7 +66,9 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
   const counts: SnapshotStats = { opened: 0, reused: 0, lost: 0 };
 
   const openPit = (index: string | string[], keepAliveSeconds: number) =>
-    (counts.opened++, engineCall)(() => client.openPointInTime({ index, keep_alive: `${keepAliveSeconds}s` })).then((r) => r.id);
+    (counts.opened++, engineCall)(() => client.openPointInTime({ index, keep_alive: `${keepAliveSeconds}s` })).then(
+      (r) => r.id,
+    );
 
   return {
     async recent(index) {
@@ -82,7 +84,8 @@ export function createSnapshotPool(deps: { client: Client; maxAgeMs: number; now
     },
 
     async open(index, epoch, keepAliveSeconds) {
-      if (maxAgeMs <= 0 || epoch === null) return { pit: await openPit(index, keepAliveSeconds), epoch: null, shared: false };
+      if (maxAgeMs <= 0 || epoch === null)
+        return { pit: await openPit(index, keepAliveSeconds), epoch: null, shared: false };
       const key = keyOf(index);
       const current = slots.get(key);
       if (current && current.epoch === epoch && now() - current.openedAt < maxAgeMs) {

@@ -36,9 +36,10 @@ export interface DashboardDeps {
   assetsDir: string;
 }
 
-
-const ASSETS = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'text/javascript; charset=utf-8' } as const;
-
+const ASSETS = {
+  'dashboard.css': 'text/css; charset=utf-8',
+  'dashboard.js': 'text/javascript; charset=utf-8',
+} as const;
 
 /**
  * The account holders' dashboard under `/dashboard`: server-rendered HTML that works without
@@ -48,7 +49,9 @@ const ASSETS = { 'dashboard.css': 'text/css; charset=utf-8', 'dashboard.js': 'te
 export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
   const url = new URL(deps.baseUrl);
   const base = `${url.pathname.replace(/\/+$/, '')}/dashboard`;
-  const assets = Object.fromEntries(Object.keys(ASSETS).map((name) => [name, readFileSync(join(deps.assetsDir, name))]));
+  const assets = Object.fromEntries(
+    Object.keys(ASSETS).map((name) => [name, readFileSync(join(deps.assetsDir, name))]),
+  );
   const assetVersion = createHash('sha256').update(Object.values(assets).join('')).digest('hex').slice(0, 10);
 
   // Pages, not API operations: kept out of the OpenAPI document.
@@ -63,9 +66,18 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     store: deps.sessions,
     saveUninitialized: false,
     rolling: true,
-    cookie: { httpOnly: true, sameSite: 'lax', secure: url.protocol === 'https:', path: base, maxAge: deps.sessionIdleMs },
+    cookie: {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: url.protocol === 'https:',
+      path: base,
+      maxAge: deps.sessionIdleMs,
+    },
   });
-  await app.register(csrf, { sessionPlugin: '@fastify/session', getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf });
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/session',
+    getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf,
+  });
   await app.register(helmet, {
     global: true,
     contentSecurityPolicy: {
@@ -97,25 +109,36 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
   app.setErrorHandler(async (error, request, reply) => {
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('FST_CSRF')) {
-      return sendPage(reply, errorPage(context(request, reply), 403, 'This form has expired or did not come from this dashboard. Go back, reload the page and try again.'), 403);
+      return sendPage(
+        reply,
+        errorPage(
+          context(request, reply),
+          403,
+          'This form has expired or did not come from this dashboard. Go back, reload the page and try again.',
+        ),
+        403,
+      );
     }
     const status = error instanceof DomainError ? error.status : 500;
     if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
     const message = error instanceof DomainError ? error.detail : 'Something unexpected failed. Try again in a moment.';
     // Without Redis there is no session to read; render without one.
     const ctx = request.session ? context(request, reply) : { holder: null, csrf: '', base, assetVersion };
-    if (error instanceof DomainError) for (const [name, value] of Object.entries(error.headers())) reply.header(name, value);
+    if (error instanceof DomainError)
+      for (const [name, value] of Object.entries(error.headers())) reply.header(name, value);
     return sendPage(reply, errorPage(ctx, status, message), status);
   });
 
   app.get('/assets/:name', async (request, reply) => {
     const name = (request.params as { name: string }).name;
     if (!Object.hasOwn(ASSETS, name)) return reply.callNotFound();
-    return reply
-      .type(ASSETS[name as keyof typeof ASSETS])
-      // Versioned by content (the `v` query): cache for a year.
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(assets[name]);
+    return (
+      reply
+        .type(ASSETS[name as keyof typeof ASSETS])
+        // Versioned by content (the `v` query): cache for a year.
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .send(assets[name])
+    );
   });
 
   await app.register(dashboardRoutes, { holders: deps.holders, keys: deps.keys, base, context });

@@ -33,7 +33,10 @@ function formError(error: unknown): DomainError {
  * Every POST is CSRF-checked (the plugin's `csrfProtection`), and signing in or up starts a new
  * session (no fixation).
  */
-export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (app, { holders, keys, base, context }) => {
+export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (
+  app,
+  { holders, keys, base, context },
+) => {
   const csrfChecked = { onRequest: undefined, preHandler: app.csrfProtection };
   const signedIn: preHandlerAsyncHookHandler = async (request, reply) => {
     const email = request.session.holder;
@@ -51,7 +54,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
   app.get('/', async (request, reply) => reply.redirect(`${base}/${request.session.holder ? 'keys' : 'sign-in'}`, 303));
 
   app.get('/sign-in', async (request, reply) => {
-    const notice = (request.query as { signed_out?: string }).signed_out !== undefined ? 'You are signed out.' : undefined;
+    const notice =
+      (request.query as { signed_out?: string }).signed_out !== undefined ? 'You are signed out.' : undefined;
     return sendPage(reply, signInPage(context(request, reply), notice ? { notice } : {}));
   });
 
@@ -63,13 +67,20 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
     } catch (error) {
       const refusal = formError(error);
       if (refusal instanceof SignInThrottledError) reply.header('retry-after', String(refusal.retryAfterSeconds));
-      return sendPage(reply, signInPage(context(request, reply), { email: form.email, error: refusal.detail }), refusal.status);
+      return sendPage(
+        reply,
+        signInPage(context(request, reply), { email: form.email, error: refusal.detail }),
+        refusal.status,
+      );
     }
   });
 
   app.get('/sign-up', async (request, reply) => {
     const invitation = (request.query as { invitation?: string }).invitation?.slice(0, 200);
-    return sendPage(reply, signUpPage(context(request, reply), { mode: holders.signUpMode, ...(invitation ? { invitation } : {}) }));
+    return sendPage(
+      reply,
+      signUpPage(context(request, reply), { mode: holders.signUpMode, ...(invitation ? { invitation } : {}) }),
+    );
   });
 
   app.post('/sign-up', csrfChecked, async (request, reply) => {
@@ -92,7 +103,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
   app.get('/keys', { preHandler: signedIn }, async (request, reply) => {
     const revoked = (request.query as { revoked?: string }).revoked;
     const list = await keys.list(request.holder!);
-    const notice = revoked ? `Key ${list.find((k) => k.id === revoked)?.name ?? revoked} is revoked: requests with it are refused.` : undefined;
+    const notice = revoked
+      ? `Key ${list.find((k) => k.id === revoked)?.name ?? revoked} is revoked: requests with it are refused.`
+      : undefined;
     return sendPage(reply, keysPage(context(request, reply), { keys: list, ...(notice ? { notice } : {}) }));
   });
 
@@ -100,10 +113,18 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
     const form = createKeyForm.parse(request.body ?? {});
     try {
       const created = await keys.create(request.holder!, { name: form.name, scopes: form.scopes });
-      return sendPage(reply, keysPage(context(request, reply), { keys: await keys.list(request.holder!), created }), 201);
+      return sendPage(
+        reply,
+        keysPage(context(request, reply), { keys: await keys.list(request.holder!), created }),
+        201,
+      );
     } catch (error) {
       const refusal = formError(error);
-      return sendPage(reply, keysPage(context(request, reply), { keys: await keys.list(request.holder!), error: refusal.detail }), refusal.status);
+      return sendPage(
+        reply,
+        keysPage(context(request, reply), { keys: await keys.list(request.holder!), error: refusal.detail }),
+        refusal.status,
+      );
     }
   });
 
@@ -115,6 +136,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
 
   app.get('/usage', { preHandler: signedIn }, async (request, reply) => {
     const { days } = usageQuery.parse(request.query ?? {});
-    return sendPage(reply, usagePage(context(request, reply), { usage: await keys.usage(request.holder!, days), days }));
+    return sendPage(
+      reply,
+      usagePage(context(request, reply), { usage: await keys.usage(request.holder!, days), days }),
+    );
   });
 };

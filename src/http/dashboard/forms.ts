@@ -16,11 +16,21 @@ export const signUpForm = z.object({ ...formBase, email: field(320), password: f
 export const createKeyForm = z.object({
   ...formBase,
   name: field(200),
-  scopes: z.union([z.string(), z.array(z.string())]).optional().transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])),
+  scopes: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])),
 });
 
 /** The usage page's query. */
-export const usageQuery = z.object({ days: z.coerce.number().int().refine((d) => [7, 14, 30, 90].includes(d)).catch(14).default(14) });
+export const usageQuery = z.object({
+  days: z.coerce
+    .number()
+    .int()
+    .refine((d) => [7, 14, 30, 90].includes(d))
+    .catch(14)
+    .default(14),
+});
 
 /** A key id in a path. */
 export const keyIdParams = z.object({ id: z.string().max(64) });

@@ -50,9 +50,16 @@ export function signInPage(ctx: PageContext, state: { email?: string; error?: st
 }
 
 /** The sign-up form; the invitation field shows unless sign-up is open to anyone. */
-export function signUpPage(ctx: PageContext, state: { mode: SignUpMode; email?: string; invitation?: string; error?: string }): Html {
+export function signUpPage(
+  ctx: PageContext,
+  state: { mode: SignUpMode; email?: string; invitation?: string; error?: string },
+): Html {
   if (state.mode === 'closed') {
-    return layout(ctx, 'Sign up', html`<h1>Sign up</h1>${errorBox(state.error)}<p>Sign-up is closed on this service. Ask its operator for an invitation.</p>`);
+    return layout(
+      ctx,
+      'Sign up',
+      html`<h1>Sign up</h1>${errorBox(state.error)}<p>Sign-up is closed on this service. Ask its operator for an invitation.</p>`,
+    );
   }
   const invitation =
     state.mode === 'invite'
@@ -73,7 +80,9 @@ ${invitation}
 }
 
 function dateTime(iso: string | null): Html {
-  return iso ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>` : html`<span class="muted">never</span>`;
+  return iso
+    ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
+    : html`<span class="muted">never</span>`;
 }
 
 function limit(n: number, own: number | null): Html {
@@ -97,15 +106,20 @@ function createdBanner(created: CreatedKey): Html {
 }
 
 /** The keys page: the holder's keys, the create form, and a new key's secret once. */
-export function keysPage(ctx: PageContext, state: { keys: HolderKey[]; created?: CreatedKey; notice?: string; error?: string }): Html {
+export function keysPage(
+  ctx: PageContext,
+  state: { keys: HolderKey[]; created?: CreatedKey; notice?: string; error?: string },
+): Html {
   const rows = state.keys.map((k) => keyRow(ctx, k));
   return layout(
     ctx,
     'API keys',
     html`<h1>API keys</h1>${errorBox(state.error)}${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}${state.created ? createdBanner(state.created) : ''}
-${rows.length > 0
-  ? html`<table class="keys"><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th>Status</th><th>Limits</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
-  : html`<p class="muted">No keys yet. Create your first one below.</p>`}
+${
+  rows.length > 0
+    ? html`<table class="keys"><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th>Status</th><th>Limits</th><th></th></tr></thead><tbody>${rows}</tbody></table>`
+    : html`<p class="muted">No keys yet. Create your first one below.</p>`
+}
 <h2>Create a key</h2>
 <form method="post" action="${ctx.base}/keys" class="card">
 <input type="hidden" name="_csrf" value="${ctx.csrf}">
@@ -121,10 +135,16 @@ ${rows.length > 0
 export function usagePage(ctx: PageContext, state: { usage: HolderKeyUsage[]; days: number }): Html {
   const sections = state.usage.map(({ key, days }) => {
     const total = days.reduce((a, d) => a + d.requests, 0);
-    const chart = usageChart(days.map((d) => ({ day: d.day, requests: d.requests, errors: d.clientErrors })), `Requests per day with ${key.name}`);
-    const rows = [...days].reverse().map(
-      (d) => html`<tr><td>${d.day}</td>${USAGE_OPERATIONS.map((op) => html`<td>${d.byOperation[op]}</td>`)}<td>${d.requests}</td><td>${d.clientErrors}</td><td>${d.rateLimited}</td></tr>`,
+    const chart = usageChart(
+      days.map((d) => ({ day: d.day, requests: d.requests, errors: d.clientErrors })),
+      `Requests per day with ${key.name}`,
     );
+    const rows = [...days]
+      .reverse()
+      .map(
+        (d) =>
+          html`<tr><td>${d.day}</td>${USAGE_OPERATIONS.map((op) => html`<td>${d.byOperation[op]}</td>`)}<td>${d.requests}</td><td>${d.clientErrors}</td><td>${d.rateLimited}</td></tr>`,
+      );
     return html`<section class="usage" data-key-id="${key.id}"><h2>${key.name} <code>${key.prefix}</code> <span class="status ${key.status}">${key.status}</span></h2>
 <p>${total} requests in the last ${state.days} days · search limit ${limit(key.effectiveLimits.search, key.limits.search)}</p>${chart}
 <table class="usage-table"><thead><tr><th>Day (UTC)</th>${USAGE_OPERATIONS.map((op) => html`<th>${op.replace('_', ' ')}</th>`)}<th>All</th><th>4xx</th><th>429</th></tr></thead><tbody>${rows}</tbody></table></section>`;
@@ -140,5 +160,9 @@ ${sections.length > 0 ? sections : html`<p class="muted">No keys yet.</p>`}`,
 
 /** A page for errors outside the forms (404, 403 on a stale form, 503). */
 export function errorPage(ctx: PageContext, status: number, message: string): Html {
-  return layout(ctx, `Error ${status}`, html`<h1>${status === 404 ? 'Not found' : 'Something went wrong'}</h1><p class="error" role="alert">${message}</p><p><a href="${ctx.base}">Back to the dashboard</a></p>`);
+  return layout(
+    ctx,
+    `Error ${status}`,
+    html`<h1>${status === 404 ? 'Not found' : 'Something went wrong'}</h1><p class="error" role="alert">${message}</p><p><a href="${ctx.base}">Back to the dashboard</a></p>`,
+  );
 }

@@ -13,7 +13,10 @@ declare module 'fastify' {
  * An `onRequest` hook that authenticates the bearer key and requires `scope`. It runs before the
  * body is read, so an unauthenticated client cannot make the service parse a large body.
  */
-export function requireKey(keys: Pick<KeyService, 'authenticate' | 'requireScope'>, scope: KeyScope): onRequestAsyncHookHandler {
+export function requireKey(
+  keys: Pick<KeyService, 'authenticate' | 'requireScope'>,
+  scope: KeyScope,
+): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const key = await keys.authenticate(request.headers.authorization);
     keys.requireScope(key, scope);

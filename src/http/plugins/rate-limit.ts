@@ -51,7 +51,13 @@ function effectiveLimit(request: FastifyRequest, policy: RateLimitPolicy, fallba
  * earlier draft's `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, which clients
  * already read; the policy name tells a client which budget a response spent.
  */
-function setHeaders(reply: FastifyReply, policy: RateLimitPolicy, limit: number, remaining: number, resetSeconds: number): void {
+function setHeaders(
+  reply: FastifyReply,
+  policy: RateLimitPolicy,
+  limit: number,
+  remaining: number,
+  resetSeconds: number,
+): void {
   reply.header('ratelimit-policy', `"${policy}";q=${limit};w=${WINDOW_SECONDS}`);
   reply.header('ratelimit', `"${policy}";r=${remaining};t=${resetSeconds}`);
   reply.header('ratelimit-limit', limit);
@@ -73,7 +79,11 @@ function setHeaders(reply: FastifyReply, policy: RateLimitPolicy, limit: number,
  *
  * If Redis cannot be reached the request goes through (the limit is protection, not billing).
  */
-export async function registerRateLimit(app: FastifyInstance, options: RateLimitOptions, policy: RateLimitPolicy): Promise<RouteRateLimit> {
+export async function registerRateLimit(
+  app: FastifyInstance,
+  options: RateLimitOptions,
+  policy: RateLimitPolicy,
+): Promise<RouteRateLimit> {
   const fallback = options.perMinute[policy];
   // Each policy in a scope of its own: the plugin decorates the context it is registered in once,
   // so a second registration in the same context would silently reuse the first one's counters.
@@ -95,7 +105,10 @@ export async function registerRateLimit(app: FastifyInstance, options: RateLimit
   const exceeded = (reply: FastifyReply, max: number, resetSeconds: number) => {
     setHeaders(reply, policy, max, 0, resetSeconds);
     const what = policy === 'search' ? 'searches' : 'reads';
-    return new RateLimitExceededError(`this API key has used its ${max} ${what} per minute; retry in ${resetSeconds} s`, resetSeconds);
+    return new RateLimitExceededError(
+      `this API key has used its ${max} ${what} per minute; retry in ${resetSeconds} s`,
+      resetSeconds,
+    );
   };
 
   return {

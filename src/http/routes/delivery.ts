@@ -9,16 +9,28 @@ const MAX_CACHE_SECONDS = 86_400;
  * Delivery routes (spec 2.6, contract §4): signed, expiring URLs that answer 302 to the source.
  * No bearer key: the signature is the credential, so the URLs work in `<img src>`.
  */
-export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now?: () => number }> = async (app, { signer, now = Date.now }) => {
+export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now?: () => number }> = async (
+  app,
+  { signer, now = Date.now },
+) => {
   app.get(
     '/v1/social/delivery/:kind/:id',
     {
       schema: {
         operationId: 'deliver',
-        params: z.strictObject({ kind: z.enum(DELIVERY_KINDS as [string, ...string[]]), id: z.string().min(1).max(256) }),
-        querystring: z.object({ src: z.string().max(8192).optional(), exp: z.string().max(20).optional(), sig: z.string().max(100).optional() }),
+        params: z.strictObject({
+          kind: z.enum(DELIVERY_KINDS as [string, ...string[]]),
+          id: z.string().min(1).max(256),
+        }),
+        querystring: z.object({
+          src: z.string().max(8192).optional(),
+          exp: z.string().max(20).optional(),
+          sig: z.string().max(100).optional(),
+        }),
         response: {
-          302: z.null().meta({ description: 'Found: redirects to the source URL (Location), cacheable until the URL expires.' }),
+          302: z
+            .null()
+            .meta({ description: 'Found: redirects to the source URL (Location), cacheable until the URL expires.' }),
           403: problemSchema,
           410: problemSchema,
         },

@@ -7,7 +7,14 @@ import type { AccountFacetsService, PostFacetsService } from '../../services/sea
 import { requireKey } from '../plugins/auth.ts';
 import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
-const errors = { 401: problemSchema, 403: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
+const errors = {
+  401: problemSchema,
+  403: problemSchema,
+  410: problemSchema,
+  422: problemSchema,
+  429: problemSchema,
+  503: problemSchema,
+};
 
 /**
  * Post facets and account facets (issue 13): registered like the searches (search scope, the
@@ -28,9 +35,16 @@ export const facetRoutes: FastifyPluginAsyncZod<{
     {
       onRequest,
       preValidation: searches.count,
-      schema: { operationId: 'postFacets', body: postFacetsRequestSchema, response: { 200: facetsResponseSchema, ...errors } },
+      schema: {
+        operationId: 'postFacets',
+        body: postFacetsRequestSchema,
+        response: { 200: facetsResponseSchema, ...errors },
+      },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => postFacets.facets(request.body))) }),
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await searches.run(request, reply, () => postFacets.facets(request.body))),
+    }),
   );
 
   app.post(
@@ -38,8 +52,15 @@ export const facetRoutes: FastifyPluginAsyncZod<{
     {
       onRequest,
       preValidation: searches.count,
-      schema: { operationId: 'accountFacets', body: accountFacetsRequestSchema, response: { 200: facetsResponseSchema, ...errors } },
+      schema: {
+        operationId: 'accountFacets',
+        body: accountFacetsRequestSchema,
+        response: { 200: facetsResponseSchema, ...errors },
+      },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => accountFacets.facets(request.body))) }),
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await searches.run(request, reply, () => accountFacets.facets(request.body))),
+    }),
   );
 };

@@ -4,7 +4,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 export type ReadinessCheck = () => Promise<string>;
 
 /** `/healthz` (the process is up) and `/readyz` (its dependencies answer). */
-export const healthRoutes: FastifyPluginAsyncZod<{ checks: Record<string, ReadinessCheck> }> = async (app, { checks }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ checks: Record<string, ReadinessCheck> }> = async (
+  app,
+  { checks },
+) => {
   app.get('/healthz', { schema: { hide: true } as object }, async () => ({ status: 'ok' }));
 
   app.get('/readyz', { schema: { hide: true } as object }, async (_request, reply) => {

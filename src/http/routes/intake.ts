@@ -45,21 +45,27 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
   // NDJSON is read line by line as it arrives (never held whole), so one bad line never fails the
   // whole body and an oversized one is refused as soon as it passes a limit.
   app.addContentTypeParser(NDJSON, async (_request: unknown, payload: Readable) => {
-    const { entries, rejected } = await readNdjson(payload, { maxBytes: MAX_INTAKE_BYTES, maxEntries: MAX_OBSERVATIONS_PER_REQUEST });
+    const { entries, rejected } = await readNdjson(payload, {
+      maxBytes: MAX_INTAKE_BYTES,
+      maxEntries: MAX_OBSERVATIONS_PER_REQUEST,
+    });
     return new IntakeBody(entries, rejected);
   });
   // JSON with Fastify's own (prototype-poisoning-safe) parser, then it must be an array: 400 if not.
   const json = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES }, (request, body, done) =>
-    json(request, body as string, (error, value) => {
-      if (error) return done(error, undefined);
-      try {
-        done(null, new IntakeBody(entriesOfArray(value), []));
-      } catch (notArray) {
-        done(notArray as Error, undefined);
-      }
-    }),
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES },
+    (request, body, done) =>
+      json(request, body as string, (error, value) => {
+        if (error) return done(error, undefined);
+        try {
+          done(null, new IntakeBody(entriesOfArray(value), []));
+        } catch (notArray) {
+          done(notArray as Error, undefined);
+        }
+      }),
   );
 
   app.post(
@@ -80,7 +86,10 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
       if (input.entries.length === 0 && input.rejected.length === 0) {
         throw new MalformedRequestError('The body carries no observations.');
       }
-      const { accepted, rejected } = await intake.submit({ entries: input.entries, rejected: input.rejected }, { wait, requestId: request.id });
+      const { accepted, rejected } = await intake.submit(
+        { entries: input.entries, rejected: input.rejected },
+        { wait, requestId: request.id },
+      );
       request.log.info({ accepted, rejected: rejected.length, wait }, 'intake');
       return reply.code(wait ? 200 : 202).send({ request_id: request.id, accepted, rejected });
     },

@@ -41,8 +41,12 @@ function wantsJson(accept: string | undefined): boolean {
 export const problemRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/problems', { schema: { hide: true } as object }, async (request, reply) => {
     if (wantsJson(request.headers.accept)) return reply.send({ problems: PROBLEM_CATALOG });
-    const items = PROBLEM_CATALOG.map((p) => `<li><a href="problems/${p.name}"><code>${p.name}</code></a> (${p.status}): ${escape(p.title)}</li>`);
-    return reply.type('text/html; charset=utf-8').send(page('Problems', `<h1>Problems this API answers</h1><ul>${items.join('')}</ul>`));
+    const items = PROBLEM_CATALOG.map(
+      (p) => `<li><a href="problems/${p.name}"><code>${p.name}</code></a> (${p.status}): ${escape(p.title)}</li>`,
+    );
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(page('Problems', `<h1>Problems this API answers</h1><ul>${items.join('')}</ul>`));
   });
 
   app.get(
@@ -51,7 +55,8 @@ export const problemRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { name } = request.params as { name: string };
       const entry = problemEntry(name);
-      if (!entry) throw new RouteNotFoundError(`There is no problem named ${JSON.stringify(name)}; /problems lists them.`);
+      if (!entry)
+        throw new RouteNotFoundError(`There is no problem named ${JSON.stringify(name)}; /problems lists them.`);
       reply.header('cache-control', 'public, max-age=3600');
       if (wantsJson(request.headers.accept)) return reply.send(entry);
       return reply.type('text/html; charset=utf-8').send(entryHtml(entry));

@@ -1,7 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AccountService } from '../../services/accounts/account-service.ts';
-import { accountSchema, accountSearchResponseSchema, fullPostSchema, postSearchResponseSchema, problemSchema } from '../../contract/api.ts';
+import {
+  accountSchema,
+  accountSearchResponseSchema,
+  fullPostSchema,
+  postSearchResponseSchema,
+  problemSchema,
+} from '../../contract/api.ts';
 import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
 import type { PostService } from '../../services/posts/post-service.ts';
@@ -14,11 +20,23 @@ import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/
 const idParams = z.strictObject({ id: z.string().min(1).max(256) });
 /** `If-None-Match`: the ETag of a copy the client holds (conditional-get.ts). */
 const conditionalHeaders = z.object({
-  'if-none-match': z.string().max(2048).optional().meta({ description: 'An ETag from an earlier response: 304 Not Modified when it still matches.' }),
+  'if-none-match': z
+    .string()
+    .max(2048)
+    .optional()
+    .meta({ description: 'An ETag from an earlier response: 304 Not Modified when it still matches.' }),
 });
 /** 304: no body; the copy the client holds is current. */
 const notModified = z.null().meta({ description: 'Not modified: the copy with this ETag is current.' });
-const errors = { 401: problemSchema, 403: problemSchema, 404: problemSchema, 410: problemSchema, 422: problemSchema, 429: problemSchema, 503: problemSchema };
+const errors = {
+  401: problemSchema,
+  403: problemSchema,
+  404: problemSchema,
+  410: problemSchema,
+  422: problemSchema,
+  429: problemSchema,
+  503: problemSchema,
+};
 
 /**
  * `GET /…/search` is the search path asked with the wrong method, not a read of the post or
@@ -46,8 +64,19 @@ export const readRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/v1/social/posts/:id',
-    { onRequest, preValidation: reads.count, onSend: conditionalGet, schema: { operationId: 'getPost', params: idParams, headers: conditionalHeaders, response: { 200: fullPostSchema, 304: notModified, ...errors } } },
-    async (request, reply) => reads.run(request, reply, () => posts.get(concreteFirst(request.params.id, '/v1/social/posts/search'))),
+    {
+      onRequest,
+      preValidation: reads.count,
+      onSend: conditionalGet,
+      schema: {
+        operationId: 'getPost',
+        params: idParams,
+        headers: conditionalHeaders,
+        response: { 200: fullPostSchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reads.run(request, reply, () => posts.get(concreteFirst(request.params.id, '/v1/social/posts/search'))),
   );
 
   app.post(
@@ -61,7 +90,10 @@ export const readRoutes: FastifyPluginAsyncZod<{
         response: { 200: postSearchResponseSchema, ...errors },
       },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => postSearch.search(request.body))) }),
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await searches.run(request, reply, () => postSearch.search(request.body))),
+    }),
   );
 
   app.post(
@@ -69,14 +101,32 @@ export const readRoutes: FastifyPluginAsyncZod<{
     {
       onRequest,
       preValidation: searches.count,
-      schema: { operationId: 'searchAccounts', body: accountSearchRequestSchema, response: { 200: accountSearchResponseSchema, ...errors } },
+      schema: {
+        operationId: 'searchAccounts',
+        body: accountSearchRequestSchema,
+        response: { 200: accountSearchResponseSchema, ...errors },
+      },
     },
-    async (request, reply) => ({ request_id: request.id, ...(await searches.run(request, reply, () => accountSearch.search(request.body))) }),
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await searches.run(request, reply, () => accountSearch.search(request.body))),
+    }),
   );
 
   app.get(
     '/v1/social/accounts/:id',
-    { onRequest, preValidation: reads.count, onSend: conditionalGet, schema: { operationId: 'getAccount', params: idParams, headers: conditionalHeaders, response: { 200: accountSchema, 304: notModified, ...errors } } },
-    async (request, reply) => reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search'))),
+    {
+      onRequest,
+      preValidation: reads.count,
+      onSend: conditionalGet,
+      schema: {
+        operationId: 'getAccount',
+        params: idParams,
+        headers: conditionalHeaders,
+        response: { 200: accountSchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) =>
+      reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search'))),
   );
 };

@@ -15,7 +15,10 @@ export interface AccountService {
 }
 
 /** Creates the account service. */
-export function createAccountService(deps: { reads: Pick<RecordReads, 'accounts' | 'findAccountIdByHandle'>; signer: DeliverySigner }): AccountService {
+export function createAccountService(deps: {
+  reads: Pick<RecordReads, 'accounts' | 'findAccountIdByHandle'>;
+  signer: DeliverySigner;
+}): AccountService {
   return {
     async get(idOrHandle) {
       let id: string | null;

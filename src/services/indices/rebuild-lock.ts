@@ -36,7 +36,10 @@ export async function acquireRebuildLock(
     const current = await redis.get(key);
     return { heldBy: current?.split(' ').slice(1).join(' ') || 'another process' };
   }
-  const heartbeat = setInterval(() => void redis.eval(EXTEND, 1, key, token, TTL_MS).catch(() => undefined), HEARTBEAT_MS);
+  const heartbeat = setInterval(
+    () => void redis.eval(EXTEND, 1, key, token, TTL_MS).catch(() => undefined),
+    HEARTBEAT_MS,
+  );
   heartbeat.unref();
   return {
     lock: {

@@ -28,7 +28,10 @@ export interface IndexRebuilds {
    *   the copy: how existing data gets vectors, or moves to a new model.
    * - `signal` cancels between pages: the partial copy is deleted, the live index is untouched.
    */
-  rebuild(name: IndexName, options?: { keepOld?: boolean; signal?: AbortSignal; onProgress?: (copied: number) => void }): Promise<RebuildOutcome>;
+  rebuild(
+    name: IndexName,
+    options?: { keepOld?: boolean; signal?: AbortSignal; onProgress?: (copied: number) => void },
+  ): Promise<RebuildOutcome>;
   /**
    * Resumes queues that a rebuild paused and never resumed (it was killed outright): only a
    * rebuild pauses them, so a paused queue with no rebuild running is abandoned. The worker calls
@@ -54,7 +57,8 @@ export function createIndexRebuilds(deps: {
       if ('heldBy' in acquired) return { status: 'busy', heldBy: acquired.heldBy };
       try {
         const removedOrphans = await admin.removeOrphans(name);
-        if (removedOrphans.length > 0) logger.warn(`removed ${removedOrphans.join(', ')}, left by an interrupted rebuild`);
+        if (removedOrphans.length > 0)
+          logger.warn(`removed ${removedOrphans.join(', ')}, left by an interrupted rebuild`);
         const records = await deps.records();
         if (records) logger.warn(`records without a current ${records.modelId} vector are embedded during the copy`);
         await Promise.all(queues.map((q) => q.pause()));
@@ -84,7 +88,8 @@ export function createIndexRebuilds(deps: {
         await queue.resume();
         resumed.push(queue.name);
       }
-      if (resumed.length > 0) logger.warn(`resumed ${resumed.join(' and ')}, left paused by an interrupted index rebuild`);
+      if (resumed.length > 0)
+        logger.warn(`resumed ${resumed.join(' and ')}, left paused by an interrupted index rebuild`);
       return resumed;
     },
   };

@@ -28,7 +28,11 @@ end
 return redis.call('smembers', KEYS[2])`;
 
 /** Creates the backlog; `requestRun` enqueues a deduplicated, slightly delayed follow-up job. */
-export function createFollowUpBacklog(deps: { redis: Redis; prefix: string; requestRun: () => Promise<void> }): FollowUpBacklog {
+export function createFollowUpBacklog(deps: {
+  redis: Redis;
+  prefix: string;
+  requestRun: () => Promise<void>;
+}): FollowUpBacklog {
   const pending = (set: 'accounts' | 'authors') => `${deps.prefix}:follow-ups:${set}:pending`;
   const claimed = (set: 'accounts' | 'authors', runId: string) => `${deps.prefix}:follow-ups:${set}:claimed:${runId}`;
   return {

@@ -43,7 +43,10 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
   const { store, locks } = deps;
 
   /** IDs of the posts linking to `accounts`, except those known to hold their current snapshots. Near real time. */
-  async function linkedPosts(accounts: ReadonlyMap<string, AccountRecord>, current: ReadonlySet<string>): Promise<Set<string>> {
+  async function linkedPosts(
+    accounts: ReadonlyMap<string, AccountRecord>,
+    current: ReadonlySet<string>,
+  ): Promise<Set<string>> {
     const ids = new Set<string>();
     if (accounts.size === 0) return ids;
     for await (const page of store.postIdsLinkedTo([...accounts.keys()])) {
@@ -72,7 +75,11 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
    * changed accounts and the baseline ratios that moved, then merges both into each post at once.
    * Call with the authors' locks held (the refresh comes after taking them).
    */
-  async function step(accounts: ReadonlyMap<string, AccountRecord>, authors: string[], current: ReadonlySet<string>): Promise<FollowUpOutcome> {
+  async function step(
+    accounts: ReadonlyMap<string, AccountRecord>,
+    authors: string[],
+    current: ReadonlySet<string>,
+  ): Promise<FollowUpOutcome> {
     await store.refresh();
     const ids = await linkedPosts(accounts, current);
     const ratios = await baselineUpdates(authors);
@@ -80,7 +87,9 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     let fannedOut = 0;
     let baselinesUpdated = 0;
     const all = [...ids];
-    const slices = Array.from({ length: Math.ceil(all.length / MERGE_SLICE) }, (_, i) => all.slice(i * MERGE_SLICE, (i + 1) * MERGE_SLICE));
+    const slices = Array.from({ length: Math.ceil(all.length / MERGE_SLICE) }, (_, i) =>
+      all.slice(i * MERGE_SLICE, (i + 1) * MERGE_SLICE),
+    );
     // Slices, so a merge holds a batch's worth of records and bodies; a few in flight, because a
     // run's reads, projections and writes take turns and the last run of a long intake has the
     // machine to itself (bench/README.md, "Intake: bulk bodies built as planned").
@@ -99,7 +108,11 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     return { fannedOut, baselinesUpdated };
   }
 
-  async function run(changedAccounts: AccountRecord[], authors: string[], current: ReadonlySet<string>): Promise<FollowUpOutcome> {
+  async function run(
+    changedAccounts: AccountRecord[],
+    authors: string[],
+    current: ReadonlySet<string>,
+  ): Promise<FollowUpOutcome> {
     const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0 };
     // Fan-out goes with the first lock group (it needs no lock, only the refresh); later groups
     // (authors another run held) only recompute their baselines.
@@ -122,7 +135,11 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
      * Runs the follow-up of one batch at once. Posts the batch wrote that already hold the changed
      * snapshots are not read again (a held snapshot only ever moves forward).
      */
-    runInline(changedAccounts: AccountRecord[], authors: string[], writtenPosts: PostRecord[]): Promise<FollowUpOutcome> {
+    runInline(
+      changedAccounts: AccountRecord[],
+      authors: string[],
+      writtenPosts: PostRecord[],
+    ): Promise<FollowUpOutcome> {
       const accounts = new Map(changedAccounts.map((a) => [a.id, a]));
       const current = new Set(writtenPosts.filter((p) => !hasOlderSnapshot(p, accounts)).map((p) => p.id));
       return run(changedAccounts, authors, current);

@@ -67,7 +67,10 @@ export function createIntakeService(deps: {
   /** Observations that may wait in the queue; past it a request is refused whole (503). */
   maxQueuedObservations?: number;
 }): IntakeService {
-  const maxQueuedJobs = deps.maxQueuedObservations === undefined ? Infinity : Math.max(1, Math.ceil(deps.maxQueuedObservations / OBSERVATIONS_PER_JOB));
+  const maxQueuedJobs =
+    deps.maxQueuedObservations === undefined
+      ? Infinity
+      : Math.max(1, Math.ceil(deps.maxQueuedObservations / OBSERVATIONS_PER_JOB));
   const service: IntakeService = {
     async waitFor(jobIds, timeoutMs = deps.waitTimeoutMs) {
       if (jobIds.length === 0) return;
@@ -118,9 +121,7 @@ export function createIntakeService(deps: {
             );
           }
         }
-        const jobs = await queueCall(() =>
-          deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))),
-        );
+        const jobs = await queueCall(() => deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))));
         const jobIds = jobs.map((job) => job.id!);
         if (options.wait) await service.waitFor(jobIds);
         return { accepted: accepted.length, rejected, jobIds };
@@ -149,9 +150,12 @@ async function waitForJobs(
       );
     }
     // A job whose attempts ran out stays in the failed set; its observations are not lost.
-    throw new ServiceUnavailableError('Indexing failed repeatedly; the observations stay queued for an operator to retry.', {
-      cause: error,
-    });
+    throw new ServiceUnavailableError(
+      'Indexing failed repeatedly; the observations stay queued for an operator to retry.',
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -166,14 +170,20 @@ const QUEUE_TIMEOUT_MS = 5000;
 async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the queue did not answer within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`the queue did not answer within ${QUEUE_TIMEOUT_MS} ms`)),
+      QUEUE_TIMEOUT_MS,
+    );
   });
   try {
     return await Promise.race([fn(), timeout]);
   } catch (error) {
-    throw new ServiceUnavailableError('The intake queue is unavailable; nothing from this request was accepted. Retry shortly.', {
-      cause: error,
-    });
+    throw new ServiceUnavailableError(
+      'The intake queue is unavailable; nothing from this request was accepted. Retry shortly.',
+      {
+        cause: error,
+      },
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -20,7 +20,12 @@ const EXTEND = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call(
  * are extended while their holder works: a lock whose holder died, or whose release was lost in a
  * Redis outage, frees itself within `ttlMs` instead of stalling every batch of those authors.
  */
-export function createRedisKeyedLocks(deps: { redis: Redis; prefix: string; ttlMs?: number; maxWaitMs?: number }): KeyedLocks {
+export function createRedisKeyedLocks(deps: {
+  redis: Redis;
+  prefix: string;
+  ttlMs?: number;
+  maxWaitMs?: number;
+}): KeyedLocks {
   const ttl = deps.ttlMs ?? 15_000;
   const maxWait = deps.maxWaitMs ?? 120_000;
   const name = (key: string) => `${deps.prefix}:lock:${key}`;

@@ -27,7 +27,8 @@ export async function readNdjson(
   };
   stream.on('data', (chunk: Buffer | string) => {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    if (bytes > limits.maxBytes) stop(new PayloadTooLargeError(`The request body is larger than ${limits.maxBytes} bytes.`));
+    if (bytes > limits.maxBytes)
+      stop(new PayloadTooLargeError(`The request body is larger than ${limits.maxBytes} bytes.`));
   });
   let line = 0;
   try {
@@ -36,7 +37,11 @@ export async function readNdjson(
       const content = line === 1 ? raw.replace(/^\uFEFF/, '') : raw;
       if (content.trim() === '') continue;
       if (entries.length + rejected.length >= limits.maxEntries) {
-        stop(new PayloadTooLargeError(`This request carries more than ${limits.maxEntries} observations; send at most ${limits.maxEntries} per request.`));
+        stop(
+          new PayloadTooLargeError(
+            `This request carries more than ${limits.maxEntries} observations; send at most ${limits.maxEntries} per request.`,
+          ),
+        );
         break;
       }
       try {

@@ -10,12 +10,7 @@ import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 import { createFollowUps } from './follow-ups.ts';
 import type { FollowUpBacklog } from './follow-up-backlog.ts';
-import {
-  applyAccount,
-  applyAccountEnrichment,
-  applyPost,
-  applyPostEnrichment,
-} from '../../domain/merge.ts';
+import { applyAccount, applyAccountEnrichment, applyPost, applyPostEnrichment } from '../../domain/merge.ts';
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { ObservationJobResult } from '../../queues/registry.ts';
 
@@ -135,7 +130,10 @@ export function createObservationProcessor(deps: {
    * versions are read again: an account whose version is the one read up front is that record,
    * and only the others (changed since, or linked without being read) are fetched whole.
    */
-  async function attachSnapshots(posts: PostRecord[], upFront: ReadonlyMap<string, Versioned<AccountRecord>>): Promise<number> {
+  async function attachSnapshots(
+    posts: PostRecord[],
+    upFront: ReadonlyMap<string, Versioned<AccountRecord>>,
+  ): Promise<number> {
     const linked = [...new Set(posts.flatMap(linkedAccountIds))];
     if (linked.length === 0) return 0;
     const versions = await store.accounts.versions(linked);
@@ -171,9 +169,7 @@ export function createObservationProcessor(deps: {
     // redo the follow-up steps for everything the batch touches instead of only what changed.
     const changedAccounts = options.retry
       ? [...(await store.accounts.get(accountIdsOf(observations))).values()]
-      : [...accountOutcome.values()]
-          .filter((o) => snapshotChanged(o.before, o.after))
-          .map((o) => o.after);
+      : [...accountOutcome.values()].filter((o) => snapshotChanged(o.before, o.after)).map((o) => o.after);
     const authors = new Set<string>();
     if (options.retry) {
       for (const post of (await store.posts.get(postIdsOf(observations))).values()) {
@@ -198,7 +194,12 @@ export function createObservationProcessor(deps: {
     } else {
       ({ fannedOut, baselinesUpdated } = await followUps.runInline(changedAccounts, [...authors], writtenPosts));
     }
-    const embedded = await embedChanged(observations, options, [...accountOutcome.values()].map((o) => o.after), writtenPosts);
+    const embedded = await embedChanged(
+      observations,
+      options,
+      [...accountOutcome.values()].map((o) => o.after),
+      writtenPosts,
+    );
 
     if (options.refresh) {
       await store.publish();

@@ -37,7 +37,10 @@ function needs<R extends { embedding?: StoredEmbedding }>(record: R, text: strin
  * concurrency as every merge; if the record's text changed between the read and the write, the
  * vector is not stored (the change that altered the text queued its own embedding).
  */
-export function createRecordEmbeddings(deps: { store: Pick<IntakeStore, 'posts' | 'accounts'>; embedder: DocumentEmbedder }): RecordEmbeddings {
+export function createRecordEmbeddings(deps: {
+  store: Pick<IntakeStore, 'posts' | 'accounts'>;
+  embedder: DocumentEmbedder;
+}): RecordEmbeddings {
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
 
@@ -46,18 +49,29 @@ export function createRecordEmbeddings(deps: { store: Pick<IntakeStore, 'posts' 
     records: readonly R[],
     textOf: (record: R) => string,
   ): Promise<Map<number, StoredEmbedding>> {
-    const todo = records.map((record, i) => ({ i, text: textOf(record) })).filter(({ i, text }) => needs(records[i]!, text, modelId!));
+    const todo = records
+      .map((record, i) => ({ i, text: textOf(record) }))
+      .filter(({ i, text }) => needs(records[i]!, text, modelId!));
     if (todo.length === 0) return new Map();
     const vectors = await deps.embedder.embedDocuments(todo.map((t) => t.text));
     return new Map(
-      todo.map(({ i, text }, n) => [i, { model: modelId!, text_hash: embeddingTextHash(text), vector: encodeVector(vectors[n]!) }]),
+      todo.map(({ i, text }, n) => [
+        i,
+        { model: modelId!, text_hash: embeddingTextHash(text), vector: encodeVector(vectors[n]!) },
+      ]),
     );
   }
 
-  async function embedStore<R extends { embedding?: StoredEmbedding }>(store: RecordStore<R>, ids: string[], textOf: (r: R) => string): Promise<number> {
+  async function embedStore<R extends { embedding?: StoredEmbedding }>(
+    store: RecordStore<R>,
+    ids: string[],
+    textOf: (r: R) => string,
+  ): Promise<number> {
     if (ids.length === 0) return 0;
     const current = [...(await store.get(ids)).values()] as Array<R & { id: string }>;
-    const computed = new Map([...(await embeddingsFor(current, textOf))].map(([i, embedding]) => [current[i]!.id, embedding]));
+    const computed = new Map(
+      [...(await embeddingsFor(current, textOf))].map(([i, embedding]) => [current[i]!.id, embedding]),
+    );
     if (computed.size === 0) return 0;
     const outcome = await store.merge([...computed.keys()], (id, record) => {
       const embedding = computed.get(id)!;
@@ -70,7 +84,8 @@ export function createRecordEmbeddings(deps: { store: Pick<IntakeStore, 'posts' 
   return {
     modelId,
     async withVectors(kind, records) {
-      const textOf = (r: PostRecord | AccountRecord) => (kind === 'post' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord));
+      const textOf = (r: PostRecord | AccountRecord) =>
+        kind === 'post' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord);
       const computed = await embeddingsFor(records, textOf);
       return records.map((record, i) => (computed.has(i) ? { ...record, embedding: computed.get(i)! } : record));
     },

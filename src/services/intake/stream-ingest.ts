@@ -1,4 +1,9 @@
-import { MAX_OBSERVATIONS_PER_REQUEST, type IntakeEntry, type IntakeService, type RejectedLine } from './intake-service.ts';
+import {
+  MAX_OBSERVATIONS_PER_REQUEST,
+  type IntakeEntry,
+  type IntakeService,
+  type RejectedLine,
+} from './intake-service.ts';
 
 /** Totals of a streamed ingest. */
 export interface StreamIngestResult {
@@ -33,7 +38,12 @@ export async function ingestStream(
     if (entries.length === 0 && rejected.length === 0) return;
     const result = await intake.submit(
       { entries, rejected },
-      { wait: false, refresh: options.wait, requestId: options.requestId, ...(options.embedLater ? { embedLater: true } : {}) },
+      {
+        wait: false,
+        refresh: options.wait,
+        requestId: options.requestId,
+        ...(options.embedLater ? { embedLater: true } : {}),
+      },
     );
     totals.accepted += result.accepted;
     totals.rejected += result.rejected.length;

@@ -51,7 +51,14 @@ export function createHolderKeys({ keys, usage, defaultLimits }: HolderKeysDeps)
     const own = await keys.list({ owner: holder.email });
     const lastUsed = await usage.lastUsed(own.map((k) => k.id));
     // Newest first, as a holder looks for the key just made.
-    return own.reverse().map((k) => ({ ...k, prefix: keyPrefix(k.id), lastUsedAt: lastUsed.get(k.id) ?? null, effectiveLimits: effective(k.limits, defaultLimits) }));
+    return own
+      .reverse()
+      .map((k) => ({
+        ...k,
+        prefix: keyPrefix(k.id),
+        lastUsedAt: lastUsed.get(k.id) ?? null,
+        effectiveLimits: effective(k.limits, defaultLimits),
+      }));
   }
 
   return {
@@ -66,7 +73,10 @@ export function createHolderKeys({ keys, usage, defaultLimits }: HolderKeysDeps)
     },
     async usage(holder, days) {
       const own = await list(holder);
-      const daily = await usage.daily(own.map((k) => k.id), days);
+      const daily = await usage.daily(
+        own.map((k) => k.id),
+        days,
+      );
       return own.map((key) => ({ key, days: daily.get(key.id) ?? [] }));
     },
   };

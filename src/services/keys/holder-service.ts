@@ -61,7 +61,10 @@ export interface HolderService {
   /** Creates the holder of `email` without a password when absent (`keys create --owner`). */
   ensure(email: string): Promise<{ email: string; created: boolean }>;
   /** A new invitation code, valid `days`, bound to `email` when given. */
-  invite(options: { email?: string | undefined; days: number }): Promise<{ code: string; email: string | null; expires_at: string }>;
+  invite(options: {
+    email?: string | undefined;
+    days: number;
+  }): Promise<{ code: string; email: string | null; expires_at: string }>;
 }
 
 /** Dependencies of {@link createHolderService}. */
@@ -89,7 +92,12 @@ function parse<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
 }
 
 /** Creates the {@link HolderService}. */
-export function createHolderService({ store, attempts, signUpMode, now = () => new Date() }: HolderServiceDeps): HolderService {
+export function createHolderService({
+  store,
+  attempts,
+  signUpMode,
+  now = () => new Date(),
+}: HolderServiceDeps): HolderService {
   return {
     signUpMode,
 
@@ -117,7 +125,10 @@ export function createHolderService({ store, attempts, signUpMode, now = () => n
       if (blocked > 0) throw new SignInThrottledError(blocked);
       const holder = parsed.success ? await store.get(email) : null;
       // Verify against a dummy hash when there is nothing to verify: same cost, same answer.
-      const ok = await verifyPassword(String(input.password).slice(0, 256), holder?.password_hash ?? (await dummyPasswordHash()));
+      const ok = await verifyPassword(
+        String(input.password).slice(0, 256),
+        holder?.password_hash ?? (await dummyPasswordHash()),
+      );
       if (!ok || !holder?.password_hash) {
         await attempts.failed(email, input.address);
         throw new SignInRejectedError();
@@ -133,7 +144,8 @@ export function createHolderService({ store, attempts, signUpMode, now = () => n
 
     async invite({ email: rawEmail, days }) {
       const email = rawEmail === undefined ? null : parse(holderEmailSchema, rawEmail, 'email');
-      if (!Number.isInteger(days) || days < 1 || days > 90) throw new ValidationFailedError('days must be a whole number from 1 to 90');
+      if (!Number.isInteger(days) || days < 1 || days > 90)
+        throw new ValidationFailedError('days must be a whole number from 1 to 90');
       const code = `inv_${randomBytes(18).toString('base64url')}`;
       const createdAt = now();
       await store.invite(code, { email, createdAt: createdAt.toISOString(), ttlSeconds: days * 86_400 });

@@ -95,14 +95,29 @@ export function createHolderStore({ redis, prefix }: { redis: Redis; prefix: str
       }),
     ensure: (email, createdAt) =>
       guarded(async () => {
-        const results = await redis.multi().hsetnx(holderKey(email), 'created_at', createdAt).hset(holderKey(email), 'email', email).exec();
+        const results = await redis
+          .multi()
+          .hsetnx(holderKey(email), 'created_at', createdAt)
+          .hset(holderKey(email), 'email', email)
+          .exec();
         return results?.[0]?.[1] === 1;
       }),
     signUp: (record) =>
       guarded(async () => {
         const invitation = record.invitation ? invitationKey(record.invitation) : '';
-        const outcome = await redis.eval(SIGN_UP_SCRIPT, 2, holderKey(record.email), invitation, record.email, record.passwordHash, record.createdAt, record.invitationRequired ? '1' : '0');
-        return outcome === 'ok' ? { ok: true as const } : { ok: false as const, reason: outcome === 'exists' ? ('exists' as const) : ('invitation' as const) };
+        const outcome = await redis.eval(
+          SIGN_UP_SCRIPT,
+          2,
+          holderKey(record.email),
+          invitation,
+          record.email,
+          record.passwordHash,
+          record.createdAt,
+          record.invitationRequired ? '1' : '0',
+        );
+        return outcome === 'ok'
+          ? { ok: true as const }
+          : { ok: false as const, reason: outcome === 'exists' ? ('exists' as const) : ('invitation' as const) };
       }),
     invite: (code, { email, createdAt, ttlSeconds }) =>
       guarded(async () => {

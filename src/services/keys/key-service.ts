@@ -1,10 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import {
-  AuthenticationRequiredError,
-  InsufficientScopeError,
-  ValidationFailedError,
-} from '../../internal/errors.ts';
+import { AuthenticationRequiredError, InsufficientScopeError, ValidationFailedError } from '../../internal/errors.ts';
 import { generateKey, hashSecret, isKeyId, KEY_LENGTH, KEY_PREFIX, parseKey } from './key-format.ts';
 import { holderEmailSchema } from './holder-email.ts';
 import { KEY_SCOPES, type KeyLimits, type KeyRecord, type KeyScope, type KeyStore } from './key-store.ts';
@@ -77,16 +73,17 @@ export interface KeyServiceDeps {
 
 const ownerSchema = holderEmailSchema;
 
-const limitSchema = z.number().int('a limit must be a whole number').min(0, 'a limit must be 0 or more').max(1_000_000, 'a limit must be at most 1000000').nullable();
+const limitSchema = z
+  .number()
+  .int('a limit must be a whole number')
+  .min(0, 'a limit must be 0 or more')
+  .max(1_000_000, 'a limit must be at most 1000000')
+  .nullable();
 const limitsSchema = z.strictObject({ search: limitSchema.optional(), read: limitSchema.optional() });
 
 const createSchema = z.object({
   owner: ownerSchema,
-  name: z
-    .string()
-    .trim()
-    .min(1, 'name must not be empty')
-    .max(100, 'name must be at most 100 characters'),
+  name: z.string().trim().min(1, 'name must not be empty').max(100, 'name must be at most 100 characters'),
   scopes: z
     .array(z.enum(KEY_SCOPES, { error: `scopes must be among: ${KEY_SCOPES.join(', ')}` }))
     .min(1, 'scopes must not be empty')
@@ -96,12 +93,9 @@ const createSchema = z.object({
 
 // Details are fixed strings: none may echo the header, since it may hold a valid secret.
 const DETAIL = {
-  missing:
-    'No API key was sent. Send the header `Authorization: Bearer <API_KEY>`.',
-  noBearer:
-    'The Authorization header must start with `Bearer ` (the word Bearer, one space, then the key).',
-  bareKey:
-    'The key was sent without the `Bearer ` prefix. Send `Authorization: Bearer <API_KEY>`.',
+  missing: 'No API key was sent. Send the header `Authorization: Bearer <API_KEY>`.',
+  noBearer: 'The Authorization header must start with `Bearer ` (the word Bearer, one space, then the key).',
+  bareKey: 'The key was sent without the `Bearer ` prefix. Send `Authorization: Bearer <API_KEY>`.',
   noSpace: 'Put exactly one space between `Bearer` and the key: `Authorization: Bearer <API_KEY>`.',
   noKey: 'The Authorization header has the `Bearer` prefix but no key after it.',
   quoted: 'The key is wrapped in quotes. Send it bare: `Authorization: Bearer <API_KEY>`, without quotes.',
@@ -126,9 +120,7 @@ function extractCredential(header: string | undefined): string {
   const scheme = header.slice(0, 6);
   if (scheme.toLowerCase() !== 'bearer') {
     const unwrapped = stripQuotes(header.trim());
-    throw new AuthenticationRequiredError(
-      unwrapped.startsWith(KEY_PREFIX) ? DETAIL.bareKey : DETAIL.noBearer,
-    );
+    throw new AuthenticationRequiredError(unwrapped.startsWith(KEY_PREFIX) ? DETAIL.bareKey : DETAIL.noBearer);
   }
   const rest = header.slice(6);
   if (rest.trim() === '') throw new AuthenticationRequiredError(DETAIL.noKey);
@@ -193,7 +185,8 @@ export function createKeyService({ store, holders, now = () => new Date() }: Key
       const parsed = createSchema.safeParse(input);
       if (!parsed.success) {
         // Shared schemas say "must be …"; name the field they are about.
-        const message = (i: z.core.$ZodIssue) => (i.message.startsWith('must') ? `${i.path.join('.')} ${i.message}` : i.message);
+        const message = (i: z.core.$ZodIssue) =>
+          i.message.startsWith('must') ? `${i.path.join('.')} ${i.message}` : i.message;
         throw new ValidationFailedError(parsed.error.issues.map(message).join('; '));
       }
       const { owner, name, scopes } = parsed.data;
@@ -233,7 +226,9 @@ export function createKeyService({ store, holders, now = () => new Date() }: Key
       const parsed = limitsSchema.safeParse(limits);
       if (!parsed.success) throw new ValidationFailedError(parsed.error.issues.map((i) => i.message).join('; '));
       if (!isKeyId(id)) return false;
-      const given = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<KeyLimits>;
+      const given = Object.fromEntries(
+        Object.entries(parsed.data).filter(([, v]) => v !== undefined),
+      ) as Partial<KeyLimits>;
       return store.setLimits(id, given);
     },
 

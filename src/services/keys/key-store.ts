@@ -104,9 +104,7 @@ function parseLimit(value: string | undefined): number | null {
 function parseScopes(value: string | undefined): KeyScope[] {
   if (!value) return [];
   // Unknown scopes (written by a newer version) are ignored rather than trusted.
-  return value
-    .split(',')
-    .filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s));
+  return value.split(',').filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s));
 }
 
 function toRecord(hash: Record<string, string>): KeyRecord | null {

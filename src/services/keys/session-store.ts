@@ -18,9 +18,18 @@ export interface SessionStore<S extends object = object> {
  * of inactivity (every save renews it), so every API node sees the same sessions and signing out
  * on one ends the session on all of them. Session ids are the library's (32 random bytes).
  */
-export function createSessionStore<S extends object>({ redis, prefix, ttlMs }: { redis: Redis; prefix: string; ttlMs: number }): SessionStore<S> {
+export function createSessionStore<S extends object>({
+  redis,
+  prefix,
+  ttlMs,
+}: {
+  redis: Redis;
+  prefix: string;
+  ttlMs: number;
+}): SessionStore<S> {
   const keyOf = (id: string) => `${prefix}:session:${id}`;
-  const failed = (callback: Callback) => (cause: unknown) => callback(new ServiceUnavailableError('the session store is unreachable', { cause }));
+  const failed = (callback: Callback) => (cause: unknown) =>
+    callback(new ServiceUnavailableError('the session store is unreachable', { cause }));
   return {
     set(sessionId, session, callback) {
       redis.set(keyOf(sessionId), JSON.stringify(session), 'PX', ttlMs).then(() => callback(), failed(callback));

@@ -24,11 +24,32 @@ export interface SignInAttemptLimits {
 }
 
 /** Creates the Redis-backed {@link SignInAttempts}. */
-export function createSignInAttempts({ redis, prefix, limits }: { redis: Redis; prefix: string; limits: SignInAttemptLimits }): SignInAttempts {
-  const byAccount = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:signin:account`, points: limits.perAccount, duration: 15 * 60, blockDuration: 15 * 60 });
-  const byAddress = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}:signin:address`, points: limits.perAddress, duration: 60 * 60, blockDuration: 60 * 60 });
-  const spent = (limiter: RateLimiterRedis, points: number) => (res: { consumedPoints: number; msBeforeNext: number } | null) =>
-    res !== null && res.consumedPoints >= points ? Math.ceil(res.msBeforeNext / 1000) : 0;
+export function createSignInAttempts({
+  redis,
+  prefix,
+  limits,
+}: {
+  redis: Redis;
+  prefix: string;
+  limits: SignInAttemptLimits;
+}): SignInAttempts {
+  const byAccount = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:signin:account`,
+    points: limits.perAccount,
+    duration: 15 * 60,
+    blockDuration: 15 * 60,
+  });
+  const byAddress = new RateLimiterRedis({
+    storeClient: redis,
+    keyPrefix: `${prefix}:signin:address`,
+    points: limits.perAddress,
+    duration: 60 * 60,
+    blockDuration: 60 * 60,
+  });
+  const spent =
+    (limiter: RateLimiterRedis, points: number) => (res: { consumedPoints: number; msBeforeNext: number } | null) =>
+      res !== null && res.consumedPoints >= points ? Math.ceil(res.msBeforeNext / 1000) : 0;
 
   return {
     async blockedFor(email, address) {

@@ -26,7 +26,10 @@ function dayList(days: number, today: Date): string[] {
 }
 
 function toDaily(day: string, hash: Record<string, string>): DailyUsage {
-  const byOperation = Object.fromEntries(USAGE_OPERATIONS.map((op) => [op, Number(hash[`op:${op}`] ?? 0)])) as Record<UsageOperation, number>;
+  const byOperation = Object.fromEntries(USAGE_OPERATIONS.map((op) => [op, Number(hash[`op:${op}`] ?? 0)])) as Record<
+    UsageOperation,
+    number
+  >;
   return {
     day,
     requests: Object.values(byOperation).reduce((a, b) => a + b, 0),
@@ -43,12 +46,20 @@ export function createUsageReader({ redis, prefix }: { redis: Redis; prefix: str
       const dayKeys = dayList(days, today);
       const pipeline = redis.pipeline();
       for (const id of keyIds) for (const day of dayKeys) pipeline.hgetall(usageKey(prefix, id, day));
-      const results = keyIds.length === 0 ? [] : await pipeline.exec().catch((cause: unknown) => {
-        throw new ServiceUnavailableError('the usage store is unreachable', { cause });
-      });
+      const results =
+        keyIds.length === 0
+          ? []
+          : await pipeline.exec().catch((cause: unknown) => {
+              throw new ServiceUnavailableError('the usage store is unreachable', { cause });
+            });
       const out = new Map<string, DailyUsage[]>();
       keyIds.forEach((id, k) => {
-        out.set(id, dayKeys.map((day, d) => toDaily(day, (results?.[k * dayKeys.length + d]?.[1] as Record<string, string> | undefined) ?? {})));
+        out.set(
+          id,
+          dayKeys.map((day, d) =>
+            toDaily(day, (results?.[k * dayKeys.length + d]?.[1] as Record<string, string> | undefined) ?? {}),
+          ),
+        );
       });
       return out;
     },

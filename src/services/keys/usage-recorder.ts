@@ -9,7 +9,15 @@ import type { Redis } from 'ioredis';
  */
 
 /** The operations usage is counted by (the API's operation ids, snake_case). */
-export const USAGE_OPERATIONS = ['search_posts', 'search_accounts', 'get_post', 'get_account', 'post_facets', 'account_facets', 'intake'] as const;
+export const USAGE_OPERATIONS = [
+  'search_posts',
+  'search_accounts',
+  'get_post',
+  'get_account',
+  'post_facets',
+  'account_facets',
+  'intake',
+] as const;
 /** One counted operation. */
 export type UsageOperation = (typeof USAGE_OPERATIONS)[number];
 
@@ -47,13 +55,19 @@ export function lastUsedKey(prefix: string): string {
  * bounded by the keys × days seen between two flushes, so a Redis outage cannot grow them without
  * limit in practice; what an outage delays is flushed when Redis is back.
  */
-export function createUsageRecorder({ redis, prefix, flushIntervalMs = 1000, retentionDays = 90 }: UsageRecorderDeps): UsageRecorder {
+export function createUsageRecorder({
+  redis,
+  prefix,
+  flushIntervalMs = 1000,
+  retentionDays = 90,
+}: UsageRecorderDeps): UsageRecorder {
   // "{key id}\n{day}" → field → count
   let pending = new Map<string, Map<string, number>>();
   let lastUsed = new Map<string, string>();
   let flushing: Promise<void> | null = null;
 
-  const add = (counters: Map<string, number>, field: string, by: number) => counters.set(field, (counters.get(field) ?? 0) + by);
+  const add = (counters: Map<string, number>, field: string, by: number) =>
+    counters.set(field, (counters.get(field) ?? 0) + by);
 
   async function write(batch: Map<string, Map<string, number>>, used: Map<string, string>): Promise<void> {
     const pipeline = redis.pipeline();

@@ -21,7 +21,10 @@ function notTracked(): NotTrackedError {
 }
 
 /** Creates the post service. */
-export function createPostService(deps: { reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode'>; signer: DeliverySigner }): PostService {
+export function createPostService(deps: {
+  reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode'>;
+  signer: DeliverySigner;
+}): PostService {
   return {
     async get(idOrShortcode) {
       let id: string | null;

@@ -11,7 +11,10 @@ import { MAX_CURSOR_LENGTH, POST_INCLUDES, type AccountSearch, type PostSearch }
  */
 const CURSOR_VERSION = 2;
 
-const sortSpec = z.strictObject({ field: z.custom<`${'post' | 'account'}.${string}`>((v) => typeof v === 'string'), order: z.enum(['asc', 'desc']) });
+const sortSpec = z.strictObject({
+  field: z.custom<`${'post' | 'account'}.${string}`>((v) => typeof v === 'string'),
+  order: z.enum(['asc', 'desc']),
+});
 const limit = z.int().min(1);
 const exp = z.number();
 
@@ -31,8 +34,22 @@ const accountSearch = z.strictObject({
 
 /** What a cursor carries: the operation, its normalized request, the original limit and where the engine stands. */
 const cursorSchema = z.discriminatedUnion('op', [
-  z.strictObject({ v: z.literal(CURSOR_VERSION), op: z.literal('post'), search: postSearch, limit, state: searchStateSchema, exp }),
-  z.strictObject({ v: z.literal(CURSOR_VERSION), op: z.literal('account'), search: accountSearch, limit, state: pagedStateSchema, exp }),
+  z.strictObject({
+    v: z.literal(CURSOR_VERSION),
+    op: z.literal('post'),
+    search: postSearch,
+    limit,
+    state: searchStateSchema,
+    exp,
+  }),
+  z.strictObject({
+    v: z.literal(CURSOR_VERSION),
+    op: z.literal('account'),
+    search: accountSearch,
+    limit,
+    state: pagedStateSchema,
+    exp,
+  }),
 ]);
 
 /** A decoded cursor: the normalized request, the original limit, and where the engine stands. */
@@ -42,7 +59,8 @@ export interface Cursor<S, St> {
   state: St;
 }
 
-const OUTDATED = 'This cursor was issued by an earlier version of the service; start the search again from the first page.';
+const OUTDATED =
+  'This cursor was issued by an earlier version of the service; start the search again from the first page.';
 
 /** Typed cursors of one operation, over the signing codec. */
 export interface OperationCursors<S, St> {
@@ -62,7 +80,10 @@ export type AccountCursors = OperationCursors<AccountSearch, PagedState>;
  */
 function encodeBounded(codec: CursorCodec, payload: object): string {
   const cursor = codec.encode(payload);
-  if (cursor.length > MAX_CURSOR_LENGTH) throw new InternalError(`a cursor of ${cursor.length} characters exceeds the ${MAX_CURSOR_LENGTH} a continuation accepts`);
+  if (cursor.length > MAX_CURSOR_LENGTH)
+    throw new InternalError(
+      `a cursor of ${cursor.length} characters exceeds the ${MAX_CURSOR_LENGTH} a continuation accepts`,
+    );
   return cursor;
 }
 
@@ -98,10 +119,14 @@ function operationCursors<S, St>(
 
 /** The cursors of post search. */
 export function postCursors(codec: CursorCodec): PostCursors {
-  return operationCursors(codec, 'post', (p) => (p.op === 'post' ? { search: p.search, limit: p.limit, state: p.state } : null));
+  return operationCursors(codec, 'post', (p) =>
+    p.op === 'post' ? { search: p.search, limit: p.limit, state: p.state } : null,
+  );
 }
 
 /** The cursors of account search. */
 export function accountCursors(codec: CursorCodec): AccountCursors {
-  return operationCursors(codec, 'account', (p) => (p.op === 'account' ? { search: p.search, limit: p.limit, state: p.state } : null));
+  return operationCursors(codec, 'account', (p) =>
+    p.op === 'account' ? { search: p.search, limit: p.limit, state: p.state } : null,
+  );
 }

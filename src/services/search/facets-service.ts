@@ -35,6 +35,7 @@ export function createPostFacetsService(deps: FacetsDeps & { ranking?: RankingPo
 /** Account facets (issue 13): the accounts an account search returns, never private ones. */
 export function createAccountFacetsService(deps: FacetsDeps): AccountFacetsService {
   return {
-    facets: ({ search, facets }) => deps.engine.accountFacets(search, facets, { keepAliveSeconds: deps.keepAliveSeconds }),
+    facets: ({ search, facets }) =>
+      deps.engine.accountFacets(search, facets, { keepAliveSeconds: deps.keepAliveSeconds }),
   };
 }

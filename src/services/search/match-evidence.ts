@@ -32,8 +32,12 @@ export function textParts(post: FullPost): Record<MatchedTextField, TextPart[]> 
       ...each(post.calls_to_action, (c, i) => part(`calls_to_action[${i}].summary`, c.summary)),
       ...part('narrative_structure.description', post.narrative_structure?.description),
     ],
-    transcript_text: post.media.flatMap((m, i) => (m.type === 'video' ? part(`media[${i}].transcript`, m.transcript) : [])),
-    visible_text: post.media.flatMap((m, i) => each(m.visible_text, (v, j) => part(`media[${i}].visible_text[${j}].text`, v.text))),
+    transcript_text: post.media.flatMap((m, i) =>
+      m.type === 'video' ? part(`media[${i}].transcript`, m.transcript) : [],
+    ),
+    visible_text: post.media.flatMap((m, i) =>
+      each(m.visible_text, (v, j) => part(`media[${i}].visible_text[${j}].text`, v.text)),
+    ),
     visual_text: post.media.flatMap((m, i) => part(`media[${i}].visual_description`, m.visual_description)),
   };
 }
@@ -81,7 +85,11 @@ function snippetsOf(fragments: string[], parts: TextPart[]): Map<string, Snippet
 }
 
 /** One post's evidence: its snippets, in the order of the API fields. */
-export function postMatch(post: FullPost, fragments: Partial<Record<MatchedTextField, string[]>>, retrievedBy: Retrieval | null): PostMatch {
+export function postMatch(
+  post: FullPost,
+  fragments: Partial<Record<MatchedTextField, string[]>>,
+  retrievedBy: Retrieval | null,
+): PostMatch {
   const parts = textParts(post);
   const fields: PostMatch['fields'] = [];
   for (const [indexed, list] of Object.entries(parts) as Array<[MatchedTextField, TextPart[]]>) {
@@ -100,7 +108,11 @@ export function postMatch(post: FullPost, fragments: Partial<Record<MatchedTextF
  * Snippets are made from the record the highlighter read, rendered as the API renders it.
  */
 export function createMatchEvidence(deps: { highlighter: MatchHighlighter; signer: DeliverySigner }) {
-  return async (query: string | null, ids: string[], retrieval: (id: string) => Retrieval | null): Promise<PostMatch[]> => {
+  return async (
+    query: string | null,
+    ids: string[],
+    retrieval: (id: string) => Retrieval | null,
+  ): Promise<PostMatch[]> => {
     const highlights = query === null ? new Map() : await deps.highlighter.highlightPosts(query, ids);
     return ids.map((id) => {
       const found = highlights.get(id);

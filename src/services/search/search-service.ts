@@ -50,12 +50,18 @@ function createPagedSearch<S, St extends SearchState, R, T>(deps: {
       } else {
         cursor = cursors.decode(request.cursor);
         if (request.limit !== null && request.limit > cursor.limit) {
-          throw new ValidationFailedError(`/limit: a continuation may not raise the limit above the original ${cursor.limit}`);
+          throw new ValidationFailedError(
+            `/limit: a continuation may not raise the limit above the original ${cursor.limit}`,
+          );
         }
         limit = request.limit ?? cursor.limit;
       }
       const search = request.kind === 'initial' ? request.search : cursor!.search;
-      const page = await deps.run(search, { limit, keepAliveSeconds: deps.cursorTtlSeconds, state: cursor?.state ?? null });
+      const page = await deps.run(search, {
+        limit,
+        keepAliveSeconds: deps.cursorTtlSeconds,
+        state: cursor?.state ?? null,
+      });
       const originalLimit = cursor?.limit ?? limit;
       const next = page.state ? cursors.encode({ search, limit: originalLimit, state: page.state }) : null;
       const data = deps.render(page.records);
@@ -73,13 +79,19 @@ interface SearchDeps {
 }
 
 /** Search posts (spec 4.1). Without a ranking policy, queries rank by BM25. */
-export function createPostSearchService(deps: SearchDeps & { ranking?: RankingPolicy; evidence: MatchEvidence }): PostSearchService {
+export function createPostSearchService(
+  deps: SearchDeps & { ranking?: RankingPolicy; evidence: MatchEvidence },
+): PostSearchService {
   return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary>({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
     run: async (search, page) =>
       page.state === null
-        ? deps.engine.searchPosts(search, { ...page, state: null, ranking: await rankingFor(deps.ranking, search.query) })
+        ? deps.engine.searchPosts(search, {
+            ...page,
+            state: null,
+            ranking: await rankingFor(deps.ranking, search.query),
+          })
         : deps.engine.searchPosts(search, { ...page, state: page.state }),
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
