@@ -6,6 +6,7 @@
 #   bash scripts/services.sh stop [elasticsearch|redis]    # stop what this script started
 #   bash scripts/services.sh status                        # show the state of each service (every node)
 #   bash scripts/services.sh start-node N | stop-node N    # one node of a cluster (ES_NODES > 1)
+#   bash scripts/services.sh browser                       # Debian's chromium for the browser tests (installed when root)
 #
 #   ES_NODES=3 ES_PORT=9250 bash scripts/services.sh start  # a 3-node cluster: HTTP 9250, 9251, 9252
 #
@@ -583,6 +584,22 @@ print_urls() {
   printf 'REDIS_URL=%s\n' "$REDIS_URL"
 }
 
+# The headless browser of test/browser: Debian's chromium, driven by playwright-core (no browser
+# build is ever downloaded). CHROMIUM_PATH names another binary; as root the package is installed
+# when missing, otherwise the message says what to install.
+ensure_browser() {
+  local bin=${CHROMIUM_PATH:-/usr/bin/chromium}
+  if [ ! -x "$bin" ] && [ -z "${CHROMIUM_PATH:-}" ]; then
+    if [ "$IS_ROOT" -eq 1 ]; then
+      apt_install chromium || die "could not install Debian's chromium (needed by test/browser); see $APT_LOG"
+    else
+      die "the browser tests need Debian's chromium at $bin: install it (sudo apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary"
+    fi
+  fi
+  [ -x "$bin" ] || die "CHROMIUM_PATH=$bin is not an executable file"
+  say "browser: $("$bin" --version 2>/dev/null | head -n 1) at $bin"
+}
+
 # One start/stop at a time per checkout (e.g. two test runs starting together). The services are
 # launched with fd 9 closed, so they never hold this lock.
 lock() {
@@ -634,8 +651,12 @@ case "${1:-}" in
   status)
     status
     ;;
+  browser)
+    lock
+    ensure_browser
+    ;;
   *)
-    printf 'usage: [ES_NODES=N] bash scripts/services.sh start|stop [elasticsearch|redis] | status | start-node N | stop-node N\n' >&2
+    printf 'usage: [ES_NODES=N] bash scripts/services.sh start|stop [elasticsearch|redis] | status | start-node N | stop-node N | browser\n' >&2
     exit 2
     ;;
 esac

@@ -52,6 +52,16 @@ import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChi
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
 import { freePort } from '../lib/ports.ts';
+import type * as ProjectionModule from '../../src/engine/elasticsearch/projection.ts';
+import type * as EmbeddingTextModule from '../../src/text/embedding-text.ts';
+import type * as IndexAdminModule from '../../src/engine/elasticsearch/index-admin.ts';
+import type * as NamesModule from '../../src/engine/elasticsearch/names.ts';
+import type * as ConfigModule from '../../src/internal/config.ts';
+import type * as PathsModule from '../../src/internal/paths.ts';
+import type * as RegistryModule from '../../src/queues/registry.ts';
+import type * as ConnectionsModule from '../../src/start/connections.ts';
+import type * as CoreModule from '../../src/start/core.ts';
+import type * as EmbedderModule from '../../src/embedding/embedder.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -124,20 +134,16 @@ const log = (line: string) => process.stderr.write(`[${new Date().toISOString().
 async function loadService(root: string) {
   const load = <T>(file: string) => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
   return {
-    ...(await load<typeof import('../../src/engine/elasticsearch/projection.ts')>(
-      'src/engine/elasticsearch/projection.ts',
-    )),
-    ...(await load<typeof import('../../src/text/embedding-text.ts')>('src/text/embedding-text.ts')),
-    ...(await load<typeof import('../../src/engine/elasticsearch/index-admin.ts')>(
-      'src/engine/elasticsearch/index-admin.ts',
-    )),
-    ...(await load<typeof import('../../src/engine/elasticsearch/names.ts')>('src/engine/elasticsearch/names.ts')),
-    ...(await load<typeof import('../../src/internal/config.ts')>('src/internal/config.ts')),
-    ...(await load<typeof import('../../src/internal/paths.ts')>('src/internal/paths.ts')),
-    ...(await load<typeof import('../../src/queues/registry.ts')>('src/queues/registry.ts')),
-    ...(await load<typeof import('../../src/start/connections.ts')>('src/start/connections.ts')),
-    ...(await load<typeof import('../../src/start/core.ts')>('src/start/core.ts')),
-    ...(await load<typeof import('../../src/embedding/embedder.ts')>('src/embedding/embedder.ts')),
+    ...(await load<typeof ProjectionModule>('src/engine/elasticsearch/projection.ts')),
+    ...(await load<typeof EmbeddingTextModule>('src/text/embedding-text.ts')),
+    ...(await load<typeof IndexAdminModule>('src/engine/elasticsearch/index-admin.ts')),
+    ...(await load<typeof NamesModule>('src/engine/elasticsearch/names.ts')),
+    ...(await load<typeof ConfigModule>('src/internal/config.ts')),
+    ...(await load<typeof PathsModule>('src/internal/paths.ts')),
+    ...(await load<typeof RegistryModule>('src/queues/registry.ts')),
+    ...(await load<typeof ConnectionsModule>('src/start/connections.ts')),
+    ...(await load<typeof CoreModule>('src/start/core.ts')),
+    ...(await load<typeof EmbedderModule>('src/embedding/embedder.ts')),
   };
 }
 type Service = Awaited<ReturnType<typeof loadService>>;

@@ -17,10 +17,10 @@ import type { Embedder } from '../../src/embedding/embedder.ts';
  * `accountEmbeddingText`), so both sides write the very same documents.
  */
 export interface ServiceProjection {
-  projectPost(record: PostRecord): Record<string, unknown>;
-  projectAccount(record: AccountRecord): Record<string, unknown>;
-  postEmbeddingText(record: PostRecord): string;
-  accountEmbeddingText(record: AccountRecord): string;
+  projectPost: (record: PostRecord) => Record<string, unknown>;
+  projectAccount: (record: AccountRecord) => Record<string, unknown>;
+  postEmbeddingText: (record: PostRecord) => string;
+  accountEmbeddingText: (record: AccountRecord) => string;
 }
 
 /** One `_bulk` body in the scratch file. */
@@ -180,7 +180,7 @@ export async function rawBulk(
     }
   };
   const started = performance.now();
-  let refreshStarted = started;
+  let refreshStarted: number;
   try {
     const senders = Array.from({ length: Math.min(options.inFlight, exported.batches.length) }, () =>
       sender().catch((error: unknown) => {

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { createIndexAdmin } from '../../src/engine/elasticsearch/index-admin.ts';
-import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../../src/queues/registry.ts';
+import { createProducer, INDEX_WRITING_QUEUES, type QueueName } from '../../src/queues/registry.ts';
 import { startChild, type ServiceChild } from '../intake/processes.ts';
 import { freePort } from './ports.ts';
 
@@ -258,7 +258,7 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       },
       async queueDepth() {
         const out = {} as Record<QueueName, number>;
-        for (const q of queues as Producer<QueueName>[]) {
+        for (const q of queues) {
           const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
           out[q.name as QueueName] = Object.values(counts).reduce((a, b) => a + b, 0);
         }

@@ -64,8 +64,8 @@ const { values: args } = parseArgs({
     'force-merge': { type: 'boolean', default: false },
   },
 });
-const modes = args
-  .modes!.split(',')
+const modes = args.modes
+  .split(',')
   .map((m) => m.trim())
   .filter(Boolean) as RankingMode[];
 for (const mode of modes)
@@ -137,6 +137,20 @@ function observationsOf(docs: readonly BeirDoc[]) {
  * Loads the corpus through the intake; resolves when every post is indexed and visible. Embedding
  * jobs stay held (see Loader.holdEmbeddings): the caller lets them run when it needs the vectors.
  */
+
+/** One ranking mode's figures, as written to bench/results and printed. */
+interface ModeResult {
+  mode: string;
+  ndcg_at_10: number;
+  queries_evaluated: number;
+  queries_asked: number;
+  queries_truncated: number;
+  api_p50_ms: number;
+  api_p99_ms: number;
+  bm25_fallback: boolean;
+  readyz_embeddings: string;
+}
+
 async function ingest(loader: Loader, key: string): Promise<{ seconds: number; perSecond: number }> {
   const { authors, posts } = observationsOf(corpus);
   // Authors first and waited for, so every post is servable from its first write.
@@ -266,7 +280,7 @@ try {
   }
 
   // --- measure -----------------------------------------------------------------------------
-  const results: Array<Record<string, unknown>> = [];
+  const results: ModeResult[] = [];
   const perQuery: Record<string, Record<string, number>> = {};
   for (const mode of modes) {
     const runtime = harnessRuntime(env, logger, { SEARCH_RANKING: mode });
@@ -355,7 +369,7 @@ try {
   say('|---|---:|---:|---:|---:|');
   for (const r of results) {
     say(
-      `| ${r['mode']}${r['bm25_fallback'] ? ' (BM25 fallback)' : ''} | ${(r['ndcg_at_10'] as number).toFixed(4)} | ${r['queries_evaluated']} | ${r['api_p50_ms']} | ${r['api_p99_ms']} |`,
+      `| ${r.mode}${r.bm25_fallback ? ' (BM25 fallback)' : ''} | ${r.ndcg_at_10.toFixed(4)} | ${r.queries_evaluated} | ${r.api_p50_ms} | ${r.api_p99_ms} |`,
     );
   }
   say(`\nwrote ${path.relative(REPO_ROOT, file)}`);

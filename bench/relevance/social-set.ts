@@ -40,7 +40,7 @@ function postFacts(observations: readonly Obs[]): Map<string, PostFacts> {
   const posts = new Map<string, PostFacts>();
   for (const o of observations) {
     if (o['kind'] === 'account' && typeof o['handle'] === 'string')
-      handles.set(o['platform_id'] as string, (o['handle'] as string).toLowerCase());
+      handles.set(o['platform_id'] as string, o['handle'].toLowerCase());
     if (o['kind'] === 'post') {
       const caption = o['caption'] as string;
       const tags = (o['hashtags'] as string[] | undefined) ?? hashtagsFromCaption(caption);

@@ -47,7 +47,7 @@ const { values: args } = parseArgs({
   },
 });
 const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
-const modes = args.modes!.split(',').map((m) => m.trim()) as RankingMode[];
+const modes = args.modes.split(',').map((m) => m.trim()) as RankingMode[];
 const prefix = args.prefix ?? `relevance-social-${size.seed}-${size.posts}`;
 const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const env: NodeJS.ProcessEnv = {

@@ -58,7 +58,7 @@ try {
     const hits = page.hits.hits;
     for (const h of hits) vectors.push({ id: h._id!, vector: decodeVector(h._source!.record.embedding!.vector) });
     if (hits.length < 1000) break;
-    after = hits.at(-1)!.sort as unknown[];
+    after = hits.at(-1)!.sort;
   }
   if (vectors.length === 0)
     throw new Error(`${source} holds no vectors: run bench/relevance/harness.ts --modes semantic first`);
@@ -133,8 +133,8 @@ try {
       });
       took[variant].push(response.took);
       windows[variant] = response.hits.hits.map((h) => ({ id: h._id!, score: h._score ?? 0 }));
-      runs[variant]!.set(queryId, asRun(windows[variant]!));
-      runs[`hybrid ${variant}`]!.set(queryId, asRun(fuseConvex(lexicalWindow, windows[variant]!)));
+      runs[variant]!.set(queryId, asRun(windows[variant]));
+      runs[`hybrid ${variant}`]!.set(queryId, asRun(fuseConvex(lexicalWindow, windows[variant])));
     }
     const exact = new Set(windows.flat!.map((h) => h.id));
     for (const variant of VARIANTS)

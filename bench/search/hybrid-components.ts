@@ -109,7 +109,7 @@ for (let i = 0; i < N + 10; i++) {
       ...body(text, vector),
       pit: { id: pit, keep_alive: '10m' },
       track_total_hits: false,
-    } as never);
+    });
     if (i >= 10) {
       results[name]!.wall.push(performance.now() - started);
       results[name]!.took.push(response.took);

@@ -108,7 +108,7 @@ function search(address: string, query: string): Promise<void> {
         response.on('end', () =>
           response.statusCode === 200
             ? resolve(void JSON.parse(Buffer.concat(chunks).toString()))
-            : reject(new Error(`${response.statusCode}: ${Buffer.concat(chunks)}`)),
+            : reject(new Error(`${response.statusCode}: ${Buffer.concat(chunks).toString()}`)),
         );
       },
     );

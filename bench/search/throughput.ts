@@ -330,7 +330,7 @@ async function main(): Promise<void> {
     ...(args.launcher === 'node' || args.launcher === 'bin' ? { launcher: args.launcher } : {}),
   });
   try {
-    let t = performance.now();
+    const t = performance.now();
     const seeded = await seedThroughIntake(
       stack,
       generateObservations({ posts: POSTS, accounts: Math.max(1, Math.round(POSTS / 10)), seed: SEED }),
@@ -361,7 +361,7 @@ async function main(): Promise<void> {
     if (args['engine-cpus']) {
       const redis = await localRedisPid(stack.redis);
       const pinned = await pinEngineAndService(stack.es, args['engine-cpus'], args['service-cpus']!, [
-        ...stack.apis.map((a) => a.child.pid!),
+        ...stack.apis.map((a) => a.child.pid),
         ...(redis === null ? [] : [redis]),
         process.pid,
       ]);

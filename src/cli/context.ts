@@ -27,7 +27,7 @@ export interface CommandContext {
   connections: Connections;
   logger: Logger;
   /** Registers something the command opened, to be closed when it ends; returns it. */
-  use<T extends Closable>(part: T): T;
+  use: <T extends Closable>(part: T) => T;
 }
 
 /**
@@ -39,7 +39,7 @@ export async function runCommand(fn: (context: CommandContext) => Promise<number
   const logger = createLogger({ LOG_LEVEL: config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL }, 2);
   const connections = openConnections(config, logger);
   const opened: Closable[] = [];
-  let code: number = EXIT.ok;
+  let code: number;
   try {
     code = (await fn({ config, connections, logger, use: (part) => (opened.push(part), part) })) ?? EXIT.ok;
   } catch (error) {

@@ -299,7 +299,7 @@ export function parseObservation(value: unknown): ParsedObservation {
     };
   }
   const result = schemaByKind[kind as keyof typeof schemaByKind].safeParse(value);
-  if (result.success) return { ok: true, value: result.data as Observation };
+  if (result.success) return { ok: true, value: result.data };
   return { ok: false, detail: formatIssues(result.error.issues) };
 }
 

@@ -150,7 +150,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       const isIntake = url === INTAKE_PATH;
       // The intake body is a parsed container: described by hand below, per content type.
       const input = isIntake ? { ...route, body: undefined } : route;
-      const out = zodTransform({ ...args, schema: input as typeof args.schema });
+      const out = zodTransform({ ...args, schema: input });
       const schema = { ...(out.schema as Record<string, unknown>) } as Record<string, unknown> & {
         response?: Record<string, unknown>;
       };
@@ -168,9 +168,9 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       }
       schema.response = responses;
       if (isIntake) schema.body = intakeBody();
-      const operationId = String(route.operationId ?? '');
+      const operationId = typeof route.operationId === 'string' ? route.operationId : '';
       if (BODY_EXAMPLES[operationId] && schema.body)
-        schema.body = { ...(schema.body as object), examples: BODY_EXAMPLES[operationId] };
+        schema.body = { ...schema.body, examples: BODY_EXAMPLES[operationId] };
       const params = schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined;
       if (ID_EXAMPLES[operationId] && params?.properties?.id) {
         schema.params = {
@@ -179,7 +179,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
         };
       }
       schema.security = authenticated ? [{ bearer: [] }] : [];
-      return { schema: schema as typeof out.schema, url: out.url };
+      return { schema: schema, url: out.url };
     },
   });
   app.register(swaggerUi, {
@@ -189,7 +189,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
     staticCSP: true,
   });
 
-  app.get(OPENAPI_PATH, { schema: { hide: true } as object }, async (_request, reply) =>
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.type('application/json').send(app.swagger()),
   );
 }

@@ -20,7 +20,7 @@ const OPERATIONS: Record<string, UsageOperation> = {
 export function registerUsage(app: FastifyInstance, usage: Pick<UsageRecorder, 'record'>): void {
   app.addHook('onResponse', async (request, reply) => {
     if (!request.apiKey) return;
-    const operationId = (request.routeOptions.schema as { operationId?: string } | undefined)?.operationId;
+    const operationId = request.routeOptions.schema?.operationId;
     const operation = operationId ? OPERATIONS[operationId] : undefined;
     if (operation) usage.record(request.apiKey.id, operation, reply.statusCode);
   });

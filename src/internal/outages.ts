@@ -90,7 +90,12 @@ export function isConnectionError(error: unknown): boolean {
 export function reasonOf(error: unknown): string {
   if (!(error instanceof Object)) return String(error);
   const { message, cause } = error as { message?: unknown; cause?: unknown };
-  const own = typeof message === 'string' && message !== '' ? message : String(error);
+  const own =
+    typeof message === 'string' && message !== ''
+      ? message
+      : error instanceof Error
+        ? error.name
+        : Object.prototype.toString.call(error);
   const inner = cause instanceof Object ? (cause as { message?: unknown }).message : undefined;
   return typeof inner === 'string' && inner !== '' && inner !== own ? `${own} (${inner})` : own;
 }

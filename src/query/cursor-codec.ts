@@ -42,7 +42,7 @@ export function createCursorCodec(deps: { secret: string; ttlSeconds: number; no
         throw new ValidationFailedError(TAMPERED);
       let payload: Record<string, unknown>;
       try {
-        payload = JSON.parse(inflateRawSync(Buffer.from(body, 'base64url')).toString());
+        payload = JSON.parse(inflateRawSync(Buffer.from(body, 'base64url')).toString()) as Record<string, unknown>;
       } catch {
         throw new ValidationFailedError(TAMPERED);
       }

@@ -44,9 +44,9 @@ export interface FieldDef {
 type Spec = Omit<FieldDef, 'name' | 'field'>;
 
 function scoped(scope: FilterScope, specs: Record<string, Spec>): Readonly<Record<string, FieldDef>> {
-  const out: Record<string, FieldDef> = Object.create(null);
+  const out = Object.create(null) as Record<string, FieldDef>;
   for (const [name, spec] of Object.entries(specs)) {
-    out[name] = Object.freeze({ name, field: `${scope}.${name}` as FieldKey, ...spec });
+    out[name] = Object.freeze({ name, field: `${scope}.${name}`, ...spec });
   }
   return Object.freeze(out);
 }

@@ -135,7 +135,7 @@ const valueCache = new WeakMap<FieldDef, Map<Operator, ValueSchema>>();
 /** The schema of the operand of `op` on `field`. */
 export function valueSchemaOf(field: FieldDef, op: Operator): ValueSchema {
   let byOp = valueCache.get(field);
-  if (!byOp) valueCache.set(field, (byOp = new Map()));
+  if (!byOp) valueCache.set(field, (byOp = new Map<Operator, ValueSchema>()));
   let schema = byOp.get(op);
   if (!schema) byOp.set(op, (schema = valueSchema(field, op)));
   return schema;

@@ -131,7 +131,7 @@ function allocatePosts(rng: Rng, accounts: SeedAccount[], eligible: number[], po
   const cap = Math.max(1100, Math.ceil((3 * rest) / eligible.length));
   const target = new Float64Array(eligible.length);
   let remaining = rest;
-  let free = weights.slice();
+  const free = weights.slice();
   // Water-filling: accounts over the cap keep the cap, the excess goes to the others.
   for (let round = 0; round < 20 && remaining > 1e-9; round++) {
     let total = 0;

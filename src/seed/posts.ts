@@ -141,7 +141,7 @@ export class PostBuilder {
     const hookText =
       lang.code === 'en'
         ? EN_HOOKS[hookIndex]!.render(args)
-        : lang.hooks[hookIndex as 0]!(lang.niches[niche.id] ?? niche.label);
+        : lang.hooks[hookIndex as 0](lang.niches[niche.id] ?? niche.label);
     const plan: PostPlan = {
       id,
       acc,

@@ -66,7 +66,7 @@ class AnsweringConnection extends UndiciConnection {
     options: ConnectionRequestOptions | ConnectionRequestOptionsAsStream,
   ): Promise<ConnectionRequestResponse | ConnectionRequestResponseAsStream> {
     try {
-      const response = await super.request(params, options as ConnectionRequestOptions);
+      const response = await super.request(params, options);
       this.answered = true;
       return response;
     } catch (error) {

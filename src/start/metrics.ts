@@ -44,7 +44,7 @@ export function createPrometheusMetrics(parts: {
     if (event) started.set(event.meta.request.id, performance.now());
   });
   parts.elasticsearch.diagnostic.on('response', (error, event) => {
-    const id = event?.meta.request.id;
+    const id: unknown = event?.meta.request.id;
     const at = started.get(id);
     if (at === undefined) return;
     started.delete(id);

@@ -6,7 +6,8 @@ import { openHolders } from '../../src/start/core.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
-// Debian's chromium, driven headless by playwright-core: nothing is downloaded (.ci/run installs it).
+// Debian's chromium, driven headless by playwright-core: nothing is downloaded (`npm test` installs
+// it through `scripts/services.sh browser`).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple';
 

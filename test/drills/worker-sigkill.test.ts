@@ -59,7 +59,7 @@ it('re-runs the jobs of a SIGKILLed worker: every observation indexed exactly on
 
   // Recovered once every job the killed worker held has completed (re-run by the new worker).
   const deadline = Date.now() + 180_000;
-  let recoveredAt = 0;
+  let recoveredAt: number;
   for (;;) {
     const states = await Promise.all(killedJobs.map((id) => d.stack.runtime.queue.getJobState(id)));
     if (states.every((s) => s === 'completed')) {

@@ -74,7 +74,7 @@ export class DashboardClient {
       status: response.statusCode,
       headers: response.headers,
       body: response.body,
-      location: response.headers.location as string | undefined,
+      location: response.headers.location,
     };
     if (response.headers['content-type']?.toString().startsWith('text/html')) this.lastPage = page;
     return page;

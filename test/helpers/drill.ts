@@ -338,8 +338,8 @@ export async function openDrill(
     children.add(child);
     child.once('exit', () => children.delete(child));
     if (stdout !== 'pipe') {
-      child.stdout!.pipe(stdout, { end: false });
-      child.stderr!.pipe(stdout, { end: false });
+      child.stdout.pipe(stdout, { end: false });
+      child.stderr.pipe(stdout, { end: false });
     }
     return child;
   }
@@ -417,8 +417,8 @@ export async function openDrill(
       const child = spawnCli(args, extraEnv, 'pipe');
       let stdout = '';
       let stderr = '';
-      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
       return { code, stdout, stderr, ms: Math.round(performance.now() - started) };
     },
@@ -525,7 +525,7 @@ export async function sendObservations(
         throw new Error(
           `intake: request ${report.requests + 1} not accepted before the deadline (${JSON.stringify(report.statuses)})`,
         );
-      let status = 0;
+      let status: number;
       let body: any = null;
       try {
         const response = await stack.ingest(chunk, { wait: false });
@@ -861,7 +861,7 @@ export function problemsOf(report: StateReport, max = 10): string[] {
 export function summary(name: string, facts: Record<string, unknown>): void {
   console.log(
     `\n[drill ${name}] ${Object.entries(facts)
-      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : v}`)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(' ')}\n`,
   );
 }

@@ -70,8 +70,8 @@ export async function startRedisServer(): Promise<RedisServer> {
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    proc.stdout!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
-    proc.stderr!.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+    proc.stdout.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
+    proc.stderr.on('data', (d: Buffer) => (log = (log + d.toString()).slice(-20_000)));
     running.add(proc);
     proc.once('exit', () => running.delete(proc));
     // If this process dies without closing the server (killed, or a clean-up that threw first), a

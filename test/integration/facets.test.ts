@@ -180,7 +180,7 @@ describe('post facets', () => {
     for (const { value, count } of buckets) {
       const niches = value === null ? { exists: false } : { contains_any: [value] };
       const posts = await pageAll(stack, 'posts', { post: { ...scope, author: { filters: { niches } } } });
-      expect(posts.length, String(value)).toBe(count);
+      expect(posts.length, JSON.stringify(value)).toBe(count);
     }
     const counts = buckets.filter((b) => b.value !== null).map((b) => b.count);
     expect(counts).toEqual([...counts].sort((a, b) => b - a));

@@ -60,8 +60,8 @@ function run(args: string[], env: Record<string, string>): Running {
     output += chunk.toString();
     for (const listener of listeners) listener();
   };
-  child.stdout!.on('data', append);
-  child.stderr!.on('data', append);
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
@@ -82,7 +82,7 @@ function run(args: string[], env: Record<string, string>): Running {
           listeners.delete(check);
         };
         listeners.add(check);
-        exited.then(() => {
+        void exited.then(() => {
           if (!pattern.test(output)) {
             cleanup();
             reject(new Error(`exited before ${pattern}; output:\n${output}`));

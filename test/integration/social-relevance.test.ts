@@ -40,7 +40,7 @@ const POSTS: Record<string, { caption: string; author?: string; extra?: Record<s
   };
 type Key = keyof typeof POSTS;
 const id = (key: Key) => mintId('post', `sr-${key}`);
-const keyOf = new Map(Object.keys(POSTS).map((k) => [id(k as Key), k]));
+const keyOf = new Map(Object.keys(POSTS).map((k) => [id(k), k]));
 
 beforeAll(async () => {
   stack = await startStack('social-relevance', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });

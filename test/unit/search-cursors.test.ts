@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PagedState } from '../../src/engine/search.ts';
-import { ExpiredCursorError, ValidationFailedError } from '../../src/internal/errors.ts';
+import { ExpiredCursorError, type ValidationFailedError } from '../../src/internal/errors.ts';
 import { createCursorCodec } from '../../src/query/cursor-codec.ts';
 import type { AccountSearch, PostSearch } from '../../src/query/search-request.ts';
 import { accountCursors, postCursors } from '../../src/services/search/cursors.ts';

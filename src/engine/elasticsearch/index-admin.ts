@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { stableStringify } from '../../internal/stable-json.ts';
 import { errors } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
-import { COMPLETE_RESULTS, engineCall as translatedCall, refreshAll } from './errors.ts';
+import { COMPLETE_RESULTS, refreshAll, translateEngineError } from './errors.ts';
 import {
   INDEX_NAMES,
   type ApplyLine,
@@ -18,6 +18,7 @@ import {
 import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { projectAccount, projectPost } from './projection.ts';
+import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 
 /** What `apply` reads of a live index to compare with the layout. */
 interface LiveSettings {
@@ -30,8 +31,16 @@ type TemplateFile = {
   version: number;
   priority?: number;
   _meta?: Record<string, unknown>;
-  template: Record<string, any>;
+  template: { settings?: Record<string, unknown>; mappings?: Record<string, unknown> };
 };
+
+/** An engine call's answer, or null when Elasticsearch answers 404 (the object is absent). */
+function nullWhenAbsent<T>(request: Promise<T>): Promise<T | null> {
+  return request.catch((error: unknown) => {
+    if (error instanceof errors.ResponseError && error.statusCode === 404) return null;
+    throw error;
+  });
+}
 
 /**
  * Like the adapter's engineCall, but an engine refusal keeps Elasticsearch's reason: these are
@@ -48,7 +57,7 @@ async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
         { cause: error },
       );
     }
-    return translatedCall(() => Promise.reject(error));
+    throw translateEngineError(error);
   }
 }
 
@@ -64,7 +73,7 @@ function hashOf(value: unknown): string {
  */
 function withLayout(component: TemplateFile, layout: Partial<IndexLayout>): TemplateFile {
   const out = structuredClone(component);
-  const settings = (out.template.settings ??= {}) as Record<string, unknown>;
+  const settings = (out.template.settings ??= {});
   if (layout.shards !== undefined) settings.number_of_shards = layout.shards;
   if (layout.replicas !== undefined) settings.number_of_replicas = layout.replicas;
   if (layout.refreshInterval !== undefined) settings.refresh_interval = layout.refreshInterval;
@@ -121,9 +130,7 @@ export function createIndexAdmin(deps: {
   async function installComponent(): Promise<ApplyLine> {
     const hash = hashOf(component);
     const existing = await engineCall(() =>
-      client.cluster
-        .getComponentTemplate({ name: componentName })
-        .catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
+      nullWhenAbsent(client.cluster.getComponentTemplate({ name: componentName })),
     );
     const installed = existing?.component_templates[0]?.component_template;
     const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
@@ -133,7 +140,7 @@ export function createIndexAdmin(deps: {
         name: componentName,
         version: component.version,
         _meta: { ...component._meta, content_hash: hash, managed_by: 'social-search' },
-        template: component.template as never,
+        template: component.template,
       }),
     );
     return installed
@@ -148,15 +155,13 @@ export function createIndexAdmin(deps: {
   async function installIndexTemplate(name: IndexName): Promise<ApplyLine> {
     const desired = desiredIndexTemplate(name);
     const existing = await engineCall(() =>
-      client.indices
-        .getIndexTemplate({ name: desired.names.template })
-        .catch((e) => (e?.meta?.statusCode === 404 ? null : Promise.reject(e))),
+      nullWhenAbsent(client.indices.getIndexTemplate({ name: desired.names.template })),
     );
     const installed = existing?.index_templates[0]?.index_template;
     const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
     const object = `index template ${desired.names.template}`;
     if (installedHash === desired.hash) return { object, action: 'unchanged' };
-    await engineCall(() => client.indices.putIndexTemplate({ name: desired.names.template, ...(desired.body as any) }));
+    await engineCall(() => client.indices.putIndexTemplate({ name: desired.names.template, ...desired.body }));
     return installed
       ? {
           object,
@@ -315,7 +320,7 @@ export function createIndexAdmin(deps: {
           const versions = targets.map(
             (i) => (mappings[i]?.mappings._meta as { template_version?: number } | undefined)?.template_version,
           );
-          builtFrom = versions.every((v) => typeof v === 'number') ? Math.min(...(versions as number[])) : null;
+          builtFrom = versions.every((v) => typeof v === 'number') ? Math.min(...versions) : null;
           const count = await engineCall(() => client.count({ index: desired.names.read }));
           docs = count.count;
           const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
@@ -351,7 +356,8 @@ export function createIndexAdmin(deps: {
       await engineCall(() =>
         client.indices.create({ index: to, settings: { refresh_interval: '-1' }, wait_for_active_shards: 1 }),
       );
-      const project = name === 'posts' ? projectPost : projectAccount;
+      const project = (record: PostRecord | AccountRecord) =>
+        name === 'posts' ? projectPost(record as PostRecord) : projectAccount(record as AccountRecord);
       let copied = 0;
       try {
         // A point in time sees only refreshed segments: without this refresh, the writes of the
@@ -367,7 +373,7 @@ export function createIndexAdmin(deps: {
           for (;;) {
             options.signal?.throwIfAborted();
             const page = await engineCall(() =>
-              client.search<{ record: any }>({
+              client.search<{ record: PostRecord | AccountRecord }>({
                 // A page missing a lost shard would be missing from the new index too.
                 ...COMPLETE_RESULTS,
                 pit: { id: pit.id, keep_alive: '5m' },
@@ -382,7 +388,10 @@ export function createIndexAdmin(deps: {
             // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
             const records = hits.map((h) => h._source!.record);
             const rewritten = options.transform ? await options.transform(records) : records;
-            const operations = hits.flatMap((h, i) => [{ index: { _index: to, _id: h._id } }, project(rewritten[i])]);
+            const operations = rewritten.flatMap((record, i) => [
+              { index: { _index: to, _id: hits[i]!._id } },
+              project(record),
+            ]);
             await inFlight;
             inFlight = engineCall(() => client.bulk({ operations })).then((result) => {
               if (result.errors) {

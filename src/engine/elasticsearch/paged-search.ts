@@ -152,7 +152,7 @@ export async function pagedSearch<R>(deps: {
   };
 
   let pit: string;
-  let shared = false;
+  let shared: boolean;
   let response: estypes.SearchResponse<{ record: R }>;
   if (page.state === null) {
     ({ pit, shared, response } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));

@@ -104,7 +104,7 @@ export function createPostHighlighter(deps: { client: Client; index: string }): 
       const recordOf = new Map(records.hits.hits.map((h) => [h._id!, h._source!.record]));
       for (const hit of response.hits.hits) {
         const record = recordOf.get(hit._id!);
-        if (record) out.set(hit._id!, { record, fragments: (hit.highlight ?? {}) as PostHighlights['fragments'] });
+        if (record) out.set(hit._id!, { record, fragments: hit.highlight ?? {} });
       }
       return out;
     },

@@ -56,7 +56,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
 
   // Pages, not API operations: kept out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
-    route.schema = { ...(route.schema ?? {}), hide: true } as typeof route.schema;
+    route.schema = { ...(route.schema ?? {}), hide: true };
   });
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   await app.register(cookie);

@@ -1,4 +1,10 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import { DomainError } from '../../internal/errors.ts';
 import type { HolderKeys } from '../../services/keys/holder-keys.ts';
 import { SignInThrottledError, type Holder, type HolderService } from '../../services/keys/holder-service.ts';
@@ -37,13 +43,14 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
   app,
   { holders, keys, base, context },
 ) => {
-  const csrfChecked = { onRequest: undefined, preHandler: app.csrfProtection };
+  const csrf: preHandlerHookHandler = (request, reply, done) => app.csrfProtection(request, reply, done);
+  const csrfChecked = { onRequest: undefined, preHandler: csrf };
   const signedIn: preHandlerAsyncHookHandler = async (request, reply) => {
     const email = request.session.holder;
     if (!email) return reply.redirect(`${base}/sign-in`, 303);
     request.holder = { email };
   };
-  const signedInForm = { preHandler: [app.csrfProtection, signedIn] };
+  const signedInForm = { preHandler: [csrf, signedIn] };
 
   async function startSession(request: FastifyRequest, reply: FastifyReply, holder: Holder) {
     await request.session.regenerate();

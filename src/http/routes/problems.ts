@@ -39,7 +39,7 @@ function wantsJson(accept: string | undefined): boolean {
  * following the link, JSON (`Accept: application/json`) for a program. No key needed.
  */
 export const problemRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/problems', { schema: { hide: true } as object }, async (request, reply) => {
+  app.get('/problems', { schema: { hide: true } }, async (request, reply) => {
     if (wantsJson(request.headers.accept)) return reply.send({ problems: PROBLEM_CATALOG });
     const items = PROBLEM_CATALOG.map(
       (p) => `<li><a href="problems/${p.name}"><code>${p.name}</code></a> (${p.status}): ${escape(p.title)}</li>`,
@@ -51,9 +51,9 @@ export const problemRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/problems/:name',
-    { schema: { hide: true, params: z.strictObject({ name: z.string().max(100) }) } as object },
+    { schema: { hide: true, params: z.strictObject({ name: z.string().max(100) }) } },
     async (request, reply) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       const entry = problemEntry(name);
       if (!entry)
         throw new RouteNotFoundError(`There is no problem named ${JSON.stringify(name)}; /problems lists them.`);

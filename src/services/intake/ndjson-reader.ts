@@ -17,7 +17,8 @@ export async function readNdjson(
   const entries: IntakeEntry[] = [];
   const rejected: RejectedLine[] = [];
   let bytes = 0;
-  let tooLarge: PayloadTooLargeError | null = null;
+  // Typed with `as`: `stop` assigns it from callbacks that flow analysis does not follow.
+  let tooLarge = null as PayloadTooLargeError | null;
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const stop = (error: PayloadTooLargeError) => {
     tooLarge ??= error;
@@ -45,7 +46,7 @@ export async function readNdjson(
         break;
       }
       try {
-        entries.push({ line, value: JSON.parse(content) });
+        entries.push({ line, value: JSON.parse(content) as unknown });
       } catch (error) {
         rejected.push({ line, detail: `not valid JSON: ${(error as Error).message}` });
       }

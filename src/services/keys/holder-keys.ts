@@ -1,6 +1,6 @@
 import { RouteNotFoundError } from '../../internal/errors.ts';
 import type { CreatedKey, KeyService, KeySummary } from './key-service.ts';
-import type { KeyLimits, KeyScope } from './key-store.ts';
+import type { KeyLimits } from './key-store.ts';
 import type { DailyUsage, UsageReader } from './usage-reader.ts';
 import type { Holder } from './holder-service.ts';
 
@@ -51,20 +51,18 @@ export function createHolderKeys({ keys, usage, defaultLimits }: HolderKeysDeps)
     const own = await keys.list({ owner: holder.email });
     const lastUsed = await usage.lastUsed(own.map((k) => k.id));
     // Newest first, as a holder looks for the key just made.
-    return own
-      .reverse()
-      .map((k) => ({
-        ...k,
-        prefix: keyPrefix(k.id),
-        lastUsedAt: lastUsed.get(k.id) ?? null,
-        effectiveLimits: effective(k.limits, defaultLimits),
-      }));
+    return own.reverse().map((k) => ({
+      ...k,
+      prefix: keyPrefix(k.id),
+      lastUsedAt: lastUsed.get(k.id) ?? null,
+      effectiveLimits: effective(k.limits, defaultLimits),
+    }));
   }
 
   return {
     list,
     create(holder, input) {
-      return keys.create({ owner: holder.email, name: input.name, scopes: input.scopes as KeyScope[] });
+      return keys.create({ owner: holder.email, name: input.name, scopes: input.scopes });
     },
     async revoke(holder, keyId) {
       const own = await keys.list({ owner: holder.email });

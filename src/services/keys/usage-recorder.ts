@@ -114,7 +114,7 @@ export function createUsageRecorder({
       const iso = at.toISOString();
       const slot = `${keyId}\n${iso.slice(0, 10)}`;
       let counters = pending.get(slot);
-      if (!counters) pending.set(slot, (counters = new Map()));
+      if (!counters) pending.set(slot, (counters = new Map<string, number>()));
       add(counters, `op:${operation}`, 1);
       if (status >= 400 && status < 500) add(counters, '4xx', 1);
       if (status === 429) add(counters, '429', 1);

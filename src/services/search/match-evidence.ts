@@ -1,7 +1,13 @@
 import type { FullPost } from '../../contract/api.ts';
 import type { PostMatch, Snippet } from '../../contract/search-extras.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
-import { HIGHLIGHT_END, HIGHLIGHT_START, type MatchedTextField, type MatchHighlighter } from '../../engine/matches.ts';
+import {
+  HIGHLIGHT_END,
+  HIGHLIGHT_START,
+  type MatchedTextField,
+  type MatchHighlighter,
+  type PostHighlights,
+} from '../../engine/matches.ts';
 import type { Retrieval } from '../../engine/search.ts';
 import { renderFullPost } from '../../render/post.ts';
 
@@ -113,7 +119,8 @@ export function createMatchEvidence(deps: { highlighter: MatchHighlighter; signe
     ids: string[],
     retrieval: (id: string) => Retrieval | null,
   ): Promise<PostMatch[]> => {
-    const highlights = query === null ? new Map() : await deps.highlighter.highlightPosts(query, ids);
+    const highlights =
+      query === null ? new Map<string, PostHighlights>() : await deps.highlighter.highlightPosts(query, ids);
     return ids.map((id) => {
       const found = highlights.get(id);
       if (!found) return { id, retrieved_by: retrieval(id), fields: [] };
