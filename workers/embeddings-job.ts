@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/workers.ts';
+import type { JobHandler } from '../src/queues/consumers.ts';
 import type { RecordEmbeddings } from '../src/services/intake/record-embeddings.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/workers.ts';
+import type { JobHandler } from '../src/queues/consumers.ts';
 import type { FollowUpBacklog } from '../src/services/intake/follow-up-backlog.ts';
 import type { FollowUps } from '../src/services/intake/follow-ups.ts';
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/workers.ts';
+import type { JobHandler } from '../src/queues/consumers.ts';
 import type { ObservationProcessor } from '../src/services/intake/processor.ts';
 
 /**

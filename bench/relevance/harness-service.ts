@@ -15,7 +15,7 @@ import type { KeyService } from '../../src/services/keys/key-service.ts';
 import { createApi } from '../../src/start/api.ts';
 import { openKeys, type Closable } from '../../src/start/core.ts';
 import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
-import { startWorker } from '../../src/start/worker.ts';
+import { startWorkerProcess } from '../../src/start/worker-process.ts';
 
 /** The ranking modes of config `SEARCH_RANKING`. */
 export type RankingMode = Config['SEARCH_RANKING'];
@@ -256,7 +256,7 @@ export async function startLoader(
   if (options.holdEmbeddings) await embeddingQueue?.pause();
   else await embeddingQueue?.resume();
   const { config, connections, engine, embedder } = runtime.process;
-  let worker: Closable | null = startWorker(config, connections, { engine, embedder, logger });
+  let worker: Closable | null = startWorkerProcess(config, connections, { engine, embedder, logger });
   const stopWorker = async () => {
     await worker?.close();
     worker = null;

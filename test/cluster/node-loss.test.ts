@@ -91,7 +91,7 @@ let down: NodeInfo | null = null;
 beforeAll(async () => {
   d = await openDrill('node-loss', { env: { INDEX_REPLICAS: '1' } });
   await waitForCluster(d.es, { status: 'green', nodes: 3 }, 120_000);
-  workers = await Promise.all([1, 2].map(() => d.startWorker({ WORKER_CONCURRENCY: '2' })));
+  workers = await Promise.all([1, 2].map(() => d.startWorkerProcess({ WORKER_CONCURRENCY: '2' })));
   apis = await Promise.all([1, 2].map(() => d.startApi({ RATE_LIMIT_SEARCH_PER_MINUTE: '0' })));
 });
 

@@ -38,7 +38,7 @@ beforeAll(async () => {
   d = await openDrill('two-of-each', { env: { INDEX_REPLICAS: '1' } });
   await waitForCluster(d.es, { status: 'green', nodes: 3 }, 120_000);
   // Debug logs name every job a worker ran ("observations indexed").
-  workers = await Promise.all([1, 2].map(() => d.startWorker({ WORKER_CONCURRENCY: '2', LOG_LEVEL: 'debug' })));
+  workers = await Promise.all([1, 2].map(() => d.startWorkerProcess({ WORKER_CONCURRENCY: '2', LOG_LEVEL: 'debug' })));
   // The longest snapshot sharing there is: a first page on a node reuses its point in time for a
   // minute unless the visibility epoch says writes were made visible since.
   const apiEnv = { RATE_LIMIT_SEARCH_PER_MINUTE: String(RATE_LIMIT), SEARCH_SNAPSHOT_MAX_AGE_MS: '60000' };

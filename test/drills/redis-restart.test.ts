@@ -53,7 +53,7 @@ it('processes every accepted observation exactly once, with its newest fields, a
   const server = redis!;
   onTestFailed(() => d.keepLogs());
   expect(await server.command('CONFIG GET appendonly')).toMatch(/appendonly\r\n\$3\r\nyes/);
-  const worker = await d.startWorker({ WORKER_CONCURRENCY: '4' });
+  const worker = await d.startWorkerProcess({ WORKER_CONCURRENCY: '4' });
   const started = performance.now();
   // A small backlog, so that requests are still being sent when Redis goes away.
   const sending = sendObservations(d.stack, dataset.observations, { requestSize: 2500, maxQueuedJobs: 5 });

@@ -19,7 +19,7 @@ import {
  * again. Merges are idempotent, so the re-run must leave every record exactly as if the batch had
  * run once.
  *
- * With BullMQ's defaults (src/queues/workers.ts sets neither lockDuration nor stalledInterval,
+ * With BullMQ's defaults (src/queues/consumers.ts sets neither lockDuration nor stalledInterval,
  * both 30 s) a killed worker's jobs are re-run about 60 s after the kill: a job is moved back only
  * by the second stalled check that finds it without a lock. The per-author locks the killed worker
  * held (src/services/intake/keyed-locks.ts, 60 s) lapse in that time too.
@@ -36,7 +36,7 @@ afterAll(async () => drill?.close());
 it('re-runs the jobs of a SIGKILLed worker: every observation indexed exactly once, with its newest fields', async () => {
   const d = drill!;
   onTestFailed(() => d.keepLogs());
-  const first = await d.startWorker({ WORKER_CONCURRENCY: '4' });
+  const first = await d.startWorkerProcess({ WORKER_CONCURRENCY: '4' });
   const started = performance.now();
   const sending = sendObservations(d.stack, dataset.observations, { requestSize: 2500, maxQueuedJobs: 10 });
   sending.catch(() => undefined);
@@ -54,7 +54,7 @@ it('re-runs the jobs of a SIGKILLed worker: every observation indexed exactly on
   const exit = await first.exited;
   // No worker runs now: every active job is one the killed worker held.
   const killedJobs = (await d.stack.runtime.queue.getActive()).map((j) => j.id!);
-  const second = await d.startWorker({ WORKER_CONCURRENCY: '4' });
+  const second = await d.startWorkerProcess({ WORKER_CONCURRENCY: '4' });
   const restartedAt = performance.now();
 
   // Recovered once every job the killed worker held has completed (re-run by the new worker).

@@ -282,7 +282,7 @@ export interface Drill {
   es: Client;
   /** A temp folder for logs; removed at close unless the drill failed. */
   dir: string;
-  startWorker(extraEnv?: Record<string, string>): Promise<WorkerProcess>;
+  startWorkerProcess(extraEnv?: Record<string, string>): Promise<WorkerProcess>;
   /** Starts an API process on a free port; resolves once it answers `/readyz`. */
   startApi(extraEnv?: Record<string, string>): Promise<ApiProcess>;
   /** Runs `social-search <args>` to completion. */
@@ -361,7 +361,7 @@ export async function openDrill(
     env,
     es,
     dir,
-    async startWorker(extraEnv = {}) {
+    async startWorkerProcess(extraEnv = {}) {
       const logFile = join(dir, `worker-${++workers}.log`);
       const log = createWriteStream(logFile);
       const workersBefore = await stack.runtime.queue.getWorkersCount().catch(() => 0);

@@ -13,7 +13,7 @@ import type { Connections } from '../../src/start/connections.ts';
 import type { Closable } from '../../src/start/core.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { createRedisVisibilityEpoch } from '../../src/start/visibility-epoch.ts';
-import { startWorker } from '../../src/start/worker.ts';
+import { startWorkerProcess } from '../../src/start/worker-process.ts';
 import { createIndexRebuilds, type IndexRebuilds } from '../../src/services/indices/rebuild.ts';
 import { createRecordEmbeddings } from '../../src/services/intake/record-embeddings.ts';
 
@@ -41,8 +41,8 @@ export interface TestRuntime extends Closable {
   api: Api;
   rebuilds: IndexRebuilds;
   /** Starts a worker on this process's engine and embedder; closed with the runtime. */
-  startWorker(logger: Logger): Closable;
-  /** Stops the workers started with {@link startWorker}, letting running jobs finish. */
+  startWorkerProcess(logger: Logger): Closable;
+  /** Stops the workers started with {@link startWorkerProcess}, letting running jobs finish. */
   stopWorkers(): Promise<void>;
   /** Waits (bounded) for Redis; false when it did not answer. */
   ready(timeoutMs?: number): Promise<boolean>;
@@ -91,8 +91,8 @@ export function openTestRuntime(config: Config, logger?: Logger): TestRuntime {
         return embedder.status().state === 'ready' ? createRecordEmbeddings({ store: engine.intake, embedder }) : null;
       },
     }),
-    startWorker(workerLogger) {
-      const started = startWorker(config, connections, { engine, embedder, logger: workerLogger });
+    startWorkerProcess(workerLogger) {
+      const started = startWorkerProcess(config, connections, { engine, embedder, logger: workerLogger });
       const worker: Closable = {
         async close() {
           // Closed by the test itself: not again by stopWorkers().

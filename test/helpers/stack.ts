@@ -47,7 +47,7 @@ export async function startStack(
   await runtime.ready();
   await runtime.indexAdmin.apply();
   const logger = pino({ level: 'silent' });
-  if (options.worker !== false) runtime.startWorker(logger);
+  if (options.worker !== false) runtime.startWorkerProcess(logger);
   const app = runtime.api.app;
   await app.ready();
   const created = await runtime.api.keys.create({ owner: 'tests@example.com', name, scopes: ['search', 'ingest'] });

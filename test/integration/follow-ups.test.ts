@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createProducer, requestFollowUp } from '../../src/queues/registry.ts';
-import { startWorkers } from '../../src/queues/workers.ts';
+import { startQueueConsumers } from '../../src/queues/consumers.ts';
 import { createFollowUpBacklog } from '../../src/services/intake/follow-up-backlog.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -142,7 +142,7 @@ describe('follow-up backlog', () => {
     let runs = 0;
     let release!: () => void;
     const blocked = new Promise<void>((resolve) => (release = resolve));
-    const workers = startWorkers(
+    const workers = startQueueConsumers(
       {
         'follow-ups': async () => {
           if (++runs === 1) await blocked;

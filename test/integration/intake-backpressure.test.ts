@@ -34,7 +34,7 @@ describe('intake backpressure', () => {
     expect(await stack.runtime.queue.getWaitingCount()).toBe(waitingBefore);
 
     // A worker drains the backlog: the same request is accepted.
-    stack.runtime.startWorker((await import('pino')).pino({ level: 'silent' }));
+    stack.runtime.startWorkerProcess((await import('pino')).pino({ level: 'silent' }));
     const deadline = Date.now() + 30_000;
     while ((await stack.runtime.queue.getWaitingCount()) > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));

@@ -73,7 +73,7 @@ describe('social-search intake failures | retry', () => {
       request_id: 'req_from_a_newer_release',
       shard: 3,
     });
-    const worker = stack.runtime.startWorker(pino({ level: 'silent' }));
+    const worker = stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
     await until(() => job.isFailed(), Boolean);
     await worker.close();
 
@@ -132,7 +132,7 @@ describe('social-search intake failures | retry', () => {
     });
     expect((await stack.get('/v1/social/accounts/@failed.then.retried')).statusCode).toBe(404);
 
-    stack.runtime.startWorker(pino({ level: 'silent' }));
+    stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
     expect(await cli('intake', 'retry', job.id!)).toMatchObject({ code: 0, stdout: `requeued 1 job(s): ${job.id}\n` });
     const account = await until(
       () => stack.get('/v1/social/accounts/@failed.then.retried'),

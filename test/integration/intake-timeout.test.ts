@@ -21,7 +21,7 @@ describe('?wait=true when indexing does not finish in time', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(await stack.runtime.queue.getWaitingCount()).toBe(1);
 
-    const worker = stack.runtime.startWorker(pino({ level: 'silent' }));
+    const worker = stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
     try {
       const id = mintId('account', 'to-a');
       const deadline = Date.now() + 20_000;

@@ -253,7 +253,7 @@ describe('outages', () => {
         }),
       );
       await recovered.indexAdmin.apply();
-      const worker = recovered.startWorker(pino({ level: 'silent' }));
+      const worker = recovered.startWorkerProcess(pino({ level: 'silent' }));
       try {
         const id = mintId('post', 'es-down-post');
         await eventually(

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProducer, type ObservationJob } from '../../src/queues/registry.ts';
-import { startWorkers } from '../../src/queues/workers.ts';
+import { startQueueConsumers } from '../../src/queues/consumers.ts';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-queues-${randomUUID().slice(0, 8)}`;
@@ -29,7 +29,7 @@ describe('queue registry', () => {
     await events.waitUntilReady();
     const seen: Array<{ payload: ObservationJob; isRetry: boolean }> = [];
     const result = { accounts_written: 1, posts_written: 0, fanned_out: 0, baselines_updated: 0 };
-    const workers = startWorkers(
+    const workers = startQueueConsumers(
       { observations: async (payload, job) => (seen.push({ payload, isRetry: job.isRetry }), result) },
       { connection, prefix, configuredConcurrency: 1, logger: quiet },
     );
@@ -57,7 +57,7 @@ describe('queue registry', () => {
     const events = new QueueEvents('embeddings', { connection: connection(), prefix });
     await events.waitUntilReady();
     let calls = 0;
-    const workers = startWorkers(
+    const workers = startQueueConsumers(
       { embeddings: async () => ++calls },
       { connection, prefix, configuredConcurrency: 1, logger: quiet },
     );

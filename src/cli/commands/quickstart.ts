@@ -7,7 +7,7 @@ import { createApi } from '../../start/api.ts';
 import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
-import { startWorker } from '../../start/worker.ts';
+import { startWorkerProcess } from '../../start/worker-process.ts';
 import { openHolders } from '../../start/core.ts';
 import { configOrExit } from '../context.ts';
 import { seedDataset } from './seed.ts';
@@ -54,7 +54,7 @@ export function registerQuickstart(program: Command): void {
           say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
       await startEmbeddings(embedder, config.SEARCH_RANKING, logger);
-      const worker = startWorker(config, owned.connections, { engine, embedder, logger });
+      const worker = startWorkerProcess(config, owned.connections, { engine, embedder, logger });
       const api = createApi(config, owned.connections, { engine, embedder, logger });
       installShutdown(logger, serviceShutdownPhases({ api, worker, process: owned }));
 

@@ -4,7 +4,7 @@ import { createApi } from '../../start/api.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
-import { startWorker } from '../../start/worker.ts';
+import { startWorkerProcess } from '../../start/worker-process.ts';
 import { configOrExit } from '../context.ts';
 
 /** `serve` (HTTP API) and `worker` (BullMQ workers): long-running processes. */
@@ -35,7 +35,11 @@ export function registerServe(program: Command): void {
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
-      const worker = startWorker(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
+      const worker = startWorkerProcess(config, owned.connections, {
+        engine: owned.engine,
+        embedder: owned.embedder,
+        logger,
+      });
       installShutdown(logger, serviceShutdownPhases({ worker, process: owned }));
       logger.info({ concurrency: config.WORKER_CONCURRENCY }, 'worker running');
     });

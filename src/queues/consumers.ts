@@ -1,3 +1,8 @@
+/**
+ * Queue consumers: the BullMQ `Worker` of each queue a process works on, built from the queue
+ * registry. Each checks a job's payload against its queue's schema before the job handler (`workers/`)
+ * sees it. ("Worker process" is the `social-search worker` process, `src/start/worker-process.ts`.)
+ */
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
@@ -18,8 +23,8 @@ export type JobHandler<N extends QueueName> = (payload: JobPayload<N>, job: JobC
 /** A handler for each queue a process works on (`workers/` builds them from the services). */
 export type JobHandlers = { [N in QueueName]?: JobHandler<N> };
 
-/** The running workers of one process. */
-export interface RunningWorkers {
+/** The running queue consumers of one process. */
+export interface RunningConsumers {
   /**
    * Stops taking jobs and lets running ones finish; `force` does not wait for them (nor for Redis):
    * a job cut short is picked up again as stalled, and merges are idempotent.
@@ -27,35 +32,35 @@ export interface RunningWorkers {
   close(options?: { force?: boolean }): Promise<void>;
 }
 
-/** What the workers log to. */
-type WorkerLogger = Pick<Logger, 'warn' | 'error'>;
+/** What the consumers log to. */
+type ConsumerLogger = Pick<Logger, 'warn' | 'error'>;
 
-/** Dependencies of {@link startWorkers}. */
-interface WorkerDeps {
+/** Dependencies of {@link startQueueConsumers}. */
+interface ConsumerDeps {
   connection: () => ConnectionOptions;
   prefix: string;
   configuredConcurrency: number;
-  logger: WorkerLogger;
+  logger: ConsumerLogger;
 }
 
 /**
- * Starts one BullMQ worker per handler, with the table's concurrency and retry schedule. Each job's
+ * Starts one queue consumer (a BullMQ `Worker`) per handler, with the table's concurrency and retry schedule. Each job's
  * payload is checked against the queue's schema first: a payload this version cannot read (left
  * by an older release) fails at once, kept in the failed set for an operator, instead of retrying
  * 80 times or crashing mid-merge.
  */
-export function startWorkers(handlers: JobHandlers, deps: WorkerDeps): RunningWorkers {
-  const workers = (Object.keys(handlers) as QueueName[]).map((name) =>
-    startWorker(name, handlers[name] as JobHandler<typeof name>, deps),
+export function startQueueConsumers(handlers: JobHandlers, deps: ConsumerDeps): RunningConsumers {
+  const consumers = (Object.keys(handlers) as QueueName[]).map((name) =>
+    startConsumer(name, handlers[name] as JobHandler<typeof name>, deps),
   );
   return {
     async close(options = {}) {
-      await Promise.all(workers.map((w) => w.close(options.force === true)));
+      await Promise.all(consumers.map((c) => c.close(options.force === true)));
     },
   };
 }
 
-function startWorker<N extends QueueName>(name: N, handler: JobHandler<N>, deps: WorkerDeps): Worker {
+function startConsumer<N extends QueueName>(name: N, handler: JobHandler<N>, deps: ConsumerDeps): Worker {
   const entry = QUEUES[name];
   const worker = new Worker<JobPayload<N>, JobResults[N]>(
     name,
@@ -101,7 +106,7 @@ function startWorker<N extends QueueName>(name: N, handler: JobHandler<N>, deps:
  * permanent failure says where its observations are kept. Outage errors (the engine or Redis
  * unreachable) and unreadable payloads carry their reason only: their stack says nothing.
  */
-function logFailure(logger: WorkerLogger, queue: QueueName, job: Job | undefined, error: Error): void {
+function logFailure(logger: ConsumerLogger, queue: QueueName, job: Job | undefined, error: Error): void {
   const attempts = job?.opts.attempts ?? 1;
   const permanent = error instanceof UnrecoverableError || (job?.attemptsMade ?? 0) >= attempts;
   const expected =

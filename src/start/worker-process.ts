@@ -7,7 +7,7 @@ import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
 import { createProducer, INDEX_WRITING_QUEUES, requestFollowUp } from '../queues/registry.ts';
-import { startWorkers, type JobHandlers } from '../queues/workers.ts';
+import { startQueueConsumers, type JobHandlers } from '../queues/consumers.ts';
 import { createIndexRebuilds } from '../services/indices/rebuild.ts';
 import { createFollowUpBacklog } from '../services/intake/follow-up-backlog.ts';
 import { createFollowUps } from '../services/intake/follow-ups.ts';
@@ -18,12 +18,13 @@ import type { Connections } from './connections.ts';
 import { within, type Closable } from './core.ts';
 
 /**
- * Starts the workers of the queue registry: `observations` (indexing, enrichment), `follow-ups`
+ * Composes the worker process (`social-search worker`): the queue consumers of the registry's
+ * queues with their job handlers: `observations` (indexing, enrichment), `follow-ups`
  * (fan-out and baselines of the batches nobody waits on) and, with embeddings on, `embeddings`
  * (vectors of records whose text changed). Shares
  * the engine and embedder the process owns; `close` stops taking jobs and lets running ones finish.
  */
-export function startWorker(
+export function startWorkerProcess(
   config: Config,
   connections: Connections,
   parts: { engine: ElasticsearchEngine; embedder: Embedder; logger: Logger },
@@ -65,7 +66,7 @@ export function startWorker(
     'follow-ups': followUpsJob({ backlog, followUps: createFollowUps({ store: engine.intake, locks }), logger }),
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
   };
-  const workers = startWorkers(handlers, {
+  const consumers = startQueueConsumers(handlers, {
     connection: () => connections.queueRedis('queue worker'),
     prefix: config.REDIS_PREFIX,
     configuredConcurrency: config.WORKER_CONCURRENCY,
@@ -101,7 +102,7 @@ export function startWorker(
     async close() {
       // With Redis down a running job cannot report its end anyway: stop at once, and it runs
       // again as stalled when Redis is back (merges are idempotent).
-      await workers.close({ force: !connections.redisUp() });
+      await consumers.close({ force: !connections.redisUp() });
       await within(Promise.all(pausable.map((q) => q.close().catch(() => undefined))), 2000).catch(() => undefined);
     },
   };
