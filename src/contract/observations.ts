@@ -218,6 +218,8 @@ const postEnrichmentFields = {
 /** Names of the post enrichment fields. */
 export type PostEnrichmentField = keyof typeof postEnrichmentFields;
 export const POST_ENRICHMENT_FIELDS = Object.keys(postEnrichmentFields) as PostEnrichmentField[];
+/** The value each post enrichment field carries, as its schema parses it (null: known to be absent). */
+export type PostEnrichmentValues = { [K in PostEnrichmentField]: z.infer<(typeof postEnrichmentFields)[K]> };
 
 const visibleText = z
   .array(
@@ -238,6 +240,8 @@ const mediaEnrichmentFields = {
 };
 export type MediaEnrichmentField = keyof typeof mediaEnrichmentFields;
 export const MEDIA_ENRICHMENT_FIELDS = Object.keys(mediaEnrichmentFields) as MediaEnrichmentField[];
+/** The value each per-media enrichment field carries, as its schema parses it. */
+export type MediaEnrichmentValues = { [K in MediaEnrichmentField]: z.infer<(typeof mediaEnrichmentFields)[K]> };
 
 const postEnrichmentObservation = z.strictObject({
   kind: z.literal('post_enrichment'),

@@ -93,20 +93,25 @@ export function applyPost(record: PostRecord, obs: PostObservation): PostRecord 
 export function applyPostEnrichment(record: PostRecord, obs: PostEnrichmentObservation): PostRecord {
   const t = obs.produced_at;
   const enrichment = { ...record.enrichment };
-  for (const field of POST_ENRICHMENT_FIELDS) {
-    const value = obs[field];
-    if (value !== undefined) enrichment[field] = pickLww(enrichment[field], { t, v: value }) ?? undefined;
-  }
+  for (const field of POST_ENRICHMENT_FIELDS) mergeRegister(enrichment, obs, field, t);
   const media_enrichment = { ...record.media_enrichment };
   for (const item of obs.media ?? []) {
     const current = { ...media_enrichment[item.platform_id] };
-    for (const field of MEDIA_ENRICHMENT_FIELDS) {
-      const value = item[field];
-      if (value !== undefined) current[field] = pickLww(current[field], { t, v: value }) ?? undefined;
-    }
+    for (const field of MEDIA_ENRICHMENT_FIELDS) mergeRegister(current, item, field, t);
     media_enrichment[item.platform_id] = current;
   }
   return { ...record, enrichment, media_enrichment };
+}
+
+/** Merges `given[field]` (absent: untouched) into the register `registers[field]`, stamped `t`. */
+function mergeRegister<V, K extends keyof V>(
+  registers: { [P in keyof V]?: Lww<V[P]> },
+  given: Partial<V>,
+  field: K,
+  t: string,
+): void {
+  const value = given[field];
+  if (value !== undefined) registers[field] = pickLww(registers[field], { t, v: value as V[K] }) ?? undefined;
 }
 
 /** Keeps `snapshot` of account `accountId` in the post when it is newer than the one held. */

@@ -1,7 +1,9 @@
 import type {
   AccountObservation,
   MediaEnrichmentField,
+  MediaEnrichmentValues,
   PostEnrichmentField,
+  PostEnrichmentValues,
   PostObservation,
 } from '../contract/observations.ts';
 
@@ -76,14 +78,17 @@ export interface AccountSnapshot {
   publishing_languages: string[] | null;
 }
 
-export type MediaEnrichment = { [K in MediaEnrichmentField]?: Lww<unknown> };
+export type MediaEnrichment = { [K in MediaEnrichmentField]?: Lww<MediaEnrichmentValues[K]> };
+
+/** A post's enrichment registers, each typed as its observation schema parses it. */
+export type PostEnrichment = { [K in PostEnrichmentField]?: Lww<PostEnrichmentValues[K]> };
 
 export interface PostRecord {
   id: string;
   platform_id: string;
   status: Lww<PostStatus> | null;
   raw: Lww<RawPost> | null;
-  enrichment: { [K in PostEnrichmentField]?: Lww<unknown> };
+  enrichment: PostEnrichment;
   /** Keyed by media platform ID, so enrichment may arrive before the post that lists the media. */
   media_enrichment: Record<string, MediaEnrichment>;
   /** Snapshots of linked accounts, keyed by account service ID. */

@@ -1,5 +1,6 @@
 import { mintId } from '../contract/ids.ts';
 import type { Audio, AuthorSummary, FullPost, MediaItem, PostSummary } from '../contract/api.ts';
+import type { PostEnrichmentField, PostEnrichmentValues } from '../contract/observations.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
 import { engagementRateByViews } from '../domain/derived.ts';
 import { isServablePost } from '../domain/availability.ts';
@@ -35,8 +36,12 @@ function renderAudio(record: SearchedPost, raw: RawPost, signer: DeliverySigner)
   };
 }
 
-function enrichmentValue<T>(record: SearchedPost, field: keyof PostRecord['enrichment']): T | null {
-  return (record.enrichment[field]?.v as T | undefined) ?? null;
+/** An enrichment field as rendered: its value, or null while pending (spec part 3). */
+function enrichmentValue<K extends PostEnrichmentField>(
+  record: SearchedPost,
+  field: K,
+): PostEnrichmentValues[K] | null {
+  return record.enrichment[field]?.v ?? null;
 }
 
 /** Spec 2.4. The caller checks {@link isServablePost} first. */
@@ -48,7 +53,7 @@ export function renderPostSummary(record: SearchedPost, signer: DeliverySigner):
   const coauthors = links.coauthors
     .map((id) => summaryOf(id, record.accounts[id], signer))
     .filter((s): s is AuthorSummary => s !== null);
-  const e = <T>(field: keyof PostRecord['enrichment']) => enrichmentValue<T>(record, field);
+  const e = <K extends PostEnrichmentField>(field: K) => enrichmentValue(record, field);
   return {
     id: record.id,
     shortcode: raw.shortcode,
@@ -90,12 +95,8 @@ export function renderFullPost(record: PostRecord, signer: DeliverySigner): Full
   const media = record.raw!.v.media.map((item): MediaItem => {
     const id = mintId('media', item.platform_id);
     const enrichment = record.media_enrichment[item.platform_id] ?? {};
-    const visibleText = (enrichment.visible_text?.v ?? null) as Array<{
-      text: string;
-      start_seconds?: number;
-      end_seconds?: number;
-    }> | null;
-    const visualDescription = (enrichment.visual_description?.v as string | null | undefined) ?? null;
+    const visibleText = enrichment.visible_text?.v ?? null;
+    const visualDescription = enrichment.visual_description?.v ?? null;
     const common = {
       id,
       width: item.width,
@@ -116,7 +117,7 @@ export function renderFullPost(record: PostRecord, signer: DeliverySigner): Full
       type: 'video',
       duration_seconds: item.duration_seconds ?? null,
       thumbnail_url: item.thumbnail_source_url ? signer.sign('thumbnail', id, item.thumbnail_source_url) : null,
-      transcript: (enrichment.transcript?.v as string | null | undefined) ?? null,
+      transcript: enrichment.transcript?.v ?? null,
       visible_text: visibleText,
       visual_description: visualDescription,
     };

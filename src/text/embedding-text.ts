@@ -32,10 +32,8 @@ function join(parts: Array<string | null | undefined>): string {
   return clip(text, TOTAL_CHARS);
 }
 
-function summaries(value: unknown): string[] {
-  return Array.isArray(value)
-    ? value.map((item) => (item as { summary?: unknown }).summary).filter((s): s is string => typeof s === 'string')
-    : [];
+function summaries(items: ReadonlyArray<{ summary: string }> | null | undefined): string[] {
+  return (items ?? []).map((item) => item.summary);
 }
 
 /** The text embedded for a post (empty when it has nothing to embed). */
@@ -44,25 +42,24 @@ export function postEmbeddingText(record: PostRecord): string {
   if (!raw) return '';
   const e = record.enrichment;
   const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
-  const hook = e.hook?.v as { construction?: string } | null | undefined;
   return join([
     raw.caption,
-    e.content_summary?.v as string | null | undefined,
-    hook?.construction,
+    e.content_summary?.v,
+    e.hook?.v?.construction,
     summaries(e.key_messages?.v).join(' '),
     summaries(e.offers?.v).join(' '),
     summaries(e.calls_to_action?.v).join(' '),
     media
-      .map((m) => m.transcript?.v as string | null | undefined)
+      .map((m) => m.transcript?.v)
       .filter(Boolean)
       .join(' '),
     media
-      .flatMap((m) => (Array.isArray(m.visible_text?.v) ? (m.visible_text.v as Array<{ text?: string }>) : []))
+      .flatMap((m) => m.visible_text?.v ?? [])
       .map((v) => v.text)
       .filter(Boolean)
       .join(' '),
     media
-      .map((m) => m.visual_description?.v as string | null | undefined)
+      .map((m) => m.visual_description?.v)
       .filter(Boolean)
       .join(' '),
   ]);

@@ -43,14 +43,14 @@ export function projectPost(record: PostRecord): Doc {
   const author = links.author ? record.accounts[links.author] : undefined;
   const e = record.enrichment;
   const enrichmentPending = Object.keys(e).length === 0;
-  const hook = e.hook?.v as { construction: string; devices: string[]; modalities: string[] } | null | undefined;
-  const keyMessages = items<{ summary: string; roles: string[] }>(e.key_messages?.v);
-  const proofs = items<{ summary: string; mechanisms: string[] }>(e.proofs?.v);
-  const offers = items<{ summary: string; types: string[]; stated_terms: string[] }>(e.offers?.v);
-  const ctas = items<{ summary: string; actions: string[]; stages: string[] }>(e.calls_to_action?.v);
-  const narrative = e.narrative_structure?.v as { description: string; patterns: string[] } | null | undefined;
+  const hook = e.hook?.v;
+  const keyMessages = e.key_messages?.v ?? [];
+  const proofs = e.proofs?.v ?? [];
+  const offers = e.offers?.v ?? [];
+  const ctas = e.calls_to_action?.v ?? [];
+  const narrative = e.narrative_structure?.v;
   const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
-  const visibleText = media.flatMap((m) => items<{ text: string }>(m.visible_text?.v).map((v) => v.text));
+  const visibleText = media.flatMap((m) => (m.visible_text?.v ?? []).map((v) => v.text));
 
   Object.assign(doc, {
     shortcode: raw.shortcode,
@@ -63,7 +63,7 @@ export function projectPost(record: PostRecord): Doc {
     hashtags: raw.hashtags,
     mentions: mentionsOf(raw.caption_mentions),
     content_text: joinText([
-      e.content_summary?.v as string | null | undefined,
+      e.content_summary?.v,
       hook?.construction,
       ...keyMessages.map((k) => k.summary),
       ...proofs.map((p) => p.summary),
@@ -71,9 +71,9 @@ export function projectPost(record: PostRecord): Doc {
       ...ctas.map((c) => c.summary),
       narrative?.description,
     ]),
-    transcript_text: joinText(media.map((m) => m.transcript?.v as string | null | undefined)),
+    transcript_text: joinText(media.map((m) => m.transcript?.v)),
     visible_text: joinText(visibleText),
-    visual_text: joinText(media.map((m) => m.visual_description?.v as string | null | undefined)),
+    visual_text: joinText(media.map((m) => m.visual_description?.v)),
     topics: e.topics?.v ?? undefined,
     creative_formats: e.creative_formats?.v ?? undefined,
     commercial_contexts: e.commercial_contexts?.v ?? undefined,
