@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { OBSERVATION_SCHEMA_IDS } from '../contract/observations.ts';
-import { problemsWithStatus } from './problem-catalog.ts';
+import { problemsWithStatus } from '../internal/problem-catalog.ts';
 
 /** Where the document and the browsable reference live. */
 export const OPENAPI_PATH = '/openapi.json';

@@ -1,12 +1,18 @@
+import { problemStatus, type ProblemName } from './problem-catalog.ts';
+
 /**
- * Domain errors. Each knows its problem name and HTTP status; the HTTP layer renders any of them
- * as a problem object (spec part 7) with one handler. Engine and queue adapters translate their
- * own failures into these classes, so nothing above them sees a driver error.
+ * Domain errors. Each names its problem; its HTTP status comes from the problem catalog
+ * (`problem-catalog.ts`). The HTTP layer renders any of them as a problem object (spec part 7)
+ * with one handler. Engine and queue adapters translate their own failures into these classes,
+ * so nothing above them sees a driver error.
  */
 export abstract class DomainError extends Error {
   /** Problem name: the last path segment of the problem `type` URL. */
-  abstract readonly problem: string;
-  abstract readonly status: number;
+  abstract readonly problem: ProblemName;
+  /** The problem's HTTP status. */
+  get status(): number {
+    return problemStatus(this.problem);
+  }
   /** Extra response headers (e.g. Retry-After). */
   headers(): Record<string, string> {
     return {};
@@ -23,13 +29,11 @@ export abstract class DomainError extends Error {
 /** 400: the body is not parseable in its declared content type. */
 export class MalformedRequestError extends DomainError {
   readonly problem = 'malformed-request';
-  readonly status = 400;
 }
 
 /** 401: missing, malformed, quoted, padded, unknown or revoked key (spec part 5). */
 export class AuthenticationRequiredError extends DomainError {
   readonly problem = 'authentication-required';
-  readonly status = 401;
   override headers(): Record<string, string> {
     return { 'www-authenticate': 'Bearer realm="social-search"' };
   }
@@ -38,31 +42,26 @@ export class AuthenticationRequiredError extends DomainError {
 /** 403: a valid key that lacks the scope the operation needs. */
 export class InsufficientScopeError extends DomainError {
   readonly problem = 'insufficient-scope';
-  readonly status = 403;
 }
 
 /** 403: a delivery URL whose signature does not verify. */
 export class InvalidSignatureError extends DomainError {
   readonly problem = 'invalid-signature';
-  readonly status = 403;
 }
 
 /** 404: a post or account that is unknown or currently unavailable (spec 4.3, 7). */
 export class NotTrackedError extends DomainError {
   readonly problem = 'not-tracked';
-  readonly status = 404;
 }
 
 /** 404: no such route. */
 export class RouteNotFoundError extends DomainError {
   readonly problem = 'not-found';
-  readonly status = 404;
 }
 
 /** 405: the route exists, but not for this method. */
 export class MethodNotAllowedError extends DomainError {
   readonly problem = 'method-not-allowed';
-  readonly status = 405;
   constructor(
     detail: string,
     private readonly allow: string[],
@@ -77,55 +76,46 @@ export class MethodNotAllowedError extends DomainError {
 /** 410: an account that is known but deactivated, deleted or unobservable (spec 2.2 rule 2). */
 export class AccountUnavailableError extends DomainError {
   readonly problem = 'account-unavailable';
-  readonly status = 410;
 }
 
 /** 410: a search continuation cursor that has expired (spec 4.1 rule 5). */
 export class ExpiredCursorError extends DomainError {
   readonly problem = 'expired-cursor';
-  readonly status = 410;
 }
 
 /** 410: a signed delivery URL past its expiry. */
 export class ExpiredUrlError extends DomainError {
   readonly problem = 'expired-url';
-  readonly status = 410;
 }
 
 /** 413: more observations or bytes than one intake request may carry. */
 export class PayloadTooLargeError extends DomainError {
   readonly problem = 'payload-too-large';
-  readonly status = 413;
 }
 
 /** 431: a request line and headers over the server's limit (16 KiB), refused before routing. */
 export class HeadersTooLargeError extends DomainError {
   readonly problem = 'headers-too-large';
-  readonly status = 431;
 }
 
 /** 408: a client that did not finish sending its request in time, refused before routing. */
 export class RequestTimeoutError extends DomainError {
   readonly problem = 'request-timeout';
-  readonly status = 408;
 }
 
 /** 415: a body in a content type the route does not take. */
 export class UnsupportedMediaTypeError extends DomainError {
   readonly problem = 'unsupported-media-type';
-  readonly status = 415;
 }
 
 /** 422: an invalid request (spec part 7). `pointer` names the offending value (RFC 6901). */
 export class ValidationFailedError extends DomainError {
   readonly problem = 'validation-failed';
-  readonly status = 422;
 }
 
 /** 429: a search over the key's rate limit. */
 export class RateLimitExceededError extends DomainError {
   readonly problem = 'rate-limit-exceeded';
-  readonly status = 429;
   constructor(
     detail: string,
     private readonly retryAfterSeconds: number,
@@ -140,7 +130,6 @@ export class RateLimitExceededError extends DomainError {
 /** 503: Elasticsearch or Redis cannot be reached or is overloaded; safe to retry. */
 export class ServiceUnavailableError extends DomainError {
   readonly problem = 'service-unavailable';
-  readonly status = 503;
   override headers(): Record<string, string> {
     return { 'retry-after': '5' };
   }
@@ -149,11 +138,9 @@ export class ServiceUnavailableError extends DomainError {
 /** 504: `?wait=true` intake whose observations were not all visible in time (they stay queued). */
 export class IntakeTimeoutError extends DomainError {
   readonly problem = 'intake-timeout';
-  readonly status = 504;
 }
 
 /** 500: anything unexpected. The detail never carries internals. */
 export class InternalError extends DomainError {
   readonly problem = 'internal-error';
-  readonly status = 500;
 }

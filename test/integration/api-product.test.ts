@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { PROBLEM_CATALOG } from '../../src/http/problem-catalog.ts';
+import { PROBLEM_CATALOG } from '../../src/internal/problem-catalog.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { RouteNotFoundError } from '../../internal/errors.ts';
-import { problemEntry, PROBLEM_CATALOG, type ProblemEntry } from '../problem-catalog.ts';
+import { problemEntry, PROBLEM_CATALOG, type ProblemEntry } from '../../internal/problem-catalog.ts';
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

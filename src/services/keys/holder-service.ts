@@ -15,7 +15,6 @@ export type SignUpMode = 'open' | 'invite' | 'closed';
  */
 export class SignInRejectedError extends DomainError {
   readonly problem = 'authentication-required';
-  readonly status = 401;
   constructor() {
     super('Incorrect email or password.');
   }
@@ -24,7 +23,6 @@ export class SignInRejectedError extends DomainError {
 /** Too many failed sign-ins for this email or from this address. */
 export class SignInThrottledError extends DomainError {
   readonly problem = 'rate-limit-exceeded';
-  readonly status = 429;
   constructor(readonly retryAfterSeconds: number) {
     super(`Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute(s).`);
   }
@@ -37,7 +35,6 @@ export class SignInThrottledError extends DomainError {
  */
 export class SignUpRejectedError extends DomainError {
   readonly problem = 'validation-failed';
-  readonly status = 422;
   constructor(mode: SignUpMode) {
     super(
       mode === 'closed'

@@ -1,172 +1,176 @@
 /**
- * Every problem the API answers (spec part 7 gives five; the rest is ours, docs/api-decisions.md):
- * its status, a title and what a client should do. The OpenAPI document lists them per status,
- * and each problem `type` URL (`{base_url}/problems/<name>`) serves its entry as a page.
- * `test/unit/problem-catalog.test.ts` checks that every domain error class has an entry.
+ * Every problem the API answers, in one table (spec part 7 gives five; the rest is the service's,
+ * docs/api-decisions.md, "Problems"): its status, a title, whether the same request may succeed
+ * later, and what a client should do. The domain errors (`errors.ts`) take their status from it,
+ * the OpenAPI document lists its entries per status, and each problem `type` URL
+ * (`{base_url}/problems/<name>`) serves its entry as a page.
  */
-export interface ProblemEntry {
-  name: string;
+export interface ProblemDefinition {
   status: number;
   title: string;
-  /** When it happens and what to do about it. */
-  description: string;
   /** Whether the same request may succeed later without changes. */
   retryable: boolean;
+  /** When it happens and what to do about it. */
+  description: string;
 }
 
-/** The catalog, by status then name. */
-export const PROBLEM_CATALOG: readonly ProblemEntry[] = [
-  {
-    name: 'malformed-request',
+const PROBLEMS = {
+  'malformed-request': {
     status: 400,
     title: 'Malformed request',
     retryable: false,
     description:
       'The body cannot be parsed in its declared Content-Type (invalid JSON, an intake body that is neither NDJSON nor a JSON array, an empty body). Fix the body and send it again.',
   },
-  {
-    name: 'authentication-required',
+  'authentication-required': {
     status: 401,
     title: 'Authentication required',
     retryable: false,
     description:
       'The Authorization header is missing, is not `Bearer <key>`, or names an unknown or revoked key. Never retryable with the same credentials: get a valid key.',
   },
-  {
-    name: 'insufficient-scope',
+  'insufficient-scope': {
     status: 403,
     title: 'Insufficient scope',
     retryable: false,
     description:
       'The key is valid but lacks the scope the operation needs (`search` for reads and searches, `ingest` for the intake).',
   },
-  {
-    name: 'invalid-signature',
+  'invalid-signature': {
     status: 403,
     title: 'Invalid signature',
     retryable: false,
     description:
       'A delivery URL (media, thumbnail, avatar) whose signature does not match. Use the URL exactly as a post or account response gave it.',
   },
-  {
-    name: 'not-found',
+  'not-found': {
     status: 404,
     title: 'No such route',
     retryable: false,
-    description: 'No operation answers this path. Check the path against the OpenAPI document at /openapi.json.',
+    description:
+      'No operation answers this path. Check the path against the OpenAPI document at /openapi.json.',
   },
-  {
-    name: 'not-tracked',
+  'not-tracked': {
     status: 404,
     title: 'Not tracked',
     retryable: true,
     description:
       'The post or account is unknown to this service or currently unavailable. This does not claim it is absent from the platform; it may appear once observed.',
   },
-  {
-    name: 'method-not-allowed',
+  'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
     retryable: false,
-    description: 'The path exists but not for this HTTP method; the `Allow` header lists the methods it answers.',
+    description:
+      'The path exists but not for this HTTP method; the `Allow` header lists the methods it answers.',
   },
-  {
-    name: 'request-timeout',
+  'request-timeout': {
     status: 408,
     title: 'Request timeout',
     retryable: true,
-    description: 'The request was not received completely in time; the connection is closed. Send it again.',
+    description:
+      'The request was not received completely in time; the connection is closed. Send it again.',
   },
-  {
-    name: 'account-unavailable',
+  'account-unavailable': {
     status: 410,
     title: 'Account unavailable',
     retryable: false,
-    description: 'The account is known but deactivated, deleted or fully unobservable, so no snapshot of it is served.',
+    description:
+      'The account is known but deactivated, deleted or fully unobservable, so no snapshot of it is served.',
   },
-  {
-    name: 'expired-cursor',
+  'expired-cursor': {
     status: 410,
     title: 'Expired cursor',
     retryable: false,
     description:
       'A search continuation cursor that is past its lifetime, was issued by an earlier version, or whose snapshot is gone. Start the search again from its first page.',
   },
-  {
-    name: 'expired-url',
+  'expired-url': {
     status: 410,
     title: 'Expired delivery URL',
     retryable: false,
-    description: 'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.',
+    description:
+      'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.',
   },
-  {
-    name: 'payload-too-large',
+  'payload-too-large': {
     status: 413,
     title: 'Payload too large',
     retryable: false,
     description:
       "More observations (5,000) or bytes (20 MiB) than one intake request may carry, or a request body over its route's limit. Split it.",
   },
-  {
-    name: 'unsupported-media-type',
+  'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
     retryable: false,
     description:
       'A body in a Content-Type the route does not take: JSON for searches; NDJSON or a JSON array for the intake.',
   },
-  {
-    name: 'headers-too-large',
+  'headers-too-large': {
     status: 431,
     title: 'Request header fields too large',
     retryable: false,
     description:
       'The request line and headers exceed 16 KiB (a very long URL or header); refused before routing. Shorten them.',
   },
-  {
-    name: 'validation-failed',
+  'validation-failed': {
     status: 422,
     title: 'Validation failed',
     retryable: false,
     description:
       'The request is well-formed but invalid: the detail starts with the JSON pointer of the offending value (e.g. `/post/filters/views/gte: expected an integer`).',
   },
-  {
-    name: 'rate-limit-exceeded',
+  'rate-limit-exceeded': {
     status: 429,
     title: 'Rate limit exceeded',
     retryable: true,
     description:
       'The key made more searches (facets included) or more reads this minute than its limit allows; `RateLimit-Policy` names the budget. Wait for the number of seconds in `Retry-After`.',
   },
-  {
-    name: 'internal-error',
+  'internal-error': {
     status: 500,
     title: 'Internal error',
     retryable: true,
-    description: 'Something unexpected failed. Quote the `request_id` when reporting it.',
+    description:
+      'Something unexpected failed. Quote the `request_id` when reporting it.',
   },
-  {
-    name: 'service-unavailable',
+  'service-unavailable': {
     status: 503,
     title: 'Service unavailable',
     retryable: true,
     description:
       'A dependency (search engine or Redis) cannot be reached or is overloaded. Safe to retry after `Retry-After`; intake accepted nothing when it answers this.',
   },
-  {
-    name: 'intake-timeout',
+  'intake-timeout': {
     status: 504,
     title: 'Intake timeout',
     retryable: true,
     description:
       'An intake with `?wait=true` whose observations were not all visible in time. They stay queued and will be indexed; do not resend them.',
   },
-];
+} as const satisfies Record<string, ProblemDefinition>;
+
+/** A problem name: the last path segment of a problem `type` URL. */
+export type ProblemName = keyof typeof PROBLEMS;
+
+/** A problem with its name. */
+export interface ProblemEntry extends ProblemDefinition {
+  name: ProblemName;
+}
+
+/** The catalog, by status then name. */
+export const PROBLEM_CATALOG: readonly ProblemEntry[] = (Object.keys(PROBLEMS) as ProblemName[])
+  .map((name): ProblemEntry => ({ name, ...PROBLEMS[name] }))
+  .sort((a, b) => a.status - b.status || a.name.localeCompare(b.name));
+
+/** The HTTP status of problem `name`. */
+export function problemStatus(name: ProblemName): number {
+  return PROBLEMS[name].status;
+}
 
 /** The entry of problem `name`, if it exists. */
 export function problemEntry(name: string): ProblemEntry | undefined {
-  return PROBLEM_CATALOG.find((entry) => entry.name === name);
+  return Object.hasOwn(PROBLEMS, name) ? { name: name as ProblemName, ...PROBLEMS[name as ProblemName] } : undefined;
 }
 
 /** The problems answered with `status`. */
