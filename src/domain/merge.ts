@@ -1,12 +1,16 @@
+import { mintId } from '../contract/ids.ts';
 import {
   MEDIA_ENRICHMENT_FIELDS,
   POST_ENRICHMENT_FIELDS,
   type AccountEnrichmentObservation,
   type AccountObservation,
+  type Observation,
   type PostEnrichmentObservation,
   type PostObservation,
 } from '../contract/observations.ts';
 import {
+  emptyAccount,
+  emptyPost,
   isNewerVersion,
   type AccountRecord,
   type AccountSnapshot,
@@ -112,6 +116,67 @@ function mergeRegister<V, K extends keyof V>(
 ): void {
   const value = given[field];
   if (value !== undefined) registers[field] = pickLww(registers[field], { t, v: value as V[K] }) ?? undefined;
+}
+
+/** The observations of one batch that apply to one record, in batch order. */
+export interface RecordGroup<O> {
+  platformId: string;
+  observations: O[];
+}
+
+/** Observations that apply to an account record. */
+export type AccountBatchObservation = AccountObservation | AccountEnrichmentObservation;
+/** Observations that apply to a post record. */
+export type PostBatchObservation = PostObservation | PostEnrichmentObservation;
+
+/** A batch's observations grouped by the service ID of the record each applies to. */
+export interface GroupedBatch {
+  accounts: Map<string, RecordGroup<AccountBatchObservation>>;
+  posts: Map<string, RecordGroup<PostBatchObservation>>;
+}
+
+/** Groups a batch by record: one merge per record, however many observations it has. */
+export function groupBatch(observations: readonly Observation[]): GroupedBatch {
+  const batch: GroupedBatch = { accounts: new Map(), posts: new Map() };
+  const add = <O>(groups: Map<string, RecordGroup<O>>, id: string, platformId: string, o: O) => {
+    const group = groups.get(id);
+    if (group) group.observations.push(o);
+    else groups.set(id, { platformId, observations: [o] });
+  };
+  for (const o of observations) {
+    if (o.kind === 'account') add(batch.accounts, mintId('account', o.platform_id), o.platform_id, o);
+    else if (o.kind === 'account_enrichment')
+      add(batch.accounts, mintId('account', o.account_platform_id), o.account_platform_id, o);
+    else if (o.kind === 'post') add(batch.posts, mintId('post', o.platform_id), o.platform_id, o);
+    else add(batch.posts, mintId('post', o.post_platform_id), o.post_platform_id, o);
+  }
+  return batch;
+}
+
+/** Applies a group's observations, in order, to account `id` (a new record when there is none). */
+export function mergeAccountGroup(
+  current: AccountRecord | null,
+  id: string,
+  group: RecordGroup<AccountBatchObservation>,
+): AccountRecord {
+  let record = current ?? emptyAccount(id, group.platformId);
+  for (const o of group.observations) {
+    record = o.kind === 'account' ? applyAccount(record, o) : applyAccountEnrichment(record, o);
+  }
+  return record;
+}
+
+/** Applies a group's observations, in order, to post `id` (a new record when there is none). */
+export function mergePostGroup(
+  current: PostRecord | null,
+  id: string,
+  group: RecordGroup<PostBatchObservation>,
+): PostRecord {
+  let record = current ?? emptyPost(id, group.platformId);
+  for (const o of group.observations) {
+    record = o.kind === 'post' ? applyPost(record, o) : applyPostEnrichment(record, o);
+  }
+  return record;
 }
 
 /** Keeps `snapshot` of account `accountId` in the post when it is newer than the one held. */

@@ -11,9 +11,10 @@ import {
   applyAccountEnrichment,
   applyAccountSnapshot,
   sameRecord,
-  applyPost,
-  applyPostEnrichment,
+  groupBatch,
   hashtagsFromCaption,
+  mergeAccountGroup,
+  mergePostGroup,
   pickLww,
 } from '../../src/domain/merge.ts';
 import { emptyAccount, emptyPost, snapshotOf, type AccountRecord, type PostRecord } from '../../src/domain/records.ts';
@@ -36,23 +37,48 @@ function permutations<T>(items: readonly T[]): T[][] {
 const ACCOUNT_ID = mintId('account', 'acc-m');
 const POST_ID = mintId('post', 'post-m');
 
+/** Merges a batch into a new record the way the intake does: grouped, then applied in order. */
 function mergeAccount(observations: Observation[]): AccountRecord {
-  let record = emptyAccount(ACCOUNT_ID, 'acc-m');
-  for (const o of observations) {
-    if (o.kind === 'account') record = applyAccount(record, o);
-    else if (o.kind === 'account_enrichment') record = applyAccountEnrichment(record, o);
-  }
-  return record;
+  return mergeAccountGroup(null, ACCOUNT_ID, groupBatch(observations).accounts.get(ACCOUNT_ID)!);
 }
 
 function mergePost(observations: Observation[]): PostRecord {
-  let record = emptyPost(POST_ID, 'post-m');
-  for (const o of observations) {
-    if (o.kind === 'post') record = applyPost(record, o);
-    else if (o.kind === 'post_enrichment') record = applyPostEnrichment(record, o);
-  }
-  return record;
+  return mergePostGroup(null, POST_ID, groupBatch(observations).posts.get(POST_ID)!);
 }
+
+describe('groupBatch', () => {
+  it('groups a batch by the record each observation applies to, keeping batch order within a record', () => {
+    const batch = [
+      postObs('acc-m', { platform_id: 'post-m', observed_at: at(2) }),
+      accountObs({ platform_id: 'acc-m', observed_at: at(1) }),
+      postEnrichmentObs('post-m', { produced_at: at(3) }),
+      postObs('acc-m', { platform_id: 'post-other', observed_at: at(1) }),
+      accountEnrichmentObs('acc-m', { produced_at: at(0) }),
+      postObs('acc-m', { platform_id: 'post-m', observed_at: at(1) }),
+    ].map(obs);
+    const grouped = groupBatch(batch);
+    expect([...grouped.accounts.keys()]).toEqual([ACCOUNT_ID]);
+    expect([...grouped.posts.keys()]).toEqual([POST_ID, mintId('post', 'post-other')]);
+    expect(grouped.accounts.get(ACCOUNT_ID)!.observations.map((o) => o.kind)).toEqual([
+      'account',
+      'account_enrichment',
+    ]);
+    const post = grouped.posts.get(POST_ID)!;
+    expect(post.platformId).toBe('post-m');
+    expect(post.observations).toEqual([batch[0], batch[2], batch[5]]);
+  });
+
+  it('merges an existing record forward and a missing one from empty', () => {
+    const first = mergeAccount([obs(accountObs({ platform_id: 'acc-m', observed_at: at(1), followers_count: 10 }))]);
+    const group = groupBatch([
+      obs(accountObs({ platform_id: 'acc-m', observed_at: at(2), followers_count: 20 })),
+    ]).accounts.get(ACCOUNT_ID)!;
+    expect(mergeAccountGroup(first, ACCOUNT_ID, group).profile!.v.followers_count).toBe(20);
+    expect(mergeAccountGroup(null, ACCOUNT_ID, group)).toEqual(
+      applyAccount(emptyAccount(ACCOUNT_ID, 'acc-m'), group.observations[0] as AccountObservation),
+    );
+  });
+});
 
 describe('pickLww', () => {
   it('takes the later stamp whatever the argument order or content', () => {

@@ -4,51 +4,19 @@ import type { Logger } from 'pino';
 import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
 import type { Versioned } from '../../engine/records.ts';
-import { emptyAccount, emptyPost, type AccountRecord, type PostRecord } from '../../domain/records.ts';
+import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { baselineFactsChanged, snapshotChanged } from '../../domain/changes.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 import { createFollowUps } from './follow-ups.ts';
 import type { FollowUpBacklog } from './follow-up-backlog.ts';
-import { applyAccount, applyAccountEnrichment, applyPost, applyPostEnrichment } from '../../domain/merge.ts';
+import { groupBatch, mergeAccountGroup, mergePostGroup, type GroupedBatch } from '../../domain/merge.ts';
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { ObservationJobResult } from '../../queues/registry.ts';
 
-type Grouped<O> = Map<string, { platformId: string; observations: O[] }>;
-
-function group<O>(items: O[], family: 'account' | 'post', key: (o: O) => string): Grouped<O> {
-  const out: Grouped<O> = new Map();
-  for (const o of items) {
-    const platformId = key(o);
-    const id = mintId(family, platformId);
-    const entry = out.get(id) ?? { platformId, observations: [] };
-    entry.observations.push(o);
-    out.set(id, entry);
-  }
-  return out;
-}
-
-function accountIdsOf(observations: Observation[]): string[] {
-  const ids = new Set<string>();
-  for (const o of observations) {
-    if (o.kind === 'account') ids.add(mintId('account', o.platform_id));
-    else if (o.kind === 'account_enrichment') ids.add(mintId('account', o.account_platform_id));
-  }
-  return [...ids];
-}
-
-function postIdsOf(observations: Observation[]): string[] {
-  const ids = new Set<string>();
-  for (const o of observations) {
-    if (o.kind === 'post') ids.add(mintId('post', o.platform_id));
-    else if (o.kind === 'post_enrichment') ids.add(mintId('post', o.post_platform_id));
-  }
-  return [...ids];
-}
-
 /**
  * Applies one batch of validated observations to the engine. Steps, each safe under concurrent
- * batches (see README "Merging"):
+ * batches (docs/merging.md):
  *
  * 1. merge accounts, then posts (optimistic concurrency per record);
  * 2. give each written post the current snapshot of every account it links to (read in real time
@@ -75,21 +43,8 @@ export function createObservationProcessor(deps: {
   const { store } = deps;
   const followUps = createFollowUps({ store, locks: deps.locks });
 
-  async function mergeAccounts(observations: Observation[]) {
-    const groups = group(
-      observations.filter((o) => o.kind === 'account' || o.kind === 'account_enrichment'),
-      'account',
-      (o) => (o.kind === 'account' ? o.platform_id : (o as { account_platform_id: string }).account_platform_id),
-    );
-    return store.accounts.merge([...groups.keys()], (id, current) => {
-      const entry = groups.get(id)!;
-      let record = current ?? emptyAccount(id, entry.platformId);
-      for (const o of entry.observations) {
-        if (o.kind === 'account') record = applyAccount(record, o);
-        else if (o.kind === 'account_enrichment') record = applyAccountEnrichment(record, o);
-      }
-      return record;
-    });
+  async function mergeAccounts(groups: GroupedBatch['accounts']) {
+    return store.accounts.merge([...groups.keys()], (id, current) => mergeAccountGroup(current, id, groups.get(id)!));
   }
 
   /**
@@ -107,22 +62,24 @@ export function createObservationProcessor(deps: {
     return store.accounts.getVersioned([...platformIds].map((p) => mintId('account', p)));
   }
 
-  async function mergePosts(observations: Observation[], linked: ReadonlyMap<string, Versioned<AccountRecord>>) {
+  async function mergePosts(groups: GroupedBatch['posts'], linked: ReadonlyMap<string, Versioned<AccountRecord>>) {
     const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
-    const groups = group(
-      observations.filter((o) => o.kind === 'post' || o.kind === 'post_enrichment'),
-      'post',
-      (o) => (o.kind === 'post' ? o.platform_id : (o as { post_platform_id: string }).post_platform_id),
+    return store.posts.merge([...groups.keys()], (id, current) =>
+      withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts),
     );
-    return store.posts.merge([...groups.keys()], (id, current) => {
-      const entry = groups.get(id)!;
-      let record = current ?? emptyPost(id, entry.platformId);
-      for (const o of entry.observations) {
-        if (o.kind === 'post') record = applyPost(record, o);
-        else if (o.kind === 'post_enrichment') record = applyPostEnrichment(record, o);
-      }
-      return withSnapshots(record, accounts);
-    });
+  }
+
+  /**
+   * The records a retried batch touches, read as they are now. An earlier attempt may have written
+   * them before failing, which makes this attempt's merges no-ops: the later steps then work from
+   * these instead of from what this attempt changed.
+   */
+  async function reread(batch: GroupedBatch): Promise<{ accounts: AccountRecord[]; posts: PostRecord[] }> {
+    const [accounts, posts] = await Promise.all([
+      store.accounts.get([...batch.accounts.keys()]),
+      store.posts.get([...batch.posts.keys()]),
+    ]);
+    return { accounts: [...accounts.values()], posts: [...posts.values()] };
   }
 
   /**
@@ -158,24 +115,24 @@ export function createObservationProcessor(deps: {
     observations: Observation[],
     options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
   ): Promise<ObservationJobResult> {
-    const accountOutcome = await mergeAccounts(observations);
+    const batch = groupBatch(observations);
+    const accountOutcome = await mergeAccounts(batch.accounts);
     const linked = await linkedAccountsOf(observations);
-    const postOutcome = await mergePosts(observations, linked);
+    const postOutcome = await mergePosts(batch.posts, linked);
 
     const writtenPosts = [...postOutcome.values()].map((o) => o.after);
     await attachSnapshots(writtenPosts, linked);
 
-    // A retried job may have written its records before failing: its merges are now no-ops, so
-    // redo the follow-up steps for everything the batch touches instead of only what changed.
-    const changedAccounts = options.retry
-      ? [...(await store.accounts.get(accountIdsOf(observations))).values()]
-      : [...accountOutcome.values()].filter((o) => snapshotChanged(o.before, o.after)).map((o) => o.after);
+    // A retried job redoes the later steps for everything the batch touches, not only for what
+    // this attempt changed (see `reread`).
+    const retried = options.retry ? await reread(batch) : null;
+    const changedAccounts =
+      retried?.accounts ??
+      [...accountOutcome.values()].filter((o) => snapshotChanged(o.before, o.after)).map((o) => o.after);
     const authors = new Set<string>();
-    if (options.retry) {
-      for (const post of (await store.posts.get(postIdsOf(observations))).values()) {
-        const author = linksOf(post).author;
-        if (author) authors.add(author);
-      }
+    for (const post of retried?.posts ?? []) {
+      const author = linksOf(post).author;
+      if (author) authors.add(author);
     }
     for (const { before, after } of postOutcome.values()) {
       if (!baselineFactsChanged(before, after)) continue;
@@ -195,10 +152,9 @@ export function createObservationProcessor(deps: {
       ({ fannedOut, baselinesUpdated } = await followUps.runInline(changedAccounts, [...authors], writtenPosts));
     }
     const embedded = await embedChanged(
-      observations,
       options,
-      [...accountOutcome.values()].map((o) => o.after),
-      writtenPosts,
+      retried?.accounts ?? [...accountOutcome.values()].map((o) => o.after),
+      retried?.posts ?? writtenPosts,
     );
 
     if (options.refresh) {
@@ -220,18 +176,12 @@ export function createObservationProcessor(deps: {
    * embeddings queue, so intake never waits on the model. Returns how many were embedded inline.
    */
   async function embedChanged(
-    observations: Observation[],
-    options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
+    options: { refresh: boolean; embedLater?: boolean },
     accounts: AccountRecord[],
     posts: PostRecord[],
   ): Promise<number> {
     const embeddings = deps.embeddings;
     if (!embeddings) return 0;
-    if (options.retry) {
-      // Earlier attempts may have written the records already: look at all of them.
-      accounts = [...(await store.accounts.get(accountIdsOf(observations))).values()];
-      posts = [...(await store.posts.get(postIdsOf(observations))).values()];
-    }
     const work: EmbeddingWork = {
       posts: posts.filter((p) => embeddings.records.postNeedsEmbedding(p)).map((p) => p.id),
       accounts: accounts.filter((a) => embeddings.records.accountNeedsEmbedding(a)).map((a) => a.id),
