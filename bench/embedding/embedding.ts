@@ -1,7 +1,8 @@
 /**
- * Embedding benchmark (bench/README.md, "Embeddings"): query latency through embedQuery, cached
- * repeats, document throughput against raw onnxruntime-node in the same process (interleaved in
- * rounds so machine noise hits both), and the RSS an Embedder adds to a Node process.
+ * Embedding benchmark (bench/embeddings.md, "The model thread: query latency and document
+ * throughput"): query latency through embedQuery, cached repeats, document throughput against raw
+ * onnxruntime-node in the same process (interleaved in rounds so machine noise hits both), and the
+ * RSS an Embedder adds to a Node process.
  *
  *   npx tsx bench/embedding/embedding.ts [--docs 2000] [--queries 300]
  *

@@ -1,5 +1,5 @@
 /**
- * Intake throughput (bench/README.md, "Intake throughput"; issue "Intake at scale", item 3).
+ * Intake throughput (bench/intake.md, "Intake throughput against a raw bulk").
  *
  *   npx tsx bench/intake/intake.ts --posts 10000 [--accounts N] [--seed S] [--embeddings]
  *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep] [--worker-node-arg FLAG]…
@@ -102,7 +102,7 @@ function integer(name: string, value: string | undefined, min: number): number {
   return n;
 }
 const POSTS = integer('posts', args.posts, 0);
-// The 1M-post seed of bench/README.md has 100,000 accounts: one account per ten posts.
+// The 1M-post seed (bench/intake.md, "The 1M-post seed") has 100,000 accounts: one account per ten posts.
 const ACCOUNTS = integer('accounts', args.accounts ?? String(Math.max(1, Math.round(POSTS / 10))), 1);
 const SEED = integer('seed', args.seed, 0);
 const EMBEDDINGS = args.embeddings === true;

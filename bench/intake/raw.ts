@@ -209,8 +209,9 @@ export interface RawEmbedResult {
 
 /**
  * Embeds `texts` with the embedder's `embedDocuments` (one onnxruntime run per text on the model
- * thread: bench/README.md, "Embeddings: the model thread", measures it at 0.98× raw
- * onnxruntime-node), `chunk` texts per call. The model must already be loaded.
+ * thread: bench/embeddings.md, "The model thread: query latency and document throughput",
+ * measures it at 0.98× raw onnxruntime-node), `chunk` texts per call. The model must already be
+ * loaded.
  */
 export async function rawEmbed(embedder: Embedder, texts: readonly string[], chunk = 256): Promise<RawEmbedResult> {
   const started = performance.now();

@@ -1,6 +1,7 @@
 /**
  * Analyzer / stemming choice for post search, measured directly against Elasticsearch on BEIR
- * SciFact (nDCG@10, pytrec_eval semantics). See bench/README.md for method and results.
+ * SciFact (nDCG@10, pytrec_eval semantics). Method and results: bench/relevance.md, "Stemming and
+ * analyzer choice (SciFact, Elasticsearch directly)".
  *
  *   npx tsx bench/relevance/analyzers.ts
  *

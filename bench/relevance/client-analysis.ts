@@ -3,7 +3,8 @@
  * to documents (before indexing into a `whitespace`-analyzed field) and to queries.
  *
  * The stemmer packages are deliberately not project dependencies: the bench imports them by
- * absolute path from a scratch npm folder (default /tmp/stemmer-scratch), see bench/README.md.
+ * absolute path from a scratch npm folder (default /tmp/stemmer-scratch), see bench/relevance.md,
+ * "Stemming and analyzer choice (SciFact, Elasticsearch directly)".
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -112,7 +112,7 @@ const rows = [
   { method: 'kNN alone', ndcg_at_10: ndcg((_l, s) => sorted(s)) },
   { method: 'raw score sum (ES query + knn)', ndcg_at_10: ndcg(rawSum) },
   { method: 'RRF, k = 60', ndcg_at_10: ndcg((l, s) => fuseReciprocalRank(l, s, 60)) },
-  { method: 'min–max convex, w = 0.5 (session 3)', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.5)) },
+  { method: 'min–max convex, w = 0.5 (without the lexical floor)', ndcg_at_10: ndcg((l, s) => fuseConvex(l, s, 0.5)) },
   {
     method: 'lexical floored at the first unretrieved score, semantic min–max (adopted, no similarity floor)',
     ndcg_at_10: ndcg((l, s, f) => fuseHybrid(tiered(l), cosines(s), { ...open, lexicalFloor: f })),

@@ -1,5 +1,5 @@
 /**
- * The social query set (issue "Relevance for social queries", item 5): queries and relevance
+ * The social query set (bench/relevance.md, "Relevance for social queries"): queries and relevance
  * judgments derived from the demo generator's own observations, never written by hand. The
  * generated posts carry known hashtags, mentions, authors, languages, topics and offers (their
  * `post_enrichment` says which), so what is relevant to each query follows from the data.

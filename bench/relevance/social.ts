@@ -1,6 +1,6 @@
 /**
- * Relevance for social queries through the public API (issue "Relevance for social queries",
- * item 5): the demo generator's posts go in through the HTTP intake, the query set of
+ * Relevance for social queries through the public API (bench/relevance.md, "Relevance for social
+ * queries"): the demo generator's posts go in through the HTTP intake, the query set of
  * social-set.ts (entities, intents, every language, nonsense) comes back out through
  * `POST /v1/social/posts/search`, once per ranking mode.
  *

@@ -2,7 +2,8 @@
  * How consistently each stemmer conflates plural and singular on SciFact's vocabulary: over the
  * pairs "Xs"/"X" that both occur in the corpus (excluding -ss/-is/-us words), the share that the
  * in-engine hunspell en_US filter and the client-side Porter2 stemmer map to a common form.
- * Complements analyzers.ts (which measures ranking): see bench/README.md.
+ * Complements analyzers.ts (which measures ranking): see bench/relevance.md, "Stemming and
+ * analyzer choice (SciFact, Elasticsearch directly)".
  *
  *   npx tsx bench/relevance/stemmer-coverage.ts
  */

@@ -1,10 +1,10 @@
 /**
- * Does the int8 HNSW index keep quality (issue "Semantic relevance", item 2)? The post vectors of
- * the harness's SciFact index, copied into throwaway indices that differ only in `index_options`
- * (`int8_hnsw`, the service's; float `hnsw`; exact `flat`), each force-merged to one segment and
- * asked the 300 test queries with the service's kNN settings. Reports dense-only nDCG@10, recall
- * against the exact neighbours, hybrid nDCG@10 (fused with the service's BM25 window, as the
- * service fuses), query `took` and index size.
+ * Does the int8 HNSW index keep quality (bench/relevance.md, "The vector index: int8 HNSW keeps
+ * quality")? The post vectors of the harness's SciFact index, copied into throwaway indices that
+ * differ only in `index_options` (`int8_hnsw`, the service's; float `hnsw`; exact `flat`), each
+ * force-merged to one segment and asked the 300 test queries with the service's kNN settings.
+ * Reports dense-only nDCG@10, recall against the exact neighbours, hybrid nDCG@10 (fused with the
+ * service's BM25 window, as the service fuses), query `took` and index size.
  *
  *   npx tsx bench/relevance/vector-index.ts      (after bench/relevance/harness.ts loaded SciFact with vectors)
  *

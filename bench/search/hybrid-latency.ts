@@ -1,6 +1,6 @@
 /**
- * Hybrid vs BM25-only post search through the API, same queries, interleaved (issue "Semantic
- * relevance", item 5: hybrid p50 within 25 ms of BM25-only at 1M posts).
+ * Hybrid vs BM25-only post search through the API, same queries, interleaved (bench/search.md,
+ * "Hybrid latency at 1M posts": hybrid p50 within 25 ms of BM25-only at 1M posts).
  *
  *   INDEX_PREFIX=bench REDIS_PREFIX=bench MODEL_DIR=../shared/models/all-MiniLM-L6-v2 \
  *     npx tsx bench/search/hybrid-latency.ts [N]

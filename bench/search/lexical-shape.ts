@@ -53,7 +53,7 @@ const wrap = (match: Q): Q => ({ bool: { filter: [{ term: { servable: true } }],
 const sum = (a: Q, b: Q): Q => ({ bool: { should: [a, b] } });
 
 const variants: Record<string, (text: string) => Q> = {
-  // Session 2's shape: both sides summed, tie-breaker 0.3, stop words kept on the unstemmed side.
+  // The shape before 841cbfd: both sides summed, tie-breaker 0.3, stop words kept on the unstemmed side.
   'sum, tie 0.3, stop words kept (before)': (t) =>
     wrap(sum(side(t, POST_TEXT_FIELDS, 0.3), side(stemmedText(t), stemmedFields, 0.3))),
   'sum, tie 0.3, stop words dropped': (t) =>

@@ -1,6 +1,6 @@
 /**
- * What entity parsing and per-language client-side analysis add to a search (issue "Relevance for
- * social queries", item 6: ≤ 1 ms at p50). Times, per query, everything a post search now does to
+ * What entity parsing and per-language client-side analysis add to a search (bench/relevance.md,
+ * "Query analysis latency": ≤ 1 ms at p50). Times, per query, everything a post search now does to
  * the query text before it reaches the engine — building the lexical query (`postSearchQuery`:
  * entities, language detection, stems of the query's languages, CJK segmentation) plus the
  * fusion's own `analyzeQuery` — against what it did before (Porter2 + stop words), each on text

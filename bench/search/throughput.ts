@@ -1,7 +1,7 @@
 /**
- * Search throughput at scale (issue 16, item 5; bench/README.md, "Search throughput through two
- * API nodes"): requests/s through two API nodes against the same searches sent straight to
- * Elasticsearch, in the same run, at the same fixed concurrency.
+ * Search throughput at scale (bench/search.md, "Search throughput through two API nodes"):
+ * requests/s through two API nodes against the same searches sent straight to Elasticsearch, in
+ * the same run, at the same fixed concurrency.
  *
  *   npm run bench:throughput -- [--posts 20000] [--connections 16] [--seconds 20] [--rounds 3]
  *

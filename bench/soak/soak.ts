@@ -1,5 +1,5 @@
 /**
- * Memory under sustained load (issue 16, item 7; bench/README.md, "Memory under sustained load").
+ * Memory under sustained load (bench/memory.md, "Memory under sustained load").
  *
  *   npm run bench:soak -- --minutes 15            # the reported run
  *   npm run bench:soak -- --minutes 3 --sample-seconds 10   # a quick check

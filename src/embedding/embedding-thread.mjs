@@ -84,7 +84,7 @@ function sessionOf(ort, weights) {
 /**
  * A model folder on disk, through the tokenizer library and onnxruntime directly. transformers.js
  * is not loaded for it: its bundle (image processing included) kept ~20 MiB more resident in each
- * process with the model (bench/README.md, "The model thread without transformers.js"). The
+ * process with the model (bench/embeddings.md, "The model thread without transformers.js"). The
  * vectors are the same, bit for bit: transformers.js runs this tokenizer and an onnxruntime
  * session with these options, and the tests compare with its pipeline.
  * @param {string} folder
@@ -155,8 +155,8 @@ async function loadFromHub(id) {
 }
 
 /**
- * Session options, measured on 2 cores (bench/README.md, "Embeddings" and "Intake with embeddings:
- * onnxruntime's memory arena under the fixed malloc threshold"):
+ * Session options, measured on 2 cores (bench/embeddings.md, "The model thread: query latency and
+ * document throughput" and "onnxruntime's memory arena under the fixed malloc threshold"):
  * - onnxruntime's CPU memory arena: it keeps the peak of the largest run for good, and one run is
  *   one text of at most 256 tokens, so that peak is bounded (~+15 MiB). Without it, every
  *   activation of 128 KiB or more goes to malloc; under the fixed `MALLOC_MMAP_THRESHOLD_` the

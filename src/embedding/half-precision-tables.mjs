@@ -9,7 +9,7 @@
  * Gather reads is a lookup: each text reads a few hundred of its rows, and half precision (11
  * significant bits) keeps every value within 2^-11 of itself. The table is stored as float16 and a
  * Cast after the Gather gives the model the float32 rows it expects, so each process with the model
- * holds ~22 MiB less (bench/README.md, "The word-embedding table at half precision"). The q8
+ * holds ~22 MiB less (bench/embeddings.md, "The word-embedding table at half precision"). The q8
  * activations carry more noise than this: over 500 SciFact abstracts the vectors stay at cosine
  * ≥ 0.9937 (mean 0.9970) of the untouched q8 file's, and their mean cosine to the float32 model's
  * is unchanged (0.9953).

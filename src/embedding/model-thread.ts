@@ -62,7 +62,7 @@ const CLOSE_GRACE_MS = 10_000;
  * run leaves a few KiB of garbage, yet by default it gets the main thread's 16 MiB semi-spaces
  * and a heap limit sized from the machine, so it kept ~35 MiB. A 4 MiB young generation and a
  * 128 MiB old-generation limit (which also makes V8 grow the heap less eagerly) keep ~15 MiB
- * less resident and leave 5x the live data as headroom (bench/README.md, "Memory under sustained load").
+ * less resident and leave 5x the live data as headroom (bench/memory.md, "Where the memory went").
  */
 const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 128 };
 

@@ -106,7 +106,7 @@ export function buildApp(
   // Negotiated (Accept-Encoding), above 1 KiB: a search page of 20 posts is ~40–60 KB of JSON.
   // Brotli at quality 4 costs about what gzip does and compresses better.
   // Pages up to 256 KiB compress synchronously (under 1 ms for a 20-post page): the library's stream
-  // path costs more than the compression itself at these sizes (bench/README.md, "Compression").
+  // path costs more than the compression itself at these sizes (bench/search.md, "Compression of search pages").
   app.register(compress, {
     threshold: 1024,
     syncThreshold: 256 * 1024,

@@ -156,7 +156,8 @@ const envSchema = z.object({
   /**
    * The relevance floor (docs/api-decisions.md, "Relevance for social queries"): a post that only
    * the embedding side found is returned when its cosine similarity to the query reaches this.
-   * Calibrated on SciFact and the social evaluation set (bench/README.md); -1 turns it off.
+   * Calibrated on SciFact and the social evaluation set (bench/relevance.md, "The similarity floor:
+   * calibration"); -1 turns it off.
    */
   SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /**

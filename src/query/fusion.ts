@@ -13,8 +13,9 @@ export interface FusedId {
 }
 
 /**
- * The fusion of session 3, kept as the benchmarks' reference (bench/relevance/fusion.ts); the
- * service fuses with {@link fuseHybrid}, which keeps its scale but not its lexical floor.
+ * The first fusion (min–max over each window), kept as the benchmarks' reference
+ * (bench/relevance/fusion.ts); the service fuses with {@link fuseHybrid}, which keeps its scale but
+ * not its lexical floor.
  *
  * Fuses a lexical (BM25) and a semantic (vector similarity) ranking of the same candidate window
  * into one, by a convex combination of min–max normalized scores:
@@ -22,7 +23,8 @@ export interface FusedId {
  *   score(d) = w · norm_lex(d) + (1 − w) · norm_sem(d),   norm(x) = (x − min) / (max − min)
  *
  * over each retriever's own top window; a document missing from a window scores 0 on that side
- * (it ranked below that window's minimum). Why this method (bench/README.md, "Fusion"):
+ * (it ranked below that window's minimum). Why this method (bench/relevance.md, "Fusion: why min–max
+ * convex combination at equal weights"):
  * - it keeps how much better the best hits are than the rest, which rank-only fusion (RRF)
  *   throws away, and measured better on SciFact at the same window;
  * - min–max makes BM25's unbounded, query-dependent scale comparable with cosine similarity
@@ -104,8 +106,8 @@ export interface TieredFusedId extends FusedId {
 }
 
 /**
- * Fuses a lexical and a semantic window into one ranking (bench/README.md, "Relevance for social
- * queries"), keeping every piece of evidence a retriever found:
+ * Fuses a lexical and a semantic window into one ranking (bench/relevance.md, "The lexical side's
+ * floor: the first unretrieved score"), keeping every piece of evidence a retriever found:
  *
  *   score(d) = w · (lex(d) − floor) / (max lex − floor) + (1 − w) · minmax_sem(d)
  *

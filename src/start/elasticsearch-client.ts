@@ -28,7 +28,7 @@ export function createElasticsearchClient(
 ): Client {
   const nodes = config.ELASTICSEARCH_URL;
   // No OpenTelemetry spans: the service exports no traces (its metrics are Prometheus'), and the
-  // no-op tracer still cost ~3% of an API node's CPU per search (bench/README.md, "Search throughput").
+  // no-op tracer still cost ~3% of an API node's CPU per search (bench/search.md, "Where an API node's CPU goes").
   const common = {
     requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
     sniffOnStart: false,

@@ -4,9 +4,10 @@ import { textMemo } from './text-memo.ts';
 /**
  * Client-side text analysis for the stemmed search fields: the same function runs on documents
  * (at projection time) and on queries, so both sides always agree. Chosen by measurement
- * (bench/README.md): this engine has no `english`/`stemmer` filters, and its `hunspell` dictionary
- * merges far fewer inflections (67.5% vs 93.7% of SciFact's singular/plural pairs) and is missing
- * from the stock Docker image, while a stemmer pinned in the application ranks the same everywhere.
+ * (bench/relevance.md, "Stemming and analyzer choice (SciFact, Elasticsearch directly)"): this
+ * engine has no `english`/`stemmer` filters, and its `hunspell` dictionary merges far fewer
+ * inflections (67.5% vs 93.7% of SciFact's singular/plural pairs) and is missing from the stock
+ * Docker image, while a stemmer pinned in the application ranks the same everywhere.
  */
 
 /** Lucene's English stop set (the same 33 words as Elasticsearch's `_english_`). */

@@ -9,8 +9,9 @@ import type { AccountRecord, PostRecord } from '../domain/records.ts';
  * text, visual descriptions), which mostly adds meaning to posts with a short caption.
  *
  * Each part is capped so one long caption cannot crowd out the summary: posts get one vector of
- * their head, not chunks (a chunked post would need nested kNN with max-sim; bench/README.md
- * measures what the head-only recipe keeps).
+ * their head, not chunks (a chunked post would need nested kNN with max-sim; bench/relevance.md,
+ * "Semantic and hybrid relevance through the API (SciFact)", measures what the head-only recipe
+ * keeps).
  */
 const PART_CHARS = 700;
 /** About 256 word pieces of English; the tokenizer truncates exactly, this only bounds the work. */

@@ -98,9 +98,9 @@ export interface DetectedLanguage {
  *
  * Why eld (its smallest n-gram database): detection is the costliest step of projecting a post,
  * and the intake projects every post at least twice. Against tinyld, which this replaced, on the
- * seed generator's texts (bench/README.md, "Intake: the engine's extra work and the worker's
- * heap"): ~45 µs instead of ~250 µs a caption, captions 100% right instead of 98.4%; +4 MiB of
- * live heap once its table is pruned (below).
+ * seed generator's texts (bench/intake.md, "Language detection in the worker"): ~45 µs instead of
+ * ~250 µs a caption, captions 100% right instead of 98.4%; +4 MiB of live heap once its table is
+ * pruned (below).
  */
 export function detectLanguage(text: string): DetectedLanguage {
   return detected.get(text, detectUncached);

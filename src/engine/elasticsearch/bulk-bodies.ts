@@ -5,8 +5,8 @@
  * Why: a merge used to keep every planned document as a JSON string (~8 KB for a post) until its
  * bulk request was sent. Those strings outlived the worker's young generation and were copied and
  * promoted by the collector, then copied once more into the request body. Written at once, each
- * string dies young and the bytes live outside the JS heap (bench/README.md, "Intake: bulk bodies
- * built as planned").
+ * string dies young and the bytes live outside the JS heap (bench/intake.md, "Bulk bodies built as
+ * planned, and follow-up merge slices").
  */
 
 /** Bounds of one bulk request: Elasticsearch's guidance is a few MB per request. */

@@ -31,7 +31,8 @@ export function postSearchFilter(search: Pick<PostSearch, 'filter'>): estypes.Qu
  * What search responses read of each hit: the record without what summaries never render (the
  * vector, 2 KB; the per-media enrichment, often most of the record) — see SearchedPost. Excludes
  * only: `_source` holds nothing but `record` already, and an `includes` list makes the engine's
- * source filtering measurably slower (fetching 20 hits: ~9.7 ms vs ~7.8 ms at p50, bench/README.md).
+ * source filtering measurably slower (fetching 20 hits: ~9.7 ms vs ~7.8 ms at p50; bench/search.md,
+ * "Where the API's own time goes").
  */
 export const SEARCH_SOURCE: estypes.SearchSourceConfig = { excludes: ['record.embedding', 'record.media_enrichment'] };
 
@@ -68,7 +69,7 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
  * Both choices keep Lucene's top-k pruning (block-max WAND) working, which is what makes long
  * natural-language queries affordable at a million posts: a stop word matches nearly every post,
  * and a sum or a tie-breaker anywhere in the tree makes the engine score every matching document
- * (bench/README.md, "Lexical query shape": ~5x faster at 1M with equal SciFact nDCG@10).
+ * (bench/search.md, "Lexical query shape": ~5x faster at 1M with equal SciFact nDCG@10).
  */
 export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
   const filter = postSearchFilter(search);

@@ -92,7 +92,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     );
     // Slices, so a merge holds a batch's worth of records and bodies; a few in flight, because a
     // run's reads, projections and writes take turns and the last run of a long intake has the
-    // machine to itself (bench/README.md, "Intake: bulk bodies built as planned").
+    // machine to itself (bench/intake.md, "Bulk bodies built as planned, and follow-up merge slices").
     await eachInFlight(slices, MERGES_IN_FLIGHT, async (slice) => {
       const outcome = await store.posts.merge(slice, (id, record) => {
         if (!record) return null;
