@@ -12,8 +12,8 @@ COPY index-templates ./index-templates
 RUN npm run build && npm prune --omit=dev
 # The compiled build: no TypeScript loader at run time (~60 MiB less per process).
 ENV SOCIAL_SEARCH_DIST=1
-# The process settings bin/social-search gives long-running commands (why: there, and bench/README.md,
-# "Memory under sustained load"): glibc serves blocks of 128 KiB and more from mmap and keeps at most
+# The process settings bin/social-search gives long-running commands (why: there, and bench/memory.md,
+# "Process memory settings"): glibc serves blocks of 128 KiB and more from mmap and keeps at most
 # two arenas; V8's heap is sized from a 512 MiB limit with 8 MiB semi-spaces (the worker: 4).
 ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=2
 USER node

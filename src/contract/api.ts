@@ -147,7 +147,7 @@ export const postSearchResponseSchema = z.strictObject({
   data: z.array(postSummarySchema),
   has_more: z.boolean(),
   next_cursor: z.string().nullable(),
-  /** Only with `"include": ["matches"]` (issue 13, an additive v1 member). */
+  /** Only with `"include": ["matches"]` (an additive v1 member). */
   matches: postMatchesSchema.optional(),
 });
 

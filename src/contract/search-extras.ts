@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Wire schemas of the v1 additions around search (issue 13): facets responses and the opt-in
+ * Wire schemas of the v1 additions around search: facets responses and the opt-in
  * match evidence of post search. Kept apart from api.ts so the spec's own shapes stay as written.
  */
 

@@ -101,7 +101,7 @@ const envSchema = z.object({
    * `-1`: only on request); `indices apply` also sets it on the live indices. Writes a caller waits
    * on (`?wait=true`, `ingest --wait`) and the intake's follow-up steps are made visible on request
    * whatever it is. Each refresh writes a small segment that later merges cost the engine CPU:
-   * raising it for a backfill (README, "Backfills") buys intake speed with search freshness.
+   * raising it for a backfill (docs/operations.md, "Backfills") buys intake speed with search freshness.
    */
   INDEX_REFRESH_INTERVAL: z
     .string()
@@ -154,7 +154,7 @@ const envSchema = z.object({
    */
   SEARCH_RANKING: z.enum(['hybrid', 'lexical', 'semantic']).default('hybrid'),
   /**
-   * The relevance floor (docs/api-decisions.md, "Relevance for social queries"): a post that only
+   * The relevance floor (docs/api-decisions.md, "The relevance floor"): a post that only
    * the embedding side found is returned when its cosine similarity to the query reaches this.
    * Calibrated on SciFact and the social evaluation set (bench/relevance.md, "The similarity floor:
    * calibration"); -1 turns it off.

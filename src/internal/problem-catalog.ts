@@ -1,6 +1,6 @@
 /**
  * Every problem the API answers, in one table (spec part 7 gives five; the rest is the service's,
- * docs/api-decisions.md, "Problems"): its status, a title, whether the same request may succeed
+ * docs/api-decisions.md, "Problem catalogue"): its status, a title, whether the same request may succeed
  * later, and what a client should do. The domain errors (`errors.ts`) take their status from it,
  * the OpenAPI document lists its entries per status, and each problem `type` URL
  * (`{base_url}/problems/<name>`) serves its entry as a page.
@@ -47,8 +47,7 @@ const PROBLEMS = {
     status: 404,
     title: 'No such route',
     retryable: false,
-    description:
-      'No operation answers this path. Check the path against the OpenAPI document at /openapi.json.',
+    description: 'No operation answers this path. Check the path against the OpenAPI document at /openapi.json.',
   },
   'not-tracked': {
     status: 404,
@@ -61,22 +60,19 @@ const PROBLEMS = {
     status: 405,
     title: 'Method not allowed',
     retryable: false,
-    description:
-      'The path exists but not for this HTTP method; the `Allow` header lists the methods it answers.',
+    description: 'The path exists but not for this HTTP method; the `Allow` header lists the methods it answers.',
   },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',
     retryable: true,
-    description:
-      'The request was not received completely in time; the connection is closed. Send it again.',
+    description: 'The request was not received completely in time; the connection is closed. Send it again.',
   },
   'account-unavailable': {
     status: 410,
     title: 'Account unavailable',
     retryable: false,
-    description:
-      'The account is known but deactivated, deleted or fully unobservable, so no snapshot of it is served.',
+    description: 'The account is known but deactivated, deleted or fully unobservable, so no snapshot of it is served.',
   },
   'expired-cursor': {
     status: 410,
@@ -89,8 +85,7 @@ const PROBLEMS = {
     status: 410,
     title: 'Expired delivery URL',
     retryable: false,
-    description:
-      'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.',
+    description: 'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.',
   },
   'payload-too-large': {
     status: 413,
@@ -131,8 +126,7 @@ const PROBLEMS = {
     status: 500,
     title: 'Internal error',
     retryable: true,
-    description:
-      'Something unexpected failed. Quote the `request_id` when reporting it.',
+    description: 'Something unexpected failed. Quote the `request_id` when reporting it.',
   },
   'service-unavailable': {
     status: 503,

@@ -1,5 +1,5 @@
 /**
- * Exact entities in `post.query` (docs/api-decisions.md, "Relevance for social queries"):
+ * Exact entities in `post.query` (docs/api-decisions.md, "Entities in the query"):
  * hashtags (`#tag`, or a one-word query, which is also looked up as a tag), handles (`@name`) and
  * quoted phrases (`"…"` or `“…”`). Each is matched on its own field; a post carrying more of them
  * ranks above one that only resembles them. The words stay in the query's free text too, so they

@@ -9,7 +9,7 @@ import { ENGLISH_STOP, memo, type Stem } from './analysis.ts';
 import { textMemo } from './text-memo.ts';
 
 /**
- * Per-language client-side analysis (docs/api-decisions.md, "Relevance for social queries"): the
+ * Per-language client-side analysis (docs/api-decisions.md, "Languages"): the
  * engine has no language analyzers, no ICU and no `cjk_bigram`, so the service stems and segments
  * text itself, for documents at projection time and for queries, as it did for English alone.
  *

@@ -17,7 +17,7 @@ const errors = {
 };
 
 /**
- * Post facets and account facets (issue 13): registered like the searches (search scope, the
+ * Post facets and account facets: registered like the searches (search scope, the
  * searches' rate limit and budget, zod request and response schemas).
  */
 export const facetRoutes: FastifyPluginAsyncZod<{

@@ -31,7 +31,7 @@ export class SignInThrottledError extends DomainError {
 /**
  * Sign-up refused. One message for "taken" and "bad invitation": the sign-up form is the one place
  * an email's existence could leak, and without email verification this keeps it from being a
- * clean oracle (docs/api-decisions.md, "Account holders").
+ * clean oracle (docs/api-decisions.md, "Account holders and the dashboard").
  */
 export class SignUpRejectedError extends DomainError {
   readonly problem = 'validation-failed';

@@ -20,7 +20,7 @@ interface FacetsDeps {
 }
 
 /**
- * Post facets (issue 13). The ranking matters: a hybrid search returns the lexical matches and the
+ * Post facets. The ranking matters: a hybrid search returns the lexical matches and the
  * semantic window, so the facets count exactly those (see FacetEngine.postFacets).
  */
 export function createPostFacetsService(deps: FacetsDeps & { ranking?: RankingPolicy }): PostFacetsService {
@@ -32,7 +32,7 @@ export function createPostFacetsService(deps: FacetsDeps & { ranking?: RankingPo
   };
 }
 
-/** Account facets (issue 13): the accounts an account search returns, never private ones. */
+/** Account facets: the accounts an account search returns, never private ones. */
 export function createAccountFacetsService(deps: FacetsDeps): AccountFacetsService {
   return {
     facets: ({ search, facets }) =>
