@@ -652,7 +652,6 @@ case "${1:-}" in
     status
     ;;
   browser)
-    lock
     ensure_browser
     ;;
   *)
