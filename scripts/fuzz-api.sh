@@ -48,7 +48,7 @@ node bin/social-search.js worker >"$WORK/worker.log" 2>&1 & pids+=($!)
 node bin/social-search.js serve >"$WORK/api.log" 2>&1 & pids+=($!)
 KEY="$(node bin/social-search.js keys create --owner fuzz@example.com --name schemathesis --scopes search,ingest --json | node -e "process.stdin.on('data',d=>console.log(JSON.parse(d).key))")"
 for _ in $(seq 1 120); do curl -fs "$BASE/healthz" >/dev/null 2>&1 && break; sleep 0.5; done
-node bin/social-search.js seed --posts 120 --accounts 12 --seed 11 --wait >/dev/null 2>&1
+node bin/social-search.js seed --posts 120 --accounts 12 --seed 11 --history --wait >/dev/null 2>&1
 
 # The document as served, with real identifiers as examples (schemathesis's examples phase).
 KEY="$KEY" BASE="$BASE" node --input-type=module -e "
@@ -63,6 +63,8 @@ const examples = (pairs) => Object.fromEntries(pairs.map(([name, value]) => [nam
 const setParam = (op, examplesById) => { for (const p of op.parameters ?? []) if (p.name === 'id') p.examples = examplesById; };
 setParam(doc.paths['/v1/social/posts/{id}'].get, examples([['id', post.id], ['shortcode', post.shortcode]]));
 setParam(doc.paths['/v1/social/accounts/{id}'].get, examples([['id', account.id], ['handle', account.handle], ['at_handle', '@' + account.handle]]));
+setParam(doc.paths['/v1/social/posts/{id}/history'].get, examples([['id', post.id], ['shortcode', post.shortcode]]));
+setParam(doc.paths['/v1/social/accounts/{id}/history'].get, examples([['id', account.id], ['at_handle', '@' + account.handle]]));
 const body = (path) => doc.paths[path].post.requestBody.content['application/json'];
 body('/v1/social/posts/search').examples = examples([
   ['query', { post: { query: 'skincare routine', filters: { views: { gte: 0 } } }, limit: 5 }],

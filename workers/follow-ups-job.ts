@@ -5,7 +5,7 @@ import type { FollowUps } from '../src/services/intake/follow-ups.ts';
 
 /**
  * The handler of the `follow-ups` queue: claims every account and author that batches left since
- * the last run, fans out and recomputes baselines for all of them, then settles the claim. A run
+ * the last run, recomputes their baselines and account metrics and fans out for all of them, then settles the claim. A run
  * that dies or throws keeps its claim, and its re-run does it again.
  */
 export function followUpsJob(deps: {
@@ -25,6 +25,7 @@ export function followUpsJob(deps: {
       authors: work.authors.length,
       fanned_out: done.fannedOut,
       baselines_updated: done.baselinesUpdated,
+      metrics_updated: done.metricsUpdated,
     };
     deps.logger.debug({ job: job.id, ms: Math.round(performance.now() - started), ...result }, 'follow-up run done');
     return result;

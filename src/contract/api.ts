@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonValue } from './observations.ts';
+import { ACCOUNT_COUNTERS, jsonValue, POST_COUNTERS } from './observations.ts';
 import { postMatchesSchema } from './search-extras.ts';
 
 /**
@@ -45,6 +45,28 @@ export const accountSchema = z.strictObject({
   publishing_languages: z.array(z.string()).nullable(),
   niches: z.array(z.string()).nullable(),
   observed_at: timestamp,
+  // Additive (v1): metrics the service derives; each null when it cannot be computed, all null for
+  // a private account (docs/api-decisions.md, "Account metrics").
+  followers_growth_7d: z.number().nullable().meta({
+    description:
+      'Relative change of followers_count over ~7 days (0.052 = +5.2%); null without a point 5–9 days before.',
+  }),
+  followers_growth_30d: z
+    .number()
+    .nullable()
+    .meta({ description: 'Relative change of followers_count over ~30 days; null without a point 28–32 days before.' }),
+  median_views_90d: z.number().nullable().meta({
+    description:
+      'Median views of the posts with views posted in the 90 days before observed_at; null with fewer than 3.',
+  }),
+  engagement_rate_90d: z
+    .number()
+    .nullable()
+    .meta({ description: 'Median engagement_rate_by_views of the same posts; null with fewer than 3.' }),
+  posts_per_week_90d: z
+    .number()
+    .nullable()
+    .meta({ description: 'Tracked posts posted in the 90 days before observed_at, per week.' }),
 });
 
 /** Spec 2.5. */
@@ -175,7 +197,39 @@ export const intakeResponseSchema = z.strictObject({
 });
 
 export type AuthorSummary = z.infer<typeof authorSummarySchema>;
+/** How a history is answered: every point, or the last point of each UTC day or ISO week. */
+export const HISTORY_INTERVALS = ['raw', 'day', 'week'] as const;
+export type HistoryInterval = (typeof HISTORY_INTERVALS)[number];
+
+/** One point of a metric history: when, and each counter observed then (absent: not observed). */
+function historyPointSchema<K extends string>(counters: readonly K[]) {
+  return z.strictObject({
+    at: timestamp,
+    ...(Object.fromEntries(counters.map((c) => [c, z.number().int().optional()])) as Record<
+      K,
+      z.ZodOptional<z.ZodNumber>
+    >),
+  });
+}
+
+function historySchema<K extends string>(counters: readonly K[], what: string) {
+  return z.strictObject({
+    id: z.string().meta({ description: `The ${what}'s ID.` }),
+    interval: z.enum(HISTORY_INTERVALS),
+    points: z.array(historyPointSchema(counters)).meta({ description: 'In time order.' }),
+    from: timestamp.meta({ description: 'The range asked for (defaults resolved), inclusive.' }),
+    to: timestamp,
+  });
+}
+
+/** `GET /v1/social/accounts/{id}/history` (additive). */
+export const accountHistorySchema = historySchema(ACCOUNT_COUNTERS, 'account');
+/** `GET /v1/social/posts/{id}/history` (additive). */
+export const postHistorySchema = historySchema(POST_COUNTERS, 'post');
+
 export type Account = z.infer<typeof accountSchema>;
+export type AccountHistory = z.infer<typeof accountHistorySchema>;
+export type PostHistory = z.infer<typeof postHistorySchema>;
 export type Audio = z.infer<typeof audioSchema>;
 export type PostSummary = z.infer<typeof postSummarySchema>;
 export type MediaItem = z.infer<typeof mediaItemSchema>;

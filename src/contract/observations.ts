@@ -186,6 +186,11 @@ export const postObservation = z.discriminatedUnion('status', [availablePost, un
 const summaryItem = text(5000);
 const labels = z.array(z.string().min(1).max(200)).max(100);
 
+/** The counters an `account` observation carries: each observation of them is a metric history point. */
+export const ACCOUNT_COUNTERS = ['followers_count', 'following_count', 'posts_count'] as const;
+/** The counters a `post` observation carries (`views` may be null: then it is not a point's). */
+export const POST_COUNTERS = ['views', 'likes', 'comments'] as const;
+
 /** Post enrichment fields of spec 2.4, each optional (absent = untouched) and nullable. */
 const postEnrichmentFields = {
   primary_language: z.string().min(1).max(20).nullable(),

@@ -19,13 +19,23 @@ export function snapshotChanged(before: AccountRecord | null, after: AccountReco
   return snapshotContent(before) !== snapshotContent(after);
 }
 
-/** The facts of a post its author's baseline depends on. */
+/**
+ * The facts of a post its author's derived values depend on: the baseline of the author's posts
+ * (status, posting time, views, author) and the author's metrics (also likes and comments).
+ */
 function baselineFacts(post: PostRecord | null): string {
   const raw = post?.raw?.v;
-  return stableStringify([post?.status?.v, raw?.posted_at, raw?.views, raw?.author_platform_id]);
+  return stableStringify([
+    post?.status?.v,
+    raw?.posted_at,
+    raw?.views,
+    raw?.likes,
+    raw?.comments,
+    raw?.author_platform_id,
+  ]);
 }
 
-/** True when the post's author baseline must be recomputed between the two states. */
+/** True when the post's author's baseline ratios or account metrics must be recomputed between the two states. */
 export function baselineFactsChanged(before: PostRecord | null, after: PostRecord | null): boolean {
   return baselineFacts(before) !== baselineFacts(after);
 }

@@ -19,6 +19,7 @@ import {
   type RawPost,
 } from './records.ts';
 import { stableStringify } from '../internal/stable-json.ts';
+import type { AccountMetrics } from './derived.ts';
 
 /**
  * Pure merge functions: one per observation kind, each returning a new record. Every register is
@@ -177,6 +178,18 @@ export function mergePostGroup(
     record = o.kind === 'post' ? applyPost(record, o) : applyPostEnrichment(record, o);
   }
   return record;
+}
+
+/**
+ * The account with `metrics` as its derived metrics: the same object when they are already those,
+ * else stamped `now`, or just after the previous stamp when the clock says otherwise, so that
+ * every change moves the account's version forward.
+ */
+export function withAccountMetrics(record: AccountRecord, metrics: AccountMetrics, now: Date): AccountRecord {
+  const held = record.metrics;
+  if (held && sameRecord(held.v, metrics)) return record;
+  const after = held ? Date.parse(held.t) + 1 : 0;
+  return { ...record, metrics: { t: new Date(Math.max(now.getTime(), after)).toISOString(), v: metrics } };
 }
 
 /** Keeps `snapshot` of account `accountId` in the post when it is newer than the one held. */

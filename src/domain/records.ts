@@ -6,6 +6,7 @@ import type {
   PostEnrichmentValues,
   PostObservation,
 } from '../contract/observations.ts';
+import type { AccountMetrics } from './derived.ts';
 
 /**
  * The merged state the service keeps per entity. Records are engine-neutral: an engine adapter
@@ -55,6 +56,12 @@ export interface AccountRecord {
   publishing_summary: Lww<string | null> | null;
   publishing_languages: Lww<string[] | null> | null;
   niches: Lww<string[] | null> | null;
+  /**
+   * Derived by the service from the account's metric history and posts, after each observation
+   * of either (absent until first computed). Stamped with when it was computed, always later
+   * than the previous stamp, so that snapshots of the account keep a total order.
+   */
+  metrics?: Lww<AccountMetrics>;
   /** Absent until the worker embeds the account (only with embeddings on). */
   embedding?: StoredEmbedding;
 }
@@ -76,6 +83,8 @@ export interface AccountSnapshot {
   profile: AccountProfile | null;
   niches: string[] | null;
   publishing_languages: string[] | null;
+  /** The account's derived metrics (absent in snapshots taken before they existed). */
+  metrics?: AccountMetrics | null;
 }
 
 export type MediaEnrichment = { [K in MediaEnrichmentField]?: Lww<MediaEnrichmentValues[K]> };
@@ -139,7 +148,14 @@ export function emptyPost(id: string, platformId: string): PostRecord {
  */
 function accountVersion(account: AccountRecord): string {
   const stamp = (r: Lww<unknown> | null) => r?.t ?? '0000-00-00T00:00:00.000Z';
-  return [account.profile, account.status, account.publishing_summary, account.publishing_languages, account.niches]
+  return [
+    account.profile,
+    account.status,
+    account.publishing_summary,
+    account.publishing_languages,
+    account.niches,
+    account.metrics ?? null,
+  ]
     .map(stamp)
     .join('|');
 }
@@ -167,5 +183,6 @@ export function snapshotOf(account: AccountRecord): AccountSnapshot {
     profile: account.profile?.v ?? null,
     niches: account.niches?.v ?? null,
     publishing_languages: account.publishing_languages?.v ?? null,
+    metrics: account.metrics?.v ?? null,
   };
 }

@@ -59,6 +59,31 @@ export interface IndexStatus {
   allocation: ShardCopy[];
 }
 
+/** The metric history in `indices status` (its fields are printed as JSON by `--json`). */
+export interface HistoryStatus {
+  read_alias: string;
+  template_installed: boolean;
+  retention_days: number;
+  /** One index per calendar month, oldest first. */
+  months: Array<{ index: string; points: number; store_bytes: number; thinned: boolean }>;
+  points: number;
+  store_bytes: number;
+  /** Disk per point on the primary copies and replicas together; null without points. */
+  bytes_per_point: number | null;
+  /** The oldest and newest point's time (null without points). */
+  oldest: string | null;
+  newest: string | null;
+}
+
+/** What a retention pass over the metric history did. */
+export interface PruneOutcome {
+  /** Months dropped whole: every point in them was past retention. */
+  dropped: string[];
+  /** Months thinned to the last point of each record and UTC day. */
+  thinned: string[];
+  pointsDeleted: number;
+}
+
 /** Rewrites a page of records before it is written into the new index (e.g. to embed them). */
 export type RebuildTransform = <R extends PostRecord | AccountRecord>(records: R[]) => Promise<R[]>;
 
@@ -66,6 +91,10 @@ export type RebuildTransform = <R extends PostRecord | AccountRecord>(records: R
 export interface IndexAdmin {
   apply(): Promise<ApplyLine[]>;
   status(): Promise<IndexStatus[]>;
+  /** The metric history: template, months, points, disk, time range. */
+  historyStatus(): Promise<HistoryStatus>;
+  /** Applies the history's retention at `now`: drops expired months, thins old ones. */
+  pruneHistory(now: Date): Promise<PruneOutcome>;
   /** Copies an index into a fresh one built from the current template and swaps the aliases. */
   rebuild(
     name: IndexName,

@@ -1,3 +1,4 @@
+import type { FollowersPoint } from '../domain/derived.ts';
 import type { AccountRecord, PostRecord } from '../domain/records.ts';
 import type { RecordStore } from './records.ts';
 
@@ -7,6 +8,8 @@ export interface AuthorPostFacts {
   authorId: string;
   postedAt: string;
   views: number | null;
+  likes: number;
+  comments: number;
   viewRatioToAccountBaseline: number | null;
 }
 
@@ -19,9 +22,17 @@ export interface IntakeStore {
   readonly accounts: RecordStore<AccountRecord>;
   /** IDs of posts that link to any of the accounts (author, coauthor, credited audio), in pages. Near real time. */
   postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
-  /** Facts of each author's available posts, for the baseline metric. Near real time. */
+  /** Facts of each author's available posts, for the baseline metric and the account metrics. Near real time. */
   authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
-  /** Makes every acknowledged write visible to the near-real-time lookups above (posts; accounts are read in real time). */
+  /**
+   * Each account's observed `followers_count` in `[from, to]` from the metric history (empty when
+   * it is off). Near real time.
+   */
+  followerHistory(accountIds: readonly string[], from: string, to: string): Promise<Map<string, FollowersPoint[]>>;
+  /**
+   * Makes every acknowledged write visible to the near-real-time lookups above (posts and the
+   * metric history; accounts are read in real time).
+   */
   refresh(): Promise<void>;
   /**
    * Makes every acknowledged write visible to search on every API node: a refresh, then the

@@ -1,3 +1,4 @@
+import type { MetricPoint } from '../domain/history.ts';
 /**
  * Computes the next state of one record from its current state (null when absent). Returns the
  * current object unchanged (or an equal one) when there is nothing to write, or null to leave an
@@ -32,6 +33,12 @@ export interface RecordStore<R> extends RecordReader<R> {
   /**
    * Applies `update` to each record atomically with respect to concurrent merges (optimistic
    * concurrency: a conflicting write is re-read and re-applied), so no field is ever lost.
+   * `points` go to the metric history in the same bulk requests, each once (a point already
+   * there is left as it is), whether or not its record changed.
    */
-  merge(ids: readonly string[], update: RecordUpdate<R>): Promise<MergeOutcome<R>>;
+  merge(
+    ids: readonly string[],
+    update: RecordUpdate<R>,
+    extra?: { points?: readonly MetricPoint[] },
+  ): Promise<MergeOutcome<R>>;
 }

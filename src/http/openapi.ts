@@ -44,6 +44,8 @@ const BODY_EXAMPLES: Record<string, unknown[]> = {
 const ID_EXAMPLES: Record<string, unknown[]> = {
   getPost: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg', '0sjB3DUrdcE'],
   getAccount: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58', 'glowwithmaya', '@glowwithmaya'],
+  getPostHistory: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg', '0sjB3DUrdcE'],
+  getAccountHistory: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58', '@glowwithmaya'],
 };
 
 /** Statuses any operation may answer besides its own, with the condition that adds them. */

@@ -107,6 +107,14 @@ const envSchema = z.object({
     .string()
     .regex(/^(-1|[1-9][0-9]*(ms|s|m))$/, 'a duration such as 1s, 30s, 500ms or 2m, or -1')
     .default('1s'),
+  /**
+   * Metric history: every counter an observation carries kept as a point (`on`), from which
+   * follower growth is derived and the history endpoints answer; `off` writes no points (growth
+   * is then null and histories are empty).
+   */
+  METRIC_HISTORY: z.enum(['on', 'off']).default('on'),
+  /** Days of metric history kept: whole months are dropped once every point in them is older. */
+  METRIC_HISTORY_RETENTION_DAYS: z.coerce.number().int().min(35).max(3650).default(400),
   /** Prefix of every Redis key (queues, API keys, locks), for the same reason. */
   REDIS_PREFIX: z
     .string()

@@ -84,6 +84,13 @@ const accountFacts: Record<string, Spec> = {
   niches: ids(true),
   publishing_languages: ids(true),
   country_codes: ids(),
+  // Derived by the service (docs/api-decisions.md, "Account metrics"): null when it cannot be
+  // computed, and for private accounts.
+  followers_growth_7d: number(true, true),
+  followers_growth_30d: number(true, true),
+  median_views_90d: number(true, true),
+  engagement_rate_90d: number(true, true),
+  posts_per_week_90d: number(true, true),
 };
 
 const POST_FIELDS = scoped('post', {
@@ -94,6 +101,8 @@ const POST_FIELDS = scoped('post', {
   format: keyword(),
   primary_language: keyword(true),
   hashtags: { type: 'keywords', nullable: false, normalize: 'hashtag' },
+  // The handles the caption mentions, `@` optional, case-insensitive.
+  caption_mentions: { type: 'keywords', nullable: false, normalize: 'handle' },
   // Enrichment: every one of these is null while enrichment is pending (spec §3), including the
   // arrays flattened out of the nullable `hook`, `key_messages`, `proofs`, `offers`,
   // `calls_to_action` and `narrative_structure` objects.

@@ -36,12 +36,17 @@ const embeddingJob = z.strictObject({
  */
 const followUpJob = z.strictObject({});
 
+/** One `maintenance` job: no payload. A job scheduler adds one every hour (scheduleMaintenance). */
+const maintenanceJob = z.strictObject({});
+
 /** What a processed observations job reports. */
 export interface ObservationJobResult {
   accounts_written: number;
   posts_written: number;
   fanned_out: number;
   baselines_updated: number;
+  /** Accounts whose derived metrics changed (inline follow-ups only). */
+  metrics_updated: number;
   /** Records given vectors inline (waiting jobs only; others queue their embeddings). */
   embedded?: number;
   /** Accounts and authors left to the `follow-ups` queue (batches nobody waits on). */
@@ -54,6 +59,14 @@ export interface FollowUpJobResult {
   authors: number;
   fanned_out: number;
   baselines_updated: number;
+  metrics_updated: number;
+}
+
+/** What a maintenance run reports: the metric history's retention pass. */
+export interface MaintenanceJobResult {
+  dropped: string[];
+  thinned: string[];
+  points_deleted: number;
 }
 
 /**
@@ -86,6 +99,12 @@ export const QUEUES = {
     options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } },
     concurrency: 1,
   },
+  // Idempotent housekeeping on a schedule: a failed run is simply the next hour's to do again.
+  maintenance: {
+    payload: maintenanceJob,
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 10_000 }, removeOnComplete: 100, removeOnFail: 100 },
+    concurrency: 1,
+  },
 } as const satisfies Record<string, { payload: z.ZodType; options: JobsOptions; concurrency: number | 'config' }>;
 
 /** A queue's name. */
@@ -99,6 +118,7 @@ export interface JobResults {
   observations: ObservationJobResult;
   embeddings: number;
   'follow-ups': FollowUpJobResult;
+  maintenance: MaintenanceJobResult;
 }
 
 /** An observations job's payload. */
@@ -127,6 +147,14 @@ export async function requestFollowUp(queue: Pick<Producer<'follow-ups'>, 'add'>
     {},
     { delay: FOLLOW_UP_DELAY_MS, deduplication: { id: 'follow-up', keepLastIfActive: true } },
   );
+}
+
+/** How often the maintenance job runs. */
+export const MAINTENANCE_EVERY_MS = 60 * 60 * 1000;
+
+/** Installs (or keeps) the hourly maintenance schedule; every worker process may call it. */
+export async function scheduleMaintenance(queue: Pick<Producer<'maintenance'>, 'upsertJobScheduler'>): Promise<void> {
+  await queue.upsertJobScheduler('maintenance', { every: MAINTENANCE_EVERY_MS }, { name: 'maintenance', data: {} });
 }
 
 /** The queues whose jobs write to the indices: what a rebuild pauses. */

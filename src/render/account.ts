@@ -1,5 +1,6 @@
 import type { Account, AuthorSummary } from '../contract/api.ts';
 import type { DeliverySigner } from '../delivery/signer.ts';
+import { NO_ACCOUNT_METRICS, type AccountMetrics } from '../domain/derived.ts';
 import type { AccountProfile, AccountRecord } from '../domain/records.ts';
 
 /** The account facts needed to render the author summary. */
@@ -17,6 +18,12 @@ export function renderAuthorSummary(id: string, profile: AccountProfile, signer:
 
 function avatarUrl(id: string, profile: AccountProfile, signer: DeliverySigner): string | null {
   return profile.avatar_source_url === null ? null : signer.sign('avatar', id, profile.avatar_source_url);
+}
+
+/** The derived account metrics, after the spec's fields; all null for a private account. */
+function metricFields(record: AccountRecord, isPrivate: boolean): AccountMetrics {
+  // In NO_ACCOUNT_METRICS' key order, whatever order the stored record has.
+  return { ...NO_ACCOUNT_METRICS, ...(isPrivate ? {} : record.metrics?.v) };
 }
 
 /**
@@ -48,5 +55,6 @@ export function renderAccount(record: AccountRecord, signer: DeliverySigner): Ac
     publishing_languages: derived(record.publishing_languages?.v),
     niches: derived(record.niches?.v),
     observed_at: profileRegister.t,
+    ...metricFields(record, profile.is_private),
   };
 }

@@ -1,6 +1,7 @@
 import { accountEnrichment, accountObservation, DAY, HOUR, iso, planAccounts, type SeedAccount } from './accounts.ts';
 import { postEnrichment } from './enrichment.ts';
 import { PostBuilder } from './posts.ts';
+import { accountReobservations, postReobservations } from './history.ts';
 import { Rng } from './random.ts';
 
 /**
@@ -12,7 +13,9 @@ import { Rng } from './random.ts';
  * 1. every account's `account` observation;
  * 2. account by account, its posts newest first, each followed by its `post_enrichment` when the
  *    post is enriched, then the account's `account_enrichment`;
- * 3. later observations: renames (a new handle) and deactivations/deletions, oldest first.
+ * 3. later observations: renames (a new handle) and deactivations/deletions, oldest first;
+ * 4. with `history`, re-observations (`history.ts`): recent posts right after their first
+ *    observation, each active account's series at the end.
  */
 
 /** Options of {@link generateObservations}. */
@@ -25,6 +28,11 @@ export interface SeedOptions {
   seed: number;
   /** Reference time; defaults to {@link DEFAULT_SEED_NOW} so that datasets do not depend on the clock. */
   now?: Date;
+  /**
+   * Also re-observe accounts and recent posts over time, for a metric history (growth curves of
+   * four shapes). Everything else is the same with or without it.
+   */
+  history?: boolean;
 }
 
 /** The fixed default reference time of generated datasets. */
@@ -69,7 +77,8 @@ export function* generateObservations(opts: SeedOptions): Generator<Record<strin
     const span = acc.windowEnd - acc.windowStart;
     for (let remaining = acc.postCount; remaining > 0; remaining--) {
       u *= Math.pow(rng.next(), 1 / remaining);
-      const { post, plan: postPlan } = builder.build(acc, acc.windowStart + u * span);
+      const postedAt = acc.windowStart + u * span;
+      const { post, plan: postPlan } = builder.build(acc, postedAt);
       yield post;
       lastObserved = Math.max(lastObserved, postPlan.observedAt);
       const recent = now - postPlan.observedAt < 3 * DAY;
@@ -78,6 +87,7 @@ export function* generateObservations(opts: SeedOptions): Generator<Record<strin
         const producedAt = Math.min(limit, postPlan.observedAt + rng.logNormal(40 * 60_000, 1));
         yield postEnrichment(postPlan, rng, Math.max(producedAt, postPlan.observedAt));
       }
+      if (opts.history) yield* postReobservations(post, postedAt, postPlan.observedAt, enrichmentLimit(acc, now), salt);
     }
     if (!acc.isPrivate && rng.chance(0.9)) {
       const producedAt = Math.min(enrichmentLimit(acc, now), lastObserved + rng.logNormal(6 * HOUR, 0.8));
@@ -90,6 +100,7 @@ export function* generateObservations(opts: SeedOptions): Generator<Record<strin
     if (acc.fate === 'renamed') yield accountObservation(acc, salt, true);
     else yield { kind: 'account', platform_id: acc.id, status: acc.fate, observed_at: iso(acc.fateAt) };
   }
+  if (opts.history) for (const acc of accounts) yield* accountReobservations(acc, salt, now);
 }
 
 /** Pipelines stop producing for an account once it is gone. */

@@ -69,8 +69,8 @@ export function createApi(
   const ranking = { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) };
   const facets = { engine: engine.facets, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
-    posts: createPostService({ reads: engine.reads, signer }),
-    accounts: createAccountService({ reads: engine.reads, signer }),
+    posts: createPostService({ reads: engine.reads, history: engine.history, signer }),
+    accounts: createAccountService({ reads: engine.reads, history: engine.history, signer }),
     postSearch: createPostSearchService({
       ...search,
       evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),

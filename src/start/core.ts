@@ -43,6 +43,8 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
       refreshInterval: config.INDEX_REFRESH_INTERVAL,
     },
     requestTimeoutMs: config.ELASTICSEARCH_TIMEOUT_MS,
+    metricHistory: config.METRIC_HISTORY === 'on',
+    historyRetentionDays: config.METRIC_HISTORY_RETENTION_DAYS,
   });
 }
 

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import { embeddingsJob } from '../../workers/embeddings-job.ts';
 import { followUpsJob } from '../../workers/follow-ups-job.ts';
+import { maintenanceJob } from '../../workers/maintenance-job.ts';
 import { observationsJob } from '../../workers/observations-job.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
-import { createProducer, INDEX_WRITING_QUEUES, requestFollowUp } from '../queues/registry.ts';
+import { createProducer, INDEX_WRITING_QUEUES, requestFollowUp, scheduleMaintenance } from '../queues/registry.ts';
 import { startQueueConsumers, type JobHandlers } from '../queues/consumers.ts';
+import { createHistoryRetention } from '../services/indices/history-retention.ts';
 import { createIndexRebuilds } from '../services/indices/rebuild.ts';
 import { createFollowUpBacklog } from '../services/intake/follow-up-backlog.ts';
 import { createFollowUps } from '../services/intake/follow-ups.ts';
@@ -65,6 +67,7 @@ export function startWorkerProcess(
     observations: observationsJob({ process: processBatch, logger }),
     'follow-ups': followUpsJob({ backlog, followUps: createFollowUps({ store: engine.intake, locks }), logger }),
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
+    maintenance: maintenanceJob({ retention: createHistoryRetention({ admin: engine.admin }), logger }),
   };
   const consumers = startQueueConsumers(handlers, {
     connection: () => connections.queueRedis('queue worker'),
@@ -72,6 +75,14 @@ export function startWorkerProcess(
     configuredConcurrency: config.WORKER_CONCURRENCY,
     logger,
   });
+
+  const maintenanceQueue = createProducer('maintenance', queues);
+  scheduleMaintenance(maintenanceQueue).catch((error: unknown) =>
+    logger.warn(
+      isConnectionError(error) ? { reason: reasonOf(error) } : { err: error },
+      'could not schedule the hourly maintenance (metric history retention); the next start tries again',
+    ),
+  );
 
   // A rebuild killed outright leaves the queues paused: resume them when none runs.
   const pausable = INDEX_WRITING_QUEUES.map((name) =>
@@ -103,7 +114,10 @@ export function startWorkerProcess(
       // With Redis down a running job cannot report its end anyway: stop at once, and it runs
       // again as stalled when Redis is back (merges are idempotent).
       await consumers.close({ force: !connections.redisUp() });
-      await within(Promise.all(pausable.map((q) => q.close().catch(() => undefined))), 2000).catch(() => undefined);
+      await within(
+        Promise.all([...pausable, maintenanceQueue].map((q) => q.close().catch(() => undefined))),
+        2000,
+      ).catch(() => undefined);
     },
   };
 }

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([stack?.close(), bare?.close()]));
 
 describe('the OpenAPI document', () => {
-  it('is OpenAPI 3.1 with the four operations, the facets, the intake and delivery, each problem status named', async () => {
+  it('is OpenAPI 3.1 with the four operations, the histories, the facets, the intake and delivery, each problem status named', async () => {
     const response = await stack.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.statusCode).toBe(200);
     const doc = response.body;
@@ -48,7 +48,9 @@ describe('the OpenAPI document', () => {
       'accountFacets',
       'deliver',
       'getAccount',
+      'getAccountHistory',
       'getPost',
+      'getPostHistory',
       'ingestObservations',
       'postFacets',
       'searchAccounts',

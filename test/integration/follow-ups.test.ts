@@ -146,7 +146,7 @@ describe('follow-up backlog', () => {
       {
         'follow-ups': async () => {
           if (++runs === 1) await blocked;
-          return { accounts: 0, authors: 0, fanned_out: 0, baselines_updated: 0 };
+          return { accounts: 0, authors: 0, fanned_out: 0, baselines_updated: 0, metrics_updated: 0 };
         },
       },
       { connection, prefix, configuredConcurrency: 1, logger: quiet },

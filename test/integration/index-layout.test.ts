@@ -69,6 +69,7 @@ describe('index layout', () => {
     expect(withReplica.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual([
       'unchanged',
       'unchanged',
+      'unchanged',
     ]);
     const yellow = (await one.runtime.indexAdmin.status())[0]!;
     // One node cannot hold a shard's replica next to its primary: the copy stays unassigned.
@@ -106,13 +107,18 @@ describe('index layout', () => {
   });
 
   it('apply sets INDEX_REFRESH_INTERVAL on the live indices, no rebuild needed, and a rebuilt index keeps it', async () => {
-    const liveInterval = async () => {
+    /** The refresh interval of the posts and accounts indices, and the set of the history months' ones. */
+    const liveInterval = async (family: 'records' | 'history' = 'records') => {
+      const prefix = one.config.INDEX_PREFIX;
       const settings = await one.runtime.es.indices.getSettings({
-        index: `${one.config.INDEX_PREFIX}-*`,
+        index: family === 'records' ? `${prefix}-posts-*,${prefix}-accounts-*` : `${prefix}-metrics-*`,
         name: 'index.refresh_interval',
         flat_settings: true,
       });
-      return Object.values(settings).map((s) => (s.settings as Record<string, string>)['index.refresh_interval']);
+      const values = Object.values(settings).map(
+        (s) => (s.settings as Record<string, string | undefined>)['index.refresh_interval'] ?? '1s',
+      );
+      return family === 'records' ? values : [...new Set(values)];
     };
     const [posts, accounts] = await one.runtime.indexAdmin.status();
     const backfill = adminWith(one, { shards: 1, replicas: 0, refreshInterval: '30s' });
@@ -130,8 +136,12 @@ describe('index layout', () => {
     expect(lines.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual([
       'unchanged',
       'unchanged',
+      'unchanged',
     ]);
     expect(await liveInterval()).toEqual(['30s', '30s']);
+    // Every month of the metric history too (the demo data's posts were observed over a year).
+    expect((await backfill.historyStatus()).months.length).toBeGreaterThan(10);
+    expect(await liveInterval('history')).toEqual(['30s']);
     expect((await backfill.status()).map((s) => s.refresh_interval)).toEqual(['30s', '30s']);
     // A rebuild ends with the configured interval, not the engine's default.
     const rebuilt = await backfill.rebuild('posts');
@@ -144,6 +154,7 @@ describe('index layout', () => {
       detail: '30s → 1s (INDEX_REFRESH_INTERVAL)',
     });
     expect(await liveInterval()).toEqual(['1s', '1s']);
+    expect(await liveInterval('history')).toEqual(['1s']);
   });
 
   it('over three shards, searches, facets and posts-scoped account searches answer as over one', async () => {

@@ -1,8 +1,14 @@
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
 import { templatesDir } from '../../src/internal/paths.ts';
+import { NO_ACCOUNT_METRICS } from '../../src/domain/derived.ts';
+import { applyAccount } from '../../src/domain/merge.ts';
+import { emptyAccount } from '../../src/domain/records.ts';
 import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/services/intake/processor.ts';
 import { acquireRebuildLock } from '../../src/services/indices/rebuild-lock.ts';
@@ -181,6 +187,55 @@ describe('before indices apply', () => {
       expect(await created()).toEqual([]);
     } finally {
       for (const index of await created()) await stack.runtime.es.indices.delete({ index });
+    }
+  });
+});
+
+describe('indices apply on indices built from an older template', () => {
+  it("adds the current template's new fields live, so that new writes work before the rebuild that fills them", async () => {
+    const prefix = `${stack.config.INDEX_PREFIX}-older`;
+    // The accounts template as it was before the account metrics: version 2, without their fields.
+    const older = mkdtempSync(join(tmpdir(), 'templates-'));
+    for (const file of readdirSync(templatesDir())) copyFileSync(join(templatesDir(), file), join(older, file));
+    const accounts = JSON.parse(readFileSync(join(older, 'accounts.index.json'), 'utf8'));
+    accounts.version = 2;
+    for (const field of Object.keys(accounts.template.mappings.properties))
+      if (/growth|_90d$/.test(field)) delete accounts.template.mappings.properties[field];
+    writeFileSync(join(older, 'accounts.index.json'), JSON.stringify(accounts));
+    const engineAt = (dir: string) =>
+      createElasticsearchEngine({
+        client: stack.runtime.es,
+        indexPrefix: prefix,
+        templatesDir: dir,
+        visibility: { current: async () => null, advance: async () => undefined },
+      });
+    const current = engineAt(templatesDir());
+    try {
+      await engineAt(older).admin.apply();
+      const observed = parseObservation(accountObs({ platform_id: 'older-a', handle: 'older.a' }));
+      if (!observed.ok || observed.value.kind !== 'account') throw new Error('fixture rejected');
+      const record = {
+        ...applyAccount(emptyAccount(mintId('account', 'older-a'), 'older-a'), observed.value),
+        metrics: {
+          t: '2026-06-01T00:00:00.000Z',
+          v: { ...NO_ACCOUNT_METRICS, followers_growth_7d: 0.1 },
+        },
+      };
+      const write = () => current.intake.accounts.merge([record.id], () => record);
+      // The older mapping is strict: the new field is refused.
+      await expect(write()).rejects.toThrow(/strict_dynamic_mapping_exception|not allowed/);
+      const lines = await current.admin.apply();
+      const added = lines.filter((l) => l.object.startsWith('mappings of'));
+      expect(added).toHaveLength(1);
+      expect(added[0]).toMatchObject({ action: 'updated', detail: expect.stringMatching(/indices rebuild accounts/) });
+      expect((await write()).size).toBe(1);
+      const status = (await current.admin.status()).find((s) => s.name === 'accounts')!;
+      expect(status).toMatchObject({ up_to_date: false, template_version: 2 });
+      // Nothing more to add: a second apply leaves the mappings alone.
+      expect((await current.admin.apply()).filter((l) => l.object.startsWith('mappings of'))).toEqual([]);
+    } finally {
+      await current.admin.destroy();
+      rmSync(older, { recursive: true, force: true });
     }
   });
 });

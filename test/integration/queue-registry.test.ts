@@ -28,7 +28,7 @@ describe('queue registry', () => {
     const events = new QueueEvents('observations', { connection: connection(), prefix });
     await events.waitUntilReady();
     const seen: Array<{ payload: ObservationJob; isRetry: boolean }> = [];
-    const result = { accounts_written: 1, posts_written: 0, fanned_out: 0, baselines_updated: 0 };
+    const result = { accounts_written: 1, posts_written: 0, fanned_out: 0, baselines_updated: 0, metrics_updated: 0 };
     const workers = startQueueConsumers(
       { observations: async (payload, job) => (seen.push({ payload, isRetry: job.isRetry }), result) },
       { connection, prefix, configuredConcurrency: 1, logger: quiet },

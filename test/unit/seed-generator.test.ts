@@ -137,3 +137,66 @@ describe('generateObservations', () => {
     for (const p of posts) expect(p.shortcode).toMatch(/^[A-Za-z0-9_-]{11}$/);
   });
 });
+
+describe('generateObservations with history', () => {
+  const withHistory: Obs[] = [...generateObservations({ ...OPTIONS, history: true })];
+  const DAY = 86_400_000;
+  const now = DEFAULT_SEED_NOW.getTime();
+  const series = (kind: string, key: string) => {
+    const out = new Map<string, Obs[]>();
+    for (const o of withHistory.filter((x) => x.kind === kind)) out.set(o[key], [...(out.get(o[key]) ?? []), o]);
+    for (const list of out.values()) list.sort((a, b) => Date.parse(a.observed_at) - Date.parse(b.observed_at));
+    return out;
+  };
+
+  it('adds re-observations the intake accepts, and leaves every other observation as it was', () => {
+    for (const o of withHistory) expect(parseObservation(o).ok).toBe(true);
+    let i = 0;
+    for (const o of withHistory)
+      if (i < observations.length && JSON.stringify(o) === JSON.stringify(observations[i])) i++;
+    expect(i).toBe(observations.length);
+    expect(withHistory.length).toBeGreaterThan(observations.length * 1.5);
+  });
+
+  it('observes each active account every ~3 days from 36 days before its first observation until now', () => {
+    const accounts = series('account', 'platform_id');
+    const active = [...accountHistory.values()].filter((list) => list.length === 1).map((list) => list[0]!);
+    expect(active.length).toBeGreaterThan(150);
+    for (const first of active) {
+      const list = accounts.get(first.platform_id)!.filter((o) => o.status === 'active');
+      const times = list.map((o) => Date.parse(o.observed_at));
+      expect(times[0]!).toBeLessThanOrEqual(Date.parse(first.observed_at) - 35 * DAY);
+      expect(times.at(-1)!).toBeGreaterThan(now - DAY);
+      expect(times.at(-1)!).toBeLessThanOrEqual(now);
+      for (let k = 1; k < times.length; k++) expect(times[k]! - times[k - 1]!).toBeLessThan(4.5 * DAY);
+    }
+  });
+
+  it('moves followers along growth curves of several shapes: rises, falls, flat lines and jumps', () => {
+    const changes = [...series('account', 'platform_id').values()]
+      .map((list) => list.filter((o) => o.status === 'active').map((o) => o.followers_count as number))
+      .filter((counts) => counts.length > 10 && counts[0]! > 1000)
+      .map((counts) => counts.at(-1)! / counts[0]!);
+    expect(changes.some((r) => r > 1.05)).toBe(true);
+    expect(changes.some((r) => r < 0.97)).toBe(true);
+    expect(changes.some((r) => r === 1)).toBe(true);
+    expect(changes.some((r) => r > 1.4)).toBe(true);
+  });
+
+  it('re-observes recent posts with counters that never go down, and older posts not at all', () => {
+    const posts = series('post', 'platform_id');
+    let reobserved = 0;
+    for (const list of posts.values()) {
+      if (list.length === 1) continue;
+      reobserved++;
+      expect(Date.parse(list[0]!.posted_at)).toBeGreaterThan(now - 31 * DAY);
+      for (let k = 1; k < list.length; k++) {
+        for (const counter of ['views', 'likes', 'comments']) {
+          if (list[k]![counter] !== null) expect(list[k]![counter]).toBeGreaterThanOrEqual(list[k - 1]![counter]);
+        }
+        expect(Date.parse(list[k]!.observed_at)).toBeLessThanOrEqual(now);
+      }
+    }
+    expect(reobserved).toBeGreaterThan(20);
+  });
+});

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { INDEX_NAMES, type IndexName, type IndexStatus } from '../../engine/index-admin.ts';
+import { INDEX_NAMES, type HistoryStatus, type IndexName, type IndexStatus } from '../../engine/index-admin.ts';
 import { openIndexOperations } from '../../start/index-operations.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
@@ -103,10 +103,11 @@ export function registerIndices(program: Command): void {
         const operations = use(openIndexOperations(config, connections, logger));
         await connections.redisReady();
         const status = await operations.admin.status();
+        const history = await operations.admin.historyStatus();
         const depths = await operations.queueDepths();
         if (options.json) {
           // `queue` is the observations queue, as before `queues` named all three.
-          out(JSON.stringify({ indices: status, queue: depths.observations, queues: depths }));
+          out(JSON.stringify({ indices: status, history, queue: depths.observations, queues: depths }));
           return;
         }
         for (const s of status) {
@@ -118,6 +119,7 @@ export function registerIndices(program: Command): void {
                 : ''),
           );
         }
+        out(historyText(history));
         for (const [name, jobs] of Object.entries(depths))
           out(
             `queue ${name}\t${Object.entries(jobs)
@@ -126,4 +128,17 @@ export function registerIndices(program: Command): void {
           );
       }),
     );
+}
+
+/** The metric history's line of `indices status`. */
+function historyText(h: HistoryStatus): string {
+  if (!h.template_installed) return `history\t${h.read_alias}\t(template missing; run \`social-search indices apply\`)`;
+  const months = h.months.length === 0 ? '(no points yet)' : `${h.months[0]!.index} … ${h.months.at(-1)!.index}`;
+  const perPoint = h.bytes_per_point === null ? '' : ` (${h.bytes_per_point} B/point)`;
+  const range = h.oldest ? `\tfrom=${h.oldest} to=${h.newest}` : '';
+  const thinned = h.months.filter((m) => m.thinned).length;
+  return (
+    `history\t${h.read_alias} → ${months}\tmonths=${h.months.length} thinned=${thinned}\tpoints=${h.points}` +
+    `\tstore=${h.store_bytes}B${perPoint}\tretention=${h.retention_days}d${range}`
+  );
 }

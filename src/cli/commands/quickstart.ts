@@ -66,7 +66,13 @@ export function registerQuickstart(program: Command): void {
         );
         const started = Date.now();
         // Searchable at once by BM25; vectors follow from the embeddings queue (~15 posts/s per core).
-        const result = await seedDataset(api.intake, { ...size, seed: DEMO.seed, wait: true, embedLater: true });
+        const result = await seedDataset(api.intake, {
+          ...size,
+          seed: DEMO.seed,
+          history: true,
+          wait: true,
+          embedLater: true,
+        });
         say(`Demo data indexed: ${result.accepted} observations in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
         if (embedder.status().state === 'ready') {
           say(

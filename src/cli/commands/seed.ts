@@ -14,6 +14,8 @@ export async function seedDataset(
     accounts: number;
     seed: number;
     wait: boolean;
+    /** Re-observe accounts and recent posts over time (a metric history with growth curves). */
+    history?: boolean;
     embedLater?: boolean;
     onProgress?: (accepted: number) => void;
   },
@@ -24,6 +26,7 @@ export async function seedDataset(
       posts: options.posts,
       accounts: options.accounts,
       seed: options.seed,
+      history: options.history === true,
     })) {
       yield { line: ++line, value };
     }
@@ -44,7 +47,7 @@ function positiveInt(value: string): number {
   return n;
 }
 
-/** `seed --posts N --accounts M [--seed S] [--wait]`. */
+/** `seed --posts N --accounts M [--seed S] [--history] [--wait]`. */
 export function registerSeed(program: Command): void {
   program
     .command('seed')
@@ -52,8 +55,9 @@ export function registerSeed(program: Command): void {
     .requiredOption('--posts <n>', 'number of posts', positiveInt)
     .requiredOption('--accounts <n>', 'number of accounts', positiveInt)
     .option('--seed <s>', 'random seed (same seed, same data)', positiveInt, 1)
+    .option('--history', 're-observe accounts and recent posts over time, for metric histories and growth')
     .option('--wait', 'return only when everything is indexed and searchable')
-    .action((options: { posts: number; accounts: number; seed: number; wait?: boolean }) =>
+    .action((options: { posts: number; accounts: number; seed: number; history?: boolean; wait?: boolean }) =>
       runCommand(async ({ config, connections, use }) => {
         if (options.accounts === 0 && options.posts > 0) {
           process.stderr.write('social-search: posts need at least one account\n');
@@ -63,6 +67,7 @@ export function registerSeed(program: Command): void {
         await connections.redisReady();
         const result = await seedDataset(intake, {
           ...options,
+          history: options.history === true,
           wait: options.wait === true,
           onProgress: (n) => process.stderr.write(`\rqueued ${n} observations`),
         });

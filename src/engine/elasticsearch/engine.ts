@@ -21,6 +21,9 @@ import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
+import { createMetricHistory, metricHistoryNames, pointWrite } from './metric-history.ts';
+import type { MetricPoint } from '../../domain/history.ts';
+import type { HistoryReads } from '../history.ts';
 
 const PAGE = 2000;
 
@@ -32,6 +35,7 @@ export interface ElasticsearchEngine {
   readonly highlights: MatchHighlighter;
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
+  readonly history: HistoryReads;
   readonly health: EngineHealth;
   /** Point-in-time snapshots opened and reused by first pages (metrics). */
   snapshotStats(): SnapshotStats;
@@ -55,13 +59,29 @@ export function createElasticsearchEngine(deps: {
   layout?: Partial<IndexLayout>;
   /** The client's request timeout (ELASTICSEARCH_TIMEOUT_MS): writes give up waiting inside the engine well before it. */
   requestTimeoutMs?: number;
+  /** METRIC_HISTORY: whether merges write metric points (absent: on). */
+  metricHistory?: boolean;
+  /** METRIC_HISTORY_RETENTION_DAYS. */
+  historyRetentionDays?: number;
 }): ElasticsearchEngine {
   const { client, visibility } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
   const qualifying = createQualifyingAccounts(client);
   const posts = indexNames(deps.indexPrefix, 'posts');
   const accounts = indexNames(deps.indexPrefix, 'accounts');
-  const writes = deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {};
+  const history = createMetricHistory({ client, names: metricHistoryNames(deps.indexPrefix) });
+  const historyOn = deps.metricHistory !== false;
+  const writes = {
+    ...(deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {}),
+    ...(historyOn
+      ? {
+          points: {
+            write: (p: MetricPoint) => pointWrite(history.names, p),
+            ensureInstalled: () => history.ensureInstalled(),
+          },
+        }
+      : {}),
+  };
   const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost, ...writes });
   const accountStore = createRecordStore<AccountRecord>({
     client,
@@ -69,9 +89,11 @@ export function createElasticsearchEngine(deps: {
     project: projectAccount,
     ...writes,
   });
-  // The intake's near-real-time lookups search posts alone; accounts are read by real-time get.
-  // Refreshing accounts there too would only write small segments for merges to clean up.
-  const refreshPosts = () => refreshAll(client, posts.read);
+  // The intake's near-real-time lookups search posts and the history; accounts are read by
+  // real-time get. Refreshing accounts there too would only write small segments for merges to clean up.
+  const refreshLookups = async () => {
+    await Promise.all([refreshAll(client, posts.read), historyOn ? history.refresh() : undefined]);
+  };
 
   async function firstId(
     index: string,
@@ -126,7 +148,7 @@ export function createElasticsearchEngine(deps: {
       { term: { status: 'available' } },
       { exists: { field: 'posted_at' } },
     ];
-    const fields = ['author.id', 'posted_at', 'views', 'view_ratio_to_account_baseline'];
+    const fields = ['author.id', 'posted_at', 'views', 'likes', 'comments', 'view_ratio_to_account_baseline'];
     for await (const hits of pages(posts.read, filter, fields)) {
       for (const hit of hits) {
         const f = hit.fields as Record<string, unknown[]>;
@@ -136,6 +158,8 @@ export function createElasticsearchEngine(deps: {
           authorId,
           postedAt: String(f.posted_at?.[0]),
           views: (f.views?.[0] as number | undefined) ?? null,
+          likes: (f.likes?.[0] as number | undefined) ?? 0,
+          comments: (f.comments?.[0] as number | undefined) ?? 0,
           viewRatioToAccountBaseline: (f.view_ratio_to_account_baseline?.[0] as number | undefined) ?? null,
         });
       }
@@ -252,7 +276,9 @@ export function createElasticsearchEngine(deps: {
     accounts: accountStore,
     postIdsLinkedTo,
     authorPostFacts,
-    refresh: refreshPosts,
+    followerHistory: (ids, from, to) =>
+      historyOn ? history.followers(ids, from, to) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
+    refresh: refreshLookups,
     async publish() {
       await refreshAll(client, [posts.read, accounts.read]);
       await visibility.advance();
@@ -279,7 +305,12 @@ export function createElasticsearchEngine(deps: {
       templatesDir: deps.templatesDir,
       visibility,
       ...(deps.layout ? { layout: deps.layout } : {}),
+      ...(deps.historyRetentionDays ? { historyRetentionDays: deps.historyRetentionDays } : {}),
     }),
+    history: {
+      points: (entity, id, from, to, limit) =>
+        historyOn ? history.points(entity, id, from, to, limit) : Promise.resolve([]),
+    },
     snapshotStats: () => snapshots.stats(),
     health: {
       async check() {

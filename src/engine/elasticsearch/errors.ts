@@ -66,9 +66,16 @@ export const COMPLETE_RESULTS = { allow_partial_search_results: false } as const
  * Refreshes `index` on every shard copy, or fails (503, a transient error: jobs retry). A refresh
  * that failed on a copy (its node left mid-request) answers 200 with the failure counted, and a
  * search that reads that copy next would miss writes it must see (fan-out, baselines, `?wait`).
+ * `allowMissing`: an alias with no index behind it yet (the metric history before its first
+ * point) is nothing to refresh.
  */
-export async function refreshAll(client: Client, index: string | string[]): Promise<void> {
-  const response = await engineCall(() => client.indices.refresh({ index }));
+export async function refreshAll(
+  client: Client,
+  index: string | string[],
+  options: { allowMissing?: boolean } = {},
+): Promise<void> {
+  const missing = options.allowMissing ? { ignore_unavailable: true, allow_no_indices: true } : {};
+  const response = await engineCall(() => client.indices.refresh({ index, ...missing }));
   const failed = response._shards?.failed ?? 0;
   if (failed > 0)
     throw new ServiceUnavailableError(`The search engine could not refresh ${failed} shard copies; retry shortly.`);

@@ -35,6 +35,8 @@ const INDEX_OF_SCOPE: Record<FilterScope, 'posts' | 'accounts'> = {
 const PATH_OVERRIDES: Partial<Record<FieldKey, string>> = {
   // `category_label` itself is analyzed text; its normalized keyword sub-field matches exact labels.
   'account.category_label': 'category_label.keyword',
+  // The caption's mentions as lowercase handles (projection.ts).
+  'post.caption_mentions': 'mentions',
 };
 
 /** The Elasticsearch field of a logical field key. */

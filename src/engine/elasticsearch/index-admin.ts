@@ -1,11 +1,14 @@
 import type { Client } from '@elastic/elasticsearch';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { stableStringify } from '../../internal/stable-json.ts';
-import { errors } from '@elastic/elasticsearch';
-import { InternalError } from '../../internal/errors.ts';
-import { COMPLETE_RESULTS, refreshAll, translateEngineError } from './errors.ts';
+import { COMPLETE_RESULTS, refreshAll } from './errors.ts';
+import {
+  adminCall as engineCall,
+  hashOf,
+  nullWhenAbsent,
+  putIndexTemplateIfChanged,
+  readTemplate,
+  withLayout,
+  type TemplateFile,
+} from './templates.ts';
 import {
   INDEX_NAMES,
   type ApplyLine,
@@ -17,6 +20,8 @@ import {
 } from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
+import { createHistoryAdmin } from './history-admin.ts';
+import { metricHistoryNames } from './metric-history.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 
@@ -27,57 +32,16 @@ interface LiveSettings {
   refreshInterval: string;
 }
 
-type TemplateFile = {
-  version: number;
-  priority?: number;
-  _meta?: Record<string, unknown>;
-  template: { settings?: Record<string, unknown>; mappings?: Record<string, unknown> };
-};
-
-/** An engine call's answer, or null when Elasticsearch answers 404 (the object is absent). */
-function nullWhenAbsent<T>(request: Promise<T>): Promise<T | null> {
-  return request.catch((error: unknown) => {
-    if (error instanceof errors.ResponseError && error.statusCode === 404) return null;
-    throw error;
-  });
-}
-
-/**
- * Like the adapter's engineCall, but an engine refusal keeps Elasticsearch's reason: these are
- * operator commands, and "failed to find tokenizer [x]" is what an operator needs to read.
- */
-async function engineCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof errors.ResponseError && (error.statusCode ?? 500) < 500) {
-      const body = error.body as { error?: { type?: string; reason?: string } } | undefined;
-      throw new InternalError(
-        `Elasticsearch refused: ${body?.error?.type ?? 'error'}: ${body?.error?.reason ?? error.message}`,
-        { cause: error },
-      );
-    }
-    throw translateEngineError(error);
-  }
-}
-
-function hashOf(value: unknown): string {
-  return createHash('sha256').update(stableStringify(value)).digest('hex').slice(0, 16);
-}
-
-/**
- * The shared-settings component with the deployment's shard and replica counts and refresh
- * interval in place of the file's. With the file's own values (1, 0 and 1s, the defaults) it is
- * the file unchanged, so its hashes, and therefore what `apply` and `status` report, stay those
- * of a single-node install.
- */
-function withLayout(component: TemplateFile, layout: Partial<IndexLayout>): TemplateFile {
-  const out = structuredClone(component);
-  const settings = (out.template.settings ??= {});
-  if (layout.shards !== undefined) settings.number_of_shards = layout.shards;
-  if (layout.replicas !== undefined) settings.number_of_replicas = layout.replicas;
-  if (layout.refreshInterval !== undefined) settings.refresh_interval = layout.refreshInterval;
-  return out;
+/** Dotted paths of every field a mapping's `properties` declare (sub-fields included). */
+function fieldPaths(properties: unknown, prefix = ''): string[] {
+  if (typeof properties !== 'object' || properties === null) return [];
+  return Object.entries(properties as Record<string, { properties?: unknown; fields?: unknown }>).flatMap(
+    ([name, field]) => [
+      prefix + name,
+      ...fieldPaths(field.properties, `${prefix}${name}.`),
+      ...fieldPaths(field.fields, `${prefix}${name}.`),
+    ],
+  );
 }
 
 /** Creates the index admin for INDEX_PREFIX, reading templates from `templatesDir`. */
@@ -89,9 +53,11 @@ export function createIndexAdmin(deps: {
   visibility: VisibilityEpoch;
   /** Shard and replica counts (INDEX_SHARDS, INDEX_REPLICAS); absent: the template file's. */
   layout?: Partial<IndexLayout>;
+  /** Days of metric history kept (METRIC_HISTORY_RETENTION_DAYS). */
+  historyRetentionDays?: number;
 }): IndexAdmin {
   const { client, indexPrefix } = deps;
-  const read = (file: string) => JSON.parse(readFileSync(join(deps.templatesDir, file), 'utf8')) as TemplateFile;
+  const read = (file: string): TemplateFile => readTemplate(deps.templatesDir, file);
   const file = read('shared-settings.component.json');
   const component = withLayout(file, deps.layout ?? {});
   const layout = component.template.settings as {
@@ -104,6 +70,15 @@ export function createIndexAdmin(deps: {
   // hash that says "rebuild needed".
   const shape = withLayout(file, { shards: layout.number_of_shards });
   const componentName = componentTemplateName(indexPrefix);
+  const historyNames = metricHistoryNames(indexPrefix);
+  const history = createHistoryAdmin({
+    client,
+    names: historyNames,
+    file: read('metrics.index.json'),
+    componentName,
+    componentShape: shape,
+  });
+  const retentionDays = deps.historyRetentionDays ?? 400;
 
   /** The index template body as installed, with the hash of everything that shapes the index. */
   function desiredIndexTemplate(name: IndexName) {
@@ -154,21 +129,9 @@ export function createIndexAdmin(deps: {
 
   async function installIndexTemplate(name: IndexName): Promise<ApplyLine> {
     const desired = desiredIndexTemplate(name);
-    const existing = await engineCall(() =>
-      nullWhenAbsent(client.indices.getIndexTemplate({ name: desired.names.template })),
-    );
-    const installed = existing?.index_templates[0]?.index_template;
-    const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
-    const object = `index template ${desired.names.template}`;
-    if (installedHash === desired.hash) return { object, action: 'unchanged' };
-    await engineCall(() => client.indices.putIndexTemplate({ name: desired.names.template, ...desired.body }));
-    return installed
-      ? {
-          object,
-          action: 'updated',
-          detail: `was ${installedHash ?? 'unmanaged'}, now ${desired.hash}; run \`social-search indices rebuild ${name}\` to rebuild existing data with it`,
-        }
-      : { object, action: 'created' };
+    return putIndexTemplateIfChanged(client, desired.names.template, desired.body, desired.hash, {
+      rebuildHint: `run \`social-search indices rebuild ${name}\` to rebuild existing data with it`,
+    });
   }
 
   async function aliasTargets(alias: string): Promise<string[]> {
@@ -197,6 +160,7 @@ export function createIndexAdmin(deps: {
           action: 'unchanged',
           ...(detail ? { detail } : {}),
         },
+        ...(stale.length > 0 ? await addNewFields(name, stale) : []),
         ...(await applyLiveSettings(targets, counts)),
       ];
     }
@@ -209,6 +173,37 @@ export function createIndexAdmin(deps: {
       }),
     );
     return [{ object: `index ${index} behind ${desired.names.read}, ${desired.names.write}`, action: 'created' }];
+  }
+
+  /**
+   * Adds the current template's new fields to live indices built from an older one, so that a new
+   * release can write its documents at once; the records already there get values for them only
+   * when rewritten (a rebuild rewrites them all). A change that is not an addition (a field's type,
+   * an analyzer) cannot be made live: that index keeps its mapping and needs the rebuild.
+   */
+  async function addNewFields(name: IndexName, stale: string[]): Promise<ApplyLine[]> {
+    const { _meta: _kept, ...mappings } = desiredIndexTemplate(name).body.template.mappings ?? {};
+    const wanted = fieldPaths(mappings.properties);
+    const live = await engineCall(() => client.indices.getMapping({ index: stale }));
+    const indices = stale.filter((index) => {
+      const have = new Set(fieldPaths(live[index]?.mappings.properties));
+      return wanted.some((path) => !have.has(path));
+    });
+    if (indices.length === 0) return [];
+    try {
+      await engineCall(() => client.indices.putMapping({ index: indices, ...mappings }));
+      return indices.map((index) => ({
+        object: `mappings of ${index}`,
+        action: 'updated' as const,
+        detail: `the current template's new fields added; \`social-search indices rebuild ${name}\` fills them for existing records`,
+      }));
+    } catch (error) {
+      return indices.map((index) => ({
+        object: `mappings of ${index}`,
+        action: 'unchanged' as const,
+        detail: `cannot take the current template live (${error instanceof Error ? error.message : String(error)}); run \`social-search indices rebuild ${name}\``,
+      }));
+    }
   }
 
   /** Primary shards, replicas per shard and refresh interval of each index, as the cluster reports them. */
@@ -300,6 +295,9 @@ export function createIndexAdmin(deps: {
       const lines = [await installComponent()];
       for (const name of INDEX_NAMES) lines.push(await installIndexTemplate(name));
       for (const name of INDEX_NAMES) lines.push(...(await ensureIndex(name)));
+      lines.push(await history.install());
+      const months = await history.indices();
+      if (months.length > 0) lines.push(...(await applyLiveSettings(months, await shardCounts(months))));
       return lines;
     },
 
@@ -462,6 +460,14 @@ export function createIndexAdmin(deps: {
       return orphans;
     },
 
+    historyStatus() {
+      return history.status(retentionDays);
+    },
+
+    pruneHistory(now) {
+      return history.prune(now, retentionDays);
+    },
+
     async destroy() {
       for (const name of INDEX_NAMES) {
         const names = indexNames(indexPrefix, name);
@@ -474,6 +480,9 @@ export function createIndexAdmin(deps: {
         if (concrete.length > 0) await engineCall(() => client.indices.delete({ index: concrete }));
         await client.indices.deleteIndexTemplate({ name: names.template }).catch(() => undefined);
       }
+      const months = await history.indices();
+      if (months.length > 0) await engineCall(() => client.indices.delete({ index: months }));
+      await client.indices.deleteIndexTemplate({ name: historyNames.template }).catch(() => undefined);
       await client.cluster.deleteComponentTemplate({ name: componentName }).catch(() => undefined);
     },
   };

@@ -1,10 +1,11 @@
 import { mintId } from '../../contract/ids.ts';
-import { engagementRateByViews } from '../../domain/derived.ts';
+import { ACCOUNT_METRIC_FIELDS, engagementRateByViews, type AccountMetrics } from '../../domain/derived.ts';
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../domain/availability.ts';
 import { analyzeIn, documentLanguage } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
+import { foldCase } from '../../query/fields.ts';
 
 /**
  * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
@@ -112,6 +113,7 @@ export function projectPost(record: PostRecord): Doc {
           niches: author.profile?.is_private ? undefined : (author.niches ?? undefined),
           publishing_languages: author.profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
           country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
+          ...metricFields(author.metrics, author.profile?.is_private ?? false),
         }
       : { id: links.author },
   });
@@ -155,7 +157,8 @@ function stemmedCompanions(doc: Doc): Doc {
 function mentionsOf(mentions: unknown): string[] | undefined {
   const out = items<unknown>(mentions)
     .filter((m): m is string => typeof m === 'string')
-    .map((m) => m.replace(/^@/, '').toLowerCase());
+    .map((m) => foldCase(m.trim().replace(/^@/, '')))
+    .filter((m) => m !== '');
   return out.length > 0 ? distinct(out) : undefined;
 }
 
@@ -187,7 +190,16 @@ export function projectAccount(record: AccountRecord): Doc {
     publishing_languages: record.publishing_languages?.v ?? undefined,
     niches: record.niches?.v ?? undefined,
     observed_at: record.profile!.t,
+    ...metricFields(record.metrics?.v, profile.is_private),
   });
   if (record.embedding) doc.embedding = decodeVector(record.embedding.vector);
   return doc;
+}
+
+/** The account metrics that have a value (none for a private account): filterable and sortable. */
+function metricFields(metrics: AccountMetrics | null | undefined, isPrivate: boolean): Doc {
+  const out: Doc = {};
+  if (!metrics || isPrivate) return out;
+  for (const field of ACCOUNT_METRIC_FIELDS) if (metrics[field] !== null) out[field] = metrics[field];
+  return out;
 }

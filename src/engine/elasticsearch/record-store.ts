@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
 import { eachInFlight } from '../../internal/in-flight.ts';
 import { sameRecord } from '../../domain/merge.ts';
+import type { MetricPoint } from '../../domain/history.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../records.ts';
 import { createBulkBodies, type BulkChunk, type BulkLimits } from './bulk-bodies.ts';
 import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from './errors.ts';
@@ -44,6 +45,12 @@ export function createRecordStore<R extends { id: string }>(deps: {
    * redo had nothing to write (a baseline already right), the late write's stale value would stay.
    */
   waitMs?: number;
+  /** Where metric points go (absent: the history is off, and points passed to a merge are dropped). */
+  points?: {
+    write(point: MetricPoint): { action: object; doc: string };
+    /** Resolves once points may be written (their template is installed). */
+    ensureInstalled(): Promise<void>;
+  };
 }): RecordStore<R> {
   const { client, index, project } = deps;
 
@@ -94,14 +101,16 @@ export function createRecordStore<R extends { id: string }>(deps: {
       return out;
     },
 
-    async merge(ids: readonly string[], update: RecordUpdate<R>): Promise<MergeOutcome<R>> {
+    async merge(ids: readonly string[], update: RecordUpdate<R>, extra = {}): Promise<MergeOutcome<R>> {
       const outcome: MergeOutcome<R> = new Map();
       let pending = [...new Set(ids)];
+      let points = deps.points ? [...(extra.points ?? [])] : [];
+      if (points.length > 0) await deps.points!.ensureInstalled();
       let conflictRounds = 0;
       let transientRounds = 0;
-      while (pending.length > 0) {
+      while (pending.length > 0 || points.length > 0) {
         const fetched = await fetch(pending);
-        const bodies = createBulkBodies<PlannedWrite<R>>(BULK_LIMITS);
+        const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
         let planned = 0;
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
@@ -117,16 +126,21 @@ export function createRecordStore<R extends { id: string }>(deps: {
           planned++;
         }
         fetched.clear();
-        if (planned === 0) break;
-        const { written, conflicts, transient } = await writeAll(bodies.finish());
+        for (const point of points) {
+          const { action, doc } = deps.points!.write(point);
+          bodies.add({ point }, action, doc);
+        }
+        if (planned === 0 && points.length === 0) break;
+        const { written, conflicts, transient, transientPoints } = await writeAll(bodies.finish());
         for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
         pending = [...conflicts, ...transient];
-        if (transient.length > 0) {
+        points = transientPoints;
+        if (transient.length > 0 || transientPoints.length > 0) {
           // Elasticsearch is overloaded or away: back off exponentially, with jitter so that
           // workers do not come back in step; past the bound the job fails and BullMQ retries it.
           if (++transientRounds > MAX_TRANSIENT_RETRIES) {
             throw new ServiceUnavailableError(
-              `Elasticsearch kept refusing writes (${transient.length} records pending); the job will be retried`,
+              `Elasticsearch kept refusing writes (${transient.length + transientPoints.length} records and points pending); the job will be retried`,
             );
           }
           await sleep(backoffMs(transientRounds));
@@ -142,10 +156,11 @@ export function createRecordStore<R extends { id: string }>(deps: {
   };
 
   /** Sends bulk requests, a few in flight; sorts each item's fate. */
-  async function writeAll(chunks: Array<BulkChunk<PlannedWrite<R>>>) {
+  async function writeAll(chunks: Array<BulkChunk<Planned<R>>>) {
     const written: PlannedWrite<R>[] = [];
     const conflicts: string[] = [];
     const transient: string[] = [];
+    const transientPoints: MetricPoint[] = [];
     await eachInFlight(chunks, BULK_IN_FLIGHT, async ({ body, items: chunk }) => {
       let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
       try {
@@ -169,6 +184,15 @@ export function createRecordStore<R extends { id: string }>(deps: {
       }
       items.forEach((result, i) => {
         const plan = chunk[i]!;
+        if ('point' in plan) {
+          // 409: the point is there already (the same observation, sent again or retried).
+          if (TRANSIENT.has(result.status)) transientPoints.push(plan.point);
+          else if (result.error && result.status !== 409)
+            throw new InternalError(
+              `writing a metric point of ${plan.point.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`,
+            );
+          return;
+        }
         if (result.status === 409) conflicts.push(plan.id);
         else if (TRANSIENT.has(result.status)) transient.push(plan.id);
         else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
@@ -177,7 +201,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
         else written.push(plan);
       });
     });
-    return { written, conflicts, transient };
+    return { written, conflicts, transient, transientPoints };
   }
 }
 
@@ -192,6 +216,9 @@ interface PlannedWrite<R> {
   before: R | null;
   after: R;
 }
+
+/** A record write or a metric point, in a bulk request. */
+type Planned<R> = PlannedWrite<R> | { point: MetricPoint };
 
 /** Exponential back-off with full jitter: 0.1 s, 0.2 s, … capped at 8 s, times a random factor in [0.5, 1.5). */
 function backoffMs(round: number): number {

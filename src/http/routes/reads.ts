@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AccountService } from '../../services/accounts/account-service.ts';
 import {
+  accountHistorySchema,
   accountSchema,
   accountSearchResponseSchema,
   fullPostSchema,
+  postHistorySchema,
   postSearchResponseSchema,
   problemSchema,
 } from '../../contract/api.ts';
@@ -12,6 +14,7 @@ import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
 import type { PostService } from '../../services/posts/post-service.ts';
 import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query/search-request.ts';
+import { historyQuerySchema } from '../../query/history-request.ts';
 import { conditionalGet } from '../conditional-get.ts';
 import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
@@ -128,5 +131,40 @@ export const readRoutes: FastifyPluginAsyncZod<{
     },
     async (request, reply) =>
       reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search'))),
+  );
+
+  // Metric histories (additive): same IDs and aliases, problems, budget and ETag as the GETs.
+  app.get(
+    '/v1/social/accounts/:id/history',
+    {
+      onRequest,
+      preValidation: reads.count,
+      onSend: conditionalGet,
+      schema: {
+        operationId: 'getAccountHistory',
+        params: idParams,
+        querystring: historyQuerySchema,
+        headers: conditionalHeaders,
+        response: { 200: accountHistorySchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) => reads.run(request, reply, () => accounts.history(request.params.id, request.query)),
+  );
+
+  app.get(
+    '/v1/social/posts/:id/history',
+    {
+      onRequest,
+      preValidation: reads.count,
+      onSend: conditionalGet,
+      schema: {
+        operationId: 'getPostHistory',
+        params: idParams,
+        querystring: historyQuerySchema,
+        headers: conditionalHeaders,
+        response: { 200: postHistorySchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) => reads.run(request, reply, () => posts.history(request.params.id, request.query)),
   );
 };

@@ -1,45 +1,74 @@
-import type { Account } from '../../contract/api.ts';
+import type { Account, AccountHistory } from '../../contract/api.ts';
 import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { HistoryReads } from '../../engine/history.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { AccountUnavailableError, NotTrackedError } from '../../internal/errors.ts';
 import { accountAvailability } from '../../domain/availability.ts';
+import { bucketHistory } from '../../domain/history.ts';
+import type { AccountRecord } from '../../domain/records.ts';
+import {
+  MAX_HISTORY_POINTS,
+  resolveHistoryQuery,
+  tooManyPoints,
+  type HistoryQueryInput,
+} from '../../query/history-request.ts';
 import { renderAccount } from '../../render/account.ts';
+import { renderHistory } from '../../render/history.ts';
 
 const HANDLE = /^@?[^\s@/?#]{1,100}$/;
 
-/** Reads accounts (spec 4.4). */
+/** Reads accounts (spec 4.4) and their metric history. */
 export interface AccountService {
   /** The account by service ID, handle or `@handle`. */
   get(idOrHandle: string): Promise<Account>;
+  /** The account's metric history (a private account's too: counters are public profile facts). */
+  history(idOrHandle: string, query: HistoryQueryInput): Promise<AccountHistory>;
 }
 
 /** Creates the account service. */
 export function createAccountService(deps: {
   reads: Pick<RecordReads, 'accounts' | 'findAccountIdByHandle'>;
+  history: HistoryReads;
   signer: DeliverySigner;
+  now?: () => Date;
 }): AccountService {
+  const now = deps.now ?? (() => new Date());
+
+  /** The servable account `idOrHandle` names; get account's problems otherwise. */
+  async function resolve(idOrHandle: string): Promise<AccountRecord> {
+    let id: string | null;
+    if (hasIdPrefix('account', idOrHandle)) {
+      id = isServiceId('account', idOrHandle) ? idOrHandle : null;
+    } else {
+      id = HANDLE.test(idOrHandle) ? await deps.reads.findAccountIdByHandle(idOrHandle.replace(/^@/, '')) : null;
+    }
+    const record = id === null ? null : ((await deps.reads.accounts.get([id])).get(id) ?? null);
+    switch (accountAvailability(record)) {
+      case 'servable':
+        return record!;
+      case 'unavailable':
+        throw new AccountUnavailableError(
+          `This account is ${record!.status!.v} as last observed at ${record!.status!.t}; it is no longer served.`,
+        );
+      default:
+        throw new NotTrackedError(
+          'No tracked account has this ID or handle. This is not a claim that the account is absent from the platform.',
+        );
+    }
+  }
+
   return {
     async get(idOrHandle) {
-      let id: string | null;
-      if (hasIdPrefix('account', idOrHandle)) {
-        id = isServiceId('account', idOrHandle) ? idOrHandle : null;
-      } else {
-        id = HANDLE.test(idOrHandle) ? await deps.reads.findAccountIdByHandle(idOrHandle.replace(/^@/, '')) : null;
-      }
-      const record = id === null ? null : ((await deps.reads.accounts.get([id])).get(id) ?? null);
-      switch (accountAvailability(record)) {
-        case 'servable':
-          return renderAccount(record!, deps.signer);
-        case 'unavailable':
-          throw new AccountUnavailableError(
-            `This account is ${record!.status!.v} as last observed at ${record!.status!.t}; it is no longer served.`,
-          );
-        default:
-          throw new NotTrackedError(
-            'No tracked account has this ID or handle. This is not a claim that the account is absent from the platform.',
-          );
-      }
+      return renderAccount(await resolve(idOrHandle), deps.signer);
+    },
+
+    async history(idOrHandle, input) {
+      const query = resolveHistoryQuery(input, now());
+      const { id } = await resolve(idOrHandle);
+      const points = await deps.history.points('account', id, query.from, query.to, MAX_HISTORY_POINTS);
+      if (points === null) throw tooManyPoints();
+      return renderHistory(id, query, bucketHistory(points, query.interval));
     },
   };
 }

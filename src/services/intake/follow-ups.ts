@@ -1,5 +1,6 @@
-import type { IntakeStore } from '../../engine/intake-store.ts';
-import { viewRatiosToBaseline } from '../../domain/derived.ts';
+import type { AuthorPostFacts, IntakeStore } from '../../engine/intake-store.ts';
+import { accountMetrics, viewRatiosToBaseline, type FollowersPoint } from '../../domain/derived.ts';
+import { withAccountMetrics } from '../../domain/merge.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import { eachInFlight } from '../../internal/in-flight.ts';
@@ -16,6 +17,8 @@ const MERGES_IN_FLIGHT = 2;
 export interface FollowUpOutcome {
   fannedOut: number;
   baselinesUpdated: number;
+  /** Accounts whose derived metrics changed. */
+  metricsUpdated: number;
 }
 
 /** Work left for a follow-up run: accounts whose snapshot changed, authors whose posts' baseline facts changed. */
@@ -27,13 +30,15 @@ export interface FollowUpWork {
 /**
  * The work that follows merges and reads through search, so it needs earlier writes visible:
  *
- * - fan-out: copy each changed account's snapshot into every post that links to it;
  * - baselines: recompute `view_ratio_to_account_baseline` for the authors whose posts changed,
  *   holding a per-author lock so that the last computation to write always read every earlier
- *   write (the refresh runs after taking the locks).
+ *   write (the refresh runs after taking the locks);
+ * - account metrics: recompute the same authors' derived metrics (growth from the metric
+ *   history, the post-derived medians and rate), which changes their snapshots;
+ * - fan-out: copy each changed account's snapshot into every post that links to it.
  *
- * One refresh and one write per post serve both; a further lock group (authors another run held)
- * refreshes again.
+ * One refresh and one write per post serve all three; a further lock group (authors another run
+ * held) refreshes again.
  * Batches that a caller waits on (`?wait=true`) run it inline; others leave it to the
  * `follow-ups` queue, which coalesces the work of many batches into one run (see
  * {@link FollowUps.runDeferred}). Both are recomputations from the current state, so they may
@@ -55,11 +60,9 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     return ids;
   }
 
-  /** The baseline ratio each of the authors' posts should hold, where it differs from the stored one. Near real time. */
-  async function baselineUpdates(authorIds: string[]): Promise<Map<string, number | null>> {
+  /** The baseline ratio each of the authors' posts should hold, where it differs from the stored one. */
+  function baselineUpdates(facts: ReadonlyMap<string, AuthorPostFacts[]>): Map<string, number | null> {
     const updates = new Map<string, number | null>();
-    if (authorIds.length === 0) return updates;
-    const facts = await store.authorPostFacts(authorIds);
     for (const posts of facts.values()) {
       const ratios = viewRatiosToBaseline(posts);
       for (const post of posts) {
@@ -71,18 +74,64 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
   }
 
   /**
-   * Fan-out and baselines in one write per post: after a refresh, finds the posts linking to the
-   * changed accounts and the baseline ratios that moved, then merges both into each post at once.
-   * Call with the authors' locks held (the refresh comes after taking them).
+   * Recomputes the authors' account metrics from `facts` (their posts) and their follower history,
+   * and writes those that changed. Returns the accounts written (their snapshots changed).
+   */
+  async function metricUpdates(
+    authorIds: string[],
+    facts: ReadonlyMap<string, AuthorPostFacts[]>,
+  ): Promise<Map<string, AccountRecord>> {
+    const written = new Map<string, AccountRecord>();
+    if (authorIds.length === 0) return written;
+    const records = await store.accounts.get(authorIds);
+    const latest = [...records.values()].map((a) => a.profile?.t).filter((t): t is string => t !== undefined);
+    const followers =
+      latest.length === 0
+        ? new Map<string, FollowersPoint[]>()
+        : await store.followerHistory(
+            [...records.keys()],
+            shiftDays(
+              latest.reduce((a, b) => (a < b ? a : b)),
+              -GROWTH_LOOKBACK_DAYS,
+            ),
+            shiftDays(
+              latest.reduce((a, b) => (a > b ? a : b)),
+              -GROWTH_NEAREST_DAYS,
+            ),
+          );
+    const now = new Date();
+    const outcome = await store.accounts.merge([...records.keys()], (id, record) => {
+      if (!record) return null;
+      const profile = record.profile;
+      const metrics = accountMetrics({
+        latest: profile ? { at: profile.t, followers: profile.v.followers_count } : null,
+        isPrivate: profile?.v.is_private ?? false,
+        followers: followers.get(id) ?? [],
+        posts: facts.get(id) ?? [],
+      });
+      return withAccountMetrics(record, metrics, now);
+    });
+    for (const [id, { after }] of outcome) written.set(id, after);
+    return written;
+  }
+
+  /**
+   * Baselines, account metrics and fan-out in one write per post: after a refresh, recomputes the
+   * authors' metrics (writing the accounts), then finds the posts linking to every changed account
+   * and the baseline ratios that moved, and merges both into each post at once. Call with the
+   * authors' locks held (the refresh comes after taking them).
    */
   async function step(
-    accounts: ReadonlyMap<string, AccountRecord>,
+    changedAccounts: ReadonlyMap<string, AccountRecord>,
     authors: string[],
     current: ReadonlySet<string>,
   ): Promise<FollowUpOutcome> {
     await store.refresh();
-    const ids = await linkedPosts(accounts, current);
-    const ratios = await baselineUpdates(authors);
+    const facts = authors.length > 0 ? await store.authorPostFacts(authors) : new Map<string, AuthorPostFacts[]>();
+    const metrics = await metricUpdates(authors, facts);
+    const accounts = new Map([...changedAccounts, ...metrics]);
+    const ids = await linkedPosts(accounts, metrics.size > 0 ? new Set() : current);
+    const ratios = baselineUpdates(facts);
     for (const id of ratios.keys()) ids.add(id);
     let fannedOut = 0;
     let baselinesUpdated = 0;
@@ -105,7 +154,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
         if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
       }
     });
-    return { fannedOut, baselinesUpdated };
+    return { fannedOut, baselinesUpdated, metricsUpdated: metrics.size };
   }
 
   async function run(
@@ -113,13 +162,12 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     authors: string[],
     current: ReadonlySet<string>,
   ): Promise<FollowUpOutcome> {
-    const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0 };
+    const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0, metricsUpdated: 0 };
     // Fan-out goes with the first lock group (it needs no lock, only the refresh); later groups
     // (authors another run held) only recompute their baselines.
     let accounts: ReadonlyMap<string, AccountRecord> = new Map(changedAccounts.map((a) => [a.id, a]));
     const add = (done: FollowUpOutcome) => {
-      total.fannedOut += done.fannedOut;
-      total.baselinesUpdated += done.baselinesUpdated;
+      addOutcome(total, done);
       accounts = new Map();
     };
     if (authors.length > 0) {
@@ -150,18 +198,31 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
      * keep each lookup's terms list and lock group moderate.
      */
     async runDeferred(work: FollowUpWork): Promise<FollowUpOutcome> {
-      const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0 };
+      const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0, metricsUpdated: 0 };
       const slices = Math.ceil(Math.max(work.accounts.length, work.authors.length) / DEFERRED_SLICE);
       for (let i = 0; i < slices; i++) {
         const ids = work.accounts.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE);
         const accounts = ids.length > 0 ? [...(await store.accounts.get(ids)).values()] : [];
         const done = await run(accounts, work.authors.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE), new Set());
-        total.fannedOut += done.fannedOut;
-        total.baselinesUpdated += done.baselinesUpdated;
+        addOutcome(total, done);
       }
       return total;
     },
   };
+}
+
+/** Growth compares with observations up to 30 days (± 2) back, and at least 7 (− 2). */
+const GROWTH_LOOKBACK_DAYS = 32;
+const GROWTH_NEAREST_DAYS = 5;
+
+function shiftDays(iso: string, days: number): string {
+  return new Date(Date.parse(iso) + days * 24 * 60 * 60 * 1000).toISOString();
+}
+
+function addOutcome(total: FollowUpOutcome, done: FollowUpOutcome): void {
+  total.fannedOut += done.fannedOut;
+  total.baselinesUpdated += done.baselinesUpdated;
+  total.metricsUpdated += done.metricsUpdated;
 }
 
 /** The follow-up steps of intake. */

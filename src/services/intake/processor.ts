@@ -11,6 +11,7 @@ import type { KeyedLocks } from './keyed-locks.ts';
 import { createFollowUps } from './follow-ups.ts';
 import type { FollowUpBacklog } from './follow-up-backlog.ts';
 import { groupBatch, mergeAccountGroup, mergePostGroup, type GroupedBatch } from '../../domain/merge.ts';
+import { metricPointsOf, type MetricPoint } from '../../domain/history.ts';
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { ObservationJobResult } from '../../queues/registry.ts';
 
@@ -43,8 +44,10 @@ export function createObservationProcessor(deps: {
   const { store } = deps;
   const followUps = createFollowUps({ store, locks: deps.locks });
 
-  async function mergeAccounts(groups: GroupedBatch['accounts']) {
-    return store.accounts.merge([...groups.keys()], (id, current) => mergeAccountGroup(current, id, groups.get(id)!));
+  async function mergeAccounts(groups: GroupedBatch['accounts'], points: readonly MetricPoint[]) {
+    return store.accounts.merge([...groups.keys()], (id, current) => mergeAccountGroup(current, id, groups.get(id)!), {
+      points,
+    });
   }
 
   /**
@@ -62,10 +65,16 @@ export function createObservationProcessor(deps: {
     return store.accounts.getVersioned([...platformIds].map((p) => mintId('account', p)));
   }
 
-  async function mergePosts(groups: GroupedBatch['posts'], linked: ReadonlyMap<string, Versioned<AccountRecord>>) {
+  async function mergePosts(
+    groups: GroupedBatch['posts'],
+    linked: ReadonlyMap<string, Versioned<AccountRecord>>,
+    points: readonly MetricPoint[],
+  ) {
     const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
-    return store.posts.merge([...groups.keys()], (id, current) =>
-      withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts),
+    return store.posts.merge(
+      [...groups.keys()],
+      (id, current) => withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts),
+      { points },
     );
   }
 
@@ -116,9 +125,17 @@ export function createObservationProcessor(deps: {
     options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
   ): Promise<ObservationJobResult> {
     const batch = groupBatch(observations);
-    const accountOutcome = await mergeAccounts(batch.accounts);
+    const points = metricPointsOf(observations);
+    const accountOutcome = await mergeAccounts(
+      batch.accounts,
+      points.filter((p) => p.entity === 'account'),
+    );
     const linked = await linkedAccountsOf(observations);
-    const postOutcome = await mergePosts(batch.posts, linked);
+    const postOutcome = await mergePosts(
+      batch.posts,
+      linked,
+      points.filter((p) => p.entity === 'post'),
+    );
 
     const writtenPosts = [...postOutcome.values()].map((o) => o.after);
     await attachSnapshots(writtenPosts, linked);
@@ -134,6 +151,9 @@ export function createObservationProcessor(deps: {
       const author = linksOf(post).author;
       if (author) authors.add(author);
     }
+    // Every account observed anew (a late observation too: it may be the point its growth reads)
+    // gets its metrics recomputed, like the authors of posts whose counters moved.
+    for (const point of points) if (point.entity === 'account') authors.add(point.id);
     for (const { before, after } of postOutcome.values()) {
       if (!baselineFactsChanged(before, after)) continue;
       for (const record of [before, after]) {
@@ -143,13 +163,18 @@ export function createObservationProcessor(deps: {
     }
     let fannedOut = 0;
     let baselinesUpdated = 0;
+    let metricsUpdated = 0;
     let deferred = 0;
     if (deps.followUps && !options.refresh) {
       const work = { accounts: changedAccounts.map((a) => a.id), authors: [...authors] };
       await deps.followUps.add(work);
       deferred = work.accounts.length + work.authors.length;
     } else {
-      ({ fannedOut, baselinesUpdated } = await followUps.runInline(changedAccounts, [...authors], writtenPosts));
+      ({ fannedOut, baselinesUpdated, metricsUpdated } = await followUps.runInline(
+        changedAccounts,
+        [...authors],
+        writtenPosts,
+      ));
     }
     const embedded = await embedChanged(
       options,
@@ -165,6 +190,7 @@ export function createObservationProcessor(deps: {
       posts_written: postOutcome.size,
       fanned_out: fannedOut,
       baselines_updated: baselinesUpdated,
+      metrics_updated: metricsUpdated,
       embedded,
       ...(deferred > 0 ? { deferred } : {}),
     };

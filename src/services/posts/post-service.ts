@@ -1,17 +1,29 @@
-import type { FullPost } from '../../contract/api.ts';
+import type { FullPost, PostHistory } from '../../contract/api.ts';
 import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { HistoryReads } from '../../engine/history.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { NotTrackedError } from '../../internal/errors.ts';
 import { isServablePost } from '../../domain/availability.ts';
+import { bucketHistory } from '../../domain/history.ts';
+import type { PostRecord } from '../../domain/records.ts';
+import {
+  MAX_HISTORY_POINTS,
+  resolveHistoryQuery,
+  tooManyPoints,
+  type HistoryQueryInput,
+} from '../../query/history-request.ts';
+import { renderHistory } from '../../render/history.ts';
 import { renderFullPost } from '../../render/post.ts';
 
 const SHORTCODE = /^[A-Za-z0-9_-]{1,100}$/;
 
-/** Reads posts (spec 4.3). */
+/** Reads posts (spec 4.3) and their metric history. */
 export interface PostService {
   /** The full post by service ID or platform shortcode. */
   get(idOrShortcode: string): Promise<FullPost>;
+  /** The post's metric history. */
+  history(idOrShortcode: string, query: HistoryQueryInput): Promise<PostHistory>;
 }
 
 function notTracked(): NotTrackedError {
@@ -23,20 +35,37 @@ function notTracked(): NotTrackedError {
 /** Creates the post service. */
 export function createPostService(deps: {
   reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode'>;
+  history: HistoryReads;
   signer: DeliverySigner;
+  now?: () => Date;
 }): PostService {
+  const now = deps.now ?? (() => new Date());
+
+  /** The servable post `idOrShortcode` names; 404 `not-tracked` otherwise. */
+  async function resolve(idOrShortcode: string): Promise<PostRecord> {
+    let id: string | null;
+    if (hasIdPrefix('post', idOrShortcode)) {
+      id = isServiceId('post', idOrShortcode) ? idOrShortcode : null;
+    } else {
+      id = SHORTCODE.test(idOrShortcode) ? await deps.reads.findPostIdByShortcode(idOrShortcode) : null;
+    }
+    if (id === null) throw notTracked();
+    const record = (await deps.reads.posts.get([id])).get(id) ?? null;
+    if (!isServablePost(record)) throw notTracked();
+    return record;
+  }
+
   return {
     async get(idOrShortcode) {
-      let id: string | null;
-      if (hasIdPrefix('post', idOrShortcode)) {
-        id = isServiceId('post', idOrShortcode) ? idOrShortcode : null;
-      } else {
-        id = SHORTCODE.test(idOrShortcode) ? await deps.reads.findPostIdByShortcode(idOrShortcode) : null;
-      }
-      if (id === null) throw notTracked();
-      const record = (await deps.reads.posts.get([id])).get(id) ?? null;
-      if (!isServablePost(record)) throw notTracked();
-      return renderFullPost(record, deps.signer);
+      return renderFullPost(await resolve(idOrShortcode), deps.signer);
+    },
+
+    async history(idOrShortcode, input) {
+      const query = resolveHistoryQuery(input, now());
+      const { id } = await resolve(idOrShortcode);
+      const points = await deps.history.points('post', id, query.from, query.to, MAX_HISTORY_POINTS);
+      if (points === null) throw tooManyPoints();
+      return renderHistory(id, query, bucketHistory(points, query.interval));
     },
   };
 }
