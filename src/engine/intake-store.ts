@@ -1,4 +1,5 @@
 import type { FollowersPoint } from '../domain/derived.ts';
+import type { MetricPoint } from '../domain/history.ts';
 import type { AccountRecord, PostRecord } from '../domain/records.ts';
 import type { RecordStore } from './records.ts';
 
@@ -26,17 +27,22 @@ export interface IntakeStore {
   authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
   /**
    * Each account's observed `followers_count` in `[from, to]` from the metric history (empty when
-   * it is off). Near real time.
+   * it is off). Near real time; with `fresh`, every point written before the call is included
+   * (the months of the range are refreshed first).
    */
-  followerHistory(accountIds: readonly string[], from: string, to: string): Promise<Map<string, FollowersPoint[]>>;
-  /**
-   * Makes every acknowledged write visible to the near-real-time lookups above (posts and the
-   * metric history; accounts are read in real time).
-   */
+  followerHistory(
+    accountIds: readonly string[],
+    from: string,
+    to: string,
+    options?: { fresh?: boolean },
+  ): Promise<Map<string, FollowersPoint[]>>;
+  /** Makes every acknowledged write visible to the near-real-time lookups above (posts; accounts are read in real time). */
   refresh(): Promise<void>;
   /**
    * Makes every acknowledged write visible to search on every API node: a refresh, then the
    * shared visibility epoch advances so that no node serves a first page from an older snapshot.
+   * `points`: the metric points just written, whose months are refreshed too (for the history
+   * endpoints).
    */
-  publish(): Promise<void>;
+  publish(written?: { points?: readonly MetricPoint[] }): Promise<void>;
 }

@@ -109,29 +109,31 @@ describe('follow-up backlog', () => {
   it('a run that dies before settling finds its claim again, with the work added since', async () => {
     let requested = 0;
     const backlog = createFollowUpBacklog({ redis: connection(), prefix, requestRun: async () => void requested++ });
-    await backlog.add({ accounts: ['acc_1', 'acc_2'], authors: ['acc_1'] });
+    await backlog.add({ accounts: ['acc_1', 'acc_2'], authors: ['acc_1'], history: ['acc_1'] });
     await backlog.add({ accounts: ['acc_2'], authors: [] });
     expect(requested).toBe(2);
 
     const first = await backlog.claim('run-1');
-    expect({ accounts: first.accounts.sort(), authors: first.authors }).toEqual({
+    expect({ ...first, accounts: first.accounts.sort() }).toEqual({
       accounts: ['acc_1', 'acc_2'],
       authors: ['acc_1'],
+      history: ['acc_1'],
     });
     // run-1 dies here; meanwhile a batch adds more.
     await backlog.add({ accounts: [], authors: ['acc_3'] });
     // Another run sees only what nobody claimed.
-    expect(await backlog.claim('run-2')).toEqual({ accounts: [], authors: ['acc_3'] });
+    expect(await backlog.claim('run-2')).toEqual({ accounts: [], authors: ['acc_3'], history: [] });
     await backlog.settle('run-2');
     await backlog.add({ accounts: ['acc_4'], authors: [] });
     // run-1 runs again: its own claim plus what was added since.
     const again = await backlog.claim('run-1');
-    expect({ accounts: again.accounts.sort(), authors: again.authors }).toEqual({
+    expect({ ...again, accounts: again.accounts.sort() }).toEqual({
       accounts: ['acc_1', 'acc_2', 'acc_4'],
       authors: ['acc_1'],
+      history: ['acc_1'],
     });
     await backlog.settle('run-1');
-    expect(await backlog.claim('run-1')).toEqual({ accounts: [], authors: [] });
+    expect(await backlog.claim('run-1')).toEqual({ accounts: [], authors: [], history: [] });
   });
 
   it('asking for a run while one is pending adds none; while one runs, exactly one more follows it', async () => {

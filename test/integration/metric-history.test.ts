@@ -326,10 +326,39 @@ describe('operating the history', () => {
     // May 2026 ended 45 days before: thinned once (grow's and priv's May points are one a day: kept)
     expect(outcome.thinned.map((m) => m.slice(-7))).toEqual(['2026.05']);
     expect(outcome.pointsDeleted).toBe(1);
-    await stack.runtime.engine.intake.refresh();
     const history = await stack.get(`/v1/social/accounts/@old_timer/history?interval=raw&from=2025-01-01T00:00:00Z`);
     expect(history.body.points.map((p: { followers_count: number }) => p.followers_count)).toEqual([4, 5]);
     const again = await stack.runtime.indexAdmin.pruneHistory(new Date('2026-07-15T00:00:00Z'));
     expect(again).toEqual({ dropped: [], thinned: [], pointsDeleted: 0 });
+  });
+});
+
+// Last: its account's points fall in the current month, which the status test above does not expect.
+describe('account metrics without waiting', () => {
+  it('follows observations nobody waits on, as they happen and as a late point', async () => {
+    const now = Date.now();
+    const obs = (daysAgo: number, followers: number) =>
+      accountObs({
+        platform_id: 'mh-live',
+        handle: 'live_one',
+        observed_at: new Date(now - daysAgo * 86_400_000).toISOString(),
+        followers_count: followers,
+      });
+    const settled = async (expected: number) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const growth = (await stack.get('/v1/social/accounts/@live_one')).body.followers_growth_7d as number | null;
+        if (growth !== null && Math.abs(growth - expected) < 1e-9) return growth;
+        if (Date.now() > deadline) throw new Error(`growth stayed ${growth}, expected ${expected}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    // As they happen: the point a week back first, today's observation a moment later.
+    expect((await stack.ingest([obs(8, 1000)], { wait: false })).statusCode).toBe(202);
+    expect((await stack.ingest([obs(0, 1100)], { wait: false })).statusCode).toBe(202);
+    await settled(0.1);
+    // A late point closer to a week back replaces the one it compares with.
+    expect((await stack.ingest([obs(7, 1050)], { wait: false })).statusCode).toBe(202);
+    await settled(50 / 1050);
   });
 });

@@ -21,7 +21,7 @@ import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
-import { createMetricHistory, metricHistoryNames, pointWrite } from './metric-history.ts';
+import { createMetricHistory, metricHistoryNames, monthIndex, pointWrite } from './metric-history.ts';
 import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
 
@@ -89,11 +89,10 @@ export function createElasticsearchEngine(deps: {
     project: projectAccount,
     ...writes,
   });
-  // The intake's near-real-time lookups search posts and the history; accounts are read by
-  // real-time get. Refreshing accounts there too would only write small segments for merges to clean up.
-  const refreshLookups = async () => {
-    await Promise.all([refreshAll(client, posts.read), historyOn ? history.refresh() : undefined]);
-  };
+  // The intake's near-real-time lookups search posts (the history refreshes the months it reads
+  // itself); accounts are read by real-time get. Refreshing accounts there too would only write
+  // small segments for merges to clean up.
+  const refreshLookups = () => refreshAll(client, posts.read);
 
   async function firstId(
     index: string,
@@ -276,11 +275,15 @@ export function createElasticsearchEngine(deps: {
     accounts: accountStore,
     postIdsLinkedTo,
     authorPostFacts,
-    followerHistory: (ids, from, to) =>
-      historyOn ? history.followers(ids, from, to) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
+    followerHistory: (ids, from, to, options) =>
+      historyOn ? history.followers(ids, from, to, options) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
     refresh: refreshLookups,
-    async publish() {
-      await refreshAll(client, [posts.read, accounts.read]);
+    async publish(written = {}) {
+      const months = historyOn ? [...new Set((written.points ?? []).map((p) => monthIndex(history.names, p.at)))] : [];
+      await Promise.all([
+        refreshAll(client, [posts.read, accounts.read]),
+        months.length > 0 ? refreshAll(client, months, { allowMissing: true }) : undefined,
+      ]);
       await visibility.advance();
     },
   };

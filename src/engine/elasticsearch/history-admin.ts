@@ -19,12 +19,16 @@ export function createHistoryAdmin(deps: {
   names: MetricHistoryNames;
   /** `index-templates/metrics.index.json`. */
   file: TemplateFile;
-  /** The shared-settings component the template is composed of, and its shape (for the hash). */
-  componentName: string;
-  componentShape: TemplateFile;
+  /** Primary shards of months created from now on, and their replicas (INDEX_SHARDS, INDEX_REPLICAS). */
+  layout: { shards: number; replicas: number };
 }) {
   const { client, names, file } = deps;
-  const hash = hashOf({ component: deps.componentShape.template, index: file.template, version: file.version });
+  // Not composed of the shared settings: those carry text analysis the history has no use for and
+  // an explicit refresh interval, which would keep every month refreshing each second. Left unset,
+  // a month nobody searched for 30 s stops refreshing, and the next search refreshes it first.
+  const settings = { ...file.template.settings, number_of_shards: deps.layout.shards };
+  // The replica count changes live (apply sets it), so it is not part of what shapes a month.
+  const hash = hashOf({ settings, mappings: file.template.mappings, version: file.version });
 
   /** The monthly indices, oldest first, with their points, size and whether they were thinned. */
   async function months(): Promise<Array<{ index: string; docs: number; bytes: number; thinned: boolean }>> {
@@ -52,6 +56,7 @@ export function createHistoryAdmin(deps: {
 
   /** Keeps the last point of each (record, UTC day) of a month; returns how many it deleted. */
   async function thin(index: string): Promise<number> {
+    await adminCall(() => client.indices.refresh({ index }));
     let deleted = 0;
     let after: estypes.SortResults | undefined;
     let last = null as { key: string; docId: string } | null;
@@ -61,8 +66,8 @@ export function createHistoryAdmin(deps: {
           ...COMPLETE_RESULTS,
           index,
           _source: false,
-          docvalue_fields: [{ field: 'id' }, { field: 'at', format: 'strict_date_time' }],
-          sort: [{ id: 'asc' }, { at: 'asc' }],
+          docvalue_fields: [{ field: 'id' }, { field: '@timestamp', format: 'strict_date_time' }],
+          sort: [{ id: 'asc' }, { '@timestamp': 'asc' }],
           size: PAGE,
           track_total_hits: false,
           ...(after ? { search_after: after } : {}),
@@ -72,7 +77,7 @@ export function createHistoryAdmin(deps: {
       const doomed: string[] = [];
       for (const hit of hits) {
         const f = hit.fields as Record<string, string[]>;
-        const key = `${f.id?.[0]}|${f.at?.[0]?.slice(0, 10)}`;
+        const key = `${f.id?.[0]}|${f['@timestamp']?.[0]?.slice(0, 10)}`;
         // Sorted by time within a record: a later point of the same day replaces the one before.
         if (last?.key === key) doomed.push(last.docId);
         last = { key, docId: hit._id! };
@@ -86,6 +91,7 @@ export function createHistoryAdmin(deps: {
       if (hits.length < PAGE) break;
       after = hits.at(-1)!.sort;
     }
+    await adminCall(() => client.indices.refresh({ index }));
     await adminCall(() => client.indices.putMapping({ index, _meta: { thinned: true } }));
     return deleted;
   }
@@ -98,11 +104,14 @@ export function createHistoryAdmin(deps: {
         names.template,
         {
           index_patterns: [names.pattern],
-          composed_of: [deps.componentName],
           priority: file.priority ?? 200,
           version: file.version,
           _meta: { ...file._meta, content_hash: hash, managed_by: 'social-search' },
-          template: { ...file.template, aliases: { [names.read]: {} } },
+          template: {
+            ...file.template,
+            settings: { ...settings, number_of_replicas: deps.layout.replicas },
+            aliases: { [names.read]: {} },
+          },
         },
         hash,
         { rebuildHint: 'months created from now on take it; earlier months keep theirs' },
@@ -115,6 +124,10 @@ export function createHistoryAdmin(deps: {
     },
 
     async status(retentionDays: number): Promise<HistoryStatus> {
+      // Counts and sizes of what was written, not of what the last periodic refresh made visible.
+      await adminCall(() =>
+        client.indices.refresh({ index: names.read, ignore_unavailable: true, allow_no_indices: true }),
+      );
       const installed = await adminCall(() => client.indices.existsIndexTemplate({ name: names.template }));
       const all = await months();
       let oldest: string | null = null;
@@ -125,7 +138,7 @@ export function createHistoryAdmin(deps: {
             index: names.read,
             size: 0,
             track_total_hits: false,
-            aggs: { oldest: { min: { field: 'at' } }, newest: { max: { field: 'at' } } },
+            aggs: { oldest: { min: { field: '@timestamp' } }, newest: { max: { field: '@timestamp' } } },
           }),
         );
         const aggs = range.aggregations as Record<string, { value_as_string?: string }> | undefined;

@@ -75,8 +75,7 @@ export function createIndexAdmin(deps: {
     client,
     names: historyNames,
     file: read('metrics.index.json'),
-    componentName,
-    componentShape: shape,
+    layout: { shards: layout.number_of_shards, replicas: layout.number_of_replicas },
   });
   const retentionDays = deps.historyRetentionDays ?? 400;
 
@@ -232,7 +231,11 @@ export function createIndexAdmin(deps: {
   }
 
   /** Sets INDEX_REPLICAS and INDEX_REFRESH_INTERVAL on the live indices that differ; one line per change. */
-  async function applyLiveSettings(indices: string[], live: Map<string, LiveSettings>): Promise<ApplyLine[]> {
+  async function applyLiveSettings(
+    indices: string[],
+    live: Map<string, LiveSettings>,
+    options: { refreshInterval?: boolean } = {},
+  ): Promise<ApplyLine[]> {
     const lines: ApplyLine[] = [];
     const replicas = layout.number_of_replicas;
     const differ = indices.filter((i) => live.get(i)?.replicas !== replicas);
@@ -247,6 +250,7 @@ export function createIndexAdmin(deps: {
       );
     }
     const interval = layout.refresh_interval;
+    if (options.refreshInterval === false) return lines;
     const slow = indices.filter((i) => live.get(i)?.refreshInterval !== interval);
     if (slow.length > 0) {
       await engineCall(() => client.indices.putSettings({ index: slow, settings: { refresh_interval: interval } }));
@@ -297,7 +301,9 @@ export function createIndexAdmin(deps: {
       for (const name of INDEX_NAMES) lines.push(...(await ensureIndex(name)));
       lines.push(await history.install());
       const months = await history.indices();
-      if (months.length > 0) lines.push(...(await applyLiveSettings(months, await shardCounts(months))));
+      // Replicas only: the history's months refresh on their own schedule (history-admin.ts).
+      if (months.length > 0)
+        lines.push(...(await applyLiveSettings(months, await shardCounts(months), { refreshInterval: false })));
       return lines;
     },
 

@@ -4,7 +4,7 @@ import type { FollowUpWork } from './follow-ups.ts';
 /**
  * Follow-up work that batches left for later, kept in Redis until a run has done it.
  *
- * Batches add to two sets (accounts, authors) and ask for a run; a run claims everything at once
+ * Batches add to three sets (accounts, authors, history) and ask for a run; a run claims everything at once
  * by moving the sets into claimed sets named after its job, does the work, then settles (deletes
  * them). A run that dies or fails before settling keeps its claim: the same job runs again (as
  * stalled, as a retry, or when an operator retries it) and claims it again with whatever was added
@@ -18,6 +18,10 @@ export interface FollowUpBacklog {
   /** Forgets job `runId`'s claim: call once its work is done. */
   settle(runId: string): Promise<void>;
 }
+
+/** The sets of follow-up work (FollowUpWork's members). */
+const WORK_SETS = ['accounts', 'authors', 'history'] as const;
+type WorkSet = (typeof WORK_SETS)[number];
 
 /** Moves `from` into `to` (a union) and empties `from`, atomically; returns the members of `to`. */
 const CLAIM = `
@@ -33,14 +37,16 @@ export function createFollowUpBacklog(deps: {
   prefix: string;
   requestRun: () => Promise<void>;
 }): FollowUpBacklog {
-  const pending = (set: 'accounts' | 'authors') => `${deps.prefix}:follow-ups:${set}:pending`;
-  const claimed = (set: 'accounts' | 'authors', runId: string) => `${deps.prefix}:follow-ups:${set}:claimed:${runId}`;
+  const pending = (set: WorkSet) => `${deps.prefix}:follow-ups:${set}:pending`;
+  const claimed = (set: WorkSet, runId: string) => `${deps.prefix}:follow-ups:${set}:claimed:${runId}`;
   return {
     async add(work) {
       if (work.accounts.length === 0 && work.authors.length === 0) return;
       const pipeline = deps.redis.multi();
-      if (work.accounts.length > 0) pipeline.sadd(pending('accounts'), ...work.accounts);
-      if (work.authors.length > 0) pipeline.sadd(pending('authors'), ...work.authors);
+      for (const set of WORK_SETS) {
+        const ids = work[set] ?? [];
+        if (ids.length > 0) pipeline.sadd(pending(set), ...ids);
+      }
       const results = await pipeline.exec();
       const failed = results?.find(([error]) => error);
       if (!results || failed) throw failed?.[0] ?? new Error('follow-up work was not recorded');
@@ -49,16 +55,14 @@ export function createFollowUpBacklog(deps: {
     },
 
     async claim(runId) {
-      const [accounts, authors] = await Promise.all(
-        (['accounts', 'authors'] as const).map(
-          (set) => deps.redis.eval(CLAIM, 2, pending(set), claimed(set, runId)) as Promise<string[]>,
-        ),
+      const [accounts, authors, history] = await Promise.all(
+        WORK_SETS.map((set) => deps.redis.eval(CLAIM, 2, pending(set), claimed(set, runId)) as Promise<string[]>),
       );
-      return { accounts: accounts ?? [], authors: authors ?? [] };
+      return { accounts: accounts ?? [], authors: authors ?? [], history: history ?? [] };
     },
 
     async settle(runId) {
-      await deps.redis.del(claimed('accounts', runId), claimed('authors', runId));
+      await deps.redis.del(...WORK_SETS.map((set) => claimed(set, runId)));
     },
   };
 }

@@ -21,10 +21,16 @@ export interface FollowUpOutcome {
   metricsUpdated: number;
 }
 
-/** Work left for a follow-up run: accounts whose snapshot changed, authors whose posts' baseline facts changed. */
+/**
+ * Work left for a follow-up run: accounts whose snapshot changed, authors whose posts' baseline
+ * facts changed (or who were observed anew), and accounts given metric history points old enough
+ * for their growth to read (a backfill, a late observation): their growth reads make the history
+ * current first. Observations as they happen need no such read-your-writes.
+ */
 export interface FollowUpWork {
   accounts: string[];
   authors: string[];
+  history?: string[];
 }
 
 /**
@@ -80,6 +86,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
   async function metricUpdates(
     authorIds: string[],
     facts: ReadonlyMap<string, AuthorPostFacts[]>,
+    freshHistory: ReadonlySet<string>,
   ): Promise<Map<string, AccountRecord>> {
     const written = new Map<string, AccountRecord>();
     if (authorIds.length === 0) return written;
@@ -98,6 +105,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
               latest.reduce((a, b) => (a > b ? a : b)),
               -GROWTH_NEAREST_DAYS,
             ),
+            { fresh: authorIds.some((id) => freshHistory.has(id)) },
           );
     const now = new Date();
     const outcome = await store.accounts.merge([...records.keys()], (id, record) => {
@@ -125,10 +133,11 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     changedAccounts: ReadonlyMap<string, AccountRecord>,
     authors: string[],
     current: ReadonlySet<string>,
+    freshHistory: ReadonlySet<string>,
   ): Promise<FollowUpOutcome> {
     await store.refresh();
     const facts = authors.length > 0 ? await store.authorPostFacts(authors) : new Map<string, AuthorPostFacts[]>();
-    const metrics = await metricUpdates(authors, facts);
+    const metrics = await metricUpdates(authors, facts, freshHistory);
     const accounts = new Map([...changedAccounts, ...metrics]);
     const ids = await linkedPosts(accounts, metrics.size > 0 ? new Set() : current);
     const ratios = baselineUpdates(facts);
@@ -161,6 +170,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     changedAccounts: AccountRecord[],
     authors: string[],
     current: ReadonlySet<string>,
+    freshHistory: ReadonlySet<string>,
   ): Promise<FollowUpOutcome> {
     const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0, metricsUpdated: 0 };
     // Fan-out goes with the first lock group (it needs no lock, only the refresh); later groups
@@ -171,9 +181,9 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
       accounts = new Map();
     };
     if (authors.length > 0) {
-      await locks.forEachLocked(authors, async (locked) => add(await step(accounts, locked, current)));
+      await locks.forEachLocked(authors, async (locked) => add(await step(accounts, locked, current, freshHistory)));
     } else if (accounts.size > 0) {
-      add(await step(accounts, [], current));
+      add(await step(accounts, [], current, freshHistory));
     }
     return total;
   }
@@ -187,10 +197,11 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
       changedAccounts: AccountRecord[],
       authors: string[],
       writtenPosts: PostRecord[],
+      freshHistory: readonly string[] = [],
     ): Promise<FollowUpOutcome> {
       const accounts = new Map(changedAccounts.map((a) => [a.id, a]));
       const current = new Set(writtenPosts.filter((p) => !hasOlderSnapshot(p, accounts)).map((p) => p.id));
-      return run(changedAccounts, authors, current);
+      return run(changedAccounts, authors, current, new Set(freshHistory));
     },
 
     /**
@@ -199,11 +210,13 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
      */
     async runDeferred(work: FollowUpWork): Promise<FollowUpOutcome> {
       const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0, metricsUpdated: 0 };
+      const freshHistory = new Set(work.history ?? []);
       const slices = Math.ceil(Math.max(work.accounts.length, work.authors.length) / DEFERRED_SLICE);
       for (let i = 0; i < slices; i++) {
         const ids = work.accounts.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE);
         const accounts = ids.length > 0 ? [...(await store.accounts.get(ids)).values()] : [];
-        const done = await run(accounts, work.authors.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE), new Set());
+        const authors = work.authors.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE);
+        const done = await run(accounts, authors, new Set(), freshHistory);
         addOutcome(total, done);
       }
       return total;

@@ -16,6 +16,12 @@ import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { ObservationJobResult } from '../../queues/registry.ts';
 
 /**
+ * Account points older than this may be read by a growth computed right away (the nearest a growth
+ * reaches back is 7 − 2 days; a day less for clocks that disagree).
+ */
+const FRESH_HISTORY_MS = 4 * 24 * 60 * 60 * 1000;
+
+/**
  * Applies one batch of validated observations to the engine. Steps, each safe under concurrent
  * batches (docs/merging.md):
  *
@@ -152,8 +158,15 @@ export function createObservationProcessor(deps: {
       if (author) authors.add(author);
     }
     // Every account observed anew (a late observation too: it may be the point its growth reads)
-    // gets its metrics recomputed, like the authors of posts whose counters moved.
-    for (const point of points) if (point.entity === 'account') authors.add(point.id);
+    // gets its metrics recomputed, like the authors of posts whose counters moved. A point older
+    // than a growth's nearest reach (5 days) may be one that growth reads at once: those accounts'
+    // reads make the history current first.
+    const history = new Set<string>();
+    for (const point of points) {
+      if (point.entity !== 'account') continue;
+      authors.add(point.id);
+      if (Date.parse(point.at) < Date.now() - FRESH_HISTORY_MS) history.add(point.id);
+    }
     for (const { before, after } of postOutcome.values()) {
       if (!baselineFactsChanged(before, after)) continue;
       for (const record of [before, after]) {
@@ -166,7 +179,7 @@ export function createObservationProcessor(deps: {
     let metricsUpdated = 0;
     let deferred = 0;
     if (deps.followUps && !options.refresh) {
-      const work = { accounts: changedAccounts.map((a) => a.id), authors: [...authors] };
+      const work = { accounts: changedAccounts.map((a) => a.id), authors: [...authors], history: [...history] };
       await deps.followUps.add(work);
       deferred = work.accounts.length + work.authors.length;
     } else {
@@ -174,6 +187,7 @@ export function createObservationProcessor(deps: {
         changedAccounts,
         [...authors],
         writtenPosts,
+        [...history],
       ));
     }
     const embedded = await embedChanged(
@@ -183,7 +197,7 @@ export function createObservationProcessor(deps: {
     );
 
     if (options.refresh) {
-      await store.publish();
+      await store.publish({ points });
     }
     return {
       accounts_written: accountOutcome.size,
