@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import { COMPLETE_RESULTS, refreshAll } from './errors.ts';
+import { refreshAll } from './errors.ts';
 import {
   adminCall as engineCall,
   hashOf,
@@ -8,6 +8,7 @@ import {
   readTemplate,
   withLayout,
   type TemplateFile,
+  fieldPaths,
 } from './templates.ts';
 import {
   INDEX_NAMES,
@@ -21,28 +22,10 @@ import {
 import type { VisibilityEpoch } from '../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { createHistoryAdmin } from './history-admin.ts';
+import { copyRecords, liveSettings, shardAllocation, type LiveSettings } from './index-inspection.ts';
 import { metricHistoryNames } from './metric-history.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
-
-/** What `apply` reads of a live index to compare with the layout. */
-interface LiveSettings {
-  primaries: number;
-  replicas: number;
-  refreshInterval: string;
-}
-
-/** Dotted paths of every field a mapping's `properties` declare (sub-fields included). */
-function fieldPaths(properties: unknown, prefix = ''): string[] {
-  if (typeof properties !== 'object' || properties === null) return [];
-  return Object.entries(properties as Record<string, { properties?: unknown; fields?: unknown }>).flatMap(
-    ([name, field]) => [
-      prefix + name,
-      ...fieldPaths(field.properties, `${prefix}${name}.`),
-      ...fieldPaths(field.fields, `${prefix}${name}.`),
-    ],
-  );
-}
 
 /** Creates the index admin for INDEX_PREFIX, reading templates from `templatesDir`. */
 export function createIndexAdmin(deps: {
@@ -145,7 +128,7 @@ export function createIndexAdmin(deps: {
     const targets = await aliasTargets(desired.names.read);
     if (targets.length > 0) {
       const stale = await staleIndices(targets, desired.hash);
-      const counts = await shardCounts(targets);
+      const counts = await liveSettings(client, targets);
       const shards = [...new Set(targets.map((i) => counts.get(i)?.primaries))];
       const detail =
         shards.length === 1 && shards[0] !== layout.number_of_shards
@@ -205,31 +188,6 @@ export function createIndexAdmin(deps: {
     }
   }
 
-  /** Primary shards, replicas per shard and refresh interval of each index, as the cluster reports them. */
-  async function shardCounts(indices: string[]): Promise<Map<string, LiveSettings>> {
-    const settings = await engineCall(() =>
-      client.indices.getSettings({
-        index: indices,
-        name: ['index.number_of_shards', 'index.number_of_replicas', 'index.refresh_interval'],
-        flat_settings: true,
-      }),
-    );
-    return new Map(
-      Object.entries(settings).map(([index, s]) => {
-        const flat = (s.settings ?? {}) as Record<string, string | undefined>;
-        return [
-          index,
-          {
-            primaries: Number(flat['index.number_of_shards']),
-            replicas: Number(flat['index.number_of_replicas']),
-            // Absent when never set: the engine's default.
-            refreshInterval: flat['index.refresh_interval'] ?? '1s',
-          },
-        ];
-      }),
-    );
-  }
-
   /** Sets INDEX_REPLICAS and INDEX_REFRESH_INTERVAL on the live indices that differ; one line per change. */
   async function applyLiveSettings(
     indices: string[],
@@ -265,28 +223,6 @@ export function createIndexAdmin(deps: {
     return lines;
   }
 
-  /** Where every copy of every shard of `indices` is (`_cat/shards`), in shard order, primaries first. */
-  async function allocation(indices: string[]): Promise<ShardCopy[]> {
-    const rows = await engineCall(() =>
-      client.cat.shards({ index: indices, format: 'json', h: ['index', 'shard', 'prirep', 'state', 'node'] }),
-    );
-    return rows
-      .map((r) => ({
-        index: String(r.index),
-        shard: Number(r.shard),
-        primary: r.prirep === 'p' || r.prirep === 'primary',
-        state: String(r.state),
-        node: r.node ?? null,
-      }))
-      .sort(
-        (a, b) =>
-          a.index.localeCompare(b.index) ||
-          a.shard - b.shard ||
-          Number(b.primary) - Number(a.primary) ||
-          String(a.node).localeCompare(String(b.node)),
-      );
-  }
-
   async function staleIndices(indices: string[], hash: string): Promise<string[]> {
     const mappings = await engineCall(() => client.indices.getMapping({ index: indices }));
     return indices.filter(
@@ -303,7 +239,9 @@ export function createIndexAdmin(deps: {
       const months = await history.indices();
       // Replicas only: the history's months refresh on their own schedule (history-admin.ts).
       if (months.length > 0)
-        lines.push(...(await applyLiveSettings(months, await shardCounts(months), { refreshInterval: false })));
+        lines.push(
+          ...(await applyLiveSettings(months, await liveSettings(client, months), { refreshInterval: false })),
+        );
       return lines;
     },
 
@@ -330,10 +268,10 @@ export function createIndexAdmin(deps: {
           const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
           health = h.status;
           upToDate = (await staleIndices(targets, desired.hash)).length === 0;
-          const live = (await shardCounts(targets)).get(targets[0]!);
+          const live = (await liveSettings(client, targets)).get(targets[0]!);
           shards = live ? { primaries: live.primaries, replicas: live.replicas } : null;
           refreshInterval = live?.refreshInterval ?? null;
-          copies = await allocation(targets);
+          copies = await shardAllocation(client, targets);
         }
         out.push({
           name,
@@ -362,57 +300,20 @@ export function createIndexAdmin(deps: {
       );
       const project = (record: PostRecord | AccountRecord) =>
         name === 'posts' ? projectPost(record as PostRecord) : projectAccount(record as AccountRecord);
-      let copied = 0;
+      let copied: number;
       try {
         // A point in time sees only refreshed segments: without this refresh, the writes of the
         // last jobs before the pause (up to one refresh interval) would not be copied, and would
         // be lost with the old index.
         await refreshAll(client, desired.names.read);
-        const pit = await engineCall(() => client.openPointInTime({ index: desired.names.read, keep_alive: '5m' }));
-        try {
-          let after: unknown[] | undefined;
-          // One bulk in flight while the next page is read and projected: the engine indexes while
-          // this process computes, instead of each waiting for the other.
-          let inFlight: Promise<void> | null = null;
-          for (;;) {
-            options.signal?.throwIfAborted();
-            const page = await engineCall(() =>
-              client.search<{ record: PostRecord | AccountRecord }>({
-                // A page missing a lost shard would be missing from the new index too.
-                ...COMPLETE_RESULTS,
-                pit: { id: pit.id, keep_alive: '5m' },
-                sort: [{ _shard_doc: 'asc' }],
-                size: 1000,
-                track_total_hits: false,
-                ...(after ? { search_after: after as never } : {}),
-              }),
-            );
-            const hits = page.hits.hits;
-            if (hits.length === 0) break;
-            // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
-            const records = hits.map((h) => h._source!.record);
-            const rewritten = options.transform ? await options.transform(records) : records;
-            const operations = rewritten.flatMap((record, i) => [
-              { index: { _index: to, _id: hits[i]!._id } },
-              project(record),
-            ]);
-            await inFlight;
-            inFlight = engineCall(() => client.bulk({ operations })).then((result) => {
-              if (result.errors) {
-                const first = result.items.find((i) => i.index?.error)?.index?.error;
-                throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
-              }
-              copied += hits.length;
-              options.onProgress?.(copied);
-            });
-            // Surfaces a failed bulk at the next await, not as an unhandled rejection meanwhile.
-            inFlight.catch(() => undefined);
-            after = hits.at(-1)!.sort;
-          }
-          await inFlight;
-        } finally {
-          await client.closePointInTime({ id: pit.id }).catch(() => undefined);
-        }
+        copied = await copyRecords(client, {
+          from: desired.names.read,
+          to,
+          project,
+          ...(options.transform ? { transform: options.transform } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        });
         await engineCall(() =>
           client.indices.putSettings({ index: to, settings: { refresh_interval: layout.refresh_interval } }),
         );

@@ -95,3 +95,15 @@ export async function putIndexTemplateIfChanged(
       }
     : { object, action: 'created' };
 }
+
+/** Dotted paths of every field a mapping's `properties` declare (sub-fields included). */
+export function fieldPaths(properties: unknown, prefix = ''): string[] {
+  if (typeof properties !== 'object' || properties === null) return [];
+  return Object.entries(properties as Record<string, { properties?: unknown; fields?: unknown }>).flatMap(
+    ([name, field]) => [
+      prefix + name,
+      ...fieldPaths(field.properties, `${prefix}${name}.`),
+      ...fieldPaths(field.fields, `${prefix}${name}.`),
+    ],
+  );
+}
