@@ -50,16 +50,13 @@ async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
 
 /** Points and disk of the history's months (primaries; one node, no replicas). */
 async function historyDisk(stack: ServiceStack): Promise<{ points: number; bytes: number; months: number }> {
-  const rows = await stack.es.cat.indices({
-    index: `${stack.prefix}-metrics-*`,
-    format: 'json',
-    h: ['index', 'docs.count', 'store.size'],
-    bytes: 'b',
-  });
+  const index = `${stack.prefix}-metrics-*`;
+  await stack.es.indices.refresh({ index });
+  const stats = await stack.es.indices.stats({ index, metric: ['store', 'docs'] });
   return {
-    points: rows.reduce((n, r) => n + Number(r['docs.count'] ?? 0), 0),
-    bytes: rows.reduce((n, r) => n + Number(r['store.size'] ?? 0), 0),
-    months: rows.length,
+    points: stats._all.primaries?.docs?.count ?? 0,
+    bytes: stats._all.primaries?.store?.size_in_bytes ?? 0,
+    months: Object.keys(stats.indices ?? {}).length,
   };
 }
 

@@ -13,10 +13,10 @@ import { COMPLETE_RESULTS, engineCall, indicesNotInstalled, refreshAll } from '.
  * derives a point's document ID from (record ID, `@timestamp`), so the same observation sent twice
  * is one point (the second `create` is a conflict).
  *
- * Why a time series index (measured, 200,000 points, one segment each): ~16 bytes a point on disk
- * against ~84 for a plain index sorted the same way with a hashed ID (which a point needs there to
- * be idempotent), for ~50 µs of engine CPU a point against ~36 (bench/intake.md, "Metric history:
- * cost and disk per point").
+ * Why a time series index (measured, one month of 200,000 points, one segment): 16.5 bytes a point
+ * on disk against 84 for a plain index sorted the same way with a hashed ID (which a point needs
+ * there to be idempotent), for the same engine CPU (14–15 µs a point; bench/intake.md, "Metric
+ * history: cost and disk per point").
  */
 
 /** Names of the metric history of one INDEX_PREFIX. */
