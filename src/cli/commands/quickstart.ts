@@ -108,6 +108,10 @@ export function registerQuickstart(program: Command): void {
         say(
           `  curl -s -H "Authorization: Bearer $KEY" ${base}/v1/social/posts/${post.shortcode}    # the same post by shortcode`,
         );
+      if (account)
+        say(
+          `  curl -s -H "Authorization: Bearer $KEY" "${base}/v1/social/accounts/@${account.handle}/history?interval=week&from=${new Date(Date.parse(account.observed_at) - 42 * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z"    # its followers week by week`,
+        );
       say(`  curl -s ${base}/readyz`);
       say();
       if (config.DASHBOARD === 'on' && config.DASHBOARD_SIGNUP !== 'closed') {
