@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_COUNTERS, jsonValue, POST_COUNTERS } from './observations.ts';
-import { postMatchesSchema } from './search-extras.ts';
+import { accountMatchesSchema, postMatchesSchema } from './search-extras.ts';
 
 /**
  * Zod schemas of the public API's responses (spec part 2 and 7). Routes declare them as response
@@ -179,6 +179,8 @@ export const accountSearchResponseSchema = z.strictObject({
   data: z.array(accountSchema),
   has_more: z.boolean(),
   next_cursor: z.string().nullable(),
+  /** Only with `account.similar_to` and `"include": ["matches"]` (an additive v1 member). */
+  matches: accountMatchesSchema.optional(),
 });
 
 /** Spec part 7. */

@@ -55,3 +55,21 @@ export function isServiceId(family: IdFamily, value: string): boolean {
 export function hasIdPrefix(family: IdFamily, value: string): boolean {
   return value.startsWith(PREFIX[family]);
 }
+
+const HANDLE = /^@?[^\s@/?#]{1,100}$/;
+const SHORTCODE = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** How a request names a resource: by service ID, or by an alias to look up; null when it can name nothing. */
+export type ResourceRef = { kind: 'id'; id: string } | { kind: 'alias'; alias: string } | null;
+
+/** An account reference (spec 4.4): an account ID, or a handle with or without `@` (returned without it). */
+export function accountRef(value: string): ResourceRef {
+  if (hasIdPrefix('account', value)) return isServiceId('account', value) ? { kind: 'id', id: value } : null;
+  return HANDLE.test(value) ? { kind: 'alias', alias: value.replace(/^@/, '') } : null;
+}
+
+/** A post reference (spec 4.3): a post ID, or a platform shortcode. */
+export function postRef(value: string): ResourceRef {
+  if (hasIdPrefix('post', value)) return isServiceId('post', value) ? { kind: 'id', id: value } : null;
+  return SHORTCODE.test(value) ? { kind: 'alias', alias: value } : null;
+}

@@ -64,6 +64,19 @@ export interface AccountRecord {
   metrics?: Lww<AccountMetrics>;
   /** Absent until the worker embeds the account (only with embeddings on). */
   embedding?: StoredEmbedding;
+  /**
+   * What the account publishes as one vector (domain/lookalike.ts), recomputed as its posts and
+   * text get vectors; absent with embeddings off.
+   */
+  lookalike?: StoredLookalike;
+}
+
+/** An account's lookalike vector: which model's vectors made it, from how many posts, and the vector. */
+export interface StoredLookalike {
+  model: string;
+  posts: number;
+  /** Little-endian float32, base64, like {@link StoredEmbedding.vector}. */
+  vector: string;
 }
 
 /** The raw facts of an available post observation. */

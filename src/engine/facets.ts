@@ -1,7 +1,7 @@
 import type { FacetBucket } from '../contract/search-extras.ts';
 import type { FacetSpec } from '../query/facet-request.ts';
 import type { AccountSearch, PostSearch } from '../query/search-request.ts';
-import type { PostRanking } from './search.ts';
+import type { PostRanking, SimilarRanking } from './search.ts';
 
 /** Exact counts over the results of one search. */
 export interface FacetCounts {
@@ -22,10 +22,13 @@ export interface FacetEngine {
     facets: FacetSpec[],
     options: { ranking: PostRanking; keepAliveSeconds: number },
   ): Promise<FacetCounts>;
-  /** Counts over exactly the accounts an account search returns (private accounts never). */
+  /**
+   * Counts over exactly the accounts an account search returns (private accounts never; with a
+   * `similar` ranking, its window of lookalikes).
+   */
   accountFacets(
     search: AccountSearch,
     facets: FacetSpec[],
-    options: { keepAliveSeconds: number },
+    options: { keepAliveSeconds: number; ranking?: { kind: 'lexical' } | SimilarRanking },
   ): Promise<FacetCounts>;
 }

@@ -1,5 +1,6 @@
 import type { FollowersPoint } from '../domain/derived.ts';
 import type { MetricPoint } from '../domain/history.ts';
+import type { PostVector } from '../domain/lookalike.ts';
 import type { AccountRecord, PostRecord } from '../domain/records.ts';
 import type { RecordStore } from './records.ts';
 
@@ -36,6 +37,11 @@ export interface IntakeStore {
     to: string,
     options?: { fresh?: boolean },
   ): Promise<Map<string, FollowersPoint[]>>;
+  /**
+   * Each author's `limit` most recently posted available posts that have a vector of `model`, with
+   * those vectors, newest first. Near real time.
+   */
+  recentPostVectors(authorIds: readonly string[], model: string, limit: number): Promise<Map<string, PostVector[]>>;
   /** Makes every acknowledged write visible to the near-real-time lookups above (posts; accounts are read in real time). */
   refresh(): Promise<void>;
   /**

@@ -26,3 +26,21 @@ export interface MatchHighlighter {
   /** Highlights of `query`'s words (and their inflections) in the text fields of these posts; unknown ids are left out. */
   highlightPosts(query: string, ids: readonly string[]): Promise<Map<string, PostHighlights>>;
 }
+
+/** One of an account's posts and its cosine similarity to a reference vector. */
+export interface PostSimilarity {
+  id: string;
+  similarity: number;
+}
+
+/** What the evidence of a `similar_to` account search needs of the engine. */
+export interface LikenessEvidence {
+  /** The topics each account's available posts carry (those the engine counts most first). Near real time. */
+  accountTopics(accountIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** Each account's `n` available posts closest to `vector`, closest first. Near real time. */
+  closestPosts(
+    accountIds: readonly string[],
+    vector: readonly number[],
+    n: number,
+  ): Promise<Map<string, PostSimilarity[]>>;
+}

@@ -26,13 +26,31 @@ const fusedStateSchema = z.strictObject({
 });
 
 /**
+ * Where a search for what is like a reference stands (`similar_to`): a position in the window of
+ * its nearest neighbours, searched again on every page with the same quantized vector.
+ */
+export const similarStateSchema = z.strictObject({
+  kind: z.literal('similar'),
+  ...snapshot,
+  vector: z.string().min(1),
+  /** The reference, never a result. */
+  exclude: z.string().min(1),
+  offset: z.int().min(0),
+});
+
+/**
  * Where a paged search stands, carried inside cursors. Versioned with the cursor and checked when
  * a cursor is decoded, so a state of an older shape is refused, never misread.
  */
-export const searchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, fusedStateSchema]);
+export const searchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, fusedStateSchema, similarStateSchema]);
+
+/** Where an account search stands: paged, or a window of lookalikes. */
+export const accountSearchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, similarStateSchema]);
 
 export type PagedState = z.infer<typeof pagedStateSchema>;
 export type FusedState = z.infer<typeof fusedStateSchema>;
+export type SimilarState = z.infer<typeof similarStateSchema>;
+export type AccountSearchState = z.infer<typeof accountSearchStateSchema>;
 export type SearchState = z.infer<typeof searchStateSchema>;
 
 /** Which side of a fused ranking retrieved a result (its fusion inputs). */
@@ -43,6 +61,8 @@ export interface SearchPage<R, S extends SearchState = SearchState> {
   records: R[];
   /** Fused rankings only: which side retrieved each record, by id. */
   retrievedBy?: ReadonlyMap<string, Retrieval>;
+  /** Searches by likeness only: each record's cosine similarity to the reference, by id. */
+  similarity?: ReadonlyMap<string, number>;
   /** Exact: true only when at least one more result exists. */
   hasMore: boolean;
   /** Continuation state when `hasMore`, else null. */
@@ -62,6 +82,7 @@ interface PageSize {
  */
 export type PostRanking =
   | { kind: 'lexical' }
+  | SimilarRanking
   | {
       kind: 'fused';
       mode: FusedState['mode'];
@@ -72,11 +93,22 @@ export type PostRanking =
 /** The ranking of a first page ranked with the query's embedding. */
 export type FusedRanking = Extract<PostRanking, { kind: 'fused' }>;
 
+/**
+ * A first page ranked by likeness to a reference (`similar_to`): its vector's nearest neighbours,
+ * the reference itself left out.
+ */
+export interface SimilarRanking {
+  kind: 'similar';
+  vector: ArrayLike<number>;
+  exclude: string;
+}
+
 /** A first page (with its ranking) or the next page of a search. */
 export type PostPage = PageSize & ({ state: null; ranking: PostRanking } | { state: SearchState });
 
-/** A first page or the next page of an account search. */
-export type AccountPage = PageSize & { state: PagedState | null };
+/** A first page (ranked by the search, or by likeness) or the next page of an account search. */
+export type AccountPage = PageSize &
+  ({ state: null; ranking?: { kind: 'lexical' } | SimilarRanking } | { state: AccountSearchState });
 
 /** What the search operations (spec 4.1, 4.2) need of the engine. */
 export interface SearchEngine {
@@ -91,5 +123,5 @@ export interface SearchEngine {
    * least N matching posts; relevance order with a query, else `sort` (default most followed
    * first). Same snapshot and expiry rules as {@link searchPosts}.
    */
-  searchAccounts(search: AccountSearch, page: AccountPage): Promise<SearchPage<AccountRecord, PagedState>>;
+  searchAccounts(search: AccountSearch, page: AccountPage): Promise<SearchPage<AccountRecord, AccountSearchState>>;
 }

@@ -8,6 +8,7 @@ import {
   normalizeQuery,
   OBJECT_EXPECTED,
   postScope,
+  similarConflict,
   type AccountSearch,
   type PostSearch,
   type PostsScope,
@@ -172,8 +173,13 @@ function toPostFacets(body: { post: PostScopeInput; facets: FacetInput[] }, ctx:
   const filter = and(
     [body.post.filters ?? and([]), body.post.author?.filters ?? and([])].filter((f) => !isMatchAll(f)),
   );
+  const similarTo = body.post.similar_to;
+  if (similarTo !== undefined && query !== null) {
+    issue(ctx, ['post', 'similar_to'], similarConflict('post', '"post.query"'));
+    return z.NEVER;
+  }
   if (facets === null) return z.NEVER;
-  return { search: { query, filter, sort: null }, facets };
+  return { search: { query, filter, sort: null, ...(similarTo !== undefined && { similarTo }) }, facets };
 }
 
 /**
@@ -200,8 +206,17 @@ function toAccountFacets(
     ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) }
     : null;
   const filter: FilterNode = body.account.filters ?? and([]);
+  const query = normalizeQuery(body.account.query);
+  const similarTo = body.account.similar_to;
+  if (similarTo !== undefined && query !== null) {
+    issue(ctx, ['account', 'similar_to'], similarConflict('account', '"account.query"'));
+    return z.NEVER;
+  }
   if (facets === null) return z.NEVER;
-  return { search: { query: normalizeQuery(body.account.query), filter, posts, sort: null }, facets };
+  return {
+    search: { query, filter, posts, sort: null, ...(similarTo !== undefined && { similarTo }) },
+    facets,
+  };
 }
 
 /** The body of account facets: the `account` scope of search accounts (posts scope included) and the facets. */

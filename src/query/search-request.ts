@@ -47,6 +47,8 @@ export interface PostSearch {
   sort: SortSpec | null;
   /** Opt-in additions to the envelope; absent when none (so cursors without them are unchanged). */
   include?: PostInclude[];
+  /** `post.similar_to` as given (a post ID or shortcode): rank by likeness to that post. */
+  similarTo?: string;
 }
 
 /** What `include` may ask a post search to add: `matches`, the match evidence (docs/api-decisions.md). */
@@ -66,6 +68,10 @@ export interface AccountSearch {
   filter: FilterNode;
   posts: PostsScope | null;
   sort: SortSpec | null;
+  /** `account.similar_to` as given (an account ID, handle or `@handle`): rank by likeness to that account. */
+  similarTo?: string;
+  /** Opt-in additions (with `similar_to` only): `matches`, why each account is alike. */
+  include?: PostInclude[];
 }
 
 /** Either a first page or a continuation (spec 4.1 rules 1–4). */
@@ -95,6 +101,24 @@ const cursorSchema = z
   .min(1, { error: CURSOR_EXPECTED })
   .max(MAX_CURSOR_LENGTH, { error: CURSOR_EXPECTED })
   .meta({ description: 'The next_cursor of a previous page. A continuation sends only cursor and optionally limit.' });
+
+/** The most characters a `similar_to` reference may have (IDs, handles and shortcodes are far shorter). */
+const MAX_REFERENCE_LENGTH = 256;
+const REFERENCE_EXPECTED = `expected a non-empty string of at most ${MAX_REFERENCE_LENGTH} characters`;
+
+function referenceSchema(description: string) {
+  return z
+    .string({ error: REFERENCE_EXPECTED })
+    .trim()
+    .min(1, { error: REFERENCE_EXPECTED })
+    .max(MAX_REFERENCE_LENGTH, { error: REFERENCE_EXPECTED })
+    .optional()
+    .meta({ description });
+}
+
+/** The reason `similar_to` refuses a query or a sort beside it (`what`: `"post.query"`, `"sort"`). */
+export const similarConflict = (scope: 'post' | 'account', what: string) =>
+  `"${scope}.similar_to" orders results by likeness to the reference; it cannot be combined with ${what}`;
 
 function querySchema(description: string) {
   return z
@@ -136,6 +160,23 @@ function continuationOf(body: Envelope & Record<string, unknown>, ctx: Ctx): Sea
   const extra = Object.keys(body).filter((key) => key !== 'cursor' && key !== 'limit' && body[key] !== undefined);
   for (const key of extra) issue(ctx, [key], CONTINUATION_ONLY);
   return extra.length > 0 ? null : { kind: 'continuation', cursor: body.cursor, limit: body.limit ?? null };
+}
+
+/**
+ * False (and an issue) when `similar_to` comes with a query of its scope or a sort: each of them
+ * would order the results another way.
+ */
+function similarAllowed(
+  body: Envelope,
+  scope: 'post' | 'account',
+  similarTo: string | undefined,
+  query: string | null,
+  ctx: Ctx,
+): boolean {
+  if (similarTo === undefined) return true;
+  if (query !== null) issue(ctx, [scope, 'similar_to'], similarConflict(scope, `"${scope}.query"`));
+  if (body.sort !== undefined) issue(ctx, ['sort'], similarConflict(scope, '"sort"'));
+  return query === null && body.sort === undefined;
 }
 
 /** False (and an issue) when `sort` comes with a query (spec 4.1 rule 3). */
@@ -180,9 +221,12 @@ export const postScope = closedObject(
     ),
     filters: filtersSchema('post', '/post/filters').optional(),
     author: authorScope.optional(),
+    similar_to: referenceSchema(
+      'A post ID or shortcode: posts like that one, most alike first (not with "query" or "sort"; the reference itself is left out).',
+    ),
   },
   OBJECT_EXPECTED,
-  expectedKeys(['query', 'filters', 'author']),
+  expectedKeys(['query', 'filters', 'author', 'similar_to']),
 ).meta({ description: 'The post scope: required on an initial request.' });
 
 type PostBody = Envelope &
@@ -205,16 +249,19 @@ function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
   const query = normalizeQuery(body.post.query);
   const postFilter = body.post.filters ?? and([]);
   const authorFilter = body.post.author?.filters ?? and([]);
-  if (query === null && isMatchAll(postFilter) && isMatchAll(authorFilter)) {
-    issue(ctx, ['post'], 'an initial request needs a non-empty "query" or at least one filter');
+  const similarTo = body.post.similar_to;
+  if (query === null && similarTo === undefined && isMatchAll(postFilter) && isMatchAll(authorFilter)) {
+    issue(ctx, ['post'], 'an initial request needs a non-empty "query", "similar_to" or at least one filter');
     return z.NEVER;
   }
+  if (!similarAllowed(body, 'post', similarTo, query, ctx)) return z.NEVER;
   if (!sortAllowed(body, query, 'post', ctx)) return z.NEVER;
   const search: PostSearch = {
     query,
     filter: and([postFilter, authorFilter].filter((f) => !isMatchAll(f))),
     sort: body.sort ?? null,
     ...(body.include && body.include.length > 0 && { include: [...new Set(body.include)] }),
+    ...(similarTo !== undefined && { similarTo }),
   };
   const filters: Array<[PropertyKey[], FilterNode]> = [
     [['post', 'filters'], postFilter],
@@ -269,12 +316,19 @@ export const accountScope = closedObject(
     query: querySchema(`Identity intent, at most ${MAX_QUERY_LENGTH} characters`),
     filters: filtersSchema('account', '/account/filters').optional(),
     posts: postsScope.optional(),
+    similar_to: referenceSchema(
+      'An account ID, handle or @handle: accounts like that one, most alike first (not with "query" or "sort"; the reference itself is left out).',
+    ),
   },
   OBJECT_EXPECTED,
-  expectedKeys(['query', 'filters', 'posts']),
+  expectedKeys(['query', 'filters', 'posts', 'similar_to']),
 ).meta({ description: 'The account scope: required on an initial request.' });
 
-type AccountBody = Envelope & Record<string, unknown> & { account?: z.output<typeof accountScope> | undefined };
+type AccountBody = Envelope &
+  Record<string, unknown> & {
+    account?: z.output<typeof accountScope> | undefined;
+    include?: PostInclude[] | undefined;
+  };
 
 function toAccountRequest(body: AccountBody, ctx: Ctx): SearchRequest<AccountSearch> {
   const next = continuationOf(body, ctx);
@@ -289,12 +343,25 @@ function toAccountRequest(body: AccountBody, ctx: Ctx): SearchRequest<AccountSea
   const posts: PostsScope | null = scope
     ? { minimum: scope.minimum_matching_posts ?? 1, filter: scope.filters ?? and([]) }
     : null;
-  if (query === null && isMatchAll(filter) && posts === null) {
-    issue(ctx, ['account'], 'an initial request needs a non-empty "query", "filters" or "posts" scope');
+  const similarTo = body.account.similar_to;
+  if (query === null && similarTo === undefined && isMatchAll(filter) && posts === null) {
+    issue(ctx, ['account'], 'an initial request needs a non-empty "query", "similar_to", "filters" or "posts" scope');
     return z.NEVER;
   }
+  if (!similarAllowed(body, 'account', similarTo, query, ctx)) return z.NEVER;
   if (!sortAllowed(body, query, 'account', ctx)) return z.NEVER;
-  const search: AccountSearch = { query, filter, posts, sort: body.sort ?? null };
+  if (body.include && body.include.length > 0 && similarTo === undefined) {
+    issue(ctx, ['include'], 'account search explains its matches only with "account.similar_to"');
+    return z.NEVER;
+  }
+  const search: AccountSearch = {
+    query,
+    filter,
+    posts,
+    sort: body.sort ?? null,
+    ...(similarTo !== undefined && { similarTo }),
+    ...(body.include && body.include.length > 0 && { include: [...new Set(body.include)] }),
+  };
   const filters: Array<[PropertyKey[], FilterNode]> = [
     [['account', 'filters'], filter],
     [['account', 'posts', 'filters'], posts?.filter ?? and([])],
@@ -313,9 +380,10 @@ export const accountSearchRequestSchema = closedObject(
     sort: SORT_SCHEMAS.account.optional(),
     limit: limitSchema.optional(),
     cursor: cursorSchema.optional(),
+    include: includeSchema.optional(),
   },
   OBJECT_EXPECTED,
-  expectedKeys(['account', 'sort', 'limit', 'cursor']),
+  expectedKeys(['account', 'sort', 'limit', 'cursor', 'include']),
 )
   .meta({
     description:

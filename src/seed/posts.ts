@@ -92,6 +92,28 @@ export function shortcode(seedHash: number, index: number): string {
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
+/**
+ * How many latent styles each niche has: an account's style is a group of its primary niche's
+ * topics (`STYLE_TOPICS` of them) that most of its posts there are about. Lookalikes are judged
+ * by it (bench/relevance.md, "Lookalikes").
+ */
+export const STYLES_PER_NICHE = 3;
+const STYLE_TOPICS = 2;
+/** Share of an account's posts in its primary niche that keep to its style's topics. */
+const STYLE_SHARE = 0.8;
+
+/** The latent style of an account (0 to STYLES_PER_NICHE − 1), from the dataset's seed hash. */
+export function accountStyle(acc: Pick<SeedAccount, 'index'>, seedHash: number): number {
+  return mix32(hash2(seedHash ^ 0x57e1e, acc.index)) % STYLES_PER_NICHE;
+}
+
+/** A topic of `style` for post `index` (most of the time), else null (the drawn topic stays). */
+function styledTopic(niche: NicheDef, style: number, index: number, seedHash: number): TopicTuple | null {
+  const roll = mix32(hash2(seedHash ^ 0x70b1c, index));
+  if (roll / 4294967296 >= STYLE_SHARE) return null;
+  return niche.topics[(style * STYLE_TOPICS + (roll & 1)) % niche.topics.length] ?? null;
+}
+
 /** Stateful post builder: owns the ID counters and the shared random stream. */
 export class PostBuilder {
   private postIndex = 0;
@@ -114,7 +136,13 @@ export class PostBuilder {
     const id = '31' + pad(index + 1, 17);
     const lang = acc.secondLang && rng.chance(0.3) ? acc.secondLang : acc.lang;
     const niche = acc.niches.length === 1 || rng.chance(0.65) ? acc.niches[0]! : rng.pick(acc.niches);
-    const topic = rng.pick(niche.topics);
+    const drawn = rng.pick(niche.topics);
+    // In its primary niche an account keeps mostly to the topics of its style (a side stream:
+    // the draws above and below are the same with or without styles).
+    const topic =
+      niche === acc.niches[0]
+        ? (styledTopic(niche, accountStyle(acc, this.seedHash), index, this.seedHash) ?? drawn)
+        : drawn;
     const args: TemplateArgs = {
       phrase: topic[1],
       item: rng.pick(niche.items),

@@ -19,6 +19,8 @@ import {
   createPostSearchService,
   type PostSearchService,
 } from '../services/search/search-service.ts';
+import { createReferences } from '../services/search/references.ts';
+import { createSimilarEvidence } from '../services/search/similar-evidence.ts';
 import type { Connections } from './connections.ts';
 import { openHolders, openIntake, openKeys, type Closable } from './core.ts';
 import { createHmac } from 'node:crypto';
@@ -59,15 +61,18 @@ export function createApi(
   });
   const keys = openKeys(config, connections, { cached: true });
   const intake = openIntake(config, connections);
+  const references = createReferences({ reads: engine.reads });
   const search = {
     engine: engine.search,
+    references,
+    similarEvidence: createSimilarEvidence({ engine: engine.likeness, references }),
     signer,
     cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
     cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
   };
   // Facets rank as the search does: the ranking decides which posts a query returns.
   const ranking = { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) };
-  const facets = { engine: engine.facets, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
+  const facets = { engine: engine.facets, references, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
     posts: createPostService({ reads: engine.reads, history: engine.history, signer }),
     accounts: createAccountService({ reads: engine.reads, history: engine.history, signer }),

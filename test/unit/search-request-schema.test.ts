@@ -69,14 +69,8 @@ function expectFilters(root: Json, node: Json, scope: FilterScope, nested = true
 }
 
 function expectEnvelope(root: Json, scope: SortScope): void {
-  // Post search also takes the opt-in `include` (match evidence).
-  expect(Object.keys(root.properties as Json)).toEqual([
-    scope,
-    'sort',
-    'limit',
-    'cursor',
-    ...(scope === 'post' ? ['include'] : []),
-  ]);
+  // Both take the opt-in `include` (match evidence; on account search, with similar_to).
+  expect(Object.keys(root.properties as Json)).toEqual([scope, 'sort', 'limit', 'cursor', 'include']);
   expect(root.additionalProperties).toEqual({ not: {} });
   const sort = prop(root, root, 'sort');
   expect(prop(root, sort, 'by').enum).toEqual(sortFields(scope).map((f) => f.name));
@@ -99,7 +93,7 @@ describe('the JSON Schema of the request schemas', () => {
     expectEnvelope(root, 'post');
     expect(prop(root, root, 'include')).toMatchObject({ type: 'array', items: { enum: ['matches'] } });
     const post = prop(root, root, 'post');
-    expect(Object.keys(post.properties as Json)).toEqual(['query', 'filters', 'author']);
+    expect(Object.keys(post.properties as Json)).toEqual(['query', 'filters', 'author', 'similar_to']);
     expectFilters(root, prop(root, post, 'filters'), 'post');
     expectFilters(root, prop(root, prop(root, post, 'author'), 'filters'), 'author');
   });
@@ -108,7 +102,7 @@ describe('the JSON Schema of the request schemas', () => {
     const root = jsonSchemaOf(accountSearchRequestSchema);
     expectEnvelope(root, 'account');
     const account = prop(root, root, 'account');
-    expect(Object.keys(account.properties as Json)).toEqual(['query', 'filters', 'posts']);
+    expect(Object.keys(account.properties as Json)).toEqual(['query', 'filters', 'posts', 'similar_to']);
     expectFilters(root, prop(root, account, 'filters'), 'account');
     const posts = prop(root, account, 'posts');
     expect(prop(root, posts, 'minimum_matching_posts').anyOf).toEqual([

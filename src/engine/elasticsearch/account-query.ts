@@ -28,14 +28,19 @@ function nonEmpty(query: estypes.QueryDslQueryContainer): estypes.QueryDslQueryC
   return query && !('match_all' in query) ? [query] : [];
 }
 
-/** The Elasticsearch query of an account search. Private accounts are excluded on every path. */
-export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQueryContainer {
-  const filter: estypes.QueryDslQueryContainer[] = [
+/** The filters every account search applies: account documents, servable, never private, the search's own. */
+export function accountSearchFilter(search: Pick<AccountSearch, 'filter'>): estypes.QueryDslQueryContainer[] {
+  return [
     ACCOUNTS_ONLY,
     { term: { servable: true } },
     { term: { is_private: false } },
     ...nonEmpty(compileFilter(search.filter, 'account')),
   ];
+}
+
+/** The Elasticsearch query of an account search. Private accounts are excluded on every path. */
+export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQueryContainer {
+  const filter = accountSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
   const handle = foldCase(search.query.replace(/^@/, ''));
   return {
@@ -106,7 +111,7 @@ async function qualifyingAccounts(
 }
 
 /** {@link qualifyingAccounts}, remembered per point in time. */
-type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.QueryDslQueryContainer>;
+export type QualifyingAccounts = (pit: string, scope: PostsScope) => Promise<estypes.QueryDslQueryContainer>;
 
 /**
  * {@link qualifyingAccounts} with memory: a point in time is a fixed snapshot, so one posts scope

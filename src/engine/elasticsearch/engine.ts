@@ -1,26 +1,27 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { ExpiredCursorError, ServiceUnavailableError } from '../../internal/errors.ts';
+import { ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
-import type { MatchHighlighter } from '../matches.ts';
+import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
 import type { RecordReads } from '../reads.ts';
-import type { PagedState, SearchEngine } from '../search.ts';
+import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { COMPLETE_RESULTS, engineCall, refreshAll } from './errors.ts';
+import { COMPLETE_RESULTS, engineCall, refreshAll, translateEngineError } from './errors.ts';
+import { decodeVector } from '../../text/vector-codec.ts';
+import type { PostVector } from '../../domain/lookalike.ts';
 import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
-import { accountSearchQuery, accountSearchSort, createQualifyingAccounts } from './account-query.ts';
+import { createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
-import { fusedPostSearch } from './fused-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
-import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
-import { postSearchQuery, postSearchSort } from './post-query.ts';
 import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
+import { createSearchEngine } from './search-engine.ts';
+import { createLikenessEvidence } from './likeness-evidence.ts';
 import { createMetricHistory, metricHistoryNames, monthIndex, pointWrite } from './metric-history.ts';
 import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
@@ -33,6 +34,7 @@ export interface ElasticsearchEngine {
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
   readonly highlights: MatchHighlighter;
+  readonly likeness: LikenessEvidence;
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
   readonly history: HistoryReads;
@@ -166,6 +168,48 @@ export function createElasticsearchEngine(deps: {
     return out;
   }
 
+  async function recentPostVectors(
+    authorIds: readonly string[],
+    model: string,
+    limit: number,
+  ): Promise<Map<string, PostVector[]>> {
+    const out = new Map<string, PostVector[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return out;
+    // One small search per author, in one request: the newest posts of each, vectors from the record.
+    const searches = authorIds.flatMap((id): estypes.MsearchRequestItem[] => [
+      // In a multi-search the header line carries the request parameters.
+      { index: posts.read, ...COMPLETE_RESULTS },
+      {
+        query: {
+          bool: {
+            filter: [
+              { term: { 'author.id': id } },
+              { term: { status: 'available' } },
+              { exists: { field: 'embedding' } },
+            ],
+          },
+        },
+        sort: [{ posted_at: { order: 'desc' } }, { id: 'asc' }],
+        size: limit,
+        _source: ['record.embedding', 'record.raw.v.posted_at'],
+        track_total_hits: false,
+      },
+    ]);
+    const response = await engineCall(() =>
+      client.msearch<{ record: Pick<PostRecord, 'embedding'> & { raw: { v: { posted_at: string } } } }>({ searches }),
+    );
+    response.responses.forEach((answer, i) => {
+      if ('error' in answer) throw translateEngineError(answer.error);
+      const vectors = out.get(authorIds[i]!)!;
+      for (const hit of answer.hits.hits) {
+        const record = hit._source?.record;
+        if (record?.embedding?.model !== model) continue;
+        vectors.push({ postedAt: record.raw.v.posted_at, vector: decodeVector(record.embedding.vector) });
+      }
+    });
+    return out;
+  }
+
   const reads: RecordReads = {
     posts: postStore,
     accounts: accountStore,
@@ -219,62 +263,22 @@ export function createElasticsearchEngine(deps: {
     },
   };
 
-  const search: SearchEngine = {
-    searchPosts(search, page) {
-      const { query } = search;
-      const lexical = (state: PagedState | null) =>
-        pagedSearch<PostRecord>({
-          client,
-          snapshots,
-          visibility,
-          index: posts.read,
-          query: postSearchQuery(search),
-          sort: postSearchSort(search),
-          page: { limit: page.limit, keepAliveSeconds: page.keepAliveSeconds, state },
-        });
-      const fused = (fusedPage: Parameters<typeof fusedPostSearch>[0]['page'], text: string) =>
-        fusedPostSearch({
-          client,
-          snapshots,
-          visibility,
-          index: posts.read,
-          search: { ...search, query: text },
-          similarityFloor: deps.similarityFloor ?? null,
-          page: fusedPage,
-        });
-      // The service chose the ranking of a first page; a next page follows the kind of its state.
-      if (page.state === null) {
-        return page.ranking.kind === 'fused' && query !== null
-          ? fused({ ...page, state: null, ranking: page.ranking }, query)
-          : lexical(null);
-      }
-      if (page.state.kind === 'paged') return lexical(page.state);
-      if (query === null) throw new ExpiredCursorError(EXPIRED);
-      return fused({ ...page, state: page.state }, query);
-    },
-
-    searchAccounts(search, page) {
-      const scope = search.posts;
-      return pagedSearch<AccountRecord>({
-        client,
-        snapshots,
-        visibility,
-        // With a posts scope, one point in time spans both indices: the qualifying set and the
-        // account pages come from the same snapshot.
-        index: scope ? [accounts.read, posts.read] : accounts.read,
-        query: accountSearchQuery(search),
-        sort: accountSearchSort(search),
-        page,
-        ...(scope ? { refine: async (pit: string) => [await qualifying(pit, scope)] } : {}),
-      });
-    },
-  };
+  const search = createSearchEngine({
+    client,
+    snapshots,
+    visibility,
+    qualifying,
+    postsIndex: posts.read,
+    accountsIndex: accounts.read,
+    similarityFloor: deps.similarityFloor ?? null,
+  });
 
   const intake: IntakeStore = {
     posts: postStore,
     accounts: accountStore,
     postIdsLinkedTo,
     authorPostFacts,
+    recentPostVectors,
     followerHistory: (ids, from, to, options) =>
       historyOn ? history.followers(ids, from, to, options) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
     refresh: refreshLookups,
@@ -301,6 +305,7 @@ export function createElasticsearchEngine(deps: {
       similarityFloor: deps.similarityFloor ?? null,
     }),
     highlights: createPostHighlighter({ client, index: posts.read }),
+    likeness: createLikenessEvidence({ client, postsIndex: posts.read }),
     intake,
     admin: createIndexAdmin({
       client,

@@ -5,7 +5,7 @@ import type { FacetSpec } from '../../query/facet-request.ts';
 import type { PostsScope } from '../../query/search-request.ts';
 import type { FacetCounts, FacetEngine } from '../facets.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { accountSearchQuery } from './account-query.ts';
+import { accountSearchFilter, accountSearchQuery } from './account-query.ts';
 import { esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
@@ -14,6 +14,8 @@ import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
+import { similarWindow } from './similar-search.ts';
+import type { SimilarRanking } from '../search.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
@@ -180,8 +182,33 @@ export function createFacetEngine(deps: {
     return { total: typeof total === 'number' ? total : (total?.value ?? 0), facets: readFacets(facets, aggregations) };
   }
 
+  /** The filter and exactly the window a `similar_to` search shows (same kNN, same quantized vector). */
+  async function similarOnly(
+    pit: string,
+    keepAliveSeconds: number,
+    field: string,
+    filter: Query[],
+    ranking: SimilarRanking,
+  ): Promise<Query> {
+    const hits = await similarWindow(client, {
+      pit,
+      keepAlive: `${keepAliveSeconds}s`,
+      field,
+      filter,
+      vector: quantizeVector(ranking.vector),
+      exclude: ranking.exclude,
+    });
+    return { bool: { filter: [...filter, { ids: { values: hits.map((h) => h._id!) } }] } };
+  }
+
   return {
     postFacets(search, facets, { ranking, keepAliveSeconds }) {
+      if (ranking.kind === 'similar') {
+        const filter = postSearchFilter(search);
+        return count(deps.postsIndex, facets, keepAliveSeconds, (pit) =>
+          similarOnly(pit, keepAliveSeconds, 'embedding', filter, ranking),
+        );
+      }
       if (ranking.kind === 'lexical' || search.query === null) {
         const query = postSearchQuery(search);
         return count(deps.postsIndex, facets, keepAliveSeconds, async () => query);
@@ -219,14 +246,19 @@ export function createFacetEngine(deps: {
       });
     },
 
-    accountFacets(search, facets, { keepAliveSeconds }) {
+    accountFacets(search, facets, { keepAliveSeconds, ranking }) {
       const query = accountSearchQuery(search);
       const scope = search.posts;
       // As account search: with a posts scope one point in time spans both indices.
       const index = scope ? [deps.accountsIndex, deps.postsIndex] : deps.accountsIndex;
-      return count(index, facets, keepAliveSeconds, async (pit) =>
-        scope ? { bool: { filter: [query, await deps.qualifying(pit, scope)] } } : query,
-      );
+      return count(index, facets, keepAliveSeconds, async (pit) => {
+        const qualifying = scope ? [await deps.qualifying(pit, scope)] : [];
+        if (ranking?.kind === 'similar') {
+          const filter = [...accountSearchFilter(search), ...qualifying];
+          return similarOnly(pit, keepAliveSeconds, 'lookalike_embedding', filter, ranking);
+        }
+        return qualifying.length > 0 ? { bool: { filter: [query, ...qualifying] } } : query;
+      });
     },
   };
 }

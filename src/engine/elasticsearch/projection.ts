@@ -193,6 +193,8 @@ export function projectAccount(record: AccountRecord): Doc {
     ...metricFields(record.metrics?.v, profile.is_private),
   });
   if (record.embedding) doc.embedding = decodeVector(record.embedding.vector);
+  // A private account is never a lookalike (account search never returns it).
+  if (record.lookalike && !profile.is_private) doc.lookalike_embedding = decodeVector(record.lookalike.vector);
   return doc;
 }
 

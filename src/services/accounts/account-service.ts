@@ -1,5 +1,5 @@
 import type { Account, AccountHistory } from '../../contract/api.ts';
-import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
+import { accountRef } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import type { HistoryReads } from '../../engine/history.ts';
 import type { RecordReads } from '../../engine/reads.ts';
@@ -15,8 +15,6 @@ import {
 } from '../../query/history-request.ts';
 import { renderAccount } from '../../render/account.ts';
 import { renderHistory } from '../../render/history.ts';
-
-const HANDLE = /^@?[^\s@/?#]{1,100}$/;
 
 /** Reads accounts (spec 4.4) and their metric history. */
 export interface AccountService {
@@ -37,12 +35,8 @@ export function createAccountService(deps: {
 
   /** The servable account `idOrHandle` names; get account's problems otherwise. */
   async function resolve(idOrHandle: string): Promise<AccountRecord> {
-    let id: string | null;
-    if (hasIdPrefix('account', idOrHandle)) {
-      id = isServiceId('account', idOrHandle) ? idOrHandle : null;
-    } else {
-      id = HANDLE.test(idOrHandle) ? await deps.reads.findAccountIdByHandle(idOrHandle.replace(/^@/, '')) : null;
-    }
+    const ref = accountRef(idOrHandle);
+    const id = ref?.kind === 'alias' ? await deps.reads.findAccountIdByHandle(ref.alias) : (ref?.id ?? null);
     const record = id === null ? null : ((await deps.reads.accounts.get([id])).get(id) ?? null);
     switch (accountAvailability(record)) {
       case 'servable':

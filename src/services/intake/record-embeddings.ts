@@ -4,6 +4,8 @@ import type { EmbeddingJob } from '../../queues/registry.ts';
 import type { AccountRecord, PostRecord, StoredEmbedding, EntityKind } from '../../domain/records.ts';
 import { accountEmbeddingText, embeddingTextHash, postEmbeddingText } from '../../text/embedding-text.ts';
 import { encodeVector } from '../../text/vector-codec.ts';
+import { linksOf } from '../../domain/links.ts';
+import { createLookalikes } from './lookalikes.ts';
 
 /** What embedding records needs of the embedder. */
 export interface DocumentEmbedder {
@@ -38,11 +40,12 @@ function needs<R extends { embedding?: StoredEmbedding }>(record: R, text: strin
  * vector is not stored (the change that altered the text queued its own embedding).
  */
 export function createRecordEmbeddings(deps: {
-  store: Pick<IntakeStore, 'posts' | 'accounts'>;
+  store: Pick<IntakeStore, 'posts' | 'accounts' | 'recentPostVectors' | 'refresh'>;
   embedder: DocumentEmbedder;
 }): RecordEmbeddings {
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
+  const lookalikes = createLookalikes({ store: deps.store, modelId });
 
   /** New stored embeddings for those of `records` whose vector is not current, by position. */
   async function embeddingsFor<R extends { embedding?: StoredEmbedding }>(
@@ -66,19 +69,19 @@ export function createRecordEmbeddings(deps: {
     store: RecordStore<R>,
     ids: string[],
     textOf: (r: R) => string,
-  ): Promise<number> {
-    if (ids.length === 0) return 0;
+  ): Promise<R[]> {
+    if (ids.length === 0) return [];
     const current = [...(await store.get(ids)).values()] as Array<R & { id: string }>;
     const computed = new Map(
       [...(await embeddingsFor(current, textOf))].map(([i, embedding]) => [current[i]!.id, embedding]),
     );
-    if (computed.size === 0) return 0;
+    if (computed.size === 0) return [];
     const outcome = await store.merge([...computed.keys()], (id, record) => {
       const embedding = computed.get(id)!;
       if (!record || embeddingTextHash(textOf(record)) !== embedding.text_hash) return record;
       return { ...record, embedding };
     });
-    return outcome.size;
+    return [...outcome.values()].map((o) => o.after);
   }
 
   return {
@@ -87,14 +90,22 @@ export function createRecordEmbeddings(deps: {
       const textOf = (r: PostRecord | AccountRecord) =>
         kind === 'post' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord);
       const computed = await embeddingsFor(records, textOf);
-      return records.map((record, i) => (computed.has(i) ? { ...record, embedding: computed.get(i)! } : record));
+      const embedded = records.map((record, i) =>
+        computed.has(i) ? { ...record, embedding: computed.get(i)! } : record,
+      );
+      if (kind === 'post') return embedded;
+      // An account rebuilt gets the lookalike vector of its posts as they are now.
+      return (await lookalikes.withLookalikes(embedded as AccountRecord[])) as typeof records;
     },
     postNeedsEmbedding: (record) => needs(record, postEmbeddingText(record), modelId),
     accountNeedsEmbedding: (record) => needs(record, accountEmbeddingText(record), modelId),
     async embed(work) {
       const posts = await embedStore(deps.store.posts, work.posts, postEmbeddingText);
       const accounts = await embedStore(deps.store.accounts, work.accounts, accountEmbeddingText);
-      return posts + accounts;
+      // What an account publishes moved: its lookalike vector follows its posts' new vectors.
+      const authors = posts.map((p) => linksOf(p).author).filter((a): a is string => a !== null);
+      await lookalikes.update([...authors, ...accounts.map((a) => a.id)]);
+      return posts.length + accounts.length;
     },
   };
 }

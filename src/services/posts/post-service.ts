@@ -1,5 +1,5 @@
 import type { FullPost, PostHistory } from '../../contract/api.ts';
-import { hasIdPrefix, isServiceId } from '../../contract/ids.ts';
+import { postRef } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import type { HistoryReads } from '../../engine/history.ts';
 import type { RecordReads } from '../../engine/reads.ts';
@@ -15,8 +15,6 @@ import {
 } from '../../query/history-request.ts';
 import { renderHistory } from '../../render/history.ts';
 import { renderFullPost } from '../../render/post.ts';
-
-const SHORTCODE = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** Reads posts (spec 4.3) and their metric history. */
 export interface PostService {
@@ -43,12 +41,8 @@ export function createPostService(deps: {
 
   /** The servable post `idOrShortcode` names; 404 `not-tracked` otherwise. */
   async function resolve(idOrShortcode: string): Promise<PostRecord> {
-    let id: string | null;
-    if (hasIdPrefix('post', idOrShortcode)) {
-      id = isServiceId('post', idOrShortcode) ? idOrShortcode : null;
-    } else {
-      id = SHORTCODE.test(idOrShortcode) ? await deps.reads.findPostIdByShortcode(idOrShortcode) : null;
-    }
+    const ref = postRef(idOrShortcode);
+    const id = ref?.kind === 'alias' ? await deps.reads.findPostIdByShortcode(ref.alias) : (ref?.id ?? null);
     if (id === null) throw notTracked();
     const record = (await deps.reads.posts.get([id])).get(id) ?? null;
     if (!isServablePost(record)) throw notTracked();

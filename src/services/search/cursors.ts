@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { pagedStateSchema, searchStateSchema, type PagedState, type SearchState } from '../../engine/search.ts';
+import {
+  accountSearchStateSchema,
+  searchStateSchema,
+  type AccountSearchState,
+  type SearchState,
+} from '../../engine/search.ts';
 import { ExpiredCursorError, InternalError, ValidationFailedError } from '../../internal/errors.ts';
 import { filterNodeSchema } from '../../query/ast.ts';
 import type { CursorCodec } from '../../query/cursor-codec.ts';
@@ -24,12 +29,15 @@ const postSearch = z.strictObject({
   filter: filterNodeSchema,
   sort: sortSpec.nullable(),
   include: z.array(z.enum(POST_INCLUDES)).optional(),
+  similarTo: z.string().optional(),
 });
 const accountSearch = z.strictObject({
   query: z.string().nullable(),
   filter: filterNodeSchema,
   posts: z.strictObject({ minimum: z.int().min(1), filter: filterNodeSchema }).nullable(),
   sort: sortSpec.nullable(),
+  similarTo: z.string().optional(),
+  include: z.array(z.enum(POST_INCLUDES)).optional(),
 });
 
 /** What a cursor carries: the operation, its normalized request, the original limit and where the engine stands. */
@@ -47,7 +55,7 @@ const cursorSchema = z.discriminatedUnion('op', [
     op: z.literal('account'),
     search: accountSearch,
     limit,
-    state: pagedStateSchema,
+    state: accountSearchStateSchema,
     exp,
   }),
 ]);
@@ -72,7 +80,7 @@ export interface OperationCursors<S, St> {
 /** Post search cursors. */
 export type PostCursors = OperationCursors<PostSearch, SearchState>;
 /** Account search cursors. */
-export type AccountCursors = OperationCursors<AccountSearch, PagedState>;
+export type AccountCursors = OperationCursors<AccountSearch, AccountSearchState>;
 
 /**
  * Signs a payload. The request schemas bound a search so that its cursors always fit what a

@@ -1,7 +1,8 @@
 import type { FacetCounts, FacetEngine } from '../../engine/facets.ts';
 import type { FacetsRequest } from '../../query/facet-request.ts';
 import type { AccountSearch, PostSearch } from '../../query/search-request.ts';
-import { rankingFor, type RankingPolicy } from './ranking.ts';
+import { accountRankingOf, postRankingOf, type RankingPolicy } from './ranking.ts';
+import type { References } from './references.ts';
 
 /** Facets of one search operation: exact counts over what the matching search returns. */
 export interface FacetsService<S> {
@@ -23,19 +24,23 @@ interface FacetsDeps {
  * Post facets. The ranking matters: a hybrid search returns the lexical matches and the
  * semantic window, so the facets count exactly those (see FacetEngine.postFacets).
  */
-export function createPostFacetsService(deps: FacetsDeps & { ranking?: RankingPolicy }): PostFacetsService {
+export function createPostFacetsService(
+  deps: FacetsDeps & { ranking?: RankingPolicy; references: References },
+): PostFacetsService {
   return {
     async facets({ search, facets }) {
-      const ranking = await rankingFor(deps.ranking, search.query);
+      const ranking = await postRankingOf(search, deps);
       return deps.engine.postFacets(search, facets, { ranking, keepAliveSeconds: deps.keepAliveSeconds });
     },
   };
 }
 
-/** Account facets: the accounts an account search returns, never private ones. */
-export function createAccountFacetsService(deps: FacetsDeps): AccountFacetsService {
+/** Account facets: the accounts an account search returns, never private ones (with `similar_to`, its lookalikes). */
+export function createAccountFacetsService(deps: FacetsDeps & { references: References }): AccountFacetsService {
   return {
-    facets: ({ search, facets }) =>
-      deps.engine.accountFacets(search, facets, { keepAliveSeconds: deps.keepAliveSeconds }),
+    async facets({ search, facets }) {
+      const ranking = await accountRankingOf(search, deps);
+      return deps.engine.accountFacets(search, facets, { keepAliveSeconds: deps.keepAliveSeconds, ranking });
+    },
   };
 }

@@ -1,4 +1,6 @@
-import type { PostRanking } from '../../engine/search.ts';
+import type { PostRanking, SimilarRanking } from '../../engine/search.ts';
+import type { AccountSearch, PostSearch } from '../../query/search-request.ts';
+import type { References } from './references.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 
 /** What ranking by meaning needs of the embedder (see src/embedding). */
@@ -38,4 +40,24 @@ export async function rankingFor(policy: RankingPolicy | undefined, query: strin
     throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
   });
   return { kind: 'fused', mode: policy.mode, vector };
+}
+
+/** The ranking of a post search's first page: by likeness to its `similar_to` reference, else as the policy says. */
+export async function postRankingOf(
+  search: PostSearch,
+  deps: { ranking?: RankingPolicy; references: References },
+): Promise<PostRanking> {
+  if (search.similarTo === undefined) return rankingFor(deps.ranking, search.query);
+  const reference = await deps.references.post(search.similarTo);
+  return { kind: 'similar', vector: reference.vector, exclude: reference.record.id };
+}
+
+/** The ranking of an account search's first page: by likeness with `similar_to`, else the search's own. */
+export async function accountRankingOf(
+  search: AccountSearch,
+  deps: { references: References },
+): Promise<{ kind: 'lexical' } | SimilarRanking> {
+  if (search.similarTo === undefined) return { kind: 'lexical' };
+  const reference = await deps.references.account(search.similarTo);
+  return { kind: 'similar', vector: reference.vector, exclude: reference.record.id };
 }

@@ -1,9 +1,11 @@
 import type { Account, PostSummary } from '../../contract/api.ts';
-import type { PostMatch } from '../../contract/search-extras.ts';
+import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
+import type { SimilarEvidence } from './similar-evidence.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
 import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
-import type { PagedState, SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
+import type { AccountSearchState, SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
+import type { References } from './references.ts';
 import { ValidationFailedError } from '../../internal/errors.ts';
 import type { CursorCodec } from '../../query/cursor-codec.ts';
 import type { AccountSearch, PostSearch, SearchRequest } from '../../query/search-request.ts';
@@ -11,20 +13,20 @@ import { renderAccount } from '../../render/account.ts';
 import { renderPostSummary } from '../../render/post.ts';
 import type { MatchEvidence } from './match-evidence.ts';
 import { accountCursors, postCursors, type Cursor, type OperationCursors } from './cursors.ts';
-import { rankingFor, type RankingPolicy } from './ranking.ts';
+import { accountRankingOf, postRankingOf, type RankingPolicy } from './ranking.ts';
 
 /** A page of search results as the API returns it (the route adds `request_id`). */
-export interface SearchResult<T> {
+export interface SearchResult<T, M> {
   data: T[];
   has_more: boolean;
   next_cursor: string | null;
-  /** Only with `"include": ["matches"]` (post search). */
-  matches?: PostMatch[];
+  /** Only with `"include": ["matches"]`. */
+  matches?: M[];
 }
 
 /** One search operation: run a validated request's page and render the results. */
-export interface SearchService<S, T> {
-  search(request: SearchRequest<S>): Promise<SearchResult<T>>;
+export interface SearchService<S, T, M> {
+  search(request: SearchRequest<S>): Promise<SearchResult<T, M>>;
 }
 
 /**
@@ -32,14 +34,14 @@ export interface SearchService<S, T> {
  * the cursor (and optionally a lower limit); the cursor carries the normalized request, the
  * original limit and the engine's snapshot position, signed, expiring and versioned.
  */
-function createPagedSearch<S, St extends SearchState, R, T>(deps: {
+function createPagedSearch<S, St extends SearchState, R, T, M>(deps: {
   cursors: OperationCursors<S, St>;
   cursorTtlSeconds: number;
   run: (search: S, page: { limit: number; keepAliveSeconds: number; state: St | null }) => Promise<SearchPage<R, St>>;
   render: (records: R[]) => T[];
   /** Opt-in additions to the envelope (after the spec's members, so without them the bytes are unchanged). */
-  extras?: (search: S, page: SearchPage<R, St>, data: T[]) => Promise<Pick<SearchResult<T>, 'matches'>>;
-}): SearchService<S, T> {
+  extras?: (search: S, page: SearchPage<R, St>, data: T[]) => Promise<Pick<SearchResult<T, M>, 'matches'>>;
+}): SearchService<S, T, M> {
   const { cursors } = deps;
   return {
     async search(request) {
@@ -80,46 +82,78 @@ interface SearchDeps {
 
 /** Search posts (spec 4.1). Without a ranking policy, queries rank by BM25. */
 export function createPostSearchService(
-  deps: SearchDeps & { ranking?: RankingPolicy; evidence: MatchEvidence },
+  deps: SearchDeps & {
+    ranking?: RankingPolicy;
+    evidence: MatchEvidence;
+    similarEvidence: SimilarEvidence;
+    references: References;
+  },
 ): PostSearchService {
-  return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary>({
+  return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary, PostMatch>({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
     run: async (search, page) =>
       page.state === null
-        ? deps.engine.searchPosts(search, {
-            ...page,
-            state: null,
-            ranking: await rankingFor(deps.ranking, search.query),
-          })
+        ? deps.engine.searchPosts(search, { ...page, state: null, ranking: await postRankingOf(search, deps) })
         : deps.engine.searchPosts(search, { ...page, state: page.state }),
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
-    extras: async (search, page, data) =>
-      search.include?.includes('matches')
+    extras: async (search, page, data) => {
+      if (!search.include?.includes('matches')) return {};
+      if (search.similarTo !== undefined)
+        return {
+          matches: await deps.similarEvidence.posts(
+            search.similarTo,
+            page.records.filter((r) => data.some((d) => d.id === r.id)),
+            page.similarity ?? new Map(),
+          ),
+        };
+      return {
+        matches: await deps.evidence(
+          search.query,
+          data.map((p) => p.id),
+          // Without a fused ranking, a query's results come from BM25 alone; a filters-only search has no sides.
+          (id) => page.retrievedBy?.get(id) ?? (search.query === null ? null : 'lexical'),
+        ),
+      };
+    },
+  });
+}
+
+/** Search accounts (spec 4.2). */
+export function createAccountSearchService(
+  deps: SearchDeps & { references: References; similarEvidence: SimilarEvidence },
+): AccountSearchService {
+  return createPagedSearch<AccountSearch, AccountSearchState, AccountRecord, Account, AccountMatch>({
+    cursors: accountCursors(deps.cursors),
+    cursorTtlSeconds: deps.cursorTtlSeconds,
+    run: async (search, page) => {
+      if (page.state !== null || search.similarTo === undefined)
+        return deps.engine.searchAccounts(
+          search,
+          page.state === null ? { ...page, state: null } : { ...page, state: page.state },
+        );
+      return deps.engine.searchAccounts(search, {
+        ...page,
+        state: null,
+        ranking: await accountRankingOf(search, deps),
+      });
+    },
+    render: (records) => records.filter(isSearchableAccount).map((r) => renderAccount(r, deps.signer)),
+    extras: async (search, page) =>
+      search.include?.includes('matches') && search.similarTo !== undefined
         ? {
-            matches: await deps.evidence(
-              search.query,
-              data.map((p) => p.id),
-              // Without a fused ranking, a query's results come from BM25 alone; a filters-only search has no sides.
-              (id) => page.retrievedBy?.get(id) ?? (search.query === null ? null : 'lexical'),
+            matches: await deps.similarEvidence.accounts(
+              search.similarTo,
+              page.records.filter(isSearchableAccount),
+              page.similarity ?? new Map(),
             ),
           }
         : {},
   });
 }
 
-/** Search accounts (spec 4.2). */
-export function createAccountSearchService(deps: SearchDeps): AccountSearchService {
-  return createPagedSearch<AccountSearch, PagedState, AccountRecord, Account>({
-    cursors: accountCursors(deps.cursors),
-    cursorTtlSeconds: deps.cursorTtlSeconds,
-    run: (search, page) => deps.engine.searchAccounts(search, page),
-    render: (records) => records.filter(isSearchableAccount).map((r) => renderAccount(r, deps.signer)),
-  });
-}
-
 /** Search posts (spec 4.1). */
-export type PostSearchService = SearchService<PostSearch, PostSummary>;
+export type PostSearchService = SearchService<PostSearch, PostSummary, PostMatch>;
 /** Search accounts (spec 4.2). */
-export type AccountSearchService = SearchService<AccountSearch, Account>;
+export type AccountSearchService = SearchService<AccountSearch, Account, AccountMatch>;

@@ -1,0 +1,68 @@
+/**
+ * What "an account like this one" compares: a vector of what the account publishes, its recent
+ * posts' vectors weighted by recency, with a share of its own text's vector (biography and
+ * publishing summary). Pure vector arithmetic; the weights are measured on the judged lookalike
+ * set (bench/relevance.md, "Lookalikes").
+ */
+
+/** How many of an account's most recent posts with vectors make its lookalike vector. */
+export const LOOKALIKE_POSTS = 30;
+/** A post's weight halves every this many days it is older than the account's newest post. */
+export const LOOKALIKE_HALF_LIFE_DAYS = 90;
+/** The account's own text's share of the vector (the posts take the rest). */
+export const LOOKALIKE_TEXT_SHARE = 0.2;
+
+/** One post's vector and when it was posted. */
+export interface PostVector {
+  postedAt: string;
+  vector: ArrayLike<number>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function norm(vector: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  return Math.sqrt(sum);
+}
+
+/** `vector` scaled to length 1 (a zero vector stays zero). */
+function unit(vector: ArrayLike<number>): Float64Array {
+  const n = norm(vector);
+  const out = new Float64Array(vector.length);
+  if (n > 0) for (let i = 0; i < vector.length; i++) out[i] = vector[i]! / n;
+  return out;
+}
+
+/**
+ * The lookalike vector of an account (unit length), or null when it has neither posts with
+ * vectors nor a text vector. Posts: the {@link LOOKALIKE_POSTS} most recent, each unit vector
+ * weighted by recency; text: {@link LOOKALIKE_TEXT_SHARE} of the result when there are posts, all
+ * of it when there are none.
+ */
+export function lookalikeVector(posts: readonly PostVector[], text: ArrayLike<number> | null): number[] | null {
+  const recent = [...posts].sort((a, b) => Date.parse(b.postedAt) - Date.parse(a.postedAt)).slice(0, LOOKALIKE_POSTS);
+  if (recent.length === 0) return text && norm(text) > 0 ? Array.from(unit(text)) : null;
+  const newest = Date.parse(recent[0]!.postedAt);
+  const dims = recent[0]!.vector.length;
+  const published = new Float64Array(dims);
+  for (const post of recent) {
+    const weight = 0.5 ** ((newest - Date.parse(post.postedAt)) / DAY_MS / LOOKALIKE_HALF_LIFE_DAYS);
+    const v = unit(post.vector);
+    for (let i = 0; i < dims; i++) published[i] = published[i]! + weight * v[i]!;
+  }
+  const mixed = unit(published);
+  if (text && text.length === dims && norm(text) > 0) {
+    const t = unit(text);
+    for (let i = 0; i < dims; i++) mixed[i] = (1 - LOOKALIKE_TEXT_SHARE) * mixed[i]! + LOOKALIKE_TEXT_SHARE * t[i]!;
+  }
+  return Array.from(unit(mixed));
+}
+
+/** Cosine similarity of two vectors (0 when either is zero). */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) dot += a[i]! * b[i]!;
+  const n = norm(a) * norm(b);
+  return n > 0 ? dot / n : 0;
+}

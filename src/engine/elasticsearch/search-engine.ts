@@ -1,0 +1,122 @@
+import type { Client } from '@elastic/elasticsearch';
+import { ExpiredCursorError } from '../../internal/errors.ts';
+import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import type { PagedState, SearchEngine } from '../search.ts';
+import type { VisibilityEpoch } from '../visibility.ts';
+import {
+  accountSearchFilter,
+  accountSearchQuery,
+  accountSearchSort,
+  type QualifyingAccounts,
+} from './account-query.ts';
+import { fusedPostSearch } from './fused-search.ts';
+import { EXPIRED, pagedSearch } from './paged-search.ts';
+import { postSearchFilter, postSearchQuery, postSearchSort } from './post-query.ts';
+import { similarSearch } from './similar-search.ts';
+import type { SnapshotPool } from './snapshot-pool.ts';
+
+/**
+ * Both searches on Elasticsearch: the ranking of a first page is the service's choice (BM25 or a
+ * sort, fused with the query's embedding, or likeness to a reference); a next page follows the
+ * kind of its cursor's state.
+ */
+export function createSearchEngine(deps: {
+  client: Client;
+  snapshots: SnapshotPool;
+  visibility: VisibilityEpoch;
+  qualifying: QualifyingAccounts;
+  postsIndex: string;
+  accountsIndex: string;
+  /** The relevance floor of fused searches (null: none). */
+  similarityFloor: number | null;
+}): SearchEngine {
+  const { client, snapshots, visibility, qualifying } = deps;
+  const posts = { read: deps.postsIndex };
+  const accounts = { read: deps.accountsIndex };
+  return {
+    searchPosts(search, page) {
+      const { query } = search;
+      const lexical = (state: PagedState | null) =>
+        pagedSearch<PostRecord>({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          query: postSearchQuery(search),
+          sort: postSearchSort(search),
+          page: { limit: page.limit, keepAliveSeconds: page.keepAliveSeconds, state },
+        });
+      const fused = (fusedPage: Parameters<typeof fusedPostSearch>[0]['page'], text: string) =>
+        fusedPostSearch({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          search: { ...search, query: text },
+          similarityFloor: deps.similarityFloor ?? null,
+          page: fusedPage,
+        });
+      const similar = (similarPage: Parameters<typeof similarSearch>[0]['page']) =>
+        similarSearch<PostRecord>({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          field: 'embedding',
+          filter: postSearchFilter(search),
+          page: similarPage,
+        });
+      // The service chose the ranking of a first page; a next page follows the kind of its state.
+      if (page.state === null) {
+        if (page.ranking.kind === 'similar') return similar({ ...page, state: null, ranking: page.ranking });
+        return page.ranking.kind === 'fused' && query !== null
+          ? fused({ ...page, state: null, ranking: page.ranking }, query)
+          : lexical(null);
+      }
+      if (page.state.kind === 'paged') return lexical(page.state);
+      if (page.state.kind === 'similar') return similar({ ...page, state: page.state });
+      if (query === null) throw new ExpiredCursorError(EXPIRED);
+      return fused({ ...page, state: page.state }, query);
+    },
+
+    searchAccounts(search, page) {
+      const scope = search.posts;
+      // With a posts scope, one point in time spans both indices: the qualifying set and the
+      // account pages come from the same snapshot.
+      const index = scope ? [accounts.read, posts.read] : accounts.read;
+      const refine = scope ? { refine: async (pit: string) => [await qualifying(pit, scope)] } : {};
+      const { limit, keepAliveSeconds } = page;
+      const similar =
+        page.state === null
+          ? page.ranking?.kind === 'similar'
+            ? { limit, keepAliveSeconds, state: null, ranking: page.ranking }
+            : null
+          : page.state.kind === 'similar'
+            ? { limit, keepAliveSeconds, state: page.state }
+            : null;
+      if (similar) {
+        const filter = accountSearchFilter(search);
+        return similarSearch<AccountRecord>({
+          client,
+          snapshots,
+          visibility,
+          index,
+          field: 'lookalike_embedding',
+          filter,
+          page: similar,
+          ...refine,
+        });
+      }
+      return pagedSearch<AccountRecord>({
+        client,
+        snapshots,
+        visibility,
+        index,
+        query: accountSearchQuery(search),
+        sort: accountSearchSort(search),
+        page: { limit, keepAliveSeconds, state: page.state?.kind === 'paged' ? page.state : null },
+        ...refine,
+      });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { LOOKALIKE_POSTS, lookalikeVector } from '../../domain/lookalike.ts';
+import type { AccountRecord, StoredLookalike } from '../../domain/records.ts';
+import type { IntakeStore } from '../../engine/intake-store.ts';
+import { decodeVector, encodeVector } from '../../text/vector-codec.ts';
+
+/** Keeps accounts' lookalike vectors current (domain/lookalike.ts). */
+export interface Lookalikes {
+  /**
+   * Recomputes the lookalike vectors of `accountIds` from their newest posts' vectors and their
+   * own text's vector, and stores those that changed; returns how many it stored. Call after the
+   * vectors it reads were written (the posts are refreshed first).
+   */
+  update(accountIds: readonly string[]): Promise<number>;
+  /** The same accounts with a current lookalike vector (no store write: index rebuilds). */
+  withLookalikes(accounts: AccountRecord[]): Promise<AccountRecord[]>;
+}
+
+/** Creates the lookalike updater of the worker for vectors of `modelId`. */
+export function createLookalikes(deps: {
+  store: Pick<IntakeStore, 'accounts' | 'recentPostVectors' | 'refresh'>;
+  modelId: string;
+}): Lookalikes {
+  /** Each account's lookalike vector from what the engine holds now (null: nothing to make it of). */
+  async function compute(accounts: readonly AccountRecord[]): Promise<Map<string, StoredLookalike | null>> {
+    const posts = await deps.store.recentPostVectors(
+      accounts.map((a) => a.id),
+      deps.modelId,
+      LOOKALIKE_POSTS,
+    );
+    return new Map(
+      accounts.map((account) => {
+        const own = account.embedding?.model === deps.modelId ? decodeVector(account.embedding.vector) : null;
+        const published = posts.get(account.id) ?? [];
+        const vector = lookalikeVector(published, own);
+        return [
+          account.id,
+          vector ? { model: deps.modelId, posts: published.length, vector: encodeVector(vector) } : null,
+        ];
+      }),
+    );
+  }
+
+  return {
+    async update(accountIds) {
+      const ids = [...new Set(accountIds)];
+      if (ids.length === 0) return 0;
+      await deps.store.refresh();
+      const computed = await compute([...(await deps.store.accounts.get(ids)).values()]);
+      const outcome = await deps.store.accounts.merge([...computed.keys()], (id, record) => {
+        const lookalike = computed.get(id);
+        if (!record || !lookalike) return record;
+        return { ...record, lookalike };
+      });
+      return outcome.size;
+    },
+
+    async withLookalikes(accounts) {
+      if (accounts.length === 0) return accounts;
+      const computed = await compute(accounts);
+      return accounts.map((account) => {
+        const lookalike = computed.get(account.id);
+        return lookalike ? { ...account, lookalike } : account;
+      });
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
+import { linksOf } from '../../domain/links.ts';
+import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
+import type { LikenessEvidence } from '../../engine/matches.ts';
+import type { References } from './references.ts';
+
+/** Posts of a result shown as closest to the reference, at most. */
+const CLOSEST_POSTS = 3;
+
+/** The members of `a` also in `b`, in `a`'s order, compared case-insensitively, without repeats. */
+function shared(a: readonly string[] | null | undefined, b: readonly string[] | null | undefined): string[] {
+  const other = new Set((b ?? []).map((x) => x.toLowerCase()));
+  const seen = new Set<string>();
+  return (a ?? []).filter((x) => {
+    const key = x.toLowerCase();
+    if (!other.has(key) || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The author's niches a post carries in its snapshot of the author. */
+function authorNiches(post: SearchedPost): string[] {
+  const author = linksOf(post).author;
+  return (author ? post.accounts[author]?.niches : null) ?? [];
+}
+
+function languagesOf(post: SearchedPost): string[] {
+  const language = post.enrichment.primary_language?.v;
+  return language ? [language] : [];
+}
+
+/** Why results of `similar_to` searches are alike their reference (`"include": ["matches"]`). */
+export interface SimilarEvidence {
+  posts(
+    similarTo: string,
+    results: readonly SearchedPost[],
+    similarity: ReadonlyMap<string, number>,
+  ): Promise<PostMatch[]>;
+  accounts(
+    similarTo: string,
+    results: readonly AccountRecord[],
+    similarity: ReadonlyMap<string, number>,
+  ): Promise<AccountMatch[]>;
+}
+
+/** Creates the evidence of `similar_to` searches. */
+export function createSimilarEvidence(deps: { engine: LikenessEvidence; references: References }): SimilarEvidence {
+  return {
+    async posts(similarTo, results, similarity) {
+      const { record: reference } = await deps.references.post(similarTo);
+      return results.map((post) => ({
+        id: post.id,
+        retrieved_by: 'semantic',
+        fields: [],
+        similar: {
+          similarity: similarity.get(post.id) ?? 0,
+          shared: {
+            topics: shared(post.enrichment.topics?.v, reference.enrichment.topics?.v),
+            hashtags: shared(post.raw?.v.hashtags, reference.raw?.v.hashtags),
+            languages: shared(languagesOf(post), languagesOf(reference)),
+            author_niches: shared(authorNiches(post), authorNiches(reference)),
+          },
+        },
+      }));
+    },
+
+    async accounts(similarTo, results, similarity) {
+      const reference = await deps.references.account(similarTo);
+      const ids = results.map((a) => a.id);
+      const [topics, closest] = await Promise.all([
+        deps.engine.accountTopics([reference.record.id, ...ids]),
+        deps.engine.closestPosts(ids, reference.vector, CLOSEST_POSTS),
+      ]);
+      const own = topics.get(reference.record.id);
+      return results.map((account) => ({
+        id: account.id,
+        similarity: similarity.get(account.id) ?? 0,
+        shared: {
+          niches: shared(account.niches?.v, reference.record.niches?.v),
+          topics: shared(topics.get(account.id), own),
+          languages: shared(account.publishing_languages?.v, reference.record.publishing_languages?.v),
+        },
+        closest_posts: closest.get(account.id) ?? [],
+      }));
+    },
+  };
+}
