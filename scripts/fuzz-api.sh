@@ -16,9 +16,18 @@ WORK="$(mktemp -d)"
 PORT="$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 BASE="http://127.0.0.1:$PORT"
 
-export INDEX_PREFIX="$RUN" REDIS_PREFIX="$RUN" EMBEDDINGS=off LOG_LEVEL="${LOG_LEVEL:-warn}" NODE_ENV=test
+export INDEX_PREFIX="$RUN" REDIS_PREFIX="$RUN" LOG_LEVEL="${LOG_LEVEL:-warn}" NODE_ENV=test
 export HOST=127.0.0.1 PORT PUBLIC_BASE_URL="$BASE" RATE_LIMIT_SEARCH_PER_MINUTE=0 RATE_LIMIT_READ_PER_MINUTE=0 INTAKE_WAIT_TIMEOUT_MS=20000
 export SIGNING_SECRET="${SIGNING_SECRET:-fuzz-only-$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')}"
+
+# With the model beside the repository (as npm start finds it), searches rank hybrid and
+# `similar_to` answers from real vectors; without it they are BM25 only and `similar_to` a 503.
+MODEL="${MODEL_DIR:-$PWD/../shared/models/all-MiniLM-L6-v2}"
+if [ "${EMBEDDINGS:-}" != "off" ] && [ -f "$MODEL/config.json" ]; then
+  export MODEL_DIR="$MODEL" EMBEDDINGS=on
+else
+  export EMBEDDINGS=off
+fi
 
 if ! command -v st >/dev/null 2>&1; then
   echo "fuzz-api: schemathesis is not installed (pip install schemathesis)" >&2
@@ -59,6 +68,13 @@ const post = page.data[0];
 if (!post) throw new Error('the demo data did not load');
 const accounts = await (await fetch(process.env.BASE + '/v1/social/accounts/search', { method: 'POST', headers, body: JSON.stringify({ account: { filters: { followers_count: { gte: 0 } } }, limit: 1 }) })).json();
 const account = accounts.data[0];
+// With the model, wait (bounded) until the demo's vectors are in, so similar_to examples rank.
+for (let i = 0; process.env.EMBEDDINGS === 'on' && i < 240; i++) {
+  const probe = await fetch(process.env.BASE + '/v1/social/accounts/search', { method: 'POST', headers, body: JSON.stringify({ account: { similar_to: account.id }, limit: 1 }) });
+  await probe.arrayBuffer();
+  if (probe.status === 200) break;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
 const examples = (pairs) => Object.fromEntries(pairs.map(([name, value]) => [name, { value }]));
 const setParam = (op, examplesById) => { for (const p of op.parameters ?? []) if (p.name === 'id') p.examples = examplesById; };
 setParam(doc.paths['/v1/social/posts/{id}'].get, examples([['id', post.id], ['shortcode', post.shortcode]]));
@@ -69,10 +85,12 @@ const body = (path) => doc.paths[path].post.requestBody.content['application/jso
 body('/v1/social/posts/search').examples = examples([
   ['query', { post: { query: 'skincare routine', filters: { views: { gte: 0 } } }, limit: 5 }],
   ['sorted', { post: { filters: { format: { in: ['reel'] } }, author: { filters: { followers_count: { gte: 0 } } } }, sort: { by: 'views', order: 'desc' }, limit: 3 }],
+  ['similar', { post: { similar_to: post.shortcode, author: { filters: { followers_count: { gte: 0 } } } }, include: ['matches'], limit: 3 }],
 ]);
 body('/v1/social/accounts/search').examples = examples([
   ['query', { account: { query: account.handle }, limit: 5 }],
   ['posts', { account: { posts: { minimum_matching_posts: 1, filters: { format: { in: ['reel'] } } } }, sort: { by: 'followers_count', order: 'desc' } }],
+  ['similar', { account: { similar_to: '@' + account.handle, filters: { followers_count: { gte: 0 } } }, include: ['matches'], limit: 3 }],
 ]);
 (await import('node:fs')).writeFileSync('$WORK/openapi.json', JSON.stringify(doc));
 "

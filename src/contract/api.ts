@@ -122,7 +122,7 @@ const postSummaryShape = {
   coauthors: z.array(authorSummarySchema),
 };
 
-const postSummarySchema = z.strictObject(postSummaryShape);
+export const postSummarySchema = z.strictObject(postSummaryShape);
 
 const imageVisibleText = z.array(z.strictObject({ text: z.string() })).nullable();
 const videoVisibleText = z

@@ -12,6 +12,23 @@ export const LOOKALIKE_HALF_LIFE_DAYS = 90;
 /** The account's own text's share of the vector (the posts take the rest). */
 export const LOOKALIKE_TEXT_SHARE = 0.2;
 
+/** The weights of a lookalike vector; the service uses {@link LOOKALIKE_WEIGHTS}. */
+export interface LookalikeWeights {
+  /** How many of the most recent posts count. */
+  posts: number;
+  /** Half-life of a post's weight in days (Infinity: no recency weighting). */
+  halfLifeDays: number;
+  /** The account's own text's share. */
+  textShare: number;
+}
+
+/** The service's weights. */
+export const LOOKALIKE_WEIGHTS: LookalikeWeights = {
+  posts: LOOKALIKE_POSTS,
+  halfLifeDays: LOOKALIKE_HALF_LIFE_DAYS,
+  textShare: LOOKALIKE_TEXT_SHARE,
+};
+
 /** One post's vector and when it was posted. */
 export interface PostVector {
   postedAt: string;
@@ -36,25 +53,29 @@ function unit(vector: ArrayLike<number>): Float64Array {
 
 /**
  * The lookalike vector of an account (unit length), or null when it has neither posts with
- * vectors nor a text vector. Posts: the {@link LOOKALIKE_POSTS} most recent, each unit vector
- * weighted by recency; text: {@link LOOKALIKE_TEXT_SHARE} of the result when there are posts, all
- * of it when there are none.
+ * vectors nor a text vector. Posts: the `weights.posts` most recent, each unit vector weighted by
+ * recency; text: `weights.textShare` of the result when there are posts, all of it when there are
+ * none. The benchmark passes other weights to compare them.
  */
-export function lookalikeVector(posts: readonly PostVector[], text: ArrayLike<number> | null): number[] | null {
-  const recent = [...posts].sort((a, b) => Date.parse(b.postedAt) - Date.parse(a.postedAt)).slice(0, LOOKALIKE_POSTS);
+export function lookalikeVector(
+  posts: readonly PostVector[],
+  text: ArrayLike<number> | null,
+  weights: LookalikeWeights = LOOKALIKE_WEIGHTS,
+): number[] | null {
+  const recent = [...posts].sort((a, b) => Date.parse(b.postedAt) - Date.parse(a.postedAt)).slice(0, weights.posts);
   if (recent.length === 0) return text && norm(text) > 0 ? Array.from(unit(text)) : null;
   const newest = Date.parse(recent[0]!.postedAt);
   const dims = recent[0]!.vector.length;
   const published = new Float64Array(dims);
   for (const post of recent) {
-    const weight = 0.5 ** ((newest - Date.parse(post.postedAt)) / DAY_MS / LOOKALIKE_HALF_LIFE_DAYS);
+    const weight = 0.5 ** ((newest - Date.parse(post.postedAt)) / DAY_MS / weights.halfLifeDays);
     const v = unit(post.vector);
     for (let i = 0; i < dims; i++) published[i] = published[i]! + weight * v[i]!;
   }
   const mixed = unit(published);
   if (text && text.length === dims && norm(text) > 0) {
     const t = unit(text);
-    for (let i = 0; i < dims; i++) mixed[i] = (1 - LOOKALIKE_TEXT_SHARE) * mixed[i]! + LOOKALIKE_TEXT_SHARE * t[i]!;
+    for (let i = 0; i < dims; i++) mixed[i] = (1 - weights.textShare) * mixed[i]! + weights.textShare * t[i]!;
   }
   return Array.from(unit(mixed));
 }

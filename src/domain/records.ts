@@ -121,6 +121,17 @@ export interface PostRecord {
   embedding?: StoredEmbedding;
 }
 
+/** One write of a post: the record before it (null: the post is new) and after. */
+export interface PostWrite {
+  before: PostRecord | null;
+  after: PostRecord;
+}
+
+/** Told of post writes (the saved searches' matching pass looks at them again). */
+export interface PostWriteRecorder {
+  record(writes: Iterable<PostWrite>): Promise<void>;
+}
+
 /**
  * A post record as searches read it: without the per-media enrichment (transcripts, on-screen
  * text, visual descriptions), which summaries never render and which is often most of a record.

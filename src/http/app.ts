@@ -21,6 +21,8 @@ import type { UsageRecorder } from '../services/keys/usage-recorder.ts';
 import { clientErrorHandler, registerProblemHandling } from './problems.ts';
 import { requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
+import type { AlertService } from '../services/alerts/alert-service.ts';
+import { alertRoutes } from './routes/alerts.ts';
 import { deliveryRoutes } from './routes/delivery.ts';
 import { facetRoutes } from './routes/facets.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
@@ -45,6 +47,8 @@ export interface AppDependencies {
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
   intake: IntakeService;
+  /** Webhook endpoints and saved searches; absent: those routes are not served. */
+  alerts?: AlertService;
   signer: DeliverySigner;
   readiness: Record<string, ReadinessCheck>;
   /** Per-key rate limits (searches, reads); their counters live in Redis so every node shares them. */
@@ -127,7 +131,7 @@ export function buildApp(
   if (options.corsOrigins && options.corsOrigins.length > 0) {
     app.register(cors, {
       origin: [...options.corsOrigins],
-      methods: ['GET', 'POST'],
+      methods: ['GET', 'POST', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
       exposedHeaders: [
         'x-request-id',
@@ -161,6 +165,12 @@ export function buildApp(
     ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
+  if (deps.alerts)
+    app.register(alertRoutes, {
+      keys: deps.keys,
+      alerts: deps.alerts,
+      ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+    });
   app.register(deliveryRoutes, { signer: deps.signer });
   if (deps.dashboard) app.register(dashboardPlugin, { ...deps.dashboard, prefix: '/dashboard' });
   return app;

@@ -77,6 +77,19 @@ const envSchema = z.object({
   SIGNIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).default(50),
   /** Days of per-key usage kept for the dashboard. */
   USAGE_RETENTION_DAYS: z.coerce.number().int().min(1).max(400).default(90),
+  /**
+   * Lets webhook endpoints name loopback and private addresses (and plain http there): for tests
+   * and receivers inside the operator's own network. Off, every delivery address is checked to be
+   * public, on each attempt.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Saved searches one account holder may keep. */
+  SAVED_SEARCHES_PER_HOLDER: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** Webhook endpoints one account holder may keep. */
+  WEBHOOK_ENDPOINTS_PER_HOLDER: z.coerce.number().int().min(1).max(1000).default(20),
   /** GETs of posts and accounts per key per minute (cheaper than searches, so a higher budget); 0: unlimited. */
   RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),

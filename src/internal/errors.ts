@@ -54,6 +54,16 @@ export class NotTrackedError extends DomainError {
   readonly problem = 'not-tracked';
 }
 
+/** 404: a webhook endpoint or saved search that is unknown or another holder's. */
+export class ResourceNotFoundError extends DomainError {
+  readonly problem = 'resource-not-found';
+}
+
+/** 409: a holder at its cap of saved searches or webhook endpoints. */
+export class LimitReachedError extends DomainError {
+  readonly problem = 'limit-reached';
+}
+
 /** 404: no such route. */
 export class RouteNotFoundError extends DomainError {
   readonly problem = 'not-found';
@@ -134,6 +144,12 @@ export class ServiceUnavailableError extends DomainError {
     return { 'retry-after': '5' };
   }
 }
+
+/**
+ * 503: the intake's backlog is full (the workers are behind); nothing of the request was queued.
+ * Bulk loaders (`seed`, `ingest`) wait and send it again; HTTP senders get the 503.
+ */
+export class IntakeBacklogFullError extends ServiceUnavailableError {}
 
 /** 504: `?wait=true` intake whose observations were not all visible in time (they stay queued). */
 export class IntakeTimeoutError extends DomainError {

@@ -56,6 +56,13 @@ const PROBLEMS = {
     description:
       'The post or account is unknown to this service or currently unavailable. This does not claim it is absent from the platform; it may appear once observed.',
   },
+  'resource-not-found': {
+    status: 404,
+    title: 'No such resource',
+    retryable: false,
+    description:
+      "No webhook endpoint or saved search with this ID belongs to the key's holder (another holder's is answered the same way). List them to find their IDs.",
+  },
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
@@ -86,6 +93,13 @@ const PROBLEMS = {
     title: 'Expired delivery URL',
     retryable: false,
     description: 'A signed delivery URL past its expiry. Read the post or account again for a fresh URL.',
+  },
+  'limit-reached': {
+    status: 409,
+    title: 'Limit reached',
+    retryable: false,
+    description:
+      'The holder already has as many saved searches (or webhook endpoints) as the service allows; the detail gives the limit. Delete one first.',
   },
   'payload-too-large': {
     status: 413,

@@ -90,7 +90,7 @@ const CONTINUATION_ONLY =
 export const expectedKeys = (allowed: readonly string[]) => () =>
   `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
 
-const limitSchema = z
+export const limitSchema = z
   .int({ error: LIMIT_EXPECTED })
   .min(LIMITS.min, { error: LIMIT_EXPECTED })
   .max(LIMITS.max, { error: LIMIT_EXPECTED })
@@ -239,7 +239,8 @@ const includeSchema = z
   .max(POST_INCLUDES.length * 2, { error: 'expected each addition at most once' })
   .meta({ description: 'Opt-in additions to the response: "matches" adds why each post matched. Kept by the cursor.' });
 
-function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
+/** An initial post search (or continuation) from a structurally valid body; issues on `ctx` otherwise. */
+export function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearch> {
   const next = continuationOf(body, ctx);
   if (next !== undefined) return next ?? z.NEVER;
   if (body.post === undefined) {

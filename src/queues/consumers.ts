@@ -8,13 +8,24 @@ import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
 import { ServiceUnavailableError } from '../internal/errors.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
-import { QUEUES, retryDelay, type JobPayload, type JobResults, type QueueName } from './registry.ts';
+import {
+  deliveryRetryDelay,
+  QUEUES,
+  retryDelay,
+  type JobPayload,
+  type JobResults,
+  type QueueName,
+} from './registry.ts';
 
 /** What a handler may know of its job besides the payload. */
 export interface JobContext {
   id: string | undefined;
   /** True when an earlier run of this job may have written (it failed, or its worker died mid-job). */
   isRetry: boolean;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  /** When the job was first queued (epoch ms). */
+  queuedAt: number;
 }
 
 /** Handles one job of queue `N`: a throw makes BullMQ retry it with back-off. */
@@ -70,13 +81,21 @@ function startConsumer<N extends QueueName>(name: N, handler: JobHandler<N>, dep
         throw new UnrecoverableError(`unreadable ${name} job payload: ${formatIssues(parsed.error.issues)}`);
       // A job re-run after its worker died (stalled) has no failed attempt, but may have written.
       const isRetry = job.attemptsMade > 0 || job.attemptsStarted > 1;
-      return handler(parsed.data as JobPayload<N>, { id: job.id, isRetry });
+      return handler(parsed.data as JobPayload<N>, {
+        id: job.id,
+        isRetry,
+        attempt: job.attemptsMade + 1,
+        queuedAt: job.timestamp,
+      });
     },
     {
       connection: deps.connection(),
       prefix: deps.prefix,
       concurrency: entry.concurrency === 'config' ? deps.configuredConcurrency : entry.concurrency,
-      settings: { backoffStrategy: retryDelay },
+      settings: {
+        backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
+          type === 'webhook' ? deliveryRetryDelay(attemptsMade, error) : retryDelay(attemptsMade),
+      },
       // A killed worker's jobs run again within ~20 s instead of ~60 s (BullMQ's defaults), and a
       // job whose workers die repeatedly is not failed after its second stall: a stall is not the
       // job's fault, and re-running it is safe (merges are idempotent).
@@ -118,7 +137,10 @@ function logFailure(logger: ConsumerLogger, queue: QueueName, job: Job | undefin
     attempts: job?.attemptsMade,
     ...(expected ? { reason: reasonOf(error) } : { err: error }),
   };
-  if (!permanent) {
+  if (!permanent && queue === 'webhooks') {
+    // A receiver's outage is its own: each attempt is in the endpoint's delivery log, not ours.
+    return;
+  } else if (!permanent) {
     logger.warn(fields, 'job failed; it will be retried');
   } else if (queue === 'observations') {
     logger.error(

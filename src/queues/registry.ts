@@ -36,6 +36,20 @@ const embeddingJob = z.strictObject({
  */
 const followUpJob = z.strictObject({});
 
+/**
+ * One `alerts` job: no payload. Written posts wait in Redis (services/alerts/alert-store.ts,
+ * `pending`); a run matches all of them against every saved search at once.
+ */
+const alertPassJob = z.strictObject({});
+
+/** One `webhooks` job: one event for one endpoint; the job id is `<endpoint>.<event>`. */
+const webhookJob = z.strictObject({
+  endpoint_id: z.string(),
+  event_id: z.string(),
+  /** The exact bytes every attempt sends (signed afresh each time). */
+  body: z.string(),
+});
+
 /** One `maintenance` job: no payload. A job scheduler adds one every hour (scheduleMaintenance). */
 const maintenanceJob = z.strictObject({});
 
@@ -62,6 +76,14 @@ export interface FollowUpJobResult {
   metrics_updated: number;
 }
 
+/** What an alerts run reports. */
+export interface AlertPassJobResult {
+  posts: number;
+  searches: number;
+  events: number;
+  baseline: number;
+}
+
 /** What a maintenance run reports: the metric history's retention pass. */
 export interface MaintenanceJobResult {
   dropped: string[];
@@ -86,6 +108,29 @@ export function retryDelay(attemptsMade: number): number {
   return Math.min(60_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
 }
 
+/** A failed delivery attempt worth another: the queue waits at least `retryAfterMs` (the receiver's Retry-After). */
+export class RetryDeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+    this.name = 'RetryDeliveryError';
+  }
+}
+
+/**
+ * Delay before webhook delivery retry `attemptsMade`: 5 s doubling up to an hour, with full jitter
+ * over its upper half (receivers recovering from an outage are not hit by every retry at once),
+ * and never sooner than the receiver's Retry-After (capped at an hour).
+ */
+export function deliveryRetryDelay(attemptsMade: number, error: unknown, random = Math.random): number {
+  const ceiling = Math.min(3_600_000, 5_000 * 2 ** Math.max(0, attemptsMade - 1));
+  const jittered = Math.round(ceiling / 2 + random() * (ceiling / 2));
+  const floor = error instanceof RetryDeliveryError && error.retryAfterMs !== null ? error.retryAfterMs : 0;
+  return Math.max(jittered, Math.min(floor, 3_600_000));
+}
+
 /** The queue table. `concurrency: 'config'` takes WORKER_CONCURRENCY. */
 export const QUEUES = {
   observations: { payload: observationJob, options: RETRYING, concurrency: 'config' },
@@ -98,6 +143,25 @@ export const QUEUES = {
     payload: followUpJob,
     options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } },
     concurrency: 1,
+  },
+  // Like follow-ups: one run at a time takes everything pending; it recomputes from the stored
+  // state, so it retries through outages of any length.
+  alerts: {
+    payload: alertPassJob,
+    options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } },
+    concurrency: 1,
+  },
+  // Deliveries retry on their own schedule (deliveryRetryDelay: Retry-After, jitter) for 24 h;
+  // completed jobs stay a day so that an event queued again (a pass re-run) is not sent twice.
+  webhooks: {
+    payload: webhookJob,
+    options: {
+      attempts: 80,
+      backoff: { type: 'webhook' },
+      removeOnComplete: { age: 86_400, count: 100_000 },
+      removeOnFail: { age: 7 * 86_400 },
+    },
+    concurrency: 8,
   },
   // Idempotent housekeeping on a schedule: a failed run is simply the next hour's to do again.
   maintenance: {
@@ -118,6 +182,8 @@ export interface JobResults {
   observations: ObservationJobResult;
   embeddings: number;
   'follow-ups': FollowUpJobResult;
+  alerts: AlertPassJobResult;
+  webhooks: string;
   maintenance: MaintenanceJobResult;
 }
 
@@ -146,6 +212,18 @@ export async function requestFollowUp(queue: Pick<Producer<'follow-ups'>, 'add'>
     'follow-up',
     {},
     { delay: FOLLOW_UP_DELAY_MS, deduplication: { id: 'follow-up', keepLastIfActive: true } },
+  );
+}
+
+/** How long an alerts run waits after it is first asked for, gathering the posts written meanwhile. */
+export const ALERT_PASS_DELAY_MS = 1000;
+
+/** Asks for an alerts run (deduplicated like {@link requestFollowUp}). */
+export async function requestAlertPass(queue: Pick<Producer<'alerts'>, 'add'>): Promise<void> {
+  await queue.add(
+    'alerts',
+    {},
+    { delay: ALERT_PASS_DELAY_MS, deduplication: { id: 'alerts', keepLastIfActive: true } },
   );
 }
 

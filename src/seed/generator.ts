@@ -1,6 +1,6 @@
 import { accountEnrichment, accountObservation, DAY, HOUR, iso, planAccounts, type SeedAccount } from './accounts.ts';
 import { postEnrichment } from './enrichment.ts';
-import { PostBuilder } from './posts.ts';
+import { accountStyle, PostBuilder, seedHashOf } from './posts.ts';
 import { accountReobservations, postReobservations } from './history.ts';
 import { Rng } from './random.ts';
 
@@ -106,4 +106,44 @@ export function* generateObservations(opts: SeedOptions): Generator<Record<strin
 /** Pipelines stop producing for an account once it is gone. */
 function enrichmentLimit(acc: SeedAccount, now: number): number {
   return acc.fate === 'none' || acc.fate === 'renamed' ? now : acc.fateAt - 60_000;
+}
+
+/** What a judge of lookalikes knows about one generated account and the searches cannot see. */
+export interface SeedAccountLabel {
+  id: string;
+  /** The primary niche's id (most of its posts are in it). */
+  niche: string;
+  /** Every niche of the account, primary first. */
+  niches: readonly string[];
+  /** Its latent style within the primary niche (`accountStyle`). */
+  style: number;
+  /** Its language's code. */
+  language: string;
+  isPrivate: boolean;
+  /** Still active at the end of the dataset (not deleted, deactivated or unobservable). */
+  active: boolean;
+  /** Its tracked posts in the dataset. */
+  posts: number;
+}
+
+/**
+ * The hidden labels of the accounts {@link generateObservations} yields for the same options,
+ * replaying only the account plan (no post is built).
+ */
+export function seedAccountLabels(opts: SeedOptions): SeedAccountLabel[] {
+  validate(opts);
+  const now = (opts.now ?? DEFAULT_SEED_NOW).getTime();
+  const rng = new Rng(opts.seed);
+  const salt = rng.uint32();
+  const seedHash = seedHashOf(salt);
+  return planAccounts(rng, opts.accounts, opts.posts, now).accounts.map((acc) => ({
+    id: acc.id,
+    niche: acc.niches[0]!.id,
+    niches: acc.niches.map((n) => n.id),
+    style: accountStyle(acc, seedHash),
+    language: acc.lang.code,
+    isPrivate: acc.isPrivate,
+    active: acc.fate === 'none' || acc.fate === 'renamed',
+    posts: acc.postCount,
+  }));
 }

@@ -114,6 +114,11 @@ function styledTopic(niche: NicheDef, style: number, index: number, seedHash: nu
   return niche.topics[(style * STYLE_TOPICS + (roll & 1)) % niche.topics.length] ?? null;
 }
 
+/** The hash that keys the per-post side streams (shortcodes, styles) of a dataset with `salt`. */
+export function seedHashOf(salt: number): number {
+  return mix32(hash2(salt, 0x5eed));
+}
+
 /** Stateful post builder: owns the ID counters and the shared random stream. */
 export class PostBuilder {
   private postIndex = 0;
@@ -126,7 +131,7 @@ export class PostBuilder {
     private readonly now: number,
     salt: number,
   ) {
-    this.seedHash = mix32(hash2(salt, 0x5eed));
+    this.seedHash = seedHashOf(salt);
   }
 
   /** Builds the next post of `acc`, published at `postedAt`. */

@@ -23,6 +23,7 @@ import { createReferences } from '../services/search/references.ts';
 import { createSimilarEvidence } from '../services/search/similar-evidence.ts';
 import type { Connections } from './connections.ts';
 import { openHolders, openIntake, openKeys, type Closable } from './core.ts';
+import { openAlertService } from './alerts.ts';
 import { createHmac } from 'node:crypto';
 import type { Session } from 'fastify';
 import { dashboardAssetsDir } from '../internal/paths.ts';
@@ -61,6 +62,7 @@ export function createApi(
   });
   const keys = openKeys(config, connections, { cached: true });
   const intake = openIntake(config, connections);
+  const alerts = openAlertService(config, connections, embedder);
   const references = createReferences({ reads: engine.reads });
   const search = {
     engine: engine.search,
@@ -86,6 +88,7 @@ export function createApi(
     accountFacets: createAccountFacetsService(facets),
     keys,
     intake: intake.intake,
+    alerts: alerts.service,
   };
   // Queue handles for the depth gauges: producers only, connected on the shared Redis client.
   const queues =
@@ -176,6 +179,7 @@ export function createApi(
       await usage.close().catch(() => undefined);
       await keys.close();
       await intake.close();
+      await alerts.close();
       await Promise.all(Object.values(queues ?? {}).map((q) => q.close().catch(() => undefined)));
     },
   };

@@ -3,6 +3,10 @@ import { embeddingsJob } from '../../workers/embeddings-job.ts';
 import { followUpsJob } from '../../workers/follow-ups-job.ts';
 import { maintenanceJob } from '../../workers/maintenance-job.ts';
 import { observationsJob } from '../../workers/observations-job.ts';
+import { alertsJob } from '../../workers/alerts-job.ts';
+import { webhooksJob } from '../../workers/webhooks-job.ts';
+import { createDeliverySigner } from '../delivery/signer.ts';
+import { openAlertWorker } from './alerts.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
@@ -34,9 +38,16 @@ export function startWorkerProcess(
   const { engine, embedder, logger } = parts;
   const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
   const embeddingsOn = embedder.status().state !== 'off';
+  const signer = createDeliverySigner({
+    baseUrl: config.PUBLIC_BASE_URL,
+    secret: config.SIGNING_SECRET,
+    ttlSeconds: config.DELIVERY_URL_TTL_SECONDS,
+  });
+  const alerts = openAlertWorker(config, connections, { engine, embedder, signer, logger });
   const records = embeddingsOn
     ? createRecordEmbeddings({
         store: engine.intake,
+        changes: alerts.changes,
         embedder: {
           modelId: embedder.modelId,
           // Jobs that arrive while the model loads wait for it rather than fail.
@@ -59,6 +70,7 @@ export function startWorkerProcess(
     store: engine.intake,
     locks,
     followUps: backlog,
+    changes: alerts.changes,
     ...(records && embeddingQueue
       ? { embeddings: { records, logger, enqueue: async (work) => void (await embeddingQueue.add('embed', work)) } }
       : {}),
@@ -68,6 +80,8 @@ export function startWorkerProcess(
     'follow-ups': followUpsJob({ backlog, followUps: createFollowUps({ store: engine.intake, locks }), logger }),
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
     maintenance: maintenanceJob({ retention: createHistoryRetention({ admin: engine.admin }), logger }),
+    alerts: alertsJob({ pass: alerts.pass, logger }),
+    webhooks: webhooksJob({ deliver: alerts.deliver }),
   };
   const consumers = startQueueConsumers(handlers, {
     connection: () => connections.queueRedis('queue worker'),
@@ -115,7 +129,7 @@ export function startWorkerProcess(
       // again as stalled when Redis is back (merges are idempotent).
       await consumers.close({ force: !connections.redisUp() });
       await within(
-        Promise.all([...pausable, maintenanceQueue].map((q) => q.close().catch(() => undefined))),
+        Promise.all([...[...pausable, maintenanceQueue].map((q) => q.close().catch(() => undefined)), alerts.close()]),
         2000,
       ).catch(() => undefined);
     },

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([stack?.close(), bare?.close()]));
 
 describe('the OpenAPI document', () => {
-  it('is OpenAPI 3.1 with the four operations, the histories, the facets, the intake and delivery, each problem status named', async () => {
+  it('is OpenAPI 3.1 with the four operations, the histories, the facets, the alerts, the intake and delivery, each problem status named', async () => {
     const response = await stack.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.statusCode).toBe(200);
     const doc = response.body;
@@ -46,16 +46,34 @@ describe('the OpenAPI document', () => {
     ).flatMap((path) => Object.values(path));
     expect(operations.map((o) => o.operationId).sort()).toEqual([
       'accountFacets',
+      'createSavedSearch',
+      'createWebhookEndpoint',
+      'deleteSavedSearch',
+      'deleteWebhookEndpoint',
       'deliver',
+      'enableWebhookEndpoint',
       'getAccount',
       'getAccountHistory',
       'getPost',
       'getPostHistory',
+      'getSavedSearch',
+      'getWebhookEndpoint',
       'ingestObservations',
+      'listSavedSearchMatches',
+      'listSavedSearches',
+      'listWebhookDeliveries',
+      'listWebhookEndpoints',
       'postFacets',
+      'rotateWebhookSecret',
       'searchAccounts',
       'searchPosts',
+      'sendWebhookTest',
     ]);
+    // Alert resources (additive): the saved search's `post` is the post search's own scope.
+    expect(doc.paths['/v1/social/saved-searches/{id}'].get.responses['404'].description).toContain(
+      '`resource-not-found`',
+    );
+    expect(doc.paths['/v1/social/saved-searches'].post.responses['409'].description).toContain('`limit-reached`');
     const search = doc.paths['/v1/social/posts/search'].post;
     expect(search.security).toEqual([{ bearer: [] }]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { ingestStream } from '../../src/services/intake/stream-ingest.ts';
+import type { Closable } from '../../src/start/core.ts';
 import { accountObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -34,10 +37,44 @@ describe('intake backpressure', () => {
     expect(await stack.runtime.queue.getWaitingCount()).toBe(waitingBefore);
 
     // A worker drains the backlog: the same request is accepted.
-    stack.runtime.startWorkerProcess((await import('pino')).pino({ level: 'silent' }));
+    stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
     const deadline = Date.now() + 30_000;
     while ((await stack.runtime.queue.getWaitingCount()) > 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     expect((await stack.ingest(accounts(10, 'c'), { wait: false })).statusCode).toBe(202);
+  });
+});
+
+describe('a bulk load (seed, ingest) against a full backlog', () => {
+  let loader: Stack;
+  beforeAll(async () => {
+    // Room for one request of 5,000 observations (ten jobs), and no worker until the load waits.
+    loader = await startStack(
+      'intake-backpressure-load',
+      { INTAKE_MAX_QUEUED_OBSERVATIONS: '5000' },
+      { worker: false },
+    );
+  });
+  afterAll(async () => loader?.close());
+
+  it('waits for the workers instead of failing, and loses nothing', async () => {
+    const entries = accounts(6000, 'load').map((value, i) => ({ line: i + 1, value }));
+    const waits: number[] = [];
+    let worker: Closable | undefined;
+    const result = await ingestStream(entries, loader.runtime.api.intake, {
+      wait: true,
+      requestId: 'req_backpressure_load',
+      waitTimeoutMs: 120_000,
+      onBackpressure: (ms) => {
+        waits.push(ms);
+        // The second request found the backlog full: only now does a worker start draining it.
+        worker ??= loader.runtime.startWorkerProcess(pino({ level: 'silent' }));
+      },
+    });
+    expect(worker).toBeDefined();
+    expect(waits[0]).toBeGreaterThan(0);
+    expect(result).toMatchObject({ accepted: 6000, rejected: 0 });
+    const indexed = await loader.runtime.es.count({ index: `${loader.runtime.config.INDEX_PREFIX}-accounts` });
+    expect(indexed.count).toBe(6000);
   });
 });

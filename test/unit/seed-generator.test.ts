@@ -1,6 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import { parseObservation } from '../../src/contract/observations.ts';
-import { DEFAULT_SEED_NOW, generateObservations, type SeedOptions } from '../../src/seed/generator.ts';
+import {
+  DEFAULT_SEED_NOW,
+  generateObservations,
+  seedAccountLabels,
+  type SeedOptions,
+} from '../../src/seed/generator.ts';
+import { STYLES_PER_NICHE } from '../../src/seed/posts.ts';
+import { NICHE_BY_ID } from '../../src/seed/vocabulary.ts';
 
 type Obs = Record<string, any>;
 
@@ -135,6 +142,41 @@ describe('generateObservations', () => {
     }
     expect(new Set(posts.map((p) => p.shortcode)).size).toBe(posts.length);
     for (const p of posts) expect(p.shortcode).toMatch(/^[A-Za-z0-9_-]{11}$/);
+  });
+});
+
+describe('seedAccountLabels', () => {
+  const labels = seedAccountLabels(OPTIONS);
+
+  it('labels the accounts the dataset holds: IDs, privacy and post counts as observed', () => {
+    expect(labels.map((l) => l.id)).toEqual([...accountHistory.keys()]);
+    const authored = new Map<string, number>();
+    for (const p of posts) authored.set(p.author_platform_id, (authored.get(p.author_platform_id) ?? 0) + 1);
+    for (const label of labels) {
+      expect(label.posts).toBe(authored.get(label.id) ?? 0);
+      expect(label.isPrivate).toBe(accountHistory.get(label.id)![0]!.is_private);
+      expect(label.niches[0]).toBe(label.niche);
+    }
+    expect(new Set(labels.map((l) => l.style)).size).toBe(STYLES_PER_NICHE);
+  });
+
+  it("names the style the posts keep to: most primary-niche posts are on its topics, few on another style's", () => {
+    const byId = new Map(labels.map((l) => [l.id, l]));
+    const authorOf = new Map(posts.map((p) => [p.platform_id, p.author_platform_id]));
+    const topicsOf = (niche: string, style: number) => {
+      const topics = NICHE_BY_ID.get(niche)!.topics;
+      return new Set([0, 1].map((k) => topics[(style * 2 + k) % topics.length]![0]));
+    };
+    let own = 0;
+    let other = 0;
+    for (const e of enrichments) {
+      const label = byId.get(authorOf.get(e.post_platform_id))!;
+      const first = e.topics[0] as string;
+      if (topicsOf(label.niche, label.style).has(first)) own++;
+      if (topicsOf(label.niche, (label.style + 1) % STYLES_PER_NICHE).has(first)) other++;
+    }
+    expect(own / enrichments.length).toBeGreaterThan(0.5);
+    expect(other / enrichments.length).toBeLessThan(0.15);
   });
 });
 

@@ -112,6 +112,15 @@ export function registerQuickstart(program: Command): void {
         say(
           `  curl -s -H "Authorization: Bearer $KEY" "${base}/v1/social/accounts/@${account.handle}/history?interval=week&from=${new Date(Date.parse(account.observed_at) - 42 * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z"    # its followers week by week`,
         );
+      const json = `-H "Content-Type: application/json"`;
+      if (account)
+        say(
+          `  curl -s -H "Authorization: Bearer $KEY" ${json} ${base}/v1/social/accounts/search -d '{"account":{"similar_to":"@${account.handle}","filters":{"followers_count":{"gte":10000}}},"limit":5}'    # creators like @${account.handle} with 10k+ followers`,
+        );
+      if (post)
+        say(
+          `  curl -s -H "Authorization: Bearer $KEY" ${json} ${base}/v1/social/posts/search -d '{"post":{"similar_to":"${post.shortcode}"},"limit":5}'    # posts like this one (once its vector is in)`,
+        );
       say(`  curl -s ${base}/readyz`);
       say();
       if (config.DASHBOARD === 'on' && config.DASHBOARD_SIGNUP !== 'closed') {

@@ -18,6 +18,7 @@ export async function seedDataset(
     history?: boolean;
     embedLater?: boolean;
     onProgress?: (accepted: number) => void;
+    onBackpressure?: (waitMs: number) => void;
   },
 ): Promise<StreamIngestResult> {
   let line = 0;
@@ -37,6 +38,7 @@ export async function seedDataset(
     requestId: `seed_${randomBytes(9).toString('base64url')}`,
     waitTimeoutMs: 6 * 3600 * 1000,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.onBackpressure ? { onBackpressure: options.onBackpressure } : {}),
     onRejected: (r) => process.stderr.write(`${JSON.stringify(r)}\n`),
   });
 }
@@ -65,11 +67,13 @@ export function registerSeed(program: Command): void {
         }
         const { intake } = use(openIntake(config, connections));
         await connections.redisReady();
+        let queued = 0;
         const result = await seedDataset(intake, {
           ...options,
           history: options.history === true,
           wait: options.wait === true,
-          onProgress: (n) => process.stderr.write(`\rqueued ${n} observations`),
+          onProgress: (n) => process.stderr.write(`\rqueued ${(queued = n)} observations                          `),
+          onBackpressure: () => process.stderr.write(`\rqueued ${queued} observations, waiting for the workers…`),
         });
         process.stderr.write('\n');
         out(JSON.stringify(result));

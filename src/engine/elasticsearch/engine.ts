@@ -13,7 +13,7 @@ import { COMPLETE_RESULTS, engineCall, refreshAll, translateEngineError } from '
 import { decodeVector } from '../../text/vector-codec.ts';
 import type { PostVector } from '../../domain/lookalike.ts';
 import { createIndexAdmin } from './index-admin.ts';
-import { indexNames } from './names.ts';
+import { alertVersionsIndex, indexNames } from './names.ts';
 import { createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
@@ -25,6 +25,8 @@ import { createLikenessEvidence } from './likeness-evidence.ts';
 import { createMetricHistory, metricHistoryNames, monthIndex, pointWrite } from './metric-history.ts';
 import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
+import type { AlertMatching } from '../alerts.ts';
+import { createAlertMatching } from './alert-matching.ts';
 
 const PAGE = 2000;
 
@@ -39,6 +41,7 @@ export interface ElasticsearchEngine {
   readonly admin: IndexAdmin;
   readonly history: HistoryReads;
   readonly health: EngineHealth;
+  readonly alerts: AlertMatching;
   /** Point-in-time snapshots opened and reused by first pages (metrics). */
   snapshotStats(): SnapshotStats;
 }
@@ -305,6 +308,12 @@ export function createElasticsearchEngine(deps: {
       similarityFloor: deps.similarityFloor ?? null,
     }),
     highlights: createPostHighlighter({ client, index: posts.read }),
+    alerts: createAlertMatching({
+      client,
+      postsIndex: posts.read,
+      versionsIndex: alertVersionsIndex(deps.indexPrefix),
+      similarityFloor: deps.similarityFloor ?? null,
+    }),
     likeness: createLikenessEvidence({ client, postsIndex: posts.read }),
     intake,
     admin: createIndexAdmin({

@@ -20,7 +20,7 @@ import {
   type ShardCopy,
 } from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
+import { alertVersionsIndex, componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { createHistoryAdmin } from './history-admin.ts';
 import { copyRecords, liveSettings, shardAllocation, type LiveSettings } from './index-inspection.ts';
 import { metricHistoryNames } from './metric-history.ts';
@@ -389,6 +389,10 @@ export function createIndexAdmin(deps: {
       }
       const months = await history.indices();
       if (months.length > 0) await engineCall(() => client.indices.delete({ index: months }));
+      // The saved searches' scratch index of earlier post versions (alert-matching.ts).
+      await client.indices
+        .delete({ index: alertVersionsIndex(indexPrefix), ignore_unavailable: true })
+        .catch(() => undefined);
       await client.indices.deleteIndexTemplate({ name: historyNames.template }).catch(() => undefined);
       await client.cluster.deleteComponentTemplate({ name: componentName }).catch(() => undefined);
     },

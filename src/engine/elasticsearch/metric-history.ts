@@ -96,6 +96,8 @@ export function createMetricHistory(deps: { client: Client; names: MetricHistory
     // A range of many years (retention keeps ~13 months) is asked of the alias instead.
     const span = Number(to.slice(0, 4)) - Number(from.slice(0, 4));
     const months = span <= 4 ? monthsBetween(names, from, to) : names.read;
+    // No month at all must not become "every index": an empty list is the whole cluster.
+    if (months.length === 0) return;
     const range = { range: { '@timestamp': { gte: from, lte: to } } };
     let after: estypes.SortResults | undefined;
     for (;;) {

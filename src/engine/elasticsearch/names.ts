@@ -35,3 +35,8 @@ export function concreteIndexName(names: IndexNames, version: number, now = new 
     .slice(0, 17);
   return `${names.concretePrefix}${version}-${stamp}`;
 }
+
+/** The saved searches' scratch index of earlier post versions (alert-matching.ts). */
+export function alertVersionsIndex(prefix: string): string {
+  return `${prefix}-alert-versions`;
+}

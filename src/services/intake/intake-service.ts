@@ -2,6 +2,7 @@ import type { QueueEvents } from 'bullmq';
 import { parseObservation, type Observation } from '../../contract/observations.ts';
 import {
   DomainError,
+  IntakeBacklogFullError,
   IntakeTimeoutError,
   MalformedRequestError,
   PayloadTooLargeError,
@@ -116,7 +117,7 @@ export function createIntakeService(deps: {
           // Backpressure before Redis fills up: the workers are behind, so the sender waits, not Redis.
           const waiting = await queueCall(() => deps.queue.getWaitingCount());
           if (waiting + chunks.length > maxQueuedJobs) {
-            throw new ServiceUnavailableError(
+            throw new IntakeBacklogFullError(
               `The intake backlog is full (about ${waiting * OBSERVATIONS_PER_JOB} observations waiting for the workers); nothing from this request was accepted. Retry after a few seconds.`,
             );
           }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
 import type { Versioned } from '../../engine/records.ts';
-import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import type { AccountRecord, PostRecord, PostWriteRecorder } from '../../domain/records.ts';
 import { baselineFactsChanged, snapshotChanged } from '../../domain/changes.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
@@ -46,6 +46,8 @@ export function createObservationProcessor(deps: {
   };
   /** Where batches nobody waits on leave steps 3–4; without it they run inline. */
   followUps?: Pick<FollowUpBacklog, 'add'>;
+  /** Where written posts wait for the saved searches' matching pass; absent: not recorded. */
+  changes?: PostWriteRecorder;
 }) {
   const { store } = deps;
   const followUps = createFollowUps({ store, locks: deps.locks });
@@ -143,6 +145,8 @@ export function createObservationProcessor(deps: {
       points.filter((p) => p.entity === 'post'),
     );
 
+    // At once after the write, with the versions it replaced: a post may now match a saved search.
+    await deps.changes?.record(postOutcome.values());
     const writtenPosts = [...postOutcome.values()].map((o) => o.after);
     await attachSnapshots(writtenPosts, linked);
 

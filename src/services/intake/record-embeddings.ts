@@ -1,7 +1,13 @@
 import type { IntakeStore } from '../../engine/intake-store.ts';
 import type { RecordStore } from '../../engine/records.ts';
 import type { EmbeddingJob } from '../../queues/registry.ts';
-import type { AccountRecord, PostRecord, StoredEmbedding, EntityKind } from '../../domain/records.ts';
+import type {
+  AccountRecord,
+  PostRecord,
+  StoredEmbedding,
+  EntityKind,
+  PostWriteRecorder,
+} from '../../domain/records.ts';
 import { accountEmbeddingText, embeddingTextHash, postEmbeddingText } from '../../text/embedding-text.ts';
 import { encodeVector } from '../../text/vector-codec.ts';
 import { linksOf } from '../../domain/links.ts';
@@ -42,6 +48,8 @@ function needs<R extends { embedding?: StoredEmbedding }>(record: R, text: strin
 export function createRecordEmbeddings(deps: {
   store: Pick<IntakeStore, 'posts' | 'accounts' | 'recentPostVectors' | 'refresh'>;
   embedder: DocumentEmbedder;
+  /** Where written posts wait for the saved searches' matching pass; absent: not recorded. */
+  changes?: PostWriteRecorder;
 }): RecordEmbeddings {
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
@@ -69,7 +77,7 @@ export function createRecordEmbeddings(deps: {
     store: RecordStore<R>,
     ids: string[],
     textOf: (r: R) => string,
-  ): Promise<R[]> {
+  ): Promise<Array<{ before: R | null; after: R }>> {
     if (ids.length === 0) return [];
     const current = [...(await store.get(ids)).values()] as Array<R & { id: string }>;
     const computed = new Map(
@@ -81,7 +89,7 @@ export function createRecordEmbeddings(deps: {
       if (!record || embeddingTextHash(textOf(record)) !== embedding.text_hash) return record;
       return { ...record, embedding };
     });
-    return [...outcome.values()].map((o) => o.after);
+    return [...outcome.values()];
   }
 
   return {
@@ -100,8 +108,11 @@ export function createRecordEmbeddings(deps: {
     postNeedsEmbedding: (record) => needs(record, postEmbeddingText(record), modelId),
     accountNeedsEmbedding: (record) => needs(record, accountEmbeddingText(record), modelId),
     async embed(work) {
-      const posts = await embedStore(deps.store.posts, work.posts, postEmbeddingText);
-      const accounts = await embedStore(deps.store.accounts, work.accounts, accountEmbeddingText);
+      const written = await embedStore(deps.store.posts, work.posts, postEmbeddingText);
+      // A vector may make a post match a saved search by meaning.
+      await deps.changes?.record(written);
+      const posts = written.map((o) => o.after);
+      const accounts = (await embedStore(deps.store.accounts, work.accounts, accountEmbeddingText)).map((o) => o.after);
       // What an account publishes moved: its lookalike vector follows its posts' new vectors.
       const authors = posts.map((p) => linksOf(p).author).filter((a): a is string => a !== null);
       await lookalikes.update([...authors, ...accounts.map((a) => a.id)]);

@@ -1,9 +1,15 @@
+import { IntakeBacklogFullError } from '../../internal/errors.ts';
 import {
   MAX_OBSERVATIONS_PER_REQUEST,
   type IntakeEntry,
   type IntakeService,
   type RejectedLine,
 } from './intake-service.ts';
+
+/** The first wait for a full backlog to drain, doubled up to {@link BACKLOG_MAX_WAIT_MS}. */
+const BACKLOG_FIRST_WAIT_MS = 250;
+/** The longest wait between two tries (the HTTP intake's Retry-After). */
+const BACKLOG_MAX_WAIT_MS = 5000;
 
 /** Totals of a streamed ingest. */
 export interface StreamIngestResult {
@@ -14,7 +20,9 @@ export interface StreamIngestResult {
 
 /**
  * Streams entries through the intake service in requests of at most 5,000 observations, the same
- * path and limits as the HTTP intake. With `wait`, resolves once everything is indexed and visible.
+ * path and limits as the HTTP intake. While the backlog is full it waits for the workers and sends
+ * the refused request again (a loader outpaces any worker; nothing is dropped). With `wait`,
+ * resolves once everything is indexed and visible.
  */
 export async function ingestStream(
   source: AsyncIterable<IntakeEntry | RejectedLine> | Iterable<IntakeEntry | RejectedLine>,
@@ -27,6 +35,8 @@ export async function ingestStream(
     waitTimeoutMs: number;
     onRejected?: (line: RejectedLine) => void;
     onProgress?: (accepted: number) => void;
+    /** Called each time a request waits for the backlog to drain, with the wait in ms. */
+    onBackpressure?: (waitMs: number) => void;
   },
 ): Promise<StreamIngestResult> {
   const totals = { accepted: 0, rejected: 0, jobs: 0 };
@@ -36,14 +46,16 @@ export async function ingestStream(
 
   const flush = async () => {
     if (entries.length === 0 && rejected.length === 0) return;
-    const result = await intake.submit(
-      { entries, rejected },
-      {
-        wait: false,
-        refresh: options.wait,
-        requestId: options.requestId,
-        ...(options.embedLater ? { embedLater: true } : {}),
-      },
+    const result = await submitWhenRoom(() =>
+      intake.submit(
+        { entries, rejected },
+        {
+          wait: false,
+          refresh: options.wait,
+          requestId: options.requestId,
+          ...(options.embedLater ? { embedLater: true } : {}),
+        },
+      ),
     );
     totals.accepted += result.accepted;
     totals.rejected += result.rejected.length;
@@ -52,6 +64,18 @@ export async function ingestStream(
     options.onProgress?.(totals.accepted);
     entries = [];
     rejected = [];
+  };
+
+  const submitWhenRoom = async <T>(submit: () => Promise<T>): Promise<T> => {
+    for (let waitMs = BACKLOG_FIRST_WAIT_MS; ; waitMs = Math.min(waitMs * 2, BACKLOG_MAX_WAIT_MS)) {
+      try {
+        return await submit();
+      } catch (error) {
+        if (!(error instanceof IntakeBacklogFullError)) throw error;
+        options.onBackpressure?.(waitMs);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
   };
 
   for await (const item of source) {

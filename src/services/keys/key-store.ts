@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
+import { createRedisGuard } from '../../internal/redis-guard.ts';
 
 /**
  * Redis storage of API keys. It holds secret *hashes* only; a clear key never reaches it.
@@ -69,10 +69,6 @@ export interface KeyStoreDeps {
   timeoutMs?: number;
 }
 
-const UNREACHABLE = 'the key store is unreachable';
-// Server replies that mean "busy or not ready", so a retry can succeed; other replies are bugs.
-const TRANSIENT_REPLY = /^(LOADING|BUSY|OOM|READONLY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
-
 // Only set-if-still-active: keeps revocation idempotent without a read-then-write race, and does
 // not create a stray hash if the key vanished meanwhile.
 // Publishes the id on the revocation channel (ARGV[2]) in the same step, so that processes
@@ -122,18 +118,6 @@ function toRecord(hash: Record<string, string>): KeyRecord | null {
   };
 }
 
-/**
- * Translates a driver failure into a domain error. The raw message is kept only as `cause` (for
- * logs): it names hosts and ports, which a problem detail must not show.
- */
-function translate(error: unknown): Error {
-  if (error instanceof ServiceUnavailableError || error instanceof InternalError) return error;
-  if (error instanceof Error && error.name === 'ReplyError' && !TRANSIENT_REPLY.test(error.message)) {
-    return new InternalError('the key store rejected a command', { cause: error });
-  }
-  return new ServiceUnavailableError(UNREACHABLE, { cause: error });
-}
-
 /** The Pub/Sub channel on which every revoked key id is published (see key-cache.ts). */
 export function revocationChannel(prefix: string): string {
   return `${prefix}:revoked`;
@@ -145,31 +129,8 @@ export function createKeyStore({ redis, prefix, timeoutMs = 2_000 }: KeyStoreDep
   const allIndex = `${prefix}:keys`;
   const ownerIndex = (owner: string): string => `${prefix}:owner:${owner}:keys`;
 
-  async function guarded<T>(operation: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ServiceUnavailableError(UNREACHABLE, { cause: new Error('timed out') })),
-        timeoutMs,
-      );
-    });
-    try {
-      return await Promise.race([operation(), timeout]);
-    } catch (error) {
-      throw translate(error);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /** Runs a MULTI or pipeline result through the same failure handling as single commands. */
-  function unwrap(results: [Error | null, unknown][] | null): unknown[] {
-    if (!results) throw new ServiceUnavailableError(UNREACHABLE);
-    return results.map(([error, value]) => {
-      if (error) throw error;
-      return value;
-    });
-  }
+  const guard = createRedisGuard({ unreachable: 'the key store is unreachable', timeoutMs });
+  const { run: guarded, unwrap } = guard;
 
   return {
     insert(record) {

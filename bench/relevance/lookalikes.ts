@@ -1,0 +1,386 @@
+/**
+ * Lookalike quality on a judged set (bench/relevance.md, "Lookalikes"): the demo generator gives
+ * every account a primary niche and a latent style within it (a pair of the niche's topics most of
+ * its posts there are about), which the service never sees. The dataset goes in through the HTTP
+ * intake with embeddings; each judged reference account is asked for through
+ * `POST /v1/social/accounts/search` with `account.similar_to`, and its first page of ten is scored
+ * by the labels: precision@10 of the same primary niche and of the same style (same niche and
+ * style). Baselines and alternative weights in the same run, over the same candidates:
+ * - same-niche random: ten random accounts of the reference's primary niche;
+ * - biography vector alone: the nearest accounts by the account's own text's vector;
+ * - the lookalike vector with other weights (computed here from the posts' stored vectors, exact
+ *   search): posts only, half text, no recency weighting, and the service's own weights (a check
+ *   that the service's approximate search loses little against the exact one).
+ *
+ *   npx tsx bench/relevance/lookalikes.ts [--posts 40000] [--accounts 2000] [--seed 11]
+ *                                         [--references 300] [--reingest] [--drop]
+ *
+ * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-lookalikes-<seed>-<posts>`, reused while it
+ * holds every post. Writes bench/results/relevance-lookalikes.json.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { estypes } from '@elastic/elasticsearch';
+import { pino } from 'pino';
+import {
+  LOOKALIKE_WEIGHTS,
+  lookalikeVector,
+  type LookalikeWeights,
+  type PostVector,
+} from '../../src/domain/lookalike.ts';
+import { mintId } from '../../src/contract/ids.ts';
+import { generateObservations, seedAccountLabels, type SeedAccountLabel } from '../../src/seed/generator.ts';
+import { Rng } from '../../src/seed/random.ts';
+import { decodeVector } from '../../src/text/vector-codec.ts';
+import { REPO_ROOT } from './beir.ts';
+import {
+  countPosts,
+  destroyPrefix,
+  harnessRuntime,
+  sendObservations,
+  startApiNode,
+  startLoader,
+  waitForQueueIdle,
+  type Runtime,
+} from './harness-service.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '40000' },
+    accounts: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '11' },
+    references: { type: 'string', default: '300' },
+    prefix: { type: 'string' },
+    reingest: { type: 'boolean', default: false },
+    drop: { type: 'boolean', default: false },
+  },
+});
+const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+const prefix = args.prefix ?? `relevance-lookalikes-${size.seed}-${size.posts}`;
+const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+const env: NodeJS.ProcessEnv = {
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
+  INTAKE_WAIT_TIMEOUT_MS: '600000',
+  ...process.env,
+  INDEX_PREFIX: prefix,
+  REDIS_PREFIX: prefix,
+};
+const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const K = 10;
+/** A judged reference has published at least this many posts (a creator someone would look up). */
+const MIN_REFERENCE_POSTS = 5;
+
+/**
+ * Loads the seed through the intake unless the posts are all there, then lets the worker give every
+ * post its vector (and every account its lookalike vector). A run stopped midway resumes: the
+ * queued embedding jobs wait in Redis.
+ */
+async function load(base: Runtime, key: string): Promise<void> {
+  const loader = await startLoader(base, logger, { holdEmbeddings: true });
+  try {
+    if (args.reingest || (await countPosts(base)).total < size.posts) {
+      say(`loading ${size.posts} posts of ${size.accounts} accounts (seed ${size.seed}) under ${prefix}`);
+      let batch: unknown[] = [];
+      for (const observation of generateObservations(size)) {
+        batch.push(observation);
+        if (batch.length === 500) {
+          await sendObservations(loader.node, key, batch, { wait: false });
+          batch = [];
+        }
+      }
+      if (batch.length > 0) await sendObservations(loader.node, key, batch, { wait: false });
+      await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
+    }
+    await loader.holdEmbeddings(false);
+    if (!loader.embeddingQueue) throw new Error('the worker has no model (MODEL_DIR): lookalikes need vectors');
+    await waitForQueueIdle(loader.embeddingQueue, {
+      timeoutMs: 3_600_000,
+      onProgress: (pending) => logger.info({ pending }, 'embedding'),
+    });
+  } finally {
+    await loader.close();
+  }
+}
+
+/** Every hit of `request`, through a point in time (the indices are larger than one page). */
+async function scan<T>(
+  runtime: Runtime,
+  index: string,
+  request: estypes.SearchRequest,
+): Promise<estypes.SearchHit<T>[]> {
+  const pit = await runtime.es.openPointInTime({ index, keep_alive: '2m' });
+  const out: estypes.SearchHit<T>[] = [];
+  try {
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const response = await runtime.es.search<T>({
+        ...request,
+        pit: { id: pit.id, keep_alive: '2m' },
+        size: 5000,
+        sort: ['_shard_doc'],
+        ...(after ? { search_after: after } : {}),
+      });
+      out.push(...response.hits.hits);
+      if (response.hits.hits.length < 5000) return out;
+      after = response.hits.hits.at(-1)!.sort;
+    }
+  } finally {
+    await runtime.es.closePointInTime({ id: pit.id }).catch(() => undefined);
+  }
+}
+
+/** What the engine holds for the exact comparisons: candidates' own vectors, every post's vector. */
+interface Held {
+  /** Accounts an account search can return (servable, public), with their own text's vector. */
+  candidates: Map<string, number[] | null>;
+  /** Author → its available posts' vectors. */
+  posts: Map<string, PostVector[]>;
+}
+
+async function held(runtime: Runtime): Promise<Held> {
+  const accounts = await scan<{ record: { embedding?: { vector: string } } }>(runtime, `${prefix}-accounts`, {
+    query: {
+      bool: {
+        filter: [
+          { exists: { field: 'handle_observed_at' } },
+          { term: { servable: true } },
+          { term: { is_private: false } },
+        ],
+      },
+    },
+    _source: ['record.embedding'],
+  });
+  const candidates = new Map(
+    accounts.map((h) => [h._id!, h._source?.record.embedding ? decodeVector(h._source.record.embedding.vector) : null]),
+  );
+  const hits = await scan<{ record: { embedding: { vector: string }; raw: { v: { posted_at: string } } } }>(
+    runtime,
+    `${prefix}-posts`,
+    {
+      query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding' } }] } },
+      _source: ['record.embedding', 'record.raw.v.posted_at'],
+      docvalue_fields: ['author.id'],
+    },
+  );
+  const posts = new Map<string, PostVector[]>();
+  for (const h of hits) {
+    const author = (h.fields?.['author.id'] as string[] | undefined)?.[0];
+    if (!author || !h._source) continue;
+    const list = posts.get(author) ?? [];
+    list.push({ postedAt: h._source.record.raw.v.posted_at, vector: decodeVector(h._source.record.embedding.vector) });
+    posts.set(author, list);
+  }
+  return { candidates, posts };
+}
+
+function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** Exact nearest neighbours of each reference among the candidates, by the vectors of `vectors`. */
+function exactNeighbours(
+  references: readonly string[],
+  vectors: Map<string, ArrayLike<number>>,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const ref of references) {
+    const v = vectors.get(ref);
+    if (!v) {
+      out.set(ref, []);
+      continue;
+    }
+    const scored: Array<[string, number]> = [];
+    for (const [id, u] of vectors) if (id !== ref) scored.push([id, dot(v, u)]);
+    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    out.set(
+      ref,
+      scored.slice(0, K).map(([id]) => id),
+    );
+  }
+  return out;
+}
+
+function normalized(vector: ArrayLike<number>): number[] {
+  const n = Math.sqrt(dot(vector, vector));
+  return Array.from(vector, (x) => (n > 0 ? x / n : 0));
+}
+
+/** Every candidate's lookalike vector under `weights`, from the posts' stored vectors. */
+function lookalikes(data: Held, weights: LookalikeWeights): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const [id, own] of data.candidates) {
+    const vector = lookalikeVector(data.posts.get(id) ?? [], own, weights);
+    if (vector) out.set(id, vector);
+  }
+  return out;
+}
+
+/** The service's first page for each reference (null: it answered 503, the reference has no vector yet). */
+async function askService(baseUrl: string, key: string, references: readonly string[]) {
+  const out = new Map<string, string[]>();
+  const latencies: number[] = [];
+  let unavailable = 0;
+  for (const ref of references) {
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}/v1/social/accounts/search`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ account: { similar_to: ref }, limit: K }),
+    });
+    const body = (await response.json()) as { data: Array<{ id: string }> };
+    latencies.push(performance.now() - started);
+    if (response.status === 503) {
+      unavailable++;
+      continue;
+    }
+    if (response.status !== 200) throw new Error(`${ref}: ${response.status} ${JSON.stringify(body).slice(0, 500)}`);
+    out.set(
+      ref,
+      body.data.map((a) => a.id),
+    );
+  }
+  return { answers: out, unavailable, latencies: latencies.sort((a, b) => a - b) };
+}
+
+/** Precision@10 of each label over `answers` (fewer than ten answers count the missing as misses). */
+function precision(answers: Map<string, string[]>, labels: Map<string, SeedAccountLabel>) {
+  const per = { niche: [] as number[], style: [] as number[], language: [] as number[], returned: [] as number[] };
+  for (const [ref, ids] of answers) {
+    const r = labels.get(ref)!;
+    const found = ids.map((id) => labels.get(id)).filter((l): l is SeedAccountLabel => l !== undefined);
+    per.niche.push(found.filter((l) => l.niche === r.niche).length / K);
+    per.style.push(found.filter((l) => l.niche === r.niche && l.style === r.style).length / K);
+    per.language.push(found.filter((l) => l.language === r.language).length / K);
+    per.returned.push(ids.length);
+  }
+  const mean = (xs: number[]) => +(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)).toFixed(3);
+  return {
+    niche_p_at_10: mean(per.niche),
+    style_p_at_10: mean(per.style),
+    language_p_at_10: mean(per.language),
+    mean_returned: mean(per.returned),
+    references: answers.size,
+  };
+}
+
+/** Ten random candidates of the reference's primary niche (seeded). */
+function sameNicheRandom(
+  references: readonly string[],
+  candidates: Iterable<string>,
+  labels: Map<string, SeedAccountLabel>,
+) {
+  const rng = new Rng(size.seed ^ 0x1a5e);
+  const byNiche = new Map<string, string[]>();
+  for (const id of candidates) {
+    const niche = labels.get(id)?.niche;
+    if (niche) byNiche.set(niche, [...(byNiche.get(niche) ?? []), id]);
+  }
+  return new Map(
+    references.map((ref) => {
+      const pool = (byNiche.get(labels.get(ref)!.niche) ?? []).filter((id) => id !== ref);
+      for (let i = pool.length - 1; i > 0; i--) {
+        const j = Math.floor(rng.next() * (i + 1));
+        [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+      }
+      return [ref, pool.slice(0, K)];
+    }),
+  );
+}
+
+async function measure(base: Runtime): Promise<void> {
+  await base.indexAdmin.apply();
+  const created = await base.keys.create({
+    owner: 'bench@example.com',
+    name: 'lookalikes',
+    scopes: ['ingest', 'search'],
+  });
+  try {
+    const started = Date.now();
+    await load(base, created.key);
+    say(`loaded and embedded in ${((Date.now() - started) / 60_000).toFixed(1)} min`);
+    await base.es.indices.refresh({ index: `${prefix}-*` });
+    const counts = await countPosts(base);
+    say(`posts: ${counts.total} (servable ${counts.servable}, with vectors ${counts.withVectors})`);
+
+    const labels = new Map(seedAccountLabels(size).map((l) => [mintId('account', l.id), l]));
+    const data = await held(base);
+    const eligible = [...labels].filter(
+      ([id, l]) => !l.isPrivate && l.active && l.posts >= MIN_REFERENCE_POSTS && data.candidates.has(id),
+    );
+    const rng = new Rng(size.seed ^ 0x4ef);
+    for (let i = eligible.length - 1; i > 0; i--) {
+      const j = Math.floor(rng.next() * (i + 1));
+      [eligible[i], eligible[j]] = [eligible[j]!, eligible[i]!];
+    }
+    const references = eligible.slice(0, Number(args.references)).map(([id]) => id);
+    say(
+      `candidates ${data.candidates.size}, judged references ${references.length} (of ${eligible.length} with ≥ ${MIN_REFERENCE_POSTS} posts)`,
+    );
+
+    const node = await startApiNode(base);
+    let service;
+    try {
+      service = await askService(node.baseUrl, created.key, references);
+    } finally {
+      await node.close();
+    }
+    const own = new Map<string, number[]>();
+    for (const [id, v] of data.candidates) if (v) own.set(id, normalized(v));
+    const variants: Record<string, LookalikeWeights> = {
+      'exact, service weights': LOOKALIKE_WEIGHTS,
+      'exact, posts only (text share 0)': { ...LOOKALIKE_WEIGHTS, textShare: 0 },
+      'exact, text share 0.5': { ...LOOKALIKE_WEIGHTS, textShare: 0.5 },
+      'exact, no recency weighting': { ...LOOKALIKE_WEIGHTS, halfLifeDays: Number.POSITIVE_INFINITY },
+    };
+    const rows: Record<string, ReturnType<typeof precision>> = {
+      'service (account.similar_to)': precision(service.answers, labels),
+      'baseline: same-niche random': precision(sameNicheRandom(references, data.candidates.keys(), labels), labels),
+      'baseline: biography vector alone': precision(exactNeighbours(references, own), labels),
+    };
+    for (const [name, weights] of Object.entries(variants))
+      rows[name] = precision(exactNeighbours(references, lookalikes(data, weights)), labels);
+
+    say(`\n| method | niche P@10 | style P@10 | language P@10 | results |`);
+    say(`|---|---:|---:|---:|---:|`);
+    for (const [name, r] of Object.entries(rows))
+      say(`| ${name} | ${r.niche_p_at_10} | ${r.style_p_at_10} | ${r.language_p_at_10} | ${r.mean_returned} |`);
+    const p = (q: number) => +service.latencies[Math.floor(q * (service.latencies.length - 1))]!.toFixed(1);
+    say(
+      `\nservice answered 503 for ${service.unavailable}; latency p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (small index, not the latency bench)`,
+    );
+    const out = path.join(REPO_ROOT, 'bench/results');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(
+      path.join(out, 'relevance-lookalikes.json'),
+      JSON.stringify(
+        {
+          date: new Date().toISOString(),
+          dataset: { ...size, prefix, posts_indexed: counts, candidates: data.candidates.size },
+          references: references.length,
+          min_reference_posts: MIN_REFERENCE_POSTS,
+          service_unavailable: service.unavailable,
+          rows,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+  } finally {
+    await base.keys.revoke(created.id).catch(() => undefined);
+  }
+}
+
+const base = harnessRuntime(env, logger);
+try {
+  await measure(base);
+  if (args.drop) await destroyPrefix(base);
+} finally {
+  await base.close();
+}

@@ -1,0 +1,32 @@
+import type { PostRecord, SearchedPost } from '../domain/records.ts';
+import type { PostSearch } from '../query/search-request.ts';
+
+/** One saved search as the matching pass asks the engine about it. */
+export interface AlertQuery {
+  id: string;
+  /** The normalized post search (query and filters; never `similar_to`, never a sort). */
+  search: PostSearch;
+  /** The query's embedding, when it has a query and the service ranks with vectors. */
+  vector: ArrayLike<number> | null;
+}
+
+/** Which saved searches each post satisfies: saved search id → the ids of its matching posts. */
+export type AlertMatches = Map<string, Set<string>>;
+
+/** What the saved-search matching pass needs of the engine. */
+export interface AlertMatching {
+  /**
+   * Of `postIds`, the posts each query matches as they are now: servable, satisfying the filters,
+   * and with a query, matching it lexically or lying within the similarity floor of its vector
+   * (the search's own relevance rules). Makes recent writes visible first.
+   */
+  matchCurrent(postIds: readonly string[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
+  /**
+   * The same question about earlier versions of posts (`records`, at most one per post id): which
+   * of them each query would have matched. The versions are indexed apart from the posts, asked
+   * about, and removed.
+   */
+  matchVersions(records: readonly PostRecord[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
+  /** The posts of `ids` as searches read them (summaries), servable or not; absent when unknown. */
+  posts(ids: readonly string[]): Promise<Map<string, SearchedPost>>;
+}

@@ -1,0 +1,259 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  alertEventSchema,
+  alertEventsPageSchema,
+  createdWebhookEndpointSchema,
+  deliveryAttemptSchema,
+  listOf,
+  rotatedSecretSchema,
+  savedSearchSchema,
+  webhookEndpointSchema,
+} from '../../contract/alerts.ts';
+import { problemSchema } from '../../contract/api.ts';
+import {
+  createEndpointSchema,
+  createSavedSearchSchema,
+  matchesQuerySchema,
+  resourceParamsSchema,
+} from '../../query/alert-request.ts';
+import { LIMITS } from '../../query/search-request.ts';
+import type { AlertService } from '../../services/alerts/alert-service.ts';
+import type { KeyService } from '../../services/keys/key-service.ts';
+import { requireKey } from '../plugins/auth.ts';
+import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
+
+const errors = {
+  401: problemSchema,
+  403: problemSchema,
+  404: problemSchema,
+  409: problemSchema,
+  422: problemSchema,
+  429: problemSchema,
+  503: problemSchema,
+};
+const deleted = z.null().meta({ description: 'Deleted.' });
+const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).optional() });
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A saved search's `post` scope as the client sent it (shown back), kept before validation. */
+    postAsSent?: unknown;
+  }
+}
+
+/**
+ * Webhook endpoints and saved searches (additive, docs/api-decisions.md "Alerts"): owned by the
+ * key's holder; the `search` scope and the reads' rate limit.
+ */
+export const alertRoutes: FastifyPluginAsyncZod<{
+  keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
+  alerts: AlertService;
+  rateLimit?: RateLimitOptions;
+}> = async (app, { keys, alerts, rateLimit }) => {
+  const onRequest = requireKey(keys, 'search');
+  const reads = rateLimit ? await registerRateLimit(app, rateLimit, 'read') : UNLIMITED;
+  const owner = (request: { apiKey?: { owner: string } }) => request.apiKey!.owner;
+  const common = { onRequest, preValidation: reads.count };
+
+  app.post(
+    '/v1/social/webhook-endpoints',
+    {
+      ...common,
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        body: createEndpointSchema,
+        response: { 201: createdWebhookEndpointSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const created = await reads.run(request, reply, () => alerts.createEndpoint(owner(request), request.body));
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/social/webhook-endpoints',
+    {
+      ...common,
+      schema: { operationId: 'listWebhookEndpoints', response: { 200: listOf(webhookEndpointSchema), ...errors } },
+    },
+    async (request, reply) => ({
+      request_id: request.id,
+      data: await reads.run(request, reply, () => alerts.listEndpoints(owner(request))),
+    }),
+  );
+
+  app.get(
+    '/v1/social/webhook-endpoints/:id',
+    {
+      ...common,
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        params: resourceParamsSchema,
+        response: { 200: webhookEndpointSchema, ...errors },
+      },
+    },
+    async (request, reply) => reads.run(request, reply, () => alerts.getEndpoint(owner(request), request.params.id)),
+  );
+
+  app.delete(
+    '/v1/social/webhook-endpoints/:id',
+    {
+      ...common,
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        params: resourceParamsSchema,
+        response: { 204: deleted, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await reads.run(request, reply, () => alerts.deleteEndpoint(owner(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/v1/social/webhook-endpoints/:id/rotate-secret',
+    {
+      ...common,
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        params: resourceParamsSchema,
+        response: { 200: rotatedSecretSchema, ...errors },
+      },
+    },
+    async (request, reply) => reads.run(request, reply, () => alerts.rotateSecret(owner(request), request.params.id)),
+  );
+
+  app.post(
+    '/v1/social/webhook-endpoints/:id/enable',
+    {
+      ...common,
+      schema: {
+        operationId: 'enableWebhookEndpoint',
+        params: resourceParamsSchema,
+        response: { 200: webhookEndpointSchema, ...errors },
+      },
+    },
+    async (request, reply) => reads.run(request, reply, () => alerts.enableEndpoint(owner(request), request.params.id)),
+  );
+
+  app.post(
+    '/v1/social/webhook-endpoints/:id/test',
+    {
+      ...common,
+      schema: {
+        operationId: 'sendWebhookTest',
+        params: resourceParamsSchema,
+        response: { 202: alertEventSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const event = await reads.run(request, reply, () => alerts.sendTestEvent(owner(request), request.params.id));
+      return reply.code(202).send(event);
+    },
+  );
+
+  app.get(
+    '/v1/social/webhook-endpoints/:id/deliveries',
+    {
+      ...common,
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        params: resourceParamsSchema,
+        querystring: deliveriesQuery,
+        response: { 200: listOf(deliveryAttemptSchema), ...errors },
+      },
+    },
+    async (request, reply) => ({
+      request_id: request.id,
+      data: await reads.run(request, reply, () =>
+        alerts.deliveries(owner(request), request.params.id, request.query.limit ?? 20),
+      ),
+    }),
+  );
+
+  app.post(
+    '/v1/social/saved-searches',
+    {
+      onRequest,
+      preValidation: [
+        async (request) => {
+          request.postAsSent = (request.body as { post?: unknown } | null)?.post;
+        },
+        reads.count,
+      ],
+      schema: {
+        operationId: 'createSavedSearch',
+        body: createSavedSearchSchema,
+        response: { 201: savedSearchSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const created = await reads.run(request, reply, () =>
+        alerts.createSearch(owner(request), request.body, request.postAsSent),
+      );
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.get(
+    '/v1/social/saved-searches',
+    {
+      ...common,
+      schema: { operationId: 'listSavedSearches', response: { 200: listOf(savedSearchSchema), ...errors } },
+    },
+    async (request, reply) => ({
+      request_id: request.id,
+      data: await reads.run(request, reply, () => alerts.listSearches(owner(request))),
+    }),
+  );
+
+  app.get(
+    '/v1/social/saved-searches/:id',
+    {
+      ...common,
+      schema: {
+        operationId: 'getSavedSearch',
+        params: resourceParamsSchema,
+        response: { 200: savedSearchSchema, ...errors },
+      },
+    },
+    async (request, reply) => reads.run(request, reply, () => alerts.getSearch(owner(request), request.params.id)),
+  );
+
+  app.delete(
+    '/v1/social/saved-searches/:id',
+    {
+      ...common,
+      schema: { operationId: 'deleteSavedSearch', params: resourceParamsSchema, response: { 204: deleted, ...errors } },
+    },
+    async (request, reply) => {
+      await reads.run(request, reply, () => alerts.deleteSearch(owner(request), request.params.id));
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/social/saved-searches/:id/matches',
+    {
+      ...common,
+      schema: {
+        operationId: 'listSavedSearchMatches',
+        params: resourceParamsSchema,
+        querystring: matchesQuerySchema,
+        response: { 200: alertEventsPageSchema, ...errors },
+      },
+    },
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await reads.run(request, reply, () =>
+        alerts.matches(owner(request), request.params.id, {
+          cursor: request.query.cursor,
+          limit: request.query.limit ?? LIMITS.default,
+        }),
+      )),
+    }),
+  );
+};

@@ -1,0 +1,345 @@
+import type { Redis } from 'ioredis';
+import { createRedisGuard } from '../../internal/redis-guard.ts';
+
+/**
+ * Redis storage of webhook endpoints, saved searches, their match bookkeeping and events. Layout,
+ * under `{prefix}:alert-store` (not `{prefix}:alerts`: that is the queue's, BullMQ's keys):
+ * - `endpoint:{id}`: hash of an endpoint ({@link EndpointRecord}; secrets sealed, secret-box.ts);
+ *   `endpoint:{id}:deliveries`: list of the last delivery attempts, newest first (JSON);
+ * - `search:{id}`: hash of a saved search ({@link SavedSearchRecord});
+ *   `search:{id}:seen`: set of the posts that matched it once (an event, or a match that predates
+ *   it): a pair never gives a second event; `search:{id}:events`: stream of its events (JSON);
+ * - `owner:{owner}:endpoints`, `owner:{owner}:searches`: sorted sets of ids by creation (epoch ms);
+ *   `searches`: every saved search, the same way (what a matching pass reads);
+ * - `pending`: hash post id → the first change since the last pass ({@link PendingChange}, JSON);
+ *   `claimed:{run}`: what a pass took from it (match-pass.ts).
+ */
+
+/** A webhook endpoint as stored. */
+export interface EndpointRecord {
+  id: string;
+  owner: string;
+  url: string;
+  description: string | null;
+  status: 'enabled' | 'disabled';
+  /** Why it was disabled (null while enabled). */
+  disabled_reason: string | null;
+  /** The signing secret, sealed. */
+  secret: string;
+  /** The secret before the last rotation, sealed, and until when it keeps signing (ISO 8601). */
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_at: string;
+  /** The first failure of the current run of failures (null after a success). */
+  failing_since: string | null;
+}
+
+/** A saved search as stored. */
+export interface SavedSearchRecord {
+  id: string;
+  owner: string;
+  name: string;
+  /** The `post` scope as the client sent it (what the API shows). */
+  post: unknown;
+  /** The normalized search (query, filter tree), JSON. */
+  search: string;
+  /** The query's embedding, base64 of float32 (null: no query, or no model). */
+  vector: string | null;
+  webhook_endpoint_id: string | null;
+  created_at: string;
+  last_match_at: string | null;
+}
+
+/** The first change of a post since the last pass: when, and the version it replaced (null: new). */
+export interface PendingChange {
+  at: string;
+  /** The post record before the change, JSON (null: the post was new). */
+  before: string | null;
+}
+
+/** One event as the pull endpoint and the deliveries send it (the webhook body). */
+export interface StoredEvent {
+  /** Stream entry id: the pull cursor's position. */
+  position: string;
+  body: string;
+}
+
+/** One delivery attempt, as the delivery log shows it. */
+export interface DeliveryAttempt {
+  at: string;
+  event_id: string;
+  attempt: number;
+  /** The receiver's HTTP status (null: no response). */
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+/** Stored events per saved search: the pull endpoint's retention. */
+export const EVENTS_KEPT = 10_000;
+/** Delivery attempts kept per endpoint. */
+export const DELIVERIES_KEPT = 100;
+
+const CLAIM = `
+local pending = redis.call('hgetall', KEYS[1])
+for i = 1, #pending, 2 do
+  redis.call('hsetnx', KEYS[2], pending[i], pending[i + 1])
+end
+redis.call('del', KEYS[1])
+return redis.call('hgetall', KEYS[2])`;
+
+/** Inserts a saved search (ARGV: cap, score, id, fields…) unless its owner is at the cap. */
+const INSERT_SEARCH = `
+if redis.call('zcard', KEYS[2]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('hset', KEYS[1], unpack(ARGV, 4))
+redis.call('zadd', KEYS[2], ARGV[2], ARGV[3])
+redis.call('zadd', KEYS[3], ARGV[2], ARGV[3])
+return 1`;
+
+/** Sets one field of a hash that still exists (a search deleted meanwhile stays deleted). */
+const SET_IF_EXISTS = `
+if redis.call('exists', KEYS[1]) == 1 then redis.call('hset', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`;
+
+function decodeHash<T>(hash: Record<string, string>, nullable: readonly string[]): T | null {
+  if (!hash['id']) return null;
+  const out: Record<string, unknown> = { ...hash };
+  for (const field of nullable) out[field] = hash[field] ? hash[field] : null;
+  return out as T;
+}
+
+function encodeHash(record: object): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(record)) out[k] = v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  return out;
+}
+
+const ENDPOINT_NULLABLE = [
+  'description',
+  'disabled_reason',
+  'previous_secret',
+  'previous_secret_until',
+  'failing_since',
+] as const;
+const SEARCH_NULLABLE = ['vector', 'webhook_endpoint_id', 'last_match_at'] as const;
+
+/** Creates the store. */
+export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs?: number }) {
+  const { redis } = deps;
+  const base = `${deps.prefix}:alert-store`;
+  const key = {
+    endpoint: (id: string) => `${base}:endpoint:${id}`,
+    deliveries: (id: string) => `${base}:endpoint:${id}:deliveries`,
+    search: (id: string) => `${base}:search:${id}`,
+    seen: (id: string) => `${base}:search:${id}:seen`,
+    events: (id: string) => `${base}:search:${id}:events`,
+    ownerEndpoints: (owner: string) => `${base}:owner:${owner}:endpoints`,
+    ownerSearches: (owner: string) => `${base}:owner:${owner}:searches`,
+    searches: `${base}:searches`,
+    pending: `${base}:pending`,
+    claimed: (run: string) => `${base}:claimed:${run}`,
+  };
+  const guard = createRedisGuard({ unreachable: 'the alert store is unreachable', ...deps });
+
+  async function hashes(keys: string[]): Promise<Record<string, string>[]> {
+    if (keys.length === 0) return [];
+    const pipeline = redis.pipeline();
+    for (const k of keys) pipeline.hgetall(k);
+    return guard.unwrap(await pipeline.exec()) as Record<string, string>[];
+  }
+
+  const endpointOf = (hash: Record<string, string>) => decodeHash<EndpointRecord>(hash, ENDPOINT_NULLABLE);
+  const searchOf = (hash: Record<string, string>) => {
+    const record = decodeHash<SavedSearchRecord>(hash, SEARCH_NULLABLE);
+    return record ? { ...record, post: JSON.parse(hash['post'] ?? 'null') as unknown } : null;
+  };
+
+  return {
+    /** Stores a new endpoint. */
+    insertEndpoint: (record: EndpointRecord) =>
+      guard.run(async () => {
+        guard.unwrap(
+          await redis
+            .multi()
+            .hset(key.endpoint(record.id), encodeHash(record))
+            .zadd(key.ownerEndpoints(record.owner), Date.parse(record.created_at), record.id)
+            .exec(),
+        );
+      }),
+
+    /** The endpoint `id`, or null. */
+    endpoint: (id: string) => guard.run(async () => endpointOf(await redis.hgetall(key.endpoint(id)))),
+
+    /** The endpoints of `owner`, oldest first. */
+    endpointsOf: (owner: string) =>
+      guard.run(async () => {
+        const ids = await redis.zrange(key.ownerEndpoints(owner), 0, -1);
+        return (await hashes(ids.map(key.endpoint))).map(endpointOf).filter((e) => e !== null);
+      }),
+
+    /** Sets fields of an existing endpoint; false when it is gone. */
+    updateEndpoint: (id: string, fields: Partial<Omit<EndpointRecord, 'id' | 'owner'>>) =>
+      guard.run(async () => {
+        if (!(await redis.exists(key.endpoint(id)))) return false;
+        const set = encodeHash(fields);
+        const cleared = Object.keys(set).filter((f) => set[f] === '');
+        const pipeline = redis.multi();
+        const kept = Object.fromEntries(Object.entries(set).filter(([, v]) => v !== ''));
+        if (Object.keys(kept).length > 0) pipeline.hset(key.endpoint(id), kept);
+        if (cleared.length > 0) pipeline.hdel(key.endpoint(id), ...cleared);
+        guard.unwrap(await pipeline.exec());
+        return true;
+      }),
+
+    /** Deletes an endpoint and its log; saved searches that named it keep their events for pulling. */
+    deleteEndpoint: (record: Pick<EndpointRecord, 'id' | 'owner'>) =>
+      guard.run(async () => {
+        const results = guard.unwrap(
+          await redis
+            .multi()
+            .del(key.endpoint(record.id), key.deliveries(record.id))
+            .zrem(key.ownerEndpoints(record.owner), record.id)
+            .exec(),
+        );
+        return (results[0] as number) > 0;
+      }),
+
+    /** Appends to an endpoint's delivery log (the newest {@link DELIVERIES_KEPT} are kept). */
+    logDelivery: (id: string, attempt: DeliveryAttempt) =>
+      guard.run(async () => {
+        guard.unwrap(
+          await redis
+            .multi()
+            .lpush(key.deliveries(id), JSON.stringify(attempt))
+            .ltrim(key.deliveries(id), 0, DELIVERIES_KEPT - 1)
+            .exec(),
+        );
+      }),
+
+    /** An endpoint's last delivery attempts, newest first. */
+    deliveries: (id: string, limit: number) =>
+      guard.run(async () =>
+        (await redis.lrange(key.deliveries(id), 0, limit - 1)).map((line) => JSON.parse(line) as DeliveryAttempt),
+      ),
+
+    /** Stores a new saved search unless its owner has `cap` already; false when at the cap. */
+    insertSearch: (record: SavedSearchRecord, cap: number) =>
+      guard.run(async () => {
+        const fields = Object.entries(encodeHash(record)).flat();
+        const stored = (await redis.eval(
+          INSERT_SEARCH,
+          3,
+          key.search(record.id),
+          key.ownerSearches(record.owner),
+          key.searches,
+          cap,
+          Date.parse(record.created_at),
+          record.id,
+          ...fields,
+        )) as number;
+        return stored === 1;
+      }),
+
+    /** The saved search `id`, or null. */
+    search: (id: string) => guard.run(async () => searchOf(await redis.hgetall(key.search(id)))),
+
+    /** The saved searches of `owner`, oldest first. */
+    searchesOf: (owner: string) =>
+      guard.run(async () => {
+        const ids = await redis.zrange(key.ownerSearches(owner), 0, -1);
+        return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
+      }),
+
+    /** Every saved search (the matching pass). */
+    allSearches: () =>
+      guard.run(async () => {
+        const ids = await redis.zrange(key.searches, 0, -1);
+        return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
+      }),
+
+    /** Stores the query embedding of a saved search created while the model was not ready. */
+    updateSearchVector: (id: string, vector: string) =>
+      guard.run(async () => {
+        await redis.eval(SET_IF_EXISTS, 1, key.search(id), 'vector', vector);
+      }),
+
+    /** How many saved searches exist (0: intake records no pending changes). */
+    searchCount: () => guard.run(() => redis.zcard(key.searches)),
+
+    /** Deletes a saved search with its events and bookkeeping. */
+    deleteSearch: (record: Pick<SavedSearchRecord, 'id' | 'owner'>) =>
+      guard.run(async () => {
+        const results = guard.unwrap(
+          await redis
+            .multi()
+            .del(key.search(record.id), key.seen(record.id), key.events(record.id))
+            .zrem(key.ownerSearches(record.owner), record.id)
+            .zrem(key.searches, record.id)
+            .exec(),
+        );
+        return (results[0] as number) > 0;
+      }),
+
+    /** Of `postIds`, those `search` has not seen yet. */
+    unseen: (search: string, postIds: readonly string[]) =>
+      guard.run(async () => {
+        if (postIds.length === 0) return [];
+        const flags = await redis.smismember(key.seen(search), ...postIds);
+        return postIds.filter((_, i) => flags[i] === 0);
+      }),
+
+    /** Marks pairs seen; returns the posts that were not (each pair is first marked only once). */
+    markSeen: (search: string, postIds: readonly string[]) =>
+      guard.run(async () => {
+        if (postIds.length === 0) return [];
+        const pipeline = redis.pipeline();
+        for (const id of postIds) pipeline.sadd(key.seen(search), id);
+        const added = guard.unwrap(await pipeline.exec()) as number[];
+        return postIds.filter((_, i) => added[i] === 1);
+      }),
+
+    /** Appends events to a saved search's stream and notes its last match time. */
+    appendEvents: (search: string, bodies: readonly string[], at: string) =>
+      guard.run(async () => {
+        if (bodies.length === 0) return [];
+        const pipeline = redis.multi();
+        for (const body of bodies) pipeline.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'body', body);
+        pipeline.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at);
+        return (guard.unwrap(await pipeline.exec()) as string[]).slice(0, bodies.length);
+      }),
+
+    /** Up to `limit` events of `search` after stream position `after` (null: from the oldest kept). */
+    events: (search: string, after: string | null, limit: number) =>
+      guard.run(async () => {
+        const entries = await redis.xrange(key.events(search), after ? `(${after}` : '-', '+', 'COUNT', limit);
+        return entries.map(([position, fields]): StoredEvent => ({ position, body: fields[1] ?? '{}' }));
+      }),
+
+    /** Records the first change of each post since the last pass (later ones keep the first). */
+    recordPending: (changes: ReadonlyMap<string, PendingChange>) =>
+      guard.run(async () => {
+        if (changes.size === 0) return;
+        const pipeline = redis.pipeline();
+        for (const [id, change] of changes) pipeline.hsetnx(key.pending, id, JSON.stringify(change));
+        guard.unwrap(await pipeline.exec());
+      }),
+
+    /** Everything pass `run` has to do: its earlier attempt's claim plus what was recorded since. */
+    claimPending: (run: string) =>
+      guard.run(async () => {
+        const flat = (await redis.eval(CLAIM, 2, key.pending, key.claimed(run))) as string[];
+        const out = new Map<string, PendingChange>();
+        for (let i = 0; i < flat.length; i += 2) out.set(flat[i]!, JSON.parse(flat[i + 1]!) as PendingChange);
+        return out;
+      }),
+
+    /** Forgets pass `run`'s claim once its work is done. */
+    settlePending: (run: string) =>
+      guard.run(async () => {
+        await redis.del(key.claimed(run));
+      }),
+  };
+}
+
+/** The alert store. */
+export type AlertStore = ReturnType<typeof createAlertStore>;

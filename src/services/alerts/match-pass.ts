@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { DeliverySigner } from '../../delivery/signer.ts';
+import { isServablePost } from '../../domain/availability.ts';
+import type { PostRecord } from '../../domain/records.ts';
+import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
+import { base32, CROCKFORD_LOWER } from '../../internal/base32.ts';
+import type { PostSearch } from '../../query/search-request.ts';
+import { renderPostSummary } from '../../render/post.ts';
+import type { AlertStore, PendingChange, SavedSearchRecord } from './alert-store.ts';
+import { decodeQueryVector, encodeQueryVector } from './query-vector.ts';
+
+/** A delivery to queue: one event for one endpoint. */
+export interface QueuedDelivery {
+  endpoint_id: string;
+  event_id: string;
+  body: string;
+}
+
+/** What one pass did. */
+export interface MatchPassResult {
+  posts: number;
+  searches: number;
+  events: number;
+  /** Pairs found matching that already matched before the search existed (never events). */
+  baseline: number;
+}
+
+/** The event id of a (saved search, post) pair: the same on every attempt, so receivers can deduplicate. */
+export function eventIdOf(savedSearchId: string, postId: string): string {
+  const digest = createHash('sha256').update(`${savedSearchId}\n${postId}`).digest();
+  return `evt_${base32(digest.subarray(0, 16), CROCKFORD_LOWER)}`;
+}
+
+/** The alert query of a stored saved search. */
+function queryOf(record: SavedSearchRecord): AlertQuery {
+  return {
+    id: record.id,
+    search: JSON.parse(record.search) as PostSearch,
+    vector: record.vector ? decodeQueryVector(record.vector) : null,
+  };
+}
+
+/**
+ * Creates the matching pass: it takes every post written since the last pass and asks, for every
+ * saved search at once, which of them match now (two searches per saved search and 1,000 posts,
+ * never a scan of the index). A pair is an event when the post matches now, has not matched this
+ * search before, was written after the search was created, and its version before that write did
+ * not match (so a post that matched when the search was created, and is re-observed later, is not
+ * news; one that crosses a filter's bound, gains its enrichment or its vector, is).
+ */
+export function createMatchPass(deps: {
+  store: Pick<
+    AlertStore,
+    'claimPending' | 'settlePending' | 'allSearches' | 'unseen' | 'markSeen' | 'appendEvents' | 'updateSearchVector'
+  >;
+  engine: AlertMatching;
+  signer: DeliverySigner;
+  /** Embeds the query of a saved search created while the model was not ready. */
+  embedQuery?: ((text: string) => Promise<ArrayLike<number> | null>) | undefined;
+  enqueueDeliveries: (deliveries: QueuedDelivery[]) => Promise<void>;
+  logger?: Pick<Logger, 'warn'>;
+  now?: () => Date;
+}): (run: string) => Promise<MatchPassResult> {
+  const now = deps.now ?? (() => new Date());
+
+  async function queriesOf(searches: SavedSearchRecord[]): Promise<AlertQuery[]> {
+    const queries = searches.map(queryOf);
+    if (!deps.embedQuery) return queries;
+    for (const query of queries) {
+      if (query.vector || query.search.query === null) continue;
+      const vector = await deps.embedQuery(query.search.query).catch(() => null);
+      if (!vector) continue;
+      query.vector = vector;
+      await deps.store.updateSearchVector(query.id, encodeQueryVector(vector));
+    }
+    return queries;
+  }
+
+  return async function pass(run) {
+    const changes = await deps.store.claimPending(run);
+    const searches = changes.size > 0 ? await deps.store.allSearches() : [];
+    const result: MatchPassResult = { posts: changes.size, searches: searches.length, events: 0, baseline: 0 };
+    if (searches.length === 0) {
+      await deps.store.settlePending(run);
+      return result;
+    }
+    const queries = await queriesOf(searches);
+    const current = await deps.engine.matchCurrent([...changes.keys()], queries);
+
+    // Candidate pairs: matching now, written since the search exists, not matched before.
+    const candidates = new Map<string, string[]>();
+    for (const search of searches) {
+      const matched = [...(current.get(search.id) ?? [])].filter((id) => changes.get(id)!.at >= search.created_at);
+      const unseen = await deps.store.unseen(search.id, matched);
+      if (unseen.length > 0) candidates.set(search.id, unseen);
+    }
+    const baseline = await matchedBefore(candidates, changes, queries);
+
+    const eventsBySearch = new Map<string, string[]>();
+    for (const [searchId, posts] of candidates) {
+      const before = baseline.get(searchId) ?? new Set();
+      const known = posts.filter((id) => before.has(id));
+      result.baseline += (await deps.store.markSeen(searchId, known)).length;
+      const news = posts.filter((id) => !before.has(id));
+      if (news.length > 0) eventsBySearch.set(searchId, news);
+    }
+    result.events = await emit(eventsBySearch, searches);
+    await deps.store.settlePending(run);
+    return result;
+  };
+
+  /** For candidates whose post existed before its write: which searches its earlier version matched. */
+  async function matchedBefore(
+    candidates: Map<string, string[]>,
+    changes: Map<string, PendingChange>,
+    queries: AlertQuery[],
+  ): Promise<Map<string, Set<string>>> {
+    const versions = new Map<string, PostRecord>();
+    const asking = new Set<string>();
+    for (const [searchId, posts] of candidates) {
+      for (const id of posts) {
+        const before = changes.get(id)!.before;
+        if (before === null) continue;
+        const record = JSON.parse(before) as PostRecord;
+        // An earlier version that was not servable matched nothing.
+        if (!isServablePost(record)) continue;
+        versions.set(id, record);
+        asking.add(searchId);
+      }
+    }
+    if (versions.size === 0) return new Map();
+    return deps.engine.matchVersions(
+      [...versions.values()],
+      queries.filter((q) => asking.has(q.id)),
+    );
+  }
+
+  /** Renders, queues and records the events; each pair once (markSeen decides). Returns how many. */
+  async function emit(eventsBySearch: Map<string, string[]>, searches: SavedSearchRecord[]): Promise<number> {
+    if (eventsBySearch.size === 0) return 0;
+    const ids = [...new Set([...eventsBySearch.values()].flat())];
+    const posts = await deps.engine.posts(ids);
+    const at = now().toISOString();
+    let count = 0;
+    for (const search of searches) {
+      const postIds = (eventsBySearch.get(search.id) ?? []).filter((id) => {
+        const post = posts.get(id);
+        return post !== undefined && isServablePost(post);
+      });
+      if (postIds.length === 0) continue;
+      const bodies = postIds.map((postId) =>
+        JSON.stringify({
+          id: eventIdOf(search.id, postId),
+          type: 'post.matched',
+          created_at: at,
+          data: { saved_search_id: search.id, post: renderPostSummary(posts.get(postId)!, deps.signer) },
+        }),
+      );
+      // Deliveries first (their job ids are the event ids: queued again after a crash, they are
+      // not queued twice), then the pairs marked and the events stored for pulling.
+      if (search.webhook_endpoint_id) {
+        await deps.enqueueDeliveries(
+          postIds.map((postId, i) => ({
+            endpoint_id: search.webhook_endpoint_id!,
+            event_id: eventIdOf(search.id, postId),
+            body: bodies[i]!,
+          })),
+        );
+      }
+      const fresh = new Set(await deps.store.markSeen(search.id, postIds));
+      const stored = bodies.filter((_, i) => fresh.has(postIds[i]!));
+      await deps.store.appendEvents(search.id, stored, at);
+      count += stored.length;
+    }
+    return count;
+  }
+}

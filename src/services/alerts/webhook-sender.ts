@@ -1,0 +1,130 @@
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { RefusedWebhookAddress, resolveWebhookAddress } from './webhook-address.ts';
+
+/** How long one delivery attempt may take, connection to the last byte read. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The most of a receiver's response read (the rest is discarded). */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** What one attempt came to. */
+export interface SendOutcome {
+  /** `delivered`: 2xx; `gone`: 410 (disable the endpoint); `retry`: worth another attempt; `failed`: not. */
+  result: 'delivered' | 'gone' | 'retry' | 'failed';
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** The receiver's `Retry-After`, in ms (429 and 503 mostly). */
+  retryAfterMs: number | null;
+}
+
+/** One signed message: its id (the event id), body, and the secrets that sign it. */
+export interface WebhookMessage {
+  id: string;
+  body: string;
+  /** Every secret currently signing (two during a rotation's overlap), `whsec_…`. */
+  secrets: readonly string[];
+}
+
+/** The `webhook-*` headers of Standard Webhooks 1.0 for `message`, signed at `now`. */
+export function signatureHeaders(message: WebhookMessage, now: Date): Record<string, string> {
+  const signatures = message.secrets.map((secret) => new Webhook(secret).sign(message.id, now, message.body));
+  return {
+    'webhook-id': message.id,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': signatures.join(' '),
+  };
+}
+
+/** `Retry-After` as milliseconds (delta-seconds or an HTTP date), or null. */
+export function retryAfterMs(value: string | string[] | undefined, now = Date.now()): number | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return null;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1000;
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/** Classifies a response status: 2xx delivered, 410 gone, 429/5xx retried, the rest failed (3xx too: redirects are not followed). */
+function resultOf(status: number): SendOutcome['result'] {
+  if (status >= 200 && status < 300) return 'delivered';
+  if (status === 410) return 'gone';
+  if (status === 429 || status >= 500) return 'retry';
+  return 'failed';
+}
+
+/**
+ * POSTs one signed message to `url`: the address resolved and checked for this attempt and the
+ * connection pinned to it (TLS still verifies the URL's host name), 10 s for the whole exchange,
+ * no redirects, at most 64 KiB of the answer read. Never throws: every outcome is a result.
+ */
+export async function sendWebhook(
+  url: URL,
+  message: WebhookMessage,
+  options: { allowPrivate: boolean; userAgent: string; timeoutMs?: number },
+): Promise<SendOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  let pinned: { address: string; family: 4 | 6 };
+  try {
+    pinned = await resolveWebhookAddress(url, options.allowPrivate);
+  } catch (error) {
+    const refused = error instanceof RefusedWebhookAddress;
+    const detail = refused ? error.message : 'address resolution failed';
+    return { result: 'retry', status: null, latencyMs: elapsed(), error: detail, retryAfterMs: null };
+  }
+  const agent = new Agent({
+    connections: 1,
+    connect: {
+      // Pinned: whatever the name resolves to by now, the checked address is the one connected to.
+      lookup: (_host, opts, callback) =>
+        (opts as { all?: boolean }).all
+          ? (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned])
+          : callback(null, pinned.address, pinned.family),
+    },
+  });
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': options.userAgent,
+        ...signatureHeaders(message, new Date()),
+      },
+      body: message.body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    let read = 0;
+    for await (const chunk of response.body) {
+      read += (chunk as Buffer).length;
+      if (read >= MAX_RESPONSE_BYTES) break;
+    }
+    response.body.destroy();
+    const result = resultOf(response.statusCode);
+    return {
+      result,
+      status: response.statusCode,
+      latencyMs: elapsed(),
+      error: result === 'delivered' ? null : `HTTP ${response.statusCode}`,
+      retryAfterMs: retryAfterMs(response.headers['retry-after']),
+    };
+  } catch (error) {
+    const timedOut = error instanceof Error && /abort|timeout/i.test(`${error.name} ${error.message}`);
+    const detail = timedOut ? `no answer within ${timeoutMs / 1000} s` : connectionDetail(error);
+    return { result: 'retry', status: null, latencyMs: elapsed(), error: detail, retryAfterMs: null };
+  } finally {
+    void agent.close().catch(() => undefined);
+  }
+}
+
+/** A connection failure in a few words (codes only: never a secret, never a header). */
+function connectionDetail(error: unknown): string {
+  const code =
+    (error as { code?: string; cause?: { code?: string } }).code ??
+    (error as { cause?: { code?: string } }).cause?.code;
+  return code ? `connection failed (${code})` : 'connection failed';
+}

@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { Embedder } from '../embedding/embedder.ts';
+import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
+import type { DeliverySigner } from '../delivery/signer.ts';
+import type { Config } from '../internal/config.ts';
+import { createProducer, requestAlertPass, type Producer } from '../queues/registry.ts';
+import { createAlertService, type AlertService } from '../services/alerts/alert-service.ts';
+import { createAlertStore, type AlertStore } from '../services/alerts/alert-store.ts';
+import { createMatchPass, type QueuedDelivery } from '../services/alerts/match-pass.ts';
+import { createPendingChanges, type PendingChanges } from '../services/alerts/pending-changes.ts';
+import { createSecretBox } from '../services/alerts/secret-box.ts';
+import { createWebhookDelivery } from '../services/alerts/webhook-delivery.ts';
+import type { Connections } from './connections.ts';
+import type { Closable } from './core.ts';
+
+/** What deliveries say they are (`User-Agent`). */
+const USER_AGENT = 'social-search-webhooks/1';
+
+/** Queues deliveries: one job per (endpoint, event), its id naming both so a re-queue is a no-op. */
+function deliveryQueue(queue: Producer<'webhooks'>) {
+  return async (deliveries: QueuedDelivery[]) => {
+    if (deliveries.length === 0) return;
+    await queue.addBulk(
+      deliveries.map((d) => ({ name: 'deliver', data: d, opts: { jobId: `${d.endpoint_id}.${d.event_id}` } })),
+    );
+  };
+}
+
+/** The query embedding of a saved search, when the service ranks with vectors and the model is ready. */
+function queryEmbedder(config: Config, embedder: Embedder) {
+  return async (text: string) =>
+    config.SEARCH_RANKING !== 'lexical' && embedder.status().state === 'ready' ? embedder.embedQuery(text) : null;
+}
+
+/** The alert resources of the API. */
+export function openAlertService(
+  config: Config,
+  connections: Connections,
+  embedder: Embedder,
+): { service: AlertService } & Closable {
+  const store = createAlertStore({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
+  const webhooks = createProducer('webhooks', { connection: connections.redis(), prefix: config.REDIS_PREFIX });
+  const enqueue = deliveryQueue(webhooks);
+  return {
+    service: createAlertService({
+      store,
+      box: createSecretBox(config.SIGNING_SECRET),
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      caps: { searches: config.SAVED_SEARCHES_PER_HOLDER, endpoints: config.WEBHOOK_ENDPOINTS_PER_HOLDER },
+      embedQuery: queryEmbedder(config, embedder),
+      enqueueDelivery: (delivery) => enqueue([delivery]),
+    }),
+    close: () => webhooks.close().catch(() => undefined),
+  };
+}
+
+/** The worker's side of alerts: the recorder writers call, the matching pass and the delivery. */
+export function openAlertWorker(
+  config: Config,
+  connections: Connections,
+  parts: { engine: ElasticsearchEngine; embedder: Embedder; signer: DeliverySigner; logger: Logger },
+): {
+  store: AlertStore;
+  changes: PendingChanges;
+  pass: ReturnType<typeof createMatchPass>;
+  deliver: ReturnType<typeof createWebhookDelivery>;
+} & Closable {
+  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const store = createAlertStore({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
+  const alertQueue = createProducer('alerts', queues);
+  const webhooks = createProducer('webhooks', queues);
+  return {
+    store,
+    changes: createPendingChanges({ store, requestPass: () => requestAlertPass(alertQueue) }),
+    pass: createMatchPass({
+      store,
+      engine: parts.engine.alerts,
+      signer: parts.signer,
+      embedQuery: queryEmbedder(config, parts.embedder),
+      enqueueDeliveries: deliveryQueue(webhooks),
+      logger: parts.logger,
+    }),
+    deliver: createWebhookDelivery({
+      store,
+      box: createSecretBox(config.SIGNING_SECRET),
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+      userAgent: USER_AGENT,
+      logger: parts.logger,
+    }),
+    async close() {
+      await Promise.all([alertQueue.close(), webhooks.close()].map((p) => p.catch(() => undefined)));
+    },
+  };
+}
