@@ -18,6 +18,9 @@ BASE="http://127.0.0.1:$PORT"
 
 export INDEX_PREFIX="$RUN" REDIS_PREFIX="$RUN" LOG_LEVEL="${LOG_LEVEL:-warn}" NODE_ENV=test
 export HOST=127.0.0.1 PORT PUBLIC_BASE_URL="$BASE" RATE_LIMIT_SEARCH_PER_MINUTE=0 RATE_LIMIT_READ_PER_MINUTE=0 INTAKE_WAIT_TIMEOUT_MS=20000
+# Saved searches and webhook endpoints are fuzzed too; their deliveries stay queued, never sent:
+# nothing of this run may reach a host the fuzzer made up (nor loopback, refused as always).
+export WEBHOOK_DELIVERIES=paused
 export SIGNING_SECRET="${SIGNING_SECRET:-fuzz-only-$(head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')}"
 
 # With the model beside the repository (as npm start finds it), searches rank hybrid and

@@ -86,6 +86,12 @@ const envSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((v) => v === 'true'),
+  /**
+   * `paused` stops sending webhooks: deliveries wait in their queue (and events stay pullable)
+   * until `on` again, within their 24 h. For incidents, and for runs that must send nothing off
+   * the machine (the API fuzzing step).
+   */
+  WEBHOOK_DELIVERIES: z.enum(['on', 'paused']).default('on'),
   /** Saved searches one account holder may keep. */
   SAVED_SEARCHES_PER_HOLDER: z.coerce.number().int().min(1).max(100_000).default(100),
   /** Webhook endpoints one account holder may keep. */

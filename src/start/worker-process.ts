@@ -81,7 +81,7 @@ export function startWorkerProcess(
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
     maintenance: maintenanceJob({ retention: createHistoryRetention({ admin: engine.admin }), logger }),
     alerts: alertsJob({ pass: alerts.pass, logger }),
-    webhooks: webhooksJob({ deliver: alerts.deliver }),
+    ...(config.WEBHOOK_DELIVERIES === 'on' ? { webhooks: webhooksJob({ deliver: alerts.deliver }) } : {}),
   };
   const consumers = startQueueConsumers(handlers, {
     connection: () => connections.queueRedis('queue worker'),

@@ -1,4 +1,6 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -285,4 +287,29 @@ describe('matching and delivery', () => {
     const enabled = await send('POST', `/v1/social/webhook-endpoints/${endpoint.id}/enable`);
     expect(enabled.body).toMatchObject({ status: 'enabled', disabled_reason: null });
   });
+
+  // The README's receiver (standard-library Python) verifies what the service signs.
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    "is verified by the README's Python receiver",
+    async () => {
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const created = (await send('POST', '/v1/social/webhook-endpoints', { url: `http://127.0.0.1:${port}/hooks` }))
+        .body;
+      const script = path.resolve(import.meta.dirname, '../../examples/webhook_receiver.py');
+      const child = spawn('python3', [script, String(port)], {
+        env: { ...process.env, WEBHOOK_SECRET: created.secret },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      try {
+        await until(() => output.includes('listening'));
+        const test = (await send('POST', `/v1/social/webhook-endpoints/${created.id}/test`)).body;
+        await until(() => output.includes(`webhook.test ${test.id}`));
+        expect(output).not.toContain('refused');
+      } finally {
+        child.kill();
+      }
+    },
+  );
 });

@@ -6,7 +6,7 @@ import type { SavedSearchInput } from '../../query/alert-request.ts';
 import type { AlertStore, EndpointRecord, SavedSearchRecord } from './alert-store.ts';
 import { encodeQueryVector } from './query-vector.ts';
 import { generateWebhookSecret, type SecretBox } from './secret-box.ts';
-import { checkWebhookUrl, RefusedWebhookAddress, resolveWebhookAddress } from './webhook-address.ts';
+import { checkWebhookUrl, RefusedWebhookAddress } from './webhook-address.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -84,8 +84,9 @@ export function createAlertService(deps: {
     async createEndpoint(owner: string, input: { url: string; description?: string | null | undefined }) {
       let url: URL;
       try {
+        // The shape and a literal address only: a name is resolved and checked on every delivery
+        // attempt (its answer may change), never here.
         url = checkWebhookUrl(input.url, deps.allowPrivate);
-        await resolveWebhookAddress(url, deps.allowPrivate);
       } catch (error) {
         if (error instanceof RefusedWebhookAddress) throw new ValidationFailedError(`/url: ${error.message}`);
         throw error;

@@ -30,6 +30,14 @@ function languagesOf(post: SearchedPost): string[] {
   return language ? [language] : [];
 }
 
+/**
+ * A cosine similarity as shown: four decimals. The engine's score is float32 arithmetic, so more
+ * digits are noise (0.6241045000000001), and they would make equal evidence differ in bytes.
+ */
+export function shownSimilarity(value: number): number {
+  return Math.round(value * 1e4) / 1e4;
+}
+
 /** Why results of `similar_to` searches are alike their reference (`"include": ["matches"]`). */
 export interface SimilarEvidence {
   posts(
@@ -54,7 +62,7 @@ export function createSimilarEvidence(deps: { engine: LikenessEvidence; referenc
         retrieved_by: 'semantic',
         fields: [],
         similar: {
-          similarity: similarity.get(post.id) ?? 0,
+          similarity: shownSimilarity(similarity.get(post.id) ?? 0),
           shared: {
             topics: shared(post.enrichment.topics?.v, reference.enrichment.topics?.v),
             hashtags: shared(post.raw?.v.hashtags, reference.raw?.v.hashtags),
@@ -75,13 +83,16 @@ export function createSimilarEvidence(deps: { engine: LikenessEvidence; referenc
       const own = topics.get(reference.record.id);
       return results.map((account) => ({
         id: account.id,
-        similarity: similarity.get(account.id) ?? 0,
+        similarity: shownSimilarity(similarity.get(account.id) ?? 0),
         shared: {
           niches: shared(account.niches?.v, reference.record.niches?.v),
           topics: shared(topics.get(account.id), own),
           languages: shared(account.publishing_languages?.v, reference.record.publishing_languages?.v),
         },
-        closest_posts: closest.get(account.id) ?? [],
+        closest_posts: (closest.get(account.id) ?? []).map((p) => ({
+          ...p,
+          similarity: shownSimilarity(p.similarity),
+        })),
       }));
     },
   };
