@@ -140,6 +140,7 @@ export function createApi(
           sessionIdleMs,
           baseUrl: config.PUBLIC_BASE_URL,
           assetsDir: dashboardAssetsDir(),
+          alerts: alerts.service,
         }
       : undefined;
   if (dashboard && config.PUBLIC_BASE_URL.startsWith('https:') && config.TRUSTED_PROXIES.length === 0) {

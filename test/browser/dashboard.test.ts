@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +18,13 @@ let api: ApiProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  stack = await startStack('browser', {}, { worker: false });
-  api = await startApiProcess(stack.config, { DASHBOARD_SIGNUP: 'invite' }, { selfBaseUrl: true });
+  // The stack's worker delivers the alerts page's test events to a receiver on loopback.
+  stack = await startStack('browser', { WEBHOOK_ALLOW_PRIVATE: 'true' });
+  api = await startApiProcess(
+    stack.config,
+    { DASHBOARD_SIGNUP: 'invite', WEBHOOK_ALLOW_PRIVATE: 'true' },
+    { selfBaseUrl: true },
+  );
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
 });
 
@@ -134,6 +141,67 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
       await expect(page.locator('tbody tr').count()).resolves.toBe(1);
     } finally {
       await context.close();
+    }
+  });
+
+  it('manages alerts: adds an endpoint (its secret once), sends a test event, sees the delivery, deletes a saved search', async () => {
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      const email = `alerts-${stack.config.REDIS_PREFIX}@example.com`;
+      await signUp(page, email);
+      const key = await createKey(page, 'alerts key');
+      await page.getByRole('link', { name: 'Alerts' }).click();
+      await page.waitForURL(`${api.url}/dashboard/alerts`);
+      await page.getByLabel('Endpoint URL').fill(hookUrl);
+      await page.getByLabel('Description').fill('laptop receiver');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await expect(page.locator('#new-secret').textContent()).resolves.toMatch(/^whsec_/);
+      // Shown once: a reload shows the endpoint, not its secret.
+      await page.goto(`${api.url}/dashboard/alerts`);
+      await expect(page.locator('#new-secret').count()).resolves.toBe(0);
+      await expect(page.locator('section.endpoint code').first().textContent()).resolves.toBe(hookUrl);
+
+      await page.getByRole('button', { name: 'Send a test event' }).click();
+      await page.waitForURL(/\/dashboard\/alerts\?notice=/);
+      await expect(page.locator('.notice').textContent()).resolves.toContain('Test event evt_');
+      for (let i = 0; i < 50 && received.length === 0; i++) await page.waitForTimeout(200);
+      expect(received.map((b) => JSON.parse(b).type)).toEqual(['webhook.test']);
+      let statuses: string[] = [];
+      for (let i = 0; i < 20 && statuses.length === 0; i++) {
+        await page.goto(`${api.url}/dashboard/alerts`);
+        statuses = await page.locator('table.deliveries tbody tr td:nth-child(4)').allTextContents();
+      }
+      expect(statuses).toEqual(['204']);
+
+      // A saved search made with the holder's key shows here, and goes.
+      const created = await fetch(`${api.url}/v1/social/saved-searches`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'kites', post: { query: 'kite' } }),
+      });
+      expect(created.status).toBe(201);
+      await page.goto(`${api.url}/dashboard/alerts`);
+      await expect(page.locator('table.searches tbody tr td').first().textContent()).resolves.toBe('kites');
+      await screenshot(page, 'dashboard-alerts.png');
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.locator('table.searches').getByRole('button', { name: 'Delete' }).click();
+      await page.waitForURL(/notice=/);
+      await expect(page.locator('table.searches').count()).resolves.toBe(0);
+    } finally {
+      await context.close();
+      await new Promise((resolve) => receiver.close(resolve));
     }
   });
 });

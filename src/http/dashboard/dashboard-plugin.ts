@@ -7,6 +7,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import session from '@fastify/session';
 import type { FastifyPluginAsync, Session } from 'fastify';
+import type { AlertService } from '../../services/alerts/alert-service.ts';
 import { DomainError } from '../../internal/errors.ts';
 import type { HolderKeys } from '../../services/keys/holder-keys.ts';
 import type { HolderService } from '../../services/keys/holder-service.ts';
@@ -34,6 +35,8 @@ export interface DashboardDeps {
   baseUrl: string;
   /** Where dashboard.css and dashboard.js are. */
   assetsDir: string;
+  /** The alerts page's service; absent: no alerts page. */
+  alerts?: AlertService;
 }
 
 const ASSETS = {
@@ -141,5 +144,5 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     );
   });
 
-  await app.register(dashboardRoutes, { holders: deps.holders, keys: deps.keys, base, context });
+  await app.register(dashboardRoutes, { holders: deps.holders, keys: deps.keys, alerts: deps.alerts, base, context });
 };

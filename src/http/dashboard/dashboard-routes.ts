@@ -11,11 +11,15 @@ import { SignInThrottledError, type Holder, type HolderService } from '../../ser
 import { sendPage, type PageContextOf } from './page.ts';
 import { createKeyForm, keyIdParams, signInForm, signUpForm, usageQuery } from './forms.ts';
 import { keysPage, signInPage, signUpPage, usagePage } from './views.ts';
+import type { AlertService } from '../../services/alerts/alert-service.ts';
+import { registerAlertPages } from './alert-pages.ts';
 
 /** Options of {@link dashboardRoutes}. */
 export interface DashboardRoutesOptions {
   holders: Pick<HolderService, 'signUp' | 'signIn' | 'signUpMode'>;
   keys: HolderKeys;
+  /** Webhook endpoints and saved searches (the alerts page); absent: no such page. */
+  alerts?: AlertService | undefined;
   /** The dashboard's path as links see it. */
   base: string;
   context: PageContextOf;
@@ -41,7 +45,7 @@ function formError(error: unknown): DomainError {
  */
 export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (
   app,
-  { holders, keys, base, context },
+  { holders, keys, alerts, base, context },
 ) => {
   const csrf: preHandlerHookHandler = (request, reply, done) => app.csrfProtection(request, reply, done);
   const csrfChecked = { onRequest: undefined, preHandler: csrf };
@@ -140,6 +144,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
     await keys.revoke(request.holder!, id);
     return reply.redirect(`${base}/keys?revoked=${encodeURIComponent(id)}`, 303);
   });
+
+  if (alerts) registerAlertPages(app, { alerts, base, context, signedIn, signedInForm });
 
   app.get('/usage', { preHandler: signedIn }, async (request, reply) => {
     const { days } = usageQuery.parse(request.query ?? {});

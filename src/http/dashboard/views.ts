@@ -15,9 +15,10 @@ export interface PageContext {
   assetVersion: string;
 }
 
-function layout(ctx: PageContext, title: string, body: Html): Html {
+/** The page frame: head, navigation for the signed-in holder, footer. */
+export function layout(ctx: PageContext, title: string, body: Html): Html {
   const nav = ctx.holder
-    ? html`<nav><a href="${ctx.base}/keys">API keys</a><a href="${ctx.base}/usage">Usage</a><span class="who">${ctx.holder}</span><form method="post" action="${ctx.base}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="link">Sign out</button></form></nav>`
+    ? html`<nav><a href="${ctx.base}/keys">API keys</a><a href="${ctx.base}/usage">Usage</a><a href="${ctx.base}/alerts">Alerts</a><span class="who">${ctx.holder}</span><form method="post" action="${ctx.base}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="link">Sign out</button></form></nav>`
     : html`<nav><a href="${ctx.base}/sign-in">Sign in</a><a href="${ctx.base}/sign-up">Sign up</a></nav>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -30,7 +31,8 @@ function layout(ctx: PageContext, title: string, body: Html): Html {
 <footer>API reference: <a href="/docs">/docs</a> · <a href="/openapi.json">OpenAPI</a></footer></body></html>`;
 }
 
-function errorBox(message: string | undefined): Html {
+/** A form's error, announced. */
+export function errorBox(message: string | undefined): Html {
   return message ? html`<p class="error" role="alert">${message}</p>` : html``;
 }
 
@@ -79,7 +81,8 @@ ${invitation}
   );
 }
 
-function dateTime(iso: string | null): Html {
+/** A UTC time to the minute, or "never". */
+export function dateTime(iso: string | null): Html {
   return iso
     ? html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
     : html`<span class="muted">never</span>`;
