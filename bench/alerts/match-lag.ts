@@ -1,0 +1,211 @@
+/**
+ * What saved searches cost while the intake runs: match lag (the intake's 202 to the event) and the
+ * intake's throughput with 0, 1,000 and 10,000 saved searches, in one run on one index.
+ *
+ *   npx tsx bench/alerts/match-lag.ts [--base 20000] [--posts 5000] [--searches 1000,10000]
+ *
+ * A base of seed posts is loaded first. Then, for each count of saved searches (created through
+ * the API: a third query-only, a third filters-only, a third both; queries are words and pairs of
+ * words from the seed's captions, filters views/format/posted_at bounds; one in ten pushes to a
+ * receiver on loopback), a round (after one unreported warm-up round) sends the same number of new posts (copies of seed posts under
+ * new IDs, so they are new to every search) in requests of 500 and measures:
+ * - intake: observations per second from the first request to the observations queue idle (the
+ *   worker also runs the matching passes and deliveries meanwhile, on the same two cores);
+ * - lag: each event's `created_at` minus the 202 of the request that carried its post, p50/p95/max.
+ * Embeddings are off (EMBEDDINGS=off): a query's semantic side would wait on the model's queue,
+ * which is the embedding bench's subject; here every match is lexical or by filter.
+ * Writes bench/results/alerts-match-lag.json.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { createProducer } from '../../src/queues/registry.ts';
+import { createAlertStore } from '../../src/services/alerts/alert-store.ts';
+import { generateObservations } from '../../src/seed/generator.ts';
+import { Rng } from '../../src/seed/random.ts';
+import { REPO_ROOT } from '../relevance/beir.ts';
+import {
+  destroyPrefix,
+  harnessRuntime,
+  sendObservations,
+  startLoader,
+  waitForQueueIdle,
+} from '../relevance/harness-service.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    base: { type: 'string', default: '20000' },
+    posts: { type: 'string', default: '5000' },
+    searches: { type: 'string', default: '1000,10000' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const BASE = Number(args.base);
+const POSTS = Number(args.posts);
+// A first round without saved searches warms the processes up and is not reported.
+const COUNTS = [0, 0, ...args.searches!.split(',').map(Number)];
+const prefix = `bench-alerts-${process.pid}`;
+const env: NodeJS.ProcessEnv = {
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  ...process.env,
+  EMBEDDINGS: 'off',
+  INDEX_PREFIX: prefix,
+  REDIS_PREFIX: prefix,
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  SAVED_SEARCHES_PER_HOLDER: '100000',
+  RATE_LIMIT_READ_PER_MINUTE: '0',
+};
+const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const percentile = (sorted: number[], q: number) =>
+  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+
+const runtime = harnessRuntime(env, logger);
+await runtime.indexAdmin.apply();
+const { key } = await runtime.keys.create({ owner: 'bench@example.com', name: 'alerts', scopes: ['ingest', 'search'] });
+const loader = await startLoader(runtime, logger, { holdEmbeddings: true });
+const base = loader.node.baseUrl;
+const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(204).end());
+}).listen(0, '127.0.0.1');
+await new Promise((resolve) => receiver.once('listening', resolve));
+const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+const observationsQueue = createProducer('observations', { connection: runtime.redis, prefix });
+const alertsQueue = createProducer('alerts', { connection: runtime.redis, prefix });
+const store = createAlertStore({ redis: runtime.redis, prefix });
+
+const seed = [...generateObservations({ posts: BASE, accounts: Math.max(10, BASE / 20), seed: 5 })];
+const posts = seed.filter((o) => o['kind'] === 'post');
+try {
+  say(`loading ${seed.length} observations (${posts.length} posts) under ${prefix}`);
+  for (let i = 0; i < seed.length; i += 500)
+    await sendObservations(loader.node, key, seed.slice(i, i + 500), { wait: false });
+  await waitForQueueIdle(observationsQueue, { timeoutMs: 3_600_000 });
+
+  // Words of the captions (lowercase, 5+ letters), for queries that match some posts, not all.
+  const words = [
+    ...new Set(
+      posts.flatMap(
+        (p) =>
+          String(p['caption'])
+            .toLowerCase()
+            .match(/\p{L}{5,}/gu) ?? [],
+      ),
+    ),
+  ];
+  const rng = new Rng(17);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
+  const { id: endpoint } = (await (
+    await fetch(`${base}/v1/social/webhook-endpoints`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: hookUrl }),
+    })
+  ).json()) as { id: string };
+  function searchBody(i: number) {
+    const query = rng.next() < 0.5 ? pick(words) : `${pick(words)} ${pick(words)}`;
+    const filters = {
+      views: { gte: pick([100, 1000, 10_000, 100_000]) },
+      format: { in: [pick(['reel', 'image', 'carousel', 'video'])] },
+    };
+    const post = i % 3 === 0 ? { query } : i % 3 === 1 ? { filters } : { query, filters };
+    return { name: `search ${i}`, post, ...(i % 10 === 0 ? { webhook_endpoint_id: endpoint } : {}) };
+  }
+
+  const rows: Array<Record<string, number | null>> = [];
+  let created = 0;
+  for (const [round, count] of COUNTS.entries()) {
+    const startedCreating = performance.now();
+    for (; created < count;) {
+      const batch = Array.from({ length: Math.min(16, count - created) }, () => created++);
+      await Promise.all(
+        batch.map(async (i) => {
+          const response = await fetch(`${base}/v1/social/saved-searches`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify(searchBody(i)),
+          });
+          if (response.status !== 201) throw new Error(`saved search: ${response.status} ${await response.text()}`);
+        }),
+      );
+    }
+    const createMs = performance.now() - startedCreating;
+    // New posts: seed posts under new IDs (new to every search), their authors already known.
+    const fresh = posts.slice(0, POSTS).map((p) => ({
+      ...p,
+      platform_id: `${String(p['platform_id'])}-r${round}`,
+      shortcode: `${String(p['shortcode'])}r${round}`,
+      media: (p['media'] as Array<Record<string, unknown>>).map((m) => ({
+        ...m,
+        platform_id: `${String(m['platform_id'])}-r${round}`,
+      })),
+    }));
+    const acceptedAt = new Map<string, number>();
+    const byShortcode = new Map(fresh.map((p) => [String(p['shortcode']), String(p['platform_id'])]));
+    const started = performance.now();
+    for (let i = 0; i < fresh.length; i += 500) {
+      const chunk = fresh.slice(i, i + 500);
+      await sendObservations(loader.node, key, chunk, { wait: false });
+      const at = Date.now();
+      for (const p of chunk) acceptedAt.set(String(p['platform_id']), at);
+    }
+    await waitForQueueIdle(observationsQueue, { timeoutMs: 3_600_000 });
+    const intakeSeconds = (performance.now() - started) / 1000;
+    await waitForQueueIdle(alertsQueue, { timeoutMs: 3_600_000 });
+
+    // Lags: every event of this round (its post is one of this round's copies).
+    const lags: number[] = [];
+    if (count > 0) {
+      for (const search of await store.allSearches()) {
+        for (const event of await store.events(search.id, null, 100_000)) {
+          const body = JSON.parse(event.body) as {
+            created_at: string;
+            data: { post: { web_url: string; shortcode: string } };
+          };
+          const platformId = byShortcode.get(body.data.post.shortcode);
+          const sent = platformId ? acceptedAt.get(platformId) : undefined;
+          if (sent !== undefined) lags.push(Date.parse(body.created_at) - sent);
+        }
+      }
+    }
+    lags.sort((a, b) => a - b);
+    const row = {
+      saved_searches: count,
+      create_s: +(createMs / 1000).toFixed(1),
+      posts: fresh.length,
+      intake_obs_per_s: +(fresh.length / intakeSeconds).toFixed(1),
+      events: lags.length,
+      lag_p50_ms: percentile(lags, 0.5),
+      lag_p95_ms: percentile(lags, 0.95),
+      lag_max_ms: lags.at(-1) ?? null,
+    };
+    if (round > 0) rows.push(row);
+    say(`${round === 0 ? '(warm-up) ' : ''}${JSON.stringify(row)}`);
+  }
+  const none = rows[0]!['intake_obs_per_s']!;
+  say(`\n| saved searches | intake obs/s | / without | events | lag p50 | lag p95 | lag max |`);
+  say(`|---:|---:|---:|---:|---:|---:|---:|`);
+  for (const r of rows)
+    say(
+      `| ${r['saved_searches']} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none).toFixed(2)} | ${r['events']} | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms |`,
+    );
+  mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(
+    path.join(REPO_ROOT, 'bench/results/alerts-match-lag.json'),
+    JSON.stringify({ date: new Date().toISOString(), base: BASE, posts_per_round: POSTS, rows }, null, 2) + '\n',
+  );
+} finally {
+  receiver.close();
+  await observationsQueue.close();
+  await alertsQueue.close();
+  await loader.close();
+  if (!args.keep) await destroyPrefix(runtime);
+  await runtime.close();
+}
