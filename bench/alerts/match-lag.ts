@@ -47,7 +47,7 @@ const { values: args } = parseArgs({
 const BASE = Number(args.base);
 const POSTS = Number(args.posts);
 // A first round without saved searches warms the processes up and is not reported.
-const COUNTS = [0, 0, ...args.searches!.split(',').map(Number)];
+const COUNTS = [0, 0, ...args.searches.split(',').map(Number)];
 const prefix = `bench-alerts-${process.pid}`;
 const env: NodeJS.ProcessEnv = {
   NODE_ENV: 'production',

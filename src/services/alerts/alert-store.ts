@@ -10,7 +10,8 @@ import { createRedisGuard } from '../../internal/redis-guard.ts';
  *   `search:{id}:seen`: set of the posts that matched it once (an event, or a match that predates
  *   it): a pair never gives a second event; `search:{id}:events`: stream of its events (JSON);
  * - `owner:{owner}:endpoints`, `owner:{owner}:searches`: sorted sets of ids by creation (epoch ms);
- *   `searches`: every saved search, the same way (what a matching pass reads);
+ *   `searches`: every saved search, the same way (what a matching pass reads), and
+ *   `searches:version`, a counter every change of the set increments (the pass's cache key);
  * - `pending`: hash post id → the first change since the last pass ({@link PendingChange}, JSON);
  *   `claimed:{run}`: what a pass took from it (match-pass.ts).
  */
@@ -94,6 +95,7 @@ if redis.call('zcard', KEYS[2]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('hset', KEYS[1], unpack(ARGV, 4))
 redis.call('zadd', KEYS[2], ARGV[2], ARGV[3])
 redis.call('zadd', KEYS[3], ARGV[2], ARGV[3])
+redis.call('incr', KEYS[3] .. ':version')
 return 1`;
 
 /** Sets one field of a hash that still exists (a search deleted meanwhile stays deleted). */
@@ -250,6 +252,9 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
       }),
 
+    /** A number that changes whenever a saved search is created, deleted or given its vector. */
+    searchesVersion: () => guard.run(async () => (await redis.get(`${key.searches}:version`)) ?? '0'),
+
     /** Every saved search (the matching pass). */
     allSearches: () =>
       guard.run(async () => {
@@ -261,6 +266,7 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     updateSearchVector: (id: string, vector: string) =>
       guard.run(async () => {
         await redis.eval(SET_IF_EXISTS, 1, key.search(id), 'vector', vector);
+        await redis.incr(`${key.searches}:version`);
       }),
 
     /** How many saved searches exist (0: intake records no pending changes). */
@@ -275,6 +281,7 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
             .del(key.search(record.id), key.seen(record.id), key.events(record.id))
             .zrem(key.ownerSearches(record.owner), record.id)
             .zrem(key.searches, record.id)
+            .incr(`${key.searches}:version`)
             .exec(),
         );
         return (results[0] as number) > 0;

@@ -52,7 +52,14 @@ function queryOf(record: SavedSearchRecord): AlertQuery {
 export function createMatchPass(deps: {
   store: Pick<
     AlertStore,
-    'claimPending' | 'settlePending' | 'allSearches' | 'unseen' | 'markSeen' | 'appendEvents' | 'updateSearchVector'
+    | 'claimPending'
+    | 'settlePending'
+    | 'allSearches'
+    | 'searchesVersion'
+    | 'unseen'
+    | 'markSeen'
+    | 'appendEvents'
+    | 'updateSearchVector'
   >;
   engine: AlertMatching;
   signer: DeliverySigner;
@@ -63,6 +70,15 @@ export function createMatchPass(deps: {
   now?: () => Date;
 }): (run: string) => Promise<MatchPassResult> {
   const now = deps.now ?? (() => new Date());
+  // The saved searches as of a version of their set: 10,000 of them are ~15 MB to read, and they
+  // change far less often than passes run.
+  let cached: { version: string; searches: SavedSearchRecord[]; queries: AlertQuery[] | null } | null = null;
+
+  async function currentSearches(): Promise<SavedSearchRecord[]> {
+    const version = await deps.store.searchesVersion();
+    if (cached?.version !== version) cached = { version, searches: await deps.store.allSearches(), queries: null };
+    return cached.searches;
+  }
 
   async function queriesOf(searches: SavedSearchRecord[]): Promise<AlertQuery[]> {
     const queries = searches.map(queryOf);
@@ -79,13 +95,14 @@ export function createMatchPass(deps: {
 
   return async function pass(run) {
     const changes = await deps.store.claimPending(run);
-    const searches = changes.size > 0 ? await deps.store.allSearches() : [];
+    const searches = changes.size > 0 ? await currentSearches() : [];
     const result: MatchPassResult = { posts: changes.size, searches: searches.length, events: 0, baseline: 0 };
     if (searches.length === 0) {
       await deps.store.settlePending(run);
       return result;
     }
-    const queries = await queriesOf(searches);
+    const queries = cached?.searches === searches && cached.queries ? cached.queries : await queriesOf(searches);
+    if (cached?.searches === searches) cached.queries = queries;
     const current = await deps.engine.matchCurrent([...changes.keys()], queries);
 
     // Candidate pairs: matching now, written since the search exists, not matched before.
