@@ -287,12 +287,20 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         return (results[0] as number) > 0;
       }),
 
-    /** Of `postIds`, those `search` has not seen yet. */
-    unseen: (search: string, postIds: readonly string[]) =>
+    /** For each saved search, those of its posts it has not seen yet (one round trip for all). */
+    unseen: (matched: ReadonlyMap<string, readonly string[]>) =>
       guard.run(async () => {
-        if (postIds.length === 0) return [];
-        const flags = await redis.smismember(key.seen(search), ...postIds);
-        return postIds.filter((_, i) => flags[i] === 0);
+        const asked = [...matched].filter(([, ids]) => ids.length > 0);
+        const out = new Map<string, string[]>();
+        if (asked.length === 0) return out;
+        const pipeline = redis.pipeline();
+        for (const [search, ids] of asked) pipeline.smismember(key.seen(search), ...ids);
+        const flags = guard.unwrap(await pipeline.exec()) as number[][];
+        asked.forEach(([search, ids], i) => {
+          const fresh = ids.filter((_, k) => flags[i]![k] === 0);
+          if (fresh.length > 0) out.set(search, fresh);
+        });
+        return out;
       }),
 
     /** Marks pairs seen; returns the posts that were not (each pair is first marked only once). */

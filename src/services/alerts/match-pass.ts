@@ -106,12 +106,12 @@ export function createMatchPass(deps: {
     const current = await deps.engine.matchCurrent([...changes.keys()], queries);
 
     // Candidate pairs: matching now, written since the search exists, not matched before.
-    const candidates = new Map<string, string[]>();
+    const matched = new Map<string, string[]>();
     for (const search of searches) {
-      const matched = [...(current.get(search.id) ?? [])].filter((id) => changes.get(id)!.at >= search.created_at);
-      const unseen = await deps.store.unseen(search.id, matched);
-      if (unseen.length > 0) candidates.set(search.id, unseen);
+      const posts = [...(current.get(search.id) ?? [])].filter((id) => changes.get(id)!.at >= search.created_at);
+      if (posts.length > 0) matched.set(search.id, posts);
     }
+    const candidates = await deps.store.unseen(matched);
     const baseline = await matchedBefore(candidates, changes, queries);
 
     const eventsBySearch = new Map<string, string[]>();
