@@ -19,10 +19,12 @@ const USER_AGENT = 'social-search-webhooks/1';
 /** Queues deliveries: one job per (endpoint, event), its id naming both so a re-queue is a no-op. */
 function deliveryQueue(queue: Producer<'webhooks'>) {
   return async (deliveries: QueuedDelivery[]) => {
-    if (deliveries.length === 0) return;
-    await queue.addBulk(
-      deliveries.map((d) => ({ name: 'deliver', data: d, opts: { jobId: `${d.endpoint_id}.${d.event_id}` } })),
-    );
+    for (let i = 0; i < deliveries.length; i += 1000)
+      await queue.addBulk(
+        deliveries
+          .slice(i, i + 1000)
+          .map((d) => ({ name: 'deliver', data: d, opts: { jobId: `${d.endpoint_id}.${d.event_id}` } })),
+      );
   };
 }
 

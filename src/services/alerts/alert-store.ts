@@ -303,24 +303,36 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         return out;
       }),
 
-    /** Marks pairs seen; returns the posts that were not (each pair is first marked only once). */
-    markSeen: (search: string, postIds: readonly string[]) =>
+    /**
+     * Marks pairs seen, for every saved search at once; returns, per search, the posts that were
+     * not seen yet (each pair is first marked only once, whoever else marks it).
+     */
+    markSeen: (pairs: ReadonlyMap<string, readonly string[]>) =>
       guard.run(async () => {
-        if (postIds.length === 0) return [];
+        const asked = [...pairs].filter(([, ids]) => ids.length > 0);
+        const out = new Map<string, Set<string>>();
+        if (asked.length === 0) return out;
         const pipeline = redis.pipeline();
-        for (const id of postIds) pipeline.sadd(key.seen(search), id);
+        for (const [search, ids] of asked) for (const id of ids) pipeline.sadd(key.seen(search), id);
         const added = guard.unwrap(await pipeline.exec()) as number[];
-        return postIds.filter((_, i) => added[i] === 1);
+        let n = 0;
+        for (const [search, ids] of asked) {
+          const fresh = new Set(ids.filter(() => added[n++] === 1));
+          if (fresh.size > 0) out.set(search, fresh);
+        }
+        return out;
       }),
 
-    /** Appends events to a saved search's stream and notes its last match time. */
-    appendEvents: (search: string, bodies: readonly string[], at: string) =>
+    /** Appends events to their saved searches' streams and notes each one's last match time. */
+    appendEvents: (events: ReadonlyMap<string, readonly string[]>, at: string) =>
       guard.run(async () => {
-        if (bodies.length === 0) return [];
-        const pipeline = redis.multi();
-        for (const body of bodies) pipeline.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'body', body);
-        pipeline.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at);
-        return (guard.unwrap(await pipeline.exec()) as string[]).slice(0, bodies.length);
+        const pipeline = redis.pipeline();
+        for (const [search, bodies] of events) {
+          if (bodies.length === 0) continue;
+          for (const body of bodies) pipeline.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'body', body);
+          pipeline.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at);
+        }
+        if (pipeline.length > 0) guard.unwrap(await pipeline.exec());
       }),
 
     /** Up to `limit` events of `search` after stream position `after` (null: from the oldest kept). */

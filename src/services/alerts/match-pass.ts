@@ -115,13 +115,17 @@ export function createMatchPass(deps: {
     const baseline = await matchedBefore(candidates, changes, queries);
 
     const eventsBySearch = new Map<string, string[]>();
+    const known = new Map<string, string[]>();
     for (const [searchId, posts] of candidates) {
       const before = baseline.get(searchId) ?? new Set();
-      const known = posts.filter((id) => before.has(id));
-      result.baseline += (await deps.store.markSeen(searchId, known)).length;
+      known.set(
+        searchId,
+        posts.filter((id) => before.has(id)),
+      );
       const news = posts.filter((id) => !before.has(id));
       if (news.length > 0) eventsBySearch.set(searchId, news);
     }
+    for (const fresh of (await deps.store.markSeen(known)).values()) result.baseline += fresh.size;
     result.events = await emit(eventsBySearch, searches);
     await deps.store.settlePending(run);
     return result;
@@ -153,43 +157,40 @@ export function createMatchPass(deps: {
     );
   }
 
-  /** Renders, queues and records the events; each pair once (markSeen decides). Returns how many. */
+  /**
+   * Renders, queues and records the events; each pair once (markSeen decides). Returns how many.
+   * A post that matches many searches is rendered once: each event's body is the same summary
+   * with its own id and search (the bytes JSON.stringify gives the whole object).
+   */
   async function emit(eventsBySearch: Map<string, string[]>, searches: SavedSearchRecord[]): Promise<number> {
     if (eventsBySearch.size === 0) return 0;
-    const ids = [...new Set([...eventsBySearch.values()].flat())];
-    const posts = await deps.engine.posts(ids);
+    const posts = await deps.engine.posts([...new Set([...eventsBySearch.values()].flat())]);
+    const summaries = new Map<string, string>();
+    for (const [id, post] of posts)
+      if (isServablePost(post)) summaries.set(id, JSON.stringify(renderPostSummary(post, deps.signer)));
     const at = now().toISOString();
-    let count = 0;
+    const bodyOf = (searchId: string, postId: string) =>
+      `{"id":${JSON.stringify(eventIdOf(searchId, postId))},"type":"post.matched","created_at":${JSON.stringify(at)},"data":{"saved_search_id":${JSON.stringify(searchId)},"post":${summaries.get(postId)!}}}`;
+    const pairs = new Map<string, string[]>();
+    const deliveries: QueuedDelivery[] = [];
     for (const search of searches) {
-      const postIds = (eventsBySearch.get(search.id) ?? []).filter((id) => {
-        const post = posts.get(id);
-        return post !== undefined && isServablePost(post);
-      });
+      const postIds = (eventsBySearch.get(search.id) ?? []).filter((id) => summaries.has(id));
       if (postIds.length === 0) continue;
-      const bodies = postIds.map((postId) =>
-        JSON.stringify({
-          id: eventIdOf(search.id, postId),
-          type: 'post.matched',
-          created_at: at,
-          data: { saved_search_id: search.id, post: renderPostSummary(posts.get(postId)!, deps.signer) },
-        }),
-      );
-      // Deliveries first (their job ids are the event ids: queued again after a crash, they are
-      // not queued twice), then the pairs marked and the events stored for pulling.
-      if (search.webhook_endpoint_id) {
-        await deps.enqueueDeliveries(
-          postIds.map((postId, i) => ({
-            endpoint_id: search.webhook_endpoint_id!,
+      pairs.set(search.id, postIds);
+      if (search.webhook_endpoint_id)
+        for (const postId of postIds)
+          deliveries.push({
+            endpoint_id: search.webhook_endpoint_id,
             event_id: eventIdOf(search.id, postId),
-            body: bodies[i]!,
-          })),
-        );
-      }
-      const fresh = new Set(await deps.store.markSeen(search.id, postIds));
-      const stored = bodies.filter((_, i) => fresh.has(postIds[i]!));
-      await deps.store.appendEvents(search.id, stored, at);
-      count += stored.length;
+            body: bodyOf(search.id, postId),
+          });
     }
-    return count;
+    // Deliveries first (their job ids are the event ids: queued again after a crash, they are not
+    // queued twice), then the pairs marked and the events stored for pulling.
+    await deps.enqueueDeliveries(deliveries);
+    const fresh = await deps.store.markSeen(pairs);
+    const events = new Map([...fresh].map(([searchId, ids]) => [searchId, [...ids].map((id) => bodyOf(searchId, id))]));
+    await deps.store.appendEvents(events, at);
+    return [...events.values()].reduce((sum, bodies) => sum + bodies.length, 0);
   }
 }
