@@ -95,6 +95,19 @@ body('/v1/social/accounts/search').examples = examples([
   ['posts', { account: { posts: { minimum_matching_posts: 1, filters: { format: { in: ['reel'] } } } }, sort: { by: 'followers_count', order: 'desc' } }],
   ['similar', { account: { similar_to: '@' + account.handle, filters: { followers_count: { gte: 0 } } }, include: ['matches'], limit: 3 }],
 ]);
+// A saved search and a webhook endpoint of the fuzzer's holder, so their reads reach their logic.
+const endpoint = await (await fetch(process.env.BASE + '/v1/social/webhook-endpoints', { method: 'POST', headers, body: JSON.stringify({ url: 'https://hooks.invalid/fuzz' }) })).json();
+const saved = await (await fetch(process.env.BASE + '/v1/social/saved-searches', { method: 'POST', headers, body: JSON.stringify({ name: 'fuzz', post: { query: 'skincare routine' }, webhook_endpoint_id: endpoint.id }) })).json();
+if (!saved.id || !endpoint.id) throw new Error('could not create the alert examples: ' + JSON.stringify([endpoint, saved]));
+for (const path of ['/v1/social/saved-searches/{id}', '/v1/social/saved-searches/{id}/matches'])
+  setParam(doc.paths[path].get, examples([['saved', saved.id]]));
+for (const path of ['/v1/social/webhook-endpoints/{id}', '/v1/social/webhook-endpoints/{id}/deliveries'])
+  setParam(doc.paths[path].get, examples([['endpoint', endpoint.id]]));
+body('/v1/social/saved-searches').examples = examples([
+  ['query', { name: 'retinol', post: { query: 'retinol serum', author: { filters: { followers_count: { gte: 10000 } } } } }],
+  ['filters', { name: 'big reels', post: { filters: { format: { in: ['reel'] }, views: { gte: 100000 } } }, webhook_endpoint_id: endpoint.id }],
+]);
+body('/v1/social/webhook-endpoints').examples = examples([['https', { url: 'https://hooks.invalid/in', description: 'fuzz' }]]);
 (await import('node:fs')).writeFileSync('$WORK/openapi.json', JSON.stringify(doc));
 "
 

@@ -89,27 +89,17 @@ try {
     await sendObservations(loader.node, key, seed.slice(i, i + 500), { wait: false });
   await waitForQueueIdle(observationsQueue, { timeoutMs: 3_600_000 });
 
-  // Hashtags and words of the captions (lowercase, 5+ letters), for searches that match some posts.
-  const hashtags = [
-    ...new Set(
-      posts.flatMap(
-        (p) =>
-          String(p['caption'])
-            .toLowerCase()
-            .match(/(?<=#)\p{L}[\p{L}\p{N}_]*/gu) ?? [],
-      ),
-    ),
-  ];
-  const words = [
-    ...new Set(
-      posts.flatMap(
-        (p) =>
-          String(p['caption'])
-            .toLowerCase()
-            .match(/\p{L}{5,}/gu) ?? [],
-      ),
-    ),
-  ];
+  // Topics customers watch are specific: words and hashtags of the captions found in 0.1-2 % of the
+  // posts (by document frequency), not "routine" or "#skincare" (a stream of everything).
+  const specific = (pattern: RegExp) => {
+    const df = new Map<string, number>();
+    for (const p of posts)
+      for (const t of new Set(String(p['caption']).toLowerCase().match(pattern) ?? [])) df.set(t, (df.get(t) ?? 0) + 1);
+    return [...df].filter(([, n]) => n >= posts.length * 0.001 && n <= posts.length * 0.02).map(([t]) => t);
+  };
+  const hashtags = specific(/(?<=#)\p{L}[\p{L}\p{N}_]*/gu);
+  const words = specific(/(?<![#@\p{L}])\p{L}{5,}/gu);
+  say(`${words.length} specific words, ${hashtags.length} specific hashtags`);
   const rng = new Rng(17);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
   const { id: endpoint } = (await (
@@ -122,7 +112,7 @@ try {
   // What customers save: a topic (a word or two), a hashtag or handle-like selector with a floor,
   // or a topic narrowed by filters. Never "every reel": such a search is an export, not an alert.
   function searchBody(i: number) {
-    const query = rng.next() < 0.5 ? pick(words) : `${pick(words)} ${pick(words)}`;
+    const query = pick(words);
     const floor = { gte: pick([1000, 10_000, 100_000]) };
     const post =
       i % 3 === 0

@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { closedObject } from './filter-schema.ts';
-import {
-  expectedKeys,
-  limitSchema,
-  OBJECT_EXPECTED,
-  postScope,
-  toPostRequest,
-  type PostSearch,
-} from './search-request.ts';
+import { expectedKeys, OBJECT_EXPECTED, postScope, toPostRequest, type PostSearch } from './search-request.ts';
 
 /** The longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -79,7 +72,13 @@ export const matchesQuerySchema = z.strictObject({
     .max(200)
     .optional()
     .meta({ description: 'The next_cursor of a previous page; without it, from the oldest event kept.' }),
-  limit: z.coerce.number().pipe(limitSchema).optional(),
+  limit: z.coerce
+    .number({ error: 'expected an integer from 1 to 100' })
+    .int({ error: 'expected an integer from 1 to 100' })
+    .min(1, { error: 'expected an integer from 1 to 100' })
+    .max(100, { error: 'expected an integer from 1 to 100' })
+    .optional()
+    .meta({ description: 'Events per page, default 20.' }),
 });
 
 /** A resource ID in a path. */

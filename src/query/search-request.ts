@@ -90,7 +90,7 @@ const CONTINUATION_ONLY =
 export const expectedKeys = (allowed: readonly string[]) => () =>
   `unknown field; expected ${allowed.map((a) => `"${a}"`).join(', ')}`;
 
-export const limitSchema = z
+const limitSchema = z
   .int({ error: LIMIT_EXPECTED })
   .min(LIMITS.min, { error: LIMIT_EXPECTED })
   .max(LIMITS.max, { error: LIMIT_EXPECTED })

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import { createRedisGuard } from '../../internal/redis-guard.ts';
 
 /**
@@ -78,6 +78,8 @@ export interface DeliveryAttempt {
 
 /** Stored events per saved search: the pull endpoint's retention. */
 export const EVENTS_KEPT = 10_000;
+/** Commands per pipeline of the bulk operations. */
+const PIPELINE_SIZE = 1000;
 /** Delivery attempts kept per endpoint. */
 export const DELIVERIES_KEPT = 100;
 
@@ -142,12 +144,31 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     claimed: (run: string) => `${base}:claimed:${run}`,
   };
   const guard = createRedisGuard({ unreachable: 'the alert store is unreachable', ...deps });
+  // A pass's claim moves every pending change at once (with earlier versions: megabytes).
+  const claimGuard = createRedisGuard({ unreachable: 'the alert store is unreachable', timeoutMs: 30_000 });
+
+  /**
+   * Runs many commands as pipelines of {@link PIPELINE_SIZE}, each bounded by the guard's timeout
+   * on its own (a pass may write tens of thousands of pairs and events: one pipeline of them all
+   * would outlast any single-command timeout). Returns their results in order.
+   */
+  async function batched(commands: ReadonlyArray<(pipeline: ChainableCommander) => unknown>): Promise<unknown[]> {
+    const results: unknown[] = [];
+    for (let i = 0; i < commands.length; i += PIPELINE_SIZE) {
+      const chunk = commands.slice(i, i + PIPELINE_SIZE);
+      results.push(
+        ...(await guard.run(async () => {
+          const pipeline = redis.pipeline();
+          for (const command of chunk) command(pipeline);
+          return guard.unwrap(await pipeline.exec());
+        })),
+      );
+    }
+    return results;
+  }
 
   async function hashes(keys: string[]): Promise<Record<string, string>[]> {
-    if (keys.length === 0) return [];
-    const pipeline = redis.pipeline();
-    for (const k of keys) pipeline.hgetall(k);
-    return guard.unwrap(await pipeline.exec()) as Record<string, string>[];
+    return (await batched(keys.map((k) => (p) => p.hgetall(k)))) as Record<string, string>[];
   }
 
   const endpointOf = (hash: Record<string, string>) => decodeHash<EndpointRecord>(hash, ENDPOINT_NULLABLE);
@@ -173,11 +194,10 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     endpoint: (id: string) => guard.run(async () => endpointOf(await redis.hgetall(key.endpoint(id)))),
 
     /** The endpoints of `owner`, oldest first. */
-    endpointsOf: (owner: string) =>
-      guard.run(async () => {
-        const ids = await redis.zrange(key.ownerEndpoints(owner), 0, -1);
-        return (await hashes(ids.map(key.endpoint))).map(endpointOf).filter((e) => e !== null);
-      }),
+    endpointsOf: async (owner: string) => {
+      const ids = await guard.run(() => redis.zrange(key.ownerEndpoints(owner), 0, -1));
+      return (await hashes(ids.map(key.endpoint))).map(endpointOf).filter((e) => e !== null);
+    },
 
     /** Sets fields of an existing endpoint; false when it is gone. */
     updateEndpoint: (id: string, fields: Partial<Omit<EndpointRecord, 'id' | 'owner'>>) =>
@@ -246,21 +266,19 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     search: (id: string) => guard.run(async () => searchOf(await redis.hgetall(key.search(id)))),
 
     /** The saved searches of `owner`, oldest first. */
-    searchesOf: (owner: string) =>
-      guard.run(async () => {
-        const ids = await redis.zrange(key.ownerSearches(owner), 0, -1);
-        return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
-      }),
+    searchesOf: async (owner: string) => {
+      const ids = await guard.run(() => redis.zrange(key.ownerSearches(owner), 0, -1));
+      return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
+    },
 
     /** A number that changes whenever a saved search is created, deleted or given its vector. */
     searchesVersion: () => guard.run(async () => (await redis.get(`${key.searches}:version`)) ?? '0'),
 
     /** Every saved search (the matching pass). */
-    allSearches: () =>
-      guard.run(async () => {
-        const ids = await redis.zrange(key.searches, 0, -1);
-        return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
-      }),
+    allSearches: async () => {
+      const ids = await guard.run(() => redis.zrange(key.searches, 0, -1));
+      return (await hashes(ids.map(key.search))).map(searchOf).filter((s) => s !== null);
+    },
 
     /** Stores the query embedding of a saved search created while the model was not ready. */
     updateSearchVector: (id: string, vector: string) =>
@@ -288,52 +306,52 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
       }),
 
     /** For each saved search, those of its posts it has not seen yet (one round trip for all). */
-    unseen: (matched: ReadonlyMap<string, readonly string[]>) =>
-      guard.run(async () => {
-        const asked = [...matched].filter(([, ids]) => ids.length > 0);
-        const out = new Map<string, string[]>();
-        if (asked.length === 0) return out;
-        const pipeline = redis.pipeline();
-        for (const [search, ids] of asked) pipeline.smismember(key.seen(search), ...ids);
-        const flags = guard.unwrap(await pipeline.exec()) as number[][];
-        asked.forEach(([search, ids], i) => {
-          const fresh = ids.filter((_, k) => flags[i]![k] === 0);
-          if (fresh.length > 0) out.set(search, fresh);
-        });
-        return out;
-      }),
+    unseen: async (matched: ReadonlyMap<string, readonly string[]>) => {
+      const asked = [...matched].filter(([, ids]) => ids.length > 0);
+      const flags = (await batched(
+        asked.map(
+          ([search, ids]) =>
+            (p) =>
+              p.smismember(key.seen(search), ...ids),
+        ),
+      )) as number[][];
+      const out = new Map<string, string[]>();
+      asked.forEach(([search, ids], i) => {
+        const fresh = ids.filter((_, k) => flags[i]![k] === 0);
+        if (fresh.length > 0) out.set(search, fresh);
+      });
+      return out;
+    },
 
     /**
      * Marks pairs seen, for every saved search at once; returns, per search, the posts that were
      * not seen yet (each pair is first marked only once, whoever else marks it).
      */
-    markSeen: (pairs: ReadonlyMap<string, readonly string[]>) =>
-      guard.run(async () => {
-        const asked = [...pairs].filter(([, ids]) => ids.length > 0);
-        const out = new Map<string, Set<string>>();
-        if (asked.length === 0) return out;
-        const pipeline = redis.pipeline();
-        for (const [search, ids] of asked) for (const id of ids) pipeline.sadd(key.seen(search), id);
-        const added = guard.unwrap(await pipeline.exec()) as number[];
-        let n = 0;
-        for (const [search, ids] of asked) {
-          const fresh = new Set(ids.filter(() => added[n++] === 1));
-          if (fresh.size > 0) out.set(search, fresh);
-        }
-        return out;
-      }),
+    markSeen: async (pairs: ReadonlyMap<string, readonly string[]>) => {
+      const asked = [...pairs].filter(([, ids]) => ids.length > 0);
+      const added = (await batched(
+        asked.flatMap(([search, ids]) => ids.map((id) => (p: ChainableCommander) => p.sadd(key.seen(search), id))),
+      )) as number[];
+      const out = new Map<string, Set<string>>();
+      let n = 0;
+      for (const [search, ids] of asked) {
+        const fresh = new Set(ids.filter(() => added[n++] === 1));
+        if (fresh.size > 0) out.set(search, fresh);
+      }
+      return out;
+    },
 
     /** Appends events to their saved searches' streams and notes each one's last match time. */
-    appendEvents: (events: ReadonlyMap<string, readonly string[]>, at: string) =>
-      guard.run(async () => {
-        const pipeline = redis.pipeline();
-        for (const [search, bodies] of events) {
-          if (bodies.length === 0) continue;
-          for (const body of bodies) pipeline.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'body', body);
-          pipeline.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at);
-        }
-        if (pipeline.length > 0) guard.unwrap(await pipeline.exec());
-      }),
+    appendEvents: async (events: ReadonlyMap<string, readonly string[]>, at: string) => {
+      const commands: Array<(p: ChainableCommander) => unknown> = [];
+      for (const [search, bodies] of events) {
+        if (bodies.length === 0) continue;
+        for (const body of bodies)
+          commands.push((p) => p.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'body', body));
+        commands.push((p) => p.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at));
+      }
+      await batched(commands);
+    },
 
     /** Up to `limit` events of `search` after stream position `after` (null: from the oldest kept). */
     events: (search: string, after: string | null, limit: number) =>
@@ -343,17 +361,19 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
       }),
 
     /** Records the first change of each post since the last pass (later ones keep the first). */
-    recordPending: (changes: ReadonlyMap<string, PendingChange>) =>
-      guard.run(async () => {
-        if (changes.size === 0) return;
-        const pipeline = redis.pipeline();
-        for (const [id, change] of changes) pipeline.hsetnx(key.pending, id, JSON.stringify(change));
-        guard.unwrap(await pipeline.exec());
-      }),
+    recordPending: async (changes: ReadonlyMap<string, PendingChange>) => {
+      await batched(
+        [...changes].map(
+          ([id, change]) =>
+            (p) =>
+              p.hsetnx(key.pending, id, JSON.stringify(change)),
+        ),
+      );
+    },
 
     /** Everything pass `run` has to do: its earlier attempt's claim plus what was recorded since. */
     claimPending: (run: string) =>
-      guard.run(async () => {
+      claimGuard.run(async () => {
         const flat = (await redis.eval(CLAIM, 2, key.pending, key.claimed(run))) as string[];
         const out = new Map<string, PendingChange>();
         for (let i = 0; i < flat.length; i += 2) out.set(flat[i]!, JSON.parse(flat[i + 1]!) as PendingChange);
