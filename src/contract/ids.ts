@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { base32, CROCKFORD_LOWER } from '../internal/base32.ts';
 
+/** The longest ID, handle or shortcode a path accepts, in characters (UTF-16 code units). */
+export const PATH_ID_MAX_LENGTH = 256;
+
 /** Resource families of spec 2.1. */
 export type IdFamily = 'post' | 'account' | 'media' | 'audio';
 

@@ -18,8 +18,9 @@ import { registerOpenApi } from './openapi.ts';
 import { dashboardPlugin, type DashboardDeps } from './dashboard/dashboard-plugin.ts';
 import { registerUsage } from './usage.ts';
 import type { UsageRecorder } from '../services/keys/usage-recorder.ts';
-import { clientErrorHandler, registerProblemHandling } from './problems.ts';
-import { requestIdGenerator } from './request-id.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerProblemHandling } from './problems.ts';
+import { PATH_ID_MAX_LENGTH } from '../contract/ids.ts';
+import { REQUEST_ID_HEADER, requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
 import type { AlertService } from '../services/alerts/alert-service.ts';
 import { alertRoutes } from './routes/alerts.ts';
@@ -32,9 +33,6 @@ import { readRoutes } from './routes/reads.ts';
 
 /** The version the OpenAPI document states: the `v1` contract, with additive minor versions. */
 const API_VERSION = '1.1.0';
-
-/** Name of the response header that carries the request identity (spec 4.5). */
-const REQUEST_ID_HEADER = 'x-request-id';
 
 /** Everything the HTTP layer needs: services, not infrastructure. */
 export interface AppDependencies {
@@ -92,7 +90,11 @@ export function buildApp(
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     clientErrorHandler: clientErrorHandler(deps.baseUrl),
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    frameworkErrors: frameworkErrorHandler(deps.baseUrl),
+    // The router measures a parameter percent-encoded: one UTF-16 code unit is at most 9 characters
+    // there (a 3-byte UTF-8 character), so every value the schemas accept gets through, and a
+    // longer one reaches frameworkErrors as a 422 like any other invalid value.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: PATH_ID_MAX_LENGTH * 9 },
   }).withTypeProvider<ZodTypeProvider>();
 
   // JSON in, JSON out: a text/plain body is an unsupported media type, not a string to parse.
@@ -134,7 +136,7 @@ export function buildApp(
       methods: ['GET', 'POST', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'if-none-match'],
       exposedHeaders: [
-        'x-request-id',
+        REQUEST_ID_HEADER,
         'etag',
         'retry-after',
         'ratelimit-policy',

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Problem } from '../contract/api.ts';
+import { PATH_ID_MAX_LENGTH } from '../contract/ids.ts';
 import {
   DomainError,
   HeadersTooLargeError,
@@ -14,8 +15,10 @@ import {
   RequestTimeoutError,
   RouteNotFoundError,
   UnsupportedMediaTypeError,
+  ValidationFailedError,
 } from '../internal/errors.ts';
 import { reasonOf } from '../internal/outages.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
 
 /** Content type of every error response. */
 const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -117,6 +120,28 @@ export function registerProblemHandling(app: FastifyInstance, baseUrl: string): 
     return sendProblem(reply, domain, baseUrl);
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(request), baseUrl));
+}
+
+/**
+ * Fastify's `frameworkErrors`: what the router answers before any route runs, in the problem shape
+ * rather than Fastify's own JSON. A path parameter longer than the router takes
+ * (`maxParamLength`, set so that only a value over its schema's maxLength can reach it) and a path
+ * that is not valid percent-encoding are both invalid values of the route's parameters: 422, which
+ * every route with parameters documents.
+ */
+export function frameworkErrorHandler(baseUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    // No hook runs before the router: the request id header is set here.
+    reply.header(REQUEST_ID_HEADER, request.id);
+    const detail =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? `/path: a path parameter is longer than ${PATH_ID_MAX_LENGTH} characters.`
+        : error.code === 'FST_ERR_BAD_URL'
+          ? '/path: the path is not valid percent-encoded UTF-8.'
+          : null;
+    const domain = detail ? new ValidationFailedError(detail) : toDomainError(error);
+    void sendProblem(reply, domain, baseUrl);
+  };
 }
 
 /**

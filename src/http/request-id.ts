@@ -2,6 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import proxyAddr from 'proxy-addr';
 
+/** Name of the response header that carries the request identity (spec 4.5). */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
 /** What a forwarded request id may look like: short, printable, nothing to inject into logs. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._~:@+=/-]{8,128}$/;
 

@@ -84,6 +84,7 @@ describe('authentication (spec part 5)', () => {
 });
 
 describe('problems for malformed requests', () => {
+  const emoji = (n: number) => encodeURIComponent('😍'.repeat(n));
   it('renders unknown routes, wrong content types, malformed JSON and oversized bodies as problems', async () => {
     const auth = { authorization: `Bearer ${stack.key}` };
     const cases = [
@@ -120,6 +121,23 @@ describe('problems for malformed requests', () => {
       },
       {
         req: { method: 'GET' as const, url: `/v1/social/posts/${'x'.repeat(300)}`, headers: auth },
+        status: 422,
+        name: 'validation-failed',
+      },
+      // Percent-encoded, 300 emoji are 3,600 characters: past the router's own limit, still a 422.
+      {
+        req: { method: 'GET' as const, url: `/v1/social/accounts/${emoji(300)}/history`, headers: auth },
+        status: 422,
+        name: 'validation-failed',
+      },
+      // 120 emoji are 240 characters (UTF-16), within the schema: a lookup of an unknown account.
+      {
+        req: { method: 'GET' as const, url: `/v1/social/accounts/${emoji(120)}/history`, headers: auth },
+        status: 404,
+        name: 'not-tracked',
+      },
+      {
+        req: { method: 'GET' as const, url: '/v1/social/posts/%E0%A4%A', headers: auth },
         status: 422,
         name: 'validation-failed',
       },

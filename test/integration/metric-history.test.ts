@@ -362,3 +362,33 @@ describe('account metrics without waiting', () => {
     await settled(50 / 1050);
   });
 });
+
+describe('observations spread over decades', () => {
+  it('are kept in one request, and their follow-ups still run', async () => {
+    // 80 accounts, each observed once in its own month from 1990 on, in one request: the
+    // follow-ups ask the history about every one of those months at once.
+    const spread = Array.from({ length: 80 }, (_, i) =>
+      accountObs({
+        platform_id: `mh-decade-${i}`,
+        handle: `decade_${i}`,
+        observed_at: new Date(Date.UTC(1990 + Math.floor(i / 2), (i % 2) * 6, 15)).toISOString(),
+        followers_count: 1000 + i,
+      }),
+    );
+    const response = await stack.ingest(spread);
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    // A second observation of the last one, a week later: its growth needs the history read back.
+    const last = spread.at(-1)!;
+    const weekLater = new Date(Date.parse(last.observed_at) + 7 * 86_400_000).toISOString();
+    const again = await stack.ingest([{ ...last, observed_at: weekLater, followers_count: 1158 }]);
+    expect(again.statusCode, JSON.stringify(again.body)).toBe(200);
+    const account = await stack.get('/v1/social/accounts/@decade_79');
+    expect(account.body.followers_count).toBe(1158);
+    expect(account.body.followers_growth_7d).toBeCloseTo((1158 - 1079) / 1079, 9);
+    const history = await stack.get(
+      `/v1/social/accounts/@decade_0/history?interval=raw&from=1989-01-01T00:00:00Z&to=1991-01-01T00:00:00Z`,
+    );
+    expect(history.statusCode).toBe(200);
+    expect(history.body.points.map((p: { followers_count: number }) => p.followers_count)).toEqual([1000]);
+  });
+});

@@ -22,7 +22,7 @@ import { projectAccount, projectPost } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
-import { createMetricHistory, metricHistoryNames, monthIndex, pointWrite } from './metric-history.ts';
+import { createMetricHistory, metricHistoryNames, monthIndex, monthTargets, pointWrite } from './metric-history.ts';
 import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
@@ -289,7 +289,7 @@ export function createElasticsearchEngine(deps: {
       const months = historyOn ? [...new Set((written.points ?? []).map((p) => monthIndex(history.names, p.at)))] : [];
       await Promise.all([
         refreshAll(client, [posts.read, accounts.read]),
-        months.length > 0 ? refreshAll(client, months, { allowMissing: true }) : undefined,
+        months.length > 0 ? refreshAll(client, monthTargets(history.names, months), { allowMissing: true }) : undefined,
       ]);
       await visibility.advance();
     },

@@ -76,12 +76,34 @@ export function monthsBetween(names: MetricHistoryNames, from: string, to: strin
   return out;
 }
 
+/**
+ * Most months a request names one by one; more are asked of the read alias. Each name is ~30
+ * bytes in the request line, and the engine refuses a line over 4,096 bytes
+ * (too_long_http_line_exception: observations spread over decades, sent by a fuzzer, named ~60
+ * months). Retention keeps ~13 months, so a real range is always named month by month.
+ */
+const MAX_NAMED_MONTHS = 24;
+
+/**
+ * The indices to ask for `months`: the months themselves, or the read alias when they are too many
+ * to name in a request line (a search or refresh through the alias wakes every month).
+ */
+export function monthTargets(names: MetricHistoryNames, months: readonly string[]): string | string[] {
+  return months.length <= MAX_NAMED_MONTHS ? [...months] : names.read;
+}
+
+/** The indices to ask for points in `[from, to]` (see {@link monthTargets}). */
+export function rangeTargets(names: MetricHistoryNames, from: string, to: string): string | string[] {
+  const years = Number(to.slice(0, 4)) - Number(from.slice(0, 4));
+  // Counting first: a range over centuries must not build a list of thousands of names.
+  return years * 12 > MAX_NAMED_MONTHS ? names.read : monthTargets(names, monthsBetween(names, from, to));
+}
+
 /** Reads, writes and maintenance of the metric history. */
 export function createMetricHistory(deps: { client: Client; names: MetricHistoryNames }) {
   const { client, names } = deps;
   let installed: Promise<void> | null = null;
 
-  /** Every point matching `filter`, sorted by record then time, with the given counters. */
   /**
    * Every point of the months `[from, to]` spans matching `filter`, sorted by record then time.
    * Only those months are searched: a search wakes every month it touches, and a month woken from
@@ -93,9 +115,7 @@ export function createMetricHistory(deps: { client: Client; names: MetricHistory
     filter: estypes.QueryDslQueryContainer[],
     counters: readonly Counter[],
   ) {
-    // A range of many years (retention keeps ~13 months) is asked of the alias instead.
-    const span = Number(to.slice(0, 4)) - Number(from.slice(0, 4));
-    const months = span <= 4 ? monthsBetween(names, from, to) : names.read;
+    const months = rangeTargets(names, from, to);
     // No month at all must not become "every index": an empty list is the whole cluster.
     if (months.length === 0) return;
     const range = { range: { '@timestamp': { gte: from, lte: to } } };
@@ -177,7 +197,7 @@ export function createMetricHistory(deps: { client: Client; names: MetricHistory
     ): Promise<Map<string, FollowersPoint[]>> {
       const out = new Map<string, FollowersPoint[]>(accountIds.map((id) => [id, []]));
       if (accountIds.length === 0 || from > to) return out;
-      if (options.fresh) await refreshAll(client, monthsBetween(names, from, to), { allowMissing: true });
+      if (options.fresh) await refreshAll(client, rangeTargets(names, from, to), { allowMissing: true });
       for await (const hit of scan(from, to, [{ terms: { id: [...accountIds] } }], ['followers_count'])) {
         const point = toPoint('account', hit.fields);
         const followers = point.counters.followers_count;

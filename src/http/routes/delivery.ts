@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemSchema } from '../../contract/api.ts';
+import { PATH_ID_MAX_LENGTH } from '../../contract/ids.ts';
 import { DELIVERY_KINDS, type DeliverySigner } from '../../delivery/signer.ts';
 
 const MAX_CACHE_SECONDS = 86_400;
@@ -20,7 +21,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now
         operationId: 'deliver',
         params: z.strictObject({
           kind: z.enum(DELIVERY_KINDS as [string, ...string[]]),
-          id: z.string().min(1).max(256),
+          id: z.string().min(1).max(PATH_ID_MAX_LENGTH),
         }),
         querystring: z.object({
           src: z.string().max(8192).optional(),

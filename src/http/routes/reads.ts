@@ -10,6 +10,7 @@ import {
   postSearchResponseSchema,
   problemSchema,
 } from '../../contract/api.ts';
+import { PATH_ID_MAX_LENGTH } from '../../contract/ids.ts';
 import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
 import type { PostService } from '../../services/posts/post-service.ts';
@@ -20,7 +21,7 @@ import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
-const idParams = z.strictObject({ id: z.string().min(1).max(256) });
+const idParams = z.strictObject({ id: z.string().min(1).max(PATH_ID_MAX_LENGTH) });
 /** `If-None-Match`: the ETag of a copy the client holds (conditional-get.ts). */
 const conditionalHeaders = z.object({
   'if-none-match': z
