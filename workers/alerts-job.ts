@@ -13,7 +13,10 @@ export function alertsJob(deps: {
   return async (_payload, job) => {
     const started = performance.now();
     const result = await deps.pass(job.id ?? 'unnamed');
-    deps.logger.debug({ job: job.id, ms: Math.round(performance.now() - started), ...result }, 'alerts pass done');
+    deps.logger.debug(
+      { job: job.id, total_ms: Math.round(performance.now() - started), ...result },
+      'alerts pass done',
+    );
     return result;
   };
 }

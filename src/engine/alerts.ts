@@ -18,7 +18,7 @@ export interface AlertMatching {
   /**
    * Of `postIds`, the posts each query matches as they are now: servable, satisfying the filters,
    * and with a query, matching it lexically or lying within the similarity floor of its vector
-   * (the search's own relevance rules). Makes recent writes visible first.
+   * (the search's own relevance rules), as of the latest write of each.
    */
   matchCurrent(postIds: readonly string[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
   /**

@@ -20,7 +20,7 @@ import {
   type ShardCopy,
 } from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { alertVersionsIndex, componentTemplateName, concreteIndexName, indexNames } from './names.ts';
+import { alertScratchIndex, componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { createHistoryAdmin } from './history-admin.ts';
 import { copyRecords, liveSettings, shardAllocation, type LiveSettings } from './index-inspection.ts';
 import { metricHistoryNames } from './metric-history.ts';
@@ -389,9 +389,9 @@ export function createIndexAdmin(deps: {
       }
       const months = await history.indices();
       if (months.length > 0) await engineCall(() => client.indices.delete({ index: months }));
-      // The saved searches' scratch index of earlier post versions (alert-matching.ts).
+      // The saved searches' scratch index (alert-matching.ts), and its name before 2026-11-26.
       await client.indices
-        .delete({ index: alertVersionsIndex(indexPrefix), ignore_unavailable: true })
+        .delete({ index: [alertScratchIndex(indexPrefix), `${indexPrefix}-alert-versions`], ignore_unavailable: true })
         .catch(() => undefined);
       await client.indices.deleteIndexTemplate({ name: historyNames.template }).catch(() => undefined);
       await client.cluster.deleteComponentTemplate({ name: componentName }).catch(() => undefined);

@@ -36,7 +36,7 @@ export function concreteIndexName(names: IndexNames, version: number, now = new 
   return `${names.concretePrefix}${version}-${stamp}`;
 }
 
-/** The saved searches' scratch index of earlier post versions (alert-matching.ts). */
-export function alertVersionsIndex(prefix: string): string {
-  return `${prefix}-alert-versions`;
+/** The saved searches' scratch index: the batch of posts a matching pass asks about (alert-matching.ts). */
+export function alertScratchIndex(prefix: string): string {
+  return `${prefix}-alert-batch`;
 }

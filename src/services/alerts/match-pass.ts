@@ -24,6 +24,8 @@ export interface MatchPassResult {
   events: number;
   /** Pairs found matching that already matched before the search existed (never events). */
   baseline: number;
+  /** Milliseconds in each phase: matching the posts as they are, their earlier versions, the events. */
+  ms: { current: number; versions: number; events: number };
 }
 
 /** The event id of a (saved search, post) pair: the same on every attempt, so receivers can deduplicate. */
@@ -43,8 +45,8 @@ function queryOf(record: SavedSearchRecord): AlertQuery {
 
 /**
  * Creates the matching pass: it takes every post written since the last pass and asks, for every
- * saved search at once, which of them match now (two searches per saved search and 1,000 posts,
- * never a scan of the index). A pair is an event when the post matches now, has not matched this
+ * saved search at once, which of them match now (one search per saved search and 1,000 posts, over a copy of just
+ * those posts, never the posts index). A pair is an event when the post matches now, has not matched this
  * search before, was written after the search was created, and its version before that write did
  * not match (so a post that matched when the search was created, and is re-observed later, is not
  * news; one that crosses a filter's bound, gains its enrichment or its vector, is).
@@ -96,14 +98,31 @@ export function createMatchPass(deps: {
   return async function pass(run) {
     const changes = await deps.store.claimPending(run);
     const searches = changes.size > 0 ? await currentSearches() : [];
-    const result: MatchPassResult = { posts: changes.size, searches: searches.length, events: 0, baseline: 0 };
+    const result: MatchPassResult = {
+      posts: changes.size,
+      searches: searches.length,
+      events: 0,
+      baseline: 0,
+      ms: { current: 0, versions: 0, events: 0 },
+    };
+    const lap = (() => {
+      let last = performance.now();
+      return () => {
+        const at = performance.now();
+        const ms = Math.round(at - last);
+        last = at;
+        return ms;
+      };
+    })();
     if (searches.length === 0) {
       await deps.store.settlePending(run);
       return result;
     }
     const queries = cached?.searches === searches && cached.queries ? cached.queries : await queriesOf(searches);
     if (cached?.searches === searches) cached.queries = queries;
+    lap();
     const current = await deps.engine.matchCurrent([...changes.keys()], queries);
+    result.ms.current = lap();
 
     // Candidate pairs: matching now, written since the search exists, not matched before.
     const matched = new Map<string, string[]>();
@@ -113,6 +132,7 @@ export function createMatchPass(deps: {
     }
     const candidates = await deps.store.unseen(matched);
     const baseline = await matchedBefore(candidates, changes, queries);
+    result.ms.versions = lap();
 
     const eventsBySearch = new Map<string, string[]>();
     const known = new Map<string, string[]>();
@@ -127,6 +147,7 @@ export function createMatchPass(deps: {
     }
     for (const fresh of (await deps.store.markSeen(known)).values()) result.baseline += fresh.size;
     result.events = await emit(eventsBySearch, searches);
+    result.ms.events = lap();
     await deps.store.settlePending(run);
     return result;
   };
@@ -137,15 +158,23 @@ export function createMatchPass(deps: {
     changes: Map<string, PendingChange>,
     queries: AlertQuery[],
   ): Promise<Map<string, Set<string>>> {
+    // Each earlier version parsed once, however many searches ask about its post (null: none, or
+    // not servable, which matched nothing).
+    const parsed = new Map<string, PostRecord | null>();
+    const versionOf = (id: string): PostRecord | null => {
+      if (!parsed.has(id)) {
+        const before = changes.get(id)!.before;
+        const record = before === null ? null : (JSON.parse(before) as PostRecord);
+        parsed.set(id, isServablePost(record) ? record : null);
+      }
+      return parsed.get(id)!;
+    };
     const versions = new Map<string, PostRecord>();
     const asking = new Set<string>();
     for (const [searchId, posts] of candidates) {
       for (const id of posts) {
-        const before = changes.get(id)!.before;
-        if (before === null) continue;
-        const record = JSON.parse(before) as PostRecord;
-        // An earlier version that was not servable matched nothing.
-        if (!isServablePost(record)) continue;
+        const record = versionOf(id);
+        if (record === null) continue;
         versions.set(id, record);
         asking.add(searchId);
       }
