@@ -4,45 +4,59 @@ import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import type { AlertMatches, AlertMatching, AlertQuery } from '../alerts.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
+import { decodeVector } from '../../text/vector-codec.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
 import { projectPost } from './projection.ts';
 
-/**
- * Posts asked about at once: the batch is copied into the scratch index, where every saved search
- * runs against exactly these posts (the kNN side is exact: they are all its candidates).
- */
+/** Posts asked about at once: the scratch index holds one batch. */
 export const POSTS_PER_BATCH = 1000;
-/** Saved searches per `_msearch` request. */
-const SEARCHES_PER_REQUEST = 200;
+/**
+ * Saved searches per engine search: each is a named clause of one query over the batch, and a
+ * post's `matched_queries` says which it satisfies. Why (measured, bench/alerts.md, "Method"): one
+ * search per saved search paid the engine's per-search cost 10,000 times per batch.
+ */
+const SEARCHES_PER_QUERY = 50;
+/** Engine searches per `_msearch` request. */
+const QUERIES_PER_REQUEST = 20;
+/** Clause names: a saved search satisfied, or (semantic searches) only its filters satisfied. */
+const MATCHED = 'alert:';
+const FILTERED = 'alert-filters:';
 
 /**
- * The engine query of "does one of the posts in the scratch index satisfy this saved search": the
- * filters, and with a query its lexical match (the search's own, entity tiers included) or a cosine
- * similarity of at least the floor, the same rules a hybrid search applies before it ranks (the
- * floor: config SEARCH_SIMILARITY_FLOOR). Without a floor or a vector, only the lexical side
- * decides: "any post at all" is no alert. `batch`: how many posts the scratch index holds.
+ * The engine clauses of one saved search. `matched`: the filters, and with a query its lexical
+ * match (the search's own, entity tiers included). `filtered`, for a search whose query has a
+ * vector the similarity floor applies to: the filters alone; a post in it but not in `matched`
+ * matches when its vector lies within the floor (SEARCH_SIMILARITY_FLOOR), the rule a hybrid
+ * search applies before it ranks, computed exactly in the pass. Without a floor or a vector, only
+ * the lexical side decides: "any post at all" is no alert.
  */
-export function alertQuery(
+export function alertClauses(
   query: AlertQuery,
-  batch: number,
   similarityFloor: number | null,
-): estypes.QueryDslQueryContainer {
+): { matched: estypes.QueryDslQueryContainer; filtered: estypes.QueryDslQueryContainer | null } {
   const { search } = query;
   const filter = postSearchFilter(search);
-  if (search.query === null) return { bool: { filter } };
-  const should: estypes.QueryDslQueryContainer[] = [postSearchQuery(search)];
-  if (query.vector && similarityFloor !== null && analyzeQuery(search.query).semanticReadable) {
-    should.push({
-      knn: {
-        field: 'embedding',
-        query_vector: Array.from(query.vector),
-        num_candidates: Math.max(1, batch),
-        similarity: similarityFloor,
-        filter,
-      },
-    });
+  if (search.query === null) return { matched: { bool: { filter } }, filtered: null };
+  const semantic = query.vector !== null && similarityFloor !== null && analyzeQuery(search.query).semanticReadable;
+  return {
+    matched: { bool: { filter, should: [postSearchQuery(search)], minimum_should_match: 1 } },
+    filtered: semantic ? { bool: { filter } } : null,
+  };
+}
+
+/** Cosine similarity of two vectors of the same length. */
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
   }
-  return { bool: { filter, should, minimum_should_match: 1 } };
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -51,15 +65,22 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** What the pass asks about: the posts in `index`, with their vectors. */
+interface Batch {
+  index: string;
+  size: number;
+  vectors: ReadonlyMap<string, ArrayLike<number>>;
+}
+
 /**
- * Creates the matching role over the posts read alias `postsIndex`. Posts are asked about in
- * `scratchIndex`, a one-shard index with the posts index's mappings and analysis that holds one
- * batch at a time: the current versions of the batch's posts, then their earlier versions.
+ * Creates the matching role over the posts read alias `postsIndex`. The posts asked about (as they
+ * are now, or their earlier versions) are copied into `scratchIndex`, a one-shard index with the
+ * posts index's mappings and analysis that holds one batch at a time, asked, and removed.
  *
- * Why a copy rather than an `ids` filter on the posts index (measured, 2,000 new posts against
- * 10,000 saved searches, bench/alerts.md): each of the 20,000 searches carried the batch's 1,000
- * IDs, and matching took 45.3 s of a 51 s pass; copying the batch once makes every search a query
- * over 1,000 documents with nothing to look up.
+ * Why a copy (measured, 1,000 saved searches against 1,000 posts of the 1M-post index, the engine
+ * alone, bench/alerts.md): the same named clauses asked of the posts index behind an `ids` filter
+ * took 2.6–2.9 s, one search per saved search over the copy 1.9–2.7 s, grouped over the copy
+ * 1.7–2.0 s (the copy included).
  */
 export function createAlertMatching(deps: {
   client: Client;
@@ -67,40 +88,112 @@ export function createAlertMatching(deps: {
   scratchIndex: string;
   similarityFloor: number | null;
 }): AlertMatching {
-  const { client } = deps;
+  const { client, similarityFloor } = deps;
 
-  /** Which of the `count` posts in the scratch index each query matches, added to `out`. */
-  async function matchScratch(count: number, queries: readonly AlertQuery[], out: AlertMatches): Promise<void> {
-    for (const queryChunk of chunks(queries, SEARCHES_PER_REQUEST)) {
-      const searches: estypes.MsearchRequestItem[] = queryChunk.flatMap((q) => [
-        { index: deps.scratchIndex, ...COMPLETE_RESULTS },
-        { query: alertQuery(q, count, deps.similarityFloor), size: count, _source: false, track_total_hits: false },
+  /** The engine search of a group of saved searches, each a clause (or two) named after it. */
+  const groupSearch = (group: readonly AlertQuery[], batch: Batch): estypes.MsearchRequestItem => ({
+    query: {
+      bool: {
+        should: group.flatMap((q) => {
+          const { matched, filtered } = alertClauses(q, similarityFloor);
+          const named = [{ bool: { filter: [matched], _name: `${MATCHED}${q.id}` } }];
+          if (filtered) named.push({ bool: { filter: [filtered], _name: `${FILTERED}${q.id}` } });
+          return named;
+        }),
+        minimum_should_match: 1,
+      },
+    },
+    size: batch.size,
+    _source: false,
+    track_total_hits: false,
+  });
+
+  /** Which posts of the batch each of `queries` satisfies, added to `matched` and `filtered`. */
+  async function askGroups(
+    batch: Batch,
+    queries: readonly AlertQuery[],
+    found: { matched: AlertMatches; filtered: AlertMatches },
+  ): Promise<void> {
+    const add = (map: AlertMatches, id: string, postId: string) => {
+      const posts = map.get(id) ?? new Set<string>();
+      posts.add(postId);
+      map.set(id, posts);
+    };
+    for (const request of chunks(chunks(queries, SEARCHES_PER_QUERY), QUERIES_PER_REQUEST)) {
+      const searches = request.flatMap((group) => [
+        { index: batch.index, ...COMPLETE_RESULTS },
+        groupSearch(group, batch),
       ]);
       const response = await engineCall(() => client.msearch({ searches }));
-      response.responses.forEach((answer, i) => {
-        if ('error' in answer)
+      for (const [i, answer] of response.responses.entries()) {
+        const group = request[i]!;
+        if ('error' in answer) {
+          // A group too large for the engine (its clause limit: long queries expand to many
+          // clauses) is asked one saved search at a time.
+          if (group.length > 1) {
+            for (const one of group) await askGroups(batch, [one], found);
+            continue;
+          }
           throw new ServiceUnavailableError(`The search engine failed a saved search: ${answer.error.type}`);
-        const id = queryChunk[i]!.id;
-        const found = out.get(id) ?? new Set<string>();
-        for (const hit of answer.hits.hits) found.add(hit._id!);
-        if (found.size > 0) out.set(id, found);
-      });
+        }
+        for (const hit of answer.hits.hits) {
+          const names = Array.isArray(hit.matched_queries)
+            ? hit.matched_queries
+            : Object.keys(hit.matched_queries ?? {});
+          for (const name of names) {
+            if (name.startsWith(MATCHED)) add(found.matched, name.slice(MATCHED.length), hit._id!);
+            else if (name.startsWith(FILTERED)) add(found.filtered, name.slice(FILTERED.length), hit._id!);
+          }
+        }
+      }
     }
   }
 
+  /** Every query's matches in one batch: the engine's clauses, then the similarity floor here. */
+  async function matchBatch(batch: Batch, queries: readonly AlertQuery[], out: AlertMatches): Promise<void> {
+    const found = { matched: out, filtered: new Map() as AlertMatches };
+    await askGroups(batch, queries, found);
+    for (const query of queries) {
+      const candidates = found.filtered.get(query.id);
+      if (!candidates || !query.vector || similarityFloor === null) continue;
+      for (const postId of candidates) {
+        const vector = batch.vectors.get(postId);
+        if (!vector || vector.length !== query.vector.length) continue;
+        if (cosine(vector, query.vector) < similarityFloor) continue;
+        const posts = out.get(query.id) ?? new Set<string>();
+        posts.add(postId);
+        out.set(query.id, posts);
+      }
+    }
+  }
+
+  /** The records of `ids` as they are now, whole (vectors included); absent when unknown. */
+  async function currentRecords(ids: readonly string[]): Promise<PostRecord[]> {
+    const response = await engineCall(() =>
+      client.mget<{ record: PostRecord }>({ index: deps.postsIndex, ids: [...ids], realtime: true }),
+    );
+    return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source.record] : []));
+  }
+
   /** Copies `records` into the scratch index a batch at a time, asks every query, and clears it. */
-  async function matchRecords(records: readonly PostRecord[], queries: readonly AlertQuery[]): Promise<AlertMatches> {
-    const out: AlertMatches = new Map();
+  async function matchRecords(
+    records: readonly PostRecord[],
+    queries: readonly AlertQuery[],
+    out: AlertMatches,
+  ): Promise<void> {
     await ensureScratchIndex();
     for (const batch of chunks(records, POSTS_PER_BATCH)) {
       const operations = batch.flatMap((r) => [{ index: { _index: deps.scratchIndex, _id: r.id } }, projectPost(r)]);
       const written = await engineCall(() => client.bulk({ operations, refresh: true }));
       if (written.errors) throw new ServiceUnavailableError('The search engine could not index posts to match.');
+      const vectors = new Map(
+        batch.flatMap((r) => (r.embedding?.vector ? [[r.id, decodeVector(r.embedding.vector)] as const] : [])),
+      );
       try {
-        await matchScratch(batch.length, queries, out);
+        await matchBatch({ index: deps.scratchIndex, size: batch.length, vectors }, queries, out);
       } finally {
-        // Cleared by ID (by-query deletion is not in every engine build); a batch left behind by a
-        // crash is replaced by ID or cleared with the index when the posts index is rebuilt.
+        // Cleared by ID (by-query deletion is not in every engine build); posts left behind by a
+        // crash are replaced by ID, or dropped with the index when the posts index changes.
         await client
           .bulk({
             operations: batch.map((r) => ({ delete: { _index: deps.scratchIndex, _id: r.id } })),
@@ -109,7 +202,6 @@ export function createAlertMatching(deps: {
           .catch(() => undefined);
       }
     }
-    return out;
   }
 
   /** The scratch index, with the posts index's mappings and analysis (recreated after a rebuild). */
@@ -138,27 +230,18 @@ export function createAlertMatching(deps: {
     );
   }
 
-  /** The records of `ids` as they are now, whole (vectors included); absent when unknown. */
-  async function currentRecords(ids: readonly string[]): Promise<PostRecord[]> {
-    const out: PostRecord[] = [];
-    for (const chunk of chunks(ids, POSTS_PER_BATCH)) {
-      const response = await engineCall(() =>
-        client.mget<{ record: PostRecord }>({ index: deps.postsIndex, ids: chunk, realtime: true }),
-      );
-      for (const doc of response.docs) if ('found' in doc && doc.found && doc._source) out.push(doc._source.record);
-    }
-    return out;
-  }
-
   return {
     async matchCurrent(postIds, queries) {
-      if (postIds.length === 0 || queries.length === 0) return new Map();
-      return matchRecords(await currentRecords(postIds), queries);
+      const out: AlertMatches = new Map();
+      if (postIds.length === 0 || queries.length === 0) return out;
+      for (const ids of chunks(postIds, POSTS_PER_BATCH)) await matchRecords(await currentRecords(ids), queries, out);
+      return out;
     },
 
     async matchVersions(records, queries) {
-      if (records.length === 0 || queries.length === 0) return new Map();
-      return matchRecords(records, queries);
+      const out: AlertMatches = new Map();
+      if (records.length > 0 && queries.length > 0) await matchRecords(records, queries, out);
+      return out;
     },
 
     async posts(ids) {

@@ -45,11 +45,12 @@ function queryOf(record: SavedSearchRecord): AlertQuery {
 
 /**
  * Creates the matching pass: it takes every post written since the last pass and asks, for every
- * saved search at once, which of them match now (one search per saved search and 1,000 posts, over a copy of just
- * those posts, never the posts index). A pair is an event when the post matches now, has not matched this
- * search before, was written after the search was created, and its version before that write did
- * not match (so a post that matched when the search was created, and is re-observed later, is not
- * news; one that crosses a filter's bound, gains its enrichment or its vector, is).
+ * saved search at once, which of them match now (one engine search per 50 saved searches and
+ * 1,000 posts, never a scan of the index). A pair is an event when the post matches now, has not
+ * matched this search before, was written after the search was created, and its version before
+ * that write did not match (so a post that matched when the search was created, and is
+ * re-observed later, is not news; one that crosses a filter's bound, gains its enrichment or its
+ * vector, is).
  */
 export function createMatchPass(deps: {
   store: Pick<
