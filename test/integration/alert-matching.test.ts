@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import type { PostRecord } from '../../src/domain/records.ts';
 import type { AlertQuery } from '../../src/engine/alerts.ts';
+import { alertScratchIndex } from '../../src/engine/elasticsearch/names.ts';
+import { projectPost } from '../../src/engine/elasticsearch/projection.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -78,5 +81,33 @@ describe('matching many saved searches at once', () => {
     // Not a vacuous check: most saved searches match something, and none matches everything.
     expect(matching).toBeGreaterThan(100);
     expect(Math.max(...[...matches.values()].map((s) => s.size))).toBeLessThan(postIds.length);
+  });
+
+  it('ignores, and clears, posts a crashed pass left in the scratch index', async () => {
+    const es = stack.runtime.connections.elasticsearch();
+    const scratch = alertScratchIndex(stack.config.INDEX_PREFIX);
+    // A crash mid-batch: copies of every post under other IDs, still in the scratch index.
+    const current = await es.mget<{ record: PostRecord }>({
+      index: `${stack.config.INDEX_PREFIX}-posts`,
+      ids: postIds,
+    });
+    const operations = current.docs.flatMap((doc) => {
+      const record = (doc as { _source: { record: PostRecord } })._source.record;
+      return [
+        { index: { _index: scratch, _id: `left-${record.id}` } },
+        projectPost({ ...record, id: `left-${record.id}` }),
+      ];
+    });
+    await es.bulk({ operations, refresh: true });
+    const request = parsePostSearchRequest({ post: { query: 'espresso' } });
+    if (request.kind !== 'initial') throw new Error('expected an initial request');
+    const batch = postIds.slice(0, 10);
+    const matches = await stack.runtime.engine.alerts.matchCurrent(batch, [
+      { id: 'espresso', search: request.search, vector: null },
+    ]);
+    const expected = (await searched({ query: 'espresso' })).filter((id) => batch.includes(id));
+    expect(expected.length).toBeGreaterThan(0);
+    expect([...(matches.get('espresso') ?? [])].sort()).toEqual(expected);
+    expect((await es.count({ index: scratch })).count).toBe(0);
   });
 });

@@ -69,6 +69,8 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 /** What the pass asks about: the posts in `index`, with their vectors. */
 interface Batch {
   index: string;
+  /** The posts of this batch: anything else the index holds is not asked about. */
+  ids: ReadonlySet<string>;
   size: number;
   vectors: ReadonlyMap<string, ArrayLike<number>>;
 }
@@ -138,6 +140,7 @@ export function createAlertMatching(deps: {
           throw new ServiceUnavailableError(`The search engine failed a saved search: ${answer.error.type}`);
         }
         for (const hit of answer.hits.hits) {
+          if (!batch.ids.has(hit._id!)) continue;
           const names = Array.isArray(hit.matched_queries)
             ? hit.matched_queries
             : Object.keys(hit.matched_queries ?? {});
@@ -183,6 +186,7 @@ export function createAlertMatching(deps: {
     out: AlertMatches,
   ): Promise<void> {
     await ensureScratchIndex();
+    await clearLeftovers();
     for (const batch of chunks(records, POSTS_PER_BATCH)) {
       const operations = batch.flatMap((r) => [{ index: { _index: deps.scratchIndex, _id: r.id } }, projectPost(r)]);
       const written = await engineCall(() => client.bulk({ operations, refresh: true }));
@@ -191,10 +195,11 @@ export function createAlertMatching(deps: {
         batch.flatMap((r) => (r.embedding?.vector ? [[r.id, decodeVector(r.embedding.vector)] as const] : [])),
       );
       try {
-        await matchBatch({ index: deps.scratchIndex, size: batch.length, vectors }, queries, out);
+        const ids = new Set(batch.map((r) => r.id));
+        await matchBatch({ index: deps.scratchIndex, ids, size: batch.length, vectors }, queries, out);
       } finally {
-        // Cleared by ID (by-query deletion is not in every engine build); posts left behind by a
-        // crash are replaced by ID, or dropped with the index when the posts index changes.
+        // Cleared by ID (by-query deletion is not in every engine build); what a crash leaves
+        // behind is cleared by the next pass (clearLeftovers).
         await client
           .bulk({
             operations: batch.map((r) => ({ delete: { _index: deps.scratchIndex, _id: r.id } })),
@@ -202,6 +207,24 @@ export function createAlertMatching(deps: {
           })
           .catch(() => undefined);
       }
+    }
+  }
+
+  /**
+   * Removes what a pass that crashed mid-batch left in the scratch index: those posts would take
+   * places in every search's hits (sized to the batch) and are no part of the batch. Passes run
+   * one at a time (the `alerts` queue's deduplication), so nothing else is using the index.
+   */
+  async function clearLeftovers(): Promise<void> {
+    for (;;) {
+      const response = await engineCall(() =>
+        client.search({ index: deps.scratchIndex, size: 10_000, _source: false, track_total_hits: false }),
+      );
+      const ids = response.hits.hits.map((h) => h._id!);
+      if (ids.length === 0) return;
+      await engineCall(() =>
+        client.bulk({ operations: ids.map((_id) => ({ delete: { _index: deps.scratchIndex, _id } })), refresh: true }),
+      );
     }
   }
 
