@@ -32,6 +32,7 @@ export interface Lww<T> {
 export interface StoredEmbedding {
   model: string;
   text_hash: string;
+  /** Empty when the model cannot read the text (src/embedding): no vector, never similar to anything. */
   vector: string;
 }
 

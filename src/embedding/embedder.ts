@@ -47,13 +47,15 @@ export interface Embedder {
   /** Resolves when loaded (at once when off); rejects with {@link EmbeddingsUnavailableError} if loading failed. */
   ready(): Promise<void>;
   /**
-   * L2-normalised vectors, one per text, in input order. Texts longer than the model's 256 tokens
-   * are truncated. Waits for the model while it loads; rejects with
-   * {@link EmbeddingsUnavailableError} when off or failed.
+   * L2-normalised vectors, one per text, in input order; an empty one for a text the model cannot
+   * read (mostly word pieces its vocabulary lacks: emoji runs, scripts outside it), which must
+   * never count as similar to anything. Texts longer than the model's 256 tokens are truncated.
+   * Waits for the model while it loads; rejects with {@link EmbeddingsUnavailableError} when off
+   * or failed.
    */
   embedDocuments(texts: readonly string[]): Promise<Float32Array[]>;
   /**
-   * One query's vector. Concurrent queries travel to the model thread together (ahead of waiting
+   * One query's vector (empty when the model cannot read it, as in embedDocuments). Concurrent queries travel to the model thread together (ahead of waiting
    * document batches); repeats of the exact text come from an LRU cache without touching the model.
    */
   embedQuery(text: string): Promise<Float32Array>;

@@ -27,6 +27,8 @@ import { withHalfPrecisionTables } from './half-precision-tables.mjs';
  * @property {(ids: number[]) => Promise<Hidden>} run one text through the model
  * @property {number} maxTokens
  * @property {number} trailingSpecials special tokens after the text ([SEP] for BERT)
+ * @property {number} leadingSpecials special tokens before the text ([CLS] for BERT)
+ * @property {number | null} unknownId the token of a word the vocabulary lacks ([UNK]), if it has one
  * @property {() => Promise<unknown>} dispose
  */
 
@@ -55,14 +57,35 @@ function maxTokensOf(tokenizerMax, positions) {
 }
 
 /**
- * How many special tokens a tokenizer puts after a text ([SEP] for BERT: 1).
+ * How many special tokens a tokenizer puts before and after a text ([CLS] and [SEP] for BERT: 1
+ * and 1).
  * @param {(text: string, specials: boolean) => number[]} encode
  */
-function trailingSpecialsOf(encode) {
+function specialsOf(encode) {
   const withSpecials = encode('a', true);
   const bare = encode('a', false);
-  return Math.max(0, withSpecials.length - withSpecials.indexOf(/** @type {number} */ (bare[0])) - bare.length);
+  const leading = Math.max(0, withSpecials.indexOf(/** @type {number} */ (bare[0])));
+  return { leadingSpecials: leading, trailingSpecials: Math.max(0, withSpecials.length - leading - bare.length) };
 }
+
+/**
+ * The id of a tokenizer's unknown token ([UNK]), when its vocabulary has one (a byte-level
+ * tokenizer spells anything out and has none).
+ * @param {unknown} token the unknown token's text
+ * @param {(token: string) => unknown} idOf
+ * @returns {number | null}
+ */
+function unknownIdOf(token, idOf) {
+  const id = typeof token === 'string' ? idOf(token) : undefined;
+  return typeof id === 'number' ? id : null;
+}
+
+/**
+ * At least this share of a text's tokens unknown to the vocabulary, and the model cannot read it:
+ * emoji runs and scripts outside its vocabulary become [UNK] pieces, and any two texts of them
+ * embed alike (🔥🔥🔥 came out close to Japanese captions). Such a text gets no vector.
+ */
+const UNREADABLE_SHARE = 0.5;
 
 /** @param {string} file */
 async function readJson(file) {
@@ -118,9 +141,8 @@ async function loadFolder(folder, weights) {
       return /** @type {Hidden} */ ((await session.run(feeds))[output]);
     },
     maxTokens: maxTokensOf(tokenizerConfig.model_max_length, modelConfig.max_position_embeddings),
-    trailingSpecials: trailingSpecialsOf(
-      (text, specials) => tokenizer.encode(text, { add_special_tokens: specials }).ids,
-    ),
+    ...specialsOf((text, specials) => tokenizer.encode(text, { add_special_tokens: specials }).ids),
+    unknownId: unknownIdOf(tokenizerJson.model?.unk_token, (token) => tokenizerJson.model?.vocab?.[token]),
     dispose: () => session.release(),
   };
 }
@@ -149,7 +171,8 @@ async function loadFromHub(id) {
       return /** @type {{ last_hidden_state: Hidden }} */ (await model.forward(inputs)).last_hidden_state;
     },
     maxTokens: maxTokensOf(tokenizer.model_max_length, positions),
-    trailingSpecials: trailingSpecialsOf((text, specials) => tokenizer.encode(text, { add_special_tokens: specials })),
+    ...specialsOf((text, specials) => tokenizer.encode(text, { add_special_tokens: specials })),
+    unknownId: unknownIdOf(tokenizer.model?.unk_token, (token) => tokenizer.model?.tokens_to_ids?.get(token)),
     dispose: () => model.dispose(),
   };
 }
@@ -221,6 +244,7 @@ function truncate(ids, model) {
  */
 async function embedOne(model, text) {
   const ids = truncate(model.tokenize(text.slice(0, model.maxTokens * CHARS_PER_TOKEN_BOUND)), model);
+  if (unreadable(ids, model)) return new Float32Array(0);
   const hidden = await model.run(ids);
   const [, tokens, dimensions] = /** @type {[number, number, number]} */ (hidden.dims);
   const states = /** @type {Float32Array} */ (hidden.data);
@@ -237,6 +261,22 @@ async function embedOne(model, text) {
   const vector = new Float32Array(dimensions);
   for (let j = 0; j < dimensions; j++) vector[j] = /** @type {number} */ (sum[j]) / norm;
   return vector;
+}
+
+/**
+ * Whether the model cannot read a text: at least {@link UNREADABLE_SHARE} of its tokens (the
+ * special ones aside) are unknown to the vocabulary.
+ * @param {number[]} ids one text's token ids, special tokens included
+ * @param {Model} model
+ */
+function unreadable(ids, model) {
+  if (model.unknownId === null) return false;
+  const tokens = ids.length - model.leadingSpecials - model.trailingSpecials;
+  if (tokens <= 0) return false;
+  let unknown = 0;
+  for (let i = model.leadingSpecials; i < ids.length - model.trailingSpecials; i++)
+    if (ids[i] === model.unknownId) unknown++;
+  return unknown >= tokens * UNREADABLE_SHARE;
 }
 
 /**

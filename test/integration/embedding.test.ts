@@ -74,6 +74,20 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
     }
   });
 
+  it('gives no vector to a text it cannot read: mostly word pieces its vocabulary lacks', async () => {
+    // 🔥🔥🔥 is one unknown piece; Thai is outside the vocabulary. An emoji beside words, and
+    // Japanese (its kana and most ideographs are in the vocabulary), are read.
+    const [fire, thai, mixed, japanese] = await embedder.embedDocuments([
+      '🔥🔥🔥',
+      'วิธีดูแลผิวหน้า',
+      'love this 🔥🔥',
+      '夜のスキンケアルーティン、毎日やってます',
+    ]);
+    expect([fire, thai, mixed, japanese].map((v) => v!.length)).toEqual([0, 0, 384, 384]);
+    expect((await embedder.embedQuery('🔥🔥🔥')).length).toBe(0);
+    expect((await embedder.embedQuery('🔥🔥🔥 skincare')).length).toBe(384);
+  });
+
   it('puts a paraphrase closer than an unrelated text', async () => {
     const [a, b, c] = await embedder.embedDocuments([
       'night-time skincare routine',

@@ -38,7 +38,12 @@ export function alertClauses(
   const { search } = query;
   const filter = postSearchFilter(search);
   if (search.query === null) return { matched: { bool: { filter } }, filtered: null };
-  const semantic = query.vector !== null && similarityFloor !== null && analyzeQuery(search.query).semanticReadable;
+  // An empty vector: the model cannot read the query (src/embedding), so only its words decide.
+  const semantic =
+    query.vector !== null &&
+    query.vector.length > 0 &&
+    similarityFloor !== null &&
+    analyzeQuery(search.query).semanticReadable;
   return {
     matched: { bool: { filter, should: [postSearchQuery(search)], minimum_should_match: 1 } },
     filtered: semantic ? { bool: { filter } } : null,

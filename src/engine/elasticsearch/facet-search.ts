@@ -219,12 +219,15 @@ export function createFacetEngine(deps: {
       const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
       vector.catch(() => undefined);
       return count(deps.postsIndex, facets, keepAliveSeconds, async (pit) => {
+        const queryVector = await vector;
+        // A query the model cannot read (an empty vector) has no neighbours, as in the search.
+        if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
         const knn = await client.search({
           ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
           knn: {
             field: 'embedding',
-            query_vector: await vector,
+            query_vector: queryVector,
             k: FUSION_WINDOW,
             num_candidates: KNN_CANDIDATES,
             filter,

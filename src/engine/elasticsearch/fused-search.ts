@@ -117,7 +117,13 @@ export async function fusedPostSearch(deps: {
     // the model is still working), so the slower of the two sets the latency, not their sum.
     const lexicalSearch =
       state.mode === 'hybrid' && inWindow ? client.search<{ record: PostRecord }>(lexical(pit)) : Promise.resolve(null);
-    const semanticSearch = quantized.then((q) => client.search<{ record: PostRecord }>(knn(pit, dequantizeVector(q))));
+    // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
+    const semanticSearch = quantized.then((q) => {
+      const vector = dequantizeVector(q);
+      return vector.length === 0
+        ? { hits: { hits: [] as estypes.SearchHit<{ record: PostRecord }>[] } }
+        : client.search<{ record: PostRecord }>(knn(pit, vector));
+    });
     const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
     const semanticHits = semanticResponse.hits.hits;
     const lexicalHits = lexicalResponse?.hits.hits ?? [];

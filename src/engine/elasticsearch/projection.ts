@@ -118,7 +118,7 @@ export function projectPost(record: PostRecord): Doc {
       : { id: links.author },
   });
   Object.assign(doc, stemmedCompanions(doc));
-  if (record.embedding) doc.embedding = decodeVector(record.embedding.vector);
+  if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
   return doc;
 }
 
@@ -192,7 +192,7 @@ export function projectAccount(record: AccountRecord): Doc {
     observed_at: record.profile!.t,
     ...metricFields(record.metrics?.v, profile.is_private),
   });
-  if (record.embedding) doc.embedding = decodeVector(record.embedding.vector);
+  if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
   // A private account is never a lookalike (account search never returns it).
   if (record.lookalike && !profile.is_private) doc.lookalike_embedding = decodeVector(record.lookalike.vector);
   return doc;

@@ -29,7 +29,11 @@ export function createLookalikes(deps: {
     );
     return new Map(
       accounts.map((account) => {
-        const own = account.embedding?.model === deps.modelId ? decodeVector(account.embedding.vector) : null;
+        // An account text the model cannot read has an empty vector: nothing of its own.
+        const own =
+          account.embedding?.model === deps.modelId && account.embedding.vector
+            ? decodeVector(account.embedding.vector)
+            : null;
         const published = posts.get(account.id) ?? [];
         const vector = lookalikeVector(published, own);
         return [

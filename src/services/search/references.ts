@@ -41,6 +41,10 @@ export function createReferences(deps: {
           '/post/similar_to: no tracked post has this ID or shortcode, or it is currently unavailable',
         );
       if (!record.embedding) throw pending('post');
+      if (!record.embedding.vector)
+        throw new ValidationFailedError(
+          '/post/similar_to: the text of this post is not one the model can read (mostly emoji or a script outside its vocabulary), so nothing is compared with it',
+        );
       return { record, vector: decodeVector(record.embedding.vector) };
     },
 
