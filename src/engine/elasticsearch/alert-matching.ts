@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { cosine } from '../../domain/lookalike.ts';
 import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { analyzeQuery } from '../../text/languages.ts';
@@ -48,21 +49,6 @@ export function alertClauses(
     matched: { bool: { filter, should: [postSearchQuery(search)], minimum_should_match: 1 } },
     filtered: semantic ? { bool: { filter } } : null,
   };
-}
-
-/** Cosine similarity of two vectors of the same length. */
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
