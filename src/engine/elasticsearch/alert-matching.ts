@@ -13,13 +13,16 @@ import { projectPost } from './projection.ts';
 export const POSTS_PER_BATCH = 1000;
 /**
  * Saved searches per engine search: each is a named clause of one query over the batch, and a
- * post's `matched_queries` says which it satisfies: 1.7–2.0 s for 1,000 saved searches and 1,000
- * posts against 1.9–2.7 s one search each (bench/alerts.md, "How the searches are put to the
- * engine").
+ * post's `matched_queries` says which it satisfies. Fewer, larger searches cost less: for 1,000
+ * saved searches and 1,000 posts, a pass took 1.43–1.86 s with 25 per search, 1.35–1.81 s with 100,
+ * 1.25–1.51 s with 250 (bench/alerts.md, "How the searches are put to the engine"); 100 keeps a
+ * group of long queries under the engine's clause limit (a group past it is split, below).
  */
-const SEARCHES_PER_QUERY = 50;
+const SEARCHES_PER_QUERY = 100;
 /** Engine searches per `_msearch` request. */
 const QUERIES_PER_REQUEST = 20;
+/** The scratch index's shape (scratchDoc, no `_source`): an index of another shape is recreated. */
+const SCRATCH_SHAPE = 2;
 /** Clause names: a saved search satisfied, or (semantic searches) only its filters satisfied. */
 const MATCHED = 'alert:';
 const FILTERED = 'alert-filters:';
@@ -55,6 +58,17 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/**
+ * A post as the scratch index holds it: its searched fields only. Neither the stored record (the
+ * hits are IDs) nor the vector (the similarity floor is computed in the pass): indexing the vector
+ * built a vector graph for every batch, and took 1.45–1.57 s of a 2.8–3.5 s pass against 0.31–0.35 s
+ * without (1,000 posts, bench/alerts.md, "How the searches are put to the engine").
+ */
+function scratchDoc(record: PostRecord): Record<string, unknown> {
+  const { record: _stored, embedding: _vector, ...searched } = projectPost(record);
+  return searched;
 }
 
 /** What the pass asks about: the posts in `index`, with their vectors. */
@@ -107,13 +121,14 @@ export function createAlertMatching(deps: {
     batch: Batch,
     queries: readonly AlertQuery[],
     found: { matched: AlertMatches; filtered: AlertMatches },
+    perQuery = SEARCHES_PER_QUERY,
   ): Promise<void> {
     const add = (map: AlertMatches, id: string, postId: string) => {
       const posts = map.get(id) ?? new Set<string>();
       posts.add(postId);
       map.set(id, posts);
     };
-    for (const request of chunks(chunks(queries, SEARCHES_PER_QUERY), QUERIES_PER_REQUEST)) {
+    for (const request of chunks(chunks(queries, perQuery), QUERIES_PER_REQUEST)) {
       const searches = request.flatMap((group) => [
         { index: batch.index, ...COMPLETE_RESULTS },
         groupSearch(group, batch),
@@ -123,9 +138,11 @@ export function createAlertMatching(deps: {
         const group = request[i]!;
         if ('error' in answer) {
           // A group too large for the engine (its clause limit: long queries expand to many
-          // clauses) is asked one saved search at a time.
+          // clauses) is asked in halves, down to one saved search.
           if (group.length > 1) {
-            for (const one of group) await askGroups(batch, [one], found);
+            const half = Math.ceil(group.length / 2);
+            await askGroups(batch, group.slice(0, half), found, half);
+            await askGroups(batch, group.slice(half), found, half);
             continue;
           }
           throw new ServiceUnavailableError(`The search engine failed a saved search: ${answer.error.type}`);
@@ -179,7 +196,7 @@ export function createAlertMatching(deps: {
     await ensureScratchIndex();
     await clearLeftovers();
     for (const batch of chunks(records, POSTS_PER_BATCH)) {
-      const operations = batch.flatMap((r) => [{ index: { _index: deps.scratchIndex, _id: r.id } }, projectPost(r)]);
+      const operations = batch.flatMap((r) => [{ index: { _index: deps.scratchIndex, _id: r.id } }, scratchDoc(r)]);
       const written = await engineCall(() => client.bulk({ operations, refresh: true }));
       if (written.errors) throw new ServiceUnavailableError('The search engine could not index posts to match.');
       const vectors = new Map(
@@ -228,7 +245,8 @@ export function createAlertMatching(deps: {
       client.indices.get({ index: deps.scratchIndex, ignore_unavailable: true, allow_no_indices: true }),
     );
     const current = Object.values(existing)[0];
-    if ((current?.mappings?._meta as { source?: string } | undefined)?.source === concrete) return;
+    const meta = current?.mappings?._meta as { source?: string; shape?: number } | undefined;
+    if (meta?.source === concrete && meta.shape === SCRATCH_SHAPE) return;
     if (current) await engineCall(() => client.indices.delete({ index: deps.scratchIndex }));
     const analysis = definition.settings?.index?.analysis;
     await engineCall(() =>
@@ -240,7 +258,11 @@ export function createAlertMatching(deps: {
           refresh_interval: '-1',
           ...(analysis ? { analysis } : {}),
         },
-        mappings: { ...definition.mappings, _meta: { ...definition.mappings?._meta, source: concrete } },
+        mappings: {
+          ...definition.mappings,
+          _source: { enabled: false },
+          _meta: { ...definition.mappings?._meta, source: concrete, shape: SCRATCH_SHAPE },
+        },
       }),
     );
   }

@@ -1,0 +1,77 @@
+/**
+ * The matching pass's engine cost alone: 1,000 saved searches shaped like match-lag.ts's against
+ * batches of random posts of an existing index (the 1M-post bench index by default), several
+ * rounds; reports time per batch and the pairs found.
+ *
+ *   INDEX_PREFIX=bench npx tsx bench/alerts/pass-cost.ts [--searches 1000] [--posts 1000] [--rounds 3]
+ */
+import { parseArgs } from 'node:util';
+import { Client } from '@elastic/elasticsearch';
+import type { AlertQuery } from '../../src/engine/alerts.ts';
+import { createAlertMatching } from '../../src/engine/elasticsearch/alert-matching.ts';
+import { alertScratchIndex, indexNames } from '../../src/engine/elasticsearch/names.ts';
+import { parsePostSearchRequest } from '../../src/query/search-request.ts';
+import { generateObservations } from '../../src/seed/generator.ts';
+import { Rng } from '../../src/seed/random.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    searches: { type: 'string', default: '1000' },
+    posts: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const prefix = process.env['INDEX_PREFIX'] ?? 'bench';
+const client = new Client({ node: process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200' });
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+const posts = [...generateObservations({ posts: 20_000, accounts: 1_000, seed: 5 })].filter(
+  (o) => o['kind'] === 'post',
+);
+const specific = (pattern: RegExp) => {
+  const df = new Map<string, number>();
+  for (const p of posts)
+    for (const t of new Set(String(p['caption']).toLowerCase().match(pattern) ?? [])) df.set(t, (df.get(t) ?? 0) + 1);
+  return [...df].filter(([, n]) => n >= posts.length * 0.001 && n <= posts.length * 0.02).map(([t]) => t);
+};
+const hashtags = specific(/(?<=#)\p{L}[\p{L}\p{N}_]*/gu);
+const words = specific(/(?<![#@\p{L}])\p{L}{5,}/gu);
+const rng = new Rng(17);
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
+const queries: AlertQuery[] = Array.from({ length: Number(args.searches) }, (_, i) => {
+  const query = pick(words);
+  const floor = { gte: pick([1000, 10_000, 100_000]) };
+  const post =
+    i % 3 === 0
+      ? { query }
+      : i % 3 === 1
+        ? { filters: { hashtags: { contains_any: [pick(hashtags)] }, views: floor } }
+        : { query, filters: { views: floor, format: { in: [pick(['reel', 'image', 'carousel', 'video'])] } } };
+  const request = parsePostSearchRequest({ post });
+  if (request.kind !== 'initial') throw new Error('unreachable');
+  return { id: `s${i}`, search: request.search, vector: null };
+});
+
+const postsIndex = indexNames(prefix, 'posts').read;
+const matching = createAlertMatching({
+  client,
+  postsIndex,
+  scratchIndex: alertScratchIndex(`${prefix}-pass-cost`),
+  similarityFloor: null,
+});
+for (let round = 0; round < Number(args.rounds); round++) {
+  const sample = await client.search({
+    index: postsIndex,
+    size: Number(args.posts),
+    _source: false,
+    query: { function_score: { functions: [{ random_score: { seed: round, field: '_seq_no' } }] } },
+  });
+  const ids = sample.hits.hits.map((h) => h._id!);
+  const started = performance.now();
+  const found = await matching.matchCurrent(ids, queries);
+  const ms = performance.now() - started;
+  let pairs = 0;
+  for (const set of found.values()) pairs += set.size;
+  say(`round ${round}: ${ids.length} posts × ${queries.length} searches: ${ms.toFixed(0)} ms, ${pairs} pairs`);
+}
+await client.indices.delete({ index: alertScratchIndex(`${prefix}-pass-cost`), ignore_unavailable: true });
