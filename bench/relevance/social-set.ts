@@ -12,7 +12,9 @@ import { NICHES } from '../../src/seed/vocabulary.ts';
 /** One query of the set, with its judgments (post ID → grade). */
 export interface SocialQuery {
   id: string;
-  kind: 'hashtag' | 'handle' | 'intent' | 'language' | 'nonsense';
+  kind: 'hashtag' | 'handle' | 'intent' | 'language' | 'nonsense' | 'topic' | 'question' | 'language-question';
+  /** The niche the query is about (topic, question, language-question): results outside it are off-niche. */
+  niche?: string;
   /** Query language (intent: en; nonsense: none). */
   language: string | null;
   text: string;
@@ -72,6 +74,28 @@ function spread<T>(items: readonly T[], max: number): T[] {
   const step = items.length / max;
   return Array.from({ length: max }, (_, i) => items[Math.floor(i * step)]!);
 }
+
+/**
+ * Questions as people type them around a topic's phrase: function words ("how do I", "what"), and
+ * generic words that other niches' captions carry too ("beginner", "cheap", "best", "tips", "get").
+ */
+const EN_QUESTIONS: readonly ((phrase: string) => string)[] = [
+  (p) => `how should a beginner get started with ${p}?`,
+  (p) => `any cheap tips for ${p}?`,
+  (p) => `what do I need to know about ${p}`,
+  (p) => `is ${p} worth it? what are the best options`,
+  (p) => `how can I get better at ${p} without expensive stuff`,
+];
+
+/** The same kind of question in each other language of the data, around its niche phrase. */
+const QUESTIONS: Readonly<Record<string, (niche: string) => string>> = {
+  es: (t) => `¿cómo empiezo con ${t} si soy principiante?`,
+  pt: (t) => `como começar com ${t} sendo iniciante?`,
+  fr: (t) => `comment débuter en ${t} quand on est débutant ?`,
+  de: (t) => `wie fange ich als Anfänger mit ${t} an?`,
+  it: (t) => `come posso iniziare con ${t} da principiante?`,
+  ja: (t) => `初心者は${t}をどうやって始めればいいですか？`,
+};
 
 /** Strings with no meaning in any language of the data: keyboard runs, emoji, random letters. */
 export const NONSENSE_QUERIES = [
@@ -147,6 +171,22 @@ export function socialQuerySet(observations: readonly Obs[], servable: ReadonlyS
     }
   }
 
+  // Questions (English) about three topics of each niche, and the same topics as noun phrases,
+  // judged like the intents: grade 2 the topic, 1 another topic of the niche.
+  for (const [n, niche] of NICHES.entries()) {
+    for (const [i, [topicId, phrase]] of niche.topics.slice(0, 3).entries()) {
+      const judgments = new Map<string, number>();
+      for (const p of posts) {
+        const grade = p.topics.includes(topicId) ? 2 : p.topics.some((t) => TOPICS.get(t)?.niche === niche.id) ? 1 : 0;
+        if (grade > 0) judgments.set(p.id, grade);
+      }
+      const question = EN_QUESTIONS[(n * 3 + i) % EN_QUESTIONS.length]!(phrase);
+      const about = { language: 'en', niche: niche.id, judgments };
+      out.push({ id: `topic:${topicId}`, kind: 'topic', text: phrase, ...about });
+      out.push({ id: `question:${topicId}`, kind: 'question', text: question, ...about });
+    }
+  }
+
   // Each language: the language pack's own "my <niche> routine" hook for the niches with posts in
   // that language. Grade 2: that language and niche; 1: the niche in another language.
   for (const lang of LANGUAGES) {
@@ -166,8 +206,19 @@ export function socialQuerySet(observations: readonly Obs[], servable: ReadonlyS
         if (!p.topics.some((t) => TOPICS.get(t)?.niche === nicheId)) continue;
         judgments.set(p.id, p.language === lang.code ? 2 : 1);
       }
-      const text = lang.hooks[0](lang.niches[nicheId] ?? nicheId).replace(/\s*✨\s*$/u, '');
-      out.push({ id: `lang:${lang.code}:${nicheId}`, kind: 'language', language: lang.code, text, judgments });
+      const label = lang.niches[nicheId] ?? nicheId;
+      const text = lang.hooks[0](label).replace(/\s*✨\s*$/u, '');
+      const about = { language: lang.code, niche: nicheId, judgments };
+      out.push({ id: `lang:${lang.code}:${nicheId}`, kind: 'language', text, ...about });
+      // The same niche asked as a question (English's questions are above, by topic).
+      const question = QUESTIONS[lang.code];
+      if (question)
+        out.push({
+          id: `lang-question:${lang.code}:${nicheId}`,
+          kind: 'language-question',
+          text: question(label),
+          ...about,
+        });
     }
   }
 

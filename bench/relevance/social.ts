@@ -112,17 +112,33 @@ async function ask(baseUrl: string, key: string, queries: readonly SocialQuery[]
   return { answers, latencies: latencies.sort((a, b) => a - b) };
 }
 
+/** Kinds outside the headline nDCG: the question set and the noun phrases it is compared with. */
+const ASKED_APART: ReadonlySet<SocialQuery['kind']> = new Set(['topic', 'question', 'language-question']);
+
 const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : +(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4));
 
 /** The numbers of one mode's answers. */
 function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) {
   const ndcg = (q: SocialQuery) => ndcgAtK(rankScores(answers.get(q.id)!), q.judgments, { k: K });
-  const judged = queries.filter((q) => q.kind !== 'nonsense' && q.judgments.size > 0);
+  const all = queries.filter((q) => q.kind !== 'nonsense' && q.judgments.size > 0);
+  // The headline keeps its original kinds; the question set and its noun phrases are reported apart.
+  const judged = all.filter((q) => !ASKED_APART.has(q.kind));
   const entities = judged.filter((q) => q.kind === 'hashtag' || q.kind === 'handle');
   const recall = (q: SocialQuery) =>
     answers.get(q.id)!.filter((id) => q.judgments.has(id)).length / Math.min(K, q.judgments.size);
   const nonsense = queries.filter((q) => q.kind === 'nonsense');
-  const byKind = (kind: SocialQuery['kind']) => mean(judged.filter((q) => q.kind === kind).map(ndcg));
+  const byKind = (kind: SocialQuery['kind']) => mean(all.filter((q) => q.kind === kind).map(ndcg));
+  // Of the top-10 results of a kind's queries, the share judged nowhere near the query's niche.
+  const offNiche = (kind: SocialQuery['kind']) => {
+    let results = 0;
+    let off = 0;
+    for (const q of all.filter((x) => x.kind === kind)) {
+      const ids = answers.get(q.id)!;
+      results += ids.length;
+      off += ids.filter((id) => !q.judgments.has(id)).length;
+    }
+    return results === 0 ? Number.NaN : +(off / results).toFixed(4);
+  };
   const languages = [...new Set(judged.filter((q) => q.kind === 'language').map((q) => q.language!))];
   return {
     ndcg_at_10: mean(judged.map(ndcg)),
@@ -131,6 +147,31 @@ function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) 
       handle: byKind('handle'),
       intent: byKind('intent'),
       language: byKind('language'),
+    },
+    questions: {
+      ndcg_topic_as_noun_phrase: byKind('topic'),
+      ndcg_topic_as_question: byKind('question'),
+      ndcg_language_hook: byKind('language'),
+      ndcg_language_question: byKind('language-question'),
+      off_niche_share: {
+        topic: offNiche('topic'),
+        question: offNiche('question'),
+        language: offNiche('language'),
+        language_question: offNiche('language-question'),
+      },
+      worst_questions: all
+        .filter((q) => q.kind === 'question')
+        .map((q) => ({
+          text: q.text,
+          ndcg: +ndcg(q).toFixed(3),
+          off: answers.get(q.id)!.filter((id) => !q.judgments.has(id)).length,
+        }))
+        .sort((a, b) => b.off - a.off)
+        .slice(0, 8),
+      queries: {
+        question: all.filter((q) => q.kind === 'question').length,
+        language_question: all.filter((q) => q.kind === 'language-question').length,
+      },
     },
     ndcg_by_language: Object.fromEntries(
       languages.map((l) => [l, mean(judged.filter((q) => q.language === l && q.kind === 'language').map(ndcg))]),
@@ -153,6 +194,11 @@ async function calibration(runtime: Runtime, queries: readonly SocialQuery[]) {
   for (const q of queries) {
     if (!(q.kind === 'intent' || q.kind === 'nonsense' || (q.kind === 'language' && q.language === 'en'))) continue;
     const vector = Array.from(await runtime.embedder.embedQuery(q.text));
+    // Unreadable to the model (src/embedding): no vector, no neighbour at all.
+    if (vector.length === 0) {
+      if (q.kind === 'nonsense') nonsenseTop.push(-1);
+      continue;
+    }
     const response = await runtime.es.search({
       index: `${prefix}-posts`,
       knn: {

@@ -6,6 +6,7 @@ import { StemmerPt } from '@nlpjs/lang-pt';
 import { eld } from 'eld/extrasmall';
 import porter2 from 'wink-porter2-stemmer';
 import { ENGLISH_STOP, memo, type Stem } from './analysis.ts';
+import { contentWords } from './function-words.ts';
 import { textMemo } from './text-memo.ts';
 
 /**
@@ -230,7 +231,13 @@ function analyzeUncached(text: string, language: string): string {
 
 /** How a query is analyzed, and whether the (English-only) model can read it. */
 export interface QueryAnalysis {
-  /** The query's stemmed text for the `_stemmed` fields. */
+  /**
+   * The query's words without its language's function words (function-words.ts), lowercased and
+   * space-separated, unspaced-script runs as their segmented words; every word when nothing else
+   * is left. What the lexical sides search for.
+   */
+  content: string;
+  /** The content's stemmed text for the `_stemmed` fields. */
   stemmed: string;
   language: string;
   /** False when the query is surely in another language than English (see the fusion's lean). */
@@ -259,14 +266,18 @@ export function analyzeQuery(query: string): QueryAnalysis {
   const detected = detectLanguage(query);
   const byScript = UNSPACED.test(query);
   const short = !byScript && (query.match(WORD)?.length ?? 0) < SURE_QUERY_WORDS;
-  const english = analyzeIn(query, 'en');
-  if (detected.language === 'en' && !short) return { stemmed: english, language: 'en', semanticReadable: true };
+  // Function words are those of the query's language when it is known, else English's.
+  const known = byScript || (!short && (detected.confident || detected.language === 'en'));
+  const content = queryContent(query, known ? detected.language : 'en');
+  const english = analyzeIn(content, 'en');
+  if (detected.language === 'en' && !short)
+    return { content, stemmed: english, language: 'en', semanticReadable: true };
   const sure = detected.confident && !short;
   const tokens = english.length > 0 ? english.split(' ') : [];
   const seen = new Set(tokens);
   const others = sure ? [detected.language] : STEMMED_LANGUAGES.filter((l) => l !== 'en');
   for (const language of others) {
-    for (const token of analyzeIn(query, language).split(' ')) {
+    for (const token of analyzeIn(content, language).split(' ')) {
       // English stop words stay out: an English query must not gain "for" or "the".
       if (token.length > 0 && !seen.has(token) && !ENGLISH_STOP.has(token)) {
         seen.add(token);
@@ -275,8 +286,25 @@ export function analyzeQuery(query: string): QueryAnalysis {
     }
   }
   return {
+    content,
     stemmed: tokens.join(' '),
     language: detected.language,
     semanticReadable: !(sure && detected.language !== 'en'),
   };
+}
+
+/**
+ * The query's words (lowercased, curly apostrophes straightened, unspaced-script runs segmented)
+ * without the function words of `language`, space-separated; all of them when nothing else is left.
+ */
+function queryContent(query: string, language: string): string {
+  const words: string[] = [];
+  for (const raw of query
+    .toLowerCase()
+    .replace(/[\u2018\u2019]/g, "'")
+    .match(WORD) ?? []) {
+    if (UNSPACED.test(raw)) words.push(...unspacedWords(raw));
+    else words.push(raw);
+  }
+  return contentWords(words, language).join(' ');
 }

@@ -45,13 +45,32 @@ describe('post query text match', () => {
     });
   });
 
-  it('still searches a query made only of stop words, as written', () => {
+  it('still searches a query made only of stop words, every word of it', () => {
     expect(postSearchQuery(search('To be or not to be'))).toEqual({
       bool: {
         filter: [{ term: { servable: true } }],
-        must: [{ multi_match: { query: 'To be or not to be', type: 'best_fields', fields: FIELDS } }],
+        must: [{ multi_match: { query: 'to be or not to be', type: 'best_fields', fields: FIELDS } }],
       },
     });
+  });
+
+  it('drops the function words of a question on both sides ("get" retrieved beat-making posts)', () => {
+    const sides = (query: string) =>
+      (
+        postSearchQuery(search(query)) as {
+          bool: { must: [{ dis_max: { queries: { multi_match: { query: string } }[] } }] };
+        }
+      ).bool.must[0].dis_max.queries.map((q) => q.multi_match.query);
+    expect(sides('How do I get rid of acne scars?')).toEqual(['rid acne scars', 'rid acn scar']);
+    expect(sides('What should I know about retinol? Any tips')).toEqual(['know retinol tips', 'know retinol tip']);
+    // In the query's language when it is sure of it: Spanish function words, Spanish stems too.
+    expect(sides('¿cuál es la mejor rutina para el cuidado de la piel?')[0]).toBe('cuál es mejor rutina cuidado piel');
+  });
+
+  it('keeps a single word, even a function word, and searches it', () => {
+    const texts = JSON.stringify(postSearchQuery(search('Get')));
+    expect(texts).toContain(JSON.stringify({ query: 'get', type: 'best_fields', fields: FIELDS }));
+    expect(texts).toContain(JSON.stringify({ query: 'get', type: 'best_fields', fields: STEMMED }));
   });
 
   it('is a pure filter without a query', () => {

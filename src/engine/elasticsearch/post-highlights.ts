@@ -8,6 +8,7 @@ import {
   type MatchHighlighter,
   type PostHighlights,
 } from '../matches.ts';
+import { analyzeQuery } from '../../text/languages.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { projectPost } from './projection.ts';
 
@@ -77,9 +78,11 @@ export function createPostHighlighter(deps: { client: Client; index: string }): 
         const doc = projectPost(h._source!.record);
         return TEXT_FIELDS.map((f) => doc[f]).filter((t): t is string => typeof t === 'string');
       });
-      const words = withoutStopWords(query) || query;
+      // The words the search looked for: without the query's function words (post-query.ts).
+      const content = analyzeQuery(query).content || query;
+      const words = withoutStopWords(content) || content;
       const should: estypes.QueryDslQueryContainer[] = [{ multi_match: { query: words, fields: [...TEXT_FIELDS] } }];
-      const inflected = inflections(texts, query);
+      const inflected = inflections(texts, content);
       if (inflected.length > 0) should.push({ multi_match: { query: inflected.join(' '), fields: [...TEXT_FIELDS] } });
       const response = await engineCall(() =>
         client.search({

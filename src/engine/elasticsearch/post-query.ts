@@ -19,6 +19,9 @@ function stemmedField(weighted: string): string {
   return weight ? `${field}_stemmed^${weight}` : `${field}_stemmed`;
 }
 
+/** The stemmed companions of {@link POST_TEXT_FIELDS}, with the same weights. */
+export const POST_STEMMED_FIELDS = POST_TEXT_FIELDS.map(stemmedField);
+
 /** What a post must satisfy to be a result, whatever the ranking: servable, and the filters. */
 export function postSearchFilter(search: Pick<PostSearch, 'filter'>): estypes.QueryDslQueryContainer[] {
   const filter: estypes.QueryDslQueryContainer[] = [{ term: { servable: true } }];
@@ -74,11 +77,13 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
 export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
   const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
-  // A query of stop words only ("to be or not to be") still searches for its words, unstemmed.
-  const sides = exactSides(search.query);
+  // Its words without function words ("how do I", "what", "get"), unless that is all it has
+  // (src/text/function-words.ts); a query of stop words only ("to be or not to be") still
+  // searches for its words, unstemmed.
+  const { content, stemmed } = analyzeQuery(search.query);
+  const sides = exactSides(content);
   // Stemmed for the query's language (src/text/languages.ts), as the documents were.
-  const stemmed = analyzeQuery(search.query).stemmed;
-  if (stemmed.length > 0) sides.push(bestField(stemmed, POST_TEXT_FIELDS.map(stemmedField)));
+  if (stemmed.length > 0) sides.push(bestField(stemmed, POST_STEMMED_FIELDS));
   const match = sides.length === 1 ? sides[0]! : { dis_max: { queries: sides } };
   // Exact hashtags, handles and quoted phrases lift the posts carrying them (entity-query.ts).
   return withEntities(match, filter, queryEntities(search.query));
