@@ -12,7 +12,11 @@ export interface Stack {
   /** A key with both scopes. */
   key: string;
   /** Sends observations through the HTTP intake (NDJSON), waiting for indexing by default. */
-  ingest(observations: unknown[], options?: { wait?: boolean }): Promise<{ statusCode: number; body: any }>;
+  /** Sends observations to the intake; waited (`?wait=vectors`) unless `wait: false`, or `vectors: false` (`?wait=true`). */
+  ingest(
+    observations: unknown[],
+    options?: { wait?: boolean; vectors?: boolean },
+  ): Promise<{ statusCode: number; body: any }>;
   /** GET with the stack's key (or the given Authorization header value; null for none). */
   get(
     path: string,
@@ -77,10 +81,11 @@ export async function startStack(
         payload: JSON.stringify(body),
       });
     },
-    ingest(observations, { wait = true } = {}) {
+    ingest(observations, { wait = true, vectors = true } = {}) {
       return inject({
         method: 'POST',
-        url: `/internal/v1/social/observations${wait ? '?wait=true' : ''}`,
+        // Waited, vectors included by default: what a test ingests is searchable by meaning at once.
+        url: `/internal/v1/social/observations${wait ? `?wait=${vectors ? 'vectors' : 'true'}` : ''}`,
         headers: { authorization: `Bearer ${created.key}`, 'content-type': 'application/x-ndjson' },
         payload: observations.map((o) => JSON.stringify(o)).join('\n'),
       });

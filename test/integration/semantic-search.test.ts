@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { createProducer } from '../../src/queues/registry.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
 import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
 import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
@@ -59,7 +60,7 @@ describe('semantic ranking with the real model', () => {
     );
   });
 
-  it('gives every post a vector of its current text before ?wait=true returns', async () => {
+  it('gives every post a vector of its current text before ?wait=vectors returns', async () => {
     const records = await stack.runtime.engine.intake.posts.get(
       Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)),
     );
@@ -129,5 +130,34 @@ describe('semantic ranking with the real model', () => {
     expect(postEmbeddingText(record!)).toContain('roadside safety tutorial');
     expect(record!.embedding!.text_hash).toBe(embeddingTextHash(postEmbeddingText(record!)));
     expect(record!.embedding!.vector).not.toBe(before.vector);
+  });
+
+  it('answers ?wait=true once a post is searchable by its words; its vector follows on the embeddings queue', async () => {
+    const queue = createProducer('embeddings', {
+      connection: stack.runtime.connections.redis(),
+      prefix: stack.config.REDIS_PREFIX,
+    });
+    const late = mintId('post', 'sem-late');
+    await queue.pause();
+    try {
+      const response = await stack.ingest(
+        [postObs('sem-a', { platform_id: 'sem-late', caption: 'A quiet facial massage ritual with jade rollers' })],
+        { vectors: false },
+      );
+      expect(response.statusCode).toBe(200);
+      // Not embedded yet (the queue holds the work), and yet found by its words at once.
+      expect((await stack.runtime.engine.intake.posts.get([late])).get(late)?.embedding).toBeUndefined();
+      const found = await stack.post('/v1/social/posts/search', { post: { query: 'facial massage ritual' } });
+      expect(ids(found.body)).toContain(late);
+    } finally {
+      await queue.resume();
+    }
+    let embedded: PostRecord | undefined;
+    for (let i = 0; i < 120 && !embedded?.embedding; i++) {
+      embedded = (await stack.runtime.engine.intake.posts.get([late])).get(late);
+      if (!embedded?.embedding) await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(embedded?.embedding?.text_hash).toBe(embeddingTextHash(postEmbeddingText(embedded!)));
+    await queue.close();
   });
 });
