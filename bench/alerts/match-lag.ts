@@ -26,7 +26,7 @@ import { pino } from 'pino';
 import { createProducer } from '../../src/queues/registry.ts';
 import { createAlertStore } from '../../src/services/alerts/alert-store.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { Rng } from '../../src/seed/random.ts';
+import { savedSearchShapes } from './saved-search-shapes.ts';
 import { REPO_ROOT } from '../relevance/beir.ts';
 import {
   destroyPrefix,
@@ -94,19 +94,8 @@ try {
     await sendObservations(loader.node, key, seed.slice(i, i + 500), { wait: false });
   await waitForQueueIdle(observationsQueue, { timeoutMs: 3_600_000 });
 
-  // Topics customers watch are specific: words and hashtags of the captions found in 0.1-2 % of the
-  // posts (by document frequency), not "routine" or "#skincare" (a stream of everything).
-  const specific = (pattern: RegExp) => {
-    const df = new Map<string, number>();
-    for (const p of posts)
-      for (const t of new Set(String(p['caption']).toLowerCase().match(pattern) ?? [])) df.set(t, (df.get(t) ?? 0) + 1);
-    return [...df].filter(([, n]) => n >= posts.length * 0.001 && n <= posts.length * 0.02).map(([t]) => t);
-  };
-  const hashtags = specific(/(?<=#)\p{L}[\p{L}\p{N}_]*/gu);
-  const words = specific(/(?<![#@\p{L}])\p{L}{5,}/gu);
-  say(`${words.length} specific words, ${hashtags.length} specific hashtags`);
-  const rng = new Rng(17);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
+  const shapes = savedSearchShapes(posts);
+  say(`${shapes.words.length} specific words, ${shapes.hashtags.length} specific hashtags`);
   const { id: endpoint } = (await (
     await fetch(`${base}/v1/social/webhook-endpoints`, {
       method: 'POST',
@@ -114,17 +103,8 @@ try {
       body: JSON.stringify({ url: hookUrl }),
     })
   ).json()) as { id: string };
-  // What customers save: a topic (a word or two), a hashtag or handle-like selector with a floor,
-  // or a topic narrowed by filters. Never "every reel": such a search is an export, not an alert.
   function searchBody(i: number) {
-    const query = pick(words);
-    const floor = { gte: pick([1000, 10_000, 100_000]) };
-    const post =
-      i % 3 === 0
-        ? { query }
-        : i % 3 === 1
-          ? { filters: { hashtags: { contains_any: [pick(hashtags)] }, views: floor } }
-          : { query, filters: { views: floor, format: { in: [pick(['reel', 'image', 'carousel', 'video'])] } } };
+    const post = shapes.post(i);
     return { name: `search ${i}`, post, ...(i % 10 === 0 ? { webhook_endpoint_id: endpoint } : {}) };
   }
 

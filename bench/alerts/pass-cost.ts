@@ -12,7 +12,7 @@ import { createAlertMatching } from '../../src/engine/elasticsearch/alert-matchi
 import { alertScratchIndex, indexNames } from '../../src/engine/elasticsearch/names.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { Rng } from '../../src/seed/random.ts';
+import { savedSearchShapes } from './saved-search-shapes.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,25 +28,9 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const posts = [...generateObservations({ posts: 20_000, accounts: 1_000, seed: 5 })].filter(
   (o) => o['kind'] === 'post',
 );
-const specific = (pattern: RegExp) => {
-  const df = new Map<string, number>();
-  for (const p of posts)
-    for (const t of new Set(String(p['caption']).toLowerCase().match(pattern) ?? [])) df.set(t, (df.get(t) ?? 0) + 1);
-  return [...df].filter(([, n]) => n >= posts.length * 0.001 && n <= posts.length * 0.02).map(([t]) => t);
-};
-const hashtags = specific(/(?<=#)\p{L}[\p{L}\p{N}_]*/gu);
-const words = specific(/(?<![#@\p{L}])\p{L}{5,}/gu);
-const rng = new Rng(17);
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(rng.next() * xs.length)]!;
+const shapes = savedSearchShapes(posts);
 const queries: AlertQuery[] = Array.from({ length: Number(args.searches) }, (_, i) => {
-  const query = pick(words);
-  const floor = { gte: pick([1000, 10_000, 100_000]) };
-  const post =
-    i % 3 === 0
-      ? { query }
-      : i % 3 === 1
-        ? { filters: { hashtags: { contains_any: [pick(hashtags)] }, views: floor } }
-        : { query, filters: { views: floor, format: { in: [pick(['reel', 'image', 'carousel', 'video'])] } } };
+  const post = shapes.post(i);
   const request = parsePostSearchRequest({ post });
   if (request.kind !== 'initial') throw new Error('unreachable');
   return { id: `s${i}`, search: request.search, vector: null };
