@@ -7,7 +7,17 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.services/', 'coverage/', 'bench/results/', 'test/.typed-client-*/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.services/',
+      '.scratch/',
+      'coverage/',
+      'bench/results/',
+      'test/.typed-client-*/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -40,6 +40,7 @@ const postsIndex = indexNames(prefix, 'posts').read;
 const matching = createAlertMatching({
   client,
   postsIndex,
+  accountsIndex: indexNames(prefix, 'accounts').read,
   scratchIndex: alertScratchIndex(`${prefix}-pass-cost`),
   similarityFloor: null,
 });

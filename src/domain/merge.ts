@@ -195,8 +195,21 @@ export function withAccountMetrics(record: AccountRecord, metrics: AccountMetric
 /** Keeps `snapshot` of account `accountId` in the post when it is newer than the one held. */
 export function applyAccountSnapshot(record: PostRecord, accountId: string, snapshot: AccountSnapshot): PostRecord {
   const held = record.accounts[accountId];
-  if (held && !isNewerVersion(snapshot.version, held.version)) return record;
+  if (held && !replacesSnapshot(snapshot, held)) return record;
   return { ...record, accounts: { ...record.accounts, [accountId]: snapshot } };
+}
+
+/**
+ * True when a post holding `held` should take `next`: a later state of the account that reads
+ * differently. A later state with the same content (counters moved within their buckets) is not
+ * worth a write: the held one says the same, and any later change of content replaces it, since
+ * versions only move forward.
+ */
+export function replacesSnapshot(next: AccountSnapshot, held: AccountSnapshot): boolean {
+  if (!isNewerVersion(next.version, held.version)) return false;
+  const { version: _n, ...nextContent } = next;
+  const { version: _h, ...heldContent } = held;
+  return !sameRecord(nextContent, heldContent);
 }
 
 /**

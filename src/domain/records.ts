@@ -7,6 +7,7 @@ import type {
   PostObservation,
 } from '../contract/observations.ts';
 import type { AccountMetrics } from './derived.ts';
+import { coarseMetrics, coarseProfile } from './volatile-facts.ts';
 
 /**
  * The merged state the service keeps per entity. Records are engine-neutral: an engine adapter
@@ -200,14 +201,20 @@ export function isNewerVersion(a: string, b: string): boolean {
   return greater;
 }
 
-/** The snapshot a post keeps of a linked account. */
+/**
+ * The snapshot a post keeps of a linked account, its volatile facts coarsened
+ * (src/domain/volatile-facts.ts): an observation that moves only counters within their buckets
+ * leaves it as it was, so the account's posts are not rewritten.
+ */
 export function snapshotOf(account: AccountRecord): AccountSnapshot {
+  const profile = account.profile?.v ?? null;
+  const metrics = account.metrics?.v ?? null;
   return {
     version: accountVersion(account),
     status: account.status?.v ?? null,
-    profile: account.profile?.v ?? null,
+    profile: profile && coarseProfile(profile),
     niches: account.niches?.v ?? null,
     publishing_languages: account.publishing_languages?.v ?? null,
-    metrics: account.metrics?.v ?? null,
+    metrics: metrics && coarseMetrics(metrics),
   };
 }

@@ -1,6 +1,6 @@
-import { applyAccountSnapshot } from './merge.ts';
+import { applyAccountSnapshot, replacesSnapshot } from './merge.ts';
 import { linkedAccountIds } from './links.ts';
-import { isNewerVersion, snapshotOf, type AccountRecord, type PostRecord } from './records.ts';
+import { snapshotOf, type AccountRecord, type PostRecord } from './records.ts';
 
 /**
  * The post with the current snapshot of every linked account found in `accounts`. Returns the
@@ -15,11 +15,40 @@ export function withSnapshots(record: PostRecord, accounts: ReadonlyMap<string, 
   return next;
 }
 
-/** True when the post links to one of `accounts` and holds an older snapshot of it (or none). */
+/**
+ * True when the post links to one of `accounts` and holds none of it, or an older one that reads
+ * differently (see {@link replacesSnapshot}).
+ */
 export function hasOlderSnapshot(post: PostRecord, accounts: ReadonlyMap<string, AccountRecord>): boolean {
   return linkedAccountIds(post).some((a) => {
     const account = accounts.get(a);
     const held = post.accounts[a];
-    return account !== undefined && (!held || isNewerVersion(snapshotOf(account).version, held.version));
+    return account !== undefined && (!held || replacesSnapshot(snapshotOf(account), held));
   });
+}
+
+/** The accounts whose snapshots `posts` hold: what {@link withCurrentFollowers} needs read. */
+export function snapshotAccountsOf(posts: Iterable<Pick<PostRecord, 'accounts'>>): string[] {
+  const ids = new Set<string>();
+  for (const post of posts) for (const id of Object.keys(post.accounts)) ids.add(id);
+  return [...ids];
+}
+
+/**
+ * The post with each linked account's current `followers_count` (from `followers`, read from the
+ * accounts at render time) in place of the coarse copy it keeps (src/domain/volatile-facts.ts).
+ * Returns the same object when nothing differs.
+ */
+export function withCurrentFollowers<P extends Pick<PostRecord, 'accounts'>>(
+  post: P,
+  followers: ReadonlyMap<string, number>,
+): P {
+  let accounts: PostRecord['accounts'] | null = null;
+  for (const [id, snapshot] of Object.entries(post.accounts)) {
+    const current = followers.get(id);
+    if (current === undefined || !snapshot.profile || snapshot.profile.followers_count === current) continue;
+    accounts ??= { ...post.accounts };
+    accounts[id] = { ...snapshot, profile: { ...snapshot.profile, followers_count: current } };
+  }
+  return accounts ? { ...post, accounts } : post;
 }

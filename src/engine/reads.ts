@@ -9,6 +9,11 @@ export interface RecordReads {
   findPostIdByShortcode(shortcode: string): Promise<string | null>;
   /** The account that most recently held `handle` (case-insensitive), if any. Near real time. */
   findAccountIdByHandle(handle: string): Promise<string | null>;
+  /**
+   * The accounts' current `followers_count`, by ID (absent: no such account, or no profile yet).
+   * Real time. Posts keep it coarsened (src/domain/volatile-facts.ts): what renders them reads it here.
+   */
+  currentFollowers(accountIds: readonly string[]): Promise<Map<string, number>>;
   /** A servable public account (the most followed) and one of its servable posts, for examples. */
   examples(): Promise<{ accountId: string | null; postId: string | null }>;
 }

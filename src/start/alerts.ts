@@ -77,6 +77,7 @@ export function openAlertWorker(
     pass: createMatchPass({
       store,
       engine: parts.engine.alerts,
+      reads: parts.engine.reads,
       signer: parts.signer,
       embedQuery: queryEmbedder(config, parts.embedder),
       enqueueDeliveries: deliveryQueue(webhooks),

@@ -80,6 +80,7 @@ export function createApi(
     accounts: createAccountService({ reads: engine.reads, history: engine.history, signer }),
     postSearch: createPostSearchService({
       ...search,
+      reads: engine.reads,
       evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
       ranking: { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) },
     }),

@@ -7,6 +7,7 @@ import type { AlertMatches, AlertMatching, AlertQuery } from '../alerts.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
+import { createVolatileBounds } from './volatile-bounds.ts';
 import { projectPost } from './projection.ts';
 
 /** Posts asked about at once: the scratch index holds one batch. */
@@ -93,10 +94,25 @@ interface Batch {
 export function createAlertMatching(deps: {
   client: Client;
   postsIndex: string;
+  accountsIndex: string;
   scratchIndex: string;
   similarityFloor: number | null;
 }): AlertMatching {
   const { client, similarityFloor } = deps;
+  const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
+
+  /**
+   * The saved searches with their author ranges over counters and metrics read exactly on the
+   * posts' coarse copies (volatile-bounds.ts), once per pass; the same objects when they have none.
+   */
+  function resolved(queries: readonly AlertQuery[]): Promise<AlertQuery[]> {
+    return Promise.all(
+      queries.map(async (q) => {
+        const filter = await bounds.resolve(q.search.filter);
+        return filter === q.search.filter ? q : { ...q, search: { ...q.search, filter } };
+      }),
+    );
+  }
 
   /** The engine search of a group of saved searches, each a clause (or two) named after it. */
   const groupSearch = (group: readonly AlertQuery[], batch: Batch): estypes.MsearchRequestItem => ({
@@ -271,13 +287,14 @@ export function createAlertMatching(deps: {
     async matchCurrent(postIds, queries) {
       const out: AlertMatches = new Map();
       if (postIds.length === 0 || queries.length === 0) return out;
-      for (const ids of chunks(postIds, POSTS_PER_BATCH)) await matchRecords(await currentRecords(ids), queries, out);
+      const asked = await resolved(queries);
+      for (const ids of chunks(postIds, POSTS_PER_BATCH)) await matchRecords(await currentRecords(ids), asked, out);
       return out;
     },
 
     async matchVersions(records, queries) {
       const out: AlertMatches = new Map();
-      if (records.length > 0 && queries.length > 0) await matchRecords(records, queries, out);
+      if (records.length > 0 && queries.length > 0) await matchRecords(records, await resolved(queries), out);
       return out;
     },
 

@@ -224,6 +224,25 @@ export function createElasticsearchEngine(deps: {
       ]);
     },
 
+    async currentFollowers(accountIds) {
+      const out = new Map<string, number>();
+      const ids = [...new Set(accountIds)];
+      if (ids.length === 0) return out;
+      const response = await engineCall(() =>
+        client.mget<{ record?: { profile?: { v?: { followers_count?: number } } } }>({
+          index: accounts.read,
+          ids,
+          realtime: true,
+          _source_includes: ['record.profile.v.followers_count'],
+        }),
+      );
+      for (const doc of response.docs) {
+        const followers = 'found' in doc && doc.found ? doc._source?.record?.profile?.v?.followers_count : undefined;
+        if (typeof followers === 'number') out.set(doc._id, followers);
+      }
+      return out;
+    },
+
     findAccountIdByHandle(handle) {
       // Two records can claim a handle until the rename of the former holder is observed:
       // the most recently observed claim is the current holder.
@@ -311,6 +330,7 @@ export function createElasticsearchEngine(deps: {
     alerts: createAlertMatching({
       client,
       postsIndex: posts.read,
+      accountsIndex: accounts.read,
       scratchIndex: alertScratchIndex(deps.indexPrefix),
       similarityFloor: deps.similarityFloor ?? null,
     }),

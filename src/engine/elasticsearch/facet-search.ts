@@ -6,7 +6,7 @@ import type { PostsScope } from '../../query/search-request.ts';
 import type { FacetCounts, FacetEngine } from '../facets.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { accountSearchFilter, accountSearchQuery } from './account-query.ts';
-import { esPath } from './filter-compiler.ts';
+import { compileFilter, esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
@@ -16,6 +16,8 @@ import { postSearchFilter, postSearchQuery } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import { similarWindow } from './similar-search.ts';
 import type { SimilarRanking } from '../search.ts';
+import type { FilterNode, RangeNode } from '../../query/ast.ts';
+import { createVolatileBounds, isVolatileAuthorRange } from './volatile-bounds.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
@@ -37,13 +39,20 @@ export const EXACT_SHARD_SIZE = 10_000;
  * may not be, they are counted again with `shardSize`, and {@link readFacets} refuses to answer
  * counts that are still approximate.
  */
-export function facetAggregations(facets: FacetSpec[], shardSize?: number): Aggs {
+export function facetAggregations(
+  facets: FacetSpec[],
+  shardSize?: number,
+  rangeFilters?: ReadonlyMap<number, Query[]>,
+): Aggs {
   const aggs: Aggs = {};
   for (const [i, facet] of facets.entries()) {
     const field = esPath(facet.field);
     aggs[`m${i}`] = { missing: { field } };
-    aggs[`f${i}`] =
-      facet.kind === 'terms'
+    const filters = rangeFilters?.get(i);
+    aggs[`f${i}`] = filters
+      ? // One filter per range, keyed as the range aggregation's buckets are (readFacets reads both).
+        { filters: { keyed: false, filters: Object.fromEntries(filters.map((q, j) => [`r${j}`, q])) } }
+      : facet.kind === 'terms'
         ? {
             terms: {
               field,
@@ -137,12 +146,14 @@ export function createFacetEngine(deps: {
   similarityFloor: number | null;
 }): FacetEngine {
   const { client } = deps;
+  const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
 
   async function count(
     index: string | string[],
     facets: FacetSpec[],
     keepAliveSeconds: number,
     queryOn: (pit: string) => Promise<Query>,
+    rangeFilters?: ReadonlyMap<number, Query[]>,
   ): Promise<FacetCounts> {
     const run = async (pit: string) =>
       client.search({
@@ -151,7 +162,7 @@ export function createFacetEngine(deps: {
         query: await queryOn(pit),
         size: 0,
         track_total_hits: true,
-        aggs: facetAggregations(facets),
+        aggs: facetAggregations(facets, undefined, rangeFilters),
       });
     const { pit, shared, response } = await firstPage(deps, index, keepAliveSeconds, run);
     let aggregations = response.aggregations as Record<string, unknown> | undefined;
@@ -201,52 +212,103 @@ export function createFacetEngine(deps: {
     return { bool: { filter: [...filter, { ids: { values: hits.map((h) => h._id!) } }] } };
   }
 
+  /**
+   * Range facets over volatile author facts (kept coarse in posts), as one exact filter per range:
+   * each range read like a filter of the same bounds (volatile-bounds.ts).
+   */
+  async function volatileRangeFilters(facets: FacetSpec[]): Promise<Map<number, Query[]>> {
+    const out = new Map<number, Query[]>();
+    await Promise.all(
+      facets.map(async (facet, i) => {
+        if (facet.kind !== 'ranges') return;
+        const leaves: RangeNode[] = facet.ranges.map((r) => ({
+          kind: 'range',
+          field: facet.field,
+          ...(r.from !== null && { gte: r.from }),
+          ...(r.to !== null && { lt: r.to }),
+        }));
+        if (!leaves.some(isVolatileAuthorRange)) return;
+        // An unbounded range ({from: null, to: null}) counts every post with a value.
+        const resolved = await Promise.all(
+          leaves.map((leaf): Promise<FilterNode> =>
+            leaf.gte === undefined && leaf.lt === undefined
+              ? Promise.resolve({ kind: 'exists', field: facet.field })
+              : bounds.resolve(leaf),
+          ),
+        );
+        out.set(
+          i,
+          resolved.map((node) => compileFilter(node, 'post')),
+        );
+      }),
+    );
+    return out;
+  }
+
   return {
-    postFacets(search, facets, { ranking, keepAliveSeconds }) {
+    async postFacets(asked, facets, { ranking, keepAliveSeconds }) {
+      // Author ranges over counters and metrics, read exactly on the posts' coarse copies.
+      const [resolvedFilter, rangeFilters] = await Promise.all([
+        bounds.resolve(asked.filter),
+        volatileRangeFilters(facets),
+      ]);
+      const search = { ...asked, filter: resolvedFilter };
       if (ranking.kind === 'similar') {
         const filter = postSearchFilter(search);
-        return count(deps.postsIndex, facets, keepAliveSeconds, (pit) =>
-          similarOnly(pit, keepAliveSeconds, 'embedding', filter, ranking),
+        return count(
+          deps.postsIndex,
+          facets,
+          keepAliveSeconds,
+          (pit) => similarOnly(pit, keepAliveSeconds, 'embedding', filter, ranking),
+          rangeFilters,
         );
       }
       if (ranking.kind === 'lexical' || search.query === null) {
         const query = postSearchQuery(search);
-        return count(deps.postsIndex, facets, keepAliveSeconds, async () => query);
+        return count(deps.postsIndex, facets, keepAliveSeconds, async () => query, rangeFilters);
       }
       const filter = postSearchFilter(search);
       const lexical = postSearchQuery(search);
       // The same semantic window as the search: its kNN, with the same quantized vector, on the same snapshot.
       const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
       vector.catch(() => undefined);
-      return count(deps.postsIndex, facets, keepAliveSeconds, async (pit) => {
-        const queryVector = await vector;
-        // A query the model cannot read (an empty vector) has no neighbours, as in the search.
-        if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
-        const knn = await client.search({
-          ...COMPLETE_RESULTS,
-          pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
-          knn: {
-            field: 'embedding',
-            query_vector: queryVector,
-            k: FUSION_WINDOW,
-            num_candidates: KNN_CANDIDATES,
-            filter,
-          },
-          size: FUSION_WINDOW,
-          _source: false,
-          track_total_hits: false,
-        });
-        // Exactly the neighbours the search shows: above the relevance floor, and none when the
-        // model cannot read the query's language (hybrid-windows.ts).
-        const shown = hybridWindows({
-          mode: ranking.mode,
-          window: FUSION_WINDOW,
-          similarityFloor: deps.similarityFloor,
-          semanticReadable: search.query === null || analyzeQuery(search.query).semanticReadable,
-        }).shownNeighbours(knn.hits.hits);
-        const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
-        return ranking.mode === 'semantic' ? window : { bool: { should: [lexical, window], minimum_should_match: 1 } };
-      });
+      return count(
+        deps.postsIndex,
+        facets,
+        keepAliveSeconds,
+        async (pit) => {
+          const queryVector = await vector;
+          // A query the model cannot read (an empty vector) has no neighbours, as in the search.
+          if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
+          const knn = await client.search({
+            ...COMPLETE_RESULTS,
+            pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
+            knn: {
+              field: 'embedding',
+              query_vector: queryVector,
+              k: FUSION_WINDOW,
+              num_candidates: KNN_CANDIDATES,
+              filter,
+            },
+            size: FUSION_WINDOW,
+            _source: false,
+            track_total_hits: false,
+          });
+          // Exactly the neighbours the search shows: above the relevance floor, and none when the
+          // model cannot read the query's language (hybrid-windows.ts).
+          const shown = hybridWindows({
+            mode: ranking.mode,
+            window: FUSION_WINDOW,
+            similarityFloor: deps.similarityFloor,
+            semanticReadable: search.query === null || analyzeQuery(search.query).semanticReadable,
+          }).shownNeighbours(knn.hits.hits);
+          const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
+          return ranking.mode === 'semantic'
+            ? window
+            : { bool: { should: [lexical, window], minimum_should_match: 1 } };
+        },
+        rangeFilters,
+      );
     },
 
     accountFacets(search, facets, { keepAliveSeconds, ranking }) {

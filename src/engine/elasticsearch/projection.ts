@@ -3,6 +3,7 @@ import { ACCOUNT_METRIC_FIELDS, engagementRateByViews, type AccountMetrics } fro
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../domain/availability.ts';
+import { coarse, coarseMetrics } from '../../domain/volatile-facts.ts';
 import { analyzeIn, documentLanguage } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import { foldCase } from '../../query/fields.ts';
@@ -103,9 +104,11 @@ export function projectPost(record: PostRecord): Doc {
           id: links.author,
           handle: author.profile?.handle,
           status: author.status ?? undefined,
-          followers_count: author.profile?.followers_count,
-          following_count: author.profile?.following_count,
-          posts_count: author.profile?.posts_count,
+          // Coarse, as the snapshot keeps them (src/domain/volatile-facts.ts); coarsened here too so
+          // that records written before snapshots were coarse index the same (after a rebuild).
+          followers_count: coarseOrAbsent(author.profile?.followers_count),
+          following_count: coarseOrAbsent(author.profile?.following_count),
+          posts_count: coarseOrAbsent(author.profile?.posts_count),
           is_verified: author.profile?.is_verified,
           is_private: author.profile?.is_private,
           account_type: author.profile?.account_type,
@@ -113,13 +116,17 @@ export function projectPost(record: PostRecord): Doc {
           niches: author.profile?.is_private ? undefined : (author.niches ?? undefined),
           publishing_languages: author.profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
           country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
-          ...metricFields(author.metrics, author.profile?.is_private ?? false),
+          ...metricFields(author.metrics && coarseMetrics(author.metrics), author.profile?.is_private ?? false),
         }
       : { id: links.author },
   });
   Object.assign(doc, stemmedCompanions(doc));
   if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
   return doc;
+}
+
+function coarseOrAbsent(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : coarse(value);
 }
 
 /** Text fields that also get a client-stemmed companion (`<field>_stemmed`), searched together. */

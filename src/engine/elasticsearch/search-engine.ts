@@ -14,6 +14,7 @@ import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, postSearchSort } from './post-query.ts';
 import { similarSearch } from './similar-search.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
+import { createVolatileBounds } from './volatile-bounds.ts';
 
 /**
  * Both searches on Elasticsearch: the ranking of a first page is the service's choice (BM25 or a
@@ -33,8 +34,11 @@ export function createSearchEngine(deps: {
   const { client, snapshots, visibility, qualifying } = deps;
   const posts = { read: deps.postsIndex };
   const accounts = { read: deps.accountsIndex };
+  const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
   return {
-    searchPosts(search, page) {
+    async searchPosts(asked, page) {
+      // Author ranges over counters and metrics, read exactly on the posts' coarse copies.
+      const search = { ...asked, filter: await bounds.resolve(asked.filter) };
       const { query } = search;
       const lexical = (state: PagedState | null) =>
         pagedSearch<PostRecord>({

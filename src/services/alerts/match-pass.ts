@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import type { PostRecord } from '../../domain/records.ts';
+import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
+import type { RecordReads } from '../../engine/reads.ts';
 import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
 import { base32, CROCKFORD_LOWER } from '../../internal/base32.ts';
 import type { PostSearch } from '../../query/search-request.ts';
@@ -65,6 +67,7 @@ export function createMatchPass(deps: {
     | 'updateSearchVector'
   >;
   engine: AlertMatching;
+  reads: Pick<RecordReads, 'currentFollowers'>;
   signer: DeliverySigner;
   /** Embeds the query of a saved search created while the model was not ready. */
   embedQuery?: ((text: string) => Promise<ArrayLike<number> | null>) | undefined;
@@ -195,9 +198,12 @@ export function createMatchPass(deps: {
   async function emit(eventsBySearch: Map<string, string[]>, searches: SavedSearchRecord[]): Promise<number> {
     if (eventsBySearch.size === 0) return 0;
     const posts = await deps.engine.posts([...new Set([...eventsBySearch.values()].flat())]);
+    // Posts keep their authors' counters coarsened: the events show the current ones.
+    const followers = await deps.reads.currentFollowers(snapshotAccountsOf(posts.values()));
     const summaries = new Map<string, string>();
     for (const [id, post] of posts)
-      if (isServablePost(post)) summaries.set(id, JSON.stringify(renderPostSummary(post, deps.signer)));
+      if (isServablePost(post))
+        summaries.set(id, JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)));
     const at = now().toISOString();
     const bodyOf = (searchId: string, postId: string) =>
       `{"id":${JSON.stringify(eventIdOf(searchId, postId))},"type":"post.matched","created_at":${JSON.stringify(at)},"data":{"saved_search_id":${JSON.stringify(searchId)},"post":${summaries.get(postId)!}}}`;

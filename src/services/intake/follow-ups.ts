@@ -1,5 +1,6 @@
 import type { AuthorPostFacts, IntakeStore } from '../../engine/intake-store.ts';
 import { accountMetrics, viewRatiosToBaseline, type FollowersPoint } from '../../domain/derived.ts';
+import { snapshotChanged } from '../../domain/changes.ts';
 import { withAccountMetrics } from '../../domain/merge.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
@@ -81,15 +82,15 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
 
   /**
    * Recomputes the authors' account metrics from `facts` (their posts) and their follower history,
-   * and writes those that changed. Returns the accounts written (their snapshots changed).
+   * and writes those that changed. Returns how many were written, and those whose snapshots changed.
    */
   async function metricUpdates(
     authorIds: string[],
     facts: ReadonlyMap<string, AuthorPostFacts[]>,
     freshHistory: ReadonlySet<string>,
-  ): Promise<Map<string, AccountRecord>> {
-    const written = new Map<string, AccountRecord>();
-    if (authorIds.length === 0) return written;
+  ): Promise<{ written: number; changed: Map<string, AccountRecord> }> {
+    const changed = new Map<string, AccountRecord>();
+    if (authorIds.length === 0) return { written: 0, changed };
     const records = await store.accounts.get(authorIds);
     const latest = [...records.values()].map((a) => a.profile?.t).filter((t): t is string => t !== undefined);
     const followers =
@@ -119,8 +120,10 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
       });
       return withAccountMetrics(record, metrics, now);
     });
-    for (const [id, { after }] of outcome) written.set(id, after);
-    return written;
+    // Only the accounts whose snapshot reads differently need their posts: metrics moving within
+    // their buckets (src/domain/volatile-facts.ts) leave every post as it is.
+    for (const [id, { before, after }] of outcome) if (snapshotChanged(before, after)) changed.set(id, after);
+    return { written: outcome.size, changed };
   }
 
   /**
@@ -138,8 +141,8 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     await store.refresh();
     const facts = authors.length > 0 ? await store.authorPostFacts(authors) : new Map<string, AuthorPostFacts[]>();
     const metrics = await metricUpdates(authors, facts, freshHistory);
-    const accounts = new Map([...changedAccounts, ...metrics]);
-    const ids = await linkedPosts(accounts, metrics.size > 0 ? new Set() : current);
+    const accounts = new Map([...changedAccounts, ...metrics.changed]);
+    const ids = await linkedPosts(accounts, metrics.changed.size > 0 ? new Set() : current);
     const ratios = baselineUpdates(facts);
     for (const id of ratios.keys()) ids.add(id);
     let fannedOut = 0;
@@ -163,7 +166,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
         if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
       }
     });
-    return { fannedOut, baselinesUpdated, metricsUpdated: metrics.size };
+    return { fannedOut, baselinesUpdated, metricsUpdated: metrics.written };
   }
 
   async function run(

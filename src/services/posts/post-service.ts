@@ -7,6 +7,7 @@ import { NotTrackedError } from '../../internal/errors.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import { bucketHistory } from '../../domain/history.ts';
 import type { PostRecord } from '../../domain/records.ts';
+import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import {
   MAX_HISTORY_POINTS,
   resolveHistoryQuery,
@@ -32,7 +33,7 @@ function notTracked(): NotTrackedError {
 
 /** Creates the post service. */
 export function createPostService(deps: {
-  reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode'>;
+  reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode' | 'currentFollowers'>;
   history: HistoryReads;
   signer: DeliverySigner;
   now?: () => Date;
@@ -51,7 +52,10 @@ export function createPostService(deps: {
 
   return {
     async get(idOrShortcode) {
-      return renderFullPost(await resolve(idOrShortcode), deps.signer);
+      const record = await resolve(idOrShortcode);
+      // The post keeps its authors' counters coarsened (src/domain/volatile-facts.ts).
+      const followers = await deps.reads.currentFollowers(snapshotAccountsOf([record]));
+      return renderFullPost(withCurrentFollowers(record, followers), deps.signer);
     },
 
     async history(idOrShortcode, input) {

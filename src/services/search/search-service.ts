@@ -4,7 +4,9 @@ import type { SimilarEvidence } from './similar-evidence.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
 import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
+import type { RecordReads } from '../../engine/reads.ts';
 import type { AccountSearchState, SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
+import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { References } from './references.ts';
 import { ValidationFailedError } from '../../internal/errors.ts';
 import type { CursorCodec } from '../../query/cursor-codec.ts';
@@ -87,15 +89,21 @@ export function createPostSearchService(
     evidence: MatchEvidence;
     similarEvidence: SimilarEvidence;
     references: References;
+    reads: Pick<RecordReads, 'currentFollowers'>;
   },
 ): PostSearchService {
   return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary, PostMatch>({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
-    run: async (search, page) =>
-      page.state === null
-        ? deps.engine.searchPosts(search, { ...page, state: null, ranking: await postRankingOf(search, deps) })
-        : deps.engine.searchPosts(search, { ...page, state: page.state }),
+    run: async (search, page) => {
+      const found =
+        page.state === null
+          ? await deps.engine.searchPosts(search, { ...page, state: null, ranking: await postRankingOf(search, deps) })
+          : await deps.engine.searchPosts(search, { ...page, state: page.state });
+      // Posts keep their authors' counters coarsened: the summaries show the current ones.
+      const followers = await deps.reads.currentFollowers(snapshotAccountsOf(found.records));
+      return { ...found, records: found.records.map((r) => withCurrentFollowers(r, followers)) };
+    },
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
     extras: async (search, page, data) => {

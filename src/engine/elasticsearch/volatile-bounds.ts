@@ -1,0 +1,155 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import {
+  bucketEnd,
+  coarse,
+  inBounds,
+  rangeBuckets,
+  VOLATILE_AUTHOR_FIELDS,
+  type NumericBounds,
+} from '../../domain/volatile-facts.ts';
+import type { FilterNode, RangeNode } from '../../query/ast.ts';
+import { engineCall } from './errors.ts';
+
+/**
+ * Exact author filters over coarse copies. Posts keep their author's volatile facts (counters,
+ * derived metrics) as the lower edge of a bucket (src/domain/volatile-facts.ts), so that an
+ * account observation rewrites its posts only when a bucket changes. A range over such a fact
+ * stays exact: the buckets strictly inside it are read on the posts' copies, and the accounts whose
+ * value lies in the bucket of a bound are asked of the accounts index (exact, current) and named
+ * by ID. A bound on an edge in the direction that includes its bucket (`gte 10000`, `lt 50000`)
+ * needs no accounts at all.
+ */
+
+/** A range leaf over a volatile author fact: `author.followers_count`, `author.engagement_rate_90d`, … */
+export function isVolatileAuthorRange(node: FilterNode): node is RangeNode {
+  return (
+    node.kind === 'range' &&
+    node.field.startsWith('author.') &&
+    VOLATILE_AUTHOR_FIELDS.has(node.field.slice('author.'.length))
+  );
+}
+
+/** The numeric bounds of a range leaf (volatile facts are numbers, never timestamps). */
+function boundsOf(node: RangeNode): NumericBounds {
+  const out: NumericBounds = {};
+  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
+    const value = node[op];
+    if (typeof value === 'number') out[op] = value;
+  }
+  return out;
+}
+
+/** Every volatile author range leaf of the tree, in order. */
+export function volatileLeaves(node: FilterNode): RangeNode[] {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return node.children.flatMap(volatileLeaves);
+    case 'not':
+      return volatileLeaves(node.child);
+    default:
+      return isVolatileAuthorRange(node) ? [node] : [];
+  }
+}
+
+/**
+ * The tree with each volatile author range leaf replaced by its exact reading on the coarse
+ * copies: the interior range, or (when the bounds' buckets hold matching accounts) an OR of it
+ * and the posts of those accounts. `boundary` gives each leaf's matching accounts of its bounds'
+ * buckets; a leaf absent from it has none.
+ */
+export function rewriteVolatile(node: FilterNode, boundary: ReadonlyMap<RangeNode, readonly string[]>): FilterNode {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      return { kind: node.kind, children: node.children.map((child) => rewriteVolatile(child, boundary)) };
+    case 'not':
+      return { kind: 'not', child: rewriteVolatile(node.child, boundary) };
+    default: {
+      if (!isVolatileAuthorRange(node)) return node;
+      const interior: RangeNode = { kind: 'range', field: node.field, ...rangeBuckets(boundsOf(node)).interior };
+      const ids = boundary.get(node) ?? [];
+      if (ids.length === 0) return interior;
+      return { kind: 'or', children: [interior, { kind: 'terms', field: 'author.id', values: [...ids] }] };
+    }
+  }
+}
+
+/** Accounts read per page of a boundary lookup (the engine's default result window). */
+const PAGE = 10_000;
+
+/** Resolves filter trees against the accounts index (see the module comment). */
+export function createVolatileBounds(deps: { client: Client; accountsIndex: string }) {
+  const { client } = deps;
+
+  /**
+   * The IDs of the accounts whose value of `name` lies in one of the `boundary` buckets (given by
+   * their lower edges) and within `bounds`. The engine narrows by value; the bucket is then checked
+   * here with the same function that coarsened the posts' copies, so both sides agree to the bit.
+   */
+  async function boundaryAccounts(name: string, boundary: number[], bounds: NumericBounds): Promise<string[]> {
+    const query: estypes.QueryDslQueryContainer = {
+      bool: {
+        filter: [
+          { range: { [name]: bounds } },
+          {
+            bool: {
+              should: boundary.map((edge) => {
+                const end = bucketEnd(edge);
+                return { range: { [name]: Number.isFinite(end) ? { gte: edge, lt: end } : { gte: edge } } };
+              }),
+              minimum_should_match: 1,
+            },
+          },
+        ],
+      },
+    };
+    const ids: string[] = [];
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const response = await engineCall(() =>
+        client.search<unknown>({
+          index: deps.accountsIndex,
+          query,
+          size: PAGE,
+          _source: false,
+          docvalue_fields: [name],
+          sort: [{ id: 'asc' }],
+          track_total_hits: false,
+          ...(after ? { search_after: after } : {}),
+        }),
+      );
+      const hits = response.hits.hits;
+      for (const hit of hits) {
+        const value = (hit.fields?.[name] as number[] | undefined)?.[0];
+        if (value !== undefined && boundary.includes(coarse(value)) && inBounds(value, bounds)) ids.push(hit._id!);
+      }
+      if (hits.length < PAGE) return ids;
+      after = hits[hits.length - 1]!.sort;
+    }
+  }
+
+  return {
+    /**
+     * `filter` with every volatile author range read exactly on the posts' coarse copies; the
+     * same tree (the same object) when it has none. One accounts lookup per leaf with a boundary.
+     */
+    async resolve(filter: FilterNode): Promise<FilterNode> {
+      const leaves = volatileLeaves(filter);
+      if (leaves.length === 0) return filter;
+      const boundary = new Map<RangeNode, string[]>();
+      await Promise.all(
+        leaves.map(async (leaf) => {
+          const bounds = boundsOf(leaf);
+          const buckets = rangeBuckets(bounds).boundary;
+          if (buckets.length === 0) return;
+          boundary.set(leaf, await boundaryAccounts(leaf.field.slice('author.'.length), buckets, bounds));
+        }),
+      );
+      return rewriteVolatile(filter, boundary);
+    },
+  };
+}
+
+/** Resolves volatile author ranges of post-index filter trees. */
+export type VolatileBounds = ReturnType<typeof createVolatileBounds>;
