@@ -154,6 +154,22 @@ const scenarios: Scenario[] = [
     raw: rawPostSearch,
   },
   {
+    // A bound inside a bucket of the posts' coarse author counters (src/domain/volatile-facts.ts):
+    // the API looks up the accounts of that bucket; the raw side filters on exact copies, as posts
+    // held them before (the cost of exactness without the fan-out).
+    name: 'posts: author bound inside a bucket',
+    path: '/v1/social/posts/search',
+    body: (i) => ({
+      post: {
+        filters: { format: { in: ['reel'] } },
+        author: { filters: { followers_count: { gte: 10_500 + 100 * (i % 5) } } },
+      },
+      sort: { by: 'views', order: 'desc' },
+      limit: 20,
+    }),
+    raw: rawPostSearch,
+  },
+  {
     // A posts scope of its own per request (`views ≥ i`): the API remembers a scope's qualifying
     // accounts per snapshot (for next pages), which must not flatter first pages here.
     name: 'accounts: posts scope',

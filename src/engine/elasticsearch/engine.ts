@@ -228,17 +228,23 @@ export function createElasticsearchEngine(deps: {
       const out = new Map<string, number>();
       const ids = [...new Set(accountIds)];
       if (ids.length === 0) return out;
+      // A search reading doc values, not a get: a get parses each account's whole stored record
+      // (vectors included) to filter it, which cost a post search page ~6 ms at 1M posts.
       const response = await engineCall(() =>
-        client.mget<{ record?: { profile?: { v?: { followers_count?: number } } } }>({
+        client.search({
           index: accounts.read,
-          ids,
-          realtime: true,
-          _source_includes: ['record.profile.v.followers_count'],
+          query: { ids: { values: ids } },
+          size: ids.length,
+          _source: false,
+          stored_fields: ['_none_'],
+          docvalue_fields: ['id', 'followers_count'],
+          track_total_hits: false,
         }),
       );
-      for (const doc of response.docs) {
-        const followers = 'found' in doc && doc.found ? doc._source?.record?.profile?.v?.followers_count : undefined;
-        if (typeof followers === 'number') out.set(doc._id, followers);
+      for (const hit of response.hits.hits) {
+        const id = (hit.fields?.['id'] as string[] | undefined)?.[0];
+        const followers = (hit.fields?.['followers_count'] as number[] | undefined)?.[0];
+        if (id !== undefined && followers !== undefined) out.set(id, followers);
       }
       return out;
     },

@@ -112,8 +112,10 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
           index: deps.accountsIndex,
           query,
           size: PAGE,
+          // Doc values only: neither the stored record nor `_id` is read for each of a bucket's accounts.
           _source: false,
-          docvalue_fields: [name],
+          stored_fields: ['_none_'],
+          docvalue_fields: ['id', name],
           sort: [{ id: 'asc' }],
           track_total_hits: false,
           ...(after ? { search_after: after } : {}),
@@ -121,8 +123,10 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
       );
       const hits = response.hits.hits;
       for (const hit of hits) {
+        const id = (hit.fields?.['id'] as string[] | undefined)?.[0];
         const value = (hit.fields?.[name] as number[] | undefined)?.[0];
-        if (value !== undefined && boundary.includes(coarse(value)) && inBounds(value, bounds)) ids.push(hit._id!);
+        if (id !== undefined && value !== undefined && boundary.includes(coarse(value)) && inBounds(value, bounds))
+          ids.push(id);
       }
       if (hits.length < PAGE) return ids;
       after = hits[hits.length - 1]!.sort;
