@@ -1,0 +1,472 @@
+/**
+ * A simulated day at steady state (issue "Steady state at scale", part 1; bench/steady-state.md):
+ * on an index of `--posts` posts (the seed dataset, loaded through the intake untimed), one day's
+ * observations as a pipeline would send them (day-load.ts: every active account again, every post
+ * of the last 30 days again with grown counters, 5 % new posts with their enrichments), sent
+ * through the HTTP intake while a fixed open-loop search load runs (search-load.ts), and the same
+ * search load against the idle service just before, in the same run.
+ *
+ *   npx tsx bench/steady-state/day.ts --posts 100000 [--accounts N (posts/10)] [--service-commit REV (HEAD)]
+ *       [--base history|first-load (history)]
+ *       [--search-rate 10] [--idle-seconds 60] [--per-request 1000] [--in-flight 3] [--embeddings]
+ *
+ * Reports the day's service time (first intake request until the observations, follow-ups and
+ * embeddings queues are empty and one refresh) and obs/s; the engine's document writes per
+ * observation (index_total of the posts and accounts indices, primaries) split by cause from the
+ * jobs' own reports (BullMQ completions of the stack's queues): the records, author fan-out,
+ * baselines, account metrics, embeddings, and what none of them explains; metric-history points
+ * apart; Elasticsearch, worker and API CPU-s (with the idle search load's rate for comparison, and
+ * the machine's busy CPU outside them, as the machine is shared); and search p50/p99 during the
+ * day against idle. Writes bench/results/steady-state-day-<posts>.json.
+ *
+ * The service runs as committed at `--service-commit` (bench/lib/service-stack.ts exportCommit),
+ * one API and one worker under a fresh prefix, EMBEDDINGS off unless `--embeddings` (MODEL_DIR, or
+ * ../shared/models/all-MiniLM-L6-v2; the base load then waits for every vector, which takes long),
+ * the search rate limit raised above the load (one key sends it all). Everything it creates is
+ * deleted at the end, on failure too. The day's generator checks itself on a small day first
+ * (`npx tsx bench/steady-state/day-load.ts --check --intake` also sends one through an intake).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { QueueEvents } from 'bullmq';
+import { Redis } from 'ioredis';
+import {
+  createQueueEvents,
+  OBSERVATIONS_PER_JOB,
+  type FollowUpJobResult,
+  type ObservationJobResult,
+} from '../../src/queues/registry.ts';
+import { DEFAULT_SEED_NOW } from '../../src/seed/generator.ts';
+import { generateLoad, sendLoad } from '../intake/load.ts';
+import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
+import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { checkDayLoad, generateDay, writeDayLoad } from './day-load.ts';
+import { startSearchLoad, type SearchLoad } from './search-load.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    posts: { type: 'string', default: '100000' },
+    accounts: { type: 'string' },
+    'service-commit': { type: 'string', default: 'HEAD' },
+    'search-rate': { type: 'string', default: '10' },
+    'idle-seconds': { type: 'string', default: '60' },
+    'warmup-seconds': { type: 'string', default: '10' },
+    'per-request': { type: 'string', default: '1000' },
+    'in-flight': { type: 'string', default: '3' },
+    embeddings: { type: 'boolean', default: false },
+    // history: the seed with its re-observations (accounts every three days up to hours before
+    // the day, recent posts several times): the day then moves each counter by a day's growth, as
+    // in a steady state. first-load: each account observed once, weeks or months before the day,
+    // so that the day's observation moves its counters by all the growth since.
+    base: { type: 'string', default: 'history' },
+  },
+});
+if (!['history', 'first-load'].includes(args.base)) {
+  process.stderr.write('--base: history or first-load\n');
+  process.exit(2);
+}
+const POSTS = Number(args.posts);
+const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
+const SEARCH_RATE = Number(args['search-rate']);
+const IN_FLIGHT = Number(args['in-flight']);
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
+  const stats = await stack.es.nodes.stats({ metric: 'process' });
+  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
+}
+
+/** Engine counters of one index family (primaries): writes and what the intake's reads cost. */
+type FamilyWork = Record<
+  'index_ops' | 'index_ms' | 'refreshes' | 'refresh_ms' | 'merge_ms' | 'queries' | 'query_ms' | 'gets',
+  number
+>;
+
+/** The engine's counters per index family (as bench/intake/history-cost.ts engineWork). */
+async function engineWork(stack: ServiceStack): Promise<Record<string, FamilyWork>> {
+  const out: Record<string, FamilyWork> = {};
+  for (const family of ['posts', 'accounts', 'metrics']) {
+    const pattern = family === 'metrics' ? `${stack.prefix}-metrics-*` : `${stack.prefix}-${family}-v*`;
+    const stats = await stack.es.indices
+      .stats({ index: pattern, metric: ['indexing', 'refresh', 'merge', 'search', 'get'] })
+      .catch(() => null);
+    const p = stats?._all.primaries;
+    out[family] = {
+      index_ops: p?.indexing?.index_total ?? 0,
+      index_ms: p?.indexing?.index_time_in_millis ?? 0,
+      refreshes: p?.refresh?.total ?? 0,
+      refresh_ms: p?.refresh?.total_time_in_millis ?? 0,
+      merge_ms: p?.merges?.total_time_in_millis ?? 0,
+      queries: p?.search?.query_total ?? 0,
+      query_ms: p?.search?.query_time_in_millis ?? 0,
+      gets: p?.get?.total ?? 0,
+    };
+  }
+  return out;
+}
+
+function workDelta(after: Record<string, FamilyWork>, before: Record<string, FamilyWork>): Record<string, FamilyWork> {
+  const out: Record<string, FamilyWork> = {};
+  for (const [family, a] of Object.entries(after)) {
+    const b = before[family]!;
+    out[family] = Object.fromEntries(
+      Object.entries(a).map(([k, v]) => [k, v - b[k as keyof FamilyWork]]),
+    ) as FamilyWork;
+  }
+  return out;
+}
+
+/**
+ * CPU seconds so far of Elasticsearch, the worker, the API, this bench and the whole machine: the
+ * machine's less the others is what else ran meanwhile (the machine is shared), flagging a noisy run.
+ */
+async function cpu(stack: ServiceStack): Promise<Record<'es' | 'worker' | 'api' | 'bench' | 'machine', number>> {
+  const own = process.cpuUsage();
+  return {
+    es: await elasticsearchCpuSeconds(stack),
+    worker: cpuSeconds(stack.worker!.child.pid) ?? 0,
+    api: cpuSeconds(stack.apis[0]!.child.pid) ?? 0,
+    bench: (own.user + own.system) / 1e6,
+    machine: machineBusySeconds(),
+  };
+}
+
+async function drained(stack: ServiceStack, what: string, timeoutMs: number): Promise<void> {
+  await until(what, async () => Object.values(await stack.queueDepth()).every((n) => n === 0), timeoutMs, 100);
+  await stack.es.indices.refresh({
+    index: `${stack.prefix}-posts,${stack.prefix}-accounts,${stack.prefix}-metrics`,
+    ignore_unavailable: true,
+    allow_no_indices: true,
+  });
+}
+
+/** Waits until no merge runs on the stack's indices for five seconds in a row (at most 10 minutes). */
+async function settled(stack: ServiceStack): Promise<void> {
+  let quiet = 0;
+  await until(
+    'the engine merges to settle',
+    async () => {
+      const stats = await stack.es.indices.stats({ index: `${stack.prefix}-*`, metric: ['merge'] });
+      quiet = (stats._all.total?.merges?.current ?? 0) === 0 ? quiet + 1 : 0;
+      return quiet >= 5;
+    },
+    10 * 60_000,
+    1000,
+  ).catch(() => log('engine merges still running after 10 minutes; measuring anyway'));
+}
+
+/** Sums of what the jobs of the day reported, from their completion events. */
+interface JobSums {
+  observations_jobs: number;
+  accounts_written: number;
+  posts_written: number;
+  fanned_out: number;
+  baselines_updated: number;
+  metrics_updated: number;
+  embedded: number;
+  deferred: number;
+  follow_up_runs: number;
+  follow_up_accounts: number;
+  follow_up_authors: number;
+  embeddings_jobs: number;
+  /** Records given vectors by the embeddings queue. */
+  embeddings_written: number;
+}
+
+/** Listens to the completions of the stack's index-writing queues and sums their reports. */
+async function watchJobs(stack: ServiceStack): Promise<{ sums: JobSums; close(): Promise<void> }> {
+  const sums: JobSums = {
+    observations_jobs: 0,
+    accounts_written: 0,
+    posts_written: 0,
+    fanned_out: 0,
+    baselines_updated: 0,
+    metrics_updated: 0,
+    embedded: 0,
+    deferred: 0,
+    follow_up_runs: 0,
+    follow_up_accounts: 0,
+    follow_up_authors: 0,
+    embeddings_jobs: 0,
+    embeddings_written: 0,
+  };
+  const connections: Redis[] = [];
+  const events: QueueEvents[] = [];
+  const listen = (name: 'observations' | 'follow-ups' | 'embeddings', on: (value: unknown) => void) => {
+    // A blocking connection each: QueueEvents reads its stream with XREAD BLOCK.
+    const connection = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    connections.push(connection);
+    const queueEvents = createQueueEvents(name, { connection, prefix: stack.prefix });
+    queueEvents.on('completed', ({ returnvalue }) =>
+      on(typeof returnvalue === 'string' ? (JSON.parse(returnvalue) as unknown) : returnvalue),
+    );
+    events.push(queueEvents);
+  };
+  listen('observations', (value) => {
+    const r = value as ObservationJobResult;
+    sums.observations_jobs++;
+    sums.accounts_written += r.accounts_written;
+    sums.posts_written += r.posts_written;
+    sums.fanned_out += r.fanned_out;
+    sums.baselines_updated += r.baselines_updated;
+    sums.metrics_updated += r.metrics_updated;
+    sums.embedded += r.embedded ?? 0;
+    sums.deferred += r.deferred ?? 0;
+  });
+  listen('follow-ups', (value) => {
+    const r = value as FollowUpJobResult;
+    sums.follow_up_runs++;
+    sums.follow_up_accounts += r.accounts;
+    sums.follow_up_authors += r.authors;
+    sums.fanned_out += r.fanned_out;
+    sums.baselines_updated += r.baselines_updated;
+    sums.metrics_updated += r.metrics_updated;
+  });
+  listen('embeddings', (value) => {
+    sums.embeddings_jobs++;
+    sums.embeddings_written += Number(value) || 0;
+  });
+  await Promise.all(events.map((e) => e.waitUntilReady()));
+  return {
+    sums,
+    async close() {
+      await Promise.all(events.map((e) => e.close().catch(() => undefined)));
+      for (const c of connections) c.disconnect();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const commit = execFileSync('git', ['rev-parse', '--short', `${args['service-commit']}^{commit}`], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  }).trim();
+  // The generator's own check on a small day first: IDs, order, counters, the contract.
+  log(`day check: ${JSON.stringify(checkDayLoad({ posts: 3000, accounts: 300 }))}`);
+
+  const scratch = path.join(REPO_ROOT, '.scratch', `steady-state-day-${process.pid}`);
+  mkdirSync(scratch, { recursive: true });
+  const serviceRoot = exportCommit(args['service-commit']);
+  const removeFiles = () => {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(serviceRoot, { recursive: true, force: true });
+  };
+  // Ctrl-C or TERM: the stack's handler cleans the stack up and exits, past the finally below.
+  process.once('exit', removeFiles);
+  let stack: ServiceStack | null = null;
+  let search: SearchLoad | null = null;
+  let jobs: Awaited<ReturnType<typeof watchJobs>> | null = null;
+  try {
+    const generating = performance.now();
+    const base = generateLoad(
+      { posts: POSTS, accounts: ACCOUNTS, seed: 1, history: args.base === 'history' },
+      5000,
+      path.join(scratch, 'base.ndjson'),
+    );
+    const day = generateDay({ posts: POSTS, accounts: ACCOUNTS, seed: 1 });
+    const dayLoad = writeDayLoad(day, Number(args['per-request']), path.join(scratch, 'day.ndjson'));
+    log(
+      `base: ${base.observations} observations; day: ${dayLoad.observations} (${JSON.stringify(day.counts)}), ` +
+        `generated in ${round((performance.now() - generating) / 1000)} s`,
+    );
+
+    const modelDir = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+    stack = await startStack({
+      label: `steady-day-${POSTS}`,
+      apis: 1,
+      worker: true,
+      env: {
+        ...(args.embeddings ? { EMBEDDINGS: 'on', MODEL_DIR: modelDir } : { EMBEDDINGS: 'off' }),
+        // One key sends the whole search load: the default 600 a minute would refuse some at 10/s.
+        // A budget well above the load keeps the limiter's own work in what is measured.
+        RATE_LIMIT_SEARCH_PER_MINUTE: String(Math.max(6000, Math.ceil(SEARCH_RATE * 60 * 10))),
+      },
+      probeIntervalMs: 0,
+      root: serviceRoot,
+    });
+    const s = stack;
+    const api = s.apis[0]!.url;
+
+    // The base dataset, untimed for the report but logged (a slow base load is worth knowing).
+    const loading = performance.now();
+    await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
+    await Promise.race([drained(s, 'the base load to be indexed', 60 * 60_000), s.failure]);
+    const baseSeconds = (performance.now() - loading) / 1000;
+    log(`base loaded in ${round(baseSeconds)} s (${round(base.observations / baseSeconds, 0)} obs/s)`);
+    // The engine merges the bulk load's segments for a while after it: idle is measured once that
+    // is over, or the idle side would carry the load's merges (seen: ES at ~1 core for 10 searches/s).
+    const settling = performance.now();
+    await settled(s);
+    log(`engine merges settled in ${round((performance.now() - settling) / 1000)} s`);
+
+    // The search load: a warm-up (not recorded), then idle, then the day, without a pause.
+    search = startSearchLoad({ baseUrl: api, key: s.key, rate: SEARCH_RATE, now: DEFAULT_SEED_NOW.getTime() });
+    await sleep(Number(args['warmup-seconds']) * 1000);
+    if (search.failures().length > 0)
+      throw new Error(`searches failed: ${JSON.stringify(search.failures().slice(0, 3))}`);
+    const idleBefore = await cpu(s);
+    const idleStarted = performance.now();
+    search.setPhase('idle');
+    await Promise.race([sleep(Number(args['idle-seconds']) * 1000), s.failure]);
+    search.setPhase(null);
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idleAfter = await cpu(s);
+    log(`idle: ${JSON.stringify(search.report('idle').all)}`);
+
+    jobs = await watchJobs(s);
+    const engineBefore = await engineWork(s);
+    const before = await cpu(s);
+    search.setPhase('day');
+    const sent = await Promise.race([sendLoad(dayLoad, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
+    const allSent = (performance.now() - sent.startedAt) / 1000;
+    await Promise.race([drained(s, 'the day to be indexed', 60 * 60_000), s.failure]);
+    const seconds = (performance.now() - sent.startedAt) / 1000;
+    search.setPhase(null);
+    const after = await cpu(s);
+    const engine = workDelta(await engineWork(s), engineBefore);
+    await search.stop();
+    const searchFailures = search.failures();
+    // Completion events trail the queue counts a little: wait for every observations job's.
+    const expectedJobs = dayLoad.requests.reduce((n, r) => n + Math.ceil(r.lines / OBSERVATIONS_PER_JOB), 0);
+    const sums = jobs.sums;
+    await until("the jobs' completion events", async () => sums.observations_jobs >= expectedJobs, 30_000).catch(() =>
+      log(`only ${sums.observations_jobs} of ${expectedJobs} observations jobs reported`),
+    );
+    await sleep(1000);
+
+    const obs = sent.accepted;
+    const writes = {
+      posts: engine['posts']!.index_ops,
+      accounts: engine['accounts']!.index_ops,
+      metrics: engine['metrics']!.index_ops,
+    };
+    const attributed = {
+      records: sums.posts_written + sums.accounts_written,
+      author_fan_out: sums.fanned_out,
+      baselines: sums.baselines_updated,
+      account_metrics: sums.metrics_updated,
+      embeddings: sums.embedded + sums.embeddings_written,
+    };
+    const attributedTotal = Object.values(attributed).reduce((a, b) => a + b, 0);
+    const per = (n: number) => round(n / obs, 3);
+    const idleRate = (k: 'es' | 'worker' | 'api') => (idleAfter[k] - idleBefore[k]) / idleSeconds;
+    const used = (a: typeof after, b: typeof after, k: 'es' | 'worker' | 'api' | 'bench') => a[k] - b[k];
+    // Busy CPU of the machine outside Elasticsearch, the service and this bench (other users).
+    const elsewhere = (a: typeof after, b: typeof after) =>
+      a.machine - b.machine - (['es', 'worker', 'api', 'bench'] as const).reduce((sum, k) => sum + used(a, b, k), 0);
+    const cpuDay = {
+      es: round(used(after, before, 'es')),
+      worker: round(used(after, before, 'worker')),
+      api: round(used(after, before, 'api')),
+      bench: round(used(after, before, 'bench')),
+      elsewhere: round(elsewhere(after, before)),
+    };
+    const idle = search.report('idle');
+    const during = search.report('day');
+    const result = {
+      measured: { commit, date: new Date().toISOString().slice(0, 10) },
+      base_profile: args.base,
+      posts: POSTS,
+      accounts: ACCOUNTS,
+      embeddings: args.embeddings,
+      base: {
+        observations: base.observations,
+        kinds: base.kinds,
+        seconds: round(baseSeconds),
+        obs_per_s: round(base.observations / baseSeconds, 0),
+      },
+      day: {
+        observations: obs,
+        kinds: dayLoad.kinds,
+        causes: day.counts,
+        requests: dayLoad.requests.length,
+        per_request: Number(args['per-request']),
+        in_flight: IN_FLIGHT,
+        refused_503: sent.refused,
+        seconds_to_send: round(allSent, 2),
+        service_seconds: round(seconds, 2),
+        obs_per_s: round(obs / seconds, 0),
+      },
+      writes: {
+        engine: writes,
+        per_observation: {
+          total: per(writes.posts + writes.accounts),
+          posts_index: per(writes.posts),
+          accounts_index: per(writes.accounts),
+          records: per(attributed.records),
+          author_fan_out: per(attributed.author_fan_out),
+          baselines: per(attributed.baselines),
+          account_metrics: per(attributed.account_metrics),
+          embeddings: per(attributed.embeddings),
+          // A post both fanned out and given a new baseline is one write counted in both causes,
+          // so this can be negative: it is the engine's writes less the causes' sum.
+          other_unexplained: per(writes.posts + writes.accounts - attributedTotal),
+          // Without the baselines (which ride on fan-out writes when a post has both): post writes
+          // that are neither a record nor a fan-out (a baseline alone, a snapshot attached again),
+          // and account writes that are neither a record nor new metrics (with --embeddings, both
+          // also hold the embeddings queue's vectors).
+          posts_beyond_records_and_fan_out: per(writes.posts - sums.posts_written - sums.fanned_out - sums.embedded),
+          accounts_beyond_records_and_metrics: per(writes.accounts - sums.accounts_written - sums.metrics_updated),
+          metric_history_points: per(writes.metrics),
+        },
+        jobs: sums,
+      },
+      cpu_s: {
+        day: cpuDay,
+        // The same search load alone, per second, and over the day's duration: what the day added.
+        idle_search_per_s: {
+          es: round(idleRate('es'), 3),
+          worker: round(idleRate('worker'), 3),
+          api: round(idleRate('api'), 3),
+          elsewhere: round(elsewhere(idleAfter, idleBefore) / idleSeconds, 3),
+        },
+        day_less_idle_search: {
+          es: round(cpuDay.es - idleRate('es') * seconds),
+          worker: round(cpuDay.worker - idleRate('worker') * seconds),
+          api: round(cpuDay.api - idleRate('api') * seconds),
+        },
+      },
+      engine,
+      search: {
+        rate_per_s: SEARCH_RATE,
+        idle_seconds: round(idleSeconds),
+        idle,
+        day: during,
+        day_over_idle: {
+          p50: round(during.all.p50_ms / idle.all.p50_ms, 2),
+          p99: round(during.all.p99_ms / idle.all.p99_ms, 2),
+        },
+        failures: searchFailures.slice(0, 5),
+      },
+    };
+    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
+    const out = path.join(REPO_ROOT, `bench/results/steady-state-day-${POSTS}-${args.base}-${commit}.json`);
+    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    const p = result.writes.per_observation;
+    console.log(
+      [
+        `steady-state day at ${POSTS} posts / ${ACCOUNTS} accounts (service ${commit}), written to ${path.relative(REPO_ROOT, out)}`,
+        `  base load: ${base.observations} obs in ${round(baseSeconds)} s`,
+        `  day: ${obs} obs (${JSON.stringify(day.counts)}) in ${round(seconds, 1)} s = ${result.day.obs_per_s} obs/s (sent in ${round(allSent, 1)} s, ${sent.refused} refused)`,
+        `  engine writes / obs: ${p.total} (posts ${p.posts_index}, accounts ${p.accounts_index}); records ${p.records}, author fan-out ${p.author_fan_out}, ` +
+          `baselines ${p.baselines}, account metrics ${p.account_metrics}, embeddings ${p.embeddings}, other ${p.other_unexplained} ` +
+          `(posts beyond records and fan-out ${p.posts_beyond_records_and_fan_out}, accounts beyond records and metrics ${p.accounts_beyond_records_and_metrics}); metric points ${p.metric_history_points}`,
+        `  CPU-s: ES ${cpuDay.es}, worker ${cpuDay.worker}, API ${cpuDay.api} (less the idle search load's: ${JSON.stringify(result.cpu_s.day_less_idle_search)}); ` +
+          `elsewhere on the machine ${cpuDay.elsewhere} (idle: ${round(elsewhere(idleAfter, idleBefore))} in ${round(idleSeconds)} s)`,
+        `  search at ${SEARCH_RATE}/s: idle p50 ${idle.all.p50_ms} p99 ${idle.all.p99_ms} ms (${idle.all.requests}); ` +
+          `day p50 ${during.all.p50_ms} p99 ${during.all.p99_ms} ms (${during.all.requests}); ratio p50 ${result.search.day_over_idle.p50}, p99 ${result.search.day_over_idle.p99}; ` +
+          `${idle.all.errors + during.all.errors} errors`,
+      ].join('\n'),
+    );
+  } finally {
+    await search?.stop().catch(() => undefined);
+    await jobs?.close().catch(() => undefined);
+    await stack?.cleanup().catch((e: unknown) => log(`cleanup: ${String(e)}`));
+    removeFiles();
+  }
+}
+
+await main();
