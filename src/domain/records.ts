@@ -7,7 +7,7 @@ import type {
   PostObservation,
 } from '../contract/observations.ts';
 import type { AccountMetrics } from './derived.ts';
-import { coarseMetrics, coarseProfile } from './volatile-facts.ts';
+import { coarseProfile } from './volatile-facts.ts';
 
 /**
  * The merged state the service keeps per entity. Records are engine-neutral: an engine adapter
@@ -98,7 +98,10 @@ export interface AccountSnapshot {
   profile: AccountProfile | null;
   niches: string[] | null;
   publishing_languages: string[] | null;
-  /** The account's derived metrics (absent in snapshots taken before they existed). */
+  /**
+   * Absent: posts do not keep the account's metrics (src/domain/volatile-facts.ts). Snapshots
+   * written before 2026-11-26 may hold them; nothing reads them.
+   */
   metrics?: AccountMetrics | null;
 }
 
@@ -202,19 +205,17 @@ export function isNewerVersion(a: string, b: string): boolean {
 }
 
 /**
- * The snapshot a post keeps of a linked account, its volatile facts coarsened
- * (src/domain/volatile-facts.ts): an observation that moves only counters within their buckets
- * leaves it as it was, so the account's posts are not rewritten.
+ * The snapshot a post keeps of a linked account, its counters coarsened and without its metrics
+ * (src/domain/volatile-facts.ts): an observation that moves only counters within their buckets,
+ * or metrics, leaves it as it was, so the account's posts are not rewritten.
  */
 export function snapshotOf(account: AccountRecord): AccountSnapshot {
   const profile = account.profile?.v ?? null;
-  const metrics = account.metrics?.v ?? null;
   return {
     version: accountVersion(account),
     status: account.status?.v ?? null,
     profile: profile && coarseProfile(profile),
     niches: account.niches?.v ?? null,
     publishing_languages: account.publishing_languages?.v ?? null,
-    metrics: metrics && coarseMetrics(metrics),
   };
 }

@@ -1,5 +1,5 @@
 import { ACCOUNT_COUNTERS } from '../contract/observations.ts';
-import { ACCOUNT_METRIC_FIELDS, type AccountMetrics } from './derived.ts';
+import { ACCOUNT_METRIC_FIELDS } from './derived.ts';
 
 /**
  * Account facts that move with nearly every observation: the counters a pipeline re-observes daily
@@ -8,7 +8,8 @@ import { ACCOUNT_METRIC_FIELDS, type AccountMetrics } from './derived.ts';
  * post of an account at each of its observations: at 10 posts per account, ten post writes per
  * account observation (docs/capacity.md, "Write amplification").
  *
- * So a post keeps each of them *coarsened*: the lower edge of the value's bucket in a fixed table
+ * So a post keeps each counter *coarsened* (and the metrics not at all, see
+ * {@link ACCOUNT_ONLY_AUTHOR_FIELDS}): the lower edge of the value's bucket in a fixed table
  * of about ten buckets per decade ({@link coarse}). An account's observation rewrites its posts only
  * when a bucket changes (a 1 %-a-day grower crosses an edge every few weeks), and what a post search
  * needs exactly comes from the accounts index at read time: the rendered `followers_count`, and the
@@ -18,11 +19,16 @@ import { ACCOUNT_METRIC_FIELDS, type AccountMetrics } from './derived.ts';
 /** The profile counters a post keeps coarsened: every counter an account observation carries. */
 export const VOLATILE_PROFILE_FIELDS = ACCOUNT_COUNTERS;
 
-/** Every author fact a post keeps coarsened: the profile counters and the account metrics. */
-export const VOLATILE_AUTHOR_FIELDS: ReadonlySet<string> = new Set<string>([
-  ...VOLATILE_PROFILE_FIELDS,
-  ...ACCOUNT_METRIC_FIELDS,
-]);
+/** Every author fact a post keeps coarsened: the profile counters. */
+export const VOLATILE_AUTHOR_FIELDS: ReadonlySet<string> = new Set<string>(VOLATILE_PROFILE_FIELDS);
+
+/**
+ * Author facts posts do not keep at all: the account metrics. Derived from the account's posts and
+ * history, they jump daily (`posts_per_week_90d` by a whole post, a growth rate with its reference
+ * observation): even buckets a decade wide changed for 30 % of accounts a day
+ * (bench/steady-state.md, "What still fans out"). Author filters on them ask the accounts index.
+ */
+export const ACCOUNT_ONLY_AUTHOR_FIELDS: ReadonlySet<string> = new Set<string>(ACCOUNT_METRIC_FIELDS);
 
 /**
  * Bucket edges per decade. The 1-2-5 bounds people type (1,000, 5,000, 10,000, 50,000) are edges,
@@ -129,15 +135,5 @@ export function inBounds(x: number, range: NumericBounds): boolean {
 export function coarseProfile<P extends Record<(typeof VOLATILE_PROFILE_FIELDS)[number], number>>(profile: P): P {
   const out = { ...profile };
   for (const field of VOLATILE_PROFILE_FIELDS) out[field] = coarse(profile[field]);
-  return out;
-}
-
-/** The metrics as posts keep them: each non-null metric coarsened. */
-export function coarseMetrics(metrics: AccountMetrics): AccountMetrics {
-  const out = { ...metrics };
-  for (const field of ACCOUNT_METRIC_FIELDS) {
-    const value = metrics[field];
-    if (value !== null) out[field] = coarse(value);
-  }
   return out;
 }

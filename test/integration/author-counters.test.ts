@@ -103,4 +103,30 @@ describe('author counters kept coarse in posts', () => {
     const profile = await stack.get(`/v1/social/accounts/${accountId('a')}`);
     expect(profile.body.followers_count).toBe(12_100);
   });
+
+  it("a new post moves its author's metrics without rewriting the author's other posts", async () => {
+    const existing = postsOf('a', 'b', 'c', 'd');
+    const before = await seqNos(existing);
+    const response = await stack.ingest(
+      [postObs('vc-d', { platform_id: 'vc-d2', caption: 'Counters post d2', observed_at: at(180) })],
+      { vectors: false },
+    );
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    // Posts do not keep the metrics: d's moved (one post in 90 days → two), none of its posts was rewritten.
+    expect(await seqNos(existing)).toEqual(before);
+    const d = await stack.get(`/v1/social/accounts/${accountId('d')}`);
+    expect(d.body.posts_per_week_90d).toBeCloseTo(2 / (90 / 7), 12);
+    const withD2 = (...keys: Key[]) => [...postsOf(...keys), postId('d2')].sort();
+    expect(await authorFiltered({ posts_per_week_90d: { gte: 0.1 } })).toEqual(withD2('a', 'd'));
+    expect(await authorFiltered({ posts_per_week_90d: { lt: 0.1 } })).toEqual(postsOf('b', 'c'));
+    const facets = await stack.post('/v1/social/posts/facets', {
+      post: {},
+      facets: [{ field: 'author.posts_per_week_90d', ranges: [{ to: 0.1 }, { from: 0.1 }] }],
+    });
+    expect(facets.statusCode, JSON.stringify(facets.body)).toBe(200);
+    expect(facets.body.facets['author.posts_per_week_90d']).toEqual([
+      { value: { from: null, to: 0.1 }, count: 2 },
+      { value: { from: 0.1, to: null }, count: 4 },
+    ]);
+  });
 });

@@ -83,16 +83,22 @@ describe('the filter rewrite', () => {
 
   it('replaces volatile author ranges only, keeping every other node as it is', () => {
     const volatile = leaf({ gte: 10_500 });
+    const metric = leaf({ gte: 0.05 }, 'author.engagement_rate_90d');
     const filter: FilterNode = {
       kind: 'and',
       children: [
         { kind: 'range', field: 'post.views', gte: 10_500 },
         { kind: 'not', child: volatile },
-        leaf({ gte: 0.05 }, 'author.engagement_rate_90d'),
+        metric,
+        { kind: 'exists', field: 'author.median_views_90d' },
       ],
     };
-    expect(volatileLeaves(filter)).toHaveLength(2);
-    expect(rewriteVolatile(filter, new Map([[volatile, ['acc_1', 'acc_2']]]))).toEqual({
+    expect(volatileLeaves(filter)).toHaveLength(3);
+    const accounts = new Map<FilterNode, string[]>([
+      [volatile, ['acc_1', 'acc_2']],
+      [metric, ['acc_3']],
+    ]);
+    expect(rewriteVolatile(filter, accounts)).toEqual({
       kind: 'and',
       children: [
         { kind: 'range', field: 'post.views', gte: 10_500 },
@@ -106,7 +112,9 @@ describe('the filter rewrite', () => {
             ],
           },
         },
-        { kind: 'range', field: 'author.engagement_rate_90d', gte: 0.05 },
+        // Posts do not keep the metrics: the accounts that satisfy them, by ID (none: nothing).
+        { kind: 'terms', field: 'author.id', values: ['acc_3'] },
+        { kind: 'or', children: [] },
       ],
     });
   });

@@ -17,10 +17,16 @@ import type { SnapshotPool } from './snapshot-pool.ts';
 import { similarWindow } from './similar-search.ts';
 import type { SimilarRanking } from '../search.ts';
 import type { FilterNode, RangeNode } from '../../query/ast.ts';
-import { createVolatileBounds, isVolatileAuthorRange } from './volatile-bounds.ts';
+import { createVolatileBounds, isAccountOnlyAuthorLeaf, isVolatileAuthorRange } from './volatile-bounds.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
+
+/** A range facet counted by filters: one per range, and the posts without a value when the field cannot say. */
+interface ResolvedRanges {
+  ranges: Query[];
+  missing?: Query;
+}
 
 /**
  * How many values each shard lists for a terms facet counted again for exactness (see
@@ -42,16 +48,16 @@ export const EXACT_SHARD_SIZE = 10_000;
 export function facetAggregations(
   facets: FacetSpec[],
   shardSize?: number,
-  rangeFilters?: ReadonlyMap<number, Query[]>,
+  rangeFilters?: ReadonlyMap<number, ResolvedRanges>,
 ): Aggs {
   const aggs: Aggs = {};
   for (const [i, facet] of facets.entries()) {
     const field = esPath(facet.field);
-    aggs[`m${i}`] = { missing: { field } };
-    const filters = rangeFilters?.get(i);
-    aggs[`f${i}`] = filters
+    const resolved = rangeFilters?.get(i);
+    aggs[`m${i}`] = resolved?.missing ? { filter: resolved.missing } : { missing: { field } };
+    aggs[`f${i}`] = resolved
       ? // One filter per range, keyed as the range aggregation's buckets are (readFacets reads both).
-        { filters: { keyed: false, filters: Object.fromEntries(filters.map((q, j) => [`r${j}`, q])) } }
+        { filters: { keyed: false, filters: Object.fromEntries(resolved.ranges.map((q, j) => [`r${j}`, q])) } }
       : facet.kind === 'terms'
         ? {
             terms: {
@@ -153,7 +159,7 @@ export function createFacetEngine(deps: {
     facets: FacetSpec[],
     keepAliveSeconds: number,
     queryOn: (pit: string) => Promise<Query>,
-    rangeFilters?: ReadonlyMap<number, Query[]>,
+    rangeFilters?: ReadonlyMap<number, ResolvedRanges>,
   ): Promise<FacetCounts> {
     const run = async (pit: string) =>
       client.search({
@@ -213,33 +219,31 @@ export function createFacetEngine(deps: {
   }
 
   /**
-   * Range facets over volatile author facts (kept coarse in posts), as one exact filter per range:
-   * each range read like a filter of the same bounds (volatile-bounds.ts).
+   * Range facets over author facts posts keep coarse (counters) or not at all (metrics), as one
+   * exact filter per range: each range read like a filter of the same bounds (volatile-bounds.ts).
    */
-  async function volatileRangeFilters(facets: FacetSpec[]): Promise<Map<number, Query[]>> {
-    const out = new Map<number, Query[]>();
+  async function volatileRangeFilters(facets: FacetSpec[]): Promise<Map<number, ResolvedRanges>> {
+    const out = new Map<number, ResolvedRanges>();
     await Promise.all(
       facets.map(async (facet, i) => {
         if (facet.kind !== 'ranges') return;
+        const exists: FilterNode = { kind: 'exists', field: facet.field };
         const leaves: RangeNode[] = facet.ranges.map((r) => ({
           kind: 'range',
           field: facet.field,
           ...(r.from !== null && { gte: r.from }),
           ...(r.to !== null && { lt: r.to }),
         }));
-        if (!leaves.some(isVolatileAuthorRange)) return;
+        if (!leaves.some((leaf) => isVolatileAuthorRange(leaf) || isAccountOnlyAuthorLeaf(leaf))) return;
         // An unbounded range ({from: null, to: null}) counts every post with a value.
         const resolved = await Promise.all(
-          leaves.map((leaf): Promise<FilterNode> =>
-            leaf.gte === undefined && leaf.lt === undefined
-              ? Promise.resolve({ kind: 'exists', field: facet.field })
-              : bounds.resolve(leaf),
-          ),
+          leaves.map((leaf) => bounds.resolve(leaf.gte === undefined && leaf.lt === undefined ? exists : leaf)),
         );
-        out.set(
-          i,
-          resolved.map((node) => compileFilter(node, 'post')),
-        );
+        // Posts without a value: for a fact posts do not keep, those whose author lacks it.
+        const missing = isAccountOnlyAuthorLeaf(exists)
+          ? compileFilter({ kind: 'not', child: await bounds.resolve(exists) }, 'post')
+          : undefined;
+        out.set(i, { ranges: resolved.map((node) => compileFilter(node, 'post')), ...(missing && { missing }) });
       }),
     );
     return out;

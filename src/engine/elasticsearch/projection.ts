@@ -3,7 +3,7 @@ import { ACCOUNT_METRIC_FIELDS, engagementRateByViews, type AccountMetrics } fro
 import { linkedAccountIds, linksOf } from '../../domain/links.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../domain/availability.ts';
-import { coarse, coarseMetrics } from '../../domain/volatile-facts.ts';
+import { coarse } from '../../domain/volatile-facts.ts';
 import { analyzeIn, documentLanguage } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import { foldCase } from '../../query/fields.ts';
@@ -116,7 +116,8 @@ export function projectPost(record: PostRecord): Doc {
           niches: author.profile?.is_private ? undefined : (author.niches ?? undefined),
           publishing_languages: author.profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
           country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
-          ...metricFields(author.metrics && coarseMetrics(author.metrics), author.profile?.is_private ?? false),
+          // No account metrics: posts do not keep them (src/domain/volatile-facts.ts); author
+          // filters on them ask the accounts index (volatile-bounds.ts).
         }
       : { id: links.author },
   });

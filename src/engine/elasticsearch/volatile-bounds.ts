@@ -1,5 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import {
+  ACCOUNT_ONLY_AUTHOR_FIELDS,
   bucketEnd,
   coarse,
   inBounds,
@@ -7,7 +8,7 @@ import {
   VOLATILE_AUTHOR_FIELDS,
   type NumericBounds,
 } from '../../domain/volatile-facts.ts';
-import type { FilterNode, RangeNode } from '../../query/ast.ts';
+import type { ExistsNode, FilterNode, RangeNode } from '../../query/ast.ts';
 import { engineCall } from './errors.ts';
 
 /**
@@ -18,6 +19,10 @@ import { engineCall } from './errors.ts';
  * value lies in the bucket of a bound are asked of the accounts index (exact, current) and named
  * by ID. A bound on an edge in the direction that includes its bucket (`gte 10000`, `lt 50000`)
  * needs no accounts at all.
+ *
+ * The account metrics are not in posts at all: a range or `exists` over one is answered by the
+ * accounts index alone, every matching account named by ID (the lookup grows with the match:
+ * docs/capacity.md, "Write amplification").
  */
 
 /** A range leaf over a volatile author fact: `author.followers_count`, `author.engagement_rate_90d`, … */
@@ -26,6 +31,15 @@ export function isVolatileAuthorRange(node: FilterNode): node is RangeNode {
     node.kind === 'range' &&
     node.field.startsWith('author.') &&
     VOLATILE_AUTHOR_FIELDS.has(node.field.slice('author.'.length))
+  );
+}
+
+/** A range or `exists` leaf over an author fact posts do not keep (an account metric). */
+export function isAccountOnlyAuthorLeaf(node: FilterNode): boolean {
+  return (
+    (node.kind === 'range' || node.kind === 'exists') &&
+    node.field.startsWith('author.') &&
+    ACCOUNT_ONLY_AUTHOR_FIELDS.has(node.field.slice('author.'.length))
   );
 }
 
@@ -39,8 +53,10 @@ function boundsOf(node: RangeNode): NumericBounds {
   return out;
 }
 
-/** Every volatile author range leaf of the tree, in order. */
-export function volatileLeaves(node: FilterNode): RangeNode[] {
+/** Every leaf of the tree that needs the accounts index (volatile ranges, account-only facts), in order. */
+export function volatileLeaves(node: FilterNode): Array<RangeNode | ExistsNode> {
+  if (node.kind === 'range' || node.kind === 'exists')
+    return isVolatileAuthorRange(node) || isAccountOnlyAuthorLeaf(node) ? [node] : [];
   switch (node.kind) {
     case 'and':
     case 'or':
@@ -48,8 +64,19 @@ export function volatileLeaves(node: FilterNode): RangeNode[] {
     case 'not':
       return volatileLeaves(node.child);
     default:
-      return isVolatileAuthorRange(node) ? [node] : [];
+      return [];
   }
+}
+
+/** The engine's limit of values in one `terms` query (`index.max_terms_count`). */
+const MAX_TERMS = 65_536;
+
+/** Posts by any of `ids`: one `terms` leaf, an OR of several past the engine's limit, nothing when empty. */
+function byAuthors(ids: readonly string[]): FilterNode {
+  const chunks: FilterNode[] = [];
+  for (let i = 0; i < ids.length; i += MAX_TERMS)
+    chunks.push({ kind: 'terms', field: 'author.id', values: ids.slice(i, i + MAX_TERMS) });
+  return chunks.length === 1 ? chunks[0]! : { kind: 'or', children: chunks };
 }
 
 /**
@@ -58,7 +85,7 @@ export function volatileLeaves(node: FilterNode): RangeNode[] {
  * and the posts of those accounts. `boundary` gives each leaf's matching accounts of its bounds'
  * buckets; a leaf absent from it has none.
  */
-export function rewriteVolatile(node: FilterNode, boundary: ReadonlyMap<RangeNode, readonly string[]>): FilterNode {
+export function rewriteVolatile(node: FilterNode, boundary: ReadonlyMap<FilterNode, readonly string[]>): FilterNode {
   switch (node.kind) {
     case 'and':
     case 'or':
@@ -66,11 +93,13 @@ export function rewriteVolatile(node: FilterNode, boundary: ReadonlyMap<RangeNod
     case 'not':
       return { kind: 'not', child: rewriteVolatile(node.child, boundary) };
     default: {
+      // Posts do not hold the fact: exactly the posts of the accounts that satisfy it.
+      if (isAccountOnlyAuthorLeaf(node)) return byAuthors(boundary.get(node) ?? []);
       if (!isVolatileAuthorRange(node)) return node;
       const interior: RangeNode = { kind: 'range', field: node.field, ...rangeBuckets(boundsOf(node)).interior };
       const ids = boundary.get(node) ?? [];
       if (ids.length === 0) return interior;
-      return { kind: 'or', children: [interior, { kind: 'terms', field: 'author.id', values: [...ids] }] };
+      return { kind: 'or', children: [interior, byAuthors(ids)] };
     }
   }
 }
@@ -87,7 +116,7 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
    * their lower edges) and within `bounds`. The engine narrows by value; the bucket is then checked
    * here with the same function that coarsened the posts' copies, so both sides agree to the bit.
    */
-  async function boundaryAccounts(name: string, boundary: number[], bounds: NumericBounds): Promise<string[]> {
+  function boundaryAccounts(name: string, boundary: number[], bounds: NumericBounds): Promise<string[]> {
     const query: estypes.QueryDslQueryContainer = {
       bool: {
         filter: [
@@ -104,6 +133,15 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
         ],
       },
     };
+    return accountIds(query, name, (value) => boundary.includes(coarse(value)) && inBounds(value, bounds));
+  }
+
+  /** The IDs of the accounts `query` matches whose value of `name` passes `keep`, every page of them. */
+  async function accountIds(
+    query: estypes.QueryDslQueryContainer,
+    name: string,
+    keep: (value: number) => boolean,
+  ): Promise<string[]> {
     const ids: string[] = [];
     let after: estypes.SortResults | undefined;
     for (;;) {
@@ -125,8 +163,7 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
       for (const hit of hits) {
         const id = (hit.fields?.['id'] as string[] | undefined)?.[0];
         const value = (hit.fields?.[name] as number[] | undefined)?.[0];
-        if (id !== undefined && value !== undefined && boundary.includes(coarse(value)) && inBounds(value, bounds))
-          ids.push(id);
+        if (id !== undefined && value !== undefined && keep(value)) ids.push(id);
       }
       if (hits.length < PAGE) return ids;
       after = hits[hits.length - 1]!.sort;
@@ -141,13 +178,21 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
     async resolve(filter: FilterNode): Promise<FilterNode> {
       const leaves = volatileLeaves(filter);
       if (leaves.length === 0) return filter;
-      const boundary = new Map<RangeNode, string[]>();
+      const boundary = new Map<FilterNode, string[]>();
       await Promise.all(
         leaves.map(async (leaf) => {
+          const name = leaf.field.slice('author.'.length);
+          if (isAccountOnlyAuthorLeaf(leaf)) {
+            // Exists, or a range (over numbers: the metrics are numbers).
+            const query = leaf.kind === 'exists' ? { exists: { field: name } } : { range: { [name]: boundsOf(leaf) } };
+            boundary.set(leaf, await accountIds(query, name, () => true));
+            return;
+          }
+          if (leaf.kind !== 'range') return;
           const bounds = boundsOf(leaf);
           const buckets = rangeBuckets(bounds).boundary;
           if (buckets.length === 0) return;
-          boundary.set(leaf, await boundaryAccounts(leaf.field.slice('author.'.length), buckets, bounds));
+          boundary.set(leaf, await boundaryAccounts(name, buckets, bounds));
         }),
       );
       return rewriteVolatile(filter, boundary);
