@@ -17,7 +17,7 @@
  * baselines, account metrics, embeddings, and what none of them explains; metric-history points
  * apart; Elasticsearch, worker and API CPU-s (with the idle search load's rate for comparison, and
  * the machine's busy CPU outside them, as the machine is shared); and search p50/p99 during the
- * day against idle. Writes bench/results/steady-state-day-<posts>.json.
+ * day against idle. Writes bench/results/steady-state-day-<posts>-<base>-<commit>.json.
  *
  * The service runs as committed at `--service-commit` (bench/lib/service-stack.ts exportCommit),
  * one API and one worker under a fresh prefix, EMBEDDINGS off unless `--embeddings` (MODEL_DIR, or
