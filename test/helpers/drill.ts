@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { mintId } from '../../src/contract/ids.ts';
 import { viewRatiosToBaseline } from '../../src/domain/derived.ts';
+import { snapshotOf, type AccountRecord } from '../../src/domain/records.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { freePort } from './redis-server.ts';
 import { startStack, type Stack } from './stack.ts';
@@ -761,7 +762,8 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
   }
 
   // Denormalized account data follows every account change: each post's copy of each linked
-  // account is that account's current state.
+  // account is that account's current state as posts keep it (counters coarse, no metrics:
+  // src/domain/volatile-facts.ts).
   for (const [id, record] of posts) {
     const raw = record.raw?.v;
     if (!raw) continue;
@@ -775,11 +777,12 @@ export async function checkState(es: Client, prefix: string, expected: ExpectedS
       const account = accounts.get(accountId);
       if (!account) continue;
       const copy = record.accounts?.[accountId];
+      const snapshot = snapshotOf(account as AccountRecord);
       const current = {
-        status: account.status?.v ?? null,
-        profile: account.profile?.v ?? null,
-        niches: account.niches?.v ?? null,
-        publishing_languages: account.publishing_languages?.v ?? null,
+        status: snapshot.status,
+        profile: snapshot.profile,
+        niches: snapshot.niches,
+        publishing_languages: snapshot.publishing_languages,
       };
       const held = copy
         ? {
