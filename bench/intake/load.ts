@@ -25,6 +25,11 @@ export interface GeneratedLoad {
 
 /** Writes the dataset of `options` to `file`, `perRequest` observations per request. */
 export function generateLoad(options: SeedOptions, perRequest: number, file: string): GeneratedLoad {
+  return writeLoad(generateObservations(options), perRequest, file);
+}
+
+/** Writes `source`'s observations to `file` as intake requests of `perRequest` observations each. */
+export function writeLoad(source: Iterable<Record<string, unknown>>, perRequest: number, file: string): GeneratedLoad {
   const fd = openSync(file, 'w');
   const requests: RequestSlice[] = [];
   const kinds: Record<string, number> = {};
@@ -40,7 +45,7 @@ export function generateLoad(options: SeedOptions, perRequest: number, file: str
     lines = [];
   };
   try {
-    for (const observation of generateObservations(options)) {
+    for (const observation of source) {
       const kind = String(observation['kind']);
       kinds[kind] = (kinds[kind] ?? 0) + 1;
       observations++;

@@ -24,7 +24,6 @@
  * order, counters, the contract's validation of every observation; with `--intake`, also sends
  * it with `?wait=true` to a fresh stack holding the dataset and requires zero rejections.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseObservation } from '../../src/contract/observations.ts';
@@ -34,7 +33,7 @@ import { DEFAULT_SEED_NOW, generateObservations, type SeedOptions } from '../../
 import { followerCurve } from '../../src/seed/history.ts';
 import { PostBuilder } from '../../src/seed/posts.ts';
 import { hash2, Rng } from '../../src/seed/random.ts';
-import type { GeneratedLoad, RequestSlice } from '../intake/load.ts';
+import { writeLoad, type GeneratedLoad } from '../intake/load.ts';
 
 /** Posts posted this many days before the day are re-observed (as history.ts re-observes them). */
 const RECENT_POST_DAYS = 30;
@@ -264,33 +263,7 @@ export function generateDay(opts: DayOptions): Day {
 
 /** The day as {@link GeneratedLoad} (for `sendLoad`): written once to `file`, `perRequest` observations a request. */
 export function writeDayLoad(day: Day, perRequest: number, file: string): GeneratedLoad {
-  const fd = openSync(file, 'w');
-  const requests: RequestSlice[] = [];
-  const kinds: Record<string, number> = {};
-  let offset = 0;
-  let observations = 0;
-  let lines: string[] = [];
-  const flush = () => {
-    if (lines.length === 0) return;
-    const buffer = Buffer.from(lines.join('\n') + '\n', 'utf8');
-    writeSync(fd, buffer);
-    requests.push({ offset, bytes: buffer.length, lines: lines.length });
-    offset += buffer.length;
-    lines = [];
-  };
-  try {
-    for (const observation of day.observations()) {
-      const kind = String(observation['kind']);
-      kinds[kind] = (kinds[kind] ?? 0) + 1;
-      observations++;
-      lines.push(JSON.stringify(observation));
-      if (lines.length === perRequest) flush();
-    }
-    flush();
-  } finally {
-    closeSync(fd);
-  }
-  return { file, requests, observations, bytes: offset, kinds };
+  return writeLoad(day.observations(), perRequest, file);
 }
 
 /**
