@@ -11,7 +11,7 @@ import { createPendingChanges, type PendingChanges } from '../services/alerts/pe
 import { createSecretBox } from '../services/alerts/secret-box.ts';
 import { createWebhookDelivery } from '../services/alerts/webhook-delivery.ts';
 import type { Connections } from './connections.ts';
-import type { Closable } from './core.ts';
+import { openFollowersMirror, type Closable } from './core.ts';
 
 /** What deliveries say they are (`User-Agent`). */
 const USER_AGENT = 'social-search-webhooks/1';
@@ -77,7 +77,7 @@ export function openAlertWorker(
     pass: createMatchPass({
       store,
       engine: parts.engine.alerts,
-      reads: parts.engine.reads,
+      reads: openFollowersMirror(config, connections, parts.engine),
       signer: parts.signer,
       embedQuery: queryEmbedder(config, parts.embedder),
       enqueueDeliveries: deliveryQueue(webhooks),

@@ -22,7 +22,7 @@ import {
 import { createReferences } from '../services/search/references.ts';
 import { createSimilarEvidence } from '../services/search/similar-evidence.ts';
 import type { Connections } from './connections.ts';
-import { openHolders, openIntake, openKeys, type Closable } from './core.ts';
+import { openFollowersMirror, openHolders, openIntake, openKeys, type Closable } from './core.ts';
 import { openAlertService } from './alerts.ts';
 import { createHmac } from 'node:crypto';
 import type { Session } from 'fastify';
@@ -64,6 +64,11 @@ export function createApi(
   const intake = openIntake(config, connections);
   const alerts = openAlertService(config, connections, embedder);
   const references = createReferences({ reads: engine.reads });
+  // Posts render their authors' current followers from the mirror (engine reads for the rest).
+  const reads = {
+    ...engine.reads,
+    currentFollowers: openFollowersMirror(config, connections, engine).currentFollowers,
+  };
   const search = {
     engine: engine.search,
     references,
@@ -76,11 +81,11 @@ export function createApi(
   const ranking = { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) };
   const facets = { engine: engine.facets, references, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
-    posts: createPostService({ reads: engine.reads, history: engine.history, signer }),
+    posts: createPostService({ reads, history: engine.history, signer }),
     accounts: createAccountService({ reads: engine.reads, history: engine.history, signer }),
     postSearch: createPostSearchService({
       ...search,
-      reads: engine.reads,
+      reads,
       evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
       ranking: { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) },
     }),

@@ -6,6 +6,7 @@ import type { Config } from '../internal/config.ts';
 import { ServiceUnavailableError } from '../internal/errors.ts';
 import { templatesDir } from '../internal/paths.ts';
 import { createProducer, createQueueEvents, type Producer } from '../queues/registry.ts';
+import { createFollowersMirror, type FollowersMirror } from '../services/accounts/followers-mirror.ts';
 import { createIntakeFailures, type IntakeFailures } from '../services/intake/failures.ts';
 import { createIntakeService, type IntakeService } from '../services/intake/intake-service.ts';
 import { createCachedKeyStore } from '../services/keys/key-cache.ts';
@@ -28,6 +29,15 @@ export interface Closable {
 }
 
 /** The engine adapter, with the deployment's shared visibility epoch. */
+/** The accounts' current followers as posts render them: mirrored in Redis, read through to the engine. */
+export function openFollowersMirror(
+  config: Config,
+  connections: Connections,
+  engine: Pick<ElasticsearchEngine, 'reads'>,
+): FollowersMirror {
+  return createFollowersMirror({ redis: connections.redis(), prefix: config.REDIS_PREFIX, reads: engine.reads });
+}
+
 export function openEngine(config: Config, connections: Connections): ElasticsearchEngine {
   return createElasticsearchEngine({
     client: connections.elasticsearch(),

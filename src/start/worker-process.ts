@@ -21,7 +21,7 @@ import { createRedisKeyedLocks } from '../services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../services/intake/processor.ts';
 import { createRecordEmbeddings } from '../services/intake/record-embeddings.ts';
 import type { Connections } from './connections.ts';
-import { within, type Closable } from './core.ts';
+import { openFollowersMirror, within, type Closable } from './core.ts';
 
 /**
  * Composes the worker process (`social-search worker`): the queue consumers of the registry's
@@ -71,6 +71,7 @@ export function startWorkerProcess(
     locks,
     followUps: backlog,
     changes: alerts.changes,
+    followers: openFollowersMirror(config, connections, engine),
     ...(records && embeddingQueue
       ? { embeddings: { records, logger, enqueue: async (work) => void (await embeddingQueue.add('embed', work)) } }
       : {}),

@@ -1,5 +1,5 @@
 import { Client } from '@elastic/elasticsearch';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { indexNames } from '../../src/engine/elasticsearch/names.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
@@ -102,6 +102,39 @@ describe('author counters kept coarse in posts', () => {
     expect(await authorFiltered({ followers_count: { gte: 12_000, lt: 12_200 } })).toEqual(postsOf('a'));
     const profile = await stack.get(`/v1/social/accounts/${accountId('a')}`);
     expect(profile.body.followers_count).toBe(12_100);
+  });
+
+  it('posts render followers from the mirror the worker writes, and from the accounts index without it', async () => {
+    const key = `${stack.config.REDIS_PREFIX}:followers`;
+    const mirrored = () => stack.runtime.redis.hget(key, accountId('b'));
+    const shownFor = async (p: string) => {
+      const post = await stack.get(`/v1/social/posts/${postId(p)}`);
+      expect(post.statusCode).toBe(200);
+      return post.body.author.followers_count as number;
+    };
+    // Written before `?wait=true` answered: the observation's time and the stored count.
+    expect(await stack.ingest([account('b', 10_950, 200)], { vectors: false })).toMatchObject({ statusCode: 200 });
+    expect(await mirrored()).toBe(`${at(200)}|10950`);
+    expect(await shownFor('b1')).toBe(10_950);
+
+    // A late observation (older than the one stored) changes neither the record nor the mirror.
+    expect(await stack.ingest([account('b', 10_700, 150)], { vectors: false })).toMatchObject({ statusCode: 200 });
+    expect(await mirrored()).toBe(`${at(200)}|10950`);
+    expect(await shownFor('b1')).toBe(10_950);
+
+    // Without an entry (a flushed Redis, an account not observed since), the accounts index
+    // answers, and its answer is mirrored for the next read.
+    await stack.runtime.redis.hdel(key, accountId('b'));
+    expect(await shownFor('b1')).toBe(10_950);
+    await vi.waitFor(async () => expect(await mirrored()).toBe(`${at(200)}|10950`));
+
+    // Two profiles observed at the same instant: the record keeps one by its content, and the
+    // mirror, which cannot order them, drops its entry for the accounts index to answer.
+    await stack.runtime.redis.hset(key, accountId('b'), `${at(250)}|1`);
+    expect(await stack.ingest([account('b', 10_990, 250)], { vectors: false })).toMatchObject({ statusCode: 200 });
+    expect(await mirrored()).toBeNull();
+    expect(await shownFor('b1')).toBe(10_990);
+    await vi.waitFor(async () => expect(await mirrored()).toBe(`${at(250)}|10990`));
   });
 
   it("a new post moves its author's metrics without rewriting the author's other posts", async () => {

@@ -6,7 +6,7 @@ import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
-import type { RecordReads } from '../reads.ts';
+import type { RecordReads, StoredFollowers } from '../reads.ts';
 import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS, engineCall, refreshAll, translateEngineError } from './errors.ts';
@@ -225,7 +225,12 @@ export function createElasticsearchEngine(deps: {
     },
 
     async currentFollowers(accountIds) {
-      const out = new Map<string, number>();
+      const stored = await reads.storedFollowers(accountIds);
+      return new Map([...stored].map(([id, s]) => [id, s.followers]));
+    },
+
+    async storedFollowers(accountIds) {
+      const out = new Map<string, StoredFollowers>();
       const ids = [...new Set(accountIds)];
       if (ids.length === 0) return out;
       // A search reading doc values, not a get: a get parses each account's whole stored record
@@ -237,14 +242,16 @@ export function createElasticsearchEngine(deps: {
           size: ids.length,
           _source: false,
           stored_fields: ['_none_'],
-          docvalue_fields: ['id', 'followers_count'],
+          docvalue_fields: ['id', 'followers_count', { field: 'observed_at', format: 'strict_date_time' }],
           track_total_hits: false,
         }),
       );
       for (const hit of response.hits.hits) {
         const id = (hit.fields?.['id'] as string[] | undefined)?.[0];
         const followers = (hit.fields?.['followers_count'] as number[] | undefined)?.[0];
-        if (id !== undefined && followers !== undefined) out.set(id, followers);
+        const observedAt = (hit.fields?.['observed_at'] as string[] | undefined)?.[0];
+        if (id !== undefined && followers !== undefined && observedAt !== undefined)
+          out.set(id, { followers, observedAt });
       }
       return out;
     },

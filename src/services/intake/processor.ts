@@ -28,7 +28,7 @@ const FRESH_HISTORY_MS = 4 * 24 * 60 * 60 * 1000;
  * 1. merge accounts, then posts (optimistic concurrency per record);
  * 2. give each written post the current snapshot of every account it links to (read in real time
  *    after the post write, so an account written concurrently is either seen here or sees the
- *    post in its own fan-out);
+ *    post in its own fan-out), and mirror the accounts' followers for post pages (`followers`);
  * 3. fan out each account whose summary changed to every post linking to it, and
  * 4. recompute `view_ratio_to_account_baseline` for the authors whose posts changed
  *    (`follow-ups.ts`): at once when the caller waits (`refresh`), else left to the
@@ -48,6 +48,11 @@ export function createObservationProcessor(deps: {
   followUps?: Pick<FollowUpBacklog, 'add'>;
   /** Where written posts wait for the saved searches' matching pass; absent: not recorded. */
   changes?: PostWriteRecorder;
+  /**
+   * The mirror of the accounts' current followers that posts render from
+   * (src/services/accounts/followers-mirror.ts); absent: not mirrored.
+   */
+  followers?: { record(accounts: Iterable<AccountRecord>): Promise<void> };
 }) {
   const { store } = deps;
   const followUps = createFollowUps({ store, locks: deps.locks });
@@ -153,6 +158,8 @@ export function createObservationProcessor(deps: {
     // A retried job redoes the later steps for everything the batch touches, not only for what
     // this attempt changed (see `reread`).
     const retried = options.retry ? await reread(batch) : null;
+    // Before the job completes, so a reader after `?wait=true` finds the new count mirrored.
+    await deps.followers?.record(retried?.accounts ?? [...accountOutcome.values()].map((o) => o.after));
     const changedAccounts =
       retried?.accounts ??
       [...accountOutcome.values()].filter((o) => snapshotChanged(o.before, o.after)).map((o) => o.after);
