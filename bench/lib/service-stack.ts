@@ -62,6 +62,11 @@ export interface StackOptions {
    * or `node bin/social-search.js` (none). Default `bin` when the root has the launcher.
    */
   launcher?: 'bin' | 'node';
+  /**
+   * Run on this existing prefix (a loaded index, e.g. the scaling table's): its indices are kept
+   * at cleanup, only the stack's Redis keys are deleted.
+   */
+  existingPrefix?: string;
   /** How often the memory probe samples, ms (0: no probe). */
   probeIntervalMs?: number;
   /** Wait for `/readyz` (model loaded) up to this long. */
@@ -103,7 +108,7 @@ export async function until(
 /** Starts the stack; on any failure what was started is cleaned up before the error propagates. */
 export async function startStack(options: StackOptions): Promise<ServiceStack> {
   const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const prefix = `bench-${options.label}-${run}`;
+  const prefix = options.existingPrefix ?? `bench-${options.label}-${run}`;
   const logDir = path.join(REPO_ROOT, 'bench/results');
   const scratch = path.join(REPO_ROOT, '.scratch', prefix);
   mkdirSync(logDir, { recursive: true });
@@ -155,7 +160,8 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
         templatesDir: path.join(REPO_ROOT, 'index-templates'),
         visibility: { current: async () => '0', advance: async () => undefined },
       });
-      await admin.destroy().catch((e: unknown) => log(`could not delete ${prefix} indices: ${String(e)}`));
+      if (!options.existingPrefix)
+        await admin.destroy().catch((e: unknown) => log(`could not delete ${prefix} indices: ${String(e)}`));
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);

@@ -39,10 +39,10 @@ import {
   type ObservationJobResult,
 } from '../../src/queues/registry.ts';
 import { DEFAULT_SEED_NOW } from '../../src/seed/generator.ts';
-import { generateLoad, sendLoad } from '../intake/load.ts';
+import { generateLoad, sendLoad, writeLoad } from '../intake/load.ts';
 import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
 import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
-import { checkDayLoad, generateDay, writeDayLoad } from './day-load.ts';
+import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 
 const { values: args } = parseArgs({
@@ -61,6 +61,13 @@ const { values: args } = parseArgs({
     // in a steady state. first-load: each account observed once, weeks or months before the day,
     // so that the day's observation moves its counters by all the growth since.
     base: { type: 'string', default: 'history' },
+    // On a loaded prefix (the scaling table's, bench/steady-state/scale-build.ts): no base load;
+    // the day of the dataset --posts/--accounts it was built from, its accounts sampled (those
+    // whose platform ID is ≡ --sample-offset mod --sample-every, with their posts), sent to that prefix, whose
+    // indices stay.
+    on: { type: 'string' },
+    'sample-every': { type: 'string', default: '1' },
+    'sample-offset': { type: 'string', default: '0' },
   },
 });
 if (!['history', 'first-load'].includes(args.base)) {
@@ -68,6 +75,9 @@ if (!['history', 'first-load'].includes(args.base)) {
   process.exit(2);
 }
 const POSTS = Number(args.posts);
+const ON = args.on;
+const SAMPLE_EVERY = BigInt(args['sample-every']);
+const SAMPLE_OFFSET = BigInt(args['sample-offset']);
 const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
 const SEARCH_RATE = Number(args['search-rate']);
 const IN_FLIGHT = Number(args['in-flight']);
@@ -239,6 +249,30 @@ async function watchJobs(stack: ServiceStack): Promise<{ sums: JobSums; close():
   };
 }
 
+/**
+ * The observations of the sampled accounts (platform ID ≡ --sample-offset mod --sample-every): each account's
+ * own, its posts' (by `author_platform_id`) and the enrichment that follows each kept post.
+ */
+function* sampled(observations: Iterable<Record<string, unknown>>): Generator<Record<string, unknown>> {
+  let keptPost = false;
+  for (const o of observations) {
+    if (SAMPLE_EVERY === 1n) {
+      yield o;
+      continue;
+    }
+    const kind = o['kind'];
+    if (kind === 'post_enrichment') {
+      if (keptPost) yield o;
+      continue;
+    }
+    const owner =
+      kind === 'post' ? o['author_platform_id'] : kind === 'account' ? o['platform_id'] : o['account_platform_id'];
+    const keep = BigInt(String(owner)) % SAMPLE_EVERY === SAMPLE_OFFSET;
+    if (kind === 'post') keptPost = keep;
+    if (keep) yield o;
+  }
+}
+
 async function main(): Promise<void> {
   const commit = execFileSync('git', ['rev-parse', '--short', `${args['service-commit']}^{commit}`], {
     cwd: REPO_ROOT,
@@ -261,13 +295,19 @@ async function main(): Promise<void> {
   let jobs: Awaited<ReturnType<typeof watchJobs>> | null = null;
   try {
     const generating = performance.now();
-    const base = generateLoad(
-      { posts: POSTS, accounts: ACCOUNTS, seed: 1, history: args.base === 'history' },
-      5000,
-      path.join(scratch, 'base.ndjson'),
-    );
+    const base = ON
+      ? writeLoad([], 5000, path.join(scratch, 'base.ndjson'))
+      : generateLoad(
+          { posts: POSTS, accounts: ACCOUNTS, seed: 1, history: args.base === 'history' },
+          5000,
+          path.join(scratch, 'base.ndjson'),
+        );
     const day = generateDay({ posts: POSTS, accounts: ACCOUNTS, seed: 1 });
-    const dayLoad = writeDayLoad(day, Number(args['per-request']), path.join(scratch, 'day.ndjson'));
+    const dayLoad = writeLoad(
+      sampled(day.observations()),
+      Number(args['per-request']),
+      path.join(scratch, 'day.ndjson'),
+    );
     log(
       `base: ${base.observations} observations; day: ${dayLoad.observations} (${JSON.stringify(day.counts)}), ` +
         `generated in ${round((performance.now() - generating) / 1000)} s`,
@@ -276,6 +316,7 @@ async function main(): Promise<void> {
     const modelDir = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
     stack = await startStack({
       label: `steady-day-${POSTS}`,
+      ...(ON ? { existingPrefix: ON } : {}),
       apis: 1,
       worker: true,
       env: {
@@ -292,7 +333,8 @@ async function main(): Promise<void> {
 
     // The base dataset, untimed for the report but logged (a slow base load is worth knowing).
     const loading = performance.now();
-    await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
+    if (base.observations > 0)
+      await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
     await Promise.race([drained(s, 'the base load to be indexed', 60 * 60_000), s.failure]);
     const baseSeconds = (performance.now() - loading) / 1000;
     log(`base loaded in ${round(baseSeconds)} s (${round(base.observations / baseSeconds, 0)} obs/s)`);
@@ -368,7 +410,8 @@ async function main(): Promise<void> {
     const during = search.report('day');
     const result = {
       measured: { commit, date: new Date().toISOString().slice(0, 10) },
-      base_profile: args.base,
+      base_profile: ON ? `prefix ${ON}` : args.base,
+      sample: `platform ID ≡ ${SAMPLE_OFFSET} mod ${SAMPLE_EVERY}`,
       posts: POSTS,
       accounts: ACCOUNTS,
       embeddings: args.embeddings,
@@ -443,7 +486,10 @@ async function main(): Promise<void> {
       },
     };
     mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    const out = path.join(REPO_ROOT, `bench/results/steady-state-day-${POSTS}-${args.base}-${commit}.json`);
+    const out = path.join(
+      REPO_ROOT,
+      `bench/results/steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}-${commit}.json`,
+    );
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
     const p = result.writes.per_observation;
     console.log(

@@ -1,0 +1,139 @@
+/**
+ * How cost grows with the index (issue "Steady state at scale", part 4; bench/scaling.md): for
+ * each loaded prefix (built by scale-build.ts), the engine's memory and disk, search latency
+ * against the raw engine (bench/search/latency.ts), hybrid against BM25-only through the API
+ * (bench/search/hybrid-latency.ts), and a sampled steady-state day through the intake
+ * (bench/steady-state/day.ts --on). One prefix at a time, each measure a child process, so one
+ * measure's process never shares an event loop with another's.
+ *
+ *   npx tsx bench/steady-state/scaling.ts --prefixes scale100k,scale1m,scale3m [--requests 300]
+ *       [--hybrid-requests 150] [--sample-every 20] [--sample-offset 10] [--skip-intake] [--skip-search]
+ *
+ * The day is the seed dataset's (1M posts / 100k accounts, the copies' source): its accounts
+ * with a platform ID ≡ 10 mod 20 and their posts (5 % of the day), which every prefix holds (copy
+ * 0, and scale100k keeps the accounts ≡ 0 mod 10). It runs last on each prefix, as it changes the
+ * index. Writes bench/results/scaling.json and prints the table.
+ */
+import { Client } from '@elastic/elasticsearch';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { elasticsearchUrls, log, REPO_ROOT } from '../lib/service-stack.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    prefixes: { type: 'string', default: 'scale100k,scale1m,scale3m' },
+    requests: { type: 'string', default: '300' },
+    'hybrid-requests': { type: 'string', default: '150' },
+    'sample-every': { type: 'string', default: '20' },
+    'sample-offset': { type: 'string', default: '10' },
+    'skip-intake': { type: 'boolean', default: false },
+    'skip-search': { type: 'boolean', default: false },
+  },
+});
+const es = new Client({ node: elasticsearchUrls()[0]! });
+const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
+
+function run(script: string, argv: string[], prefix: string): void {
+  execFileSync('npx', ['tsx', script, ...argv], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, INDEX_PREFIX: prefix, REDIS_PREFIX: prefix, MODEL_DIR, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+const readJson = (file: string) => JSON.parse(readFileSync(path.join(REPO_ROOT, file), 'utf8')) as Record<string, any>;
+
+/** Disk, vectors and heap of one prefix's indices (primaries; one node). */
+async function memory(prefix: string): Promise<Record<string, number>> {
+  const stats = await es.indices.stats({
+    index: `${prefix}-posts,${prefix}-accounts`,
+    metric: ['docs', 'store', 'segments', 'dense_vector'],
+  });
+  const byIndex = Object.entries(stats.indices!);
+  const family = (name: string) => byIndex.find(([index]) => index.startsWith(`${prefix}-${name}-`))![1].primaries!;
+  const p = family('posts') as any;
+  const a = family('accounts') as any;
+  // Heap used right after a young collection varies by the load; the least of a few samples a
+  // second apart, idle, approximates what the node holds.
+  let heap = Infinity;
+  for (let i = 0; i < 8; i++) {
+    const nodes = await es.nodes.stats({ metric: 'jvm' });
+    heap = Math.min(heap, ...Object.values(nodes.nodes).map((n) => n.jvm?.mem?.heap_used_in_bytes ?? Infinity));
+    await sleep(1000);
+  }
+  const offHeap = (x: any) => x.dense_vector?.off_heap ?? {};
+  return {
+    posts: p.docs.count,
+    accounts: a.docs.count,
+    posts_store_mib: mib(p.store.size_in_bytes),
+    accounts_store_mib: mib(a.store.size_in_bytes),
+    bytes_per_post: Math.round(p.store.size_in_bytes / p.docs.count),
+    posts_segments: p.segments.count,
+    // What kNN reads per query: the int8 vectors and the HNSW graph (page cache, off heap).
+    vectors_hot_mib: mib((offHeap(p).total_veq_size_bytes ?? 0) + (offHeap(p).total_vex_size_bytes ?? 0)),
+    // The raw float vectors: on disk, read by merges and rescoring only.
+    vectors_raw_mib: mib(offHeap(p).total_vec_size_bytes ?? 0),
+    node_heap_used_mib: mib(heap),
+  };
+}
+
+const prefixes = args.prefixes.split(',');
+const rows: Record<string, any>[] = [];
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+for (const prefix of prefixes) {
+  log(`${prefix}: memory`);
+  const row: Record<string, any> = { prefix, memory: await memory(prefix) };
+  if (!args['skip-search']) {
+    log(`${prefix}: search latency`);
+    run('bench/search/latency.ts', [args.requests], prefix);
+    row['search'] = readJson('bench/results/search-latency.json')['results'];
+    log(`${prefix}: hybrid latency`);
+    run('bench/search/hybrid-latency.ts', [args['hybrid-requests']], prefix);
+    row['hybrid'] = readJson('bench/results/hybrid-latency.json')['rows'];
+  }
+  if (!args['skip-intake']) {
+    log(`${prefix}: a sampled day through the intake`);
+    run(
+      'bench/steady-state/day.ts',
+      [
+        '--on',
+        prefix,
+        '--posts',
+        '1000000',
+        '--accounts',
+        '100000',
+        '--sample-every',
+        args['sample-every'],
+        '--sample-offset',
+        args['sample-offset'],
+        '--idle-seconds',
+        '30',
+      ],
+      prefix,
+    );
+    const day = readJson(`bench/results/steady-state-day-on-${prefix}-${commit}.json`);
+    const obs = day['day'].observations as number;
+    row['intake'] = {
+      observations: obs,
+      obs_per_s: day['day'].obs_per_s,
+      writes_per_observation: day['writes'].per_observation.total,
+      cpu_ms_per_observation: Object.fromEntries(
+        Object.entries(day['cpu_s'].day_less_idle_search as Record<string, number>).map(([k, v]) => [
+          k,
+          Math.round((v * 1000 * 100) / obs) / 100,
+        ]),
+      ),
+      search_day_over_idle: day['search'].day_over_idle,
+    };
+  }
+  rows.push(row);
+  writeFileSync(
+    path.join(REPO_ROOT, 'bench/results/scaling.json'),
+    JSON.stringify({ date: new Date().toISOString(), commit, rows }, null, 2) + '\n',
+  );
+}
+console.log(JSON.stringify(rows, null, 2));
+await es.close();
