@@ -19,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
 import { elasticsearchUrls, log, REPO_ROOT } from '../lib/service-stack.ts';
 
 const { values: args } = parseArgs({
@@ -65,12 +66,23 @@ async function memory(prefix: string): Promise<Record<string, number>> {
     await sleep(1000);
   }
   const offHeap = (x: any) => x.dense_vector?.off_heap ?? {};
+  // A fresh bulk load keeps each document's full source a second time (`_recovery_source`, as the
+  // posts template filters `_source`) until merges after the retention lease drop it (~12 h):
+  // the store without it is what a settled index holds (at 100k: 1.0 of 1.7 GB).
+  const usage = await es.transport.request<Record<string, any>>({
+    method: 'POST',
+    path: `/${prefix}-posts/_disk_usage`,
+    querystring: { run_expensive_tasks: true, flush: true },
+  });
+  const fields: Record<string, any> = Object.entries(usage).find(([k]) => k !== '_shards')![1].fields;
+  const recovery = fields['_recovery_source']?.total_in_bytes ?? 0;
   return {
     posts: p.docs.count,
     accounts: a.docs.count,
     posts_store_mib: mib(p.store.size_in_bytes),
     accounts_store_mib: mib(a.store.size_in_bytes),
     bytes_per_post: Math.round(p.store.size_in_bytes / p.docs.count),
+    bytes_per_post_settled: Math.round((p.store.size_in_bytes - recovery) / p.docs.count),
     posts_segments: p.segments.count,
     // What kNN reads per query: the int8 vectors and the HNSW graph (page cache, off heap).
     vectors_hot_mib: mib((offHeap(p).total_veq_size_bytes ?? 0) + (offHeap(p).total_vex_size_bytes ?? 0)),
@@ -80,12 +92,57 @@ async function memory(prefix: string): Promise<Record<string, number>> {
   };
 }
 
+/**
+ * Redis bytes per account of the followers mirror when it holds every account (the steady state:
+ * each observed since it began), in the mirror's own entry format, in a scratch hash.
+ */
+async function mirrorBytesPerAccount(prefix: string): Promise<number> {
+  const redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  const key = `scaling-mirror-probe-${process.pid}`;
+  let n = 0;
+  try {
+    let after: unknown[] | undefined;
+    const pit = await es.openPointInTime({ index: `${prefix}-accounts`, keep_alive: '2m' });
+    for (;;) {
+      const page = await es.search({
+        pit: { id: pit.id, keep_alive: '2m' },
+        sort: [{ _shard_doc: 'asc' }],
+        size: 5000,
+        _source: false,
+        docvalue_fields: ['id', 'followers_count', { field: 'observed_at', format: 'strict_date_time' }],
+        track_total_hits: false,
+        ...(after ? { search_after: after as never } : {}),
+      });
+      const hits = page.hits.hits;
+      if (hits.length === 0) break;
+      const pipe = redis.pipeline();
+      for (const hit of hits) {
+        const f = hit.fields as Record<string, unknown[]> | undefined;
+        if (!f?.['followers_count']) continue;
+        pipe.hset(key, String(f['id']![0]), `${String(f['observed_at']![0])}|${String(f['followers_count'][0])}`);
+        n++;
+      }
+      await pipe.exec();
+      after = hits.at(-1)!.sort;
+    }
+    await es.closePointInTime({ id: pit.id }).catch(() => undefined);
+    const bytes = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
+    return Math.round(bytes / Math.max(1, n));
+  } finally {
+    await redis.del(key);
+    redis.disconnect();
+  }
+}
+
 const prefixes = args.prefixes.split(',');
 const rows: Record<string, any>[] = [];
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
 for (const prefix of prefixes) {
   log(`${prefix}: memory`);
-  const row: Record<string, any> = { prefix, memory: await memory(prefix) };
+  const row: Record<string, any> = {
+    prefix,
+    memory: { ...(await memory(prefix)), followers_mirror_bytes_per_account: await mirrorBytesPerAccount(prefix) },
+  };
   if (!args['skip-search']) {
     log(`${prefix}: search latency`);
     run('bench/search/latency.ts', [args.requests], prefix);
