@@ -38,10 +38,12 @@ const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
-function run(script: string, argv: string[], prefix: string): void {
+/** Runs a bench script on `prefix`; the model only where asked (without it, post queries rank by BM25 alone). */
+function run(script: string, argv: string[], prefix: string, withModel = false): void {
+  const { MODEL_DIR: _unset, ...env } = process.env;
   execFileSync('npx', ['tsx', script, ...argv], {
     cwd: REPO_ROOT,
-    env: { ...process.env, INDEX_PREFIX: prefix, REDIS_PREFIX: prefix, MODEL_DIR, LOG_LEVEL: 'warn' },
+    env: { ...env, INDEX_PREFIX: prefix, REDIS_PREFIX: prefix, LOG_LEVEL: 'warn', ...(withModel ? { MODEL_DIR } : {}) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 }
@@ -148,7 +150,7 @@ for (const prefix of prefixes) {
     run('bench/search/latency.ts', [args.requests], prefix);
     row['search'] = readJson('bench/results/search-latency.json')['results'];
     log(`${prefix}: hybrid latency`);
-    run('bench/search/hybrid-latency.ts', [args['hybrid-requests']], prefix);
+    run('bench/search/hybrid-latency.ts', [args['hybrid-requests']], prefix, true);
     row['hybrid'] = readJson('bench/results/hybrid-latency.json')['rows'];
   }
   if (!args['skip-intake']) {
