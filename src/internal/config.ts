@@ -38,10 +38,11 @@ const envSchema = z.object({
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Unset: the address the API listens on (`HOST`, or 127.0.0.1 for a wildcard, and `PORT`). */
   PUBLIC_BASE_URL: z
     .url()
-    .default('http://127.0.0.1:8080')
-    .transform((u) => u.replace(/\/+$/, '')),
+    .optional()
+    .transform((u) => u?.replace(/\/+$/, '')),
   SIGNING_SECRET: z.string().min(32, 'SIGNING_SECRET must be at least 32 characters').optional(),
   /** Browser origins allowed to call the API (CORS), comma-separated; empty: CORS off (no headers). */
   CORS_ORIGINS: list(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
@@ -199,7 +200,10 @@ const envSchema = z.object({
 });
 
 /** Parsed configuration. */
-export type Config = z.infer<typeof envSchema> & { SIGNING_SECRET: string };
+export type Config = Omit<z.infer<typeof envSchema>, 'PUBLIC_BASE_URL'> & {
+  PUBLIC_BASE_URL: string;
+  SIGNING_SECRET: string;
+};
 
 /** Thrown when the environment does not describe a valid configuration. */
 export class ConfigError extends Error {
@@ -221,7 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
   }
-  const config = parsed.data;
+  const { PUBLIC_BASE_URL, ...rest } = parsed.data;
+  const config = { ...rest, PUBLIC_BASE_URL: PUBLIC_BASE_URL ?? listenUrl(rest.HOST, rest.PORT) };
   if (config.SIGNING_SECRET === undefined) {
     if (config.NODE_ENV === 'production') {
       throw new ConfigError(['SIGNING_SECRET: required when NODE_ENV=production']);
@@ -229,6 +234,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     return { ...config, SIGNING_SECRET: DEVELOPMENT_SIGNING_SECRET };
   }
   return { ...config, SIGNING_SECRET: config.SIGNING_SECRET };
+}
+
+/**
+ * Where a client on this machine reaches the API when PUBLIC_BASE_URL is unset, so that links
+ * (problem types, delivery URLs, the quickstart's examples) follow `PORT`. Port 0 (any free port)
+ * is only known after listening: links then keep the default port.
+ */
+function listenUrl(host: string, port: number): string {
+  const local = ['0.0.0.0', '::', '[::]', ''].includes(host) ? '127.0.0.1' : host;
+  return `http://${local.includes(':') && !local.startsWith('[') ? `[${local}]` : local}:${port === 0 ? 8080 : port}`;
 }
 
 /** Used only outside production when SIGNING_SECRET is unset. */

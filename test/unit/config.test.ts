@@ -11,6 +11,20 @@ const issues = (env: Record<string, string>) => {
   return [];
 };
 
+describe('the public base URL', () => {
+  it('defaults to where the API listens, so links follow PORT; a set value wins, without a trailing slash', () => {
+    expect(loadConfig({}).PUBLIC_BASE_URL).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ PORT: '3077' }).PUBLIC_BASE_URL).toBe('http://127.0.0.1:3077');
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).PUBLIC_BASE_URL).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({ HOST: 'api.local', PORT: '9000' }).PUBLIC_BASE_URL).toBe('http://api.local:9000');
+    expect(loadConfig({ HOST: '::1', PORT: '9000' }).PUBLIC_BASE_URL).toBe('http://[::1]:9000');
+    expect(loadConfig({ PORT: '3077', PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe(
+      'https://api.example.com',
+    );
+    expect(issues({ PUBLIC_BASE_URL: 'not a url' })).toEqual([expect.stringMatching(/^PUBLIC_BASE_URL: /)]);
+  });
+});
+
 describe('configuration of the cluster', () => {
   it('ELASTICSEARCH_URL is one URL or a comma-separated list of them', () => {
     expect(loadConfig({}).ELASTICSEARCH_URL).toEqual(['http://127.0.0.1:9200']);
