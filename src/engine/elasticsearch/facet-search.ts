@@ -10,6 +10,7 @@ import { compileFilter, esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
+import { nearestQuery } from './nearest-query.ts';
 import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
@@ -287,13 +288,13 @@ export function createFacetEngine(deps: {
           const knn = await client.search({
             ...COMPLETE_RESULTS,
             pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
-            knn: {
+            ...nearestQuery({
               field: 'embedding',
-              query_vector: queryVector,
+              vector: queryVector,
               k: FUSION_WINDOW,
-              num_candidates: KNN_CANDIDATES,
+              candidates: KNN_CANDIDATES,
               filter,
-            },
+            }),
             size: FUSION_WINDOW,
             _source: false,
             track_total_hits: false,

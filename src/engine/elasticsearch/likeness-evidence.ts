@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { LikenessEvidence, PostSimilarity } from '../matches.ts';
 import { COMPLETE_RESULTS, engineCall, translateEngineError } from './errors.ts';
+import { nearestQuery } from './nearest-query.ts';
 
 /** Topics counted per account: enough for what two accounts share to show. */
 const TOPICS_PER_ACCOUNT = 50;
@@ -45,13 +46,13 @@ export function createLikenessEvidence(deps: { client: Client; postsIndex: strin
         // In a multi-search the header line carries the request parameters.
         { index: deps.postsIndex, ...COMPLETE_RESULTS },
         {
-          knn: {
+          ...nearestQuery({
             field: 'embedding',
-            query_vector: [...vector],
+            vector: [...vector],
             k: n,
-            num_candidates: Math.max(20, n * 5),
+            candidates: Math.max(20, n * 5),
             filter: { bool: { filter: [{ term: { 'author.id': id } }, available, { term: { servable: true } }] } },
-          },
+          }),
           size: n,
           _source: false,
           track_total_hits: false,

@@ -3,6 +3,7 @@ import type { SearchPage, SimilarRanking, SimilarState } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
 import { dequantizeVector, quantizeVector } from './fused-search.ts';
+import { nearestQuery } from './nearest-query.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { SEARCH_SOURCE } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
@@ -38,13 +39,13 @@ export async function similarWindow<T = unknown>(
   const response = await client.search<T>({
     ...COMPLETE_RESULTS,
     pit: { id: options.pit, keep_alive: options.keepAlive },
-    knn: {
+    ...nearestQuery({
       field: options.field,
-      query_vector: dequantizeVector(options.vector),
+      vector: dequantizeVector(options.vector),
       k: SIMILAR_WINDOW,
-      num_candidates: SIMILAR_CANDIDATES,
+      candidates: SIMILAR_CANDIDATES,
       filter: { bool: { filter: options.filter, must_not: [{ ids: { values: [options.exclude] } }] } },
-    },
+    }),
     // The k nearest are found first; from and size page within them, so a slice is exactly that
     // part of the whole window.
     ...(options.slice

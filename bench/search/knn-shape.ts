@@ -1,0 +1,102 @@
+/**
+ * A nearest-neighbour search as the search request's top-level `knn` section against the same
+ * search as a `knn` query (src/engine/elasticsearch/nearest-query.ts), the engine alone:
+ * interleaved pair by pair, the reference vectors of random records of the index, and whether the
+ * two shapes return the same window.
+ *
+ *   npx tsx bench/search/knn-shape.ts [--index bench-accounts] [--field lookalike_embedding] \
+ *     [--k 100] [--candidates 200] [--references 300] [--rounds 2]
+ *
+ * `--index` is an index or alias (a prefix's `<prefix>-accounts` or `<prefix>-posts`); `--field`
+ * is `lookalike_embedding` on accounts, `embedding` on posts.
+ */
+import { parseArgs } from 'node:util';
+import { Client, type estypes } from '@elastic/elasticsearch';
+import { decodeVector } from '../../src/text/vector-codec.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    index: { type: 'string', default: 'bench-accounts' },
+    field: { type: 'string', default: 'lookalike_embedding' },
+    k: { type: 'string', default: '100' },
+    candidates: { type: 'string', default: '200' },
+    references: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const index = args.index;
+const field = args.field;
+const k = Number(args.k);
+const candidates = Number(args.candidates);
+
+type Stored = { record: { lookalike?: { vector: string }; embedding?: { vector: string | null } } };
+const sample = await es.search({
+  index,
+  size: Number(args.references),
+  query: {
+    function_score: { query: { exists: { field } }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] },
+  },
+  _source: false,
+});
+const docs = await es.mget<Stored>({ index, ids: sample.hits.hits.map((h) => h._id!) });
+const vectors = docs.docs.flatMap((d) => {
+  const record = 'found' in d && d.found ? d._source?.record : undefined;
+  const encoded = record?.lookalike?.vector ?? record?.embedding?.vector;
+  return encoded ? [decodeVector(encoded)] : [];
+});
+const pit = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
+// The shape of a similar_to search: a filter and one record left out.
+const filter: estypes.QueryDslQueryContainer = {
+  bool: { filter: [{ exists: { field } }], must_not: [{ ids: { values: ['-'] } }] },
+};
+const knn = { field, k, num_candidates: candidates, filter };
+const section = (v: number[], size: number) =>
+  es.search({
+    pit: { id: pit, keep_alive: '5m' },
+    knn: { ...knn, query_vector: v },
+    size,
+    _source: false,
+    track_total_hits: false,
+  });
+const query = (v: number[], size: number) =>
+  es.search({
+    pit: { id: pit, keep_alive: '5m' },
+    query: { knn: { ...knn, query_vector: v } },
+    size,
+    _source: false,
+    track_total_hits: false,
+  });
+
+const times = { section: [] as number[], query: [] as number[] };
+const timed = async (side: 'section' | 'query', v: number[]) => {
+  const started = performance.now();
+  await (side === 'section' ? section(v, 21) : query(v, 21));
+  times[side].push(performance.now() - started);
+};
+for (let round = 0; round < Number(args.rounds); round++)
+  for (const [i, v] of vectors.entries()) {
+    const order = i % 2 === 0 ? (['section', 'query'] as const) : (['query', 'section'] as const);
+    for (const side of order) await timed(side, v);
+  }
+let identical = 0;
+for (const v of vectors.slice(0, 50)) {
+  const [a, b] = await Promise.all([section(v, k), query(v, k)]);
+  if (a.hits.hits.map((h) => h._id).join() === b.hits.hits.map((h) => h._id).join()) identical++;
+}
+await es.closePointInTime({ id: pit });
+const at = (xs: number[], q: number) => +[...xs].sort((x, y) => x - y)[Math.floor(q * xs.length)]!.toFixed(2);
+console.log(
+  JSON.stringify({
+    index,
+    field,
+    k,
+    candidates,
+    pairs: times.query.length,
+    section_p50_ms: at(times.section, 0.5),
+    query_p50_ms: at(times.query, 0.5),
+    section_p99_ms: at(times.section, 0.99),
+    query_p99_ms: at(times.query, 0.99),
+    identical_windows: `${identical}/${Math.min(50, vectors.length)}`,
+  }),
+);
