@@ -6,6 +6,8 @@
  *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale3m --copies 3
  *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale100k --fraction 0.1
  *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale1m --copies 3 --first-copy 1   (extend)
+ *   ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/steady-state/scale-build.ts --from bench \
+ *     --to cluster100k --fraction 0.1 --source-url http://127.0.0.1:9200   (onto another cluster)
  *
  * Why copies: loading 3M posts through the intake takes ~45 min and embedding their texts hours
  * on two cores; a copy keeps the seed's distributions (texts, counters, posts per account, vectors
@@ -39,6 +41,7 @@ const { values: args } = parseArgs({
     'first-copy': { type: 'string', default: '0' },
     fraction: { type: 'string', default: '1' },
     'in-flight': { type: 'string', default: '2' },
+    'source-url': { type: 'string' },
   },
 });
 if (!args.to) throw new Error('--to PREFIX');
@@ -57,6 +60,8 @@ const config = loadConfig({
 const service = openServiceProcess(config);
 await service.engine.admin.apply();
 const es = new Client({ node: elasticsearchUrls()[0]! });
+/** Where `--from` is read: another cluster when given (a cluster built from the single node's seed). */
+const source = args['source-url'] ? new Client({ node: args['source-url'] }) : es;
 const pool = new Pool(elasticsearchUrls()[0]!, {
   connections: IN_FLIGHT,
   headersTimeout: 600_000,
@@ -190,7 +195,7 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
   const target = `${args.to}-${name}-write`;
   const concrete = Object.keys(await es.indices.getAlias({ name: target }))[0]!;
   await es.indices.putSettings({ index: concrete, settings: { refresh_interval: '-1' } });
-  const pit = await es.openPointInTime({ index: `${args.from}-${name}`, keep_alive: '10m' });
+  const pit = await source.openPointInTime({ index: `${args.from}-${name}`, keep_alive: '10m' });
   const inFlight = new Set<Promise<number>>();
   let written = 0;
   let parts: string[] = [];
@@ -210,7 +215,7 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
   try {
     let after: unknown[] | undefined;
     for (;;) {
-      const page = await es.search<{ record: PostRecord | AccountRecord }>({
+      const page = await source.search<{ record: PostRecord | AccountRecord }>({
         pit: { id: pit.id, keep_alive: '10m' },
         sort: [{ _shard_doc: 'asc' }],
         size: 1000,
@@ -242,7 +247,7 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
     await flush();
     await Promise.all(inFlight);
   } finally {
-    await es.closePointInTime({ id: pit.id }).catch(() => undefined);
+    await source.closePointInTime({ id: pit.id }).catch(() => undefined);
     await es.indices.putSettings({ index: concrete, settings: { refresh_interval: config.INDEX_REFRESH_INTERVAL } });
   }
   await es.indices.refresh({ index: concrete });

@@ -51,24 +51,31 @@ function run(script: string, argv: string[], prefix: string, withModel = false):
 }
 const readJson = (file: string) => JSON.parse(readFileSync(path.join(REPO_ROOT, file), 'utf8')) as Record<string, any>;
 
-/** Disk, vectors and heap of one prefix's indices (primaries; one node). */
-async function memory(prefix: string): Promise<Record<string, number>> {
+/**
+ * Disk, vectors and heap of one prefix's indices: primaries, and every copy (replicas included,
+ * for a cluster); heap per node (the fullest node's).
+ */
+async function memory(prefix: string): Promise<Record<string, number | Record<string, number>>> {
   const stats = await es.indices.stats({
     index: `${prefix}-posts,${prefix}-accounts`,
     metric: ['docs', 'store', 'segments', 'dense_vector'],
   });
   const byIndex = Object.entries(stats.indices!);
-  const family = (name: string) => byIndex.find(([index]) => index.startsWith(`${prefix}-${name}-`))![1].primaries!;
+  const stat = (name: string) => byIndex.find(([index]) => index.startsWith(`${prefix}-${name}-`))![1];
+  const family = (name: string) => stat(name).primaries!;
   const p = family('posts') as any;
   const a = family('accounts') as any;
+  const all = stat('posts').total as any;
   // Heap used right after a young collection varies by the load; the least of a few samples a
-  // second apart, idle, approximates what the node holds.
-  let heap = Infinity;
+  // second apart, idle, approximates what a node holds (of several nodes, the fullest).
+  const heapByNode = new Map<string, number>();
   for (let i = 0; i < 8; i++) {
     const nodes = await es.nodes.stats({ metric: 'jvm' });
-    heap = Math.min(heap, ...Object.values(nodes.nodes).map((n) => n.jvm?.mem?.heap_used_in_bytes ?? Infinity));
+    for (const [id, n] of Object.entries(nodes.nodes))
+      heapByNode.set(id, Math.min(heapByNode.get(id) ?? Infinity, n.jvm?.mem?.heap_used_in_bytes ?? Infinity));
     await sleep(1000);
   }
+  const heap = Math.max(...heapByNode.values());
   const offHeap = (x: any) => x.dense_vector?.off_heap ?? {};
   // A fresh bulk load keeps each document's full source a second time (`_recovery_source`, as the
   // posts template filters `_source`) until merges after the retention lease drop it (~12 h):
@@ -78,8 +85,21 @@ async function memory(prefix: string): Promise<Record<string, number>> {
     path: `/${prefix}-posts/_disk_usage`,
     querystring: { run_expensive_tasks: true, flush: true },
   });
-  const fields: Record<string, any> = Object.entries(usage).find(([k]) => k !== '_shards')![1].fields;
+  const indexUsage: Record<string, any> = Object.entries(usage).find(([k]) => k !== '_shards')![1];
+  const fields: Record<string, any> = indexUsage.fields;
   const recovery = fields['_recovery_source']?.total_in_bytes ?? 0;
+  // Where a settled post's bytes are: each of the index's structures, per post.
+  const allFields: Record<string, any> = indexUsage.all_fields ?? {};
+  const perPost = (bytes: number) => Math.round(bytes / p.docs.count);
+  const breakdown = {
+    stored_fields: perPost((allFields.stored_fields_in_bytes ?? 0) - (fields['_recovery_source']?.stored_fields_in_bytes ?? 0)),
+    inverted_index: perPost(allFields.inverted_index?.total_in_bytes ?? 0),
+    doc_values: perPost(allFields.doc_values_in_bytes ?? 0),
+    points: perPost(allFields.points_in_bytes ?? 0),
+    norms: perPost(allFields.norms_in_bytes ?? 0),
+    knn_vectors: perPost(allFields.knn_vectors_in_bytes ?? 0),
+    deleted_docs: p.docs.deleted,
+  };
   return {
     posts: p.docs.count,
     accounts: a.docs.count,
@@ -87,12 +107,17 @@ async function memory(prefix: string): Promise<Record<string, number>> {
     accounts_store_mib: mib(a.store.size_in_bytes),
     bytes_per_post: Math.round(p.store.size_in_bytes / p.docs.count),
     bytes_per_post_settled: Math.round((p.store.size_in_bytes - recovery) / p.docs.count),
+    settled_bytes_per_post_by_structure: breakdown,
     posts_segments: p.segments.count,
     // What kNN reads per query: the int8 vectors and the HNSW graph (page cache, off heap).
     vectors_hot_mib: mib((offHeap(p).total_veq_size_bytes ?? 0) + (offHeap(p).total_vex_size_bytes ?? 0)),
     // The raw float vectors: on disk, read by merges and rescoring only.
     vectors_raw_mib: mib(offHeap(p).total_vec_size_bytes ?? 0),
     node_heap_used_mib: mib(heap),
+    nodes: heapByNode.size,
+    // Every copy, replicas included (equal to the primaries' on one node).
+    posts_store_all_copies_mib: mib(all.store.size_in_bytes),
+    vectors_hot_all_copies_mib: mib((offHeap(all).total_veq_size_bytes ?? 0) + (offHeap(all).total_vex_size_bytes ?? 0)),
   };
 }
 
