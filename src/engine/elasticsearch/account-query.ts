@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { ValidationFailedError } from '../../internal/errors.ts';
 import { foldCase } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
-import { COMPLETE_RESULTS } from './errors.ts';
+import { COMPLETE_RESULTS, isTooManyBuckets } from './errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
@@ -16,10 +16,14 @@ const ACCOUNT_TEXT_FIELDS = [
 ];
 
 /**
- * How many accounts one posts scope may qualify. The qualifying set is applied as a `terms` filter,
- * whose size Elasticsearch caps at 65,536 by default (`index.max_terms_count`).
+ * How many accounts one posts scope may qualify. The qualifying set is applied as a `terms` filter
+ * (at most 65,536 terms: `index.max_terms_count`) and found by a `terms` aggregation asked for one
+ * bucket more than this, to tell a set at the cap from one past it. That aggregation must stay
+ * within the engine's 65,536 buckets (`search.max_buckets`), which it enforces with an error, not a
+ * partial answer: asked for 65,537, a scope of more authors failed with a 500 instead of the 422
+ * (found on the 3M-post index, bench/scaling.md).
  */
-const MAX_QUALIFYING_ACCOUNTS = 65_536;
+export const MAX_QUALIFYING_ACCOUNTS = 65_535;
 
 /** Only account documents (a point in time may span the posts index too). */
 const ACCOUNTS_ONLY: estypes.QueryDslQueryContainer = { exists: { field: 'handle_observed_at' } };
@@ -75,38 +79,43 @@ async function qualifyingAccounts(
   pit: string,
   scope: PostsScope,
 ): Promise<estypes.QueryDslQueryContainer> {
-  const response = await client.search({
-    ...COMPLETE_RESULTS,
-    pit: { id: pit },
-    size: 0,
-    track_total_hits: false,
-    // Storing thousands of buckets in the shard request cache costs ~5 ms per new scope (a third
-    // of the aggregation), and intake invalidates it at every refresh; the set is remembered per
-    // point in time by createQualifyingAccounts instead.
-    request_cache: false,
-    query: {
-      bool: {
-        filter: [
-          { exists: { field: 'author.id' } },
-          { term: { servable: true } },
-          ...nonEmpty(compileFilter(scope.filter, 'post')),
-        ],
+  const tooBroad = () =>
+    new ValidationFailedError(
+      `/account/posts/filters: matches the posts of more than ${MAX_QUALIFYING_ACCOUNTS} accounts; narrow the posts filters`,
+    );
+  const response = await client
+    .search({
+      ...COMPLETE_RESULTS,
+      pit: { id: pit },
+      size: 0,
+      track_total_hits: false,
+      // Storing thousands of buckets in the shard request cache costs ~5 ms per new scope (a third
+      // of the aggregation), and intake invalidates it at every refresh; the set is remembered per
+      // point in time by createQualifyingAccounts instead.
+      request_cache: false,
+      query: {
+        bool: {
+          filter: [
+            { exists: { field: 'author.id' } },
+            { term: { servable: true } },
+            ...nonEmpty(compileFilter(scope.filter, 'post')),
+          ],
+        },
       },
-    },
-    aggs: {
-      authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
-    },
-  });
+      aggs: {
+        authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
+      },
+    })
+    // A cluster whose operator set `search.max_buckets` lower refuses sooner: the same 422.
+    .catch((error: unknown) => {
+      throw isTooManyBuckets(error) ? tooBroad() : error;
+    });
   const authors = response.aggregations?.authors as estypes.AggregationsStringTermsAggregate | undefined;
   const buckets = authors?.buckets;
   const ids = (Array.isArray(buckets) ? buckets : []).map((b) => String(b.key));
   // Over several shards (INDEX_SHARDS > 1) each lists its top authors only; past that, an author's
   // count may be short and the set wrong: refuse, as for too broad a scope, rather than guess.
-  if (ids.length > MAX_QUALIFYING_ACCOUNTS || (authors?.doc_count_error_upper_bound ?? 0) > 0) {
-    throw new ValidationFailedError(
-      `/account/posts/filters: matches the posts of more than ${MAX_QUALIFYING_ACCOUNTS} accounts; narrow the posts filters`,
-    );
-  }
+  if (ids.length > MAX_QUALIFYING_ACCOUNTS || (authors?.doc_count_error_upper_bound ?? 0) > 0) throw tooBroad();
   return ids.length === 0 ? { match_none: {} } : { terms: { id: ids } };
 }
 

@@ -39,6 +39,13 @@ function isMissingIndex(error: InstanceType<typeof errors.ResponseError>): boole
   return body?.error?.type === 'index_not_found_exception';
 }
 
+/** The engine refused an aggregation of more buckets than `search.max_buckets` (65,536 by default). */
+export function isTooManyBuckets(error: unknown): boolean {
+  return (
+    error instanceof errors.ResponseError && JSON.stringify(error.body ?? '').includes('too_many_buckets_exception')
+  );
+}
+
 /**
  * True when a point in time lost part of itself with a node that left the cluster (killed,
  * partitioned): the shard copies it read there are gone, though other copies of those shards live
