@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_QUALIFYING_ACCOUNTS } from '../../src/engine/elasticsearch/account-query.ts';
-import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { accountEnrichmentObs, accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 let stack: Stack;
@@ -16,10 +16,12 @@ beforeAll(async () => {
   stack = await startStack('posts-scope-cap');
   // One real account and post through the intake, so the indices hold what the service writes.
   await stack.ingest(
-    [accountObs({ platform_id: 'cap-real', handle: 'cap.real' }), postObs('cap-real', { platform_id: 'cap-real-1' })],
-    {
-      vectors: false,
-    },
+    [
+      accountObs({ platform_id: 'cap-real', handle: 'cap.real' }),
+      accountEnrichmentObs('cap-real', { niches: ['rare_niche'] }),
+      postObs('cap-real', { platform_id: 'cap-real-1' }),
+    ],
+    { vectors: false },
   );
   const es = stack.runtime.connections.elasticsearch();
   const authors = MAX_QUALIFYING_ACCOUNTS + 1;
@@ -66,5 +68,26 @@ describe('a posts scope with more authors than the cap', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.body.data).toEqual([]);
+  });
+
+  it('answers when the account filters narrow the authors: their niches are asked of the posts too', async () => {
+    const response = await stack.post('/v1/social/accounts/search', {
+      account: {
+        filters: { niches: { contains_any: ['rare_niche'] } },
+        posts: { minimum_matching_posts: 1, filters: { views: { gte: 100 } } },
+      },
+      limit: 5,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.body.data.map((a: { handle: string }) => a.handle)).toEqual(['cap.real']);
+    const faceted = await stack.post('/v1/social/accounts/facets', {
+      account: {
+        filters: { niches: { contains_any: ['rare_niche'] } },
+        posts: { minimum_matching_posts: 1, filters: { views: { gte: 100 } } },
+      },
+      facets: [{ field: 'niches' }],
+    });
+    expect(faceted.statusCode).toBe(200);
+    expect(faceted.body.facets.niches).toEqual([{ value: 'rare_niche', count: 1 }]);
   });
 });

@@ -1,7 +1,9 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { LRUCache } from 'lru-cache';
+import { ACCOUNT_ONLY_AUTHOR_FIELDS, VOLATILE_AUTHOR_FIELDS } from '../../domain/volatile-facts.ts';
 import { ValidationFailedError } from '../../internal/errors.ts';
-import { foldCase } from '../../query/fields.ts';
+import { and, isMatchAll, type FilterNode } from '../../query/ast.ts';
+import { FILTER_FIELDS, foldCase, type FieldKey } from '../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../query/search-request.ts';
 import { COMPLETE_RESULTS, isTooManyBuckets } from './errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
@@ -117,6 +119,53 @@ async function qualifyingAccounts(
   // count may be short and the set wrong: refuse, as for too broad a scope, rather than guess.
   if (ids.length > MAX_QUALIFYING_ACCOUNTS || (authors?.doc_count_error_upper_bound ?? 0) > 0) throw tooBroad();
   return ids.length === 0 ? { match_none: {} } : { terms: { id: ids } };
+}
+
+/**
+ * The account facts a post's author copy holds exactly (niches, languages, country codes, type,
+ * verification, ID, handle): every author field but the coarse counters and the metrics posts do
+ * not keep (src/domain/volatile-facts.ts). Fanned out to the posts with the account's change, in
+ * place when a `?wait=true` intake answers (docs/api-decisions.md).
+ */
+const EXACT_AUTHOR_COPIES: ReadonlySet<string> = new Set(
+  Object.keys(FILTER_FIELDS.author).filter((f) => !VOLATILE_AUTHOR_FIELDS.has(f) && !ACCOUNT_ONLY_AUTHOR_FIELDS.has(f)),
+);
+
+/** `node` over the posts' author copies (`account.x` → `author.x`), when every leaf of it has one; else null. */
+function onAuthorCopies(node: FilterNode): FilterNode | null {
+  switch (node.kind) {
+    case 'and':
+    case 'or': {
+      const children = node.children.map(onAuthorCopies);
+      return children.every((c) => c !== null) ? { kind: node.kind, children: children } : null;
+    }
+    case 'not': {
+      const child = onAuthorCopies(node.child);
+      return child ? { kind: 'not', child } : null;
+    }
+    default: {
+      const name = node.field.slice('account.'.length);
+      return node.field.startsWith('account.') && EXACT_AUTHOR_COPIES.has(name)
+        ? { ...node, field: `author.${name}` as FieldKey }
+        : null;
+    }
+  }
+}
+
+/**
+ * A posts scope narrowed by what the account filter says of its authors: the conjuncts of the
+ * account filter that the posts' author copies answer exactly, as post conditions (the accounts
+ * index still applies the whole filter to the page). The same accounts qualify among those the
+ * search can return, and far fewer posts are counted: at 3M posts, "accounts in a niche with a
+ * post of the last 30 days past 100 views" found more authors than one `terms` filter holds
+ * (MAX_QUALIFYING_ACCOUNTS) when the niche was asked of the accounts only.
+ */
+export function narrowedScope(scope: PostsScope, accountFilter: FilterNode): PostsScope {
+  const conjuncts = accountFilter.kind === 'and' ? accountFilter.children : [accountFilter];
+  const pushed = conjuncts.map(onAuthorCopies).filter((c): c is FilterNode => c !== null);
+  return pushed.length === 0 || isMatchAll(accountFilter)
+    ? scope
+    : { ...scope, filter: and([...(isMatchAll(scope.filter) ? [] : [scope.filter]), ...pushed]) };
 }
 
 /** {@link qualifyingAccounts}, remembered per point in time. */

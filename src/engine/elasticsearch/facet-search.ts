@@ -5,7 +5,7 @@ import type { FacetSpec } from '../../query/facet-request.ts';
 import type { PostsScope } from '../../query/search-request.ts';
 import type { FacetCounts, FacetEngine } from '../facets.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { accountSearchFilter, accountSearchQuery } from './account-query.ts';
+import { accountSearchFilter, accountSearchQuery, narrowedScope } from './account-query.ts';
 import { compileFilter, esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
@@ -322,7 +322,7 @@ export function createFacetEngine(deps: {
       // As account search: with a posts scope one point in time spans both indices.
       const index = scope ? [deps.accountsIndex, deps.postsIndex] : deps.accountsIndex;
       return count(index, facets, keepAliveSeconds, async (pit) => {
-        const qualifying = scope ? [await deps.qualifying(pit, scope)] : [];
+        const qualifying = scope ? [await deps.qualifying(pit, narrowedScope(scope, search.filter))] : [];
         if (ranking?.kind === 'similar') {
           const filter = [...accountSearchFilter(search), ...qualifying];
           return similarOnly(pit, keepAliveSeconds, 'lookalike_embedding', filter, ranking);

@@ -7,6 +7,7 @@ import {
   accountSearchFilter,
   accountSearchQuery,
   accountSearchSort,
+  narrowedScope,
   type QualifyingAccounts,
 } from './account-query.ts';
 import { fusedPostSearch } from './fused-search.ts';
@@ -88,7 +89,9 @@ export function createSearchEngine(deps: {
       // With a posts scope, one point in time spans both indices: the qualifying set and the
       // account pages come from the same snapshot.
       const index = scope ? [accounts.read, posts.read] : accounts.read;
-      const refine = scope ? { refine: async (pit: string) => [await qualifying(pit, scope)] } : {};
+      // The account filter's facts the posts' author copies hold narrow the posts counted.
+      const narrowed = scope ? narrowedScope(scope, search.filter) : null;
+      const refine = narrowed ? { refine: async (pit: string) => [await qualifying(pit, narrowed)] } : {};
       const { limit, keepAliveSeconds } = page;
       const similar =
         page.state === null
