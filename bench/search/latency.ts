@@ -14,7 +14,12 @@ import { writeFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { loadConfig } from '../../src/internal/config.ts';
-import { accountSearchQuery, accountSearchSort } from '../../src/engine/elasticsearch/account-query.ts';
+import {
+  accountSearchQuery,
+  accountSearchSort,
+  MAX_QUALIFYING_ACCOUNTS,
+  narrowedScope,
+} from '../../src/engine/elasticsearch/account-query.ts';
 import { compileFilter } from '../../src/engine/elasticsearch/filter-compiler.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
@@ -86,6 +91,9 @@ async function rawAccountSearch(body: unknown) {
   const search = request.search;
   const filter: estypes.QueryDslQueryContainer[] = [accountSearchQuery(search)];
   if (search.posts) {
+    // The engine work the service asks for: the scope narrowed by the account filter's exactly
+    // copied facts (account-query.ts, narrowedScope).
+    const scope = narrowedScope(search.posts, search.filter);
     // No shard request cache: each scope is asked once per side, and the floor asks the raw
     // side's exact request in the same round, so a cached answer would be an artifact of the bench.
     const agg = await es.search({
@@ -98,11 +106,13 @@ async function rawAccountSearch(body: unknown) {
           filter: [
             { exists: { field: 'author.id' } },
             { term: { servable: true } },
-            compileFilter(search.posts.filter, 'post'),
+            compileFilter(scope.filter, 'post'),
           ],
         },
       },
-      aggs: { authors: { terms: { field: 'author.id', min_doc_count: search.posts.minimum, size: 65_537 } } },
+      aggs: {
+        authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
+      },
     });
     const ids = ((agg.aggregations?.authors as any)?.buckets ?? []).map((b: { key: string }) => b.key);
     filter.push(ids.length ? { terms: { id: ids } } : { match_none: {} });

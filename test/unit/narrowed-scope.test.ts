@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { narrowedScope } from '../../src/engine/elasticsearch/account-query.ts';
-import type { FilterNode } from '../../src/query/ast.ts';
+import type { ContainsNode, FilterNode, RangeNode } from '../../src/query/ast.ts';
 import { parseFilters } from '../../src/query/parse-filters.ts';
 
 const account = (filters: unknown) => parseFilters(filters, 'account', '/account/filters');
@@ -36,9 +36,14 @@ describe('narrowedScope: what the account filter says of the authors, asked of t
   });
 
   it('pushes an OR or a NOT only when every leaf under it has an exact copy', () => {
-    const languages = { kind: 'contains', field: 'account.publishing_languages', mode: 'any', values: ['es'] } as const;
-    const niches = { kind: 'contains', field: 'account.niches', mode: 'any', values: ['fitness'] } as const;
-    const followers = { kind: 'range', field: 'account.followers_count', gte: 10 } as const;
+    const languages: ContainsNode = {
+      kind: 'contains',
+      field: 'account.publishing_languages',
+      mode: 'any',
+      values: ['es'],
+    };
+    const niches: ContainsNode = { kind: 'contains', field: 'account.niches', mode: 'any', values: ['fitness'] };
+    const followers: RangeNode = { kind: 'range', field: 'account.followers_count', gte: 10 };
     const exact: FilterNode = { kind: 'or', children: [languages, { kind: 'not', child: niches }] };
     const mixed: FilterNode = { kind: 'or', children: [languages, followers] };
     expect(narrowedScope(scope, { kind: 'and', children: [exact, mixed] }).filter).toEqual({
