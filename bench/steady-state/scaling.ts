@@ -92,7 +92,9 @@ async function memory(prefix: string): Promise<Record<string, number | Record<st
   const allFields: Record<string, any> = indexUsage.all_fields ?? {};
   const perPost = (bytes: number) => Math.round(bytes / p.docs.count);
   const breakdown = {
-    stored_fields: perPost((allFields.stored_fields_in_bytes ?? 0) - (fields['_recovery_source']?.stored_fields_in_bytes ?? 0)),
+    stored_fields: perPost(
+      (allFields.stored_fields_in_bytes ?? 0) - (fields['_recovery_source']?.stored_fields_in_bytes ?? 0),
+    ),
     inverted_index: perPost(allFields.inverted_index?.total_in_bytes ?? 0),
     doc_values: perPost(allFields.doc_values_in_bytes ?? 0),
     points: perPost(allFields.points_in_bytes ?? 0),
@@ -117,7 +119,9 @@ async function memory(prefix: string): Promise<Record<string, number | Record<st
     nodes: heapByNode.size,
     // Every copy, replicas included (equal to the primaries' on one node).
     posts_store_all_copies_mib: mib(all.store.size_in_bytes),
-    vectors_hot_all_copies_mib: mib((offHeap(all).total_veq_size_bytes ?? 0) + (offHeap(all).total_vex_size_bytes ?? 0)),
+    vectors_hot_all_copies_mib: mib(
+      (offHeap(all).total_veq_size_bytes ?? 0) + (offHeap(all).total_vex_size_bytes ?? 0),
+    ),
   };
 }
 
