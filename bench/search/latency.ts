@@ -17,10 +17,9 @@ import { loadConfig } from '../../src/internal/config.ts';
 import {
   accountSearchQuery,
   accountSearchSort,
-  MAX_QUALIFYING_ACCOUNTS,
   narrowedScope,
+  qualifyingRequest,
 } from '../../src/engine/elasticsearch/account-query.ts';
-import { compileFilter } from '../../src/engine/elasticsearch/filter-compiler.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { openKeys } from '../../src/start/core.ts';
@@ -94,26 +93,9 @@ async function rawAccountSearch(body: unknown) {
     // The engine work the service asks for: the scope narrowed by the account filter's exactly
     // copied facts (account-query.ts, narrowedScope).
     const scope = narrowedScope(search.posts, search.filter);
-    // No shard request cache: each scope is asked once per side, and the floor asks the raw
-    // side's exact request in the same round, so a cached answer would be an artifact of the bench.
-    const agg = await es.search({
-      index: posts,
-      size: 0,
-      track_total_hits: false,
-      request_cache: false,
-      query: {
-        bool: {
-          filter: [
-            { exists: { field: 'author.id' } },
-            { term: { servable: true } },
-            compileFilter(scope.filter, 'post'),
-          ],
-        },
-      },
-      aggs: {
-        authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
-      },
-    });
+    // The service's own aggregation body (no shard request cache either: a cached answer would
+    // be an artifact of the bench, which asks each scope once per side).
+    const agg = await es.search({ index: posts, ...qualifyingRequest(scope) });
     const ids = ((agg.aggregations?.authors as any)?.buckets ?? []).map((b: { key: string }) => b.key);
     filter.push(ids.length ? { terms: { id: ids } } : { match_none: {} });
   }

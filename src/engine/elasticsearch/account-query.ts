@@ -70,6 +70,34 @@ export function accountSearchSort(search: AccountSearch): estypes.SortCombinatio
 }
 
 /**
+ * The search body that finds a posts scope's qualifying accounts: a `terms` aggregation on
+ * `author.id` with `min_doc_count`, one bucket past {@link MAX_QUALIFYING_ACCOUNTS}. Shared with
+ * the latency bench's raw side, so both ask the engine the same thing.
+ */
+export function qualifyingRequest(scope: PostsScope) {
+  return {
+    size: 0,
+    track_total_hits: false,
+    // Storing thousands of buckets in the shard request cache costs ~5 ms per new scope (a third
+    // of the aggregation), and intake invalidates it at every refresh; the set is remembered per
+    // point in time by createQualifyingAccounts instead.
+    request_cache: false,
+    query: {
+      bool: {
+        filter: [
+          { exists: { field: 'author.id' } },
+          { term: { servable: true } },
+          ...nonEmpty(compileFilter(scope.filter, 'post')),
+        ],
+      },
+    },
+    aggs: {
+      authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
+    },
+  } satisfies estypes.SearchRequest;
+}
+
+/**
  * The accounts that authored at least `minimum` distinct servable posts each satisfying the whole
  * post filter, as a filter on account IDs. Computed by a `terms` aggregation on `author.id` with
  * `min_doc_count` over the same point in time as the page, so every page of a search sees the
@@ -86,28 +114,7 @@ async function qualifyingAccounts(
       `/account/posts/filters: matches the posts of more than ${MAX_QUALIFYING_ACCOUNTS} accounts; narrow the posts filters`,
     );
   const response = await client
-    .search({
-      ...COMPLETE_RESULTS,
-      pit: { id: pit },
-      size: 0,
-      track_total_hits: false,
-      // Storing thousands of buckets in the shard request cache costs ~5 ms per new scope (a third
-      // of the aggregation), and intake invalidates it at every refresh; the set is remembered per
-      // point in time by createQualifyingAccounts instead.
-      request_cache: false,
-      query: {
-        bool: {
-          filter: [
-            { exists: { field: 'author.id' } },
-            { term: { servable: true } },
-            ...nonEmpty(compileFilter(scope.filter, 'post')),
-          ],
-        },
-      },
-      aggs: {
-        authors: { terms: { field: 'author.id', min_doc_count: scope.minimum, size: MAX_QUALIFYING_ACCOUNTS + 1 } },
-      },
-    })
+    .search({ ...COMPLETE_RESULTS, pit: { id: pit }, ...qualifyingRequest(scope) })
     // A cluster whose operator set `search.max_buckets` lower refuses sooner: the same 422.
     .catch((error: unknown) => {
       throw isTooManyBuckets(error) ? tooBroad() : error;
@@ -163,7 +170,7 @@ function onAuthorCopies(node: FilterNode): FilterNode | null {
 export function narrowedScope(scope: PostsScope, accountFilter: FilterNode): PostsScope {
   const conjuncts = accountFilter.kind === 'and' ? accountFilter.children : [accountFilter];
   const pushed = conjuncts.map(onAuthorCopies).filter((c): c is FilterNode => c !== null);
-  return pushed.length === 0 || isMatchAll(accountFilter)
+  return pushed.length === 0
     ? scope
     : { ...scope, filter: and([...(isMatchAll(scope.filter) ? [] : [scope.filter]), ...pushed]) };
 }
