@@ -65,6 +65,10 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const percentile = (sorted: number[], q: number) =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
+// Generated before any connection opens: tens of thousands of observations keep the event loop
+// busy for seconds, past Redis's connect timeout.
+const seed = [...generateObservations({ posts: BASE, accounts: Math.max(10, BASE / 20), seed: 5 })];
+const posts = seed.filter((o) => o['kind'] === 'post');
 const runtime = harnessRuntime(env, logger);
 /** The engine's CPU time so far, every node's, in milliseconds. */
 async function engineCpuMs(): Promise<number> {
@@ -86,8 +90,6 @@ const observationsQueue = createProducer('observations', { connection: runtime.r
 const alertsQueue = createProducer('alerts', { connection: runtime.redis, prefix });
 const store = createAlertStore({ redis: runtime.redis, prefix });
 
-const seed = [...generateObservations({ posts: BASE, accounts: Math.max(10, BASE / 20), seed: 5 })];
-const posts = seed.filter((o) => o['kind'] === 'post');
 try {
   say(`loading ${seed.length} observations (${posts.length} posts) under ${prefix}`);
   for (let i = 0; i < seed.length; i += 500)

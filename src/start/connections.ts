@@ -78,8 +78,8 @@ export function openConnections(
 /**
  * A Redis connection. `command` connections fail fast while Redis is down (no offline queue, one
  * retry), so requests answer 503 promptly; `blocking` connections are what BullMQ workers and
- * queue-event listeners require (they wait and reconnect forever); a `template` is a blocking
- * connection that only connects when a command needs it (BullMQ only duplicates it).
+ * queue-event listeners require (they wait and reconnect forever); a `template` is the same, the
+ * connection a BullMQ worker or listener is given (and duplicates).
  */
 function createRedis(url: string, purpose: 'command' | 'blocking' | 'template'): Redis {
   const common: RedisOptions = { connectTimeout: 2000, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
@@ -94,10 +94,13 @@ function createRedis(url: string, purpose: 'command' | 'blocking' | 'template'):
         commandTimeout: 2000,
         enableAutoPipelining: true,
       });
-    case 'blocking':
-      return new Redis(url, { ...common, maxRetriesPerRequest: null });
     default:
-      return new Redis(url, { ...common, maxRetriesPerRequest: null, lazyConnect: true });
+      // Never lazy: BullMQ initializes a connection once, and a lazy one's first connect rejects
+      // when Redis is down or slow to answer (the event loop busy past `connectTimeout`), which left
+      // that worker without a connection for good although Redis came back
+      // (test/integration/redis-outage.test.ts). Connected eagerly, its initialization waits for
+      // the first `ready`, however many reconnects that takes.
+      return new Redis(url, { ...common, maxRetriesPerRequest: null });
   }
 }
 

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountObs } from '../helpers/fixtures.ts';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
@@ -111,5 +112,27 @@ describe('while Redis is down', () => {
     expect((await stack.get('/v1/social/accounts/@after.outage')).statusCode).toBe(200);
     expect((await stack.get('/v1/social/accounts/@after.outage', bearer(unseen.key))).statusCode).toBe(200);
     expect((await stack.get('/v1/social/accounts/@after.outage', bearer(revoked.key))).statusCode).toBe(401);
+  });
+});
+
+describe('a worker started while Redis is down', () => {
+  it('takes jobs once Redis is back, though it could not connect when it started', async () => {
+    const server = await startRedisServer();
+    const late = await startStack('redis-late-worker', { REDIS_URL: server.url }, { worker: false });
+    try {
+      await server.stop();
+      late.runtime.startWorkerProcess(pino({ level: 'silent' }));
+      // Long enough for the worker's first run to fail on its connection.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      await server.start();
+      expect(await late.runtime.ready(10_000)).toBe(true);
+      const response = await late.ingest([accountObs({ platform_id: 'late-worker', handle: 'late.worker' })]);
+      expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+      expect((await late.get('/v1/social/accounts/@late.worker')).statusCode).toBe(200);
+    } finally {
+      if (!(await server.command('PING').catch(() => '')).startsWith('+PONG')) await server.start();
+      await late.close();
+      await server.close();
+    }
   });
 });
