@@ -1,7 +1,8 @@
 /**
- * The matching pass's engine cost alone: 1,000 saved searches shaped like match-lag.ts's against
- * batches of random posts of an existing index (the 1M-post bench index by default), several
- * rounds; reports time per batch and the pairs found.
+ * The matching side of a pass alone (reading the posts, matching them; no events): 1,000 saved
+ * searches shaped like match-lag.ts's against batches of random posts of an existing index (the
+ * 1M-post bench index by default; `match-lag.ts --keep` leaves one), several rounds; reports time,
+ * CPU per 1,000 posts (this process's and the engine's) and the pairs found.
  *
  *   INDEX_PREFIX=bench npx tsx bench/alerts/pass-cost.ts [--searches 1000] [--posts 1000] [--rounds 3]
  */
@@ -9,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
 import type { AlertQuery } from '../../src/engine/alerts.ts';
 import { createAlertMatching } from '../../src/engine/elasticsearch/alert-matching.ts';
-import { alertScratchIndex, indexNames } from '../../src/engine/elasticsearch/names.ts';
+import { indexNames } from '../../src/engine/elasticsearch/names.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
@@ -36,12 +37,17 @@ const queries: AlertQuery[] = Array.from({ length: Number(args.searches) }, (_, 
   return { id: `s${i}`, search: request.search, vector: null };
 });
 
+/** Every node's process CPU so far (ms): the engine's side of a round. */
+async function engineCpuMs(): Promise<number> {
+  const stats = await client.nodes.stats({ metric: 'process' });
+  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
+}
+
 const postsIndex = indexNames(prefix, 'posts').read;
 const matching = createAlertMatching({
   client,
   postsIndex,
   accountsIndex: indexNames(prefix, 'accounts').read,
-  scratchIndex: alertScratchIndex(`${prefix}-pass-cost`),
   similarityFloor: null,
 });
 for (let round = 0; round < Number(args.rounds); round++) {
@@ -53,10 +59,17 @@ for (let round = 0; round < Number(args.rounds); round++) {
   });
   const ids = sample.hits.hits.map((h) => h._id!);
   const started = performance.now();
-  const found = await matching.matchCurrent(ids, queries);
+  const cpuAtStart = { engine: await engineCpuMs(), process: process.cpuUsage() };
+  const { matches: found } = await matching.matchCurrent(ids, queries);
   const ms = performance.now() - started;
+  const engineS = ((await engineCpuMs()) - cpuAtStart.engine) / 1000;
+  const used = process.cpuUsage(cpuAtStart.process);
+  const processS = (used.user + used.system) / 1e6;
+  const per1000 = (s: number) => ((s * 1000) / ids.length).toFixed(3);
   let pairs = 0;
   for (const set of found.values()) pairs += set.size;
-  say(`round ${round}: ${ids.length} posts × ${queries.length} searches: ${ms.toFixed(0)} ms, ${pairs} pairs`);
+  say(
+    `round ${round}: ${ids.length} posts × ${queries.length} searches: ${ms.toFixed(0)} ms, ` +
+      `CPU-s per 1,000 posts: engine ${per1000(engineS)} + process ${per1000(processS)}, ${pairs} pairs`,
+  );
 }
-await client.indices.delete({ index: alertScratchIndex(`${prefix}-pass-cost`), ignore_unavailable: true });

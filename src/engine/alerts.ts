@@ -13,20 +13,25 @@ export interface AlertQuery {
 /** Which saved searches each post satisfies: saved search id → the ids of its matching posts. */
 export type AlertMatches = Map<string, Set<string>>;
 
+/** The posts asked about as they are now, and what each query matches among them. */
+export interface CurrentMatches {
+  matches: AlertMatches;
+  /** The posts read, as summaries render them (servable or not); absent when unknown. */
+  posts: Map<string, SearchedPost>;
+}
+
 /** What the saved-search matching pass needs of the engine. */
 export interface AlertMatching {
   /**
    * Of `postIds`, the posts each query matches as they are now: servable, satisfying the filters,
    * and with a query, matching it lexically or lying within the similarity floor of its vector
-   * (the search's own relevance rules), as of the latest write of each.
+   * (the search's own relevance rules), as of the latest write of each. The posts come back too:
+   * the events render them as read here.
    */
-  matchCurrent(postIds: readonly string[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
+  matchCurrent(postIds: readonly string[], queries: readonly AlertQuery[]): Promise<CurrentMatches>;
   /**
    * The same question about earlier versions of posts (`records`, at most one per post id): which
-   * of them each query would have matched. The versions are indexed apart from the posts, asked
-   * about, and removed.
+   * of them each query would have matched.
    */
   matchVersions(records: readonly PostRecord[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
-  /** The posts of `ids` as searches read them (summaries), servable or not; absent when unknown. */
-  posts(ids: readonly string[]): Promise<Map<string, SearchedPost>>;
 }

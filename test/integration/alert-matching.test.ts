@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import type { PostRecord } from '../../src/domain/records.ts';
 import type { AlertQuery } from '../../src/engine/alerts.ts';
-import { alertScratchIndex } from '../../src/engine/elasticsearch/names.ts';
-import { projectPost } from '../../src/engine/elasticsearch/projection.ts';
+import { generateObservations } from '../../src/seed/generator.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
-// The matching pass asks many saved searches at once, each a named clause of one engine search
-// (alert-matching.ts). Whatever the grouping, each saved search must match exactly the posts its
-// own post search finds: checked here against the post search API, for 150 saved searches over
-// 60 posts.
+// The matching pass evaluates each saved search's engine query against the posts in memory
+// (alert-matching.ts, memory-query.ts): each saved search must match exactly the posts its own
+// post search finds. Checked here against the post search API, on hand-made posts and on the
+// demo corpus.
 const WORDS = ['sourdough', 'espresso', 'kayak', 'retinol', 'woodworking', 'budget', 'marathon', 'origami'];
 const TAGS = ['baking', 'coffee', 'outdoors', 'skincare'];
 const FORMATS = ['reel', 'image', 'carousel'] as const;
@@ -62,8 +60,7 @@ describe('matching many saved searches at once', () => {
           ? { filters: { hashtags: { contains_any: [TAGS[i % 4]] }, views } }
           : { query: WORDS[(i * 5) % 8], filters: { views, format: { in: [FORMATS[i % 3]] } } };
     });
-    // Saved searches whose queries expand to thousands of clauses each: together in one group they
-    // pass the engine's clause limit, and the group is asked one search at a time.
+    // Long queries (hundreds of words): each of their words is a way in.
     const filler = Array.from({ length: 240 }, (_, i) => `fl${i.toString(36)}`).join(' ');
     for (const word of WORDS) scopes.push({ query: `${word} ${filler}` });
     const queries: AlertQuery[] = scopes.map((post, i) => {
@@ -71,7 +68,7 @@ describe('matching many saved searches at once', () => {
       if (request.kind !== 'initial') throw new Error('expected an initial request');
       return { id: `ss_${i}`, search: request.search, vector: null };
     });
-    const matches = await stack.runtime.engine.alerts.matchCurrent(postIds, queries);
+    const { matches } = await stack.runtime.engine.alerts.matchCurrent(postIds, queries);
     let matching = 0;
     for (const [i, post] of scopes.entries()) {
       const expected = await searched(post);
@@ -83,31 +80,69 @@ describe('matching many saved searches at once', () => {
     expect(Math.max(...[...matches.values()].map((s) => s.size))).toBeLessThan(postIds.length);
   });
 
-  it('ignores, and clears, posts a crashed pass left in the scratch index', async () => {
-    const es = stack.runtime.connections.elasticsearch();
-    const scratch = alertScratchIndex(stack.config.INDEX_PREFIX);
-    // A crash mid-batch: copies of every post under other IDs, still in the scratch index.
-    const current = await es.mget<{ record: PostRecord }>({
-      index: `${stack.config.INDEX_PREFIX}-posts`,
-      ids: postIds,
-    });
-    const operations = current.docs.flatMap((doc) => {
-      const record = (doc as { _source: { record: PostRecord } })._source.record;
-      return [
-        { index: { _index: scratch, _id: `left-${record.id}` } },
-        projectPost({ ...record, id: `left-${record.id}` }),
-      ];
-    });
-    await es.bulk({ operations, refresh: true });
-    const request = parsePostSearchRequest({ post: { query: 'espresso' } });
-    if (request.kind !== 'initial') throw new Error('expected an initial request');
-    const batch = postIds.slice(0, 10);
-    const matches = await stack.runtime.engine.alerts.matchCurrent(batch, [
-      { id: 'espresso', search: request.search, vector: null },
-    ]);
-    const expected = (await searched({ query: 'espresso' })).filter((id) => batch.includes(id));
-    expect(expected.length).toBeGreaterThan(0);
-    expect([...(matches.get('espresso') ?? [])].sort()).toEqual(expected);
-    expect((await es.count({ index: scratch })).count).toBe(0);
+  it('agrees with post search on the demo corpus: eight languages, entities, emoji, filters', async () => {
+    const corpus = [...generateObservations({ posts: 240, accounts: 24, seed: 11 })];
+    for (let i = 0; i < corpus.length; i += 500) {
+      const response = await stack.ingest(corpus.slice(i, i + 500), { vectors: false });
+      expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    }
+    const posts = corpus.filter((o) => o['kind'] === 'post');
+    const ids = posts.map((o) => mintId('post', String(o['platform_id'])));
+    const scopes = corpusScopes(corpus);
+    const queries = scopes.map((post, i) => alertQuery(`demo_${i}`, post));
+    const { matches } = await stack.runtime.engine.alerts.matchCurrent(ids, queries);
+    let matching = 0;
+    for (const [i, post] of scopes.entries()) {
+      const expected = (await searched(post)).filter((id) => ids.includes(id));
+      expect([...(matches.get(`demo_${i}`) ?? [])].sort(), JSON.stringify(post)).toEqual(expected);
+      if (expected.length > 0) matching++;
+    }
+    expect(matching).toBeGreaterThan(scopes.length / 2);
   });
 });
+
+function alertQuery(id: string, post: object): AlertQuery {
+  const request = parsePostSearchRequest({ post });
+  if (request.kind !== 'initial') throw new Error('expected an initial request');
+  return { id, search: request.search, vector: null };
+}
+
+/**
+ * Saved searches drawn from the demo corpus: caption words in every language it holds (Japanese
+ * runs included), hashtags bare and with `#`, handles, quoted phrases, questions, emoji, stop words
+ * only, each alone or with filters of every kind (post ranges and keywords, author facts, the
+ * author's counters, which the pass resolves through the accounts index).
+ */
+function corpusScopes(corpus: ReadonlyArray<Record<string, unknown>>): object[] {
+  const posts = corpus.filter((o) => o['kind'] === 'post');
+  const handles = corpus.filter((o) => o['kind'] === 'account').map((o) => String(o['handle']));
+  const tags = [...new Set(posts.flatMap((p) => String(p['caption']).match(/(?<=#)[\p{L}\p{N}_]+/gu) ?? []))];
+  const times = posts.map((p) => String(p['posted_at'])).sort();
+  const texts: string[] = [];
+  for (const [i, p] of posts.entries()) {
+    if (i % 6 !== 0) continue;
+    const words = String(p['caption'])
+      .split(/\s+/)
+      .filter((w) => /\p{L}/u.test(w) && !/^[#@]/.test(w));
+    const at = (i * 7) % Math.max(1, words.length - 2);
+    const two = words.slice(at, at + 2).join(' ');
+    texts.push(two, `"${two}"`, `how do I get better at ${words[at]}?`);
+  }
+  for (const [i, tag] of tags.entries()) if (i % 4 === 0) texts.push(tag, `#${tag} tips`);
+  for (const handle of handles.slice(0, 6)) texts.push(`@${handle}`);
+  texts.push('🔥', '✨ glow', '🛍️', 'to be or not to be', 'the', '自炊', 'スキンケア ルーティン');
+  const filters: Array<Record<string, unknown>> = [
+    {},
+    { filters: { views: { gte: 1000 } } },
+    { filters: { format: { in: ['reel', 'carousel'] } } },
+    { filters: { posted_at: { gte: times[Math.floor(times.length / 2)] } } },
+    { filters: { primary_language: { eq: 'ja' } } },
+    { filters: { topics: { exists: true }, hashtags: { contains_none: [tags[0]] } } },
+    { author: { filters: { followers_count: { gte: 10_000 } } } },
+    { author: { filters: { handle: { in: handles.slice(0, 8) }, is_verified: { eq: false } } } },
+  ];
+  const scopes: object[] = texts.map((query, i) => ({ query, ...filters[i % filters.length] }));
+  // Filters alone, no query.
+  for (const f of filters.slice(1)) scopes.push(f);
+  return scopes;
+}

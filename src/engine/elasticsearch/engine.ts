@@ -13,7 +13,7 @@ import { COMPLETE_RESULTS, engineCall, refreshAll, translateEngineError } from '
 import { decodeVector } from '../../text/vector-codec.ts';
 import type { PostVector } from '../../domain/lookalike.ts';
 import { createIndexAdmin } from './index-admin.ts';
-import { alertScratchIndex, indexNames } from './names.ts';
+import { indexNames } from './names.ts';
 import { createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
@@ -344,7 +344,6 @@ export function createElasticsearchEngine(deps: {
       client,
       postsIndex: posts.read,
       accountsIndex: accounts.read,
-      scratchIndex: alertScratchIndex(deps.indexPrefix),
       similarityFloor: deps.similarityFloor ?? null,
     }),
     likeness: createLikenessEvidence({ client, postsIndex: posts.read }),

@@ -389,7 +389,7 @@ export function createIndexAdmin(deps: {
       }
       const months = await history.indices();
       if (months.length > 0) await engineCall(() => client.indices.delete({ index: months }));
-      // The saved searches' scratch index (alert-matching.ts), and its name before 2026-11-26.
+      // The scratch indices saved-search passes used before matching moved into the worker (2026-11-27).
       await client.indices
         .delete({ index: [alertScratchIndex(indexPrefix), `${indexPrefix}-alert-versions`], ignore_unavailable: true })
         .catch(() => undefined);

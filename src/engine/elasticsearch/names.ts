@@ -36,7 +36,7 @@ export function concreteIndexName(names: IndexNames, version: number, now = new 
   return `${names.concretePrefix}${version}-${stamp}`;
 }
 
-/** The saved searches' scratch index: the batch of posts a matching pass asks about (alert-matching.ts). */
+/** The scratch index saved-search passes copied their batches into until 2026-11-27: dropped with the prefix. */
 export function alertScratchIndex(prefix: string): string {
   return `${prefix}-alert-batch`;
 }

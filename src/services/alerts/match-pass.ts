@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
-import type { PostRecord } from '../../domain/records.ts';
+import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
@@ -125,7 +125,7 @@ export function createMatchPass(deps: {
     const queries = cached?.searches === searches && cached.queries ? cached.queries : await queriesOf(searches);
     if (cached?.searches === searches) cached.queries = queries;
     lap();
-    const current = await deps.engine.matchCurrent([...changes.keys()], queries);
+    const { matches: current, posts } = await deps.engine.matchCurrent([...changes.keys()], queries);
     result.ms.current = lap();
 
     // Candidate pairs: matching now, written since the search exists, not matched before.
@@ -150,7 +150,7 @@ export function createMatchPass(deps: {
       if (news.length > 0) eventsBySearch.set(searchId, news);
     }
     for (const fresh of (await deps.store.markSeen(known)).values()) result.baseline += fresh.size;
-    result.events = await emit(eventsBySearch, searches);
+    result.events = await emit(eventsBySearch, searches, posts);
     result.ms.events = lap();
     await deps.store.settlePending(run);
     return result;
@@ -195,9 +195,15 @@ export function createMatchPass(deps: {
    * A post that matches many searches is rendered once: each event's body is the same summary
    * with its own id and search (the bytes JSON.stringify gives the whole object).
    */
-  async function emit(eventsBySearch: Map<string, string[]>, searches: SavedSearchRecord[]): Promise<number> {
+  async function emit(
+    eventsBySearch: Map<string, string[]>,
+    searches: SavedSearchRecord[],
+    current: ReadonlyMap<string, SearchedPost>,
+  ): Promise<number> {
     if (eventsBySearch.size === 0) return 0;
-    const posts = await deps.engine.posts([...new Set([...eventsBySearch.values()].flat())]);
+    const posts = new Map<string, SearchedPost>();
+    for (const ids of eventsBySearch.values())
+      for (const id of ids) if (current.has(id)) posts.set(id, current.get(id)!);
     // Posts keep their authors' counters coarsened: the events show the current ones.
     const followers = await deps.reads.currentFollowers(snapshotAccountsOf(posts.values()));
     const summaries = new Map<string, string>();
