@@ -300,6 +300,8 @@ function rocchio(docs: number, beta: number, from: 'fused' | 'kNN' = 'fused'): V
     async rank(c) {
       if (!eligible(c) || c.vector.length === 0) return serviceRank(c);
       const first = fuse(c, c.lexical, c.semantic);
+      // As the service (vector-feedback.ts): no feedback when BM25 matched nothing.
+      if (!first.some((f) => f.lexical !== null)) return first.map((f) => f.id);
       const ids = (from === 'fused' ? first.map((f) => f.id) : c.semantic.map((h) => h._id)).slice(0, docs);
       if (ids.length === 0) return first.map((f) => f.id);
       await read(c.index, ids);
@@ -329,6 +331,7 @@ const contentEmbeddedRocchio: Variant = {
     const vector = Array.from(await embedder.embedQuery(analyzeQuery(c.text).content));
     const semantic = await semanticWindow(c.index, c.search, vector);
     const first = fuse(c, c.lexical, semantic);
+    if (!first.some((f) => f.lexical !== null)) return first.map((f) => f.id);
     const ids = first.slice(0, 3).map((f) => f.id);
     if (ids.length === 0 || vector.length === 0) return first.map((f) => f.id);
     await read(c.index, ids);

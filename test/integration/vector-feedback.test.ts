@@ -98,8 +98,9 @@ describe('vector feedback in hybrid search', () => {
     expect((response.body as { total: number }).total).toBe(all.length);
   });
 
-  it('leaves entity queries and a bare word exactly as they were', async () => {
-    for (const query of ['"sourdough starter"', '"bread culture" flour', 'sourdough', '@vector.feedback starter'])
+  it('leaves entity queries, a bare word and words no post has exactly as they were', async () => {
+    const queries = ['"sourdough starter"', '"bread culture" flour', 'sourdough', '@vector.feedback starter'];
+    for (const query of [...queries, 'xkq zzt brrp', 'homemade leavening for bakers'])
       expect(await ranked(on, query), query).toEqual(await ranked(off, query));
   });
 });

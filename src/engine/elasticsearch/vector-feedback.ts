@@ -19,8 +19,10 @@ export function usesVectorFeedback(query: string, mode: 'hybrid' | 'semantic', s
 /**
  * The feedback vector of a first fused window: the query vector moved toward the stored vectors of
  * its {@link FEEDBACK_DOCUMENTS} best results (read on the same snapshot, one request for three
- * vectors), unit length; null when the window is empty or none of them has a vector (nothing to
- * learn from: a nonsense query answered with nothing stays that way).
+ * vectors), unit length. Null — no feedback — when none of them has a vector, and when BM25
+ * matched nothing: the first results are then neighbours alone, and feedback would only amplify
+ * them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese posts the model
+ * cannot read; moved toward them, with 8).
  */
 export async function vectorFromFeedback(deps: {
   client: Client;
@@ -29,6 +31,7 @@ export async function vectorFromFeedback(deps: {
   query: readonly number[];
   fused: readonly TieredFusedId[];
 }): Promise<number[] | null> {
+  if (!deps.fused.some((f) => f.lexical !== null)) return null;
   const ids = deps.fused.slice(0, FEEDBACK_DOCUMENTS).map((f) => f.id);
   if (ids.length === 0 || deps.query.length === 0) return null;
   const response = await deps.client.search<{ record: Pick<PostRecord, 'embedding'> }>({
