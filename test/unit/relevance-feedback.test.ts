@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { usesVectorFeedback } from '../../src/engine/elasticsearch/vector-feedback.ts';
+import type { Client } from '@elastic/elasticsearch';
+import { usesVectorFeedback, vectorFromFeedback } from '../../src/engine/elasticsearch/vector-feedback.ts';
 import { FEEDBACK_WEIGHT, feedbackVector } from '../../src/query/relevance-feedback.ts';
 
 const cosine = (a: readonly number[], b: readonly number[]) =>
@@ -47,5 +48,44 @@ describe('which searches use vector feedback', () => {
       expect(usesVectorFeedback(query, 'hybrid', true), query).toBe(false);
     expect(usesVectorFeedback('¿cómo empiezo con cuidado de la piel?', 'hybrid', false)).toBe(false);
     expect(usesVectorFeedback('night-time skincare routine', 'semantic', true)).toBe(false);
+  });
+});
+
+describe('feedback needs lexical evidence', () => {
+  const unreachable = {
+    search: () => Promise.reject(new Error('no request expected')),
+  } as unknown as Client;
+  const neighbour = (id: string) => ({ id, score: 0.4, lexical: null, semantic: 0.8, tier: 0 });
+
+  it('asks nothing and moves nothing when BM25 matched none of the first results (neighbours alone)', async () => {
+    const moved = await vectorFromFeedback({
+      client: unreachable,
+      pit: 'pit',
+      keepAlive: '30s',
+      query: [1, 0],
+      fused: [neighbour('a'), neighbour('b'), neighbour('c')],
+    });
+    expect(moved).toBeNull();
+  });
+
+  it('reads the top 3 vectors when a lexical hit is among the first results', async () => {
+    const asked: unknown[] = [];
+    const vector = Buffer.from(new Float32Array([0, 1]).buffer).toString('base64');
+    const client = {
+      search: (request: unknown) => {
+        asked.push(request);
+        return Promise.resolve({ hits: { hits: [{ _source: { record: { embedding: { vector } } } }] } });
+      },
+    } as unknown as Client;
+    const fused = [
+      { id: 'a', score: 0.9, lexical: 1, semantic: 0.8, tier: 0 },
+      neighbour('b'),
+      neighbour('c'),
+      neighbour('d'),
+    ];
+    const moved = await vectorFromFeedback({ client, pit: 'pit', keepAlive: '30s', query: [1, 0], fused });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ query: { ids: { values: ['a', 'b', 'c'] } }, _source: ['record.embedding'] });
+    expect(moved).toEqual(feedbackVector([1, 0], [[0, 1]]));
   });
 });
