@@ -181,6 +181,13 @@ function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) 
     nonsense_empty_share: mean(nonsense.map((q) => (answers.get(q.id)!.length === 0 ? 1 : 0))),
     nonsense_results_mean: mean(nonsense.map((q) => answers.get(q.id)!.length)),
     queries: { judged: judged.length, entity: entities.length, nonsense: nonsense.length },
+    // Per query, for paired tests between runs (bench/relevance/compare-runs.ts).
+    per_query_ndcg_at_10: Object.fromEntries(all.map((q) => [q.id, +ndcg(q).toFixed(6)])),
+    per_query_off_niche: Object.fromEntries(
+      all
+        .filter((q) => ASKED_APART.has(q.kind))
+        .map((q) => [q.id, answers.get(q.id)!.filter((id) => !q.judgments.has(id)).length]),
+    ),
   };
 }
 
@@ -269,7 +276,7 @@ async function measure(base: Runtime): Promise<void> {
         await runtime.close();
       }
     }
-    const file = path.join(REPO_ROOT, 'bench/results/relevance-social.json');
+    const file = path.resolve(REPO_ROOT, process.env['SOCIAL_RESULTS'] ?? 'bench/results/relevance-social.json');
     mkdirSync(path.dirname(file), { recursive: true });
     const report = {
       date: new Date().toISOString(),
@@ -282,7 +289,8 @@ async function measure(base: Runtime): Promise<void> {
       floor_calibration: floor,
     };
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    say(JSON.stringify({ results, floor_calibration: floor }, null, 2));
+    const brief = results.map(({ per_query_ndcg_at_10: _n, per_query_off_niche: _o, ...rest }) => rest);
+    say(JSON.stringify({ results: brief, floor_calibration: floor }, null, 2));
   } finally {
     await base.keys.revoke(created.id).catch(() => undefined);
   }

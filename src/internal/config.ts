@@ -189,6 +189,13 @@ const envSchema = z.object({
    */
   SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /**
+   * Pseudo-relevance feedback on the query vector of hybrid searches (src/query/relevance-feedback.ts):
+   * `on` moves it toward the first fused ranking's top 3 before the final kNN, two more engine
+   * requests per first page. Off by default: it raises every relevance figure measured, but
+   * misses two of issue 31's goals (bench/relevance.md, "Pseudo-relevance feedback on the query vector").
+   */
+  SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'off']).default('off'),
+  /**
    * Memory for the vectors of recent query texts (an LRU, bounded in bytes: ~1.7 KiB per short
    * query), so repeated queries skip the model; 0: no cache.
    */

@@ -60,6 +60,8 @@ export function createElasticsearchEngine(deps: {
   snapshotMaxAgeMs?: number;
   /** The relevance floor of fused searches (config SEARCH_SIMILARITY_FLOOR; null or absent: none). */
   similarityFloor?: number | null;
+  /** Vector feedback in hybrid searches (config SEARCH_VECTOR_FEEDBACK; absent: off). */
+  vectorFeedback?: boolean;
   /** Shard and replica counts of the indices (INDEX_SHARDS, INDEX_REPLICAS); absent: the templates'. */
   layout?: Partial<IndexLayout>;
   /** The client's request timeout (ELASTICSEARCH_TIMEOUT_MS): writes give up waiting inside the engine well before it. */
@@ -306,6 +308,7 @@ export function createElasticsearchEngine(deps: {
     postsIndex: posts.read,
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
+    vectorFeedback: deps.vectorFeedback ?? false,
   });
 
   const intake: IntakeStore = {
@@ -338,6 +341,7 @@ export function createElasticsearchEngine(deps: {
       postsIndex: posts.read,
       accountsIndex: accounts.read,
       similarityFloor: deps.similarityFloor ?? null,
+      vectorFeedback: deps.vectorFeedback ?? false,
     }),
     highlights: createPostHighlighter({ client, index: posts.read }),
     alerts: createAlertMatching({

@@ -11,6 +11,7 @@ import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from 
 import { hybridWindows } from './hybrid-windows.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { nearestQuery } from './nearest-query.ts';
+import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
@@ -151,6 +152,8 @@ export function createFacetEngine(deps: {
   accountsIndex: string;
   /** The fused searches' relevance floor: facets count the neighbours a search can show. */
   similarityFloor: number | null;
+  /** The fused searches' vector feedback (vector-feedback.ts): facets count the window it gives; absent: off. */
+  vectorFeedback?: boolean;
 }): FacetEngine {
   const { client } = deps;
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
@@ -285,28 +288,54 @@ export function createFacetEngine(deps: {
           const queryVector = await vector;
           // A query the model cannot read (an empty vector) has no neighbours, as in the search.
           if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
-          const knn = await client.search({
-            ...COMPLETE_RESULTS,
-            pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
-            ...nearestQuery({
-              field: 'embedding',
-              vector: queryVector,
-              k: FUSION_WINDOW,
-              candidates: KNN_CANDIDATES,
-              filter,
-            }),
-            size: FUSION_WINDOW,
-            _source: false,
-            track_total_hits: false,
-          });
-          // Exactly the neighbours the search shows: above the relevance floor, and none when the
-          // model cannot read the query's language (hybrid-windows.ts).
-          const shown = hybridWindows({
+          const keepAlive = `${keepAliveSeconds}s`;
+          const neighbours = async (v: number[]) =>
+            (
+              await client.search({
+                ...COMPLETE_RESULTS,
+                pit: { id: pit, keep_alive: keepAlive },
+                ...nearestQuery({
+                  field: 'embedding',
+                  vector: v,
+                  k: FUSION_WINDOW,
+                  candidates: KNN_CANDIDATES,
+                  filter,
+                }),
+                size: FUSION_WINDOW,
+                _source: false,
+                track_total_hits: false,
+              })
+            ).hits.hits;
+          const semanticReadable = search.query === null || analyzeQuery(search.query).semanticReadable;
+          const windows = hybridWindows({
             mode: ranking.mode,
             window: FUSION_WINDOW,
             similarityFloor: deps.similarityFloor,
-            semanticReadable: search.query === null || analyzeQuery(search.query).semanticReadable,
-          }).shownNeighbours(knn.hits.hits);
+            semanticReadable,
+          });
+          let knn = await neighbours(queryVector);
+          // The search's vector feedback (vector-feedback.ts), so that the window is the search's own.
+          if (
+            deps.vectorFeedback === true &&
+            search.query !== null &&
+            usesVectorFeedback(search.query, ranking.mode, semanticReadable)
+          ) {
+            const lexicalWindow = await client.search({
+              ...COMPLETE_RESULTS,
+              pit: { id: pit, keep_alive: keepAlive },
+              query: lexical,
+              sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
+              size: FUSION_WINDOW + 1,
+              _source: false,
+              track_total_hits: false,
+            });
+            const fused = windows.fuse(lexicalWindow.hits.hits, knn);
+            const moved = await vectorFromFeedback({ client, pit, keepAlive, query: queryVector, fused });
+            if (moved) knn = await neighbours(dequantizeVector(quantizeVector(moved)));
+          }
+          // Exactly the neighbours the search shows: above the relevance floor, and none when the
+          // model cannot read the query's language (hybrid-windows.ts).
+          const shown = windows.shownNeighbours(knn);
           const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
           return ranking.mode === 'semantic'
             ? window

@@ -7,6 +7,7 @@ import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.
 import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
 import { nearestQuery } from './nearest-query.ts';
+import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
@@ -66,6 +67,8 @@ export async function fusedPostSearch(deps: {
   search: PostSearch & { query: string };
   /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
   similarityFloor: number | null;
+  /** Whether hybrid first pages move the query vector toward their first fused results (vector-feedback.ts). */
+  vectorFeedback?: boolean;
   /** A first page ranked with the query's embedding, or the next page of such a search. */
   page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
 }): Promise<SearchPage<PostRecord, FusedState>> {
@@ -105,12 +108,19 @@ export async function fusedPostSearch(deps: {
     _source: false,
     track_total_hits: false,
   });
+  const semanticReadable = analyzeQuery(search.query).semanticReadable;
   const windows = hybridWindows({
     mode: state.mode,
     window: FUSION_WINDOW,
     similarityFloor: deps.similarityFloor,
-    semanticReadable: analyzeQuery(search.query).semanticReadable,
+    semanticReadable,
   });
+  // A first page moves the query vector toward its first fused results (vector-feedback.ts); the
+  // cursor carries the moved vector, so later pages re-run exactly the final kNN.
+  const feedback =
+    deps.vectorFeedback === true &&
+    page.state === null &&
+    usesVectorFeedback(search.query, state.mode, semanticReadable);
 
   const run = async (pit: string) => {
     const inWindow = state.offset !== null;
@@ -119,14 +129,30 @@ export async function fusedPostSearch(deps: {
     const lexicalSearch =
       state.mode === 'hybrid' && inWindow ? client.search<{ record: PostRecord }>(lexical(pit)) : Promise.resolve(null);
     // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
-    const semanticSearch = quantized.then((q) => {
+    const semanticSearch = quantized.then(async (q) => {
       const vector = dequantizeVector(q);
-      return vector.length === 0
-        ? { hits: { hits: [] as estypes.SearchHit<{ record: PostRecord }>[] } }
-        : client.search<{ record: PostRecord }>(knn(pit, vector));
+      if (vector.length === 0) return { hits: [] as Hit[], q };
+      const first = (await client.search<{ record: PostRecord }>(knn(pit, vector))).hits.hits;
+      if (!feedback) return { hits: first, q };
+      // The first fusion's best results move the vector; the window is asked again with it.
+      const lexicalHits = (await lexicalSearch)?.hits.hits ?? [];
+      const moved = await vectorFromFeedback({
+        client,
+        pit,
+        keepAlive,
+        query: vector,
+        fused: windows.fuse(lexicalHits, first),
+      });
+      if (!moved) return { hits: first, q };
+      // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
+      const movedQ = quantizeVector(moved);
+      return {
+        hits: (await client.search<{ record: PostRecord }>(knn(pit, dequantizeVector(movedQ)))).hits.hits,
+        q: movedQ,
+      };
     });
     const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
-    const semanticHits = semanticResponse.hits.hits;
+    const semanticHits = semanticResponse.hits;
     const lexicalHits = lexicalResponse?.hits.hits ?? [];
     const want = page.limit + 1;
 
@@ -168,7 +194,7 @@ export async function fusedPostSearch(deps: {
       lexical: new Set(lexicalHits.map((h) => h._id!)),
       semantic: new Set(windows.shownNeighbours(semanticHits)),
     };
-    return { ids, tail, fusedLength, records, sides, q: await quantized };
+    return { ids, tail, fusedLength, records, sides, q: semanticResponse.q };
   };
 
   let pit: string;

@@ -31,6 +31,8 @@ export function createSearchEngine(deps: {
   accountsIndex: string;
   /** The relevance floor of fused searches (null: none). */
   similarityFloor: number | null;
+  /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
+  vectorFeedback?: boolean;
 }): SearchEngine {
   const { client, snapshots, visibility, qualifying } = deps;
   const posts = { read: deps.postsIndex };
@@ -59,6 +61,7 @@ export function createSearchEngine(deps: {
           index: posts.read,
           search: { ...search, query: text },
           similarityFloor: deps.similarityFloor ?? null,
+          vectorFeedback: deps.vectorFeedback ?? false,
           page: fusedPage,
         });
       const similar = (similarPage: Parameters<typeof similarSearch>[0]['page']) =>

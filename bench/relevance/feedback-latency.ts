@@ -1,0 +1,85 @@
+/**
+ * What SEARCH_VECTOR_FEEDBACK costs a hybrid first page through the API: two API nodes on one
+ * harness index (feedback off and on), the same query texts interleaved (off, on, on, off, …), each
+ * text asked once per node unmeasured first, so the query vector comes from each node's cache and
+ * the model's time is not in the figures. Wall time per request, p50 and p90.
+ *
+ *   npx tsx bench/relevance/feedback-latency.ts [--prefix relevance-harness-scifact] [--rounds 3]
+ *
+ * The SciFact harness index by default (bench/relevance/harness.ts loads it); its queries.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { quantile } from './api-search.ts';
+import { loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
+import { harnessRuntime, startApiNode, type ApiNode } from './harness-service.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    prefix: { type: 'string', default: 'relevance-harness-scifact' },
+    rounds: { type: 'string', default: '3' },
+  },
+});
+const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+const env: NodeJS.ProcessEnv = {
+  NODE_ENV: 'production',
+  SIGNING_SECRET: randomBytes(32).toString('hex'),
+  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
+  ...process.env,
+  INDEX_PREFIX: args.prefix,
+  REDIS_PREFIX: args.prefix,
+};
+const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const dir = scifactDir();
+const qrels = await loadQrels(dir, 'test');
+const texts = [...(await loadQueries(dir))].filter(([id]) => qrels.has(id)).map(([, t]) => t.slice(0, 2000));
+
+const base = harnessRuntime(env, logger);
+if (!(await base.ready())) throw new Error('Redis is unreachable');
+const created = await base.keys.create({ owner: 'bench@example.com', name: 'feedback latency', scopes: ['search'] });
+const nodes: Record<'off' | 'on', ApiNode> = {
+  off: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', SEARCH_VECTOR_FEEDBACK: 'off' })),
+  on: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', SEARCH_VECTOR_FEEDBACK: 'on' })),
+};
+async function ask(node: ApiNode, query: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${node.baseUrl}/v1/social/posts/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${created.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ post: { query }, limit: 10 }),
+  });
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`search answered ${response.status}`);
+  return performance.now() - started;
+}
+try {
+  // Warm-up: every text once per node (its vector is then cached on that node).
+  for (const text of texts) for (const node of Object.values(nodes)) await ask(node, text);
+  const times: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  for (let round = 0; round < Number(args.rounds); round++) {
+    for (const [i, text] of texts.entries()) {
+      const order: Array<'off' | 'on'> = (i + round) % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+      for (const mode of order) times[mode].push(await ask(nodes[mode], text));
+    }
+  }
+  const row = (mode: 'off' | 'on') => {
+    const sorted = [...times[mode]].sort((a, b) => a - b);
+    return {
+      mode,
+      requests: sorted.length,
+      p50_ms: +quantile(sorted, 0.5).toFixed(2),
+      p90_ms: +quantile(sorted, 0.9).toFixed(2),
+    };
+  };
+  console.table([row('off'), row('on')]);
+} finally {
+  await base.keys.revoke(created.id).catch(() => undefined);
+  for (const node of Object.values(nodes)) {
+    await node.close();
+    await node.runtime.close();
+  }
+  await base.close();
+}

@@ -1,0 +1,51 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { PostRecord } from '../../domain/records.ts';
+import { queryEntities } from '../../query/entities.ts';
+import type { TieredFusedId } from '../../query/fusion.ts';
+import { FEEDBACK_DOCUMENTS, feedbackVector } from '../../query/relevance-feedback.ts';
+import { decodeVector } from '../../text/vector-codec.ts';
+import { COMPLETE_RESULTS } from './errors.ts';
+
+/**
+ * Whether a hybrid search moves its query vector toward its first fused results before the final
+ * kNN (src/query/relevance-feedback.ts): only when the model reads the query (a query it cannot
+ * read has no semantic evidence to correct), and never for a query with exact entities (`#tag`,
+ * `@handle`, a quoted phrase, a bare word looked up as a tag), which rank exactly as before.
+ */
+export function usesVectorFeedback(query: string, mode: 'hybrid' | 'semantic', semanticReadable: boolean): boolean {
+  return mode === 'hybrid' && semanticReadable && queryEntities(query).length === 0;
+}
+
+/**
+ * The feedback vector of a first fused window: the query vector moved toward the stored vectors of
+ * its {@link FEEDBACK_DOCUMENTS} best results (read on the same snapshot, one request for three
+ * vectors), unit length. Null — no feedback — when none of them has a vector, and when BM25
+ * matched nothing: the first results are then neighbours alone, and feedback would only amplify
+ * them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese posts the model
+ * cannot read; moved toward them, with 8).
+ */
+export async function vectorFromFeedback(deps: {
+  client: Client;
+  pit: string;
+  keepAlive: string;
+  query: readonly number[];
+  fused: readonly TieredFusedId[];
+}): Promise<number[] | null> {
+  if (!deps.fused.some((f) => f.lexical !== null)) return null;
+  const ids = deps.fused.slice(0, FEEDBACK_DOCUMENTS).map((f) => f.id);
+  if (ids.length === 0 || deps.query.length === 0) return null;
+  const response = await deps.client.search<{ record: Pick<PostRecord, 'embedding'> }>({
+    ...COMPLETE_RESULTS,
+    pit: { id: deps.pit, keep_alive: deps.keepAlive },
+    query: { ids: { values: ids } },
+    size: ids.length,
+    _source: ['record.embedding'],
+    track_total_hits: false,
+  });
+  const documents = response.hits.hits
+    .map((h) => h._source?.record.embedding?.vector)
+    .filter((v): v is string => typeof v === 'string')
+    .map(decodeVector)
+    .filter((v) => v.length === deps.query.length);
+  return documents.length > 0 ? feedbackVector(deps.query, documents) : null;
+}

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+// SEARCH_VECTOR_FEEDBACK=on (src/query/relevance-feedback.ts): a hybrid search moves its query
+// vector toward its first fused results before the final kNN, so a question phrased like posts of
+// other topics ("what do I need to know about …") still reaches the posts about its topic that
+// share none of its words. Two stacks on the same posts: feedback on, and off (the default).
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+const POSTS = {
+  starterSchedule: 'Sourdough starter feeding schedule: twice a day at room temperature',
+  starterDay5: 'My sourdough starter on day five, finally doubling',
+  starterHydration: 'Sourdough starter hydration explained, from stiff to liquid',
+  levain: 'Levain bubbling after a night on the counter: wild yeast, rye flour and water at one to one',
+  culture: 'Feeding my bread culture so it rises: equal parts flour and water, discard half each morning',
+  jar: 'The jar of bubbly yeast on my counter that makes every loaf of bread',
+  running: 'What you need to know before you start running: shoes, pace and rest days',
+  budgeting: 'Everything I wish I knew about budgeting before my first paycheck',
+  camera: 'Things to know about your first camera before you buy one',
+  guitar: 'What nobody tells you about learning guitar as an adult',
+  plants: 'All you need to know about watering houseplants in winter',
+  travel: 'Cheap alternatives to expensive hotels in Lisbon: guesthouses and hostels',
+};
+type Key = keyof typeof POSTS;
+const id = (key: Key) => mintId('post', `vf-${key}`);
+const keyOf = new Map(Object.keys(POSTS).map((k) => [id(k as Key), k]));
+const QUESTION = 'what do I need to know about sourdough starter';
+let on: Stack;
+let off: Stack;
+
+async function start(feedback: 'on' | 'off'): Promise<Stack> {
+  const stack = await startStack(`vector-feedback-${feedback}`, {
+    MODEL_DIR,
+    SEARCH_RANKING: 'hybrid',
+    SEARCH_VECTOR_FEEDBACK: feedback,
+  });
+  await stack.runtime.embedder.ready();
+  const response = await stack.ingest([
+    accountObs({ platform_id: 'vf-a', handle: 'vector.feedback' }),
+    ...Object.entries(POSTS).map(([key, caption]) => postObs('vf-a', { platform_id: `vf-${key}`, caption })),
+  ]);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return stack;
+}
+
+beforeAll(async () => {
+  [on, off] = await Promise.all([start('on'), start('off')]);
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([on?.close(), off?.close()]);
+});
+
+async function search(stack: Stack, body: Record<string, unknown>) {
+  const response = await stack.post('/v1/social/posts/search', body);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return response.body as { data: Array<{ id: string }>; has_more: boolean; next_cursor?: string };
+}
+const ranked = async (stack: Stack, query: string, limit = 20) =>
+  (await search(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
+
+describe('vector feedback in hybrid search', () => {
+  it("reaches the posts about the question's topic that share none of its words", async () => {
+    const starters = ['starterDay5', 'starterHydration', 'starterSchedule'];
+    const withFeedback = await ranked(on, QUESTION);
+    const without = await ranked(off, QUESTION);
+    // Both put the posts naming the topic first.
+    expect(withFeedback.slice(0, 3).sort()).toEqual(starters);
+    expect(without.slice(0, 3).sort()).toEqual(starters);
+    // The bread-culture posts are under the similarity floor for the question as typed, not for
+    // the question moved toward the sourdough-starter posts.
+    expect(without).not.toContain('culture');
+    expect(without).not.toContain('jar');
+    expect(withFeedback).toEqual(expect.arrayContaining(['culture', 'jar']));
+  });
+
+  it('pages through the same order as one long page: the cursor carries the moved vector', async () => {
+    const whole = await ranked(on, QUESTION, 100);
+    const paged: string[] = [];
+    let page = await search(on, { post: { query: QUESTION }, limit: 3 });
+    for (;;) {
+      paged.push(...page.data.map((p) => keyOf.get(p.id) ?? p.id));
+      if (!page.has_more) break;
+      page = await search(on, { cursor: page.next_cursor });
+    }
+    expect(paged).toEqual(whole);
+  });
+
+  it('facets count exactly the posts the search returns', async () => {
+    const all = await ranked(on, QUESTION, 100);
+    const response = await on.post('/v1/social/posts/facets', {
+      post: { query: QUESTION },
+      facets: [{ field: 'format' }],
+    });
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    expect((response.body as { total: number }).total).toBe(all.length);
+  });
+
+  it('leaves entity queries, a bare word and words no post has exactly as they were', async () => {
+    const queries = ['"sourdough starter"', '"bread culture" flour', 'sourdough', '@vector.feedback starter'];
+    for (const query of [...queries, 'xkq zzt brrp', 'homemade leavening for bakers'])
+      expect(await ranked(on, query), query).toEqual(await ranked(off, query));
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import type { Client } from '@elastic/elasticsearch';
+import { usesVectorFeedback, vectorFromFeedback } from '../../src/engine/elasticsearch/vector-feedback.ts';
+import { FEEDBACK_WEIGHT, feedbackVector } from '../../src/query/relevance-feedback.ts';
+
+const cosine = (a: readonly number[], b: readonly number[]) =>
+  a.reduce((s, x, i) => s + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
+
+describe('Rocchio feedback on the query vector', () => {
+  it('moves the query toward the mean of its feedback documents, by β = 0.75, at unit length', () => {
+    const moved = feedbackVector(
+      [1, 0, 0],
+      [
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+    );
+    // q + 0.75 · mean = [1, 0.375, 0.375], normalized.
+    const norm = Math.hypot(1, 0.375, 0.375);
+    expect(moved.map((x) => +x.toFixed(6))).toEqual([1 / norm, 0.375 / norm, 0.375 / norm].map((x) => +x.toFixed(6)));
+    expect(Math.hypot(...moved)).toBeCloseTo(1, 12);
+    expect(FEEDBACK_WEIGHT).toBe(0.75);
+  });
+
+  it('stays closer to the query than to the documents: feedback corrects the query, never replaces it', () => {
+    const query = [1, 0];
+    const doc = [0, 1];
+    const moved = feedbackVector(query, [doc]);
+    expect(cosine(moved, query)).toBeGreaterThan(cosine(moved, doc));
+    expect(cosine(moved, doc)).toBeGreaterThan(0);
+  });
+
+  it('leaves out documents without a vector (or of another length), and returns the query when none is left', () => {
+    expect(feedbackVector([0.6, 0.8], [[], [1, 2, 3]])).toEqual([0.6, 0.8]);
+    expect(feedbackVector([1, 0], [[], [0, 1]])).toEqual(feedbackVector([1, 0], [[0, 1]]));
+    expect(feedbackVector([], [[1]])).toEqual([]);
+  });
+});
+
+describe('which searches use vector feedback', () => {
+  it('hybrid searches of text the model reads', () => {
+    expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true)).toBe(true);
+    expect(usesVectorFeedback('night-time skincare routine', 'hybrid', true)).toBe(true);
+  });
+
+  it('never entity queries, queries the model cannot read, or the semantic-only mode: they rank as before', () => {
+    for (const query of ['#skincare', '@glow.maya', '"capsule wardrobe"', 'skincare', 'tips for #skincare'])
+      expect(usesVectorFeedback(query, 'hybrid', true), query).toBe(false);
+    expect(usesVectorFeedback('¿cómo empiezo con cuidado de la piel?', 'hybrid', false)).toBe(false);
+    expect(usesVectorFeedback('night-time skincare routine', 'semantic', true)).toBe(false);
+  });
+});
+
+describe('feedback needs lexical evidence', () => {
+  const unreachable = {
+    search: () => Promise.reject(new Error('no request expected')),
+  } as unknown as Client;
+  const neighbour = (id: string) => ({ id, score: 0.4, lexical: null, semantic: 0.8, tier: 0 });
+
+  it('asks nothing and moves nothing when BM25 matched none of the first results (neighbours alone)', async () => {
+    const moved = await vectorFromFeedback({
+      client: unreachable,
+      pit: 'pit',
+      keepAlive: '30s',
+      query: [1, 0],
+      fused: [neighbour('a'), neighbour('b'), neighbour('c')],
+    });
+    expect(moved).toBeNull();
+  });
+
+  it('reads the top 3 vectors when a lexical hit is among the first results', async () => {
+    const asked: unknown[] = [];
+    const vector = Buffer.from(new Float32Array([0, 1]).buffer).toString('base64');
+    const client = {
+      search: (request: unknown) => {
+        asked.push(request);
+        return Promise.resolve({ hits: { hits: [{ _source: { record: { embedding: { vector } } } }] } });
+      },
+    } as unknown as Client;
+    const fused = [
+      { id: 'a', score: 0.9, lexical: 1, semantic: 0.8, tier: 0 },
+      neighbour('b'),
+      neighbour('c'),
+      neighbour('d'),
+    ];
+    const moved = await vectorFromFeedback({ client, pit: 'pit', keepAlive: '30s', query: [1, 0], fused });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ query: { ids: { values: ['a', 'b', 'c'] } }, _source: ['record.embedding'] });
+    expect(moved).toEqual(feedbackVector([1, 0], [[0, 1]]));
+  });
+});
