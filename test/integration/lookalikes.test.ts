@@ -169,13 +169,21 @@ describe('creators like this one', () => {
   });
 
   it('follows what the reference publishes: new cooking posts move it towards the cooks', async () => {
-    const before = ids(await searchAccounts({ account: { similar_to: '@lifter.gym' } }));
+    // The chef's likeness to the lifter, and the order. Whether the chef already leads before is
+    // a near tie the model's arithmetic decides ("high protein breakfast" is food too): what must
+    // hold is that recipes move the lifter towards the cook, and the cook then leads.
+    const lookalikes = async () => {
+      const response = await searchAccounts({ account: { similar_to: '@lifter.gym' }, include: ['matches'] });
+      const matches = response.body.matches as Array<{ id: string; similarity: number }>;
+      return { order: ids(response), chef: matches.find((m) => m.id === accountId('chef'))!.similarity };
+    };
+    const before = await lookalikes();
     // The lifter starts posting recipes, many and recent.
     const cooking = COOKING.flatMap((c) => [c, `${c}, again`]);
     expect((await stack.ingest(observations('lifter', ACCOUNTS.lifter!, cooking, 10))).statusCode).toBe(200);
-    const after = ids(await searchAccounts({ account: { similar_to: '@lifter.gym' } }));
-    expect(after.indexOf(accountId('chef'))).toBeLessThan(before.indexOf(accountId('chef')));
-    expect(after[0]).toBe(accountId('chef'));
+    const after = await lookalikes();
+    expect(after.chef).toBeGreaterThan(before.chef + 0.1);
+    expect(after.order[0]).toBe(accountId('chef'));
   });
 });
 
