@@ -35,6 +35,7 @@ import {
   startLoader,
   waitForQueueIdle,
 } from '../relevance/harness-service.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -70,11 +71,6 @@ const percentile = (sorted: number[], q: number) =>
 const seed = [...generateObservations({ posts: BASE, accounts: Math.max(10, BASE / 20), seed: 5 })];
 const posts = seed.filter((o) => o['kind'] === 'post');
 const runtime = harnessRuntime(env, logger);
-/** The engine's CPU time so far, every node's, in milliseconds. */
-async function engineCpuMs(): Promise<number> {
-  const stats = await runtime.es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
-}
 await runtime.indexAdmin.apply();
 const { key } = await runtime.keys.create({ owner: 'bench@example.com', name: 'alerts', scopes: ['ingest', 'search'] });
 const loader = await startLoader(runtime, logger, { holdEmbeddings: true });
@@ -141,7 +137,7 @@ try {
     const acceptedAt = new Map<string, number>();
     const byShortcode = new Map(fresh.map((p) => [String(p['shortcode']), String(p['platform_id'])]));
     const started = performance.now();
-    const cpuAtStart = { engine: await engineCpuMs(), service: process.cpuUsage() };
+    const cpuAtStart = { engine: await engineCpuMs(runtime.es), service: process.cpuUsage() };
     for (let i = 0; i < fresh.length; i += 500) {
       const chunk = fresh.slice(i, i + 500);
       await sendObservations(loader.node, key, chunk, { wait: false });
@@ -152,7 +148,7 @@ try {
     const intakeSeconds = (performance.now() - started) / 1000;
     await waitForQueueIdle(alertsQueue, { timeoutMs: 3_600_000 });
     // What the round cost, passes included: the engine's CPU and this process's (API, worker, client).
-    const engineCpuS = ((await engineCpuMs()) - cpuAtStart.engine) / 1000;
+    const engineCpuS = ((await engineCpuMs(runtime.es)) - cpuAtStart.engine) / 1000;
     const serviceCpu = process.cpuUsage(cpuAtStart.service);
     const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6;
 

@@ -14,6 +14,7 @@ import { indexNames } from '../../src/engine/elasticsearch/names.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,12 +38,6 @@ const queries: AlertQuery[] = Array.from({ length: Number(args.searches) }, (_, 
   return { id: `s${i}`, search: request.search, vector: null };
 });
 
-/** Every node's process CPU so far (ms): the engine's side of a round. */
-async function engineCpuMs(): Promise<number> {
-  const stats = await client.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
-}
-
 const postsIndex = indexNames(prefix, 'posts').read;
 const matching = createAlertMatching({
   client,
@@ -59,10 +54,10 @@ for (let round = 0; round < Number(args.rounds); round++) {
   });
   const ids = sample.hits.hits.map((h) => h._id!);
   const started = performance.now();
-  const cpuAtStart = { engine: await engineCpuMs(), process: process.cpuUsage() };
+  const cpuAtStart = { engine: await engineCpuMs(client), process: process.cpuUsage() };
   const { matches: found } = await matching.matchCurrent(ids, queries);
   const ms = performance.now() - started;
-  const engineS = ((await engineCpuMs()) - cpuAtStart.engine) / 1000;
+  const engineS = ((await engineCpuMs(client)) - cpuAtStart.engine) / 1000;
   const used = process.cpuUsage(cpuAtStart.process);
   const processS = (used.user + used.system) / 1e6;
   const per1000 = (s: number) => ((s * 1000) / ids.length).toFixed(3);

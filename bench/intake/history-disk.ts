@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../lib/service-stack.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const { values: args } = parseArgs({
   options: { points: { type: 'string', default: '200000' }, records: { type: 'string', default: '20000' } },
@@ -47,11 +48,6 @@ function* points(): Generator<Point> {
   }
 }
 
-async function engineCpuMs(): Promise<number> {
-  const stats = await es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
-}
-
 async function measure(
   name: string,
   body: { settings: Record<string, unknown>; mappings: Record<string, unknown> },
@@ -63,7 +59,7 @@ async function measure(
     settings: { ...body.settings, number_of_replicas: 0 },
     mappings: body.mappings,
   });
-  const cpuBefore = await engineCpuMs();
+  const cpuBefore = await engineCpuMs(es);
   const started = performance.now();
   let operations: object[] = [];
   let requests = 0;
@@ -81,7 +77,7 @@ async function measure(
   await flush();
   await es.indices.refresh({ index: name });
   const seconds = (performance.now() - started) / 1000;
-  const cpuMs = (await engineCpuMs()) - cpuBefore;
+  const cpuMs = (await engineCpuMs(es)) - cpuBefore;
   await es.indices.forcemerge({ index: name, max_num_segments: 1 });
   await es.indices.refresh({ index: name });
   const stats = await es.indices.stats({ index: name, metric: ['store', 'docs'] });
