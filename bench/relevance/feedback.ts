@@ -34,7 +34,7 @@ import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
 import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
-import { generateObservations } from '../../src/seed/generator.ts';
+import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
@@ -104,9 +104,10 @@ function parsed(text: string): PostSearch & { query: string } {
 
 async function socialCases(): Promise<Case[]> {
   const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;
-  const observations = [...generateObservations({ posts: 1500, accounts: 150, seed: 5 })];
+  const size = { posts: 1500, accounts: 150, seed: 5 };
+  const observations = [...generateObservations(size)];
   const servable = await es.search({ index, query: { term: { servable: true } }, size: 10_000, _source: false });
-  const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)));
+  const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)), seedPostLabels(size));
   const out: Case[] = [];
   for (const q of queries) {
     if (q.kind === 'nonsense' || q.judgments.size === 0) continue;

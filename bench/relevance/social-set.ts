@@ -7,6 +7,7 @@
 import { mintId } from '../../src/contract/ids.ts';
 import { hashtagsFromCaption } from '../../src/domain/merge.ts';
 import { LANGUAGES } from '../../src/seed/languages.ts';
+import type { SeedPostLabel } from '../../src/seed/generator.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
 
 /** One query of the set, with its judgments (post ID → grade). */
@@ -36,10 +37,15 @@ type Obs = Record<string, unknown>;
 /** Topic id → its niche and English phrase. */
 const TOPICS = new Map(NICHES.flatMap((n) => n.topics.map((t) => [t[0], { niche: n.id, phrase: t[1] }] as const)));
 
-/** What the observations say about every post, with each account's latest handle. */
-function postFacts(observations: readonly Obs[]): Map<string, PostFacts> {
+/**
+ * What the observations say about every post, with each account's latest handle. A post without a
+ * `post_enrichment` takes its topic and language from `labels` when given (the generator's own:
+ * its caption was written about that topic whether or not the pipeline has enriched it yet).
+ */
+function postFacts(observations: readonly Obs[], labels?: ReadonlyMap<string, SeedPostLabel>): Map<string, PostFacts> {
   const handles = new Map<string, string>();
   const posts = new Map<string, PostFacts>();
+  const enriched = new Set<string>();
   for (const o of observations) {
     if (o['kind'] === 'account' && typeof o['handle'] === 'string')
       handles.set(o['platform_id'] as string, o['handle'].toLowerCase());
@@ -59,12 +65,20 @@ function postFacts(observations: readonly Obs[]): Map<string, PostFacts> {
     if (o['kind'] === 'post_enrichment') {
       const post = posts.get(o['post_platform_id'] as string);
       if (!post) continue;
+      enriched.add(o['post_platform_id'] as string);
       post.language = (o['primary_language'] as string | null) ?? null;
       post.topics = (o['topics'] as string[] | null) ?? [];
       post.contexts = (o['commercial_contexts'] as string[] | null) ?? [];
     }
   }
   for (const post of posts.values()) post.author = handles.get(post.author) ?? '';
+  for (const [platformId, post] of posts) {
+    const label = labels?.get(platformId);
+    if (!label || enriched.has(platformId)) continue;
+    post.language = label.language;
+    post.topics = [label.topic];
+    if (label.discount) post.contexts = ['discount_promotion'];
+  }
   return posts;
 }
 
@@ -122,8 +136,12 @@ export const NONSENSE_QUERIES = [
 ];
 
 /** The query set of a generated dataset, judged on the posts `servable` holds. */
-export function socialQuerySet(observations: readonly Obs[], servable: ReadonlySet<string>): SocialQuery[] {
-  const posts = [...postFacts(observations).values()].filter((p) => servable.has(p.id));
+export function socialQuerySet(
+  observations: readonly Obs[],
+  servable: ReadonlySet<string>,
+  labels?: ReadonlyMap<string, SeedPostLabel>,
+): SocialQuery[] {
+  const posts = [...postFacts(observations, labels).values()].filter((p) => servable.has(p.id));
   const out: SocialQuery[] = [];
   const judged = (ids: Iterable<string>, grade = 1) => new Map([...ids].map((id) => [id, grade]));
 

@@ -6,6 +6,7 @@
  *
  *   npx tsx bench/relevance/social.ts [--posts 1500] [--accounts 150] [--seed 5]
  *                                     [--modes lexical,semantic,hybrid] [--reingest] [--drop]
+ *                                     [--judge-enriched-only]
  *
  * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-social-<seed>-<posts>` (`--prefix` to
  * change), reused while it holds every post. Reports nDCG@10 per kind of query (and per language),
@@ -17,7 +18,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { generateObservations } from '../../src/seed/generator.ts';
+import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { quantile, rankScores } from './api-search.ts';
 import { REPO_ROOT } from './beir.ts';
 import {
@@ -44,6 +45,7 @@ const { values: args } = parseArgs({
     prefix: { type: 'string' },
     reingest: { type: 'boolean', default: false },
     drop: { type: 'boolean', default: false },
+    'judge-enriched-only': { type: 'boolean', default: false },
   },
 });
 const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
@@ -62,6 +64,9 @@ const env: NodeJS.ProcessEnv = {
 const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const observations = [...generateObservations(size)];
+// Posts still pending enrichment are judged by the topic their caption was written about (the
+// generator's label); `--judge-enriched-only` judges them as before 2026-11-27: about nothing.
+const labels = args['judge-enriched-only'] ? undefined : seedPostLabels(size);
 const K = 10;
 
 async function load(base: Runtime, key: string): Promise<void> {
@@ -251,7 +256,7 @@ async function measure(base: Runtime): Promise<void> {
       await forceMergePosts(base);
     }
     const counts = await countPosts(base);
-    const queries = socialQuerySet(observations, await servableIds(base));
+    const queries = socialQuerySet(observations, await servableIds(base), labels);
     say(`${counts.servable} servable posts, ${counts.withVectors} with vectors; ${queries.length} queries`);
 
     const results: Array<Record<string, unknown>> = [];

@@ -1,6 +1,6 @@
 import { accountEnrichment, accountObservation, DAY, HOUR, iso, planAccounts, type SeedAccount } from './accounts.ts';
 import { postEnrichment } from './enrichment.ts';
-import { accountStyle, PostBuilder, seedHashOf } from './posts.ts';
+import { accountStyle, PostBuilder, seedHashOf, type PostPlan } from './posts.ts';
 import { accountReobservations, postReobservations } from './history.ts';
 import { Rng } from './random.ts';
 
@@ -57,6 +57,42 @@ const PENDING_OLDER = 0.13;
  * plausibly would. Streaming: memory O(accounts), never O(posts).
  */
 export function* generateObservations(opts: SeedOptions): Generator<Record<string, unknown>> {
+  yield* generate(opts);
+}
+
+/** What a judge of post relevance knows about one generated post, whether it was enriched or not. */
+export interface SeedPostLabel {
+  /** The post's platform ID. */
+  id: string;
+  /** The niche and the topic its caption was written about. */
+  niche: string;
+  topic: string;
+  /** Its caption's language code. */
+  language: string;
+  /** It offers a discount (a code or a sale): enriched, its contexts include `discount_promotion`. */
+  discount: boolean;
+}
+
+/**
+ * The hidden labels of the posts {@link generateObservations} yields for the same options: a post
+ * still pending enrichment (no `post_enrichment` observation) was written about a topic all the
+ * same. Replays the whole generation (time O(posts)).
+ */
+export function seedPostLabels(opts: SeedOptions): Map<string, SeedPostLabel> {
+  const labels = new Map<string, SeedPostLabel>();
+  const record = (plan: PostPlan) =>
+    labels.set(plan.id, {
+      id: plan.id,
+      niche: plan.niche.id,
+      topic: plan.topic[0],
+      language: plan.lang.code,
+      discount: plan.offer?.kind === 'code' || plan.offer?.kind === 'sale',
+    });
+  for (const _ of generate(opts, record));
+  return labels;
+}
+
+function* generate(opts: SeedOptions, onPost?: (plan: PostPlan) => void): Generator<Record<string, unknown>> {
   validate(opts);
   const now = (opts.now ?? DEFAULT_SEED_NOW).getTime();
   const rng = new Rng(opts.seed);
@@ -79,6 +115,7 @@ export function* generateObservations(opts: SeedOptions): Generator<Record<strin
       u *= Math.pow(rng.next(), 1 / remaining);
       const postedAt = acc.windowStart + u * span;
       const { post, plan: postPlan } = builder.build(acc, postedAt);
+      onPost?.(postPlan);
       yield post;
       lastObserved = Math.max(lastObserved, postPlan.observedAt);
       const recent = now - postPlan.observedAt < 3 * DAY;

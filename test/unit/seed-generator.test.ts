@@ -4,6 +4,7 @@ import {
   DEFAULT_SEED_NOW,
   generateObservations,
   seedAccountLabels,
+  seedPostLabels,
   type SeedOptions,
 } from '../../src/seed/generator.ts';
 import { STYLES_PER_NICHE } from '../../src/seed/posts.ts';
@@ -177,6 +178,25 @@ describe('seedAccountLabels', () => {
     }
     expect(own / enrichments.length).toBeGreaterThan(0.5);
     expect(other / enrichments.length).toBeLessThan(0.15);
+  });
+});
+
+describe('seedPostLabels', () => {
+  const labels = seedPostLabels(OPTIONS);
+
+  it('labels every post, pending ones too, as its enrichment (when there is one) says', () => {
+    expect([...labels.keys()]).toEqual(posts.map((p) => p.platform_id));
+    const pending = new Set(labels.keys());
+    for (const e of enrichments) {
+      const label = labels.get(e.post_platform_id)!;
+      pending.delete(e.post_platform_id);
+      expect(e.topics[0]).toBe(label.topic);
+      expect(NICHE_BY_ID.get(label.niche)!.topics.map((t) => t[0])).toContain(label.topic);
+      expect(e.primary_language).toBe(label.language);
+      expect(e.commercial_contexts.includes('discount_promotion')).toBe(label.discount);
+    }
+    // The generator leaves 13-55 % of the posts pending: they are the ones the labels add.
+    expect(pending.size / labels.size).toBeGreaterThan(0.1);
   });
 });
 
