@@ -82,8 +82,8 @@ const receiver = createServer((req, res) => {
 }).listen(0, '127.0.0.1');
 await new Promise((resolve) => receiver.once('listening', resolve));
 const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-const observationsQueue = createProducer('observations', { connection: runtime.redis, prefix });
-const alertsQueue = createProducer('alerts', { connection: runtime.redis, prefix });
+const observationsQueue = createProducer('observations', { connection: runtime.producerRedis, prefix });
+const alertsQueue = createProducer('alerts', { connection: runtime.producerRedis, prefix });
 const store = createAlertStore({ redis: runtime.redis, prefix });
 
 try {

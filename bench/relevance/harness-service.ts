@@ -30,6 +30,8 @@ export interface Runtime {
   readonly logger: Logger;
   readonly es: Client;
   readonly redis: Redis;
+  /** The connection queue producers use (Connections.producerRedis: BullMQ's scripts stay off `redis`). */
+  readonly producerRedis: Redis;
   readonly indexAdmin: IndexAdmin;
   readonly embedder: Embedder;
   readonly keys: KeyService;
@@ -60,13 +62,17 @@ export function harnessRuntime(
   const owned = openServiceProcess(config, logger);
   const { connections } = owned;
   const keys = openKeys(config, connections, { cached: false });
-  const queue = createProducer('observations', { connection: connections.redis(), prefix: config.REDIS_PREFIX });
+  const queue = createProducer('observations', {
+    connection: connections.producerRedis(),
+    prefix: config.REDIS_PREFIX,
+  });
   return {
     config,
     process: owned,
     logger,
     es: connections.elasticsearch(),
     redis: connections.redis(),
+    producerRedis: connections.producerRedis(),
     indexAdmin: owned.engine.admin,
     embedder: owned.embedder,
     keys,
@@ -251,7 +257,7 @@ export async function startLoader(
 ): Promise<Loader> {
   const node = await startApiNode(runtime);
   const embeddingQueue = embeddingsServe(node.embeddings)
-    ? createProducer('embeddings', { connection: runtime.redis, prefix: runtime.config.REDIS_PREFIX })
+    ? createProducer('embeddings', { connection: runtime.producerRedis, prefix: runtime.config.REDIS_PREFIX })
     : null;
   if (options.holdEmbeddings) await embeddingQueue?.pause();
   else await embeddingQueue?.resume();

@@ -10,6 +10,7 @@ import { createMatchPass, type QueuedDelivery } from '../services/alerts/match-p
 import { createPendingChanges, type PendingChanges } from '../services/alerts/pending-changes.ts';
 import { createSecretBox } from '../services/alerts/secret-box.ts';
 import { createWebhookDelivery } from '../services/alerts/webhook-delivery.ts';
+import { createWebhookSender } from '../services/alerts/webhook-sender.ts';
 import type { Connections } from './connections.ts';
 import { openFollowersMirror, type Closable } from './core.ts';
 
@@ -41,7 +42,7 @@ export function openAlertService(
   embedder: Embedder,
 ): { service: AlertService } & Closable {
   const store = createAlertStore({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
-  const webhooks = createProducer('webhooks', { connection: connections.redis(), prefix: config.REDIS_PREFIX });
+  const webhooks = createProducer('webhooks', { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX });
   const enqueue = deliveryQueue(webhooks);
   return {
     service: createAlertService({
@@ -67,10 +68,11 @@ export function openAlertWorker(
   pass: ReturnType<typeof createMatchPass>;
   deliver: ReturnType<typeof createWebhookDelivery>;
 } & Closable {
-  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const store = createAlertStore({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
   const alertQueue = createProducer('alerts', queues);
   const webhooks = createProducer('webhooks', queues);
+  const sender = createWebhookSender();
   return {
     store,
     changes: createPendingChanges({ store, requestPass: () => requestAlertPass(alertQueue) }),
@@ -88,10 +90,11 @@ export function openAlertWorker(
       box: createSecretBox(config.SIGNING_SECRET),
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
       userAgent: USER_AGENT,
+      send: sender.send,
       logger: parts.logger,
     }),
     async close() {
-      await Promise.all([alertQueue.close(), webhooks.close()].map((p) => p.catch(() => undefined)));
+      await Promise.all([alertQueue.close(), webhooks.close(), sender.close()].map((p) => p.catch(() => undefined)));
     },
   };
 }

@@ -96,13 +96,13 @@ export function createApi(
     intake: intake.intake,
     alerts: alerts.service,
   };
-  // Queue handles for the depth gauges: producers only, connected on the shared Redis client.
+  // Queue handles for the depth gauges: producers only, on the producers' connection.
   const queues =
     config.METRICS === 'on'
       ? (Object.fromEntries(
           INDEX_WRITING_QUEUES.map((name) => [
             name,
-            createProducer(name, { connection: connections.redis(), prefix: config.REDIS_PREFIX }),
+            createProducer(name, { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX }),
           ]),
         ) as Record<QueueName, Producer<QueueName>>)
       : null;

@@ -15,6 +15,13 @@ export interface Connections {
   elasticsearch(): Client;
   /** The fail-fast Redis connection for request-path commands. */
   redis(): Redis;
+  /**
+   * The fail-fast Redis connection BullMQ producers add jobs on, one per process. Not
+   * {@link redis}: BullMQ defines its Lua scripts (64) on the connection it is given, and ioredis
+   * copies every defined script onto each pipeline and transaction it builds (a pipeline took
+   * 60–70 µs with them against 5 without, 2026-11-27), which every store's pipelines would pay.
+   */
+  producerRedis(): Redis;
   /** A new Redis connection for blocking commands that the caller runs itself (Pub/Sub). */
   blockingRedis(purpose: string): Redis;
   /**
@@ -54,6 +61,7 @@ export function openConnections(
     return connection;
   };
   const commandRedis = () => (redis ??= open('command', 'Redis'));
+  let producer: Redis | undefined;
   return {
     elasticsearch() {
       if (!es) {
@@ -63,6 +71,8 @@ export function openConnections(
       return es;
     },
     redis: commandRedis,
+    // Under the same outage log as the request path's: one outage, one line each way.
+    producerRedis: () => (producer ??= open('command', 'Redis')),
     blockingRedis: (purpose) => open('blocking', `Redis (${purpose})`),
     queueRedis: (purpose) => open('template', `Redis (${purpose})`),
     redisReady: (timeoutMs = 5000) => whenReady(commandRedis(), timeoutMs),

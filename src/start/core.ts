@@ -115,7 +115,7 @@ export function openIntake(
   config: Config,
   connections: Connections,
 ): { intake: IntakeService; queue: Producer<'observations'> } & Closable {
-  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const queue = createProducer('observations', queues);
   let events: QueueEvents | undefined;
   const intake = createIntakeService({
@@ -145,7 +145,10 @@ export function openIntake(
 
 /** Failed observation jobs, for operators (`social-search intake failures | retry`). */
 export function openIntakeFailures(config: Config, connections: Connections): IntakeFailures & Closable {
-  const queue = createProducer('observations', { connection: connections.redis(), prefix: config.REDIS_PREFIX });
+  const queue = createProducer('observations', {
+    connection: connections.producerRedis(),
+    prefix: config.REDIS_PREFIX,
+  });
   return Object.assign(createIntakeFailures({ queue }), {
     async close() {
       await within(queue.close(), REDIS_WAIT_MS).catch(() => undefined);

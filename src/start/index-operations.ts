@@ -26,7 +26,7 @@ export interface IndexOperations extends Closable {
 /** Opens the index operations. The embedding model loads only when a rebuild asks for it. */
 export function openIndexOperations(config: Config, connections: Connections, logger: Logger): IndexOperations {
   const engine = openEngine(config, connections);
-  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const writing: IndexWritingQueues = {
     observations: createProducer('observations', queues),
     embeddings: createProducer('embeddings', queues),

@@ -36,7 +36,7 @@ export function startWorkerProcess(
   parts: { engine: ElasticsearchEngine; embedder: Embedder; logger: Logger },
 ): Closable {
   const { engine, embedder, logger } = parts;
-  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const embeddingsOn = embedder.status().state !== 'off';
   const signer = createDeliverySigner({
     baseUrl: config.PUBLIC_BASE_URL,

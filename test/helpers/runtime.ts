@@ -52,7 +52,7 @@ export interface TestRuntime extends Closable {
 export function openTestRuntime(config: Config, logger?: Logger): TestRuntime {
   const owned = openServiceProcess(config, logger);
   const { connections, engine, embedder } = owned;
-  const queues = { connection: connections.redis(), prefix: config.REDIS_PREFIX };
+  const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const queue = createProducer('observations', queues);
   const others = INDEX_WRITING_QUEUES.filter((name) => name !== 'observations').map((name) =>
     createProducer(name, queues),

@@ -53,15 +53,38 @@ function resultOf(status: number): SendOutcome['result'] {
   return 'failed';
 }
 
+/** How one attempt is made. */
+export interface SendOptions {
+  allowPrivate: boolean;
+  userAgent: string;
+  timeoutMs?: number;
+}
+
+/** A dispatcher whose connections go to `pinned` whatever the URL's name resolves to later. */
+function pinnedAgent(pinned: { address: string; family: 4 | 6 }, options: Agent.Options = {}): Agent {
+  return new Agent({
+    ...options,
+    connect: {
+      // Pinned: whatever the name resolves to by now, the checked address is the one connected to.
+      lookup: (_host, opts, callback) =>
+        (opts as { all?: boolean }).all
+          ? (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned])
+          : callback(null, pinned.address, pinned.family),
+    },
+  });
+}
+
 /**
- * POSTs one signed message to `url`: the address resolved and checked for this attempt and the
- * connection pinned to it (TLS still verifies the URL's host name), 10 s for the whole exchange,
- * no redirects, at most 64 KiB of the answer read. Never throws: every outcome is a result.
+ * POSTs one signed message to `url` over `agentFor(address)`: the address resolved and checked for
+ * this attempt, and the connection made to it (TLS still verifies the URL's host name), 10 s for
+ * the whole exchange, no redirects, at most 64 KiB of the answer read. Never throws: every outcome
+ * is a result.
  */
-export async function sendWebhook(
+async function attempt(
   url: URL,
   message: WebhookMessage,
-  options: { allowPrivate: boolean; userAgent: string; timeoutMs?: number },
+  options: SendOptions,
+  agentFor: (pinned: { address: string; family: 4 | 6 }) => { agent: Agent; done: () => void },
 ): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -74,16 +97,7 @@ export async function sendWebhook(
     const detail = refused ? error.message : 'address resolution failed';
     return { result: 'retry', status: null, latencyMs: elapsed(), error: detail, retryAfterMs: null };
   }
-  const agent = new Agent({
-    connections: 1,
-    connect: {
-      // Pinned: whatever the name resolves to by now, the checked address is the one connected to.
-      lookup: (_host, opts, callback) =>
-        (opts as { all?: boolean }).all
-          ? (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned])
-          : callback(null, pinned.address, pinned.family),
-    },
-  });
+  const { agent, done } = agentFor(pinned);
   try {
     const response = await request(url, {
       method: 'POST',
@@ -117,8 +131,65 @@ export async function sendWebhook(
     const detail = timedOut ? `no answer within ${timeoutMs / 1000} s` : connectionDetail(error);
     return { result: 'retry', status: null, latencyMs: elapsed(), error: detail, retryAfterMs: null };
   } finally {
-    void agent.close().catch(() => undefined);
+    done();
   }
+}
+
+/** One attempt on a connection of its own, closed afterwards. */
+export function sendWebhook(url: URL, message: WebhookMessage, options: SendOptions): Promise<SendOutcome> {
+  return attempt(url, message, options, (pinned) => {
+    const agent = pinnedAgent(pinned, { connections: 1 });
+    return { agent, done: () => void agent.close().catch(() => undefined) };
+  });
+}
+
+/** Attempts over connections kept open between deliveries. */
+export interface WebhookSender {
+  send(this: void, url: URL, message: WebhookMessage, options: SendOptions): Promise<SendOutcome>;
+  /** Closes every kept connection. */
+  close(this: void): Promise<void>;
+}
+
+/**
+ * Creates a sender that keeps connections to receivers open between deliveries, one pool per
+ * origin and resolved address: every attempt still resolves and checks the address, and a pool
+ * only ever connects to the address it was made for, so an answer that changes (DNS rebinding)
+ * gets a pool of its own, checked. Without it each delivery paid a new connection (a TLS
+ * handshake on https) and its close: undici took ~0.6 ms of CPU a delivery on loopback HTTP
+ * (bench/alerts.md). Pools idle for `idleMs` are closed; at most `maxPools` are kept (the least
+ * recently used closed first).
+ */
+export function createWebhookSender(options: { idleMs?: number; maxPools?: number } = {}): WebhookSender {
+  const idleMs = options.idleMs ?? 30_000;
+  const maxPools = options.maxPools ?? 1000;
+  const pools = new Map<string, { agent: Agent; timer: NodeJS.Timeout }>();
+  const retire = (key: string) => {
+    const pool = pools.get(key);
+    if (!pool) return;
+    pools.delete(key);
+    clearTimeout(pool.timer);
+    void pool.agent.close().catch(() => undefined);
+  };
+  const poolFor = (origin: string, pinned: { address: string; family: 4 | 6 }): Agent => {
+    const key = `${origin} ${pinned.address}`;
+    const pool = pools.get(key);
+    if (pool) {
+      pools.delete(key); // re-inserted last: the map's order is the recency order
+      clearTimeout(pool.timer);
+    }
+    const agent = pool?.agent ?? pinnedAgent(pinned, { connections: 8, keepAliveTimeout: idleMs });
+    const timer = setTimeout(() => retire(key), idleMs).unref();
+    pools.set(key, { agent, timer });
+    while (pools.size > maxPools) retire(pools.keys().next().value!);
+    return agent;
+  };
+  return {
+    send: (url, message, sendOptions) =>
+      attempt(url, message, sendOptions, (pinned) => ({ agent: poolFor(url.origin, pinned), done: () => undefined })),
+    async close() {
+      await Promise.all([...pools.keys()].map(async (key) => retire(key)));
+    },
+  };
 }
 
 /** A connection failure in a few words (codes only: never a secret, never a header). */
