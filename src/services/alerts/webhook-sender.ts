@@ -157,7 +157,8 @@ export interface WebhookSender {
  * gets a pool of its own, checked. Without it each delivery paid a new connection (a TLS
  * handshake on https) and its close: undici took ~0.6 ms of CPU a delivery on loopback HTTP
  * (bench/alerts.md). Pools idle for `idleMs` are closed; at most `maxPools` are kept (the least
- * recently used closed first).
+ * recently used closed first); a socket is reused within undici's keep-alive (4 s by default, or
+ * what the receiver's `Keep-Alive` says).
  */
 export function createWebhookSender(options: { idleMs?: number; maxPools?: number } = {}): WebhookSender {
   const idleMs = options.idleMs ?? 30_000;
@@ -177,7 +178,9 @@ export function createWebhookSender(options: { idleMs?: number; maxPools?: numbe
       pools.delete(key); // re-inserted last: the map's order is the recency order
       clearTimeout(pool.timer);
     }
-    const agent = pool?.agent ?? pinnedAgent(pinned, { connections: 8, keepAliveTimeout: idleMs });
+    // A socket itself idles undici's default 4 s (under the 5 s most servers keep one): reusing a
+    // socket the receiver is closing would fail that delivery.
+    const agent = pool?.agent ?? pinnedAgent(pinned, { connections: 8 });
     const timer = setTimeout(() => retire(key), idleMs).unref();
     pools.set(key, { agent, timer });
     while (pools.size > maxPools) retire(pools.keys().next().value!);
