@@ -164,12 +164,13 @@ export function createWebhookSender(options: { idleMs?: number; maxPools?: numbe
   const idleMs = options.idleMs ?? 30_000;
   const maxPools = options.maxPools ?? 1000;
   const pools = new Map<string, { agent: Agent; timer: NodeJS.Timeout }>();
-  const retire = (key: string) => {
+  /** Forgets a pool and closes it once its requests in flight are answered. */
+  const retire = async (key: string): Promise<void> => {
     const pool = pools.get(key);
     if (!pool) return;
     pools.delete(key);
     clearTimeout(pool.timer);
-    void pool.agent.close().catch(() => undefined);
+    await pool.agent.close().catch(() => undefined);
   };
   const poolFor = (origin: string, pinned: { address: string; family: 4 | 6 }): Agent => {
     const key = `${origin} ${pinned.address}`;
@@ -181,16 +182,16 @@ export function createWebhookSender(options: { idleMs?: number; maxPools?: numbe
     // A socket itself idles undici's default 4 s (under the 5 s most servers keep one): reusing a
     // socket the receiver is closing would fail that delivery.
     const agent = pool?.agent ?? pinnedAgent(pinned, { connections: 8 });
-    const timer = setTimeout(() => retire(key), idleMs).unref();
+    const timer = setTimeout(() => void retire(key), idleMs).unref();
     pools.set(key, { agent, timer });
-    while (pools.size > maxPools) retire(pools.keys().next().value!);
+    while (pools.size > maxPools) void retire(pools.keys().next().value!);
     return agent;
   };
   return {
     send: (url, message, sendOptions) =>
       attempt(url, message, sendOptions, (pinned) => ({ agent: poolFor(url.origin, pinned), done: () => undefined })),
     async close() {
-      await Promise.all([...pools.keys()].map(async (key) => retire(key)));
+      await Promise.all([...pools.keys()].map(retire));
     },
   };
 }
