@@ -17,8 +17,8 @@
  * Writes bench/results/alerts-match-lag.json.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -61,8 +61,38 @@ const env: NodeJS.ProcessEnv = {
   SAVED_SEARCHES_PER_HOLDER: '100000',
   RATE_LIMIT_READ_PER_MINUTE: '0',
 };
+const RECEIVER = `
+const server = require('node:http').createServer((req, res) => {
+  req.resume();
+  req.on('end', () => res.writeHead(204).end());
+}).listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));`;
 const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
 const say = (line: string) => process.stdout.write(`${line}\n`);
+/** Redis's own count (MEMORY USAGE) of the events' streams and the summaries they refer to. */
+async function eventStorageBytes(): Promise<number> {
+  const keys: string[] = [];
+  for await (const batch of runtime.redis.scanStream({ match: `${prefix}:alert-store:*`, count: 1000 }))
+    for (const k of batch as string[]) if (/:summary:|:events$/.test(k)) keys.push(k);
+  let bytes = 0;
+  for (let i = 0; i < keys.length; i += 1000) {
+    const pipeline = runtime.redis.pipeline();
+    for (const k of keys.slice(i, i + 1000)) pipeline.memory('USAGE', k, 'SAMPLES', 0);
+    for (const [error, used] of (await pipeline.exec()) ?? []) if (!error) bytes += Number(used ?? 0);
+  }
+  return bytes;
+}
+
+/** Reads again after a Redis time-out (a stall under the run's load is not the run's end). */
+async function retrying<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (attempt >= 20) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
 const percentile = (sorted: number[], q: number) =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
@@ -72,16 +102,16 @@ const seed = [...generateObservations({ posts: BASE, accounts: Math.max(10, BASE
 const posts = seed.filter((o) => o['kind'] === 'post');
 const runtime = harnessRuntime(env, logger);
 await runtime.indexAdmin.apply();
+// Commands fail fast while the connection is still opening (no offline queue).
+if (!(await runtime.ready(10_000))) throw new Error('Redis is not ready');
 const { key } = await runtime.keys.create({ owner: 'bench@example.com', name: 'alerts', scopes: ['ingest', 'search'] });
 const loader = await startLoader(runtime, logger, { holdEmbeddings: true });
 const base = loader.node.baseUrl;
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-const receiver = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => res.writeHead(204).end());
-}).listen(0, '127.0.0.1');
-await new Promise((resolve) => receiver.once('listening', resolve));
-const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+// The receiver is the customer's: a process of its own, so its CPU is not counted as the service's.
+const receiver = spawn(process.execPath, ['-e', RECEIVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+const [port] = (await once(receiver.stdout, 'data')) as [Buffer];
+const hookUrl = `http://127.0.0.1:${port.toString().trim()}/hooks`;
 const observationsQueue = createProducer('observations', { connection: runtime.producerRedis, prefix });
 const alertsQueue = createProducer('alerts', { connection: runtime.producerRedis, prefix });
 const store = createAlertStore({ redis: runtime.redis, prefix });
@@ -147,16 +177,22 @@ try {
     await waitForQueueIdle(observationsQueue, { timeoutMs: 3_600_000 });
     const intakeSeconds = (performance.now() - started) / 1000;
     await waitForQueueIdle(alertsQueue, { timeoutMs: 3_600_000 });
-    // What the round cost, passes included: the engine's CPU and this process's (API, worker, client).
+    // What the round cost, passes included: the engine's CPU and this process's (API, worker, client;
+    // not the receiver's).
     const engineCpuS = ((await engineCpuMs(runtime.es)) - cpuAtStart.engine) / 1000;
     const serviceCpu = process.cpuUsage(cpuAtStart.service);
     const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6;
 
     // Lags: every event of this round (its post is one of this round's copies).
     const lags: number[] = [];
+    // What the events of every round so far take in Redis, against their bodies' own bytes (what
+    // storing each event whole took before 2026-11-27).
+    const stored = { events: 0, bodyBytes: 0, redisBytes: 0 };
     if (count > 0) {
-      for (const search of await store.allSearches()) {
-        for (const event of await store.events(search.id, null, 100_000)) {
+      for (const search of await retrying(() => store.allSearches())) {
+        for (const event of await retrying(() => store.events(search.id, null, 100_000))) {
+          stored.events++;
+          stored.bodyBytes += Buffer.byteLength(event.body);
           const body = JSON.parse(event.body) as {
             created_at: string;
             data: { post: { web_url: string; shortcode: string } };
@@ -167,6 +203,7 @@ try {
         }
       }
     }
+    if (count > 0) stored.redisBytes = await retrying(() => eventStorageBytes());
     lags.sort((a, b) => a - b);
     const row = {
       saved_searches: count,
@@ -180,6 +217,8 @@ try {
       lag_max_ms: lags.at(-1) ?? null,
       engine_cpu_s_per_1000_posts: +((engineCpuS * 1000) / fresh.length).toFixed(3),
       process_cpu_s_per_1000_posts: +((serviceCpuS * 1000) / fresh.length).toFixed(3),
+      redis_bytes_per_event: stored.events > 0 ? Math.round(stored.redisBytes / stored.events) : null,
+      body_bytes_per_event: stored.events > 0 ? Math.round(stored.bodyBytes / stored.events) : null,
     };
     if (round > 0) rows.push(row);
     say(`${round === 0 ? '(warm-up) ' : ''}${JSON.stringify(row)}`);
@@ -190,12 +229,12 @@ try {
   // On a machine the intake saturates, throughput goes as the inverse of CPU per post: the
   // capacity ratio is the CPU ratio's inverse, far steadier than a round's obs/s.
   say(
-    `\n| saved searches | intake obs/s | / without | CPU-s per 1,000 posts: engine + process | capacity / without | events (per post) | lag p50 | lag p95 | lag max |`,
+    `\n| saved searches | intake obs/s | / without | CPU-s per 1,000 posts: engine + process | capacity / without | events (per post) | lag p50 | lag p95 | lag max | Redis bytes per event (body) |`,
   );
-  say(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+  say(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const r of rows)
     say(
-      `| ${r['saved_searches']} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none['intake_obs_per_s']!).toFixed(2)} | ${r['engine_cpu_s_per_1000_posts']} + ${r['process_cpu_s_per_1000_posts']} | ${(cpu(none) / cpu(r)).toFixed(2)} | ${r['events']} (${r['events_per_post']}) | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms |`,
+      `| ${r['saved_searches']} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none['intake_obs_per_s']!).toFixed(2)} | ${r['engine_cpu_s_per_1000_posts']} + ${r['process_cpu_s_per_1000_posts']} | ${(cpu(none) / cpu(r)).toFixed(2)} | ${r['events']} (${r['events_per_post']}) | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms | ${r['redis_bytes_per_event'] ?? '–'} (${r['body_bytes_per_event'] ?? '–'}) |`,
     );
   mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
@@ -203,7 +242,7 @@ try {
     JSON.stringify({ date: new Date().toISOString(), base: BASE, posts_per_round: POSTS, rows }, null, 2) + '\n',
   );
 } finally {
-  receiver.close();
+  receiver.kill();
   await observationsQueue.close();
   await alertsQueue.close();
   await loader.close();

@@ -165,10 +165,22 @@ export async function waitForQueueIdle(
   queue: Queue,
   options: { timeoutMs: number; onProgress?: (pending: number) => void },
 ): Promise<void> {
-  const failedBefore = (await queue.getJobCounts('failed'))['failed'] ?? 0;
   const deadline = Date.now() + options.timeoutMs;
+  // A poll that times out (Redis stalled for a moment under the run's load) is asked again: a
+  // rejection here ended whole bench runs through their top-level await.
+  const countsOf = async (...states: Parameters<Queue['getJobCounts']>) => {
+    for (;;) {
+      try {
+        return await queue.getJobCounts(...states);
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
+  const failedBefore = (await countsOf('failed'))['failed'] ?? 0;
   for (;;) {
-    const counts = await queue.getJobCounts(...PENDING_STATES, 'failed');
+    const counts = await countsOf(...PENDING_STATES, 'failed');
     const pending = PENDING_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
     if ((counts['failed'] ?? 0) > failedBefore)
       throw new Error(`queue ${queue.name}: ${counts['failed']! - failedBefore} job(s) failed for good`);

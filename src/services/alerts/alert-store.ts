@@ -1,5 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { createRedisGuard } from '../../internal/redis-guard.ts';
+import { matchedEventBody } from './events.ts';
 
 /**
  * Redis storage of webhook endpoints, saved searches, their match bookkeeping and events. Layout,
@@ -8,7 +9,10 @@ import { createRedisGuard } from '../../internal/redis-guard.ts';
  *   `endpoint:{id}:deliveries`: list of the last delivery attempts, newest first (JSON);
  * - `search:{id}`: hash of a saved search ({@link SavedSearchRecord});
  *   `search:{id}:seen`: set of the posts that matched it once (an event, or a match that predates
- *   it): a pair never gives a second event; `search:{id}:events`: stream of its events (JSON);
+ *   it): a pair never gives a second event; `search:{id}:events`: stream of its events, each
+ *   `post` and `at` (the pass's time) referring to `summary:{post}:{at ms}`, the post's summary as
+ *   that pass rendered it, stored once however many searches it matched (entries written before
+ *   2026-11-27 carry their whole `body`);
  * - `owner:{owner}:endpoints`, `owner:{owner}:searches`: sorted sets of ids by creation (epoch ms);
  *   `searches`: every saved search, the same way (what a matching pass reads), and
  *   `searches:version`, a counter every change of the set increments (the pass's cache key);
@@ -78,6 +82,9 @@ export interface DeliveryAttempt {
 
 /** Stored events per saved search: the pull endpoint's retention. */
 export const EVENTS_KEPT = 10_000;
+/** How long events are kept for pulling (and their posts' summaries a day longer). */
+export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const SUMMARY_TTL_S = EVENT_RETENTION_MS / 1000 + 24 * 60 * 60;
 /** Commands per pipeline of the bulk operations. */
 const PIPELINE_SIZE = 1000;
 /** Delivery attempts kept per endpoint. */
@@ -137,6 +144,7 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     search: (id: string) => `${base}:search:${id}`,
     seen: (id: string) => `${base}:search:${id}:seen`,
     events: (id: string) => `${base}:search:${id}:events`,
+    summary: (post: string, atMs: number) => `${base}:summary:${post}:${atMs}`,
     ownerEndpoints: (owner: string) => `${base}:owner:${owner}:endpoints`,
     ownerSearches: (owner: string) => `${base}:owner:${owner}:searches`,
     searches: `${base}:searches`,
@@ -341,23 +349,64 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
       return out;
     },
 
-    /** Appends events to their saved searches' streams and notes each one's last match time. */
-    appendEvents: async (events: ReadonlyMap<string, readonly string[]>, at: string) => {
-      const commands: Array<(p: ChainableCommander) => unknown> = [];
-      for (const [search, bodies] of events) {
-        if (bodies.length === 0) continue;
-        for (const body of bodies)
-          commands.push((p) => p.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'body', body));
-        commands.push((p) => p.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at));
+    /**
+     * Appends events to their saved searches' streams and notes each one's last match time:
+     * `events` the matched posts per saved search, `summaries` each post's summary (JSON), stored
+     * once for all the searches it matched (the summaries first: an event never refers to one
+     * not yet written). Events older than {@link EVENT_RETENTION_MS} are trimmed on the way.
+     */
+    appendEvents: async (
+      events: ReadonlyMap<string, Iterable<string>>,
+      summaries: ReadonlyMap<string, string>,
+      at: string,
+    ) => {
+      const atMs = Date.parse(at);
+      const referred = new Set<string>();
+      const appends: Array<(p: ChainableCommander) => unknown> = [];
+      for (const [search, posts] of events) {
+        let any = false;
+        for (const post of posts) {
+          any = true;
+          referred.add(post);
+          appends.push((p) => p.xadd(key.events(search), 'MAXLEN', '~', EVENTS_KEPT, '*', 'post', post, 'at', at));
+        }
+        if (!any) continue;
+        appends.push((p) => p.xtrim(key.events(search), 'MINID', '~', atMs - EVENT_RETENTION_MS));
+        appends.push((p) => p.eval(SET_IF_EXISTS, 1, key.search(search), 'last_match_at', at));
       }
-      await batched(commands);
+      const stores = [...referred].map(
+        (post) => (p: ChainableCommander) => p.set(key.summary(post, atMs), summaries.get(post)!, 'EX', SUMMARY_TTL_S),
+      );
+      await batched([...stores, ...appends]);
     },
 
-    /** Up to `limit` events of `search` after stream position `after` (null: from the oldest kept). */
+    /**
+     * Up to `limit` events of `search` after stream position `after` (null: from the oldest kept),
+     * as their bodies; none older than {@link EVENT_RETENTION_MS}.
+     */
     events: (search: string, after: string | null, limit: number) =>
       guard.run(async () => {
-        const entries = await redis.xrange(key.events(search), after ? `(${after}` : '-', '+', 'COUNT', limit);
-        return entries.map(([position, fields]): StoredEvent => ({ position, body: fields[1] ?? '{}' }));
+        const oldest = Date.now() - EVENT_RETENTION_MS;
+        const from = after && Number(after.split('-')[0]) >= oldest ? `(${after}` : String(oldest);
+        const entries = await redis.xrange(key.events(search), from, '+', 'COUNT', limit);
+        const fields = entries.map(([, flat]) => {
+          const out: Record<string, string> = {};
+          for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i]!] = flat[i + 1]!;
+          return out;
+        });
+        const refs = fields.map((f) =>
+          f['body'] === undefined ? key.summary(f['post']!, Date.parse(f['at']!)) : null,
+        );
+        const wanted = refs.filter((k) => k !== null);
+        const found = wanted.length > 0 ? await redis.mget(...wanted) : [];
+        const summaryOf = new Map(wanted.map((k, i) => [k, found[i] ?? null]));
+        return entries.flatMap(([position], i): StoredEvent[] => {
+          const f = fields[i]!;
+          if (f['body'] !== undefined) return [{ position, body: f['body'] }];
+          const summary = summaryOf.get(refs[i]!) ?? null;
+          // A summary gone (expired, or evicted by the operator's memory policy) leaves nothing to show.
+          return summary === null ? [] : [{ position, body: matchedEventBody(search, f['post']!, f['at']!, summary) }];
+        });
       }),
 
     /** Records the first change of each post since the last pass (later ones keep the first). */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
@@ -6,10 +5,10 @@ import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
-import { base32, CROCKFORD_LOWER } from '../../internal/base32.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import { renderPostSummary } from '../../render/post.ts';
 import type { AlertStore, PendingChange, SavedSearchRecord } from './alert-store.ts';
+import { eventIdOf, matchedEventBody } from './events.ts';
 import { decodeQueryVector, encodeQueryVector } from './query-vector.ts';
 
 /** A delivery to queue: one event for one endpoint. */
@@ -28,12 +27,6 @@ export interface MatchPassResult {
   baseline: number;
   /** Milliseconds in each phase: matching the posts as they are, their earlier versions, the events. */
   ms: { current: number; versions: number; events: number };
-}
-
-/** The event id of a (saved search, post) pair: the same on every attempt, so receivers can deduplicate. */
-export function eventIdOf(savedSearchId: string, postId: string): string {
-  const digest = createHash('sha256').update(`${savedSearchId}\n${postId}`).digest();
-  return `evt_${base32(digest.subarray(0, 16), CROCKFORD_LOWER)}`;
 }
 
 /** The alert query of a stored saved search. */
@@ -86,8 +79,21 @@ export function createMatchPass(deps: {
     return cached.searches;
   }
 
+  // Each saved search's query object, kept while its stored search and vector are unchanged: the
+  // engine compiles a query once per object (language detection, stemming: ~0.8 ms each), and a
+  // new version of the set (any search created or deleted) would otherwise recompile them all.
+  let known = new Map<string, { stored: string; query: AlertQuery }>();
+
   async function queriesOf(searches: SavedSearchRecord[]): Promise<AlertQuery[]> {
-    const queries = searches.map(queryOf);
+    const kept = new Map<string, { stored: string; query: AlertQuery }>();
+    const queries = searches.map((record) => {
+      const stored = `${record.search}\n${record.vector ?? ''}`;
+      const previous = known.get(record.id);
+      const query = previous?.stored === stored ? previous.query : queryOf(record);
+      kept.set(record.id, { stored, query });
+      return query;
+    });
+    known = kept;
     if (!deps.embedQuery) return queries;
     for (const query of queries) {
       if (query.vector || query.search.query === null) continue;
@@ -192,8 +198,8 @@ export function createMatchPass(deps: {
 
   /**
    * Renders, queues and records the events; each pair once (markSeen decides). Returns how many.
-   * A post that matches many searches is rendered once: each event's body is the same summary
-   * with its own id and search (the bytes JSON.stringify gives the whole object).
+   * A post that matches many searches is rendered and stored once: its events refer to that
+   * summary (alert-store.ts); only the webhook deliveries carry whole bodies.
    */
   async function emit(
     eventsBySearch: Map<string, string[]>,
@@ -211,8 +217,6 @@ export function createMatchPass(deps: {
       if (isServablePost(post))
         summaries.set(id, JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)));
     const at = now().toISOString();
-    const bodyOf = (searchId: string, postId: string) =>
-      `{"id":${JSON.stringify(eventIdOf(searchId, postId))},"type":"post.matched","created_at":${JSON.stringify(at)},"data":{"saved_search_id":${JSON.stringify(searchId)},"post":${summaries.get(postId)!}}}`;
     const pairs = new Map<string, string[]>();
     const deliveries: QueuedDelivery[] = [];
     for (const search of searches) {
@@ -224,15 +228,14 @@ export function createMatchPass(deps: {
           deliveries.push({
             endpoint_id: search.webhook_endpoint_id,
             event_id: eventIdOf(search.id, postId),
-            body: bodyOf(search.id, postId),
+            body: matchedEventBody(search.id, postId, at, summaries.get(postId)!),
           });
     }
     // Deliveries first (their job ids are the event ids: queued again after a crash, they are not
     // queued twice), then the pairs marked and the events stored for pulling.
     await deps.enqueueDeliveries(deliveries);
     const fresh = await deps.store.markSeen(pairs);
-    const events = new Map([...fresh].map(([searchId, ids]) => [searchId, [...ids].map((id) => bodyOf(searchId, id))]));
-    await deps.store.appendEvents(events, at);
-    return [...events.values()].reduce((sum, bodies) => sum + bodies.length, 0);
+    await deps.store.appendEvents(fresh, summaries, at);
+    return [...fresh.values()].reduce((sum, ids) => sum + ids.size, 0);
   }
 }
