@@ -10,8 +10,11 @@
  * and whatever was used within the last generation survives.
  */
 export interface TextMemo<V> {
-  /** The value for `key`, computed by `compute` on a miss. */
-  get(key: string, compute: (key: string) => V): V;
+  /**
+   * The value for `key`, computed by `compute` on a miss. With `keep` false, a miss is not stored
+   * and a hit not moved forward: a reader that would only push out what others reuse.
+   */
+  get(key: string, compute: (key: string) => V, keep?: boolean): V;
 }
 
 /**
@@ -40,17 +43,18 @@ export function textMemo<V>(
   }
 
   return {
-    get(key, compute) {
+    get(key, compute, keep = true) {
       const hit = current.get(key);
       if (hit !== undefined) return hit;
       const older = previous.get(key);
       if (older !== undefined) {
+        if (!keep) return older;
         previous.delete(key);
         put(key, older);
         return older;
       }
       const value = compute(key);
-      put(key, value);
+      if (keep) put(key, value);
       return value;
     },
   };

@@ -40,6 +40,22 @@ describe('textMemo', () => {
     expect(calls).toBe(1);
   });
 
+  it('serves a reader that does not keep without pushing out what others reuse', () => {
+    const memo = textMemo<number>(20);
+    let calls = 0;
+    const length = (text: string) => (calls++, text.length);
+    memo.get('aaaaaaaaaa', length);
+    memo.get('bbbbbbbbbb', length);
+    // A reader of many old texts: each computed, none stored, so the recent ones stay.
+    for (const old of ['cccccccccc', 'dddddddddd', 'eeeeeeeeee', 'ffffffffff']) memo.get(old, length, false);
+    expect(memo.get('aaaaaaaaaa', length, false)).toBe(10);
+    calls = 0;
+    memo.get('aaaaaaaaaa', length);
+    memo.get('bbbbbbbbbb', length);
+    memo.get('cccccccccc', length);
+    expect(calls).toBe(1);
+  });
+
   it("counts the values' size when told to", () => {
     const memo = textMemo<string>(30, (value) => value.length);
     let calls = 0;

@@ -3,7 +3,7 @@ import { cosine } from '../../domain/lookalike.ts';
 import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { stableStringify } from '../../internal/stable-json.ts';
-import { analyzeQuery } from '../../text/languages.ts';
+import { analyzeQuery, withoutMemoizing } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import type { AlertMatches, AlertMatching, AlertQuery } from '../alerts.ts';
 import { engineCall } from './errors.ts';
@@ -217,7 +217,8 @@ export function createAlertMatching(deps: {
       let slice = performance.now();
       for (const record of batch) {
         slice = await yieldAfter(slice);
-        const { record: _stored, embedding: _vector, ...indexed } = projectPost(record);
+        // Read, not stored: these texts were projected when written, and the intake reuses its own.
+        const { record: _stored, embedding: _vector, ...indexed } = withoutMemoizing(() => projectPost(record));
         const doc = new MemoryDoc(indexed, table);
         const vector = record.embedding?.vector ? decodeVector(record.embedding.vector) : null;
         posts.push({ id: record.id, doc, keys: doc.keySets(keywordPaths), vector });
