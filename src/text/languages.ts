@@ -113,9 +113,9 @@ let memoizing = true;
 /**
  * Runs `work`, which must be synchronous, with the detection and analysis memos read but not
  * written. For a reader of older texts, once each: the alerts pass reads posts written up to tens
- * of seconds earlier, and storing every text it missed churned the memo the intake's repeated
- * projections rely on. In one CPU profile each of the alerts bench's sustained round, the pass's
- * language detection fell from 2.4 to 1.0 s per 20,000 posts (bench/alerts.md).
+ * of seconds earlier, and storing every text it missed only pushed out the recent ones the
+ * intake's repeated projections reuse. In one CPU profile each of the alerts bench's sustained
+ * round, the pass's language detection fell from 2.4 to 1.0 s per 20,000 posts (bench/alerts.md).
  */
 export function withoutMemoizing<T>(work: () => T): T {
   memoizing = false;
