@@ -31,6 +31,7 @@ import { REPO_ROOT } from '../relevance/beir.ts';
 import {
   destroyPrefix,
   harnessRuntime,
+  retrying,
   sendObservations,
   startLoader,
   waitForQueueIdle,
@@ -82,17 +83,6 @@ async function eventStorageBytes(): Promise<number> {
   return bytes;
 }
 
-/** Reads again after a Redis time-out (a stall under the run's load is not the run's end). */
-async function retrying<T>(read: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await read();
-    } catch (error) {
-      if (attempt >= 20) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-}
 const percentile = (sorted: number[], q: number) =>
   sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 
@@ -217,8 +207,8 @@ try {
           if (sent !== undefined) lags.push(Date.parse(body.created_at) - sent);
         }
       }
+      stored.redisBytes = await retrying(() => eventStorageBytes());
     }
-    if (count > 0) stored.redisBytes = await retrying(() => eventStorageBytes());
     lags.sort((a, b) => a - b);
     const row = {
       saved_searches: count,

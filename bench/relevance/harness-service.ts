@@ -154,6 +154,22 @@ export async function sendObservations(
   }
 }
 
+/**
+ * `read`, asked again every 500 ms while it fails, until `deadline` (epoch ms): a Redis stalled for
+ * a moment under a run's load times a command out, and a rejection that reaches a bench's
+ * top-level await ends the whole run.
+ */
+export async function retrying<T>(read: () => Promise<T>, deadline = Date.now() + 10_000): Promise<T> {
+  for (;;) {
+    try {
+      return await read();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 /**
@@ -166,18 +182,8 @@ export async function waitForQueueIdle(
   options: { timeoutMs: number; onProgress?: (pending: number) => void },
 ): Promise<void> {
   const deadline = Date.now() + options.timeoutMs;
-  // A poll that times out (Redis stalled for a moment under the run's load) is asked again: a
-  // rejection here ended whole bench runs through their top-level await.
-  const countsOf = async (...states: Parameters<Queue['getJobCounts']>) => {
-    for (;;) {
-      try {
-        return await queue.getJobCounts(...states);
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    }
-  };
+  const countsOf = (...states: Parameters<Queue['getJobCounts']>) =>
+    retrying(() => queue.getJobCounts(...states), deadline);
   const failedBefore = (await countsOf('failed'))['failed'] ?? 0;
   for (;;) {
     const counts = await countsOf(...PENDING_STATES, 'failed');
