@@ -17,6 +17,7 @@ export function observationsJob(deps: {
       refresh: payload.refresh,
       retry: job.isRetry,
       embedLater: payload.embed_later === true,
+      ...(job.id !== undefined ? { job: job.id } : {}),
     });
     deps.logger.debug(
       { job: job.id, request_id: payload.request_id, ms: Math.round(performance.now() - started), ...result },

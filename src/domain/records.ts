@@ -132,9 +132,15 @@ export interface PostWrite {
   after: PostRecord;
 }
 
-/** Told of post writes (the saved searches' matching pass looks at them again). */
+/**
+ * Told of post writes (the saved searches' matching pass looks at them again). A writer that runs
+ * as a retried job tells it twice: `intend` before each write, then `record` after, both with its
+ * job's id, so that an attempt failing between its write and `record` leaves what it wrote for
+ * the next attempt to record (whose own merge finds nothing left to write).
+ */
 export interface PostWriteRecorder {
-  record(writes: Iterable<PostWrite>): Promise<void>;
+  intend?(job: string, writes: Iterable<PostWrite>): Promise<void>;
+  record(writes: Iterable<PostWrite>, job?: string): Promise<void>;
 }
 
 /**

@@ -34,11 +34,16 @@ export interface RecordStore<R> extends RecordReader<R> {
    * Applies `update` to each record atomically with respect to concurrent merges (optimistic
    * concurrency: a conflicting write is re-read and re-applied), so no field is ever lost.
    * `points` go to the metric history in the same bulk requests, each once (a point already
-   * there is left as it is), whether or not its record changed.
+   * there is left as it is), whether or not its record changed. `beforeWrite` is told of the
+   * writes each round is about to send (a round after a conflict again, with what it re-read);
+   * a throw stops the merge before they are sent.
    */
   merge(
     ids: readonly string[],
     update: RecordUpdate<R>,
-    extra?: { points?: readonly MetricPoint[] },
+    extra?: {
+      points?: readonly MetricPoint[];
+      beforeWrite?: (writes: ReadonlyArray<{ before: R | null; after: R }>) => Promise<void>;
+    },
   ): Promise<MergeOutcome<R>>;
 }

@@ -101,7 +101,11 @@ export function createRecordStore<R extends { id: string }>(deps: {
       return out;
     },
 
-    async merge(ids: readonly string[], update: RecordUpdate<R>, extra = {}): Promise<MergeOutcome<R>> {
+    async merge(
+      ids: readonly string[],
+      update: RecordUpdate<R>,
+      extra: Parameters<RecordStore<R>['merge']>[2] = {},
+    ): Promise<MergeOutcome<R>> {
       const outcome: MergeOutcome<R> = new Map();
       let pending = [...new Set(ids)];
       let points = deps.points ? [...(extra.points ?? [])] : [];
@@ -111,7 +115,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
       while (pending.length > 0 || points.length > 0) {
         const fetched = await fetch(pending);
         const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
-        let planned = 0;
+        const planned: Array<{ before: R | null; after: R }> = [];
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
@@ -123,14 +127,15 @@ export function createRecordStore<R extends { id: string }>(deps: {
               ? { create: { _index: index, _id: id } }
               : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
           bodies.add({ id, before: current.record, after: next }, action, JSON.stringify(project(next)));
-          planned++;
+          planned.push({ before: current.record, after: next });
         }
         fetched.clear();
         for (const point of points) {
           const { action, doc } = deps.points!.write(point);
           bodies.add({ point }, action, doc);
         }
-        if (planned === 0 && points.length === 0) break;
+        if (planned.length === 0 && points.length === 0) break;
+        if (planned.length > 0) await extra.beforeWrite?.(planned);
         const { written, conflicts, transient, transientPoints } = await writeAll(bodies.finish());
         for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
         pending = [...conflicts, ...transient];

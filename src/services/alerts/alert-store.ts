@@ -17,7 +17,9 @@ import { matchedEventBody } from './events.ts';
  *   `searches`: every saved search, the same way (what a matching pass reads), and
  *   `searches:version`, a counter every change of the set increments (the pass's cache key);
  * - `pending`: hash post id → the first change since the last pass ({@link PendingChange}, JSON);
- *   `claimed:{run}`: what a pass took from it (match-pass.ts).
+ *   `claimed:{run}`: what a pass took from it (match-pass.ts); `intent:{job}`: the changes an
+ *   intake job is about to write, the same way, moved into `pending` once written (so a job that
+ *   fails between its write and that move records them when it runs again: pending-changes.ts).
  */
 
 /** A webhook endpoint as stored. */
@@ -98,6 +100,22 @@ end
 redis.call('del', KEYS[1])
 return redis.call('hgetall', KEYS[2])`;
 
+/** Moves a job's intent (KEYS[1]) into pending (KEYS[2]), earlier changes kept; 0 when there was none. */
+const CONFIRM_INTENT = `
+local intent = redis.call('hgetall', KEYS[1])
+if #intent == 0 then return 0 end
+for i = 1, #intent, 2 do
+  redis.call('hsetnx', KEYS[2], intent[i], intent[i + 1])
+end
+redis.call('del', KEYS[1])
+return 1`;
+
+/**
+ * How long an intake job's intent is kept: as long as a failed job may be retried by an operator
+ * (`social-search intake failures retry`) and still record what its first attempt wrote.
+ */
+const INTENT_TTL_S = EVENT_RETENTION_MS / 1000;
+
 /** Inserts a saved search (ARGV: cap, score, id, fields…) unless its owner is at the cap. */
 const INSERT_SEARCH = `
 if redis.call('zcard', KEYS[2]) >= tonumber(ARGV[1]) then return 0 end
@@ -150,6 +168,7 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     searches: `${base}:searches`,
     pending: `${base}:pending`,
     claimed: (run: string) => `${base}:claimed:${run}`,
+    intent: (job: string) => `${base}:intent:${job}`,
   };
   const guard = createRedisGuard({ unreachable: 'the alert store is unreachable', ...deps });
   // A pass's claim moves every pending change at once (with earlier versions: megabytes).
@@ -419,6 +438,25 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         ),
       );
     },
+
+    /**
+     * Records the changes intake job `job` is about to write (later calls keep the first change of
+     * a post, as pending does), before it writes them.
+     */
+    recordIntent: async (job: string, changes: ReadonlyMap<string, PendingChange>) => {
+      await batched([
+        ...[...changes].map(
+          ([id, change]) =>
+            (p: ChainableCommander) =>
+              p.hsetnx(key.intent(job), id, JSON.stringify(change)),
+        ),
+        (p) => p.expire(key.intent(job), INTENT_TTL_S),
+      ]);
+    },
+
+    /** Moves job `job`'s intent into pending once its writes are done; false when it recorded none. */
+    confirmIntent: (job: string) =>
+      guard.run(async () => (await redis.eval(CONFIRM_INTENT, 2, key.intent(job), key.pending)) === 1),
 
     /** Everything pass `run` has to do: its earlier attempt's claim plus what was recorded since. */
     claimPending: (run: string) =>

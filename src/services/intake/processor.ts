@@ -82,12 +82,18 @@ export function createObservationProcessor(deps: {
     groups: GroupedBatch['posts'],
     linked: ReadonlyMap<string, Versioned<AccountRecord>>,
     points: readonly MetricPoint[],
+    job: string | undefined,
   ) {
     const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
+    const changes = deps.changes;
     return store.posts.merge(
       [...groups.keys()],
       (id, current) => withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts),
-      { points },
+      {
+        points,
+        // Recorded before they are written: see PostWriteRecorder.
+        ...(job !== undefined && changes?.intend ? { beforeWrite: (writes) => changes.intend!(job, writes) } : {}),
+      },
     );
   }
 
@@ -135,7 +141,7 @@ export function createObservationProcessor(deps: {
 
   return async function processObservations(
     observations: Observation[],
-    options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
+    options: { refresh: boolean; retry?: boolean; embedLater?: boolean; job?: string },
   ): Promise<ObservationJobResult> {
     const batch = groupBatch(observations);
     const points = metricPointsOf(observations);
@@ -148,10 +154,11 @@ export function createObservationProcessor(deps: {
       batch.posts,
       linked,
       points.filter((p) => p.entity === 'post'),
+      options.job,
     );
 
     // At once after the write, with the versions it replaced: a post may now match a saved search.
-    await deps.changes?.record(postOutcome.values());
+    await deps.changes?.record(postOutcome.values(), options.job);
     const writtenPosts = [...postOutcome.values()].map((o) => o.after);
     await attachSnapshots(writtenPosts, linked);
 
