@@ -36,20 +36,23 @@ import {
   startLoader,
   waitForQueueIdle,
 } from '../relevance/harness-service.ts';
-import { engineCpuMs } from '../lib/engine-cpu.ts';
+import { activitySince, engineActivity, engineCpuMs, redisCpuMs, type EngineActivity } from '../lib/engine-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
     base: { type: 'string', default: '20000' },
     posts: { type: 'string', default: '5000' },
     searches: { type: 'string', default: '1000,10000' },
+    // The rounds' counts in order, instead of 0 then --searches: e.g. 0,1000,1000,0, so that a
+    // trend over the run (the index grows, and its merges with it) weighs on both sides alike.
+    rounds: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
 const BASE = Number(args.base);
 const POSTS = Number(args.posts);
 // A first round without saved searches warms the processes up and is not reported.
-const COUNTS = [0, 0, ...args.searches.split(',').map(Number)];
+const COUNTS = [0, ...(args.rounds ?? `0,${args.searches}`).split(',').map(Number)];
 const prefix = `bench-alerts-${process.pid}`;
 const env: NodeJS.ProcessEnv = {
   NODE_ENV: 'production',
@@ -134,10 +137,21 @@ try {
   }
 
   const rows: Array<Record<string, number | null>> = [];
+  // Where each round's engine share went: each kind of work's milliseconds and count.
+  const activities: EngineActivity[] = [];
   let created = 0;
+  const ids: string[] = [];
   for (const [round, count] of COUNTS.entries()) {
     const startedCreating = performance.now();
-    for (; created < count;) {
+    // Fewer than the round before: the newest ones deleted through the API.
+    while (ids.length > count) {
+      const response = await fetch(`${base}/v1/social/saved-searches/${ids.pop()}`, {
+        method: 'DELETE',
+        headers: { authorization: headers.authorization },
+      });
+      if (response.status !== 204) throw new Error(`saved search delete: ${response.status} ${await response.text()}`);
+    }
+    for (created = ids.length; created < count;) {
       const batch = Array.from({ length: Math.min(16, count - created) }, () => created++);
       await Promise.all(
         batch.map(async (i) => {
@@ -147,6 +161,7 @@ try {
             body: JSON.stringify(searchBody(i)),
           });
           if (response.status !== 201) throw new Error(`saved search: ${response.status} ${await response.text()}`);
+          ids.push(((await response.json()) as { id: string }).id);
         }),
       );
     }
@@ -164,7 +179,12 @@ try {
     const acceptedAt = new Map<string, number>();
     const byShortcode = new Map(fresh.map((p) => [String(p['shortcode']), String(p['platform_id'])]));
     const started = performance.now();
-    const cpuAtStart = { engine: await engineCpuMs(runtime.es), service: process.cpuUsage() };
+    const cpuAtStart = {
+      engine: await engineCpuMs(runtime.es),
+      redis: await retrying(() => redisCpuMs(runtime.redis)),
+      activity: await engineActivity(runtime.es),
+      service: process.cpuUsage(),
+    };
     for (let i = 0; i < fresh.length; i += 500) {
       const chunk = fresh.slice(i, i + 500);
       await sendObservations(loader.node, key, chunk, { wait: false });
@@ -185,7 +205,10 @@ try {
     // What the round cost, passes included: the engine's CPU and this process's (API, worker, client;
     // not the receiver's).
     const engineCpuS = ((await engineCpuMs(runtime.es)) - cpuAtStart.engine) / 1000;
+    const redisCpuS = ((await retrying(() => redisCpuMs(runtime.redis))) - cpuAtStart.redis) / 1000;
     const serviceCpu = process.cpuUsage(cpuAtStart.service);
+    const ended = performance.now();
+    const activity = activitySince(cpuAtStart.activity, await engineActivity(runtime.es));
     const serviceCpuS = (serviceCpu.user + serviceCpu.system) / 1e6;
 
     // Lags: every event of this round (its post is one of this round's copies).
@@ -221,30 +244,80 @@ try {
       lag_p95_ms: percentile(lags, 0.95),
       lag_max_ms: lags.at(-1) ?? null,
       engine_cpu_s_per_1000_posts: +((engineCpuS * 1000) / fresh.length).toFixed(3),
+      redis_cpu_s_per_1000_posts: +((redisCpuS * 1000) / fresh.length).toFixed(3),
       process_cpu_s_per_1000_posts: +((serviceCpuS * 1000) / fresh.length).toFixed(3),
       redis_bytes_per_event: stored.events > 0 ? Math.round(stored.redisBytes / stored.events) : null,
       body_bytes_per_event: stored.events > 0 ? Math.round(stored.bodyBytes / stored.events) : null,
     };
-    if (round > 0) rows.push(row);
-    say(`${round === 0 ? '(warm-up) ' : ''}${JSON.stringify(row)}`);
+    if (round > 0) {
+      rows.push(row);
+      activities.push(activity);
+    }
+    // The round's span in seconds of this process's uptime: the time axis of a `node --cpu-prof`
+    // profile of the run, to read one round's share of it.
+    const span_s = [+(started / 1000).toFixed(1), +(ended / 1000).toFixed(1)];
+    say(`${round === 0 ? '(warm-up) ' : ''}${JSON.stringify({ ...row, span_s, engine_activity: activity })}`);
   }
   const none = rows[0]!;
   const cpu = (r: Record<string, number | null>) =>
-    r['engine_cpu_s_per_1000_posts']! + r['process_cpu_s_per_1000_posts']!;
+    r['engine_cpu_s_per_1000_posts']! + r['redis_cpu_s_per_1000_posts']! + r['process_cpu_s_per_1000_posts']!;
   // On a machine the intake saturates, throughput goes as the inverse of CPU per post: the
   // capacity ratio is the CPU ratio's inverse, far steadier than a round's obs/s.
   say(
-    `\n| saved searches | intake obs/s | / without | CPU-s per 1,000 posts: engine + process | capacity / without | events (per post) | lag p50 | lag p95 | lag max | Redis bytes per event (body) |`,
+    `\n| saved searches | intake obs/s | / without | CPU-s per 1,000 posts: engine + Redis + process | capacity / without | events (per post) | lag p50 | lag p95 | lag max | Redis bytes per event (body) |`,
   );
   say(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const r of rows)
     say(
-      `| ${r['saved_searches']} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none['intake_obs_per_s']!).toFixed(2)} | ${r['engine_cpu_s_per_1000_posts']} + ${r['process_cpu_s_per_1000_posts']} | ${(cpu(none) / cpu(r)).toFixed(2)} | ${r['events']} (${r['events_per_post']}) | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms | ${r['redis_bytes_per_event'] ?? '–'} (${r['body_bytes_per_event'] ?? '–'}) |`,
+      `| ${r['saved_searches']} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none['intake_obs_per_s']!).toFixed(2)} | ${r['engine_cpu_s_per_1000_posts']} + ${r['redis_cpu_s_per_1000_posts']} + ${r['process_cpu_s_per_1000_posts']} | ${(cpu(none) / cpu(r)).toFixed(2)} | ${r['events']} (${r['events_per_post']}) | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms | ${r['redis_bytes_per_event'] ?? '–'} (${r['body_bytes_per_event'] ?? '–'}) |`,
     );
+  // Each count's rounds together (rounds of the same count given in an order such as 0,1000,1000,0):
+  // CPU per 1,000 posts over all of them, and the capacity against the rounds without.
+  const byCount = new Map<number, { posts: number; engine: number; redis: number; process: number; rounds: number }>();
+  for (const r of rows) {
+    const total = byCount.get(r['saved_searches']!) ?? { posts: 0, engine: 0, redis: 0, process: 0, rounds: 0 };
+    total.posts += r['posts']!;
+    total.engine += (r['engine_cpu_s_per_1000_posts']! * r['posts']!) / 1000;
+    total.redis += (r['redis_cpu_s_per_1000_posts']! * r['posts']!) / 1000;
+    total.process += (r['process_cpu_s_per_1000_posts']! * r['posts']!) / 1000;
+    total.rounds += 1;
+    byCount.set(r['saved_searches']!, total);
+  }
+  const without = byCount.get(0);
+  if (without && [...byCount.values()].some((t) => t.rounds > 1)) {
+    const perPost = (t: { posts: number; engine: number; redis: number; process: number }) =>
+      (t.engine + t.redis + t.process) / t.posts;
+    say(`\n| saved searches | rounds | CPU-s per 1,000 posts: engine + Redis + process | capacity / without |`);
+    say(`|---:|---:|---:|---:|`);
+    for (const [count, t] of byCount)
+      say(
+        `| ${count} | ${t.rounds} | ${((t.engine * 1000) / t.posts).toFixed(3)} + ${((t.redis * 1000) / t.posts).toFixed(3)} + ${((t.process * 1000) / t.posts).toFixed(3)} | ${(perPost(without) / perPost(t)).toFixed(2)} |`,
+      );
+  }
+  say(
+    `\n| saved searches | engine ms per 1,000 posts: get (count) | search (count) | index | refresh (count) | merge (count) |`,
+  );
+  say(`|---:|---:|---:|---:|---:|---:|`);
+  rows.forEach((r, i) => {
+    const a = activities[i]!;
+    const per = (n: number) => Math.round((n * 1000) / r['posts']!);
+    say(
+      `| ${r['saved_searches']} | ${per(a.get_ms)} (${per(a.gets)}) | ${per(a.search_ms)} (${per(a.searches)}) | ${per(a.index_ms)} | ${per(a.refresh_ms)} (${per(a.refreshes)}) | ${per(a.merge_ms)} (${per(a.merges)}) |`,
+    );
+  });
   mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     path.join(REPO_ROOT, 'bench/results/alerts-match-lag.json'),
-    JSON.stringify({ date: new Date().toISOString(), base: BASE, posts_per_round: POSTS, rows }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        base: BASE,
+        posts_per_round: POSTS,
+        rows: rows.map((r, i) => ({ ...r, engine_activity: activities[i] })),
+      },
+      null,
+      2,
+    ) + '\n',
   );
 } finally {
   receiver.kill();

@@ -56,6 +56,20 @@ describe('alert events', () => {
 
     const after = await store.events('ss_one', one[0]!.position, 10);
     expect(after.map((e) => e.position)).toEqual([one[1]!.position]);
+
+    // A pair is recorded once: a later pass that finds post-a again appends only what is new.
+    const later = new Date(Date.parse(at) + 1000).toISOString();
+    const fresh = await store.appendEvents(
+      new Map([['ss_one', new Set(['post-a', 'post-c'])]]),
+      new Map([...summaries, ['post-c', summary('post-c')]]),
+      later,
+    );
+    expect(fresh).toEqual(new Map([['ss_one', new Set(['post-c'])]]));
+    expect((await store.events('ss_one', null, 10)).map((e) => JSON.parse(e.body).data.post.id)).toEqual([
+      'post-a',
+      'post-b',
+      'post-c',
+    ]);
   });
 
   it('serves no event older than the retention, and entries stored whole as they are', async () => {

@@ -197,7 +197,7 @@ export function createMatchPass(deps: {
   }
 
   /**
-   * Renders, queues and records the events; each pair once (markSeen decides). Returns how many.
+   * Renders, queues and records the events; each pair once (appendEvents decides). Returns how many.
    * A post that matches many searches is rendered and stored once: its events refer to that
    * summary (alert-store.ts); only the webhook deliveries carry whole bodies.
    */
@@ -234,8 +234,7 @@ export function createMatchPass(deps: {
     // Deliveries first (their job ids are the event ids: queued again after a crash, they are not
     // queued twice), then the pairs marked and the events stored for pulling.
     await deps.enqueueDeliveries(deliveries);
-    const fresh = await deps.store.markSeen(pairs);
-    await deps.store.appendEvents(fresh, summaries, at);
+    const fresh = await deps.store.appendEvents(pairs, summaries, at);
     return [...fresh.values()].reduce((sum, ids) => sum + ids.size, 0);
   }
 }
