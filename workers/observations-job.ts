@@ -17,7 +17,8 @@ export function observationsJob(deps: {
       refresh: payload.refresh,
       retry: job.isRetry,
       embedLater: payload.embed_later === true,
-      ...(job.id !== undefined ? { job: job.id } : {}),
+      // Unique across the queue's life (ids restart if an operator obliterates the queue).
+      ...(job.id !== undefined ? { job: `${job.id}.${job.queuedAt}` } : {}),
     });
     deps.logger.debug(
       { job: job.id, request_id: payload.request_id, ms: Math.round(performance.now() - started), ...result },
