@@ -7,8 +7,9 @@ export type PendingChanges = PostWriteRecorder;
 /**
  * Creates the recorder. Each post keeps the version it had before its first write since the last
  * pass (the pass asks whether that version matched: only a post that comes to match is an event).
- * While no saved search exists, nothing is recorded: a batch pays one count (ZCARD), not cached,
- * so that a search created a moment ago sees the very next write.
+ * While no saved search exists, nothing is recorded: a job's batch pays a count (ZCARD) before
+ * its write and one after (with the intent's check), not cached, so that a search created a
+ * moment ago sees the very next write.
  *
  * A job's changes are first recorded as its intent (before the engine write), then moved into
  * pending (after it). Recording only after the write lost them when that step failed (Redis timing
