@@ -18,7 +18,7 @@ import {
 } from './registry.ts';
 
 /** What a handler may know of its job besides the payload. */
-export interface JobContext {
+export interface JobContext<P = unknown> {
   id: string | undefined;
   /** True when an earlier run of this job may have written (it failed, or its worker died mid-job). */
   isRetry: boolean;
@@ -26,10 +26,18 @@ export interface JobContext {
   attempt: number;
   /** When the job was first queued (epoch ms). */
   queuedAt: number;
+  /**
+   * Replaces the payload the job's next attempt runs with (what is left of a batch when one of its
+   * items is to be retried; a stalled run also resumes from it).
+   */
+  keep(this: void, payload: P): Promise<void>;
 }
 
 /** Handles one job of queue `N`: a throw makes BullMQ retry it with back-off. */
-export type JobHandler<N extends QueueName> = (payload: JobPayload<N>, job: JobContext) => Promise<JobResults[N]>;
+export type JobHandler<N extends QueueName> = (
+  payload: JobPayload<N>,
+  job: JobContext<JobPayload<N>>,
+) => Promise<JobResults[N]>;
 
 /** A handler for each queue a process works on (`workers/` builds them from the services). */
 export type JobHandlers = { [N in QueueName]?: JobHandler<N> };
@@ -86,6 +94,7 @@ function startConsumer<N extends QueueName>(name: N, handler: JobHandler<N>, dep
         isRetry,
         attempt: job.attemptsMade + 1,
         queuedAt: job.timestamp,
+        keep: (payload) => job.updateData(payload),
       });
     },
     {

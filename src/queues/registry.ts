@@ -42,13 +42,26 @@ const followUpJob = z.strictObject({});
  */
 const alertPassJob = z.strictObject({});
 
-/** One `webhooks` job: one event for one endpoint; the job id is `<endpoint>.<event>`. */
-const webhookJob = z.strictObject({
-  endpoint_id: z.string(),
+/** One event of a `webhooks` job: its id, the exact bytes every attempt sends (signed afresh each time). */
+const deliveryEvent = z.strictObject({
   event_id: z.string(),
-  /** The exact bytes every attempt sends (signed afresh each time). */
   body: z.string(),
+  /** Attempts already made at this event (absent: none). */
+  attempts: z.number().int().min(0).optional(),
 });
+
+/**
+ * One `webhooks` job: events of one pass for one endpoint, sent in order (the job id is the
+ * endpoint's and a digest of the event ids: the same batch queued again is a no-op). A job of one
+ * event (`event_id`, `body`), as releases before 2026-11-27 queued them, still reads: as a batch
+ * of one.
+ */
+const webhookJob = z.union([
+  z.strictObject({ endpoint_id: z.string(), events: z.array(deliveryEvent).min(1) }),
+  z
+    .strictObject({ endpoint_id: z.string(), event_id: z.string(), body: z.string() })
+    .transform(({ endpoint_id, event_id, body }) => ({ endpoint_id, events: [{ event_id, body }] })),
+]);
 
 /** One `maintenance` job: no payload. A job scheduler adds one every hour (scheduleMaintenance). */
 const maintenanceJob = z.strictObject({});

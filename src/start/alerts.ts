@@ -6,7 +6,8 @@ import type { Config } from '../internal/config.ts';
 import { createProducer, requestAlertPass, type Producer } from '../queues/registry.ts';
 import { createAlertService, type AlertService } from '../services/alerts/alert-service.ts';
 import { createAlertStore, type AlertStore } from '../services/alerts/alert-store.ts';
-import { createMatchPass, type QueuedDelivery } from '../services/alerts/match-pass.ts';
+import { deliveryBatches, type QueuedDelivery } from '../services/alerts/delivery-batches.ts';
+import { createMatchPass } from '../services/alerts/match-pass.ts';
 import { createPendingChanges, type PendingChanges } from '../services/alerts/pending-changes.ts';
 import { createSecretBox } from '../services/alerts/secret-box.ts';
 import { createWebhookDelivery } from '../services/alerts/webhook-delivery.ts';
@@ -17,14 +18,13 @@ import { openFollowersMirror, type Closable } from './core.ts';
 /** What deliveries say they are (`User-Agent`). */
 const USER_AGENT = 'social-search-webhooks/1';
 
-/** Queues deliveries: one job per (endpoint, event), its id naming both so a re-queue is a no-op. */
+/** Queues deliveries: batched per endpoint (delivery-batches.ts), each job's id naming its events so a re-queue is a no-op. */
 function deliveryQueue(queue: Producer<'webhooks'>) {
   return async (deliveries: QueuedDelivery[]) => {
-    for (let i = 0; i < deliveries.length; i += 1000)
+    const jobs = deliveryBatches(deliveries);
+    for (let i = 0; i < jobs.length; i += 100)
       await queue.addBulk(
-        deliveries
-          .slice(i, i + 1000)
-          .map((d) => ({ name: 'deliver', data: d, opts: { jobId: `${d.endpoint_id}.${d.event_id}` } })),
+        jobs.slice(i, i + 100).map(({ id, job }) => ({ name: 'deliver', data: job, opts: { jobId: id } })),
       );
   };
 }

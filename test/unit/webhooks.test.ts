@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { deliveryRetryDelay, RetryDeliveryError } from '../../src/queues/registry.ts';
+import { deliveryRetryDelay, QUEUES, RetryDeliveryError } from '../../src/queues/registry.ts';
+import { deliveryBatches, EVENTS_PER_DELIVERY_JOB } from '../../src/services/alerts/delivery-batches.ts';
 import { createSecretBox, generateWebhookSecret } from '../../src/services/alerts/secret-box.ts';
 import {
   checkWebhookUrl,
@@ -91,5 +92,65 @@ describe('delivery retries', () => {
     expect(retryAfterMs('Thu, 26 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
     expect(retryAfterMs('soon', now)).toBeNull();
     expect(retryAfterMs(undefined, now)).toBeNull();
+  });
+});
+
+describe('delivery batches', () => {
+  const deliveries = (endpoint: string, n: number, from = 0) =>
+    Array.from({ length: n }, (_, i) => ({
+      endpoint_id: endpoint,
+      event_id: `evt_${endpoint}_${from + i}`,
+      body: `{"id":"evt_${endpoint}_${from + i}"}`,
+    }));
+  const eventsOf = (jobs: ReturnType<typeof deliveryBatches>) =>
+    jobs.flatMap((j) => j.job.events.map((e) => e.event_id));
+
+  it('queue a lone event under its own id, as one job', () => {
+    const [only, ...rest] = deliveryBatches(deliveries('whe_a', 1));
+    expect(rest).toEqual([]);
+    expect(only).toEqual({
+      id: 'whe_a.evt_whe_a_0',
+      job: { endpoint_id: 'whe_a', events: [{ event_id: 'evt_whe_a_0', body: '{"id":"evt_whe_a_0"}' }] },
+    });
+  });
+
+  it('spread a few events over as many jobs as run at once, and many over jobs of at most 50, each event once and in order', () => {
+    const few = deliveryBatches(deliveries('whe_a', 20));
+    expect(few.map((j) => j.job.events.length)).toEqual([3, 3, 3, 3, 2, 2, 2, 2]);
+    expect(QUEUES.webhooks.concurrency).toBe(8);
+    expect(eventsOf(few)).toEqual(deliveries('whe_a', 20).map((d) => d.event_id));
+    const many = deliveryBatches(deliveries('whe_a', 1001));
+    expect(many).toHaveLength(21);
+    expect(Math.max(...many.map((j) => j.job.events.length))).toBe(EVENTS_PER_DELIVERY_JOB - 2);
+    expect(eventsOf(many)).toEqual(deliveries('whe_a', 1001).map((d) => d.event_id));
+  });
+
+  it('never mix endpoints in a job, and name a job by its events whatever their order', () => {
+    const jobs = deliveryBatches([...deliveries('whe_a', 100), ...deliveries('whe_b', 3)]);
+    expect(jobs.filter((j) => j.job.endpoint_id === 'whe_b').map((j) => j.id)).toEqual([
+      'whe_b.evt_whe_b_0',
+      'whe_b.evt_whe_b_1',
+      'whe_b.evt_whe_b_2',
+    ]);
+    for (const { id, job } of jobs) {
+      expect(id.startsWith(`${job.endpoint_id}.`)).toBe(true);
+      for (const event of job.events) expect(event.event_id.startsWith(`evt_${job.endpoint_id}_`)).toBe(true);
+    }
+    // 16 events make 8 jobs of 2: swapping each pair's order keeps every job's id; other pairs change it.
+    const sixteen = deliveries('whe_a', 16);
+    const swapped = sixteen.map((_, i) => sixteen[i % 2 === 0 ? i + 1 : i - 1]!);
+    const ids = deliveryBatches(sixteen).map((j) => j.id);
+    expect(ids.every((id) => /^whe_a\.batch_[A-Za-z0-9_-]{27}$/.test(id))).toBe(true);
+    expect(deliveryBatches(swapped).map((j) => j.id)).toEqual(ids);
+    expect(new Set([...ids, ...deliveryBatches([...sixteen.slice(1), sixteen[0]!]).map((j) => j.id)]).size).toBe(16);
+  });
+
+  it('read a job of one event as queued before batches', () => {
+    const legacy = { endpoint_id: 'whe_a', event_id: 'evt_1', body: '{}' };
+    expect(QUEUES.webhooks.payload.parse(legacy)).toEqual({
+      endpoint_id: 'whe_a',
+      events: [{ event_id: 'evt_1', body: '{}' }],
+    });
+    expect(QUEUES.webhooks.payload.safeParse({ endpoint_id: 'whe_a', events: [] }).success).toBe(false);
   });
 });

@@ -272,13 +272,15 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         return (results[0] as number) > 0;
       }),
 
-    /** Appends to an endpoint's delivery log (the newest {@link DELIVERIES_KEPT} are kept). */
-    logDelivery: (id: string, attempt: DeliveryAttempt) =>
+    /** Adds attempts (oldest first) to an endpoint's delivery log, which keeps the last {@link DELIVERIES_KEPT}. */
+    logDeliveries: (id: string, attempts: readonly DeliveryAttempt[]) =>
       guard.run(async () => {
+        if (attempts.length === 0) return;
+        const kept = attempts.slice(-DELIVERIES_KEPT).map((attempt) => JSON.stringify(attempt));
         guard.unwrap(
           await redis
             .multi()
-            .lpush(key.deliveries(id), JSON.stringify(attempt))
+            .lpush(key.deliveries(id), ...kept)
             .ltrim(key.deliveries(id), 0, DELIVERIES_KEPT - 1)
             .exec(),
         );

@@ -8,15 +8,9 @@ import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import { renderPostSummary } from '../../render/post.ts';
 import type { AlertStore, PendingChange, SavedSearchRecord } from './alert-store.ts';
+import type { QueuedDelivery } from './delivery-batches.ts';
 import { eventIdOf, matchedEventBody } from './events.ts';
 import { decodeQueryVector, encodeQueryVector } from './query-vector.ts';
-
-/** A delivery to queue: one event for one endpoint. */
-export interface QueuedDelivery {
-  endpoint_id: string;
-  event_id: string;
-  body: string;
-}
 
 /** What one pass did. */
 export interface MatchPassResult {
@@ -231,8 +225,8 @@ export function createMatchPass(deps: {
             body: matchedEventBody(search.id, postId, at, summaries.get(postId)!),
           });
     }
-    // Deliveries first (their job ids are the event ids: queued again after a crash, they are not
-    // queued twice), then the pairs marked and the events stored for pulling.
+    // Deliveries first (a job's id names its events: the same jobs queued again after a crash are
+    // not queued twice), then the pairs marked and the events stored for pulling.
     await deps.enqueueDeliveries(deliveries);
     const fresh = await deps.store.appendEvents(pairs, summaries, at);
     return [...fresh.values()].reduce((sum, ids) => sum + ids.size, 0);
