@@ -121,11 +121,16 @@ export function retryDelay(attemptsMade: number): number {
   return Math.min(60_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
 }
 
-/** A failed delivery attempt worth another: the queue waits at least `retryAfterMs` (the receiver's Retry-After). */
+/**
+ * A failed delivery attempt worth another: the queue waits at least `retryAfterMs` (the receiver's
+ * Retry-After), and backs off by `attempts`, those made at the event to retry (a job of many
+ * events retries each from the first step: one event's failures do not delay the next).
+ */
 export class RetryDeliveryError extends Error {
   constructor(
     message: string,
     readonly retryAfterMs: number | null,
+    readonly attempts: number | null = null,
   ) {
     super(message);
     this.name = 'RetryDeliveryError';
@@ -133,12 +138,14 @@ export class RetryDeliveryError extends Error {
 }
 
 /**
- * Delay before webhook delivery retry `attemptsMade`: 5 s doubling up to an hour, with full jitter
- * over its upper half (receivers recovering from an outage are not hit by every retry at once),
- * and never sooner than the receiver's Retry-After (capped at an hour).
+ * Delay before a webhook delivery's next attempt, after `attemptsMade` of its job (or, from a
+ * RetryDeliveryError, of its event): 5 s doubling up to an hour, with full jitter over its upper
+ * half (receivers recovering from an outage are not hit by every retry at once), and never sooner
+ * than the receiver's Retry-After (capped at an hour).
  */
 export function deliveryRetryDelay(attemptsMade: number, error: unknown, random = Math.random): number {
-  const ceiling = Math.min(3_600_000, 5_000 * 2 ** Math.max(0, attemptsMade - 1));
+  const made = error instanceof RetryDeliveryError && error.attempts !== null ? error.attempts : attemptsMade;
+  const ceiling = Math.min(3_600_000, 5_000 * 2 ** Math.max(0, made - 1));
   const jittered = Math.round(ceiling / 2 + random() * (ceiling / 2));
   const floor = error instanceof RetryDeliveryError && error.retryAfterMs !== null ? error.retryAfterMs : 0;
   return Math.max(jittered, Math.min(floor, 3_600_000));
@@ -166,10 +173,13 @@ export const QUEUES = {
   },
   // Deliveries retry on their own schedule (deliveryRetryDelay: Retry-After, jitter) for 24 h;
   // completed jobs stay a day so that an event queued again (a pass re-run) is not sent twice.
+  // The 24 h end the retries (webhook-delivery.ts); the attempts only bound a job that keeps
+  // throwing otherwise. A job's attempts are its events' together: an event takes ~33 in 24 h,
+  // and a job of 50 whose events each fail a few times stays under a few hundred.
   webhooks: {
     payload: webhookJob,
     options: {
-      attempts: 80,
+      attempts: 1000,
       backoff: { type: 'webhook' },
       removeOnComplete: { age: 86_400, count: 100_000 },
       removeOnFail: { age: 7 * 86_400 },

@@ -110,6 +110,7 @@ describe('a delivery job of many events', () => {
     const error = await first.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RetryDeliveryError);
     expect((error as RetryDeliveryError).retryAfterMs).toBe(7000);
+    expect((error as RetryDeliveryError).attempts).toBe(1);
     expect(received).toEqual([e0, e1, e2]);
     expect(kept!.endpoint_id).toBe(endpointId);
     expect(kept!.events).toEqual([{ ...job.events[2], attempts: 1 }, job.events[3], job.events[4]]);

@@ -86,6 +86,13 @@ describe('delivery retries', () => {
     expect(deliveryRetryDelay(1, new RetryDeliveryError('503', 86_400_000), () => 0)).toBe(3_600_000);
   });
 
+  it("back off by the attempts at the event to retry, not by its job's (a job of many events)", () => {
+    // The job's sixth retry, but the first failure of the event now at its head: 5 s, not 160 s.
+    expect(deliveryRetryDelay(6, new RetryDeliveryError('503', null, 1), () => 1)).toBe(5000);
+    expect(deliveryRetryDelay(6, new RetryDeliveryError('503', null, 3), () => 1)).toBe(20_000);
+    expect(deliveryRetryDelay(6, new RetryDeliveryError('503', null), () => 1)).toBe(160_000);
+  });
+
   it('read Retry-After as seconds or an HTTP date', () => {
     const now = Date.parse('2026-11-26T10:00:00Z');
     expect(retryAfterMs('120', now)).toBe(120_000);

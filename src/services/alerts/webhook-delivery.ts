@@ -96,7 +96,11 @@ export function createWebhookDelivery(deps: {
     }
     if (now() - context.queuedAt >= RETRY_WINDOW_MS) return 'expired';
     await context.keep(rest);
-    throw new RetryDeliveryError(outcome.error ?? 'delivery failed', outcome.retryAfterMs);
+    throw new RetryDeliveryError(
+      outcome.error ?? 'delivery failed',
+      outcome.retryAfterMs,
+      rest.events[0]?.attempts ?? null,
+    );
   }
 
   /** Sends the events in order until one is to be retried or the endpoint is gone; logs each attempt. */
