@@ -4,6 +4,7 @@ import {
   compileMemoryQuery,
   fieldTable,
   MemoryDoc,
+  textReads,
   type FieldTable,
 } from '../../src/engine/elasticsearch/memory-query.ts';
 
@@ -120,5 +121,38 @@ describe('queries evaluated in memory', () => {
       expect.arrayContaining(['sourdough', 'bubbl', '\u0000hashtags\u0000baking', '\u0000format\u0000reel']),
     );
     expect(chooseKeys(compileMemoryQuery({ range: { views: { gte: 1 } } }, fields).triggers, () => 0)).toBeNull();
+  });
+
+  it('answers the same on a document that holds only the words its queries read', () => {
+    const raw: object[] = [
+      { multi_match: { query: 'bread pizza', fields: ['caption'] } },
+      { bool: { must_not: [{ multi_match: { query: 'bubbl', fields: ['caption_stemmed'] } }] } },
+      { bool: { should: [{ multi_match: { query: 'starter day', type: 'phrase', fields: ['caption'] } }] } },
+      { bool: { should: [{ multi_match: { query: 'day starter', type: 'phrase', fields: ['caption'] } }] } },
+      {
+        dis_max: {
+          queries: [{ range: { views: { gte: 1 } } }, { multi_match: { query: 'home', fields: ['caption'] } }],
+        },
+      },
+    ];
+    const queries = raw.map((q) => compileMemoryQuery(q, fields));
+    const reads = textReads(queries);
+    expect([...reads.paths].sort()).toEqual(['caption', 'caption_stemmed']);
+    expect([...reads.words].sort()).toEqual(['bread', 'bubbl', 'day', 'home', 'pizza', 'starter']);
+    const restricted = new MemoryDoc(doc.source, fields, reads.words);
+    expect(queries.map((q) => q.matches(restricted))).toEqual(queries.map((q) => q.matches(doc)));
+    expect(queries.map((q) => q.matches(doc))).toEqual([true, false, true, false, true]);
+    // Its keys: only the words the queries read, from the fields they read (once per field).
+    const offered = restricted.keySets(new Set(['format']), reads.paths).flatMap((keys) => [...keys]);
+    expect(offered.sort()).toEqual([
+      '\u0000format\u0000reel',
+      'bread',
+      'bubbl',
+      'day',
+      'day',
+      'home',
+      'starter',
+      'starter',
+    ]);
   });
 });

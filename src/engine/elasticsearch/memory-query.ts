@@ -75,7 +75,12 @@ export function fieldTable(properties: Record<string, MappingProperty>, analysis
   return out;
 }
 
-/** One indexed document as matching reads it: values by path, text fields analyzed once, on demand. */
+/**
+ * One indexed document as matching reads it: values by path, text fields analyzed once, on demand.
+ * Given `words` (the tokens the queries it is matched against look up: {@link TextReads}), its token
+ * sets hold only those: a document's sets are then a few tokens rather than all of its text, and
+ * its keys ({@link keySets}) only what some trigger can name.
+ */
 export class MemoryDoc {
   private readonly tokenLists = new Map<string, string[][]>();
   private readonly tokenSets = new Map<string, Set<string>>();
@@ -84,6 +89,7 @@ export class MemoryDoc {
   constructor(
     readonly source: Readonly<Record<string, unknown>>,
     private readonly fields: FieldTable,
+    private readonly words?: ReadonlySet<string>,
   ) {}
 
   /** Every value at `path` (arrays flattened; none when absent or null). */
@@ -111,19 +117,28 @@ export class MemoryDoc {
   tokens(path: string): string[][] {
     let lists = this.tokenLists.get(path);
     if (!lists) {
-      const field = this.fields.get(path);
-      if (field?.kind !== 'text') throw new InternalError(`${path} is not a text field`);
-      lists = this.values(path).map((v) => field.analyze(String(v)));
+      lists = this.analyze(path);
       this.tokenLists.set(path, lists);
     }
     return lists;
   }
 
-  /** The distinct tokens of a text field. */
+  private analyze(path: string): string[][] {
+    const field = this.fields.get(path);
+    if (field?.kind !== 'text') throw new InternalError(`${path} is not a text field`);
+    return this.values(path).map((v) => field.analyze(String(v)));
+  }
+
+  /** The distinct tokens of a text field (with `words`, only those among them). */
   tokenSet(path: string): Set<string> {
     let set = this.tokenSets.get(path);
     if (!set) {
-      set = new Set(this.tokens(path).flat());
+      set = new Set();
+      const { words } = this;
+      // With `words`, the lists are not kept (only phrases read them, on a few documents): a batch's
+      // whole text would otherwise outlive the young generation (bench/alerts.md).
+      for (const list of this.tokenLists.get(path) ?? (words ? this.analyze(path) : this.tokens(path)))
+        for (const token of list) if (!words || words.has(token)) set.add(token);
       this.tokenSets.set(path, set);
     }
     return set;
@@ -143,15 +158,17 @@ export class MemoryDoc {
 
   /**
    * The keys a query's triggers are made of (see {@link MemoryQuery.triggers}), one collection per
-   * field: each text field's distinct tokens (a token is its own key), and each keyword field's
-   * normalized values under {@link keywordKey} (only for `keywordPaths`, the fields some trigger
-   * names). A token found in two fields is listed twice.
+   * field: each text field's distinct tokens (a token is its own key; only for `textPaths` when
+   * given, the fields some query reads), and each keyword field's normalized values under
+   * {@link keywordKey} (only for `keywordPaths`, the fields some trigger names). A token found in
+   * two fields is listed twice.
    */
-  keySets(keywordPaths: ReadonlySet<string>): Array<Iterable<string>> {
+  keySets(keywordPaths: ReadonlySet<string>, textPaths?: ReadonlySet<string>): Array<Iterable<string>> {
     const out: Array<Iterable<string>> = [];
     for (const [path, field] of this.fields) {
-      if (field.kind === 'text') out.push(this.tokenSet(path));
-      else if (field.kind === 'keyword' && keywordPaths.has(path))
+      if (field.kind === 'text') {
+        if (!textPaths || textPaths.has(path)) out.push(this.tokenSet(path));
+      } else if (field.kind === 'keyword' && keywordPaths.has(path))
         out.push([...this.keywords(path)].map((value) => keywordKey(path, value)));
     }
     return out;
@@ -173,6 +190,32 @@ export type Trigger = { keys: string[] } | { all: Trigger[] } | { any: Trigger[]
 export interface MemoryQuery {
   matches(doc: MemoryDoc): boolean;
   triggers: Trigger;
+  /** What `matches` reads of a document's text. */
+  text: TextReads;
+}
+
+/**
+ * The text fields a query reads and every token it looks up in their token sets: a document built
+ * with a union of these `words` answers the query as one built without (only the fields' token
+ * lists, which phrases read, are whole either way).
+ */
+export interface TextReads {
+  paths: ReadonlySet<string>;
+  words: ReadonlySet<string>;
+}
+
+const NO_TEXT: TextReads = { paths: new Set(), words: new Set() };
+
+/** The union of what `queries` read, added to `out`. */
+export function textReads(
+  queries: Iterable<MemoryQuery>,
+  out = { paths: new Set<string>(), words: new Set<string>() },
+): { paths: Set<string>; words: Set<string> } {
+  for (const { text } of queries) {
+    for (const path of text.paths) out.paths.add(path);
+    for (const word of text.words) out.words.add(word);
+  }
+  return out;
 }
 
 function unsupported(what: string): never {
@@ -200,8 +243,8 @@ function containsRun(list: readonly string[], needle: readonly string[]): boolea
   return false;
 }
 
-const NEVER: MemoryQuery = { matches: () => false, triggers: { keys: [] } };
-const ALWAYS: MemoryQuery = { matches: () => true, triggers: null };
+const NEVER: MemoryQuery = { matches: () => false, triggers: { keys: [] }, text: NO_TEXT };
+const ALWAYS: MemoryQuery = { matches: () => true, triggers: null, text: NO_TEXT };
 
 /** Compiles `query` against the index's fields. */
 export function compileMemoryQuery(query: Query, fields: FieldTable): MemoryQuery {
@@ -228,7 +271,7 @@ export function compileMemoryQuery(query: Query, fields: FieldTable): MemoryQuer
     case 'exists': {
       const path = (body as estypes.QueryDslExistsQuery).field;
       fieldOf(fields, path);
-      return { matches: (doc) => doc.values(path).length > 0, triggers: null };
+      return { matches: (doc) => doc.values(path).length > 0, triggers: null, text: NO_TEXT };
     }
     case 'multi_match':
       return compileMultiMatch(body as estypes.QueryDslMultiMatchQuery, fields);
@@ -243,6 +286,7 @@ function anyOf(children: MemoryQuery[]): MemoryQuery {
   return {
     matches: (doc) => children.some((c) => c.matches(doc)),
     triggers: children.some((c) => c.triggers === null) ? null : { any: children.map((c) => c.triggers) },
+    text: textReads(children),
   };
 }
 
@@ -273,6 +317,7 @@ function compileBool(body: estypes.QueryDslBoolQuery, fields: FieldTable): Memor
       return false;
     },
     triggers: needed.some((t) => t !== null) ? { all: needed } : null,
+    text: textReads([...required, ...excluded, ...should]),
   };
 }
 
@@ -311,7 +356,7 @@ function compileTerm(body: Record<string, unknown>, fields: FieldTable): MemoryQ
   const [path, spec] = single(body, 'term');
   const value = spec !== null && typeof spec === 'object' ? (spec as { value: unknown }).value : spec;
   const { test, key } = valueTest(path, fieldOf(fields, path), value);
-  return { matches: test, triggers: key ? { keys: [key] } : null };
+  return { matches: test, triggers: key ? { keys: [key] } : null, text: NO_TEXT };
 }
 
 function compileTerms(body: Record<string, unknown>, fields: FieldTable): MemoryQuery {
@@ -322,6 +367,7 @@ function compileTerms(body: Record<string, unknown>, fields: FieldTable): Memory
   return {
     matches: (doc) => tests.some((t) => t.test(doc)),
     triggers: tests.every((t) => t.key) ? { keys: tests.map((t) => t.key!) } : null,
+    text: NO_TEXT,
   };
 }
 
@@ -354,6 +400,7 @@ function compileRange(body: Record<string, estypes.QueryDslRangeQuery>, fields: 
         );
       }),
     triggers: null,
+    text: NO_TEXT,
   };
 }
 
@@ -398,6 +445,7 @@ function compileMultiMatch(body: estypes.QueryDslMultiMatchQuery, fields: FieldT
               return tokens.some((t) => set.has(t));
             }),
     triggers: { keys: [...keys] },
+    text: { paths: new Set(live.map((f) => f.path)), words: new Set(live.flatMap((f) => f.tokens)) },
   };
 }
 
