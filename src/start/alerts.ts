@@ -35,6 +35,22 @@ function queryEmbedder(config: Config, embedder: Embedder) {
     config.SEARCH_RANKING !== 'lexical' && embedder.status().state === 'ready' ? embedder.embedQuery(text) : null;
 }
 
+/** How long the worker's alert store waits on a busy Redis before its job fails (the API's: 2 s). */
+export const JOB_ALERT_STORE_TIMEOUT_MS = 10_000;
+
+/**
+ * The alert store of the worker's jobs (intake, passes, deliveries): on the job connection, waiting
+ * out a busy Redis for {@link JOB_ALERT_STORE_TIMEOUT_MS} rather than failing the job, which
+ * would be redone whole.
+ */
+export function openJobAlertStore(config: Pick<Config, 'REDIS_PREFIX'>, connections: Connections): AlertStore {
+  return createAlertStore({
+    redis: connections.jobRedis(),
+    prefix: config.REDIS_PREFIX,
+    timeoutMs: JOB_ALERT_STORE_TIMEOUT_MS,
+  });
+}
+
 /** The alert resources of the API. */
 export function openAlertService(
   config: Config,
@@ -69,7 +85,7 @@ export function openAlertWorker(
   deliver: ReturnType<typeof createWebhookDelivery>;
 } & Closable {
   const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
-  const store = createAlertStore({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
+  const store = openJobAlertStore(config, connections);
   const alertQueue = createProducer('alerts', queues);
   const webhooks = createProducer('webhooks', queues);
   const sender = createWebhookSender();

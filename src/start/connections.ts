@@ -22,6 +22,14 @@ export interface Connections {
    * 60–70 µs with them against 5 without, 2026-11-27), which every store's pipelines would pay.
    */
   producerRedis(): Redis;
+  /**
+   * The fail-fast Redis connection of background jobs' stores (the alert worker's): down, its
+   * commands fail at once like {@link redis}'s, but a busy Redis is waited for up to
+   * {@link JOB_COMMAND_TIMEOUT_MS}, not the request path's 2 s. A job that gives up retries whole:
+   * an intake job timing out after its engine write was redone about once per alerts bench run
+   * behind a pass's writes (bench/alerts.md).
+   */
+  jobRedis(): Redis;
   /** A new Redis connection for blocking commands that the caller runs itself (Pub/Sub). */
   blockingRedis(purpose: string): Redis;
   /**
@@ -55,13 +63,14 @@ export function openConnections(
   // One outage log per purpose: a worker's several BullMQ connections report one outage.
   const outages = new Map<string, OutageLog>();
   const outageOf = (name: string) => outages.get(name) ?? outages.set(name, createOutageLog(name, logger)).get(name)!;
-  const open = (purpose: 'command' | 'blocking' | 'template', name: string) => {
+  const open = (purpose: RedisPurpose, name: string) => {
     const connection = createRedis(config.REDIS_URL, purpose);
     watchRedis(connection, outageOf(name), opened);
     return connection;
   };
   const commandRedis = () => (redis ??= open('command', 'Redis'));
   let producer: Redis | undefined;
+  let job: Redis | undefined;
   return {
     elasticsearch() {
       if (!es) {
@@ -73,6 +82,7 @@ export function openConnections(
     redis: commandRedis,
     // Under the same outage log as the request path's: one outage, one line each way.
     producerRedis: () => (producer ??= open('command', 'Redis')),
+    jobRedis: () => (job ??= open('job', 'Redis')),
     blockingRedis: (purpose) => open('blocking', `Redis (${purpose})`),
     queueRedis: (purpose) => open('template', `Redis (${purpose})`),
     redisReady: (timeoutMs = 5000) => whenReady(commandRedis(), timeoutMs),
@@ -85,23 +95,30 @@ export function openConnections(
   };
 }
 
+/** How long a job's Redis command may take on {@link Connections.jobRedis} (a store's own guard may set less). */
+export const JOB_COMMAND_TIMEOUT_MS = 30_000;
+
+type RedisPurpose = 'command' | 'job' | 'blocking' | 'template';
+
 /**
  * A Redis connection. `command` connections fail fast while Redis is down (no offline queue, one
- * retry), so requests answer 503 promptly; `blocking` connections are what BullMQ workers and
+ * retry), so requests answer 503 promptly; `job` connections too, with a longer command timeout;
+ * `blocking` connections are what BullMQ workers and
  * queue-event listeners require (they wait and reconnect forever); a `template` is the same, the
  * connection a BullMQ worker or listener is given (and duplicates).
  */
-function createRedis(url: string, purpose: 'command' | 'blocking' | 'template'): Redis {
+function createRedis(url: string, purpose: RedisPurpose): Redis {
   const common: RedisOptions = { connectTimeout: 2000, retryStrategy: (times: number) => Math.min(times * 200, 2000) };
   switch (purpose) {
     case 'command':
+    case 'job':
       // Auto-pipelining: the commands concurrent requests issue in one tick (rate-limit counts,
       // visibility epochs, snapshot look-ups) leave in one write, not one system call each.
       return new Redis(url, {
         ...common,
         maxRetriesPerRequest: 1,
         enableOfflineQueue: false,
-        commandTimeout: 2000,
+        commandTimeout: purpose === 'job' ? JOB_COMMAND_TIMEOUT_MS : 2000,
         enableAutoPipelining: true,
       });
     default:
