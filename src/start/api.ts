@@ -178,16 +178,22 @@ export function createApi(
       ...(metrics ? { metrics } : {}),
     },
   );
+  // Once, however often asked (a shutdown phase and its caller's own close): the usage recorder's
+  // last flush must not run again after the caller cleaned up.
+  let closing: Promise<void> | undefined;
   return {
     app,
     ...services,
-    async close() {
-      await app.close();
-      await usage.close().catch(() => undefined);
-      await keys.close();
-      await intake.close();
-      await alerts.close();
-      await Promise.all(Object.values(queues ?? {}).map((q) => q.close().catch(() => undefined)));
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await usage.close().catch(() => undefined);
+        await keys.close();
+        await intake.close();
+        await alerts.close();
+        await Promise.all(Object.values(queues ?? {}).map((q) => q.close().catch(() => undefined)));
+      })();
+      return closing;
     },
   };
 }

@@ -96,7 +96,9 @@ export async function startStack(
       return inject({ method: 'GET', url: path, headers });
     },
     async close() {
-      await app.close();
+      // The whole API, not only its app: its usage recorder flushes once more when closed, which
+      // after the clean-up below left usage keys behind.
+      await runtime.api.close();
       await runtime.stopWorkers();
       await runtime.queue.obliterate({ force: true }).catch(() => undefined);
       await runtime.indexAdmin.destroy();
