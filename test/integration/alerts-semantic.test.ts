@@ -40,6 +40,7 @@ describe('a saved search with a query, with the model', () => {
     expect(ingested.statusCode).toBe(200);
     const matched = async () => {
       const page = await stack.get(`/v1/social/saved-searches/${created.body.id}/matches?limit=100`);
+      expect(page.statusCode, JSON.stringify(page.body)).toBe(200);
       return (page.body.data as Array<{ data: { post: { id: string } } }>).map((e) => e.data.post.id).sort();
     };
     const expected = [id('bedtime'), id('evening')].sort();

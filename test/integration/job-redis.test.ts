@@ -1,20 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/internal/config.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../../src/internal/config.ts';
 import { createAlertStore } from '../../src/services/alerts/alert-store.ts';
 import { openJobAlertStore } from '../../src/start/alerts.ts';
-import { openConnections } from '../../src/start/connections.ts';
+import { openConnections, type Connections } from '../../src/start/connections.ts';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
 
 // A busy Redis (a long script, a large pipeline ahead) answers late, not never: the request path
 // answers 503 after 2 s, but a job that gave up would be redone whole, so the worker's stores wait.
+// Its own redis-server: a busy shared one would stall every test file running beside this one.
 
-const config = loadConfig({ ...process.env, REDIS_PREFIX: `test-job-redis-${randomUUID().slice(0, 8)}` });
-const connections = openConnections(config);
-const blocker = new Redis(config.REDIS_URL);
+let server: RedisServer;
+let config: Config;
+let connections: Connections;
+let blocker: Redis;
+beforeAll(async () => {
+  server = await startRedisServer();
+  config = loadConfig({
+    ...process.env,
+    REDIS_URL: server.url,
+    REDIS_PREFIX: `test-job-redis-${randomUUID().slice(0, 8)}`,
+  });
+  connections = openConnections(config);
+  blocker = new Redis(config.REDIS_URL);
+});
 afterAll(async () => {
-  blocker.disconnect();
-  await connections.close();
+  blocker?.disconnect();
+  await connections?.close();
+  await server?.close();
 });
 
 /** Keeps Redis busy for `ms` (one script looping on TIME): every other client's commands wait. */
