@@ -21,6 +21,8 @@ export interface ServiceProjection {
   projectAccount: (record: AccountRecord) => Record<string, unknown>;
   postEmbeddingText: (record: PostRecord) => string;
   accountEmbeddingText: (record: AccountRecord) => string;
+  /** A long post's passages (service trees from 2026-11-28 on; absent before: heads only). */
+  postPassageTexts?: (record: PostRecord) => string[];
 }
 
 /** One `_bulk` body in the scratch file. */
@@ -112,6 +114,8 @@ export async function exportFinalDocuments(
                   ? postEmbeddingText(record as PostRecord)
                   : accountEmbeddingText(record as AccountRecord);
               if (text.length > 0) out.texts.push(text);
+              if (name === 'posts' && text.length > 0 && projection.postPassageTexts)
+                out.texts.push(...projection.postPassageTexts(record as PostRecord));
             }
             if (partBytes >= options.batchBytes) flush();
           }

@@ -9,13 +9,12 @@
  * fusion is the service's (hybrid-windows.ts).
  *
  *   npx tsx bench/relevance/harness.ts --modes semantic     # loads relevance-harness-scifact with vectors
- *   npx tsx bench/relevance/passages.ts [--words 150] [--stride 75]   # ~11 min on 2 cores
+ *   npx tsx bench/relevance/passages.ts   # ~11 min on 2 cores (the service's passages: passagesOf)
  *
  * p: two-sided paired sign-flip randomization test against the service's vectors' ranking (stats.ts).
  */
 import { Client } from '@elastic/elasticsearch';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
@@ -23,6 +22,7 @@ import { postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { analyzeQuery } from '../../src/text/languages.ts';
+import { passagesOf } from '../../src/text/embedding-text.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 import { rankScores } from './api-search.ts';
 import { captionOf, postServiceId } from './beir-observations.ts';
@@ -30,11 +30,6 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './bei
 import { ndcgAtK } from './ndcg.ts';
 import { pairedRandomizationP } from './stats.ts';
 
-const { values: args } = parseArgs({
-  options: { words: { type: 'string', default: '150' }, stride: { type: 'string', default: '75' } },
-});
-const WORDS = Number(args.words);
-const STRIDE = Number(args.stride);
 const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
 const embedder = createEmbedder(config);
 await embedder.ready();
@@ -45,15 +40,6 @@ const collection = path.basename(dir);
 const index = `relevance-harness-${collection.toLowerCase()}-posts`;
 const corpus = await loadCorpus(dir);
 const qrels = await loadQrels(dir, 'test');
-
-/** A document's passages past the first: its title and a window of its words, windows overlapping. */
-function laterPassages(title: string, text: string): string[] {
-  const words = text.split(/\s+/).filter(Boolean);
-  const out: string[] = [];
-  for (let start = STRIDE; start + WORDS - STRIDE < words.length; start += STRIDE)
-    out.push(`${title}\n\n${words.slice(start, start + WORDS).join(' ')}`);
-  return out;
-}
 
 const started = performance.now();
 const ids = corpus.map((d) => postServiceId(collection, d.id));
@@ -72,13 +58,13 @@ const stored = ids.map((id) => {
 });
 const firsts = await embedder.embedDocuments(corpus.map(captionOf));
 const later: Array<{ doc: number; text: string }> = corpus.flatMap((d, doc) =>
-  laterPassages(d.title, d.text).map((text) => ({ doc, text })),
+  passagesOf(d.title, d.text).map((text) => ({ doc, text })),
 );
 const laterVectors: Float32Array[] = [];
 for (let i = 0; i < later.length; i += 256)
   laterVectors.push(...(await embedder.embedDocuments(later.slice(i, i + 256).map((p) => p.text))));
 console.log(
-  `${corpus.length} documents, ${later.length} later passages (${WORDS} words, stride ${STRIDE}) embedded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `${corpus.length} documents, ${later.length} later passages embedded in ${((performance.now() - started) / 1000).toFixed(0)} s`,
 );
 
 const dot = (a: Float32Array, b: Float32Array) => {

@@ -35,6 +35,12 @@ export interface StoredEmbedding {
   text_hash: string;
   /** Empty when the model cannot read the text (src/embedding): no vector, never similar to anything. */
   vector: string;
+  /**
+   * Posts only, and only those longer than one passage: the vectors of the text past the head
+   * (src/text/embedding-text.ts), in text order, those the model cannot read left out. The hash
+   * covers them too.
+   */
+  passages?: string[];
 }
 
 /** The kinds of entity the service tracks; singular wherever a kind is named in code. */

@@ -106,3 +106,31 @@ export function accountEnrichmentObs(accountPlatformId: string, overrides: Recor
     ...overrides,
   };
 }
+
+const HIKE = [
+  'We left the car park before sunrise and followed the ridge path north towards the old stone shelter.',
+  'The first hour climbs steadily through pine forest, with roots and loose gravel underfoot.',
+  'Mist hung in the valley below us and the only sound was a woodpecker somewhere in the trees.',
+  'Above the treeline the wind picked up, so we stopped to add layers, drink water and eat some trail mix.',
+  'The summit cairn came into view around nine, and the views across the lakes were worth every step.',
+  'On the way down we took the longer loop past the waterfall, which was loud after last week of rain.',
+  'My boots held up well, though my knees complained on the steep switchbacks near the bottom.',
+  'We saw two deer, a buzzard circling overhead and far too many sheep blocking the narrow stiles.',
+].join(' ');
+const MEND = [
+  'Back at the van my mountain bike had gone soft at the back, so out came the patch kit.',
+  'Levers under the bead, pull the inner tube, pump a little air in and listen for the hiss.',
+  'Found a tiny thorn hole, roughed the rubber with sandpaper, spread the glue, waited a minute,',
+  'pressed the patch down hard, then checked inside the casing for the thorn so it would not happen again.',
+  'Tube back in, bead seated all the way round, inflated to pressure and the wheel spun true.',
+  'Ten minutes start to finish, and the ride home along the canal towpath was smooth and quiet.',
+].join(' ');
+
+/**
+ * A long caption (a title line, then ~290 words on a hike), with `mend` ~110 more words on
+ * mending a bike tube after them: past the 256 word pieces the model reads of the head, so only
+ * the post's passages carry them. No word of "how to fix a flat bicycle tire" but function words.
+ */
+export function longCaption(options: { mend: boolean }): string {
+  return `Trail diary, day three\n${HIKE} ${HIKE}${options.mend ? ` ${MEND}` : ''}`;
+}

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { accountObs, longCaption, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // Saved searches with the real model: a post that shares no word with the query matches by its
@@ -50,5 +50,31 @@ describe('a saved search with a query, with the model', () => {
     // Passes run about a second apart: one more shows nothing else arrives.
     await new Promise((r) => setTimeout(r, 2500));
     expect(await matched()).toEqual(expected);
+  });
+
+  it("matches a long post by a passage past its head, as a search's neighbours are found", async () => {
+    const created = await stack.post('/v1/social/saved-searches', {
+      name: 'bike repairs',
+      post: { query: 'how to fix a flat bicycle tire' },
+    });
+    expect(created.statusCode, JSON.stringify(created.body)).toBe(201);
+    const ingested = await stack.ingest([
+      postObs('alsem-a', { platform_id: 'alsem-mend', caption: longCaption({ mend: true }) }),
+      // The same hike without the repair: its head and passages are about the hike alone.
+      postObs('alsem-a', { platform_id: 'alsem-hike', caption: longCaption({ mend: false }) }),
+    ]);
+    expect(ingested.statusCode).toBe(200);
+    const matched = async () => {
+      const page = await stack.get(`/v1/social/saved-searches/${created.body.id}/matches?limit=100`);
+      expect(page.statusCode, JSON.stringify(page.body)).toBe(200);
+      return (page.body.data as Array<{ data: { post: { id: string } } }>).map((e) => e.data.post.id);
+    };
+    const mend = mintId('post', 'alsem-mend');
+    const deadline = Date.now() + 30_000;
+    while (!(await matched()).includes(mend) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 2500));
+    const events = await matched();
+    expect(events).toContain(mend);
+    expect(events).not.toContain(mintId('post', 'alsem-hike'));
   });
 });

@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createProducer } from '../../src/queues/registry.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
-import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
-import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { embeddingTextHash, postEmbeddingText, postPassageTexts } from '../../src/text/embedding-text.ts';
+import { cosine } from '../../src/domain/lookalike.ts';
+import { decodeVector } from '../../src/text/vector-codec.ts';
+import { accountObs, longCaption, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -159,5 +161,32 @@ describe('semantic ranking with the real model', () => {
     }
     expect(embedded?.embedding?.text_hash).toBe(embeddingTextHash(postEmbeddingText(embedded!)));
     await queue.close();
+  });
+
+  it('finds a long post by what its tail says, past the head the model reads (passages)', async () => {
+    const caption = longCaption({ mend: true });
+    const response = await stack.ingest([postObs('sem-a', { platform_id: 'sem-long', caption })]);
+    expect(response.statusCode).toBe(200);
+    const long = mintId('post', 'sem-long');
+    const record = (await stack.runtime.engine.intake.posts.get([long])).get(long)!;
+    const passages = postPassageTexts(record);
+    expect(record.embedding?.passages).toHaveLength(passages.length);
+    expect(passages.length).toBeGreaterThan(2);
+    expect(passages.every((p) => p.startsWith('Trail diary, day three\n\n'))).toBe(true);
+
+    const query = 'how to fix a flat bicycle tire';
+    const vector = await stack.runtime.embedder.embedQuery(query);
+    // The head alone is about the hike: under the similarity floor, so no neighbour by it.
+    expect(cosine(vector, decodeVector(record.embedding!.vector))).toBeLessThan(0.3);
+    const hybrid = await stack.post('/v1/social/posts/search', { post: { query }, limit: 10 });
+    expect(hybrid.statusCode).toBe(200);
+    expect(ids(hybrid.body)).toContain(long);
+    const bm25 = await lexical.app.inject({
+      method: 'POST',
+      url: '/v1/social/posts/search',
+      headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ post: { query }, limit: 10 }),
+    });
+    expect(ids(bm25.json())).not.toContain(long);
   });
 });

@@ -85,7 +85,10 @@ describe('feedback needs lexical evidence', () => {
     ];
     const moved = await vectorFromFeedback({ client, pit: 'pit', keepAlive: '30s', query: [1, 0], fused });
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({ query: { ids: { values: ['a', 'b', 'c'] } }, _source: ['record.embedding'] });
+    expect(asked[0]).toMatchObject({
+      query: { ids: { values: ['a', 'b', 'c'] } },
+      _source: ['record.embedding.vector'],
+    });
     expect(moved).toEqual(feedbackVector([1, 0], [[0, 1]]));
   });
 });

@@ -70,7 +70,8 @@ interface BatchPost {
   id: string;
   doc: MemoryDoc;
   keys: Array<Iterable<string>>;
-  vector: ArrayLike<number> | null;
+  /** The head's vector, then the passages' (a long post), as a search's neighbours read them. */
+  vectors: Array<ArrayLike<number>>;
 }
 
 /**
@@ -187,9 +188,12 @@ export function createAlertMatching(deps: {
 
   function matches(search: CompiledSearch, post: BatchPost): boolean {
     if (search.matched.matches(post.doc)) return true;
-    if (!search.filtered || !search.vector || !post.vector || similarityFloor === null) return false;
-    if (post.vector.length !== search.vector.length || !search.filtered.matches(post.doc)) return false;
-    return cosine(post.vector, search.vector) >= similarityFloor;
+    const query = search.vector;
+    if (!search.filtered || !query || similarityFloor === null) return false;
+    // Near by its head or by one of its passages, as a search's neighbours are (nearestPostsQuery).
+    const near = post.vectors.filter((v) => v.length === query.length);
+    if (near.length === 0 || !search.filtered.matches(post.doc)) return false;
+    return near.some((v) => cosine(v, query) >= similarityFloor);
   }
 
   /** The records of `ids` as they are now, whole (vectors included); absent when unknown. */
@@ -222,10 +226,16 @@ export function createAlertMatching(deps: {
       for (const record of batch) {
         slice = await yieldAfter(slice);
         // Read, not stored: these texts were projected when written, and the intake reuses its own.
-        const { record: _stored, embedding: _vector, ...indexed } = withoutMemoizing(() => projectPost(record));
+        const {
+          record: _stored,
+          embedding: _vector,
+          passages: _passages,
+          ...indexed
+        } = withoutMemoizing(() => projectPost(record));
         const doc = new MemoryDoc(indexed, table, text.words);
-        const vector = record.embedding?.vector ? decodeVector(record.embedding.vector) : null;
-        posts.push({ id: record.id, doc, keys: doc.keySets(keywordPaths, text.paths), vector });
+        const stored = record.embedding ? [record.embedding.vector, ...(record.embedding.passages ?? [])] : [];
+        const vectors = stored.filter((v) => v.length > 0).map(decodeVector);
+        posts.push({ id: record.id, doc, keys: doc.keySets(keywordPaths, text.paths), vectors });
       }
       await matchBatch(posts, searches, out);
     }

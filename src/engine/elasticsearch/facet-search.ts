@@ -10,7 +10,7 @@ import { compileFilter, esPath } from './filter-compiler.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
 import { hybridWindows } from './hybrid-windows.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
-import { nearestQuery } from './nearest-query.ts';
+import { nearestPostsQuery } from './nearest-query.ts';
 import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
@@ -294,13 +294,7 @@ export function createFacetEngine(deps: {
               await client.search({
                 ...COMPLETE_RESULTS,
                 pit: { id: pit, keep_alive: keepAlive },
-                ...nearestQuery({
-                  field: 'embedding',
-                  vector: v,
-                  k: FUSION_WINDOW,
-                  candidates: KNN_CANDIDATES,
-                  filter,
-                }),
+                ...nearestPostsQuery({ vector: v, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
                 size: FUSION_WINDOW,
                 _source: false,
                 track_total_hits: false,

@@ -6,7 +6,7 @@ import { hybridWindows } from './hybrid-windows.ts';
 import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
-import { nearestQuery } from './nearest-query.ts';
+import { nearestPostsQuery } from './nearest-query.ts';
 import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
@@ -93,7 +93,7 @@ export async function fusedPostSearch(deps: {
   const knn = (pit: string, vector: number[]) => ({
     ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
-    ...nearestQuery({ field: 'embedding', vector, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
+    ...nearestPostsQuery({ vector, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
     size: FUSION_WINDOW,
     _source: false,
     track_total_hits: false,

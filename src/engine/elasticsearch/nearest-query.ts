@@ -31,3 +31,29 @@ export function nearestQuery(options: {
     },
   };
 }
+
+/**
+ * A query's neighbours among posts: the posts nearest by their head (`embedding`) or by their best
+ * passage (`passages.vector`, posts longer than one passage: src/text/embedding-text.ts), each
+ * scored by the nearer of the two. Both sides take the same `k` and filter (a nested kNN applies a
+ * filter on the post's own fields to the post), and `dis_max` keeps each post's best score, on the
+ * same scale as one kNN's, so the window is the `k` best posts of the union and the similarity
+ * floor reads it unchanged. On SciFact (bench/relevance.md, "Long posts"): hybrid nDCG@10 +0.010
+ * to +0.013 offline.
+ */
+export function nearestPostsQuery(options: {
+  vector: number[];
+  k: number;
+  candidates: number;
+  filter?: estypes.QueryDslQueryContainer | estypes.QueryDslQueryContainer[];
+}): { query: estypes.QueryDslQueryContainer } {
+  const head = nearestQuery({ field: 'embedding', ...options }).query;
+  const passage = nearestQuery({ field: 'passages.vector', ...options }).query;
+  return {
+    query: {
+      dis_max: {
+        queries: [head, { nested: { path: 'passages', score_mode: 'max', query: passage } }],
+      },
+    },
+  };
+}

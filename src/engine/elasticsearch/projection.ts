@@ -123,6 +123,8 @@ export function projectPost(record: PostRecord): Doc {
   });
   Object.assign(doc, stemmedCompanions(doc));
   if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
+  const passages = record.embedding?.passages ?? [];
+  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: decodeVector(p) }));
   return doc;
 }
 

@@ -39,7 +39,7 @@ export async function vectorFromFeedback(deps: {
     pit: { id: deps.pit, keep_alive: deps.keepAlive },
     query: { ids: { values: ids } },
     size: ids.length,
-    _source: ['record.embedding'],
+    _source: ['record.embedding.vector'],
     track_total_hits: false,
   });
   const documents = response.hits.hits

@@ -8,7 +8,12 @@ import type {
   EntityKind,
   PostWriteRecorder,
 } from '../../domain/records.ts';
-import { accountEmbeddingText, embeddingTextHash, postEmbeddingText } from '../../text/embedding-text.ts';
+import {
+  accountEmbeddingText,
+  embeddingTextsHash,
+  postEmbeddingText,
+  postPassageTexts,
+} from '../../text/embedding-text.ts';
 import { encodeVector } from '../../text/vector-codec.ts';
 import { linksOf } from '../../domain/links.ts';
 import { createLookalikes } from './lookalikes.ts';
@@ -35,9 +40,22 @@ export interface RecordEmbeddings {
   withVectors<R extends PostRecord | AccountRecord>(kind: EntityKind, records: R[]): Promise<R[]>;
 }
 
-function needs<R extends { embedding?: StoredEmbedding }>(record: R, text: string, modelId: string): boolean {
-  if (text.length === 0) return false;
-  return record.embedding?.model !== modelId || record.embedding.text_hash !== embeddingTextHash(text);
+/** What is embedded of a record: its head, and for a long post its passages. */
+interface Texts {
+  head: string;
+  passages: string[];
+}
+
+const postTexts = (record: PostRecord): Texts => ({
+  head: postEmbeddingText(record),
+  passages: postPassageTexts(record),
+});
+const accountTexts = (record: AccountRecord): Texts => ({ head: accountEmbeddingText(record), passages: [] });
+const hashOf = (texts: Texts) => embeddingTextsHash(texts.head, texts.passages);
+
+function needs<R extends { embedding?: StoredEmbedding }>(record: R, texts: Texts, modelId: string): boolean {
+  if (texts.head.length === 0) return false;
+  return record.embedding?.model !== modelId || record.embedding.text_hash !== hashOf(texts);
 }
 
 /**
@@ -55,38 +73,46 @@ export function createRecordEmbeddings(deps: {
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
   const lookalikes = createLookalikes({ store: deps.store, modelId });
 
-  /** New stored embeddings for those of `records` whose vector is not current, by position. */
+  /**
+   * New stored embeddings for those of `records` whose vector is not current, by position: heads
+   * and passages in one call, so the model thread batches them together.
+   */
   async function embeddingsFor<R extends { embedding?: StoredEmbedding }>(
     records: readonly R[],
-    textOf: (record: R) => string,
+    textsOf: (record: R) => Texts,
   ): Promise<Map<number, StoredEmbedding>> {
     const todo = records
-      .map((record, i) => ({ i, text: textOf(record) }))
-      .filter(({ i, text }) => needs(records[i]!, text, modelId!));
+      .map((record, i) => ({ i, texts: textsOf(record) }))
+      .filter(({ i, texts }) => needs(records[i]!, texts, modelId!));
     if (todo.length === 0) return new Map();
-    const vectors = await deps.embedder.embedDocuments(todo.map((t) => t.text));
+    const vectors = await deps.embedder.embedDocuments(todo.flatMap(({ texts }) => [texts.head, ...texts.passages]));
+    let next = 0;
     return new Map(
-      todo.map(({ i, text }, n) => [
-        i,
-        { model: modelId!, text_hash: embeddingTextHash(text), vector: encodeVector(vectors[n]!) },
-      ]),
+      todo.map(({ i, texts }) => {
+        const vector = encodeVector(vectors[next++]!);
+        // A passage the model cannot read (an empty vector) is left out; the head's stays, as before.
+        const passages = texts.passages.map(() => vectors[next++]!).filter((v) => v.length > 0);
+        const embedding: StoredEmbedding = { model: modelId!, text_hash: hashOf(texts), vector };
+        if (passages.length > 0) embedding.passages = passages.map(encodeVector);
+        return [i, embedding];
+      }),
     );
   }
 
   async function embedStore<R extends { embedding?: StoredEmbedding }>(
     store: RecordStore<R>,
     ids: string[],
-    textOf: (r: R) => string,
+    textsOf: (r: R) => Texts,
   ): Promise<Array<{ before: R | null; after: R }>> {
     if (ids.length === 0) return [];
     const current = [...(await store.get(ids)).values()] as Array<R & { id: string }>;
     const computed = new Map(
-      [...(await embeddingsFor(current, textOf))].map(([i, embedding]) => [current[i]!.id, embedding]),
+      [...(await embeddingsFor(current, textsOf))].map(([i, embedding]) => [current[i]!.id, embedding]),
     );
     if (computed.size === 0) return [];
     const outcome = await store.merge([...computed.keys()], (id, record) => {
       const embedding = computed.get(id)!;
-      if (!record || embeddingTextHash(textOf(record)) !== embedding.text_hash) return record;
+      if (!record || hashOf(textsOf(record)) !== embedding.text_hash) return record;
       return { ...record, embedding };
     });
     return [...outcome.values()];
@@ -95,9 +121,9 @@ export function createRecordEmbeddings(deps: {
   return {
     modelId,
     async withVectors(kind, records) {
-      const textOf = (r: PostRecord | AccountRecord) =>
-        kind === 'post' ? postEmbeddingText(r as PostRecord) : accountEmbeddingText(r as AccountRecord);
-      const computed = await embeddingsFor(records, textOf);
+      const textsOf = (r: PostRecord | AccountRecord) =>
+        kind === 'post' ? postTexts(r as PostRecord) : accountTexts(r as AccountRecord);
+      const computed = await embeddingsFor(records, textsOf);
       const embedded = records.map((record, i) =>
         computed.has(i) ? { ...record, embedding: computed.get(i)! } : record,
       );
@@ -105,14 +131,14 @@ export function createRecordEmbeddings(deps: {
       // An account rebuilt gets the lookalike vector of its posts as they are now.
       return (await lookalikes.withLookalikes(embedded as AccountRecord[])) as typeof records;
     },
-    postNeedsEmbedding: (record) => needs(record, postEmbeddingText(record), modelId),
-    accountNeedsEmbedding: (record) => needs(record, accountEmbeddingText(record), modelId),
+    postNeedsEmbedding: (record) => needs(record, postTexts(record), modelId),
+    accountNeedsEmbedding: (record) => needs(record, accountTexts(record), modelId),
     async embed(work) {
-      const written = await embedStore(deps.store.posts, work.posts, postEmbeddingText);
+      const written = await embedStore(deps.store.posts, work.posts, postTexts);
       // A vector may make a post match a saved search by meaning.
       await deps.changes?.record(written);
       const posts = written.map((o) => o.after);
-      const accounts = (await embedStore(deps.store.accounts, work.accounts, accountEmbeddingText)).map((o) => o.after);
+      const accounts = (await embedStore(deps.store.accounts, work.accounts, accountTexts)).map((o) => o.after);
       // What an account publishes moved: its lookalike vector follows its posts' new vectors.
       const authors = posts.map((p) => linksOf(p).author).filter((a): a is string => a !== null);
       await lookalikes.update([...authors, ...accounts.map((a) => a.id)]);

@@ -1,0 +1,101 @@
+/**
+ * What passages cost a search's kNN side, the engine alone: the neighbours of a vector by the
+ * posts' heads only (`nearestQuery` on `embedding`, the raw engine's one kNN) against the service's
+ * `nearestPostsQuery` (heads and long posts' passages, `dis_max`), interleaved pair by pair, with
+ * the window and candidates of a search (fused-search.ts) and the stored head vectors of random
+ * posts as the query vectors. Also how much of the window the passages changed.
+ *
+ *   npx tsx bench/search/passage-knn.ts [--index relevance-harness-passages-posts] [--references 300] [--rounds 2]
+ */
+import { parseArgs } from 'node:util';
+import { Client, type estypes } from '@elastic/elasticsearch';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fused-search.ts';
+import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
+import { decodeVector } from '../../src/text/vector-codec.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    index: { type: 'string', default: 'relevance-harness-passages-posts' },
+    references: { type: 'string', default: '300' },
+    rounds: { type: 'string', default: '2' },
+  },
+});
+const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const index = args.index;
+
+const sample = await es.search<{ record: { embedding?: { vector: string } } }>({
+  index,
+  size: Number(args.references),
+  query: {
+    function_score: {
+      query: { exists: { field: 'embedding' } },
+      functions: [{ random_score: { seed: 7, field: '_seq_no' } }],
+    },
+  },
+  _source: ['record.embedding.vector'],
+});
+const vectors = sample.hits.hits.flatMap((h) => {
+  const encoded = h._source?.record.embedding?.vector;
+  return encoded ? [decodeVector(encoded)] : [];
+});
+const posts = (await es.count({ index })).count;
+const long = (await es.count({ index, query: { nested: { path: 'passages', query: { match_all: {} } } } })).count;
+const pit = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
+// The shape of a search's semantic side: the servable filter, the window and its candidates.
+const filter: estypes.QueryDslQueryContainer = { bool: { filter: [{ term: { servable: true } }] } };
+const shapes = {
+  head: (v: number[]) =>
+    nearestQuery({ field: 'embedding', vector: v, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
+  passages: (v: number[]) => nearestPostsQuery({ vector: v, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
+};
+type Side = keyof typeof shapes;
+const search = (side: Side, v: number[]) =>
+  es.search({
+    pit: { id: pit, keep_alive: '5m' },
+    ...shapes[side](v),
+    size: FUSION_WINDOW,
+    _source: false,
+    track_total_hits: false,
+  });
+
+const times: Record<Side, number[]> = { head: [], passages: [] };
+const timed = async (side: Side, v: number[]) => {
+  const started = performance.now();
+  await search(side, v);
+  times[side].push(performance.now() - started);
+};
+for (let round = 0; round < Number(args.rounds); round++)
+  for (const [i, v] of vectors.entries()) {
+    const order: Side[] = i % 2 === 0 ? ['head', 'passages'] : ['passages', 'head'];
+    for (const side of order) await timed(side, v);
+  }
+let changedTop10 = 0;
+let newInWindow = 0;
+for (const v of vectors) {
+  const [a, b] = await Promise.all([search('head', v), search('passages', v)]);
+  const headIds = new Set(a.hits.hits.map((h) => h._id));
+  newInWindow += b.hits.hits.filter((h) => !headIds.has(h._id)).length;
+  const top = (r: typeof a) =>
+    r.hits.hits
+      .slice(0, 10)
+      .map((h) => h._id)
+      .join();
+  if (top(a) !== top(b)) changedTop10++;
+}
+await es.closePointInTime({ id: pit });
+const at = (xs: number[], q: number) => +[...xs].sort((x, y) => x - y)[Math.floor(q * xs.length)]!.toFixed(2);
+console.log(
+  JSON.stringify({
+    index,
+    posts,
+    posts_with_passages: long,
+    pairs: times.head.length,
+    head_p50_ms: at(times.head, 0.5),
+    passages_p50_ms: at(times.passages, 0.5),
+    p50_ratio: +(at(times.passages, 0.5) / at(times.head, 0.5)).toFixed(2),
+    head_p99_ms: at(times.head, 0.99),
+    passages_p99_ms: at(times.passages, 0.99),
+    top10_changed: `${changedTop10}/${vectors.length}`,
+    window_posts_from_passages: +(newInWindow / vectors.length).toFixed(1),
+  }),
+);
