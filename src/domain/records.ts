@@ -36,9 +36,9 @@ export interface StoredEmbedding {
   /** Empty when the model cannot read the text (src/embedding): no vector, never similar to anything. */
   vector: string;
   /**
-   * Posts only, and only those longer than one passage: the vectors of the text past the head
-   * (src/text/embedding-text.ts), in text order, those the model cannot read left out. The hash
-   * covers them too.
+   * Posts only, and only those whose caption is longer than one passage: the vectors of the
+   * caption's passages (src/text/embedding-text.ts), in text order, those the model cannot read
+   * left out. The hash covers them too.
    */
   passages?: string[];
 }

@@ -40,13 +40,13 @@ function summaries(items: ReadonlyArray<{ summary: string }> | null | undefined)
   return (items ?? []).map((item) => item.summary);
 }
 
-/** A post's parts in the order of their meaning per word (empty when the post has no text yet). */
-function postParts(record: PostRecord): Array<string | null | undefined> {
+/** The text embedded for a post, its head (empty when it has nothing to embed). */
+export function postEmbeddingText(record: PostRecord): string {
   const raw = record.raw?.v;
-  if (!raw) return [];
+  if (!raw) return '';
   const e = record.enrichment;
   const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
-  return [
+  return join([
     raw.caption,
     e.content_summary?.v,
     e.hook?.v?.construction,
@@ -66,12 +66,7 @@ function postParts(record: PostRecord): Array<string | null | undefined> {
       .map((m) => m.visual_description?.v)
       .filter(Boolean)
       .join(' '),
-  ];
-}
-
-/** The text embedded for a post, its head (empty when it has nothing to embed). */
-export function postEmbeddingText(record: PostRecord): string {
-  return join(postParts(record));
+  ]);
 }
 
 /**
@@ -82,9 +77,9 @@ const PASSAGE_WORDS = 150;
 /** Passages overlap by half, so a sentence cut by one window lies whole in the next. */
 const PASSAGE_STRIDE = 75;
 /**
- * At most this many passages per post (its first ~750 words). Each passage costs the intake one
- * more embedding, and the index one more vector; a transcript of an hour would otherwise cost a
- * hundred of each.
+ * At most this many passages per post (its caption's first ~750 words). Each passage costs the
+ * intake one more embedding and the index one more vector; a caption may hold 30,000 characters
+ * (~5,000 words), which would otherwise cost ~65 of each.
  */
 export const MAX_PASSAGES = 8;
 /** A caption's first line heads every passage when it is this short: a title or a hook, not a paragraph. */

@@ -34,12 +34,12 @@ export function nearestQuery(options: {
 
 /**
  * A query's neighbours among posts: the posts nearest by their head (`embedding`) or by their best
- * passage (`passages.vector`, posts longer than one passage: src/text/embedding-text.ts), each
+ * passage (`passages.vector`, captions longer than one passage: src/text/embedding-text.ts), each
  * scored by the nearer of the two. Both sides take the same `k` and filter (a nested kNN applies a
  * filter on the post's own fields to the post), and `dis_max` keeps each post's best score, on the
  * same scale as one kNN's, so the window is the `k` best posts of the union and the similarity
- * floor reads it unchanged. On SciFact (bench/relevance.md, "Long posts"): hybrid nDCG@10 +0.010
- * to +0.013 offline.
+ * floor reads it unchanged. On SciFact (bench/relevance.md, "Passages in the service"): hybrid
+ * nDCG@10 0.7192 → 0.7331, for 1.23× the head-only kNN's time (1.09× when no post is long).
  */
 export function nearestPostsQuery(options: {
   vector: number[];
