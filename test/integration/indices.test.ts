@@ -7,8 +7,9 @@ import { parseObservation, type Observation } from '../../src/contract/observati
 import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
 import { templatesDir } from '../../src/internal/paths.ts';
 import { NO_ACCOUNT_METRICS } from '../../src/domain/derived.ts';
-import { applyAccount } from '../../src/domain/merge.ts';
-import { emptyAccount } from '../../src/domain/records.ts';
+import { applyAccount, applyPost } from '../../src/domain/merge.ts';
+import { emptyAccount, emptyPost } from '../../src/domain/records.ts';
+import { encodeVector } from '../../src/text/vector-codec.ts';
 import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/services/intake/processor.ts';
 import { acquireRebuildLock } from '../../src/services/indices/rebuild-lock.ts';
@@ -233,6 +234,61 @@ describe('indices apply on indices built from an older template', () => {
       expect(status).toMatchObject({ up_to_date: false, template_version: 2 });
       // Nothing more to add: a second apply leaves the mappings alone.
       expect((await current.admin.apply()).filter((l) => l.object.startsWith('mappings of'))).toEqual([]);
+    } finally {
+      await current.admin.destroy();
+      rmSync(older, { recursive: true, force: true });
+    }
+  });
+
+  it('adds the passages of posts template v6 live to a posts index built from v5', async () => {
+    const prefix = `${stack.config.INDEX_PREFIX}-older-posts`;
+    const older = mkdtempSync(join(tmpdir(), 'templates-'));
+    for (const file of readdirSync(templatesDir())) copyFileSync(join(templatesDir(), file), join(older, file));
+    const posts = JSON.parse(readFileSync(join(older, 'posts.index.json'), 'utf8'));
+    posts.version = 5;
+    delete posts.template.mappings.properties.passages;
+    writeFileSync(join(older, 'posts.index.json'), JSON.stringify(posts));
+    const engineAt = (dir: string) =>
+      createElasticsearchEngine({
+        client: stack.runtime.es,
+        indexPrefix: prefix,
+        templatesDir: dir,
+        visibility: { current: async () => null, advance: async () => undefined },
+      });
+    const current = engineAt(templatesDir());
+    try {
+      await engineAt(older).admin.apply();
+      const observed = parseObservation(postObs('older-author', { platform_id: 'older-p' }));
+      if (!observed.ok || observed.value.kind !== 'post') throw new Error('fixture rejected');
+      const unit = (i: number) => encodeVector(Array.from({ length: 384 }, (_, j) => (j === i ? 1 : 0)));
+      const record = {
+        ...applyPost(emptyPost(mintId('post', 'older-p'), 'older-p'), observed.value),
+        embedding: { model: 'test', text_hash: 'test', vector: unit(0), passages: [unit(1), unit(2)] },
+      };
+      const write = () => current.intake.posts.merge([record.id], () => record);
+      await expect(write()).rejects.toThrow(/strict_dynamic_mapping_exception|not allowed/);
+      const added = (await current.admin.apply()).filter((l) => l.object.startsWith('mappings of'));
+      expect(added).toEqual([expect.objectContaining({ action: 'updated' })]);
+      expect((await write()).size).toBe(1);
+      await stack.runtime.es.indices.refresh({ index: `${prefix}-posts` });
+      // The passages are searchable at once: a vector equal to the second passage finds the post.
+      const found = await stack.runtime.es.search({
+        index: `${prefix}-posts`,
+        query: {
+          nested: {
+            path: 'passages',
+            query: {
+              knn: {
+                field: 'passages.vector',
+                query_vector: Array.from({ length: 384 }, (_, j) => (j === 2 ? 1 : 0)),
+                k: 1,
+                num_candidates: 10,
+              },
+            },
+          },
+        },
+      });
+      expect(found.hits.hits.map((h) => h._id)).toEqual([record.id]);
     } finally {
       await current.admin.destroy();
       rmSync(older, { recursive: true, force: true });
