@@ -193,26 +193,35 @@ describe('before indices apply', () => {
 });
 
 describe('indices apply on indices built from an older template', () => {
+  /** A copy of the current templates with `file`'s changed by `older` (removed with the copy). */
+  function olderTemplates(file: string, older: (template: Record<string, any>) => void): string {
+    const dir = mkdtempSync(join(tmpdir(), 'templates-'));
+    for (const name of readdirSync(templatesDir())) copyFileSync(join(templatesDir(), name), join(dir, name));
+    const template = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    older(template);
+    writeFileSync(join(dir, file), JSON.stringify(template));
+    return dir;
+  }
+  /** An engine over `prefix`'s indices that installs the templates of `dir`. */
+  const engineAt = (prefix: string, dir: string) =>
+    createElasticsearchEngine({
+      client: stack.runtime.es,
+      indexPrefix: prefix,
+      templatesDir: dir,
+      visibility: { current: async () => null, advance: async () => undefined },
+    });
+
   it("adds the current template's new fields live, so that new writes work before the rebuild that fills them", async () => {
     const prefix = `${stack.config.INDEX_PREFIX}-older`;
     // The accounts template as it was before the account metrics: version 2, without their fields.
-    const older = mkdtempSync(join(tmpdir(), 'templates-'));
-    for (const file of readdirSync(templatesDir())) copyFileSync(join(templatesDir(), file), join(older, file));
-    const accounts = JSON.parse(readFileSync(join(older, 'accounts.index.json'), 'utf8'));
-    accounts.version = 2;
-    for (const field of Object.keys(accounts.template.mappings.properties))
-      if (/growth|_90d$/.test(field)) delete accounts.template.mappings.properties[field];
-    writeFileSync(join(older, 'accounts.index.json'), JSON.stringify(accounts));
-    const engineAt = (dir: string) =>
-      createElasticsearchEngine({
-        client: stack.runtime.es,
-        indexPrefix: prefix,
-        templatesDir: dir,
-        visibility: { current: async () => null, advance: async () => undefined },
-      });
-    const current = engineAt(templatesDir());
+    const older = olderTemplates('accounts.index.json', (accounts) => {
+      accounts.version = 2;
+      for (const field of Object.keys(accounts.template.mappings.properties))
+        if (/growth|_90d$/.test(field)) delete accounts.template.mappings.properties[field];
+    });
+    const current = engineAt(prefix, templatesDir());
     try {
-      await engineAt(older).admin.apply();
+      await engineAt(prefix, older).admin.apply();
       const observed = parseObservation(accountObs({ platform_id: 'older-a', handle: 'older.a' }));
       if (!observed.ok || observed.value.kind !== 'account') throw new Error('fixture rejected');
       const record = {
@@ -242,22 +251,13 @@ describe('indices apply on indices built from an older template', () => {
 
   it('adds the passages of posts template v6 live to a posts index built from v5', async () => {
     const prefix = `${stack.config.INDEX_PREFIX}-older-posts`;
-    const older = mkdtempSync(join(tmpdir(), 'templates-'));
-    for (const file of readdirSync(templatesDir())) copyFileSync(join(templatesDir(), file), join(older, file));
-    const posts = JSON.parse(readFileSync(join(older, 'posts.index.json'), 'utf8'));
-    posts.version = 5;
-    delete posts.template.mappings.properties.passages;
-    writeFileSync(join(older, 'posts.index.json'), JSON.stringify(posts));
-    const engineAt = (dir: string) =>
-      createElasticsearchEngine({
-        client: stack.runtime.es,
-        indexPrefix: prefix,
-        templatesDir: dir,
-        visibility: { current: async () => null, advance: async () => undefined },
-      });
-    const current = engineAt(templatesDir());
+    const older = olderTemplates('posts.index.json', (posts) => {
+      posts.version = 5;
+      delete posts.template.mappings.properties.passages;
+    });
+    const current = engineAt(prefix, templatesDir());
     try {
-      await engineAt(older).admin.apply();
+      await engineAt(prefix, older).admin.apply();
       const observed = parseObservation(postObs('older-author', { platform_id: 'older-p' }));
       if (!observed.ok || observed.value.kind !== 'post') throw new Error('fixture rejected');
       const unit = (i: number) => encodeVector(Array.from({ length: 384 }, (_, j) => (j === i ? 1 : 0)));
