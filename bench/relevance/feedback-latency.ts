@@ -1,26 +1,37 @@
 /**
- * What SEARCH_VECTOR_FEEDBACK costs a hybrid first page through the API: two API nodes on one
- * harness index (feedback off and on), the same query texts interleaved (off, on, on, off, …), each
- * text asked once per node unmeasured first, so the query vector comes from each node's cache and
- * the model's time is not in the figures. Wall time per request, p50 and p90.
+ * What vector feedback and a question's word weights cost a hybrid first page through the API:
+ * two API nodes on one harness index, `off` (neither) and `on` (`--compare feedback`:
+ * SEARCH_VECTOR_FEEDBACK=on for every query; `--compare questions`: the defaults, weights and
+ * feedback for questions), the same query texts interleaved (off, on, on, off, …). Warm (the
+ * default): each text asked once per node unmeasured first, so the query vector comes from each
+ * node's cache and the model's time is not in the figures. `--cold`: no query cache, every request
+ * runs the model (a question's word weights are model work). Wall time per request, p50 and p90.
  *
  *   npx tsx bench/relevance/feedback-latency.ts [--prefix relevance-harness-scifact] [--rounds 3]
+ *   npx tsx bench/relevance/feedback-latency.ts --prefix relevance-social-5-1500 --queries questions \
+ *     --compare questions --cold
  *
- * The SciFact harness index by default (bench/relevance/harness.ts loads it); its queries.
+ * `--queries scifact` (default; bench/relevance/harness.ts loads its index) or `questions` /
+ * `topics` (the social set's English questions or the same topics as noun phrases; social.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { generateObservations } from '../../src/seed/generator.ts';
 import { quantile } from './api-search.ts';
 import { loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { harnessRuntime, startApiNode, type ApiNode } from './harness-service.ts';
+import { socialQuerySet } from './social-set.ts';
 
 const { values: args } = parseArgs({
   options: {
     prefix: { type: 'string', default: 'relevance-harness-scifact' },
     rounds: { type: 'string', default: '3' },
+    queries: { type: 'string', default: 'scifact' },
+    compare: { type: 'string', default: 'feedback' },
+    cold: { type: 'boolean', default: false },
   },
 });
 const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
@@ -33,16 +44,32 @@ const env: NodeJS.ProcessEnv = {
   REDIS_PREFIX: args.prefix,
 };
 const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
-const dir = scifactDir();
-const qrels = await loadQrels(dir, 'test');
-const texts = [...(await loadQueries(dir))].filter(([id]) => qrels.has(id)).map(([, t]) => t.slice(0, 2000));
+async function queryTexts(): Promise<string[]> {
+  if (args.queries === 'scifact') {
+    const dir = scifactDir();
+    const qrels = await loadQrels(dir, 'test');
+    return [...(await loadQueries(dir))].filter(([id]) => qrels.has(id)).map(([, t]) => t.slice(0, 2000));
+  }
+  const kind = args.queries === 'questions' ? 'question' : 'topic';
+  const observations = [...generateObservations({ posts: 1500, accounts: 150, seed: 5 })];
+  return socialQuerySet(observations, new Set())
+    .filter((q) => q.kind === kind)
+    .map((q) => q.text);
+}
+const texts = await queryTexts();
+const cache: Record<string, string> = args.cold ? { EMBEDDING_QUERY_CACHE_MB: '0' } : {};
+const neither = { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off' };
+const compared =
+  args.compare === 'questions'
+    ? { SEARCH_VECTOR_FEEDBACK: 'questions', SEARCH_QUESTION_WEIGHTS: 'on' }
+    : { SEARCH_VECTOR_FEEDBACK: 'on', SEARCH_QUESTION_WEIGHTS: 'off' };
 
 const base = harnessRuntime(env, logger);
 if (!(await base.ready())) throw new Error('Redis is unreachable');
 const created = await base.keys.create({ owner: 'bench@example.com', name: 'feedback latency', scopes: ['search'] });
 const nodes: Record<'off' | 'on', ApiNode> = {
-  off: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', SEARCH_VECTOR_FEEDBACK: 'off' })),
-  on: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', SEARCH_VECTOR_FEEDBACK: 'on' })),
+  off: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', ...cache, ...neither })),
+  on: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', ...cache, ...compared })),
 };
 async function ask(node: ApiNode, query: string): Promise<number> {
   const started = performance.now();
@@ -56,7 +83,7 @@ async function ask(node: ApiNode, query: string): Promise<number> {
   return performance.now() - started;
 }
 try {
-  // Warm-up: every text once per node (its vector is then cached on that node).
+  // Warm-up: every text once per node (its vector is then cached on that node, unless --cold).
   for (const text of texts) for (const node of Object.values(nodes)) await ask(node, text);
   const times: Record<'off' | 'on', number[]> = { off: [], on: [] };
   for (let round = 0; round < Number(args.rounds); round++) {

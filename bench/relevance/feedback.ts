@@ -22,7 +22,9 @@ import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/entity-query.ts';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
-import { nearestQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
+import { nearestPostsQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
+import { withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
+import { queryEntities } from '../../src/query/entities.ts';
 import {
   POST_STEMMED_FIELDS,
   POST_TEXT_FIELDS,
@@ -84,8 +86,7 @@ async function semanticWindow(index: string, search: PostSearch, vector: number[
   if (vector.length === 0) return [];
   const r = await es.search({
     index,
-    ...nearestQuery({
-      field: 'embedding',
+    ...nearestPostsQuery({
       vector,
       k: FUSION_WINDOW,
       candidates: KNN_CANDIDATES,
@@ -133,7 +134,7 @@ async function socialCases(): Promise<Case[]> {
 async function scifactCases(): Promise<Case[]> {
   const dir = scifactDir();
   const collection = path.basename(dir);
-  const index = `relevance-harness-${collection.toLowerCase()}-posts`;
+  const index = process.env['SCIFACT_INDEX'] ?? `relevance-harness-${collection.toLowerCase()}-posts`;
   const qrels = await loadQrels(dir, 'test');
   const docOf = new Map((await loadCorpus(dir)).map((d) => [postServiceId(collection, d.id), d.id]));
   const out: Case[] = [];
@@ -370,7 +371,115 @@ function fuseWithWeight(c: Case, w: number): string[] {
   ).map((f) => f.id);
 }
 
+const dot = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+};
+/** The lexical query of the service with a boost per content word (English queries). */
+function weightedQuery(c: Case, boost: (word: string) => number): unknown {
+  const words = [...new Set(analyzeQuery(c.text).content.split(' ').filter(Boolean))];
+  const side = (fields: string[], term: (w: string) => string) => ({
+    dis_max: {
+      queries: fields.map((weighted) => {
+        const [field, w] = weighted.split('^');
+        return {
+          bool: {
+            should: words
+              .filter((word) => term(word).length > 0)
+              .map((word) => ({ match: { [field!]: { query: term(word), boost: Number(w ?? 1) * boost(word) } } })),
+          },
+        };
+      }),
+    },
+  });
+  const match = {
+    dis_max: { queries: [side(POST_TEXT_FIELDS, (w) => w), side(POST_STEMMED_FIELDS, (w) => analyzeIn(w, 'en'))] },
+  };
+  return withEntities(match, postSearchFilter(c.search), queryEntities(c.text));
+}
+const ASKING = new Set(
+  'how what why which who whom whose where when is are was were am do does did can could should would will shall may might must has have had'.split(
+    ' ',
+  ),
+);
+/** A question as people type them (English): ends with "?" or opens with an interrogative or auxiliary. */
+const isQuestion = (text: string) => /\?\s*$/.test(text) || ASKING.has(text.toLowerCase().match(/[a-z']+/)?.[0] ?? '');
+/** Term weights (leave-one-out) and/or Rocchio, for question-shaped queries only. */
+function questionsOnly(options: { lambda: number; rocchio: boolean }): Variant {
+  const weights = semanticTermWeights('leave-one-out', options.lambda);
+  return {
+    name: `questions only: leave-one-out λ ${options.lambda}${options.rocchio ? ' + Rocchio top 3' : ''}`,
+    async rank(c) {
+      if (!isQuestion(c.text)) return serviceRank(c);
+      const lexical = options.lambda > 0 ? ((await weights.lexical(c)) ?? c.lexical) : c.lexical;
+      const first = fuse(c, lexical, c.semantic);
+      if (!options.rocchio || !eligible(c) || c.vector.length === 0 || !first.some((f) => f.lexical !== null))
+        return first.map((f) => f.id);
+      const ids = first.slice(0, 3).map((f) => f.id);
+      await read(c.index, ids);
+      const docVectors = ids.map((id) => vectors.get(id)).filter((v): v is number[] => v !== undefined);
+      if (docVectors.length === 0) return first.map((f) => f.id);
+      return fuse(c, lexical, await semanticWindow(c.index, c.search, feedbackVector(c.vector, docVectors, 0.75))).map(
+        (f) => f.id,
+      );
+    },
+  };
+}
+
+/** Each content word weighted by how close the model puts it to the whole query (cosine or leave-one-out). */
+function semanticTermWeights(
+  source: 'cosine' | 'leave-one-out' | 'none',
+  lambda: number,
+): Variant & { lexical(c: Case): Promise<Hit[] | null> } {
+  const v = {
+    name: `query-term weights from the model (${source}), λ ${lambda}`,
+    async rank(c: Case) {
+      const lexical = await v.lexical(c);
+      return lexical ? fuse(c, lexical, c.semantic).map((f) => f.id) : serviceRank(c);
+    },
+    async lexical(c: Case): Promise<Hit[] | null> {
+      const analysis = analyzeQuery(c.text);
+      const words = [...new Set(analysis.content.split(' ').filter(Boolean))];
+      if (
+        !eligible(c) ||
+        analysis.language !== 'en' ||
+        analysis.stemmed !== analyzeIn(analysis.content, 'en') ||
+        c.vector.length === 0 ||
+        words.length < 2
+      )
+        return null;
+      const raw = await Promise.all(
+        words.map(async (w, i) =>
+          source === 'none'
+            ? 1
+            : source === 'cosine'
+              ? Math.max(0, dot(await embedder.embedQuery(w), c.vector))
+              : Math.max(0, 1 - dot(await embedder.embedQuery(words.filter((_, j) => j !== i).join(' ')), c.vector)),
+        ),
+      );
+      const mean = raw.reduce((a, b) => a + b, 0) / raw.length;
+      const weightOf = new Map(words.map((w, i) => [w, 1 - lambda + lambda * (mean > 0 ? raw[i]! / mean : 1)]));
+      return lexicalWindow(
+        c.index,
+        weightedQuery(c, (w) => weightOf.get(w) ?? 1),
+      );
+    },
+  };
+  return v;
+}
+
 const variants: Variant[] = [
+  questionsOnly({ lambda: 0, rocchio: true }),
+  questionsOnly({ lambda: 0.5, rocchio: false }),
+  questionsOnly({ lambda: 1, rocchio: false }),
+  questionsOnly({ lambda: 0.5, rocchio: true }),
+  questionsOnly({ lambda: 1, rocchio: true }),
+  semanticTermWeights('none', 0),
+  semanticTermWeights('cosine', 0.5),
+  semanticTermWeights('cosine', 1),
+  semanticTermWeights('leave-one-out', 0.5),
+  semanticTermWeights('leave-one-out', 1),
   weight(0.3),
   weight(0.6),
   weight(0.7),

@@ -190,11 +190,20 @@ const envSchema = z.object({
   SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /**
    * Pseudo-relevance feedback on the query vector of hybrid searches (src/query/relevance-feedback.ts):
-   * `on` moves it toward the first fused ranking's top 3 before the final kNN, two more engine
-   * requests per first page. Off by default: it raises every relevance figure measured, but
-   * misses two of issue 31's goals (bench/relevance.md, "Pseudo-relevance feedback on the query vector").
+   * the vector moves toward the first fused ranking's top 3 before the final kNN, two more engine
+   * requests per first page. `questions` (default): for queries phrased as questions, where the
+   * phrasing pulls the vector toward posts phrased alike; `on`: every hybrid query (not the
+   * default: SciFact's claims gain nothing significant, p = 0.39); `off`: none (bench/relevance.md,
+   * "Questions: the asking words and the asker's phrasing").
    */
-  SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'off']).default('off'),
+  SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'questions', 'off']).default('questions'),
+  /**
+   * A hybrid search phrased as a question weighs its content words by how much of its meaning the
+   * model says each carries (src/query/question-weights.ts), so that posts sharing only the asking
+   * words ("get better", "without expensive stuff") do not outrank posts on its topic. `off`: every
+   * word weighs the same, as for any other query.
+   */
+  SEARCH_QUESTION_WEIGHTS: z.enum(['on', 'off']).default('on'),
   /**
    * Memory for the vectors of recent query texts (an LRU, bounded in bytes: ~1.7 KiB per short
    * query), so repeated queries skip the model; 0: no cache.

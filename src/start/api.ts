@@ -78,7 +78,12 @@ export function createApi(
     cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
   };
   // Facets rank as the search does: the ranking decides which posts a query returns.
-  const ranking = { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) };
+  const ranking = {
+    mode: config.SEARCH_RANKING,
+    embedder,
+    questionWeights: config.SEARCH_QUESTION_WEIGHTS === 'on',
+    ...(parts.logger ? { logger: parts.logger } : {}),
+  };
   const facets = { engine: engine.facets, references, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
     posts: createPostService({ reads, history: engine.history, signer }),
@@ -87,7 +92,7 @@ export function createApi(
       ...search,
       reads,
       evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
-      ranking: { mode: config.SEARCH_RANKING, embedder, ...(parts.logger ? { logger: parts.logger } : {}) },
+      ranking,
     }),
     accountSearch: createAccountSearchService(search),
     postFacets: createPostFacetsService({ ...facets, ranking }),

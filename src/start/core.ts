@@ -47,7 +47,7 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
     snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
     // -1 (no cosine is lower) turns the floor off.
     similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
-    vectorFeedback: config.SEARCH_VECTOR_FEEDBACK === 'on',
+    vectorFeedback: config.SEARCH_VECTOR_FEEDBACK,
     layout: {
       shards: config.INDEX_SHARDS,
       replicas: config.INDEX_REPLICAS,

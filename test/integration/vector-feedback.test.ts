@@ -7,7 +7,7 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // SEARCH_VECTOR_FEEDBACK=on (src/query/relevance-feedback.ts): a hybrid search moves its query
 // vector toward its first fused results before the final kNN, so a question phrased like posts of
 // other topics ("what do I need to know about …") still reaches the posts about its topic that
-// share none of its words. Two stacks on the same posts: feedback on, and off (the default).
+// share none of its words. Two stacks on the same posts: feedback on for every query, and off.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {
   starterSchedule: 'Sourdough starter feeding schedule: twice a day at room temperature',
@@ -35,6 +35,8 @@ async function start(feedback: 'on' | 'off'): Promise<Stack> {
     MODEL_DIR,
     SEARCH_RANKING: 'hybrid',
     SEARCH_VECTOR_FEEDBACK: feedback,
+    // Feedback alone: the question's word weights (question-weights.test.ts) stay off on both.
+    SEARCH_QUESTION_WEIGHTS: 'off',
   });
   await stack.runtime.embedder.ready();
   const response = await stack.ingest([

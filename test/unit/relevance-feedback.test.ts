@@ -38,16 +38,26 @@ describe('Rocchio feedback on the query vector', () => {
 });
 
 describe('which searches use vector feedback', () => {
-  it('hybrid searches of text the model reads', () => {
-    expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true)).toBe(true);
-    expect(usesVectorFeedback('night-time skincare routine', 'hybrid', true)).toBe(true);
+  it('by default (questions), hybrid searches phrased as questions that the model reads', () => {
+    expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true, 'questions')).toBe(true);
+    expect(usesVectorFeedback('what do I need to know about sourdough', 'hybrid', true, 'questions')).toBe(true);
+    expect(usesVectorFeedback('night-time skincare routine', 'hybrid', true, 'questions')).toBe(false);
+  });
+
+  it('on: every hybrid search of text the model reads; off (and absent): none', () => {
+    expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true, 'on')).toBe(true);
+    expect(usesVectorFeedback('night-time skincare routine', 'hybrid', true, 'on')).toBe(true);
+    expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true, 'off')).toBe(false);
+    expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true)).toBe(false);
   });
 
   it('never entity queries, queries the model cannot read, or the semantic-only mode: they rank as before', () => {
-    for (const query of ['#skincare', '@glow.maya', '"capsule wardrobe"', 'skincare', 'tips for #skincare'])
-      expect(usesVectorFeedback(query, 'hybrid', true), query).toBe(false);
-    expect(usesVectorFeedback('¿cómo empiezo con cuidado de la piel?', 'hybrid', false)).toBe(false);
-    expect(usesVectorFeedback('night-time skincare routine', 'semantic', true)).toBe(false);
+    for (const policy of ['on', 'questions'] as const) {
+      for (const query of ['#skincare', '@glow.maya', '"capsule wardrobe"', 'skincare', 'how do I tag #skincare?'])
+        expect(usesVectorFeedback(query, 'hybrid', true, policy), query).toBe(false);
+      expect(usesVectorFeedback('¿cómo empiezo con cuidado de la piel?', 'hybrid', false, policy)).toBe(false);
+      expect(usesVectorFeedback('how do I start a skincare routine?', 'semantic', true, policy)).toBe(false);
+    }
   });
 });
 

@@ -27,6 +27,7 @@ import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
 import { createAlertMatching } from './alert-matching.ts';
+import type { VectorFeedback } from './vector-feedback.ts';
 
 const PAGE = 2000;
 
@@ -61,7 +62,7 @@ export function createElasticsearchEngine(deps: {
   /** The relevance floor of fused searches (config SEARCH_SIMILARITY_FLOOR; null or absent: none). */
   similarityFloor?: number | null;
   /** Vector feedback in hybrid searches (config SEARCH_VECTOR_FEEDBACK; absent: off). */
-  vectorFeedback?: boolean;
+  vectorFeedback?: VectorFeedback;
   /** Shard and replica counts of the indices (INDEX_SHARDS, INDEX_REPLICAS); absent: the templates'. */
   layout?: Partial<IndexLayout>;
   /** The client's request timeout (ELASTICSEARCH_TIMEOUT_MS): writes give up waiting inside the engine well before it. */
@@ -308,7 +309,7 @@ export function createElasticsearchEngine(deps: {
     postsIndex: posts.read,
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
-    vectorFeedback: deps.vectorFeedback ?? false,
+    vectorFeedback: deps.vectorFeedback ?? 'off',
   });
 
   const intake: IntakeStore = {
@@ -341,7 +342,7 @@ export function createElasticsearchEngine(deps: {
       postsIndex: posts.read,
       accountsIndex: accounts.read,
       similarityFloor: deps.similarityFloor ?? null,
-      vectorFeedback: deps.vectorFeedback ?? false,
+      vectorFeedback: deps.vectorFeedback ?? 'off',
     }),
     highlights: createPostHighlighter({ client, index: posts.read }),
     alerts: createAlertMatching({

@@ -11,7 +11,7 @@ import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from 
 import { hybridWindows } from './hybrid-windows.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
 import { nearestPostsQuery } from './nearest-query.ts';
-import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
+import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
@@ -153,7 +153,7 @@ export function createFacetEngine(deps: {
   /** The fused searches' relevance floor: facets count the neighbours a search can show. */
   similarityFloor: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts): facets count the window it gives; absent: off. */
-  vectorFeedback?: boolean;
+  vectorFeedback?: VectorFeedback;
 }): FacetEngine {
   const { client } = deps;
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
@@ -310,14 +310,15 @@ export function createFacetEngine(deps: {
           let knn = await neighbours(queryVector);
           // The search's vector feedback (vector-feedback.ts), so that the window is the search's own.
           if (
-            deps.vectorFeedback === true &&
             search.query !== null &&
-            usesVectorFeedback(search.query, ranking.mode, semanticReadable)
+            usesVectorFeedback(search.query, ranking.mode, semanticReadable, deps.vectorFeedback)
           ) {
+            // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
+            const weights = (await ranking.termWeights) ?? null;
             const lexicalWindow = await client.search({
               ...COMPLETE_RESULTS,
               pit: { id: pit, keep_alive: keepAlive },
-              query: lexical,
+              query: weights ? postSearchQuery(search, weights) : lexical,
               sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
               size: FUSION_WINDOW + 1,
               _source: false,

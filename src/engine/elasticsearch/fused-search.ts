@@ -7,7 +7,7 @@ import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.
 import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
 import { nearestPostsQuery } from './nearest-query.ts';
-import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
+import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
@@ -67,28 +67,33 @@ export async function fusedPostSearch(deps: {
   search: PostSearch & { query: string };
   /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
   similarityFloor: number | null;
-  /** Whether hybrid first pages move the query vector toward their first fused results (vector-feedback.ts). */
-  vectorFeedback?: boolean;
+  /** Which hybrid first pages move the query vector toward their first fused results (vector-feedback.ts); absent: off. */
+  vectorFeedback?: VectorFeedback;
   /** A first page ranked with the query's embedding, or the next page of such a search. */
   page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
 }): Promise<SearchPage<PostRecord, FusedState>> {
   const { client, page, search } = deps;
   const keepAlive = `${page.keepAliveSeconds}s`;
   const filter = postSearchFilter(search);
-  const lexicalQuery = postSearchQuery(search);
   const lexicalSort: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: 'asc' }];
 
   let state: Pick<FusedState, 'mode' | 'offset' | 'after'>;
   let quantized: Promise<string>;
+  let weights: Promise<readonly number[] | null>;
   if (page.state === null) {
     state = { mode: page.ranking.mode, offset: 0, after: null };
     quantized = Promise.resolve(page.ranking.vector).then(quantizeVector);
+    weights = page.ranking.termWeights ?? Promise.resolve(null);
   } else {
     state = page.state;
     quantized = Promise.resolve(page.state.vector);
+    weights = Promise.resolve(page.state.weights ?? null);
   }
-  // Unhandled until awaited below; a lexical failure must not leave it dangling.
+  // A question's BM25 waits for its word weights (the model's); any other query's starts at once.
+  const lexicalQuery = weights.then((w) => postSearchQuery(search, w));
+  // Unhandled until awaited below; a lexical failure must not leave them dangling.
   quantized.catch(() => undefined);
+  lexicalQuery.catch(() => undefined);
 
   const knn = (pit: string, vector: number[]) => ({
     ...COMPLETE_RESULTS,
@@ -98,10 +103,10 @@ export async function fusedPostSearch(deps: {
     _source: false,
     track_total_hits: false,
   });
-  const lexical = (pit: string) => ({
+  const lexical = async (pit: string) => ({
     ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
-    query: lexicalQuery,
+    query: await lexicalQuery,
     sort: lexicalSort,
     // One past the window: its score is the lexical normalization's floor (fuseHybrid).
     size: FUSION_WINDOW + 1,
@@ -118,16 +123,16 @@ export async function fusedPostSearch(deps: {
   // A first page moves the query vector toward its first fused results (vector-feedback.ts); the
   // cursor carries the moved vector, so later pages re-run exactly the final kNN.
   const feedback =
-    deps.vectorFeedback === true &&
-    page.state === null &&
-    usesVectorFeedback(search.query, state.mode, semanticReadable);
+    page.state === null && usesVectorFeedback(search.query, state.mode, semanticReadable, deps.vectorFeedback);
 
   const run = async (pit: string) => {
     const inWindow = state.offset !== null;
     // BM25 starts at once; the kNN side as soon as the query vector is there (on a first page
     // the model is still working), so the slower of the two sets the latency, not their sum.
     const lexicalSearch =
-      state.mode === 'hybrid' && inWindow ? client.search<{ record: PostRecord }>(lexical(pit)) : Promise.resolve(null);
+      state.mode === 'hybrid' && inWindow
+        ? lexical(pit).then((body) => client.search<{ record: PostRecord }>(body))
+        : Promise.resolve(null);
     // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
     const semanticSearch = quantized.then(async (q) => {
       const vector = dequantizeVector(q);
@@ -178,7 +183,10 @@ export async function fusedPostSearch(deps: {
         pit: { id: pit, keep_alive: keepAlive },
         // Minus the neighbours the window showed (those under the floor were not shown).
         query: {
-          bool: { must: [lexicalQuery], must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }] },
+          bool: {
+            must: [await lexicalQuery],
+            must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }],
+          },
         },
         sort: lexicalSort,
         search_after: tailStart,
@@ -219,7 +227,15 @@ export async function fusedPostSearch(deps: {
   if (!hasMore && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
   let next: FusedState | null = null;
   if (hasMore) {
-    const common = { kind: 'fused', snapshot: pit, shared, mode: state.mode, vector: result.q } as const;
+    const termWeights = await weights;
+    const common = {
+      kind: 'fused',
+      snapshot: pit,
+      shared,
+      mode: state.mode,
+      vector: result.q,
+      ...(termWeights ? { weights: [...termWeights] } : {}),
+    } as const;
     next =
       fromTail.length > 0
         ? { ...common, offset: null, after: fromTail.at(-1)!.sort! }

@@ -2,7 +2,8 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../query/search-request.ts';
 import { queryEntities } from '../../query/entities.ts';
 import { withoutStopWords } from '../../text/analysis.ts';
-import { analyzeQuery, unspacedWords, withoutUnspaced } from '../../text/languages.ts';
+import { weightableTerms } from '../../text/question-weights.ts';
+import { analyzeIn, analyzeQuery, unspacedWords, withoutUnspaced } from '../../text/languages.ts';
 import { withEntities } from './entity-query.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
@@ -64,8 +65,59 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
 }
 
 /**
- * The Elasticsearch query of a post search. User text only ever goes into `multi_match` and, as
- * exact entities, `term` queries (never query-string syntax).
+ * One side of the text match with a weight per word: per field, each word's `match` at the field's
+ * weight times the word's, the best field's score kept — what `best_fields` does with one weight
+ * for every word (a `dis_max` of per-field disjunctions, so top-k pruning still works).
+ */
+function weightedBestField(
+  words: readonly string[],
+  weights: readonly number[],
+  fields: readonly string[],
+): estypes.QueryDslQueryContainer {
+  return {
+    dis_max: {
+      queries: fields.map((weighted) => {
+        const [field, fieldWeight] = weighted.split('^');
+        return {
+          bool: {
+            should: words.map((word, i) => ({
+              match: { [field!]: { query: word, boost: Number(fieldWeight ?? 1) * weights[i]! } },
+            })),
+          },
+        };
+      }),
+    },
+  };
+}
+
+/**
+ * The text match of a question with weights per content word (src/text/question-weights.ts):
+ * the exact and the stemmed side as for any query, each word at its weight. Null when the weights
+ * do not fit the query's words (the query is then searched as any other).
+ */
+function weightedMatch(query: string, weights: readonly number[]): estypes.QueryDslQueryContainer | null {
+  const words = weightableTerms(query);
+  if (!words || words.length !== weights.length) return null;
+  const stems = words.map((w) => analyzeIn(w, 'en'));
+  const stemmed = words.flatMap((_, i) => (stems[i] ? [i] : []));
+  return {
+    dis_max: {
+      queries: [
+        weightedBestField(words, weights, POST_TEXT_FIELDS),
+        weightedBestField(
+          stemmed.map((i) => stems[i]!),
+          stemmed.map((i) => weights[i]!),
+          POST_STEMMED_FIELDS,
+        ),
+      ],
+    },
+  };
+}
+
+/**
+ * The Elasticsearch query of a post search. User text only ever goes into `multi_match`, `match`
+ * and, as exact entities, `term` queries (never query-string syntax). `termWeights`, for a
+ * question (src/text/question-weights.ts), weighs its content words one by one.
  *
  * The text match is the better of two sides: the unstemmed fields (exact wording) searched with
  * the query's words minus stop words, and their client-stemmed companions (other inflections).
@@ -74,9 +126,14 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
  * and a sum or a tie-breaker anywhere in the tree makes the engine score every matching document
  * (bench/search.md, "Lexical query shape": ~5x faster at 1M with equal SciFact nDCG@10).
  */
-export function postSearchQuery(search: PostSearch): estypes.QueryDslQueryContainer {
+export function postSearchQuery(
+  search: PostSearch,
+  termWeights?: readonly number[] | null,
+): estypes.QueryDslQueryContainer {
   const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
+  const weighted = termWeights ? weightedMatch(search.query, termWeights) : null;
+  if (weighted) return withEntities(weighted, filter, queryEntities(search.query));
   // Its words without function words ("how do I", "what", "get"), unless that is all it has
   // (src/text/function-words.ts); a query of stop words only ("to be or not to be") still
   // searches for its words, unstemmed.

@@ -16,6 +16,7 @@ import { postSearchFilter, postSearchQuery, postSearchSort } from './post-query.
 import { similarSearch } from './similar-search.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import { createVolatileBounds } from './volatile-bounds.ts';
+import type { VectorFeedback } from './vector-feedback.ts';
 
 /**
  * Both searches on Elasticsearch: the ranking of a first page is the service's choice (BM25 or a
@@ -32,7 +33,7 @@ export function createSearchEngine(deps: {
   /** The relevance floor of fused searches (null: none). */
   similarityFloor: number | null;
   /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
-  vectorFeedback?: boolean;
+  vectorFeedback?: VectorFeedback;
 }): SearchEngine {
   const { client, snapshots, visibility, qualifying } = deps;
   const posts = { read: deps.postsIndex };
@@ -61,7 +62,7 @@ export function createSearchEngine(deps: {
           index: posts.read,
           search: { ...search, query: text },
           similarityFloor: deps.similarityFloor ?? null,
-          vectorFeedback: deps.vectorFeedback ?? false,
+          vectorFeedback: deps.vectorFeedback ?? 'off',
           page: fusedPage,
         });
       const similar = (similarPage: Parameters<typeof similarSearch>[0]['page']) =>

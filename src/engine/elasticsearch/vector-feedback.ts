@@ -1,18 +1,34 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { PostRecord } from '../../domain/records.ts';
 import { queryEntities } from '../../query/entities.ts';
+import { isQuestion } from '../../text/question-weights.ts';
 import type { TieredFusedId } from '../../query/fusion.ts';
 import { FEEDBACK_DOCUMENTS, feedbackVector } from '../../query/relevance-feedback.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
 
 /**
- * Whether a hybrid search moves its query vector toward its first fused results before the final
- * kNN (src/query/relevance-feedback.ts): only when the model reads the query (a query it cannot
- * read has no semantic evidence to correct), and never for a query with exact entities (`#tag`,
- * `@handle`, a quoted phrase, a bare word looked up as a tag), which rank exactly as before.
+ * Which hybrid searches use vector feedback (config SEARCH_VECTOR_FEEDBACK): `questions` (the
+ * default) those phrased as questions (src/text/question-weights.ts), `on` every one, `off` none.
  */
-export function usesVectorFeedback(query: string, mode: 'hybrid' | 'semantic', semanticReadable: boolean): boolean {
+export type VectorFeedback = 'off' | 'questions' | 'on';
+
+/**
+ * Whether a hybrid search moves its query vector toward its first fused results before the final
+ * kNN (src/query/relevance-feedback.ts): as the policy says, only when the model reads the query
+ * (a query it cannot read has no semantic evidence to correct), and never for a query with exact
+ * entities (`#tag`, `@handle`, a quoted phrase, a bare word looked up as a tag), which rank
+ * exactly as before. Questions by default: their phrasing pulls the query's vector toward posts
+ * phrased alike, and the documents both retrievers agree on pull it back to the topic
+ * (bench/relevance.md, "Questions: the asking words and the asker's phrasing").
+ */
+export function usesVectorFeedback(
+  query: string,
+  mode: 'hybrid' | 'semantic',
+  semanticReadable: boolean,
+  policy: VectorFeedback = 'off',
+): boolean {
+  if (policy === 'off' || (policy === 'questions' && !isQuestion(query))) return false;
   return mode === 'hybrid' && semanticReadable && queryEntities(query).length === 0;
 }
 

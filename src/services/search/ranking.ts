@@ -2,6 +2,8 @@ import type { PostRanking, SimilarRanking } from '../../engine/search.ts';
 import type { AccountSearch, PostSearch } from '../../query/search-request.ts';
 import type { References } from './references.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
+import { queryEntities } from '../../query/entities.ts';
+import { questionTermWeights, weightableTerms } from '../../text/question-weights.ts';
 
 /** What ranking by meaning needs of the embedder (see src/embedding). */
 export interface QueryEmbedder {
@@ -14,6 +16,8 @@ export interface QueryEmbedder {
 export interface RankingPolicy {
   mode: 'hybrid' | 'lexical' | 'semantic';
   embedder: QueryEmbedder;
+  /** Whether a question's words are weighted by the model (config SEARCH_QUESTION_WEIGHTS; absent: no). */
+  questionWeights?: boolean;
   logger?: { warn(obj: object, msg?: string): void };
 }
 
@@ -39,7 +43,14 @@ export async function rankingFor(policy: RankingPolicy | undefined, query: strin
     policy.logger?.warn({ err: cause }, 'query embedding failed');
     throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
   });
-  return { kind: 'fused', mode: policy.mode, vector };
+  // Not a query with exact entities (`#tag`, `@handle`, quoted phrase): those rank as they always did.
+  const weighted =
+    policy.questionWeights === true && weightableTerms(query) !== null && queryEntities(query).length === 0;
+  if (policy.mode !== 'hybrid' || !weighted) return { kind: 'fused', mode: policy.mode, vector };
+  // A question's words weighted by how much of it the model says each carries (BM25 waits for
+  // them); uniform, as for any query, if the model fails on them.
+  const termWeights = questionTermWeights(query, vector, (text) => embedder.embedQuery(text)).catch(() => null);
+  return { kind: 'fused', mode: policy.mode, vector, termWeights };
 }
 
 /** The ranking of a post search's first page: by likeness to its `similar_to` reference, else as the policy says. */

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+// A question carries, beside its topic, the words of the asking ("get better at", "without
+// expensive stuff"), which posts of every niche share. By default a hybrid search phrased as a
+// question weighs its words by how much of it the model says each carries, and moves its vector
+// toward the posts both retrievers agree on (src/query/question-weights.ts, vector-feedback.ts).
+// Two stacks on the same posts: the defaults, and both turned off (every word weighs the same).
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+const POSTS = {
+  crochetBlanket: 'Crochet granny square blanket: the pattern row by row',
+  crochetBunny: 'Amigurumi crochet bunny, free pattern and the yarn I used',
+  crochetStitches: 'Five crochet stitches to learn first, slow motion',
+  hotels: 'Hotel deals without the expensive booking fees',
+  packing: 'Better packing: one carry-on for a two-week trip',
+  flights: 'All the stuff I pack for long-haul flights',
+  pullups: 'Get better at pull-ups without a gym membership',
+  budget: 'Expensive city, cheap week: how I travel on a budget',
+  pasta: 'Weeknight pasta in twenty minutes with what is in the fridge',
+  knitting: 'Knitting my first sweater: wool, needles and a lot of patience',
+};
+type Key = keyof typeof POSTS;
+const id = (key: Key) => mintId('post', `qw-${key}`);
+const keyOf = new Map(Object.keys(POSTS).map((k) => [id(k as Key), k]));
+const QUESTION = 'how can I get better at crochet without expensive stuff?';
+const CROCHET = ['crochetBlanket', 'crochetBunny', 'crochetStitches'];
+let byDefault: Stack;
+let plain: Stack;
+
+async function start(name: string, env: Record<string, string>): Promise<Stack> {
+  const stack = await startStack(`question-weights-${name}`, { MODEL_DIR, SEARCH_RANKING: 'hybrid', ...env });
+  await stack.runtime.embedder.ready();
+  const response = await stack.ingest([
+    accountObs({ platform_id: 'qw-a', handle: 'question.weights' }),
+    ...Object.entries(POSTS).map(([key, caption]) => postObs('qw-a', { platform_id: `qw-${key}`, caption })),
+  ]);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return stack;
+}
+
+beforeAll(async () => {
+  [byDefault, plain] = await Promise.all([
+    start('default', {}),
+    start('plain', { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off' }),
+  ]);
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([byDefault?.close(), plain?.close()]);
+});
+
+async function search(stack: Stack, body: Record<string, unknown>) {
+  const response = await stack.post('/v1/social/posts/search', body);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return response.body as { data: Array<{ id: string }>; has_more: boolean; next_cursor?: string };
+}
+const ranked = async (stack: Stack, query: string, limit = 20) =>
+  (await search(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
+
+describe('questions in hybrid search', () => {
+  it('ranks the posts about the topic above posts sharing only the asking words', async () => {
+    expect((await ranked(byDefault, QUESTION)).slice(0, 3).sort()).toEqual(CROCHET);
+    // Every word at the same weight, a post on "get better at … without" (pull-ups) comes second.
+    expect((await ranked(plain, QUESTION)).slice(0, 3).sort()).not.toEqual(CROCHET);
+  });
+
+  it('pages through the same order as one long page: the cursor carries the weights', async () => {
+    const whole = await ranked(byDefault, QUESTION, 100);
+    const paged: string[] = [];
+    let page = await search(byDefault, { post: { query: QUESTION }, limit: 2 });
+    for (;;) {
+      paged.push(...page.data.map((p) => keyOf.get(p.id) ?? p.id));
+      if (!page.has_more) break;
+      page = await search(byDefault, { cursor: page.next_cursor });
+    }
+    expect(paged).toEqual(whole);
+  });
+
+  it('facets count exactly the posts the search returns', async () => {
+    const all = await ranked(byDefault, QUESTION, 100);
+    const response = await byDefault.post('/v1/social/posts/facets', {
+      post: { query: QUESTION },
+      facets: [{ field: 'format' }],
+    });
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    expect((response.body as { total: number }).total).toBe(all.length);
+  });
+
+  it('leaves statements, entity queries, a bare word and words no post has exactly as they were', async () => {
+    const queries = [
+      'crochet without expensive stuff',
+      'better crochet patterns without expensive yarn',
+      '"crochet" stitches?',
+      'how do I crochet #amigurumi?',
+      'crochet',
+      'xkq zzt brrp?',
+    ];
+    for (const query of queries) expect(await ranked(byDefault, query), query).toEqual(await ranked(plain, query));
+  });
+});
