@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { createProducer } from '../../src/queues/registry.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -99,5 +100,27 @@ describe('questions in hybrid search', () => {
       'xkq zzt brrp?',
     ];
     for (const query of queries) expect(await ranked(byDefault, query), query).toEqual(await ranked(plain, query));
+  });
+
+  it('answers a question whose first results are not embedded yet (feedback reads the vectors there are)', async () => {
+    const queue = createProducer('embeddings', {
+      connection: byDefault.runtime.connections.redis(),
+      prefix: byDefault.config.REDIS_PREFIX,
+    });
+    await queue.pause();
+    try {
+      const caption = 'Amigurumi with chunky velvet yarn, my budget version';
+      const response = await byDefault.ingest([postObs('qw-a', { platform_id: 'qw-late', caption })], {
+        vectors: false,
+      });
+      expect(response.statusCode).toBe(200);
+      const late = mintId('post', 'qw-late');
+      expect((await byDefault.runtime.engine.intake.posts.get([late])).get(late)?.embedding).toBeUndefined();
+      // Found by its words, among the first three: the feedback documents.
+      expect((await ranked(byDefault, 'how do I make amigurumi with chunky velvet yarn?')).slice(0, 3)).toContain(late);
+    } finally {
+      await queue.resume();
+      await queue.close();
+    }
   });
 });

@@ -59,7 +59,8 @@ export async function vectorFromFeedback(deps: {
     track_total_hits: false,
   });
   const documents = response.hits.hits
-    .map((h) => h._source?.record.embedding?.vector)
+    // A post whose vector is not written yet has no `record` in the filtered source.
+    .map((h) => h._source?.record?.embedding?.vector)
     .filter((v): v is string => typeof v === 'string')
     .map(decodeVector)
     .filter((v) => v.length === deps.query.length);
