@@ -12,6 +12,8 @@
  *   npx tsx bench/relevance/harness.ts --modes hybrid       # loads relevance-harness-scifact (vectors)
  *   npx tsx bench/relevance/feedback.ts                     # → bench/results/feedback.json
  *   ONLY=Rocchio npx tsx bench/relevance/feedback.ts        # the baseline and the variants named so
+ *   SCIFACT_AS_QUESTIONS=1 ONLY='questions only' npx tsx bench/relevance/feedback.ts   # claims asked as questions
+ *   SCIFACT_INDEX=relevance-harness-passages-posts …        # another SciFact index (the harness's --prefix)
  *
  * p: two-sided paired sign-flip randomization test against the service's ranking (stats.ts).
  */
@@ -138,9 +140,13 @@ async function scifactCases(): Promise<Case[]> {
   const qrels = await loadQrels(dir, 'test');
   const docOf = new Map((await loadCorpus(dir)).map((d) => [postServiceId(collection, d.id), d.id]));
   const out: Case[] = [];
-  for (const [id, text] of await loadQueries(dir)) {
+  for (const [id, claim] of await loadQueries(dir)) {
     const judgments = qrels.get(id);
     if (!judgments) continue;
+    // SCIFACT_AS_QUESTIONS=1: each claim asked as a question ("is it true that … ?"), to see what the
+    // question handling does to questions whose every other word is the topic.
+    const text =
+      process.env['SCIFACT_AS_QUESTIONS'] === '1' ? `is it true that ${claim.replace(/\.\s*$/, '')}?` : claim;
     const search = parsed(text);
     const vector = Array.from(await embedder.embedQuery(text.slice(0, 2000)));
     out.push({
@@ -222,7 +228,7 @@ function relevanceModel(docs: Array<{ text: string; score: number }>): Map<strin
 }
 
 /** Which queries a feedback variant touches: as the service decides (vector-feedback.ts). */
-const eligible = (c: Case) => usesVectorFeedback(c.text, 'hybrid', analyzeQuery(c.text).semanticReadable);
+const eligible = (c: Case) => usesVectorFeedback(c.text, 'hybrid', analyzeQuery(c.text).semanticReadable, 'on');
 
 type Variant = { name: string; rank(c: Case): Promise<string[]> };
 const serviceRank = (c: Case) => Promise.resolve(fuse(c, c.lexical, c.semantic).map((f) => f.id));

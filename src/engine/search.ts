@@ -21,7 +21,7 @@ const fusedStateSchema = z.strictObject({
   mode: z.enum(['hybrid', 'semantic']),
   /** The query vector, int8-quantized: every page must search with exactly the same one. */
   vector: z.string().min(1),
-  /** A question's weights per content word (src/query/question-weights.ts): every page searches BM25 with the same. */
+  /** A question's weights per content word (src/text/question-weights.ts): every page searches BM25 with the same. */
   weights: z.array(z.number().min(0).max(100)).max(32).optional(),
   offset: z.int().min(0).nullable(),
   after: sortValues.nullable(),
@@ -90,7 +90,7 @@ export type PostRanking =
       mode: FusedState['mode'];
       /** The query embedding; a promise lets the engine start the lexical side while the model works. */
       vector: ArrayLike<number> | Promise<ArrayLike<number>>;
-      /** A question's weights per content word (src/query/question-weights.ts); absent or null: uniform. */
+      /** A question's weights per content word (src/text/question-weights.ts); absent or null: uniform. */
       termWeights?: Promise<readonly number[] | null>;
     };
 

@@ -199,7 +199,7 @@ const envSchema = z.object({
   SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'questions', 'off']).default('questions'),
   /**
    * A hybrid search phrased as a question weighs its content words by how much of its meaning the
-   * model says each carries (src/query/question-weights.ts), so that posts sharing only the asking
+   * model says each carries (src/text/question-weights.ts), so that posts sharing only the asking
    * words ("get better", "without expensive stuff") do not outrank posts on its topic. `off`: every
    * word weighs the same, as for any other query.
    */

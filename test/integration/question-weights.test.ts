@@ -8,7 +8,7 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // A question carries, beside its topic, the words of the asking ("get better at", "without
 // expensive stuff"), which posts of every niche share. By default a hybrid search phrased as a
 // question weighs its words by how much of it the model says each carries, and moves its vector
-// toward the posts both retrievers agree on (src/query/question-weights.ts, vector-feedback.ts).
+// toward the posts both retrievers agree on (src/text/question-weights.ts, vector-feedback.ts).
 // Two stacks on the same posts: the defaults, and both turned off (every word weighs the same).
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {

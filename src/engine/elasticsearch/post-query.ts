@@ -66,8 +66,8 @@ function exactSides(query: string): estypes.QueryDslQueryContainer[] {
 
 /**
  * One side of the text match with a weight per word: per field, each word's `match` at the field's
- * weight times the word's, the best field's score kept — what `best_fields` does with one weight
- * for every word (a `dis_max` of per-field disjunctions, so top-k pruning still works).
+ * weight times the word's, the best field's score kept: the shape `best_fields` compiles to (a
+ * `dis_max` of per-field disjunctions of the words), with a weight per word instead of one for all.
  */
 function weightedBestField(
   words: readonly string[],
