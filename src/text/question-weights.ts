@@ -1,3 +1,4 @@
+import { cosine } from '../domain/lookalike.ts';
 import { analyzeIn, analyzeQuery, unspacedWords } from './languages.ts';
 
 /**
@@ -49,12 +50,6 @@ export function weightableTerms(query: string): string[] | null {
   return words.length >= 2 && words.length <= MAX_WEIGHTED_TERMS ? words : null;
 }
 
-const dot = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
-  return sum;
-};
-
 /**
  * Each content word's weight in a question's lexical sides, aligned with
  * {@link weightableTerms}: how much the query's meaning, as the model reads it, depends on the
@@ -84,7 +79,7 @@ export async function questionTermWeights(
     ...words.map((_, i) => embed(words.filter((__, j) => j !== i).join(' '))),
   ]);
   if (whole.length === 0 || without.some((v) => v.length === 0)) return null;
-  const loss = without.map((v) => Math.max(0, 1 - dot(whole, v)));
+  const loss = without.map((v) => Math.max(0, 1 - cosine(whole, v)));
   const mean = loss.reduce((a, b) => a + b, 0) / loss.length;
   if (!(mean > 0)) return null;
   return loss.map((l) => Math.round((1 - UNIFORM_SHARE + (UNIFORM_SHARE * l) / mean) * 1000) / 1000);

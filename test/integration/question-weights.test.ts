@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createProducer } from '../../src/queues/registry.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { facetsTotal, pagedIds, searchPage } from '../helpers/post-search.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // A question carries, beside its topic, the words of the asking ("get better at", "without
@@ -53,13 +54,8 @@ afterAll(async () => {
   await Promise.all([byDefault?.close(), plain?.close()]);
 });
 
-async function search(stack: Stack, body: Record<string, unknown>) {
-  const response = await stack.post('/v1/social/posts/search', body);
-  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-  return response.body as { data: Array<{ id: string }>; has_more: boolean; next_cursor?: string };
-}
 const ranked = async (stack: Stack, query: string, limit = 20) =>
-  (await search(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
+  (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
 
 describe('questions in hybrid search', () => {
   it('ranks the posts about the topic above posts sharing only the asking words', async () => {
@@ -70,24 +66,13 @@ describe('questions in hybrid search', () => {
 
   it('pages through the same order as one long page: the cursor carries the weights', async () => {
     const whole = await ranked(byDefault, QUESTION, 100);
-    const paged: string[] = [];
-    let page = await search(byDefault, { post: { query: QUESTION }, limit: 2 });
-    for (;;) {
-      paged.push(...page.data.map((p) => keyOf.get(p.id) ?? p.id));
-      if (!page.has_more) break;
-      page = await search(byDefault, { cursor: page.next_cursor });
-    }
+    const paged = (await pagedIds(byDefault, QUESTION, 2)).map((id) => keyOf.get(id) ?? id);
     expect(paged).toEqual(whole);
   });
 
   it('facets count exactly the posts the search returns', async () => {
     const all = await ranked(byDefault, QUESTION, 100);
-    const response = await byDefault.post('/v1/social/posts/facets', {
-      post: { query: QUESTION },
-      facets: [{ field: 'format' }],
-    });
-    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-    expect((response.body as { total: number }).total).toBe(all.length);
+    expect(await facetsTotal(byDefault, QUESTION)).toBe(all.length);
   });
 
   it('leaves statements, entity queries, a bare word and words no post has exactly as they were', async () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { facetsTotal, pagedIds, searchPage } from '../helpers/post-search.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // SEARCH_VECTOR_FEEDBACK=on (src/query/relevance-feedback.ts): a hybrid search moves its query
@@ -55,13 +56,8 @@ afterAll(async () => {
   await Promise.all([on?.close(), off?.close()]);
 });
 
-async function search(stack: Stack, body: Record<string, unknown>) {
-  const response = await stack.post('/v1/social/posts/search', body);
-  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-  return response.body as { data: Array<{ id: string }>; has_more: boolean; next_cursor?: string };
-}
 const ranked = async (stack: Stack, query: string, limit = 20) =>
-  (await search(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
+  (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
 
 describe('vector feedback in hybrid search', () => {
   it("reaches the posts about the question's topic that share none of its words", async () => {
@@ -80,24 +76,13 @@ describe('vector feedback in hybrid search', () => {
 
   it('pages through the same order as one long page: the cursor carries the moved vector', async () => {
     const whole = await ranked(on, QUESTION, 100);
-    const paged: string[] = [];
-    let page = await search(on, { post: { query: QUESTION }, limit: 3 });
-    for (;;) {
-      paged.push(...page.data.map((p) => keyOf.get(p.id) ?? p.id));
-      if (!page.has_more) break;
-      page = await search(on, { cursor: page.next_cursor });
-    }
+    const paged = (await pagedIds(on, QUESTION, 3)).map((id) => keyOf.get(id) ?? id);
     expect(paged).toEqual(whole);
   });
 
   it('facets count exactly the posts the search returns', async () => {
     const all = await ranked(on, QUESTION, 100);
-    const response = await on.post('/v1/social/posts/facets', {
-      post: { query: QUESTION },
-      facets: [{ field: 'format' }],
-    });
-    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-    expect((response.body as { total: number }).total).toBe(all.length);
+    expect(await facetsTotal(on, QUESTION)).toBe(all.length);
   });
 
   it('leaves entity queries, a bare word and words no post has exactly as they were', async () => {

@@ -3,7 +3,7 @@ import type { AccountSearch, PostSearch } from '../../query/search-request.ts';
 import type { References } from './references.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { queryEntities } from '../../query/entities.ts';
-import { questionTermWeights, weightableTerms } from '../../text/question-weights.ts';
+import { questionTermWeights } from '../../text/question-weights.ts';
 
 /** What ranking by meaning needs of the embedder (see src/embedding). */
 export interface QueryEmbedder {
@@ -44,11 +44,11 @@ export async function rankingFor(policy: RankingPolicy | undefined, query: strin
     throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
   });
   // Not a query with exact entities (`#tag`, `@handle`, quoted phrase): those rank as they always did.
-  const weighted =
-    policy.questionWeights === true && weightableTerms(query) !== null && queryEntities(query).length === 0;
-  if (policy.mode !== 'hybrid' || !weighted) return { kind: 'fused', mode: policy.mode, vector };
+  const weighted = policy.mode === 'hybrid' && policy.questionWeights === true && queryEntities(query).length === 0;
+  if (!weighted) return { kind: 'fused', mode: policy.mode, vector };
   // A question's words weighted by how much of it the model says each carries (BM25 waits for
-  // them); uniform, as for any query, if the model fails on them.
+  // them); null at once for any other query (question-weights.ts), and uniform, as for any
+  // query, if the model fails on them.
   const termWeights = questionTermWeights(query, vector, (text) => embedder.embedQuery(text)).catch(() => null);
   return { kind: 'fused', mode: policy.mode, vector, termWeights };
 }

@@ -1,0 +1,28 @@
+import { expect } from 'vitest';
+import type { Stack } from './stack.ts';
+
+/** One post search page through the stack's API, asserted 200. */
+export async function searchPage(stack: Stack, body: Record<string, unknown>) {
+  const response = await stack.post('/v1/social/posts/search', body);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return response.body as { data: Array<{ id: string }>; has_more: boolean; next_cursor?: string };
+}
+
+/** Every post ID of a query's search, in order, walked page by page with its cursors. */
+export async function pagedIds(stack: Stack, query: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let page = await searchPage(stack, { post: { query }, limit });
+  for (;;) {
+    ids.push(...page.data.map((p) => p.id));
+    if (!page.has_more) break;
+    page = await searchPage(stack, { cursor: page.next_cursor });
+  }
+  return ids;
+}
+
+/** The `total` of a query's post facets (the number of posts its search returns). */
+export async function facetsTotal(stack: Stack, query: string): Promise<number> {
+  const response = await stack.post('/v1/social/posts/facets', { post: { query }, facets: [{ field: 'format' }] });
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return (response.body as { total: number }).total;
+}
