@@ -30,8 +30,9 @@ export interface AlertMatching {
    */
   matchCurrent(postIds: readonly string[], queries: readonly AlertQuery[]): Promise<CurrentMatches>;
   /**
-   * The same question about earlier versions of posts (`records`, at most one per post id): which
-   * of them each query would have matched.
+   * The same question about records in hand (`records`, at most one per post id): posts just
+   * written (matching at the write), or earlier versions of posts. Which of them each query
+   * matches, as the index would once they are written.
    */
   matchVersions(records: readonly PostRecord[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
 }

@@ -9,9 +9,11 @@ import { createAlertStore, type AlertStore } from '../services/alerts/alert-stor
 import { deliveryBatches, type QueuedDelivery } from '../services/alerts/delivery-batches.ts';
 import { createMatchPass } from '../services/alerts/match-pass.ts';
 import { createPendingChanges, type PendingChanges } from '../services/alerts/pending-changes.ts';
+import { createSearchSet } from '../services/alerts/search-set.ts';
 import { createSecretBox } from '../services/alerts/secret-box.ts';
 import { createWebhookDelivery } from '../services/alerts/webhook-delivery.ts';
 import { createWebhookSender } from '../services/alerts/webhook-sender.ts';
+import { createWriteMatching } from '../services/alerts/write-matching.ts';
 import type { Connections } from './connections.ts';
 import { openFollowersMirror, type Closable } from './core.ts';
 
@@ -89,15 +91,22 @@ export function openAlertWorker(
   const alertQueue = createProducer('alerts', queues);
   const webhooks = createProducer('webhooks', queues);
   const sender = createWebhookSender();
+  const searches = createSearchSet({ store, embedQuery: queryEmbedder(config, parts.embedder) });
+  const reads = openFollowersMirror(config, connections, parts.engine);
   return {
     store,
-    changes: createPendingChanges({ store, requestPass: () => requestAlertPass(alertQueue) }),
+    changes: createPendingChanges({
+      store,
+      requestPass: () => requestAlertPass(alertQueue),
+      matchWrites: createWriteMatching({ searches, engine: parts.engine.alerts, reads, signer: parts.signer }),
+      logger: parts.logger,
+    }),
     pass: createMatchPass({
       store,
+      searches,
       engine: parts.engine.alerts,
-      reads: openFollowersMirror(config, connections, parts.engine),
+      reads,
       signer: parts.signer,
-      embedQuery: queryEmbedder(config, parts.embedder),
       enqueueDeliveries: deliveryQueue(webhooks),
       logger: parts.logger,
     }),

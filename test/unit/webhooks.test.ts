@@ -67,6 +67,20 @@ describe('webhook signatures', () => {
     expect(() => new Webhook(a).verify(body.replace('post', 'p0st'), headers)).toThrow();
   });
 
+  it("are the library's own signatures, byte for byte, for any body (non-ASCII text included)", () => {
+    const secret = generateWebhookSecret();
+    const at = new Date('2026-11-28T12:00:00.999Z');
+    for (const body of [
+      '{}',
+      JSON.stringify({ caption: 'café ☕ 東京 — “quoted” \u{1F525}', n: 1 }),
+      'x'.repeat(70_000),
+    ]) {
+      const headers = signatureHeaders({ id: 'evt_2', body, secrets: [secret] }, at);
+      expect(headers['webhook-timestamp']).toBe('1795867200');
+      expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('evt_2', at, body));
+    }
+  });
+
   it('keeps secrets sealed at rest: only the same SIGNING_SECRET opens them', () => {
     const secret = generateWebhookSecret();
     const sealed = createSecretBox('one signing secret of enough length').seal(secret);

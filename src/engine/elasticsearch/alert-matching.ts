@@ -65,6 +65,14 @@ interface CompiledSearch {
   filtered: MemoryQuery | null;
 }
 
+/** Saved searches compiled against one field table, with the keyword fields and words their documents must offer. */
+interface CompiledSet {
+  table: FieldTable;
+  searches: CompiledSearch[];
+  keywordPaths: Set<string>;
+  text: { paths: Set<string>; words: Set<string> };
+}
+
 /** One post of a batch, as matching reads it. */
 interface BatchPost {
   id: string;
@@ -99,8 +107,14 @@ export function createAlertMatching(deps: {
   let compiledFor: FieldTable | null = null;
   let compiled = new WeakMap<AlertQuery, { hasVector: boolean; search: CompiledSearch }>();
 
-  /** The posts index's fields as matching reads them; the same table while its definition is unchanged. */
+  /**
+   * The posts index's fields as matching reads them; the same table while its definition is
+   * unchanged, which is asked again after {@link FIELDS_TTL_MS} (matching at the write asks for
+   * every job's batch, and a definition changes only with a rebuild).
+   */
+  let fieldsAt = -Infinity;
   async function currentFields(): Promise<FieldTable> {
+    if (fields && performance.now() - fieldsAt < FIELDS_TTL_MS) return fields.table;
     const answer = await engineCall(() => client.indices.get({ index: deps.postsIndex }));
     const definition = Object.values(answer)[0];
     if (!definition?.mappings?.properties) throw new ServiceUnavailableError('The posts index is not installed.');
@@ -110,6 +124,7 @@ export function createAlertMatching(deps: {
         definition: key,
         table: fieldTable(definition.mappings.properties, definition.settings?.index?.analysis),
       };
+    fieldsAt = performance.now();
     return fields.table;
   }
 
@@ -136,13 +151,15 @@ export function createAlertMatching(deps: {
    * The saved searches with their author ranges over counters and metrics read exactly on the
    * posts' coarse copies (volatile-bounds.ts), once per pass; the same objects when they have none.
    */
-  function resolved(queries: readonly AlertQuery[]): Promise<AlertQuery[]> {
-    return Promise.all(
+  async function resolved(queries: readonly AlertQuery[]): Promise<readonly AlertQuery[]> {
+    const out = await Promise.all(
       queries.map(async (q) => {
         const filter = await bounds.resolve(q.search.filter);
         return filter === q.search.filter ? q : { ...q, search: { ...q.search, filter } };
       }),
     );
+    // The same list when no search has such a range: its compiled form is kept (compiledSet).
+    return out.every((q, i) => q === queries[i]) ? queries : out;
   }
 
   /** Which posts of `batch` each search matches, added to `out`. */
@@ -204,13 +221,12 @@ export function createAlertMatching(deps: {
     return response.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source.record] : []));
   }
 
-  /** Every query's matches among `records`, a batch at a time. */
-  async function matchRecords(
-    records: readonly PostRecord[],
-    queries: readonly AlertQuery[],
-    out: AlertMatches,
-  ): Promise<void> {
+  /** A set of queries compiled, with what documents must offer them; kept per query list (matching at the write asks per job). */
+  const sets = new WeakMap<readonly AlertQuery[], CompiledSet>();
+  async function compiledSet(queries: readonly AlertQuery[]): Promise<CompiledSet> {
     const table = await currentFields();
+    const known = sets.get(queries);
+    if (known?.table === table) return known;
     const searches = queries.map((q) => compile(q, table));
     const keywordPaths = new Set<string>();
     for (const search of searches) {
@@ -220,19 +236,30 @@ export function createAlertMatching(deps: {
     // Documents hold only the tokens some search looks up: a post's keys are then the few its
     // text shares with the searches, not every word it has (bench/alerts.md).
     const text = textReads(searches.flatMap((s) => (s.filtered ? [s.matched, s.filtered] : [s.matched])));
+    const set = { table, searches, keywordPaths, text };
+    sets.set(queries, set);
+    return set;
+  }
+
+  /** Every query's matches among `records`, a batch at a time. */
+  async function matchRecords(
+    records: readonly PostRecord[],
+    queries: readonly AlertQuery[],
+    out: AlertMatches,
+  ): Promise<void> {
+    const { table, searches, keywordPaths, text } = await compiledSet(queries);
     for (const batch of chunks(records, POSTS_PER_BATCH)) {
       const posts: BatchPost[] = [];
       let slice = performance.now();
       for (const record of batch) {
         slice = await yieldAfter(slice);
         // Read, not stored: these texts were projected when written, and the intake reuses its own.
-        const {
-          record: _stored,
-          embedding: _vector,
-          passages: _passages,
-          ...indexed
-        } = withoutMemoizing(() => projectPost(record));
-        const doc = new MemoryDoc(indexed, table, text.words);
+        // The projection's `record`, vectors and passages are in no field table: never read.
+        const doc = new MemoryDoc(
+          withoutMemoizing(() => projectPost(record)),
+          table,
+          text.words,
+        );
         const stored = record.embedding ? [record.embedding.vector, ...(record.embedding.passages ?? [])] : [];
         const vectors = stored.filter((v) => v.length > 0).map(decodeVector);
         posts.push({ id: record.id, doc, keys: doc.keySets(keywordPaths, text.paths), vectors });
@@ -273,6 +300,9 @@ async function yieldAfter(sliceStart: number): Promise<number> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   return performance.now();
 }
+
+/** How long the posts index's definition, once read, is used without asking again. */
+const FIELDS_TTL_MS = 5000;
 
 /** Longest synchronous stretch of a pass, in milliseconds. */
 const SLICE_MS = 20;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { createRedisGuard } from '../../internal/redis-guard.ts';
 import { matchedEventBody } from './events.ts';
@@ -16,10 +17,14 @@ import { matchedEventBody } from './events.ts';
  * - `owner:{owner}:endpoints`, `owner:{owner}:searches`: sorted sets of ids by creation (epoch ms);
  *   `searches`: every saved search, the same way (what a matching pass reads), and
  *   `searches:version`, a counter every change of the set increments (the pass's cache key);
- * - `pending`: hash post id → the first change since the last pass ({@link PendingChange}, JSON);
+ * - `pending`: hash post id → the first change since the last pass ({@link PendingChange}, JSON),
+ *   and `{post id}\0{unique}` → one write's matches worked out at the write ({@link MatchedChange}:
+ *   JSON, then a newline and the post's summary when it has news; one field per write, so that two
+ *   writes before a pass both count);
  *   `claimed:{run}`: what a pass took from it (match-pass.ts); `intent:{job}`: the changes an
- *   intake job is about to write, the same way, moved into `pending` once written (so a job that
- *   fails between its write and that move records them when it runs again: pending-changes.ts).
+ *   intake job is about to write, as plain changes, replaced by its matches once written, or
+ *   moved into `pending` as they are (so a job that fails between its write and that step records
+ *   them when it runs again: pending-changes.ts).
  */
 
 /** A webhook endpoint as stored. */
@@ -64,6 +69,40 @@ export interface PendingChange {
   before: string | null;
 }
 
+/**
+ * A post's saved-search matches worked out at its write (write-matching.ts), the version it
+ * replaced compared there too: the pass only checks the pairs against what was seen and records
+ * the events, without reading or matching the post again.
+ */
+export interface MatchedChange {
+  post: string;
+  at: string;
+  /** Saved searches the post matches after the write and did not before it: events, unless seen. */
+  news: string[];
+  /** Saved searches it matched before the write as well: marked seen, never events. */
+  known: string[];
+  /** The post's summary (JSON) as of the write, when `news` is not empty. */
+  summary: string | null;
+}
+
+/** What a pass claims: plain changes by post id (matched by the pass), and changes matched at their write. */
+export interface ClaimedChanges {
+  plain: Map<string, PendingChange>;
+  matched: MatchedChange[];
+}
+
+/** A matched change as a `pending` value: its JSON, then the summary after a newline (no JSON escaping of it). */
+function encodeMatched(change: MatchedChange): string {
+  const head = JSON.stringify({ at: change.at, news: change.news, known: change.known });
+  return change.summary === null ? head : `${head}\n${change.summary}`;
+}
+
+function decodeMatched(field: string, value: string): MatchedChange {
+  const cut = value.indexOf('\n');
+  const head = JSON.parse(cut < 0 ? value : value.slice(0, cut)) as Pick<MatchedChange, 'at' | 'news' | 'known'>;
+  return { post: field.slice(0, field.indexOf('\u0000')), ...head, summary: cut < 0 ? null : value.slice(cut + 1) };
+}
+
 /** One event as the pull endpoint and the deliveries send it (the webhook body). */
 export interface StoredEvent {
   /** Stream entry id: the pull cursor's position. */
@@ -92,7 +131,15 @@ const PIPELINE_SIZE = 1000;
 /** Delivery attempts kept per endpoint. */
 export const DELIVERIES_KEPT = 100;
 
+/**
+ * Claims pending changes for a pass (KEYS: pending, the pass's claim): pending becomes the claim at
+ * once (a rename) unless an earlier attempt of the pass left one, which keeps its own entries.
+ */
 const CLAIM = `
+if redis.call('exists', KEYS[2]) == 0 then
+  if redis.call('exists', KEYS[1]) == 1 then redis.call('rename', KEYS[1], KEYS[2]) end
+  return redis.call('hgetall', KEYS[2])
+end
 local pending = redis.call('hgetall', KEYS[1])
 for i = 1, #pending, 2 do
   redis.call('hsetnx', KEYS[2], pending[i], pending[i + 1])
@@ -128,6 +175,32 @@ for i = 1, #intent, 2 do
 end
 redis.call('del', KEYS[1])
 return 1`;
+
+/**
+ * Records a job's matched changes (KEYS: its intent, pending; ARGV: how many written posts, their
+ * ids, then field and value pairs of the matched changes): the changes are added to pending, the
+ * intent's changes of posts this attempt did not write (an earlier attempt did) are moved into it
+ * as they are, and the intent is dropped. Returns how many entries pending gained.
+ */
+const RECORD_MATCHED = `
+local written = {}
+local count = tonumber(ARGV[1])
+for i = 2, count + 1 do written[ARGV[i]] = true end
+local added = 0
+for i = count + 2, #ARGV, 2 do
+  redis.call('hset', KEYS[2], ARGV[i], ARGV[i + 1])
+  added = added + 1
+end
+if KEYS[1] ~= KEYS[2] then
+  local intent = redis.call('hgetall', KEYS[1])
+  for i = 1, #intent, 2 do
+    if not written[intent[i]] then
+      added = added + redis.call('hsetnx', KEYS[2], intent[i], intent[i + 1])
+    end
+  end
+  redis.call('del', KEYS[1])
+end
+return added`;
 
 /**
  * How long an intake job's intent is kept: as long as a failed job may be retried by an operator
@@ -496,12 +569,31 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     confirmIntent: (job: string) =>
       guard.run(async () => (await redis.eval(CONFIRM_INTENT, 2, key.intent(job), key.pending)) === 1),
 
+    /**
+     * Records the matches worked out at a write (`changes`, fields of their own), and for job `job`
+     * settles its intent: the changes of `written` (what this attempt wrote, and matched) are
+     * dropped from it, the others (an earlier attempt's) moved into pending as they are. True when
+     * pending gained anything (a pass is then due).
+     */
+    recordMatched: (changes: readonly MatchedChange[], written: readonly string[], job?: string) =>
+      guard.run(async () => {
+        if (changes.length === 0 && job === undefined) return false;
+        const args: string[] = [String(written.length), ...written];
+        for (const change of changes) args.push(`${change.post}\u0000${randomUUID()}`, encodeMatched(change));
+        const intent = job === undefined ? key.pending : key.intent(job);
+        return ((await redis.eval(RECORD_MATCHED, 2, intent, key.pending, ...args)) as number) > 0;
+      }),
+
     /** Everything pass `run` has to do: its earlier attempt's claim plus what was recorded since. */
     claimPending: (run: string) =>
-      claimGuard.run(async () => {
+      claimGuard.run(async (): Promise<ClaimedChanges> => {
         const flat = (await redis.eval(CLAIM, 2, key.pending, key.claimed(run))) as string[];
-        const out = new Map<string, PendingChange>();
-        for (let i = 0; i < flat.length; i += 2) out.set(flat[i]!, JSON.parse(flat[i + 1]!) as PendingChange);
+        const out: ClaimedChanges = { plain: new Map(), matched: [] };
+        for (let i = 0; i < flat.length; i += 2) {
+          const field = flat[i]!;
+          if (field.includes('\u0000')) out.matched.push(decodeMatched(field, flat[i + 1]!));
+          else out.plain.set(field, JSON.parse(flat[i + 1]!) as PendingChange);
+        }
         return out;
       }),
 

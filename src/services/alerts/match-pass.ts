@@ -5,12 +5,11 @@ import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
-import type { PostSearch } from '../../query/search-request.ts';
 import { renderPostSummary } from '../../render/post.ts';
 import type { AlertStore, PendingChange, SavedSearchRecord } from './alert-store.ts';
 import type { QueuedDelivery } from './delivery-batches.ts';
 import { eventIdOf, matchedEventBody } from './events.ts';
-import { decodeQueryVector, encodeQueryVector } from './query-vector.ts';
+import type { SearchSet } from './search-set.ts';
 
 /** What one pass did. */
 export interface MatchPassResult {
@@ -23,87 +22,33 @@ export interface MatchPassResult {
   ms: { current: number; versions: number; events: number };
 }
 
-/** The alert query of a stored saved search. */
-function queryOf(record: SavedSearchRecord): AlertQuery {
-  return {
-    id: record.id,
-    search: JSON.parse(record.search) as PostSearch,
-    vector: record.vector ? decodeQueryVector(record.vector) : null,
-  };
-}
-
 /**
- * Creates the matching pass: it takes every post written since the last pass and asks, for every
- * saved search at once, which of them match now (one engine search per 50 saved searches and
- * 1,000 posts, never a scan of the index). A pair is an event when the post matches now, has not
- * matched this search before, was written after the search was created, and its version before
- * that write did not match (so a post that matched when the search was created, and is
- * re-observed later, is not news; one that crosses a filter's bound, gains its enrichment or its
- * vector, is).
+ * Creates the matching pass: it takes every change recorded since the last pass. Changes matched at
+ * their write (write-matching.ts) come with their pairs; plain ones (the writer had no matching,
+ * or it failed, or a retried job left them) are read and matched here, for every saved search at
+ * once, never a scan of the index. A pair is an event when the post matches now, has not matched
+ * this search before, was written after the search was created, and its version before that
+ * write did not match (so a post that matched when the search was created, and is re-observed
+ * later, is not news; one that crosses a filter's bound, gains its enrichment or its vector, is).
  */
 export function createMatchPass(deps: {
-  store: Pick<
-    AlertStore,
-    | 'claimPending'
-    | 'settlePending'
-    | 'allSearches'
-    | 'searchesVersion'
-    | 'unseen'
-    | 'markSeen'
-    | 'appendEvents'
-    | 'updateSearchVector'
-  >;
+  store: Pick<AlertStore, 'claimPending' | 'settlePending' | 'unseen' | 'markSeen' | 'appendEvents'>;
+  searches: SearchSet;
   engine: AlertMatching;
   reads: Pick<RecordReads, 'currentFollowers'>;
   signer: DeliverySigner;
-  /** Embeds the query of a saved search created while the model was not ready. */
-  embedQuery?: ((text: string) => Promise<ArrayLike<number> | null>) | undefined;
   enqueueDeliveries: (deliveries: QueuedDelivery[]) => Promise<void>;
   logger?: Pick<Logger, 'warn'>;
   now?: () => Date;
 }): (run: string) => Promise<MatchPassResult> {
   const now = deps.now ?? (() => new Date());
-  // The saved searches as of a version of their set: 10,000 of them are ~15 MB to read, and they
-  // change far less often than passes run.
-  let cached: { version: string; searches: SavedSearchRecord[]; queries: AlertQuery[] | null } | null = null;
-
-  async function currentSearches(): Promise<SavedSearchRecord[]> {
-    const version = await deps.store.searchesVersion();
-    if (cached?.version !== version) cached = { version, searches: await deps.store.allSearches(), queries: null };
-    return cached.searches;
-  }
-
-  // Each saved search's query object, kept while its stored search and vector are unchanged: the
-  // engine compiles a query once per object (language detection, stemming: ~0.8 ms each), and a
-  // new version of the set (any search created or deleted) would otherwise recompile them all.
-  let known = new Map<string, { stored: string; query: AlertQuery }>();
-
-  async function queriesOf(searches: SavedSearchRecord[]): Promise<AlertQuery[]> {
-    const kept = new Map<string, { stored: string; query: AlertQuery }>();
-    const queries = searches.map((record) => {
-      const stored = `${record.search}\n${record.vector ?? ''}`;
-      const previous = known.get(record.id);
-      const query = previous?.stored === stored ? previous.query : queryOf(record);
-      kept.set(record.id, { stored, query });
-      return query;
-    });
-    known = kept;
-    if (!deps.embedQuery) return queries;
-    for (const query of queries) {
-      if (query.vector || query.search.query === null) continue;
-      const vector = await deps.embedQuery(query.search.query).catch(() => null);
-      if (!vector) continue;
-      query.vector = vector;
-      await deps.store.updateSearchVector(query.id, encodeQueryVector(vector));
-    }
-    return queries;
-  }
 
   return async function pass(run) {
-    const changes = await deps.store.claimPending(run);
-    const searches = changes.size > 0 ? await currentSearches() : [];
+    const { plain, matched } = await deps.store.claimPending(run);
+    const empty = plain.size === 0 && matched.length === 0;
+    const { searches, queries } = empty ? { searches: [], queries: [] } : await deps.searches.current();
     const result: MatchPassResult = {
-      posts: changes.size,
+      posts: new Set([...plain.keys(), ...matched.map((m) => m.post)]).size,
       searches: searches.length,
       events: 0,
       baseline: 0,
@@ -122,35 +67,57 @@ export function createMatchPass(deps: {
       await deps.store.settlePending(run);
       return result;
     }
-    const queries = cached?.searches === searches && cached.queries ? cached.queries : await queriesOf(searches);
-    if (cached?.searches === searches) cached.queries = queries;
-    lap();
-    const { matches: current, posts } = await deps.engine.matchCurrent([...changes.keys()], queries);
+    const { matches: current, posts } =
+      plain.size > 0
+        ? await deps.engine.matchCurrent([...plain.keys()], queries)
+        : { matches: new Map<string, Set<string>>(), posts: new Map<string, SearchedPost>() };
     result.ms.current = lap();
 
-    // Candidate pairs: matching now, written since the search exists, not matched before.
-    const matched = new Map<string, string[]>();
-    for (const search of searches) {
-      const posts = [...(current.get(search.id) ?? [])].filter((id) => changes.get(id)!.at >= search.created_at);
-      if (posts.length > 0) matched.set(search.id, posts);
+    // Candidate pairs: the plain changes' (matching now, written since the search exists), and the
+    // matched changes' news and known pairs, for the searches that still exist.
+    const known = new Set(searches.map((s) => s.id));
+    const asked = new Map<string, Set<string>>();
+    const plainPairs = new Map<string, Set<string>>();
+    for (const search of searches)
+      for (const id of current.get(search.id) ?? [])
+        if (plain.get(id)!.at >= search.created_at) {
+          add(asked, search.id, id);
+          add(plainPairs, search.id, id);
+        }
+    const news = new Map<string, Set<string>>();
+    const summaries = new Map<string, string>();
+    for (const change of matched) {
+      for (const id of change.news)
+        if (known.has(id)) {
+          add(asked, id, change.post);
+          add(news, id, change.post);
+        }
+      for (const id of change.known) if (known.has(id)) add(asked, id, change.post);
+      if (change.summary !== null) summaries.set(change.post, change.summary);
     }
-    const candidates = await deps.store.unseen(matched);
-    const baseline = await matchedBefore(candidates, changes, queries);
+    const unseen = await deps.store.unseen(new Map([...asked].map(([id, posts]) => [id, [...posts]])));
+    const plainUnseen = new Map<string, string[]>();
+    for (const [id, posts] of unseen) {
+      const mine = posts.filter((post) => plainPairs.get(id)?.has(post));
+      if (mine.length > 0) plainUnseen.set(id, mine);
+    }
+    const baseline = await matchedBefore(plainUnseen, plain, queries);
     result.ms.versions = lap();
 
+    // A pair is news when a write made it match (its version before did not); known otherwise.
     const eventsBySearch = new Map<string, string[]>();
-    const known = new Map<string, string[]>();
-    for (const [searchId, posts] of candidates) {
-      const before = baseline.get(searchId) ?? new Set();
-      known.set(
-        searchId,
-        posts.filter((id) => before.has(id)),
-      );
-      const news = posts.filter((id) => !before.has(id));
-      if (news.length > 0) eventsBySearch.set(searchId, news);
+    const seenBefore = new Map<string, string[]>();
+    for (const [searchId, posts] of unseen) {
+      const isNews = (post: string) =>
+        news.get(searchId)?.has(post) === true ||
+        (plainPairs.get(searchId)?.has(post) === true && baseline.get(searchId)?.has(post) !== true);
+      const fresh = posts.filter(isNews);
+      const old = posts.filter((post) => !isNews(post));
+      if (fresh.length > 0) eventsBySearch.set(searchId, fresh);
+      if (old.length > 0) seenBefore.set(searchId, old);
     }
-    for (const fresh of (await deps.store.markSeen(known)).values()) result.baseline += fresh.size;
-    result.events = await emit(eventsBySearch, searches, posts);
+    for (const fresh of (await deps.store.markSeen(seenBefore)).values()) result.baseline += fresh.size;
+    result.events = await emit(eventsBySearch, searches, posts, summaries);
     result.ms.events = lap();
     await deps.store.settlePending(run);
     return result;
@@ -158,9 +125,9 @@ export function createMatchPass(deps: {
 
   /** For candidates whose post existed before its write: which searches its earlier version matched. */
   async function matchedBefore(
-    candidates: Map<string, string[]>,
+    candidates: ReadonlyMap<string, readonly string[]>,
     changes: Map<string, PendingChange>,
-    queries: AlertQuery[],
+    queries: readonly AlertQuery[],
   ): Promise<Map<string, Set<string>>> {
     // Each earlier version parsed once, however many searches ask about its post (null: none, or
     // not servable, which matched nothing).
@@ -197,16 +164,19 @@ export function createMatchPass(deps: {
    */
   async function emit(
     eventsBySearch: Map<string, string[]>,
-    searches: SavedSearchRecord[],
+    searches: readonly SavedSearchRecord[],
     current: ReadonlyMap<string, SearchedPost>,
+    rendered: ReadonlyMap<string, string>,
   ): Promise<number> {
     if (eventsBySearch.size === 0) return 0;
     const posts = new Map<string, SearchedPost>();
+    const summaries = new Map<string, string>();
     for (const ids of eventsBySearch.values())
-      for (const id of ids) if (current.has(id)) posts.set(id, current.get(id)!);
+      for (const id of ids)
+        if (current.has(id)) posts.set(id, current.get(id)!);
+        else if (rendered.has(id)) summaries.set(id, rendered.get(id)!);
     // Posts keep their authors' counters coarsened: the events show the current ones.
     const followers = await deps.reads.currentFollowers(snapshotAccountsOf(posts.values()));
-    const summaries = new Map<string, string>();
     for (const [id, post] of posts)
       if (isServablePost(post))
         summaries.set(id, JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)));
@@ -231,4 +201,10 @@ export function createMatchPass(deps: {
     const fresh = await deps.store.appendEvents(pairs, summaries, at);
     return [...fresh.values()].reduce((sum, ids) => sum + ids.size, 0);
   }
+}
+
+function add(map: Map<string, Set<string>>, key: string, value: string): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
 }

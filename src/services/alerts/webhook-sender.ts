@@ -1,4 +1,4 @@
-import { Webhook } from 'standardwebhooks';
+import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { RefusedWebhookAddress, resolveWebhookAddress } from './webhook-address.ts';
 
@@ -26,12 +26,29 @@ export interface WebhookMessage {
   secrets: readonly string[];
 }
 
-/** The `webhook-*` headers of Standard Webhooks 1.0 for `message`, signed at `now`. */
+/** The prefix of a Standard Webhooks secret; the rest is the key, base64-encoded. */
+const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The `webhook-*` headers of Standard Webhooks 1.0 for `message`, signed at `now`: for each secret,
+ * `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` under the secret's key, as the
+ * `standardwebhooks` library signs (its `sign` is the reference the tests compare with, byte for
+ * byte, and verify with).
+ *
+ * Why not that library's `sign`: it hashes in JavaScript (fast-sha256), ~100 µs for a 2 KB event
+ * against ~5 µs with node:crypto; at 9,000 deliveries a round of the alerts bench it was 0.9 of
+ * the saved searches' ~19 extra CPU-s (bench/alerts.md).
+ */
 export function signatureHeaders(message: WebhookMessage, now: Date): Record<string, string> {
-  const signatures = message.secrets.map((secret) => new Webhook(secret).sign(message.id, now, message.body));
+  const timestamp = String(Math.floor(now.getTime() / 1000));
+  const signed = `${message.id}.${timestamp}.${message.body}`;
+  const signatures = message.secrets.map((secret) => {
+    const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+    return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+  });
   return {
     'webhook-id': message.id,
-    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-timestamp': timestamp,
     'webhook-signature': signatures.join(' '),
   };
 }
