@@ -42,13 +42,24 @@ const followUpJob = z.strictObject({});
  */
 const alertPassJob = z.strictObject({});
 
-/** One event of a `webhooks` job: its id, the exact bytes every attempt sends (signed afresh each time). */
-const deliveryEvent = z.strictObject({
-  event_id: z.string(),
-  body: z.string(),
-  /** Attempts already made at this event (absent: none). */
-  attempts: z.number().int().min(0).optional(),
-});
+/**
+ * One event of a `webhooks` job: its id and the bytes every attempt sends (signed afresh each
+ * time), whole (`body`) or by reference to a stored post summary (`ref`, since 2026-11-28:
+ * services/alerts/webhook-delivery.ts).
+ */
+const deliveryEvent = z.union([
+  z.strictObject({
+    event_id: z.string(),
+    body: z.string(),
+    /** Attempts already made at this event (absent: none). */
+    attempts: z.number().int().min(0).optional(),
+  }),
+  z.strictObject({
+    event_id: z.string(),
+    ref: z.strictObject({ saved_search_id: z.string(), post: z.string(), at: z.string() }),
+    attempts: z.number().int().min(0).optional(),
+  }),
+]);
 
 /**
  * One `webhooks` job: events of one pass for one endpoint, sent in order (the job id is the

@@ -31,13 +31,18 @@ describe('alert events', () => {
       ['post-a', summary('post-a')],
       ['post-b', summary('post-b')],
     ]);
+    await store.storeSummaries(new Map([...summaries].map(([post, summary]) => [post, { at, summary }])));
     await store.appendEvents(
       new Map([
-        ['ss_one', new Set(['post-a', 'post-b'])],
-        ['ss_two', new Set(['post-a'])],
+        [
+          'ss_one',
+          [
+            { post: 'post-a', at },
+            { post: 'post-b', at },
+          ],
+        ],
+        ['ss_two', [{ post: 'post-a', at }]],
       ]),
-      summaries,
-      at,
     );
     const one = await store.events('ss_one', null, 10);
     expect(one.map((e) => e.body)).toEqual([
@@ -58,18 +63,25 @@ describe('alert events', () => {
     expect(after.map((e) => e.position)).toEqual([one[1]!.position]);
 
     // A pair is recorded once: a later pass that finds post-a again appends only what is new.
+    // Each event carries its own time (a post matched at its write keeps the write's), its body the
+    // summary stored at that time.
     const later = new Date(Date.parse(at) + 1000).toISOString();
+    await store.storeSummaries(new Map([['post-c', { at: later, summary: summary('post-c') }]]));
     const fresh = await store.appendEvents(
-      new Map([['ss_one', new Set(['post-a', 'post-c'])]]),
-      new Map([...summaries, ['post-c', summary('post-c')]]),
-      later,
+      new Map([
+        [
+          'ss_one',
+          [
+            { post: 'post-a', at: later },
+            { post: 'post-c', at: later },
+          ],
+        ],
+      ]),
     );
     expect(fresh).toEqual(new Map([['ss_one', new Set(['post-c'])]]));
-    expect((await store.events('ss_one', null, 10)).map((e) => JSON.parse(e.body).data.post.id)).toEqual([
-      'post-a',
-      'post-b',
-      'post-c',
-    ]);
+    const all = (await store.events('ss_one', null, 10)).map((e) => JSON.parse(e.body));
+    expect(all.map((e) => e.data.post.id)).toEqual(['post-a', 'post-b', 'post-c']);
+    expect(all.map((e) => e.created_at)).toEqual([at, at, later]);
   });
 
   it('serves no event older than the retention, and entries stored whole as they are', async () => {

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RetryDeliveryError } from '../../src/queues/registry.ts';
 import { createAlertStore, type AlertStore } from '../../src/services/alerts/alert-store.ts';
+import { eventIdOf, matchedEventBody } from '../../src/services/alerts/events.ts';
 import { createSecretBox, generateWebhookSecret } from '../../src/services/alerts/secret-box.ts';
 import {
   createWebhookDelivery,
@@ -168,5 +169,42 @@ describe('a delivery job of many events', () => {
     // 600 ms an event: past a second after the second event, and again after the fourth.
     expect(kept).toEqual([ids(job).slice(2), ids(job).slice(4)]);
     expect((await store.deliveries(endpointId, 10)).map((a) => a.event_id)).toEqual(ids(job).reverse());
+  });
+});
+
+describe('events queued by reference', () => {
+  it('are sent as the pull endpoint shows them, put together from the stored summary; one whose summary is gone is logged and skipped', async () => {
+    const at = new Date().toISOString();
+    const summary = JSON.stringify({ id: 'post_ref_1', caption: 'a summary stored once' });
+    await store.storeSummaries(new Map([['post_ref_1', { at, summary }]]));
+    const job: DeliveryJob = {
+      endpoint_id: endpointId,
+      events: [
+        {
+          event_id: eventIdOf('ss_ref', 'post_ref_gone'),
+          ref: { saved_search_id: 'ss_ref', post: 'post_ref_gone', at },
+        },
+        { event_id: eventIdOf('ss_ref', 'post_ref_1'), ref: { saved_search_id: 'ss_ref', post: 'post_ref_1', at } },
+      ],
+    };
+    const bodies: string[] = [];
+    const recording = createWebhookDelivery({
+      store,
+      box,
+      allowPrivate: true,
+      userAgent: 'webhook-batches-test',
+      send: (target, message, options) => {
+        bodies.push(message.body);
+        return sender.send(target, message, options);
+      },
+    });
+    expect(await recording(job, { queuedAt: Date.now(), keep: async () => undefined })).toBe('failed');
+    expect(bodies).toEqual([matchedEventBody('ss_ref', 'post_ref_1', at, summary)]);
+    expect(received).toEqual([eventIdOf('ss_ref', 'post_ref_1')]);
+    const log = await store.deliveries(endpointId, 10);
+    expect(log.map((a) => [a.event_id, a.status, a.error])).toEqual([
+      [eventIdOf('ss_ref', 'post_ref_1'), 204, null],
+      [eventIdOf('ss_ref', 'post_ref_gone'), null, 'event gone'],
+    ]);
   });
 });

@@ -11,16 +11,15 @@ import { matchedEventBody } from './events.ts';
  * - `search:{id}`: hash of a saved search ({@link SavedSearchRecord});
  *   `search:{id}:seen`: set of the posts that matched it once (an event, or a match that predates
  *   it): a pair never gives a second event; `search:{id}:events`: stream of its events, each
- *   `post` and `at` (the pass's time) referring to `summary:{post}:{at ms}`, the post's summary as
- *   that pass rendered it, stored once however many searches it matched (entries written before
- *   2026-11-27 carry their whole `body`);
+ *   `post` and `at` (the time of the write that made it match, or of the pass that found it)
+ *   referring to `summary:{post}:{at ms}`, the post's summary as of then, stored once however many
+ *   searches it matched (entries written before 2026-11-27 carry their whole `body`);
  * - `owner:{owner}:endpoints`, `owner:{owner}:searches`: sorted sets of ids by creation (epoch ms);
  *   `searches`: every saved search, the same way (what a matching pass reads), and
  *   `searches:version`, a counter every change of the set increments (the pass's cache key);
  * - `pending`: hash post id → the first change since the last pass ({@link PendingChange}, JSON),
- *   and `{post id}\0{unique}` → one write's matches worked out at the write ({@link MatchedChange}:
- *   JSON, then a newline and the post's summary when it has news; one field per write, so that two
- *   writes before a pass both count);
+ *   and `{post id}\0{unique}` → one write's matches worked out at the write ({@link MatchedChange},
+ *   JSON; one field per write, so that two writes before a pass both count);
  *   `claimed:{run}`: what a pass took from it (match-pass.ts); `intent:{job}`: the changes an
  *   intake job is about to write, as plain changes, replaced by its matches once written, or
  *   moved into `pending` as they are (so a job that fails between its write and that step records
@@ -81,26 +80,36 @@ export interface MatchedChange {
   news: string[];
   /** Saved searches it matched before the write as well: marked seen, never events. */
   known: string[];
-  /** The post's summary (JSON) as of the write, when `news` is not empty. */
+  /**
+   * The post's summary (JSON) as of the write, when `news` is not empty: stored with the change,
+   * under `summary:{post}:{at}`, which its events refer to.
+   */
   summary: string | null;
 }
+
+/** A matched change as a pass claims it: its summary, when it has news, is stored at `at`. */
+export type ClaimedMatch = Omit<MatchedChange, 'summary'>;
 
 /** What a pass claims: plain changes by post id (matched by the pass), and changes matched at their write. */
 export interface ClaimedChanges {
   plain: Map<string, PendingChange>;
-  matched: MatchedChange[];
+  matched: ClaimedMatch[];
 }
 
-/** A matched change as a `pending` value: its JSON, then the summary after a newline (no JSON escaping of it). */
+/** An event to record: its post and its time (its summary is stored at that time). */
+export interface EventRef {
+  post: string;
+  at: string;
+}
+
+/** A matched change as a `pending` value (its summary is stored under its own key, at the change's time). */
 function encodeMatched(change: MatchedChange): string {
-  const head = JSON.stringify({ at: change.at, news: change.news, known: change.known });
-  return change.summary === null ? head : `${head}\n${change.summary}`;
+  return JSON.stringify({ at: change.at, news: change.news, known: change.known });
 }
 
-function decodeMatched(field: string, value: string): MatchedChange {
-  const cut = value.indexOf('\n');
-  const head = JSON.parse(cut < 0 ? value : value.slice(0, cut)) as Pick<MatchedChange, 'at' | 'news' | 'known'>;
-  return { post: field.slice(0, field.indexOf('\u0000')), ...head, summary: cut < 0 ? null : value.slice(cut + 1) };
+function decodeMatched(field: string, value: string): ClaimedMatch {
+  const change = JSON.parse(value) as Omit<ClaimedMatch, 'post'>;
+  return { post: field.slice(0, field.indexOf('\u0000')), ...change };
 }
 
 /** One event as the pull endpoint and the deliveries send it (the webhook body). */
@@ -149,20 +158,22 @@ return redis.call('hgetall', KEYS[2])`;
 
 /**
  * Records one saved search's events (KEYS: its seen set, its event stream, its hash; ARGV: the
- * time, the oldest stream id kept, the stream's length kept, then the posts): each post not yet
- * seen is marked and appended; the new ones are returned.
+ * oldest stream id kept, the stream's length kept, then each event's post and time): each post
+ * not yet seen is marked and appended; the new ones are returned.
  */
 const APPEND_EVENTS = `
 local fresh = {}
-for i = 4, #ARGV do
+local last = nil
+for i = 3, #ARGV, 2 do
   if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
-    redis.call('xadd', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'post', ARGV[i], 'at', ARGV[1])
+    redis.call('xadd', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'post', ARGV[i], 'at', ARGV[i + 1])
     fresh[#fresh + 1] = ARGV[i]
+    if last == nil or ARGV[i + 1] > last then last = ARGV[i + 1] end
   end
 end
 if #fresh > 0 then
-  redis.call('xtrim', KEYS[2], 'MINID', '~', ARGV[2])
-  if redis.call('exists', KEYS[3]) == 1 then redis.call('hset', KEYS[3], 'last_match_at', ARGV[1]) end
+  redis.call('xtrim', KEYS[2], 'MINID', '~', ARGV[1])
+  if redis.call('exists', KEYS[3]) == 1 then redis.call('hset', KEYS[3], 'last_match_at', last) end
 end
 return fresh`;
 
@@ -463,32 +474,41 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     },
 
     /**
-     * Records events: for each saved search of `events`, the matched posts not yet seen by it are
-     * marked seen and appended to its stream, in one script per search (a pair is never marked
-     * without its event, and only its first marking appends), and its last match time noted.
-     * `summaries` holds each post's summary (JSON), stored once for all the searches it matched,
-     * before any event refers to it. Events older than {@link EVENT_RETENTION_MS} are trimmed on
-     * the way. Returns, per search, the posts that were new to it: the events recorded.
+     * Stores posts' summaries (JSON) at the times their events refer to them, once for all the
+     * saved searches they matched: before any event or delivery refers to them.
      */
-    appendEvents: async (
-      events: ReadonlyMap<string, Iterable<string>>,
-      summaries: ReadonlyMap<string, string>,
-      at: string,
-    ): Promise<Map<string, Set<string>>> => {
-      const atMs = Date.parse(at);
-      const asked = [...events].map(([search, posts]) => [search, [...posts]] as const).filter(([, p]) => p.length > 0);
-      const referred = new Set(asked.flatMap(([, posts]) => posts));
+    storeSummaries: async (summaries: ReadonlyMap<string, { at: string; summary: string }>) => {
       await batched(
-        [...referred].map(
-          (post) => (p: ChainableCommander) =>
-            p.set(key.summary(post, atMs), summaries.get(post)!, 'EX', SUMMARY_TTL_S),
+        [...summaries].map(
+          ([post, { at, summary }]) =>
+            (p: ChainableCommander) =>
+              p.set(key.summary(post, Date.parse(at)), summary, 'EX', SUMMARY_TTL_S),
         ),
       );
+    },
+
+    /** The summaries `refs` refer to, in order (null: gone, expired or never stored). */
+    summaries: (refs: readonly EventRef[]) =>
+      guard.run(async () =>
+        refs.length === 0 ? [] : redis.mget(...refs.map((r) => key.summary(r.post, Date.parse(r.at)))),
+      ),
+
+    /**
+     * Records events: for each saved search of `events`, the matched posts not yet seen by it are
+     * marked seen and appended to its stream (each with its time, whose stored summary it refers
+     * to), in one script per search (a pair is never marked without its event, and only its first
+     * marking appends), and its last match time noted. Events older than
+     * {@link EVENT_RETENTION_MS} are trimmed on the way. Returns, per search, the posts that were
+     * new to it: the events recorded.
+     */
+    appendEvents: async (events: ReadonlyMap<string, readonly EventRef[]>): Promise<Map<string, Set<string>>> => {
+      const asked = [...events].filter(([, refs]) => refs.length > 0);
+      const oldest = Date.now() - EVENT_RETENTION_MS;
       // One script per search rather than two commands per pair: at 4.5 events per post the
       // per-pair commands were most of the pass's Redis client time (bench/alerts.md).
       const appended = (await batched(
         asked.map(
-          ([search, posts]) =>
+          ([search, refs]) =>
             (p: ChainableCommander) =>
               p.eval(
                 APPEND_EVENTS,
@@ -496,10 +516,9 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
                 key.seen(search),
                 key.events(search),
                 key.search(search),
-                at,
-                atMs - EVENT_RETENTION_MS,
+                oldest,
                 EVENTS_KEPT,
-                ...posts,
+                ...refs.flatMap((r) => [r.post, r.at]),
               ),
         ),
       )) as string[][];
@@ -570,7 +589,8 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
       guard.run(async () => (await redis.eval(CONFIRM_INTENT, 2, key.intent(job), key.pending)) === 1),
 
     /**
-     * Records the matches worked out at a write (`changes`, fields of their own), and for job `job`
+     * Records the matches worked out at a write (`changes`, fields of their own, their summaries
+     * under their own keys), and for job `job`
      * settles its intent: the changes of `written` (what this attempt wrote, and matched) are
      * dropped from it, the others (an earlier attempt's) moved into pending as they are. True when
      * pending gained anything (a pass is then due).
@@ -581,7 +601,14 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         const args: string[] = [String(written.length), ...written];
         for (const change of changes) args.push(`${change.post}\u0000${randomUUID()}`, encodeMatched(change));
         const intent = job === undefined ? key.pending : key.intent(job);
-        return ((await redis.eval(RECORD_MATCHED, 2, intent, key.pending, ...args)) as number) > 0;
+        // The summaries first: a change refers to its summary as soon as a pass can claim it.
+        const pipeline = redis.pipeline();
+        for (const change of changes)
+          if (change.summary !== null)
+            pipeline.set(key.summary(change.post, Date.parse(change.at)), change.summary, 'EX', SUMMARY_TTL_S);
+        pipeline.eval(RECORD_MATCHED, 2, intent, key.pending, ...args);
+        const results = guard.unwrap(await pipeline.exec());
+        return (results.at(-1) as number) > 0;
       }),
 
     /** Everything pass `run` has to do: its earlier attempt's claim plus what was recorded since. */

@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import { QUEUES } from '../../queues/registry.ts';
-import type { DeliveryJob } from './webhook-delivery.ts';
+import type { DeliveryEvent, DeliveryJob } from './webhook-delivery.ts';
 
-/** A delivery to queue: one event for one endpoint. */
-export interface QueuedDelivery {
-  endpoint_id: string;
-  event_id: string;
-  body: string;
-}
+/** A delivery to queue: one event for one endpoint, its body whole or by reference (webhook-delivery.ts). */
+export type QueuedDelivery = { endpoint_id: string } & DeliveryEvent;
 
 /** The most events one delivery job sends. */
 export const EVENTS_PER_DELIVERY_JOB = 50;
@@ -41,7 +37,7 @@ export function deliveryBatches(deliveries: readonly QueuedDelivery[]): QueuedDe
     // Sizes differing by one at most: 20 events make 8 jobs of 2 or 3.
     for (let k = 0, from = 0; k < count; k++) {
       const to = from + Math.floor(list.length / count) + (k < list.length % count ? 1 : 0);
-      const events = list.slice(from, to).map(({ event_id, body }) => ({ event_id, body }));
+      const events = list.slice(from, to).map(({ endpoint_id: _endpoint, ...event }) => event);
       jobs.push({ id: `${endpoint}.${jobKey(events.map((e) => e.event_id))}`, job: { endpoint_id: endpoint, events } });
       from = to;
     }

@@ -6,9 +6,9 @@ import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots
 import type { RecordReads } from '../../engine/reads.ts';
 import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
 import { renderPostSummary } from '../../render/post.ts';
-import type { AlertStore, PendingChange, SavedSearchRecord } from './alert-store.ts';
+import type { AlertStore, EventRef, PendingChange, SavedSearchRecord } from './alert-store.ts';
 import type { QueuedDelivery } from './delivery-batches.ts';
-import { eventIdOf, matchedEventBody } from './events.ts';
+import { eventIdOf } from './events.ts';
 import type { SearchSet } from './search-set.ts';
 
 /** What one pass did. */
@@ -32,7 +32,7 @@ export interface MatchPassResult {
  * later, is not news; one that crosses a filter's bound, gains its enrichment or its vector, is).
  */
 export function createMatchPass(deps: {
-  store: Pick<AlertStore, 'claimPending' | 'settlePending' | 'unseen' | 'markSeen' | 'appendEvents'>;
+  store: Pick<AlertStore, 'claimPending' | 'settlePending' | 'unseen' | 'markSeen' | 'appendEvents' | 'storeSummaries'>;
   searches: SearchSet;
   engine: AlertMatching;
   reads: Pick<RecordReads, 'currentFollowers'>;
@@ -85,7 +85,8 @@ export function createMatchPass(deps: {
           add(plainPairs, search.id, id);
         }
     const news = new Map<string, Set<string>>();
-    const summaries = new Map<string, string>();
+    // The time of each matched post's stored summary (its latest change with news).
+    const storedAt = new Map<string, string>();
     for (const change of matched) {
       for (const id of change.news)
         if (known.has(id)) {
@@ -93,7 +94,7 @@ export function createMatchPass(deps: {
           add(news, id, change.post);
         }
       for (const id of change.known) if (known.has(id)) add(asked, id, change.post);
-      if (change.summary !== null) summaries.set(change.post, change.summary);
+      if (change.news.length > 0 && change.at > (storedAt.get(change.post) ?? '')) storedAt.set(change.post, change.at);
     }
     const unseen = await deps.store.unseen(new Map([...asked].map(([id, posts]) => [id, [...posts]])));
     const plainUnseen = new Map<string, string[]>();
@@ -117,7 +118,7 @@ export function createMatchPass(deps: {
       if (old.length > 0) seenBefore.set(searchId, old);
     }
     for (const fresh of (await deps.store.markSeen(seenBefore)).values()) result.baseline += fresh.size;
-    result.events = await emit(eventsBySearch, searches, posts, summaries);
+    result.events = await emit(eventsBySearch, searches, posts, storedAt);
     result.ms.events = lap();
     await deps.store.settlePending(run);
     return result;
@@ -158,47 +159,54 @@ export function createMatchPass(deps: {
   }
 
   /**
-   * Renders, queues and records the events; each pair once (appendEvents decides). Returns how many.
-   * A post that matches many searches is rendered and stored once: its events refer to that
-   * summary (alert-store.ts); only the webhook deliveries carry whole bodies.
+   * Queues and records the events; each pair once (appendEvents decides). Returns how many. A post
+   * matched at its write has its summary stored already (at the write's time, which its events
+   * carry); one the pass matched is rendered and stored now. Either way a post that matches many
+   * searches is stored once: its events, and the deliveries, refer to that summary (alert-store.ts).
    */
   async function emit(
     eventsBySearch: Map<string, string[]>,
     searches: readonly SavedSearchRecord[],
     current: ReadonlyMap<string, SearchedPost>,
-    rendered: ReadonlyMap<string, string>,
+    storedAt: ReadonlyMap<string, string>,
   ): Promise<number> {
     if (eventsBySearch.size === 0) return 0;
+    const at = now().toISOString();
     const posts = new Map<string, SearchedPost>();
-    const summaries = new Map<string, string>();
     for (const ids of eventsBySearch.values())
-      for (const id of ids)
-        if (current.has(id)) posts.set(id, current.get(id)!);
-        else if (rendered.has(id)) summaries.set(id, rendered.get(id)!);
+      for (const id of ids) if (!storedAt.has(id) && current.has(id)) posts.set(id, current.get(id)!);
     // Posts keep their authors' counters coarsened: the events show the current ones.
     const followers = await deps.reads.currentFollowers(snapshotAccountsOf(posts.values()));
+    const rendered = new Map<string, { at: string; summary: string }>();
     for (const [id, post] of posts)
       if (isServablePost(post))
-        summaries.set(id, JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)));
-    const at = now().toISOString();
-    const pairs = new Map<string, string[]>();
+        rendered.set(id, {
+          at,
+          summary: JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)),
+        });
+    const timeOf = (id: string) => storedAt.get(id) ?? rendered.get(id)?.at;
+    const pairs = new Map<string, EventRef[]>();
     const deliveries: QueuedDelivery[] = [];
     for (const search of searches) {
-      const postIds = (eventsBySearch.get(search.id) ?? []).filter((id) => summaries.has(id));
-      if (postIds.length === 0) continue;
-      pairs.set(search.id, postIds);
+      const refs = (eventsBySearch.get(search.id) ?? []).flatMap((post) => {
+        const time = timeOf(post);
+        return time === undefined ? [] : [{ post, at: time }];
+      });
+      if (refs.length === 0) continue;
+      pairs.set(search.id, refs);
       if (search.webhook_endpoint_id)
-        for (const postId of postIds)
+        for (const ref of refs)
           deliveries.push({
             endpoint_id: search.webhook_endpoint_id,
-            event_id: eventIdOf(search.id, postId),
-            body: matchedEventBody(search.id, postId, at, summaries.get(postId)!),
+            event_id: eventIdOf(search.id, ref.post),
+            ref: { saved_search_id: search.id, ...ref },
           });
     }
-    // Deliveries first (a job's id names its events: the same jobs queued again after a crash are
-    // not queued twice), then the pairs marked and the events stored for pulling.
+    // The summaries first, then the deliveries (a job's id names its events: the same jobs queued
+    // again after a crash are not queued twice), then the pairs marked and the events stored.
+    await deps.store.storeSummaries(rendered);
     await deps.enqueueDeliveries(deliveries);
-    const fresh = await deps.store.appendEvents(pairs, summaries, at);
+    const fresh = await deps.store.appendEvents(pairs);
     return [...fresh.values()].reduce((sum, ids) => sum + ids.size, 0);
   }
 }

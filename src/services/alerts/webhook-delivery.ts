@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { RetryDeliveryError } from '../../queues/registry.ts';
 import type { AlertStore, DeliveryAttempt, EndpointRecord } from './alert-store.ts';
+import { matchedEventBody } from './events.ts';
 import type { SecretBox } from './secret-box.ts';
 import { sendWebhook, type SendOutcome } from './webhook-sender.ts';
 
@@ -10,12 +11,21 @@ export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** What became of one delivery job. */
 export type DeliveryResult = 'delivered' | 'failed' | 'endpoint-disabled' | 'endpoint-gone' | 'expired';
 
-/** One event of a delivery job; `attempts`: how many were made at it before this run. */
-export interface DeliveryEvent {
-  event_id: string;
-  body: string;
-  attempts?: number | undefined;
+/** A `post.matched` event by reference: its saved search, its post, and the time its summary is stored at. */
+export interface MatchedEventRef {
+  saved_search_id: string;
+  post: string;
+  at: string;
 }
+
+/**
+ * One event of a delivery job, its body whole (`body`: a test event) or by reference (`ref`: the
+ * body is put together when sent, from the post's stored summary, as the pull endpoint does);
+ * `attempts`: how many were made at it before this run.
+ */
+export type DeliveryEvent = { event_id: string; attempts?: number | undefined } & (
+  { body: string; ref?: undefined } | { ref: MatchedEventRef; body?: undefined }
+);
 
 /** One delivery job: events of one pass for one endpoint, sent in order. */
 export interface DeliveryJob {
@@ -61,7 +71,7 @@ export interface DeliveryContext {
  * process and in Redis as its HTTP request.
  */
 export function createWebhookDelivery(deps: {
-  store: Pick<AlertStore, 'endpoint' | 'updateEndpoint' | 'logDeliveries'>;
+  store: Pick<AlertStore, 'endpoint' | 'updateEndpoint' | 'logDeliveries' | 'summaries'>;
   box: SecretBox;
   allowPrivate: boolean;
   userAgent: string;
@@ -103,10 +113,27 @@ export function createWebhookDelivery(deps: {
     );
   }
 
+  /**
+   * The bodies of the job's events, in order: whole, or put together from the stored summaries
+   * (null: the summary is gone, and with it the event; summaries outlive the retries by days).
+   */
+  async function bodiesOf(events: readonly DeliveryEvent[]): Promise<Array<string | null>> {
+    const refs = events.flatMap((e) => (e.ref ? [e.ref] : []));
+    const found = await deps.store.summaries(refs);
+    let next = 0;
+    return events.map((event) => {
+      if (!event.ref) return event.body;
+      const summary = found[next++] ?? null;
+      const { saved_search_id, post, at } = event.ref;
+      return summary === null ? null : matchedEventBody(saved_search_id, post, at, summary);
+    });
+  }
+
   /** Sends the events in order until one is to be retried or the endpoint is gone; logs each attempt. */
   async function run(endpoint: EndpointRecord, job: DeliveryJob, context: DeliveryContext): Promise<DeliveryResult> {
     const url = new URL(endpoint.url);
     const secrets = signingSecrets(endpoint, deps.box, now());
+    const bodies = await bodiesOf(job.events);
     const log: DeliveryAttempt[] = [];
     const rest = (from: number, events = job.events.slice(from)) => ({ endpoint_id: job.endpoint_id, events });
     let failingSince = endpoint.failing_since;
@@ -115,7 +142,13 @@ export function createWebhookDelivery(deps: {
     try {
       for (const [i, event] of job.events.entries()) {
         const attempt = (event.attempts ?? 0) + 1;
-        const outcome = await send(url, { id: event.event_id, body: event.body, secrets }, options);
+        const body = bodies[i]!;
+        if (body === null) {
+          log.push({ at: iso(), event_id: event.event_id, attempt, status: null, latency_ms: 0, error: 'event gone' });
+          result = 'failed';
+          continue;
+        }
+        const outcome = await send(url, { id: event.event_id, body, secrets }, options);
         const { status, latencyMs: latency_ms, error } = outcome;
         log.push({ at: iso(), event_id: event.event_id, attempt, status, latency_ms, error });
         if (outcome.result === 'gone') {
