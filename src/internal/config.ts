@@ -93,6 +93,13 @@ const envSchema = z.object({
    * the machine (the API fuzzing step).
    */
   WEBHOOK_DELIVERIES: z.enum(['on', 'paused']).default('on'),
+  /**
+   * Where saved searches are matched: `write`, in the writer's job as it writes each batch (events
+   * within seconds; the job waits on the matching), or `pass`, in the matching pass, which reads
+   * the posts back later (the intake's jobs do not wait on it; events lag further behind a busy
+   * intake, and each post costs a read and a projection more: bench/alerts.md).
+   */
+  ALERTS_MATCHING: z.enum(['write', 'pass']).default('write'),
   /** Saved searches one account holder may keep. */
   SAVED_SEARCHES_PER_HOLDER: z.coerce.number().int().min(1).max(100_000).default(100),
   /** Webhook endpoints one account holder may keep. */

@@ -98,7 +98,10 @@ export function openAlertWorker(
     changes: createPendingChanges({
       store,
       requestPass: () => requestAlertPass(alertQueue),
-      matchWrites: createWriteMatching({ searches, engine: parts.engine.alerts, reads, signer: parts.signer }),
+      matchWrites:
+        config.ALERTS_MATCHING === 'write'
+          ? createWriteMatching({ searches, engine: parts.engine.alerts, reads, signer: parts.signer })
+          : undefined,
       logger: parts.logger,
     }),
     pass: createMatchPass({

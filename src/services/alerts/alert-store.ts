@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { createRedisGuard } from '../../internal/redis-guard.ts';
+import { APPEND_EVENTS, CLAIM, CONFIRM_INTENT, INSERT_SEARCH, RECORD_MATCHED, SET_IF_EXISTS } from './alert-scripts.ts';
 import { matchedEventBody } from './events.ts';
+import {
+  decodeMatched,
+  encodeMatched,
+  type ClaimedChanges,
+  type EventRef,
+  type MatchedChange,
+  type PendingChange,
+} from './pending-entries.ts';
 
 /**
  * Redis storage of webhook endpoints, saved searches, their match bookkeeping and events. Layout,
@@ -61,57 +70,6 @@ export interface SavedSearchRecord {
   last_match_at: string | null;
 }
 
-/** The first change of a post since the last pass: when, and the version it replaced (null: new). */
-export interface PendingChange {
-  at: string;
-  /** The post record before the change, JSON (null: the post was new). */
-  before: string | null;
-}
-
-/**
- * A post's saved-search matches worked out at its write (write-matching.ts), the version it
- * replaced compared there too: the pass only checks the pairs against what was seen and records
- * the events, without reading or matching the post again.
- */
-export interface MatchedChange {
-  post: string;
-  at: string;
-  /** Saved searches the post matches after the write and did not before it: events, unless seen. */
-  news: string[];
-  /** Saved searches it matched before the write as well: marked seen, never events. */
-  known: string[];
-  /**
-   * The post's summary (JSON) as of the write, when `news` is not empty: stored with the change,
-   * under `summary:{post}:{at}`, which its events refer to.
-   */
-  summary: string | null;
-}
-
-/** A matched change as a pass claims it: its summary, when it has news, is stored at `at`. */
-export type ClaimedMatch = Omit<MatchedChange, 'summary'>;
-
-/** What a pass claims: plain changes by post id (matched by the pass), and changes matched at their write. */
-export interface ClaimedChanges {
-  plain: Map<string, PendingChange>;
-  matched: ClaimedMatch[];
-}
-
-/** An event to record: its post and its time (its summary is stored at that time). */
-export interface EventRef {
-  post: string;
-  at: string;
-}
-
-/** A matched change as a `pending` value (its summary is stored under its own key, at the change's time). */
-function encodeMatched(change: MatchedChange): string {
-  return JSON.stringify({ at: change.at, news: change.news, known: change.known });
-}
-
-function decodeMatched(field: string, value: string): ClaimedMatch {
-  const change = JSON.parse(value) as Omit<ClaimedMatch, 'post'>;
-  return { post: field.slice(0, field.indexOf('\u0000')), ...change };
-}
-
 /** One event as the pull endpoint and the deliveries send it (the webhook body). */
 export interface StoredEvent {
   /** Stream entry id: the pull cursor's position. */
@@ -141,97 +99,10 @@ const PIPELINE_SIZE = 1000;
 export const DELIVERIES_KEPT = 100;
 
 /**
- * Claims pending changes for a pass (KEYS: pending, the pass's claim): pending becomes the claim at
- * once (a rename) unless an earlier attempt of the pass left one, which keeps its own entries.
- */
-const CLAIM = `
-if redis.call('exists', KEYS[2]) == 0 then
-  if redis.call('exists', KEYS[1]) == 1 then redis.call('rename', KEYS[1], KEYS[2]) end
-  return redis.call('hgetall', KEYS[2])
-end
-local pending = redis.call('hgetall', KEYS[1])
-for i = 1, #pending, 2 do
-  redis.call('hsetnx', KEYS[2], pending[i], pending[i + 1])
-end
-redis.call('del', KEYS[1])
-return redis.call('hgetall', KEYS[2])`;
-
-/**
- * Records one saved search's events (KEYS: its seen set, its event stream, its hash; ARGV: the
- * oldest stream id kept, the stream's length kept, then each event's post and time): each post
- * not yet seen is marked and appended; the new ones are returned.
- */
-const APPEND_EVENTS = `
-local fresh = {}
-local last = nil
-for i = 3, #ARGV, 2 do
-  if redis.call('sadd', KEYS[1], ARGV[i]) == 1 then
-    redis.call('xadd', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'post', ARGV[i], 'at', ARGV[i + 1])
-    fresh[#fresh + 1] = ARGV[i]
-    if last == nil or ARGV[i + 1] > last then last = ARGV[i + 1] end
-  end
-end
-if #fresh > 0 then
-  redis.call('xtrim', KEYS[2], 'MINID', '~', ARGV[1])
-  if redis.call('exists', KEYS[3]) == 1 then redis.call('hset', KEYS[3], 'last_match_at', last) end
-end
-return fresh`;
-
-/** Moves a job's intent (KEYS[1]) into pending (KEYS[2]), earlier changes kept; 0 when there was none. */
-const CONFIRM_INTENT = `
-local intent = redis.call('hgetall', KEYS[1])
-if #intent == 0 then return 0 end
-for i = 1, #intent, 2 do
-  redis.call('hsetnx', KEYS[2], intent[i], intent[i + 1])
-end
-redis.call('del', KEYS[1])
-return 1`;
-
-/**
- * Records a job's matched changes (KEYS: its intent, pending; ARGV: how many written posts, their
- * ids, then field and value pairs of the matched changes): the changes are added to pending, the
- * intent's changes of posts this attempt did not write (an earlier attempt did) are moved into it
- * as they are, and the intent is dropped. Returns how many entries pending gained.
- */
-const RECORD_MATCHED = `
-local written = {}
-local count = tonumber(ARGV[1])
-for i = 2, count + 1 do written[ARGV[i]] = true end
-local added = 0
-for i = count + 2, #ARGV, 2 do
-  redis.call('hset', KEYS[2], ARGV[i], ARGV[i + 1])
-  added = added + 1
-end
-if KEYS[1] ~= KEYS[2] then
-  local intent = redis.call('hgetall', KEYS[1])
-  for i = 1, #intent, 2 do
-    if not written[intent[i]] then
-      added = added + redis.call('hsetnx', KEYS[2], intent[i], intent[i + 1])
-    end
-  end
-  redis.call('del', KEYS[1])
-end
-return added`;
-
-/**
  * How long an intake job's intent is kept: as long as a failed job may be retried by an operator
  * (`social-search intake failures retry`) and still record what its first attempt wrote.
  */
 const INTENT_TTL_S = EVENT_RETENTION_MS / 1000;
-
-/** Inserts a saved search (ARGV: cap, score, id, fields…) unless its owner is at the cap. */
-const INSERT_SEARCH = `
-if redis.call('zcard', KEYS[2]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('hset', KEYS[1], unpack(ARGV, 4))
-redis.call('zadd', KEYS[2], ARGV[2], ARGV[3])
-redis.call('zadd', KEYS[3], ARGV[2], ARGV[3])
-redis.call('incr', KEYS[3] .. ':version')
-return 1`;
-
-/** Sets one field of a hash that still exists (a search deleted meanwhile stays deleted). */
-const SET_IF_EXISTS = `
-if redis.call('exists', KEYS[1]) == 1 then redis.call('hset', KEYS[1], ARGV[1], ARGV[2]) end
-return 1`;
 
 function decodeHash<T>(hash: Record<string, string>, nullable: readonly string[]): T | null {
   if (!hash['id']) return null;

@@ -4,9 +4,10 @@ import { isServablePost } from '../../domain/availability.ts';
 import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { RecordReads } from '../../engine/reads.ts';
-import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
+import type { AlertMatches, AlertMatching, AlertQuery } from '../../engine/alerts.ts';
 import { renderPostSummary } from '../../render/post.ts';
-import type { AlertStore, EventRef, PendingChange, SavedSearchRecord } from './alert-store.ts';
+import type { AlertStore, SavedSearchRecord } from './alert-store.ts';
+import type { ClaimedMatch, EventRef, PendingChange } from './pending-entries.ts';
 import type { QueuedDelivery } from './delivery-batches.ts';
 import { eventIdOf } from './events.ts';
 import type { SearchSet } from './search-set.ts';
@@ -54,15 +55,7 @@ export function createMatchPass(deps: {
       baseline: 0,
       ms: { current: 0, versions: 0, events: 0 },
     };
-    const lap = (() => {
-      let last = performance.now();
-      return () => {
-        const at = performance.now();
-        const ms = Math.round(at - last);
-        last = at;
-        return ms;
-      };
-    })();
+    const lap = stopwatch();
     if (searches.length === 0) {
       await deps.store.settlePending(run);
       return result;
@@ -73,33 +66,11 @@ export function createMatchPass(deps: {
         : { matches: new Map<string, Set<string>>(), posts: new Map<string, SearchedPost>() };
     result.ms.current = lap();
 
-    // Candidate pairs: the plain changes' (matching now, written since the search exists), and the
-    // matched changes' news and known pairs, for the searches that still exist.
-    const known = new Set(searches.map((s) => s.id));
-    const asked = new Map<string, Set<string>>();
-    const plainPairs = new Map<string, Set<string>>();
-    for (const search of searches)
-      for (const id of current.get(search.id) ?? [])
-        if (plain.get(id)!.at >= search.created_at) {
-          add(asked, search.id, id);
-          add(plainPairs, search.id, id);
-        }
-    const news = new Map<string, Set<string>>();
-    // The time of each matched post's stored summary (its latest change with news).
-    const storedAt = new Map<string, string>();
-    for (const change of matched) {
-      for (const id of change.news)
-        if (known.has(id)) {
-          add(asked, id, change.post);
-          add(news, id, change.post);
-        }
-      for (const id of change.known) if (known.has(id)) add(asked, id, change.post);
-      if (change.news.length > 0 && change.at > (storedAt.get(change.post) ?? '')) storedAt.set(change.post, change.at);
-    }
-    const unseen = await deps.store.unseen(new Map([...asked].map(([id, posts]) => [id, [...posts]])));
+    const pairs = candidatePairs(searches, plain, current, matched);
+    const unseen = await deps.store.unseen(new Map([...pairs.asked].map(([id, posts]) => [id, [...posts]])));
     const plainUnseen = new Map<string, string[]>();
     for (const [id, posts] of unseen) {
-      const mine = posts.filter((post) => plainPairs.get(id)?.has(post));
+      const mine = posts.filter((post) => pairs.plain.get(id)?.has(post));
       if (mine.length > 0) plainUnseen.set(id, mine);
     }
     const baseline = await matchedBefore(plainUnseen, plain, queries);
@@ -110,15 +81,15 @@ export function createMatchPass(deps: {
     const seenBefore = new Map<string, string[]>();
     for (const [searchId, posts] of unseen) {
       const isNews = (post: string) =>
-        news.get(searchId)?.has(post) === true ||
-        (plainPairs.get(searchId)?.has(post) === true && baseline.get(searchId)?.has(post) !== true);
+        pairs.news.get(searchId)?.has(post) === true ||
+        (pairs.plain.get(searchId)?.has(post) === true && baseline.get(searchId)?.has(post) !== true);
       const fresh = posts.filter(isNews);
       const old = posts.filter((post) => !isNews(post));
       if (fresh.length > 0) eventsBySearch.set(searchId, fresh);
       if (old.length > 0) seenBefore.set(searchId, old);
     }
     for (const fresh of (await deps.store.markSeen(seenBefore)).values()) result.baseline += fresh.size;
-    result.events = await emit(eventsBySearch, searches, posts, storedAt);
+    result.events = await emit(eventsBySearch, searches, posts, pairs.storedAt);
     result.ms.events = lap();
     await deps.store.settlePending(run);
     return result;
@@ -209,6 +180,52 @@ export function createMatchPass(deps: {
     const fresh = await deps.store.appendEvents(pairs);
     return [...fresh.values()].reduce((sum, ids) => sum + ids.size, 0);
   }
+}
+
+/** Milliseconds since it was made, then since the last call. */
+function stopwatch(): () => number {
+  let last = performance.now();
+  return () => {
+    const at = performance.now();
+    const ms = Math.round(at - last);
+    last = at;
+    return ms;
+  };
+}
+
+/**
+ * A pass's candidate pairs (saved search → posts), for the searches that still exist: the plain
+ * changes' (matching now, written since the search exists), and the matched changes' news and
+ * known pairs. With the news pairs apart, and the time of each matched post's stored summary (its
+ * latest change with news).
+ */
+function candidatePairs(
+  searches: readonly SavedSearchRecord[],
+  plainChanges: ReadonlyMap<string, PendingChange>,
+  current: AlertMatches,
+  matched: readonly ClaimedMatch[],
+) {
+  const exists = new Set(searches.map((s) => s.id));
+  const asked = new Map<string, Set<string>>();
+  const plain = new Map<string, Set<string>>();
+  const news = new Map<string, Set<string>>();
+  const storedAt = new Map<string, string>();
+  for (const search of searches)
+    for (const id of current.get(search.id) ?? [])
+      if (plainChanges.get(id)!.at >= search.created_at) {
+        add(asked, search.id, id);
+        add(plain, search.id, id);
+      }
+  for (const change of matched) {
+    for (const id of change.news)
+      if (exists.has(id)) {
+        add(asked, id, change.post);
+        add(news, id, change.post);
+      }
+    for (const id of change.known) if (exists.has(id)) add(asked, id, change.post);
+    if (change.news.length > 0 && change.at > (storedAt.get(change.post) ?? '')) storedAt.set(change.post, change.at);
+  }
+  return { asked, plain, news, storedAt };
 }
 
 function add(map: Map<string, Set<string>>, key: string, value: string): void {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { PostWrite, PostWriteRecorder } from '../../domain/records.ts';
-import type { AlertStore, PendingChange } from './alert-store.ts';
+import type { AlertStore } from './alert-store.ts';
+import type { PendingChange } from './pending-entries.ts';
 import type { WriteMatching } from './write-matching.ts';
 
 /** Where writers (intake, embeddings) leave the posts saved searches must look at again. */

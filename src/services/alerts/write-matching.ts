@@ -5,7 +5,7 @@ import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots
 import type { AlertMatching } from '../../engine/alerts.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { renderPostSummary } from '../../render/post.ts';
-import type { MatchedChange } from './alert-store.ts';
+import type { MatchedChange } from './pending-entries.ts';
 import type { SearchSet } from './search-set.ts';
 
 /** Works out, for posts just written, which saved searches each now comes to match. */
