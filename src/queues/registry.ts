@@ -37,8 +37,9 @@ const embeddingJob = z.strictObject({
 const followUpJob = z.strictObject({});
 
 /**
- * One `alerts` job: no payload. Written posts wait in Redis (services/alerts/alert-store.ts,
- * `pending`); a run matches all of them against every saved search at once.
+ * One `alerts` job: no payload. Written posts, or the matches worked out at their write, wait in
+ * Redis (services/alerts/pending-entries.ts, `pending`); a run records their events, matching the
+ * plain ones against every saved search at once.
  */
 const alertPassJob = z.strictObject({});
 

@@ -11,8 +11,9 @@ export type PendingChanges = PostWriteRecorder;
  * Creates the recorder. Each post keeps the version it had before its first write since the last
  * pass (the pass asks whether that version matched: only a post that comes to match is an event).
  * While no saved search exists, nothing is recorded: a job's batch pays a count (ZCARD) before
- * its write and one after (with the intent's check), not cached, so that a search created a
- * moment ago sees the very next write.
+ * its write, and after it a read of the saved searches' version with one script call (without
+ * `matchWrites`: a second count, with the intent's check), not cached, so that a search created
+ * a moment ago sees the very next write.
  *
  * With `matchWrites`, the writes are matched at once, in the writer's job, and their matches
  * recorded for the pass in place of the posts: the pass then neither reads nor matches them.
