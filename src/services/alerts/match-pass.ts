@@ -2,13 +2,12 @@ import type { Logger } from 'pino';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import type { PostRecord, SearchedPost } from '../../domain/records.ts';
-import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import type { AlertMatches, AlertMatching, AlertQuery } from '../../engine/alerts.ts';
-import { renderPostSummary } from '../../render/post.ts';
 import type { AlertStore, SavedSearchRecord } from './alert-store.ts';
 import type { ClaimedMatch, EventRef, PendingChange } from './pending-entries.ts';
 import type { QueuedDelivery } from './delivery-batches.ts';
+import { renderEventSummaries } from './event-summaries.ts';
 import { eventIdOf } from './events.ts';
 import type { SearchSet } from './search-set.ts';
 
@@ -146,15 +145,9 @@ export function createMatchPass(deps: {
     const posts = new Map<string, SearchedPost>();
     for (const ids of eventsBySearch.values())
       for (const id of ids) if (!storedAt.has(id) && current.has(id)) posts.set(id, current.get(id)!);
-    // Posts keep their authors' counters coarsened: the events show the current ones.
-    const followers = await deps.reads.currentFollowers(snapshotAccountsOf(posts.values()));
-    const rendered = new Map<string, { at: string; summary: string }>();
-    for (const [id, post] of posts)
-      if (isServablePost(post))
-        rendered.set(id, {
-          at,
-          summary: JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)),
-        });
+    const rendered = new Map(
+      [...(await renderEventSummaries(posts.values(), deps))].map(([id, summary]) => [id, { at, summary }]),
+    );
     const timeOf = (id: string) => storedAt.get(id) ?? rendered.get(id)?.at;
     const pairs = new Map<string, EventRef[]>();
     const deliveries: QueuedDelivery[] = [];

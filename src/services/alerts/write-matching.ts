@@ -1,10 +1,9 @@
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import type { PostRecord, PostWrite } from '../../domain/records.ts';
-import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { AlertMatching } from '../../engine/alerts.ts';
 import type { RecordReads } from '../../engine/reads.ts';
-import { renderPostSummary } from '../../render/post.ts';
+import { renderEventSummaries } from './event-summaries.ts';
 import type { MatchedChange } from './pending-entries.ts';
 import type { SearchSet } from './search-set.ts';
 
@@ -79,13 +78,9 @@ export function createWriteMatching(deps: {
       const known = ids.filter((id) => before.get(id)?.has(post));
       changes.push({ post, at, news, known, summary: null });
     }
-    const rendered = changes.filter((c) => c.news.length > 0).map((c) => searched(byPost.get(c.post)!.after));
-    const followers = await deps.reads.currentFollowers(snapshotAccountsOf(rendered));
-    const summaries = new Map(
-      rendered.map((post) => [
-        post.id,
-        JSON.stringify(renderPostSummary(withCurrentFollowers(post, followers), deps.signer)),
-      ]),
+    const summaries = await renderEventSummaries(
+      changes.filter((c) => c.news.length > 0).map((c) => searched(byPost.get(c.post)!.after)),
+      deps,
     );
     for (const change of changes) change.summary = summaries.get(change.post) ?? null;
     return changes;
