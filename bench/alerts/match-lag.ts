@@ -36,7 +36,14 @@ import {
   startLoader,
   waitForQueueIdle,
 } from '../relevance/harness-service.ts';
-import { activitySince, engineActivity, engineCpuMs, redisCpuMs, type EngineActivity } from '../lib/engine-cpu.ts';
+import {
+  activitySince,
+  engineActivity,
+  engineCpuMs,
+  mergesSettled,
+  redisCpuMs,
+  type EngineActivity,
+} from '../lib/engine-cpu.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -202,6 +209,9 @@ try {
         if (performance.now() - startedWaiting > 50) settled = false;
       }
     }
+    // The merges this round's writes set off belong to it (since 2026-11-28; before, they ran on
+    // into the next round's count: one round's engine CPU moved by a quarter between runs).
+    const settled = await mergesSettled(runtime.es);
     // What the round cost, passes included: the engine's CPU and this process's (API, worker, client;
     // not the receiver's).
     const engineCpuS = ((await engineCpuMs(runtime.es)) - cpuAtStart.engine) / 1000;
@@ -256,7 +266,9 @@ try {
     // The round's span in seconds of this process's uptime: the time axis of a `node --cpu-prof`
     // profile of the run, to read one round's share of it.
     const span_s = [+(started / 1000).toFixed(1), +(ended / 1000).toFixed(1)];
-    say(`${round === 0 ? '(warm-up) ' : ''}${JSON.stringify({ ...row, span_s, engine_activity: activity })}`);
+    say(
+      `${round === 0 ? '(warm-up) ' : ''}${JSON.stringify({ ...row, span_s, merges_settled: settled, engine_activity: activity })}`,
+    );
   }
   const none = rows[0]!;
   const cpu = (r: Record<string, number | null>) =>

@@ -75,3 +75,20 @@ export async function redisCpuMs(redis: { info(section: 'cpu'): Promise<string> 
   const value = (name: string) => Number(new RegExp(`^used_cpu_${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
   return (value('sys') + value('user')) * 1000;
 }
+
+/**
+ * Waits until no node is merging (`_nodes/stats` merges.current), at most `timeoutMs`; returns
+ * whether it settled. A bench that counts the engine's CPU per round waits for it at each round's
+ * end: the merges a round's writes set off are then counted in that round, not in whichever comes
+ * next (bench/alerts.md).
+ */
+export async function mergesSettled(es: Pick<Client, 'nodes'>, timeoutMs = 120_000): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    const stats = await es.nodes.stats({ metric: 'indices', index_metric: ['merge'] });
+    const merging = Object.values(stats.nodes).reduce((sum, node) => sum + (node.indices?.merges?.current ?? 0), 0);
+    if (merging === 0) return true;
+    if (performance.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -76,9 +76,12 @@ describe('alert events', () => {
             { post: 'post-c', at: later },
           ],
         ],
+        // Recorded in the same call: each search's own pairs decide (ss_two has seen post-a).
+        ['ss_two', [{ post: 'post-a', at: later }]],
       ]),
     );
     expect(fresh).toEqual(new Map([['ss_one', new Set(['post-c'])]]));
+    expect((await store.events('ss_two', null, 10)).map((e) => JSON.parse(e.body).created_at)).toEqual([at]);
     const all = (await store.events('ss_one', null, 10)).map((e) => JSON.parse(e.body));
     expect(all.map((e) => e.data.post.id)).toEqual(['post-a', 'post-b', 'post-c']);
     expect(all.map((e) => e.created_at)).toEqual([at, at, later]);

@@ -3,7 +3,7 @@ import { cosine } from '../../domain/lookalike.ts';
 import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { stableStringify } from '../../internal/stable-json.ts';
-import { analyzeQuery, withoutMemoizing } from '../../text/languages.ts';
+import { analyzeQuery } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import type { AlertMatches, AlertMatching, AlertQuery } from '../alerts.ts';
 import { engineCall } from './errors.ts';
@@ -18,8 +18,8 @@ import {
   type MemoryQuery,
 } from './memory-query.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
-import { projectPost } from './projection.ts';
 import { createVolatileBounds } from './volatile-bounds.ts';
+import { createWrittenProjections, type WrittenProjections } from './written-projections.ts';
 
 /** Posts read and matched at once. */
 export const POSTS_PER_BATCH = 1000;
@@ -98,8 +98,11 @@ export function createAlertMatching(deps: {
   postsIndex: string;
   accountsIndex: string;
   similarityFloor: number | null;
+  /** The projections the posts' writes made (engine.ts shares its posts store's). */
+  projections?: Pick<WrittenProjections, 'of'>;
 }): AlertMatching {
   const { client, similarityFloor } = deps;
+  const projections = deps.projections ?? createWrittenProjections();
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
   let fields: { definition: string; table: FieldTable } | null = null;
   // Compiling a saved search analyzes its query (language detection, stemming): done once per
@@ -253,13 +256,8 @@ export function createAlertMatching(deps: {
       let slice = performance.now();
       for (const record of batch) {
         slice = await yieldAfter(slice);
-        // Read, not stored: these texts were projected when written, and the intake reuses its own.
         // The projection's `record`, vectors and passages are in no field table: never read.
-        const doc = new MemoryDoc(
-          withoutMemoizing(() => projectPost(record)),
-          table,
-          text.words,
-        );
+        const doc = new MemoryDoc(projections.of(record), table, text.words);
         const stored = record.embedding ? [record.embedding.vector, ...(record.embedding.passages ?? [])] : [];
         const vectors = stored.filter((v) => v.length > 0).map(decodeVector);
         posts.push({ id: record.id, doc, keys: doc.keySets(keywordPaths, text.paths), vectors });

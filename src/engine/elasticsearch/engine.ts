@@ -18,7 +18,7 @@ import { createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
-import { projectAccount, projectPost } from './projection.ts';
+import { projectAccount } from './projection.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
@@ -27,6 +27,7 @@ import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
 import { createAlertMatching } from './alert-matching.ts';
+import { createWrittenProjections } from './written-projections.ts';
 import type { VectorFeedback } from './vector-feedback.ts';
 
 const PAGE = 2000;
@@ -90,7 +91,14 @@ export function createElasticsearchEngine(deps: {
         }
       : {}),
   };
-  const postStore = createRecordStore<PostRecord>({ client, index: posts.write, project: projectPost, ...writes });
+  // Matching at the write reads the projections the writes made (written-projections.ts).
+  const projections = createWrittenProjections();
+  const postStore = createRecordStore<PostRecord>({
+    client,
+    index: posts.write,
+    project: projections.project,
+    ...writes,
+  });
   const accountStore = createRecordStore<AccountRecord>({
     client,
     index: accounts.write,
@@ -350,6 +358,7 @@ export function createElasticsearchEngine(deps: {
       postsIndex: posts.read,
       accountsIndex: accounts.read,
       similarityFloor: deps.similarityFloor ?? null,
+      projections,
     }),
     likeness: createLikenessEvidence({ client, postsIndex: posts.read }),
     intake,

@@ -108,27 +108,45 @@ function lowercase(text: string): string {
   return /[Σİ]/.test(text) ? foldCase(text) : text.toLowerCase();
 }
 
-function pushCut(out: string[], token: string): void {
-  if (token.length <= MAX_TOKEN_LENGTH) out.push(token);
-  else for (let i = 0; i < token.length; i += MAX_TOKEN_LENGTH) out.push(token.slice(i, i + MAX_TOKEN_LENGTH));
+/** Gives `visit` the token, or its pieces of {@link MAX_TOKEN_LENGTH} when longer. */
+function visitCut(token: string, visit: (token: string) => void): void {
+  if (token.length <= MAX_TOKEN_LENGTH) visit(token);
+  else for (let i = 0; i < token.length; i += MAX_TOKEN_LENGTH) visit(token.slice(i, i + MAX_TOKEN_LENGTH));
 }
 
-/** The tokens of `text` under the `standard` tokenizer, in order, lowercased when asked (the `lowercase` filter). */
-export function standardTokens(text: string, lowercased: boolean): string[] {
-  const out: string[] = [];
+/**
+ * Gives `visit` the tokens of `text` under the `standard` tokenizer, in order, lowercased when asked
+ * (the `lowercase` filter). A caller that keeps a few of them (matching keeps only the words its
+ * saved searches look up) builds no list of them all.
+ */
+export function eachStandardToken(text: string, lowercased: boolean, visit: (token: string) => void): void {
   const source = lowercased ? lowercase(text) : text;
   const ascii = ASCII_TEXT.test(source);
   // `match` with the global flag returns the words alone: `matchAll` allocated a match object per
   // token, most of what tokenizing a batch of posts allocated (bench/alerts.md).
   for (const match of source.match(ascii ? ASCII_TOKEN : TOKEN) ?? []) {
-    if ((ascii ? ASCII_JOINER : HAS_JOINER).test(match)) for (const piece of splitJoiners(match)) pushCut(out, piece);
-    else pushCut(out, match);
+    if ((ascii ? ASCII_JOINER : HAS_JOINER).test(match))
+      for (const piece of splitJoiners(match)) visitCut(piece, visit);
+    else visitCut(match, visit);
   }
+}
+
+/** The tokens of `text` under the `standard` tokenizer, in order, lowercased when asked (the `lowercase` filter). */
+export function standardTokens(text: string, lowercased: boolean): string[] {
+  const out: string[] = [];
+  eachStandardToken(text, lowercased, (token) => out.push(token));
   return out;
 }
 
-/** How the engine analyzes the text of a field: a tokenizer and its token filters. */
-export type TextAnalyzer = (text: string) => string[];
+/** How the engine analyzes the text of a field: each of its tokens, in order, given to `visit`. */
+export type TextAnalyzer = (text: string, visit: (token: string) => void) => void;
+
+/** The tokens `analyzer` makes of `text`, in order. */
+export function tokensOf(analyzer: TextAnalyzer, text: string): string[] {
+  const out: string[] = [];
+  analyzer(text, (token) => out.push(token));
+  return out;
+}
 
 /** An analyzer definition of the index settings (`analysis.analyzer.<name>`), or a built-in's name. */
 export interface AnalyzerDefinition {
@@ -148,13 +166,13 @@ const listOf = (value: string | string[] | undefined): string[] =>
  * refused by memory-query.ts, never answered differently from the engine.
  */
 export function textAnalyzer(definition: AnalyzerDefinition | undefined, name: string): TextAnalyzer | null {
-  if (!definition) return name === 'standard' ? (text) => standardTokens(text, true) : null;
+  if (!definition) return name === 'standard' ? (text, visit) => eachStandardToken(text, true, visit) : null;
   if (definition.type !== undefined && definition.type !== 'custom') return null;
   if (definition.tokenizer !== 'standard' || listOf(definition.char_filter).length > 0) return null;
   const filters = listOf(definition.filter);
   if (filters.some((f) => f !== 'lowercase')) return null;
   const lowercased = filters.includes('lowercase');
-  return (text) => standardTokens(text, lowercased);
+  return (text, visit) => eachStandardToken(text, lowercased, visit);
 }
 
 /** A keyword normalizer's in-memory form (`lowercase` only), or null when it has other filters. */

@@ -1,6 +1,12 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
-import { keywordNormalizer, textAnalyzer, type AnalyzerDefinition, type TextAnalyzer } from './memory-analysis.ts';
+import {
+  keywordNormalizer,
+  textAnalyzer,
+  tokensOf,
+  type AnalyzerDefinition,
+  type TextAnalyzer,
+} from './memory-analysis.ts';
 
 /**
  * Elasticsearch queries evaluated against one document in the process, as the engine's percolator
@@ -123,23 +129,35 @@ export class MemoryDoc {
     return lists;
   }
 
-  private analyze(path: string): string[][] {
+  private textField(path: string): Extract<FieldKind, { kind: 'text' }> {
     const field = this.fields.get(path);
     if (field?.kind !== 'text') throw new InternalError(`${path} is not a text field`);
-    return this.values(path).map((v) => field.analyze(String(v)));
+    return field;
+  }
+
+  private analyze(path: string): string[][] {
+    const field = this.textField(path);
+    return this.values(path).map((v) => tokensOf(field.analyze, String(v)));
   }
 
   /** The distinct tokens of a text field (with `words`, only those among them). */
   tokenSet(path: string): Set<string> {
     let set = this.tokenSets.get(path);
     if (!set) {
-      set = new Set();
+      const out = new Set<string>();
       const { words } = this;
-      // With `words`, the lists are not kept (only phrases read them, on a few documents): a batch's
-      // whole text would otherwise outlive the young generation (bench/alerts.md).
-      for (const list of this.tokenLists.get(path) ?? (words ? this.analyze(path) : this.tokens(path)))
-        for (const token of list) if (!words || words.has(token)) set.add(token);
-      this.tokenSets.set(path, set);
+      const lists = this.tokenLists.get(path);
+      if (words && !lists) {
+        // With `words`, no token list is made (only phrases read them, on a few documents): a batch's
+        // whole text would otherwise outlive the young generation (bench/alerts.md).
+        const { analyze } = this.textField(path);
+        const keep = (token: string) => void (words.has(token) && out.add(token));
+        for (const value of this.values(path)) analyze(String(value), keep);
+      } else
+        for (const list of lists ?? this.tokens(path))
+          for (const token of list) if (!words || words.has(token)) out.add(token);
+      this.tokenSets.set(path, out);
+      set = out;
     }
     return set;
   }
@@ -420,7 +438,7 @@ function compileMultiMatch(body: estypes.QueryDslMultiMatchQuery, fields: FieldT
   const perField = paths.map((path) => {
     const field = fieldOf(fields, path);
     if (field.kind !== 'text') unsupported(`multi_match over the ${field.kind} field ${path}`);
-    return { path, tokens: field.search(body.query) };
+    return { path, tokens: tokensOf(field.search, body.query) };
   });
   const keys = new Set<string>();
   for (const { tokens } of perField) {

@@ -40,6 +40,17 @@ if #fresh > 0 then
 end
 return fresh`;
 
+/**
+ * Records the changes an intake job is about to write (KEYS: its intent; ARGV: its time to live in
+ * seconds, then post and change pairs), each post's first change kept (a retry's intent keeps the
+ * first attempt's). One call rather than a command per post: for 20,000 posts in jobs of 500,
+ * 0.07 CPU-s of the client against 0.22–0.31, Redis's the same (0.30–0.33; 2026-11-28).
+ */
+export const INTEND = `
+for i = 2, #ARGV, 2 do redis.call('hsetnx', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('expire', KEYS[1], ARGV[1])
+return 1`;
+
 /** Moves a job's intent (KEYS[1]) into pending (KEYS[2]), earlier changes kept; 0 when there was none. */
 export const CONFIRM_INTENT = `
 local intent = redis.call('hgetall', KEYS[1])
@@ -51,17 +62,24 @@ redis.call('del', KEYS[1])
 return 1`;
 
 /**
- * Records a job's matched changes (KEYS: its intent, pending; ARGV: how many written posts, their
- * ids, then field and value pairs of the matched changes): the changes are added to pending, the
- * intent's changes of posts this attempt did not write (an earlier attempt did) are moved into it
- * as they are, and the intent is dropped. Returns how many entries pending gained.
+ * Records a job's matched changes (KEYS: its intent, pending, then the keys of their summaries;
+ * ARGV: the summaries' time to live in seconds, how many written posts, their ids, how many matched
+ * changes, their field and value pairs, then the summaries in their keys' order): the summaries are
+ * stored, the changes added to pending, the intent's changes of posts this attempt did not write
+ * (an earlier attempt did) moved into it as they are, and the intent dropped. Returns how many
+ * entries pending gained.
  */
 export const RECORD_MATCHED = `
 local written = {}
-local count = tonumber(ARGV[1])
-for i = 2, count + 1 do written[ARGV[i]] = true end
+local count = tonumber(ARGV[2])
+for i = 3, count + 2 do written[ARGV[i]] = true end
+local changes = tonumber(ARGV[count + 3])
+local first = count + 4
+for k = 3, #KEYS do
+  redis.call('set', KEYS[k], ARGV[first + 2 * changes + k - 3], 'EX', ARGV[1])
+end
 local added = 0
-for i = count + 2, #ARGV, 2 do
+for i = first, first + 2 * changes - 1, 2 do
   redis.call('hset', KEYS[2], ARGV[i], ARGV[i + 1])
   added = added + 1
 end
