@@ -151,8 +151,11 @@ export class MemoryDoc {
         // With `words`, no token list is made (only phrases read them, on a few documents): a batch's
         // whole text would otherwise outlive the young generation (bench/alerts.md).
         const { analyze } = this.textField(path);
-        const keep = (token: string) => void (words.has(token) && out.add(token));
-        for (const value of this.values(path)) analyze(String(value), keep);
+        // An unnamed visitor: run through tsx (keepNames), a named one costs a defineProperty per call.
+        for (const value of this.values(path))
+          analyze(String(value), (token) => {
+            if (words.has(token)) out.add(token);
+          });
       } else
         for (const list of lists ?? this.tokens(path))
           for (const token of list) if (!words || words.has(token)) out.add(token);
