@@ -176,27 +176,6 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     return results;
   }
 
-  /**
-   * `items` in groups of about {@link PIPELINE_SIZE} by `weight` (a script call's size): one call per
-   * group keeps each under the guard's timeout, as {@link batched} does for commands.
-   */
-  function groups<T>(items: readonly T[], weight: (item: T) => number): T[][] {
-    const out: T[][] = [];
-    let current: T[] = [];
-    let size = 0;
-    for (const item of items) {
-      current.push(item);
-      size += weight(item);
-      if (size >= PIPELINE_SIZE) {
-        out.push(current);
-        current = [];
-        size = 0;
-      }
-    }
-    if (current.length > 0) out.push(current);
-    return out;
-  }
-
   async function hashes(keys: string[]): Promise<Record<string, string>[]> {
     return (await batched(keys.map((k) => (p) => p.hgetall(k)))) as Record<string, string>[];
   }
@@ -475,12 +454,14 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
      * a post, as pending does), before it writes them.
      */
     recordIntent: async (job: string, changes: ReadonlyMap<string, PendingChange>) => {
-      const entries = [...changes].map(([id, change]) => [id, JSON.stringify(change)] as const);
-      await batched(
-        groups(entries, () => 1).map(
-          (group) => (p: ChainableCommander) => p.eval(INTEND, 1, key.intent(job), INTENT_TTL_S, ...group.flat()),
-        ),
-      );
+      const entries = [...changes].flatMap(([id, change]) => [id, JSON.stringify(change)]);
+      // A script per PIPELINE_SIZE posts, so that each stays under the guard's timeout.
+      const calls: Array<(p: ChainableCommander) => unknown> = [];
+      for (let i = 0; i < entries.length; i += 2 * PIPELINE_SIZE) {
+        const chunk = entries.slice(i, i + 2 * PIPELINE_SIZE);
+        calls.push((p) => p.eval(INTEND, 1, key.intent(job), INTENT_TTL_S, ...chunk));
+      }
+      await batched(calls);
     },
 
     /** Moves job `job`'s intent into pending once its writes are done; false when it recorded none. */
