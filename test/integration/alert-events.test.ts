@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertStore, EVENT_RETENTION_MS, type AlertStore } from '../../src/services/alerts/alert-store.ts';
 import { matchedEventBody } from '../../src/services/alerts/events.ts';
+import { startRedisServer } from '../helpers/redis-server.ts';
 
 // The events' storage on a real Redis: what the pull endpoint reads back is the body the webhook
 // sends, each post's summary stored once per pass however many saved searches it matched.
@@ -85,6 +86,26 @@ describe('alert events', () => {
     const all = (await store.events('ss_one', null, 10)).map((e) => JSON.parse(e.body));
     expect(all.map((e) => e.data.post.id)).toEqual(['post-a', 'post-b', 'post-c']);
     expect(all.map((e) => e.created_at)).toEqual([at, at, later]);
+  });
+
+  it('records events on a Redis that has forgotten its scripts (a restart, SCRIPT FLUSH), once each', async () => {
+    // A server of its own: flushing the shared one's scripts would reach other test files.
+    const server = await startRedisServer();
+    const own = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    try {
+      const ownStore = createAlertStore({ redis: own, prefix });
+      const at = new Date().toISOString();
+      const pairs = (posts: string[]) => new Map([['ss_flush', posts.map((post) => ({ post, at }))]]);
+      expect(await ownStore.appendEvents(pairs(['post-a']))).toEqual(new Map([['ss_flush', new Set(['post-a'])]]));
+      await own.script('FLUSH');
+      expect(await ownStore.appendEvents(pairs(['post-a', 'post-b']))).toEqual(
+        new Map([['ss_flush', new Set(['post-b'])]]),
+      );
+      expect(await own.xlen(`${prefix}:alert-store:search:ss_flush:events`)).toBe(2);
+    } finally {
+      own.disconnect();
+      await server.close();
+    }
   });
 
   it('serves no event older than the retention, and entries stored whole as they are', async () => {

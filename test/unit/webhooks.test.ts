@@ -9,7 +9,7 @@ import {
   RefusedWebhookAddress,
   resolveWebhookAddress,
 } from '../../src/services/alerts/webhook-address.ts';
-import { retryAfterMs, signatureHeaders } from '../../src/services/alerts/webhook-sender.ts';
+import { retryAfterMs, signatureHeaders, signingKey } from '../../src/services/alerts/webhook-sender.ts';
 
 describe('webhook addresses', () => {
   it('counts only public unicast addresses as public, IPv4-mapped IPv6 included', () => {
@@ -78,6 +78,8 @@ describe('webhook signatures', () => {
       const headers = signatureHeaders({ id: 'evt_2', body, secrets: [secret] }, at);
       expect(headers['webhook-timestamp']).toBe('1795867200');
       expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('evt_2', at, body));
+      // The key made once for a job's messages signs the same.
+      expect(signatureHeaders({ id: 'evt_2', body, secrets: [signingKey(secret)] }, at)).toEqual(headers);
     }
   });
 

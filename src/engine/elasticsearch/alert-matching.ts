@@ -177,32 +177,50 @@ export function createAlertMatching(deps: {
     for (const post of batch)
       for (const keys of post.keys) for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
     const count = (key: string) => counts.get(key) ?? 0;
-    const byKey = new Map<string, CompiledSearch[]>();
-    const everywhere: CompiledSearch[] = [];
-    for (const search of searches) {
+    // Searches by their index in `searches`.
+    const byKey = new Map<string, number[]>();
+    const everywhere: number[] = [];
+    searches.forEach((search, index) => {
       const lexical = chooseKeys(search.matched.triggers, count);
       const semantic = search.filtered ? chooseKeys(search.filtered.triggers, count) : { keys: [], cost: 0 };
       if (!lexical || !semantic) {
-        everywhere.push(search);
-        continue;
+        everywhere.push(index);
+        return;
       }
       for (const key of new Set([...lexical.keys, ...semantic.keys])) {
         if (!counts.has(key)) continue;
         const list = byKey.get(key);
-        if (list) list.push(search);
-        else byKey.set(key, [search]);
+        if (list) list.push(index);
+        else byKey.set(key, [index]);
       }
-    }
+    });
+    // A post's candidates, each once: marked with the post's ordinal rather than gathered in a set
+    // per post.
+    const marks = new Int32Array(searches.length);
+    const candidates: number[] = [];
     let slice = performance.now();
-    for (const post of batch) {
+    for (let ordinal = 1; ordinal <= batch.length; ordinal++) {
+      const post = batch[ordinal - 1]!;
       slice = await yieldAfter(slice);
-      const candidates = new Set(everywhere);
+      candidates.length = 0;
+      for (const index of everywhere) {
+        marks[index] = ordinal;
+        candidates.push(index);
+      }
       for (const keys of post.keys)
         for (const key of keys) {
-          const searches = byKey.get(key);
-          if (searches) for (const search of searches) candidates.add(search);
+          const listed = byKey.get(key);
+          if (listed)
+            for (const index of listed)
+              if (marks[index] !== ordinal) {
+                marks[index] = ordinal;
+                candidates.push(index);
+              }
         }
-      for (const search of candidates) if (matches(search, post)) add(out, search.id, post.id);
+      for (const index of candidates) {
+        const search = searches[index]!;
+        if (matches(search, post)) add(out, search.id, post.id);
+      }
     }
   }
 

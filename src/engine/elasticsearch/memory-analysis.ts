@@ -5,7 +5,8 @@ import { foldCase } from '../../query/fields.ts';
  * Lucene's `standard` tokenizer (Unicode word segmentation, UAX #29, with the token types Lucene
  * adds: one token per Han ideograph and per Hiragana character, one per run of Katakana or of a
  * South-East Asian script, emoji sequences as tokens), the `lowercase` filter (one code point at a
- * time), and the `lowercase` normalizer of keyword fields. Checked token for token against the
+ * time). The analyzers built of them are in text-analyzers.ts; finding only some words of a text,
+ * in known-tokens.ts. Checked token for token against the
  * engine's `_analyze` on the demo corpus in every language it holds and on edge cases
  * (test/integration/memory-analysis.test.ts).
  *
@@ -15,7 +16,7 @@ import { foldCase } from '../../query/fields.ts';
  */
 
 /** Lucene cuts longer tokens into pieces of this length (StandardAnalyzer's default). */
-const MAX_TOKEN_LENGTH = 255;
+export const MAX_TOKEN_LENGTH = 255;
 
 // Word characters: letters other than the scripts tokenized apart below, decimal digits, the
 // connector punctuation UAX #29 calls ExtendNumLet (`_`), each with its combining marks and format
@@ -136,51 +137,4 @@ export function standardTokens(text: string, lowercased: boolean): string[] {
   const out: string[] = [];
   eachStandardToken(text, lowercased, (token) => out.push(token));
   return out;
-}
-
-/** How the engine analyzes the text of a field: each of its tokens, in order, given to `visit`. */
-export type TextAnalyzer = (text: string, visit: (token: string) => void) => void;
-
-/** The tokens `analyzer` makes of `text`, in order. */
-export function tokensOf(analyzer: TextAnalyzer, text: string): string[] {
-  const out: string[] = [];
-  analyzer(text, (token) => out.push(token));
-  return out;
-}
-
-/** An analyzer definition of the index settings (`analysis.analyzer.<name>`), or a built-in's name. */
-export interface AnalyzerDefinition {
-  type?: string;
-  tokenizer?: string;
-  filter?: string | string[];
-  char_filter?: string | string[];
-}
-
-/** A list setting, which the engine also takes as one string. */
-const listOf = (value: string | string[] | undefined): string[] =>
-  value === undefined ? [] : Array.isArray(value) ? value : [value];
-
-/**
- * The in-memory form of an analyzer, or null for one this module cannot reproduce (another
- * tokenizer, a filter other than `lowercase`, any char filter): a query over such a field is
- * refused by memory-query.ts, never answered differently from the engine.
- */
-export function textAnalyzer(definition: AnalyzerDefinition | undefined, name: string): TextAnalyzer | null {
-  if (!definition) return name === 'standard' ? (text, visit) => eachStandardToken(text, true, visit) : null;
-  if (definition.type !== undefined && definition.type !== 'custom') return null;
-  if (definition.tokenizer !== 'standard' || listOf(definition.char_filter).length > 0) return null;
-  const filters = listOf(definition.filter);
-  if (filters.some((f) => f !== 'lowercase')) return null;
-  const lowercased = filters.includes('lowercase');
-  return (text, visit) => eachStandardToken(text, lowercased, visit);
-}
-
-/** A keyword normalizer's in-memory form (`lowercase` only), or null when it has other filters. */
-export function keywordNormalizer(
-  definition: Omit<AnalyzerDefinition, 'tokenizer'> | undefined,
-): ((value: string) => string) | null {
-  if (!definition) return (value) => value;
-  const filters = listOf(definition.filter);
-  if (listOf(definition.char_filter).length > 0 || filters.some((f) => f !== 'lowercase')) return null;
-  return filters.includes('lowercase') ? foldCase : (value) => value;
 }

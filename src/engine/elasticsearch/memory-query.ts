@@ -1,12 +1,13 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { InternalError } from '../../internal/errors.ts';
+import { vocabularyOf } from './known-tokens.ts';
 import {
   keywordNormalizer,
   textAnalyzer,
   tokensOf,
   type AnalyzerDefinition,
   type TextAnalyzer,
-} from './memory-analysis.ts';
+} from './text-analyzers.ts';
 
 /**
  * Elasticsearch queries evaluated against one document in the process, as the engine's percolator
@@ -151,11 +152,9 @@ export class MemoryDoc {
         // With `words`, no token list is made (only phrases read them, on a few documents): a batch's
         // whole text would otherwise outlive the young generation (bench/alerts.md).
         const { analyze } = this.textField(path);
+        const vocabulary = vocabularyOf(words);
         // An unnamed visitor: run through tsx (keepNames), a named one costs a defineProperty per call.
-        for (const value of this.values(path))
-          analyze(String(value), (token) => {
-            if (words.has(token)) out.add(token);
-          });
+        for (const value of this.values(path)) analyze.known(String(value), vocabulary, (token) => out.add(token));
       } else
         for (const list of lists ?? this.tokens(path))
           for (const token of list) if (!words || words.has(token)) out.add(token);

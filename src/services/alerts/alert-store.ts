@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ChainableCommander, Redis } from 'ioredis';
+import { isNoScript, luaScript } from '../../internal/lua-script.ts';
 import { createRedisGuard } from '../../internal/redis-guard.ts';
 import {
-  APPEND_EVENTS,
+  APPEND_EVENTS as APPEND_EVENTS_LUA,
   CLAIM,
   CONFIRM_INTENT,
   INSERT_SEARCH,
@@ -101,6 +102,10 @@ export const EVENTS_KEPT = 10_000;
 /** How long events are kept for pulling (and their posts' summaries a day longer). */
 export const EVENT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 const SUMMARY_TTL_S = EVENT_RETENTION_MS / 1000 + 24 * 60 * 60;
+/** The scripts called by SHA (lua-script.ts): those called once per saved search of a pass. */
+const APPEND_EVENTS = luaScript(APPEND_EVENTS_LUA);
+const BY_SHA = [APPEND_EVENTS];
+
 /** Commands per pipeline of the bulk operations. */
 const PIPELINE_SIZE = 1000;
 /** Delivery attempts kept per endpoint. */
@@ -165,15 +170,28 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
     const results: unknown[] = [];
     for (let i = 0; i < commands.length; i += PIPELINE_SIZE) {
       const chunk = commands.slice(i, i + PIPELINE_SIZE);
-      results.push(
-        ...(await guard.run(async () => {
-          const pipeline = redis.pipeline();
-          for (const command of chunk) command(pipeline);
-          return guard.unwrap(await pipeline.exec());
-        })),
-      );
+      results.push(...(await guard.run(() => execLoadingScripts(chunk))));
     }
     return results;
+  }
+
+  /**
+   * Runs `commands` as one pipeline; those Redis answered NOSCRIPT (it had not loaded a script
+   * called by SHA: a restart, a SCRIPT FLUSH) ran nothing, and run again once the scripts are loaded.
+   */
+  async function execLoadingScripts(commands: ReadonlyArray<(pipeline: ChainableCommander) => unknown>) {
+    const pipeline = redis.pipeline();
+    for (const command of commands) command(pipeline);
+    const results = await pipeline.exec();
+    const missing = results?.flatMap(([error], i) => (isNoScript(error) ? [i] : [])) ?? [];
+    if (missing.length > 0) {
+      await Promise.all(BY_SHA.map((script) => redis.script('LOAD', script.lua)));
+      const again = redis.pipeline();
+      for (const i of missing) commands[i]!(again);
+      const retried = guard.unwrap(await again.exec());
+      missing.forEach((i, k) => (results![i] = [null, retried[k]]));
+    }
+    return guard.unwrap(results);
   }
 
   async function hashes(keys: string[]): Promise<Record<string, string>[]> {
@@ -390,8 +408,8 @@ export function createAlertStore(deps: { redis: Redis; prefix: string; timeoutMs
         asked.map(
           ([search, refs]) =>
             (p: ChainableCommander) =>
-              p.eval(
-                APPEND_EVENTS,
+              p.evalsha(
+                APPEND_EVENTS.sha,
                 3,
                 key.seen(search),
                 key.events(search),

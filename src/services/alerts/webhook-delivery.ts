@@ -3,7 +3,7 @@ import { RetryDeliveryError } from '../../queues/registry.ts';
 import type { AlertStore, DeliveryAttempt, EndpointRecord } from './alert-store.ts';
 import { matchedEventBody } from './events.ts';
 import type { SecretBox } from './secret-box.ts';
-import { sendWebhook, type SendOutcome } from './webhook-sender.ts';
+import { sendWebhook, signingKey, type SendOutcome } from './webhook-sender.ts';
 
 /** How long deliveries of one event are retried, and how long an endpoint may fail before it is disabled. */
 export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -132,7 +132,7 @@ export function createWebhookDelivery(deps: {
   /** Sends the events in order until one is to be retried or the endpoint is gone; logs each attempt. */
   async function run(endpoint: EndpointRecord, job: DeliveryJob, context: DeliveryContext): Promise<DeliveryResult> {
     const url = new URL(endpoint.url);
-    const secrets = signingSecrets(endpoint, deps.box, now());
+    const secrets = signingSecrets(endpoint, deps.box, now()).map(signingKey);
     const bodies = await bodiesOf(job.events);
     const log: DeliveryAttempt[] = [];
     const rest = (from: number, events = job.events.slice(from)) => ({ endpoint_id: job.endpoint_id, events });
