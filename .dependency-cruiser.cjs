@@ -86,6 +86,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'runtime-dependencies',
+      comment:
+        'what src/ and workers/ import at run time is a dependency of package.json: a devDependency, or a package only another one brings, is gone after `npm prune --omit=dev` or its next update',
+      severity: 'error',
+      from: { path: '^(src|workers)/' },
+      to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-unresolvable',
       severity: 'error',
       from: {},
