@@ -7,7 +7,8 @@
  *   delivery, seed → domain → contract → internal
  *
  * The engine and embedding adapters (src/engine/elasticsearch, src/embedding) implement roles for
- * the layers above and are wired in by src/start only.
+ * the layers above and are wired in by src/start only; the percolator (src/percolator, Elasticsearch
+ * queries evaluated in the process) serves the engine adapter.
  */
 const layers = {
   cli: { path: '^src/cli/', may: ['start', 'services', 'engine', 'seed', 'contract', 'internal'] },
@@ -41,8 +42,9 @@ const layers = {
   engine: { path: '^src/engine/[^/]+$', may: ['query', 'domain', 'contract', 'internal'] },
   elasticsearch: {
     path: '^src/engine/elasticsearch/',
-    may: ['engine', 'query', 'text', 'domain', 'contract', 'internal'],
+    may: ['engine', 'percolator', 'query', 'text', 'domain', 'contract', 'internal'],
   },
+  percolator: { path: '^src/percolator/', may: ['query', 'internal'] },
   embedding: { path: '^src/embedding/', may: ['internal'] },
   query: { path: '^src/query/', may: ['contract', 'internal'] },
   text: { path: '^src/text/', may: ['domain', 'contract', 'internal'] },

@@ -130,6 +130,11 @@ export interface PostRecord {
   view_ratio_to_account_baseline: number | null;
   /** Absent until the worker embeds the post (only with embeddings on). */
   embedding?: StoredEmbedding;
+  /**
+   * When the service first wrote the post (ISO 8601 UTC), set by that write: saved searches judge
+   * by it whether the post can be news to them (created after them, within 30 days).
+   */
+  first_seen_at?: string;
 }
 
 /** One write of a post: the record before it (null: the post is new) and after. */

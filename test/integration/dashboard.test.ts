@@ -371,3 +371,42 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
     expect(keysPage.body).toMatch(new RegExp(`data-key-id="${id}".*?<time datetime="${today}T`));
   });
 });
+
+describe('dashboard: alerts', () => {
+  it('answers a form that does not fit with a form error, never a 500, and limits test events', async () => {
+    const { client } = await signUp('alerts');
+    await client.get('/dashboard/alerts');
+    const long = await client.post('/dashboard/alerts/endpoints', {
+      url: 'https://93.184.215.14/hooks',
+      description: 'x'.repeat(501),
+    });
+    expect(long.status).toBe(422);
+    expect(long.body).toContain('at most 500 characters');
+    expect((await client.get('/dashboard/alerts')).body).toContain('No endpoints yet');
+
+    const created = await client.post('/dashboard/alerts/endpoints', {
+      url: 'https://93.184.215.14/hooks',
+      description: 'y'.repeat(500),
+    });
+    expect(created.status).toBe(201);
+    const id = /data-endpoint-id="(whe_[a-z0-9]+)"/.exec(created.body)![1]!;
+    // No worker runs here: the test events only queue. The sixth in a minute is refused on the page.
+    for (let i = 0; i < 5; i++) {
+      await client.get('/dashboard/alerts');
+      expect((await client.post(`/dashboard/alerts/endpoints/${id}/test`, {})).status).toBe(303);
+    }
+    await client.get('/dashboard/alerts');
+    const refused = await client.post(`/dashboard/alerts/endpoints/${id}/test`, {});
+    expect(refused.status).toBe(429);
+    expect(refused.body).toContain('5 test events a minute');
+
+    // A failing endpoint says why on the page (what the worker notes on it: webhook-delivery.ts).
+    await stack.runtime.redis.hset(`${stack.config.REDIS_PREFIX}:alert-store:endpoint:${id}`, {
+      failing_since: new Date().toISOString(),
+      last_error: 'service error: the signing secret cannot be opened',
+    });
+    const page = await client.get('/dashboard/alerts');
+    expect(page.body).toContain('Deliveries failing since');
+    expect(page.body).toContain('the signing secret cannot be opened');
+  });
+});

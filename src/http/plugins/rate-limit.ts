@@ -29,7 +29,14 @@ export interface RouteRateLimit {
    * The count is not awaited here: {@link run} awaits it alongside the operation.
    */
   count: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Runs a read alongside its count; a request found over budget gets its 429 and the result is dropped. */
   run: Limiter;
+  /**
+   * Runs an operation that changes something only once its count says the key is within budget:
+   * a request over budget is refused before it acts (a 429 that created an endpoint anyway, or
+   * rotated a secret nobody would see, would be worse than the round trip this waits for).
+   */
+  mutate: Limiter;
 }
 
 declare module 'fastify' {
@@ -71,8 +78,9 @@ function setHeaders(
  * counting on a key id read from an unverified header would let anyone spend another customer's
  * budget. A key's own limit (`social-search keys limit`) replaces the policy's default.
  *
- * The Redis count runs alongside the operation rather than before it, so the limit adds no round
- * trip within budget; a request found over budget is answered 429 and its result dropped. The
+ * For reads, the Redis count runs alongside the operation rather than before it, so the limit adds
+ * no round trip within budget; a request found over budget is answered 429 and its result
+ * dropped. An operation that changes something waits for its count (`mutate`). The
  * node then remembers the key as over budget until the window resets and answers its next
  * requests 429 at once, with no engine work: a client hammering past its limit costs one
  * operation per node, not one per request.
@@ -135,6 +143,10 @@ export async function registerRateLimit(
       counted.catch(() => undefined);
       request.rateBudget = counted;
     },
+    async mutate(request, _reply, operation) {
+      await request.rateBudget;
+      return operation();
+    },
     async run(request, _reply, operation) {
       // Both settle before the answer: a fast failure (a 404 read) still carries the budget's
       // headers, and a key over budget gets its 429 whatever the operation did.
@@ -150,4 +162,5 @@ export async function registerRateLimit(
 export const UNLIMITED: RouteRateLimit = {
   count: async () => undefined,
   run: (_request, _reply, operation) => operation(),
+  mutate: (_request, _reply, operation) => operation(),
 };

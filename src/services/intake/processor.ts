@@ -86,9 +86,13 @@ export function createObservationProcessor(deps: {
   ) {
     const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
     const changes = deps.changes;
+    const firstSeen = new Date().toISOString();
     return store.posts.merge(
       [...groups.keys()],
-      (id, current) => withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts),
+      (id, current) => {
+        const merged = withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts);
+        return current === null ? { ...merged, first_seen_at: firstSeen } : merged;
+      },
       {
         points,
         // Recorded before they are written: see PostWriteRecorder.
