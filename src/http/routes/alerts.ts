@@ -63,11 +63,12 @@ export const alertRoutes: FastifyPluginAsyncZod<{
     querystring?: Q,
   ) => ({
     ...common,
+    // Without a query, no `querystring` key at all (Fastify warns of one set to nothing).
     schema: {
       operationId,
       params: resourceParamsSchema,
-      querystring: querystring as Q,
       response: { ...response, ...errors },
+      ...((querystring ? { querystring } : {}) as { querystring: Q }),
     },
   });
 
