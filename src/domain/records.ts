@@ -144,10 +144,10 @@ export interface PostWrite {
 }
 
 /**
- * Told of post writes (the saved searches' matching pass looks at them again). A writer that runs
- * as a retried job tells it twice: `intend` before each write, then `record` after, both with its
- * job's id, so that an attempt failing between its write and `record` leaves what it wrote for
- * the next attempt to record (whose own merge finds nothing left to write).
+ * Told of post writes (saved searches match them: services/alerts). A writer that runs as a retried
+ * job tells it twice: `intend` before each write, then `record` after, both with its job's id, so
+ * that an attempt failing between its write and `record` leaves what it wrote for the next attempt
+ * to hand on (whose own merge finds nothing left to write).
  */
 export interface PostWriteRecorder {
   intend?(job: string, writes: Iterable<PostWrite>): Promise<void>;

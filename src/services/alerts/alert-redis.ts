@@ -56,11 +56,12 @@ export function openAlertRedis(deps: { redis: Redis; prefix: string; timeoutMs?:
     evalsha: (script, keys, args) =>
       guard.run(async () => {
         try {
-          return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+          // One array argument: ioredis flattens it, where spreading thousands of them overflows a call.
+          return await redis.call('evalsha', [script.sha, keys.length, ...keys, ...args]);
         } catch (error) {
           if (!isNoScript(error)) throw error;
           await redis.script('LOAD', script.lua);
-          return redis.evalsha(script.sha, keys.length, ...keys, ...args);
+          return redis.call('evalsha', [script.sha, keys.length, ...keys, ...args]);
         }
       }),
   };

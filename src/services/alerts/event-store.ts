@@ -11,6 +11,8 @@ import { eventIdOf, matchedEventBody } from './events.ts';
 export const NEWS_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 /** Summaries outlive the events referring to them by a day (a page read at the window's edge). */
 const SUMMARY_TTL_S = NEWS_WINDOW_MS / 1000 + 24 * 60 * 60;
+/** Saved searches whose news one script call records. */
+const SEARCHES_PER_CALL = 500;
 /** How long a delivery waits in its endpoint's outbox at most (webhook-delivery.ts). */
 export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -129,32 +131,35 @@ export function createEventStore(
      */
     record: async (posts: readonly NewsPost[], news: readonly NewsFor[], now = Date.now()): Promise<Recorded> => {
       const out: Recorded = new Map();
-      const indexOf = new Map(posts.map((p, i) => [p.post, i + 1]));
+      const byPost = new Map(posts.map((p) => [p.post, p]));
       const asked = news.filter((n) => n.posts.length > 0);
-      if (asked.length === 0) return out;
-      const keys = [deps.deliveries.due, ...posts.map((p) => summaryOf(p.post, p.at))];
-      const args: Array<string | number> = [
-        now,
-        now - NEWS_WINDOW_MS,
-        deps.limit,
-        SUMMARY_TTL_S,
-        now - DELIVERY_WINDOW_MS,
-        posts.length,
-      ];
-      for (const p of posts) args.push(p.post, p.at, p.firstSeen, p.summary);
-      for (const { search, posts: ids } of asked) {
-        const endpoint = search.webhook_endpoint_id;
-        keys.push(
-          newsOf(search.id),
-          eventsOf(search.id),
-          key('search', search.id),
-          endpoint ? deps.deliveries.outboxOf(endpoint) : key('search', search.id),
-        );
-        args.push(search.id, endpoint ? deps.deliveries.memberOf(search.owner, endpoint) : '', ids.length);
-        for (const id of ids) args.push(indexOf.get(id)!, eventIdOf(search.id, id));
+      // A script per SEARCHES_PER_CALL searches: each call stays short for Redis (which runs one
+      // script at a time) and small to send (at 10,000 saved searches one call for a job's news was
+      // ~120,000 arguments, past what a call can spread).
+      for (let from = 0; from < asked.length; from += SEARCHES_PER_CALL) {
+        const chunk = asked.slice(from, from + SEARCHES_PER_CALL);
+        const used = [...new Set(chunk.flatMap((n) => n.posts))].map((id) => byPost.get(id)!);
+        const indexOf = new Map(used.map((p, i) => [p.post, i + 1]));
+        const keys = [deps.deliveries.due, ...used.map((p) => summaryOf(p.post, p.at))];
+        const args: Array<string | number> = [
+          now,
+          now - NEWS_WINDOW_MS,
+          deps.limit,
+          SUMMARY_TTL_S,
+          now - DELIVERY_WINDOW_MS,
+          used.length,
+        ];
+        for (const p of used) args.push(p.post, p.at, p.firstSeen, p.summary);
+        for (const { search, posts: ids } of chunk) {
+          const endpoint = search.webhook_endpoint_id;
+          const hash = key('search', search.id);
+          keys.push(newsOf(search.id), eventsOf(search.id), hash, endpoint ? deps.deliveries.outboxOf(endpoint) : hash);
+          args.push(search.id, endpoint ? deps.deliveries.memberOf(search.owner, endpoint) : '', ids.length);
+          for (const id of ids) args.push(indexOf.get(id)!, eventIdOf(search.id, id));
+        }
+        const counts = (await store.evalsha(RECORD, keys, args)) as number[];
+        chunk.forEach(({ search }, i) => out.set(search.id, { recorded: counts[2 * i]!, dropped: counts[2 * i + 1]! }));
       }
-      const counts = (await store.evalsha(RECORD, keys, args)) as number[];
-      asked.forEach(({ search }, i) => out.set(search.id, { recorded: counts[2 * i]!, dropped: counts[2 * i + 1]! }));
       return out;
     },
 

@@ -46,7 +46,7 @@ export function createObservationProcessor(deps: {
   };
   /** Where batches nobody waits on leave steps 3–4; without it they run inline. */
   followUps?: Pick<FollowUpBacklog, 'add'>;
-  /** Where written posts wait for the saved searches' matching pass; absent: not recorded. */
+  /** What is told of written posts (saved searches match them); absent: nothing is told. */
   changes?: PostWriteRecorder;
   /**
    * The mirror of the accounts' current followers that posts render from
