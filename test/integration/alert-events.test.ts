@@ -43,7 +43,7 @@ async function saved(id: string, endpoint: string | null = null): Promise<SavedS
     last_match_at: null,
     events_dropped: 0,
   };
-  expect(await searches.insert(record, 100)).toBe(true);
+  expect(await searches.insert(record, 1000)).toBe(true);
   return record;
 }
 
@@ -163,6 +163,18 @@ describe('alert events', () => {
     const outbox = await redis.xrange(`${prefix}:alert-store:endpoint:whe_push:outbox`, '-', '+');
     expect(outbox.map(([, fields]) => fields[1])).toEqual([eventIdOf('ss_push', 'p-1'), eventIdOf('ss_push', 'p-2')]);
     expect(await redis.zrange(`${prefix}:alert-store:deliveries:due`, 0, -1)).toEqual(['holder@example.com\twhe_push']);
+  });
+
+  it('records a job whose news would pass the arguments a call can spread (saved searches by the thousand)', async () => {
+    const many = await Promise.all(Array.from({ length: 200 }, (_, i) => saved(`ss_many_${i}`)));
+    const posts = Array.from({ length: 400 }, (_, i) => news(`many-${i}`));
+    // 80,000 pairs: over 160,000 script arguments.
+    const recorded = await events.record(
+      posts,
+      many.map((search) => ({ search, posts: posts.map((p) => p.post) })),
+    );
+    expect(recorded.size).toBe(200);
+    expect([...recorded.values()].every((r) => r.recorded === LIMIT && r.dropped === 400 - LIMIT)).toBe(true);
   });
 
   it('records events on a Redis that has forgotten its scripts (a restart, SCRIPT FLUSH), once each', async () => {
