@@ -56,7 +56,10 @@ export function createMatchWrites(deps: {
     const time = now();
     const at = new Date(time).toISOString();
     const created = new Map(searches.map((s) => [s.id, Date.parse(s.created_at)]));
-    const oldest = Math.max(time - NEWS_WINDOW_MS, Math.min(...created.values()));
+    // A loop, not a spread: saved searches may number past what a call's arguments hold.
+    let oldest = Infinity;
+    for (const createdAt of created.values()) oldest = Math.min(oldest, createdAt);
+    oldest = Math.max(oldest, time - NEWS_WINDOW_MS);
     // The latest write of each post, with the version before its first (one job writes a post once).
     const byPost = new Map<string, PostWrite>();
     for (const write of writes) {
