@@ -154,6 +154,14 @@ export function createApi(
           baseUrl: config.PUBLIC_BASE_URL,
           assetsDir: dashboardAssetsDir(),
           alerts: alerts.service,
+          insights: {
+            postSearch: services.postSearch,
+            postCounts: services.postCounts,
+            postFacets: services.postFacets,
+            posts: services.posts,
+            accounts: services.accounts,
+            accountSearch: services.accountSearch,
+          },
         }
       : undefined;
   if (dashboard && config.PUBLIC_BASE_URL.startsWith('https:') && config.TRUSTED_PROXIES.length === 0) {
