@@ -120,6 +120,11 @@ body('/v1/social/posts/search').examples.nested = { value: { post: { query: 'rou
 body('/v1/social/posts/facets').examples = examples([['nested', { post: { filters: nestedPost }, facets: [{ field: 'format' }] }]]);
 body('/v1/social/accounts/search').examples.nested = { value: { account: { filters: nestedAccount, posts: { filters: nestedPost } }, limit: 3 } };
 body('/v1/social/accounts/facets').examples = examples([['nested', { account: { filters: nestedAccount }, facets: [{ field: 'niches' }] }]]);
+// Counts over the demo's dates (the seed's year up to 2026-11-01), broken down, in a DST zone.
+body('/v1/social/posts/counts').examples = examples([
+  ['query', { post: { query: 'skincare routine', filters: { posted_at: { gte: '2026-03-01T00:00:00Z', lt: '2026-11-01T00:00:00Z' } } }, interval: 'week', time_zone: 'Europe/Paris', breakdown: { by: 'hashtags', size: 5 } }],
+  ['nested', { post: { filters: { ...nestedPost, posted_at: { gte: '2026-10-01T00:00:00Z', lt: '2026-10-08T00:00:00Z' } }, author: { filters: nestedAccount } }, interval: 'hour', time_zone: 'America/New_York' }],
+]);
 body('/v1/social/saved-searches').examples.nested = { value: { name: 'nested', post: { filters: nestedPost, author: { filters: nestedAccount } } } };
 const fs = await import('node:fs');
 fs.writeFileSync('$WORK/openapi.json', JSON.stringify(doc));

@@ -12,6 +12,7 @@ import type { KeyService } from '../services/keys/key-service.ts';
 import type { RateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
+import type { PostCountsService } from '../services/search/counts-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
 import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
@@ -44,6 +45,7 @@ export interface AppDependencies {
   accountSearch: AccountSearchService;
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
+  postCounts: PostCountsService;
   intake: IntakeService;
   /** Webhook endpoints and saved searches; absent: those routes are not served. */
   alerts?: AlertService;
@@ -164,6 +166,7 @@ export function buildApp(
     keys: deps.keys,
     postFacets: deps.postFacets,
     accountFacets: deps.accountFacets,
+    postCounts: deps.postCounts,
     ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });

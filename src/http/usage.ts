@@ -9,6 +9,7 @@ const OPERATIONS: Record<string, UsageOperation> = {
   getAccount: 'get_account',
   postFacets: 'post_facets',
   accountFacets: 'account_facets',
+  countPosts: 'post_counts',
   ingestObservations: 'intake',
 };
 

@@ -13,6 +13,7 @@ import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import { createPostService, type PostService } from '../services/posts/post-service.ts';
 import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
+import { createPostCountsService } from '../services/search/counts-service.ts';
 import { createMatchEvidence } from '../services/search/match-evidence.ts';
 import {
   createAccountSearchService,
@@ -97,6 +98,7 @@ export function createApi(
     accountSearch: createAccountSearchService(search),
     postFacets: createPostFacetsService({ ...facets, ranking }),
     accountFacets: createAccountFacetsService(facets),
+    postCounts: createPostCountsService({ ...facets, engine: engine.counts, ranking }),
     keys,
     intake: intake.intake,
     alerts: alerts.service,
@@ -152,6 +154,14 @@ export function createApi(
           baseUrl: config.PUBLIC_BASE_URL,
           assetsDir: dashboardAssetsDir(),
           alerts: alerts.service,
+          insights: {
+            postSearch: services.postSearch,
+            postCounts: services.postCounts,
+            postFacets: services.postFacets,
+            posts: services.posts,
+            accounts: services.accounts,
+            accountSearch: services.accountSearch,
+          },
         }
       : undefined;
   if (dashboard && config.PUBLIC_BASE_URL.startsWith('https:') && config.TRUSTED_PROXIES.length === 0) {

@@ -46,6 +46,7 @@ describe('the OpenAPI document', () => {
     ).flatMap((path) => Object.values(path));
     expect(operations.map((o) => o.operationId).sort()).toEqual([
       'accountFacets',
+      'countPosts',
       'createSavedSearch',
       'createWebhookEndpoint',
       'deleteSavedSearch',
@@ -69,6 +70,13 @@ describe('the OpenAPI document', () => {
       'searchPosts',
       'sendWebhookTest',
     ]);
+    // Post counts (additive): a read sent as a POST, revalidated like the GETs.
+    const counts = doc.paths['/v1/social/posts/counts'].post as unknown as {
+      parameters: Array<{ name: string; in: string }>;
+      responses: Record<string, unknown>;
+    };
+    expect(counts.parameters.map((p) => `${p.in}:${p.name}`)).toContain('header:if-none-match');
+    expect(Object.keys(counts.responses)).toEqual(expect.arrayContaining(['200', '304', '422', '429']));
     // Alert resources (additive): the saved search's `post` is the post search's own scope.
     expect(doc.paths['/v1/social/saved-searches/{id}'].get.responses['404'].description).toContain(
       '`resource-not-found`',

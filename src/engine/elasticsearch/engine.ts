@@ -2,6 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
+import type { CountEngine } from '../counts.ts';
 import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
@@ -16,6 +17,7 @@ import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
+import { createCountEngine } from './count-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { projectAccount } from './projection.ts';
@@ -37,6 +39,7 @@ export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
+  readonly counts: CountEngine;
   readonly highlights: MatchHighlighter;
   readonly likeness: LikenessEvidence;
   readonly intake: IntakeStore;
@@ -320,6 +323,17 @@ export function createElasticsearchEngine(deps: {
     vectorFeedback: deps.vectorFeedback ?? 'off',
   });
 
+  // Facets and counts count exactly what a search returns, on the snapshots first pages share.
+  const counting = {
+    client,
+    snapshots,
+    visibility,
+    postsIndex: posts.read,
+    accountsIndex: accounts.read,
+    similarityFloor: deps.similarityFloor ?? null,
+    vectorFeedback: deps.vectorFeedback ?? 'off',
+  } as const;
+
   const intake: IntakeStore = {
     posts: postStore,
     accounts: accountStore,
@@ -342,16 +356,8 @@ export function createElasticsearchEngine(deps: {
   return {
     reads,
     search,
-    facets: createFacetEngine({
-      client,
-      snapshots,
-      visibility,
-      qualifying,
-      postsIndex: posts.read,
-      accountsIndex: accounts.read,
-      similarityFloor: deps.similarityFloor ?? null,
-      vectorFeedback: deps.vectorFeedback ?? 'off',
-    }),
+    facets: createFacetEngine({ ...counting, qualifying }),
+    counts: createCountEngine(counting),
     highlights: createPostHighlighter({ client, index: posts.read }),
     alerts: createAlertMatching({
       client,

@@ -16,22 +16,12 @@ import type { AccountSearchService, PostSearchService } from '../../services/sea
 import type { PostService } from '../../services/posts/post-service.ts';
 import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query/search-request.ts';
 import { historyQuerySchema } from '../../query/history-request.ts';
-import { conditionalGet } from '../conditional-get.ts';
+import { conditionalGet, conditionalHeaders, notModified } from '../conditional-get.ts';
 import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(PATH_ID_MAX_LENGTH) });
-/** `If-None-Match`: the ETag of a copy the client holds (conditional-get.ts). */
-const conditionalHeaders = z.object({
-  'if-none-match': z
-    .string()
-    .max(2048)
-    .optional()
-    .meta({ description: 'An ETag from an earlier response: 304 Not Modified when it still matches.' }),
-});
-/** 304: no body; the copy the client holds is current. */
-const notModified = z.null().meta({ description: 'Not modified: the copy with this ETag is current.' });
 const errors = {
   401: problemSchema,
   403: problemSchema,

@@ -16,6 +16,7 @@ export const USAGE_OPERATIONS = [
   'get_account',
   'post_facets',
   'account_facets',
+  'post_counts',
   'intake',
 ] as const;
 /** One counted operation. */
