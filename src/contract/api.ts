@@ -183,6 +183,26 @@ export const accountSearchResponseSchema = z.strictObject({
   matches: accountMatchesSchema.optional(),
 });
 
+/** The entries of a lookup that named nothing get would serve, as sent (an additive v1 member). */
+const notFoundSchema = z.array(z.string()).meta({
+  description:
+    'The entries (handles, shortcodes, IDs) that named nothing the get operation would answer with a record: unknown, unavailable or deleted. Each distinct entry once, as sent, in the order asked.',
+});
+
+/** Lookup of accounts by list (additive): accounts exactly as get account answers them. */
+export const accountLookupResponseSchema = z.strictObject({
+  request_id: z.string(),
+  data: z.array(accountSchema),
+  not_found: notFoundSchema,
+});
+
+/** Lookup of posts by list (additive): posts exactly as get post answers them. */
+export const postLookupResponseSchema = z.strictObject({
+  request_id: z.string(),
+  data: z.array(fullPostSchema),
+  not_found: notFoundSchema,
+});
+
 /** Spec part 7. */
 export const problemSchema = z.strictObject({
   type: z.string(),

@@ -7,6 +7,8 @@ const OPERATIONS: Record<string, UsageOperation> = {
   searchAccounts: 'search_accounts',
   getPost: 'get_post',
   getAccount: 'get_account',
+  lookupPosts: 'lookup_posts',
+  lookupAccounts: 'lookup_accounts',
   postFacets: 'post_facets',
   accountFacets: 'account_facets',
   ingestObservations: 'intake',

@@ -86,8 +86,8 @@ export function createApi(
   };
   const facets = { engine: engine.facets, references, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
-    posts: createPostService({ reads, history: engine.history, signer }),
-    accounts: createAccountService({ reads: engine.reads, history: engine.history, signer }),
+    posts: createPostService({ reads, lookups: engine.lookups, history: engine.history, signer }),
+    accounts: createAccountService({ reads: engine.reads, lookups: engine.lookups, history: engine.history, signer }),
     postSearch: createPostSearchService({
       ...search,
       reads,

@@ -6,6 +6,7 @@ import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
+import type { RecordLookups } from '../lookups.ts';
 import type { RecordReads, StoredFollowers } from '../reads.ts';
 import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
@@ -19,6 +20,7 @@ import { createFacetEngine } from './facet-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { projectAccount } from './projection.ts';
+import { createRecordLookups } from './record-lookups.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
@@ -35,6 +37,7 @@ const PAGE = 2000;
 /** Every engine role, implemented on one Elasticsearch client. */
 export interface ElasticsearchEngine {
   readonly reads: RecordReads;
+  readonly lookups: RecordLookups;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
   readonly highlights: MatchHighlighter;
@@ -341,6 +344,7 @@ export function createElasticsearchEngine(deps: {
 
   return {
     reads,
+    lookups: createRecordLookups({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
     search,
     facets: createFacetEngine({
       client,

@@ -14,6 +14,8 @@ export const USAGE_OPERATIONS = [
   'search_accounts',
   'get_post',
   'get_account',
+  'lookup_posts',
+  'lookup_accounts',
   'post_facets',
   'account_facets',
   'intake',
