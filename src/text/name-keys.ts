@@ -35,7 +35,19 @@ const SPECIAL_RE = new RegExp(`[${Object.keys(SPECIAL).join('')}]`, 'gu');
  * Cyrillic scripts and their extended and supplementary blocks. Other combining marks stay:
  * Japanese voicing marks (が is not か), Indic and Thai vowel signs are letters of their words.
  */
-const DIACRITICS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/gu;
+const DIACRITIC_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [0x0300, 0x036f],
+  [0x1ab0, 0x1aff],
+  [0x1dc0, 0x1dff],
+  [0x20d0, 0x20ff],
+  [0xfe20, 0xfe2f],
+];
+const isDiacritic = (ch: string) => {
+  const cp = ch.codePointAt(0)!;
+  return DIACRITIC_RANGES.some(([from, to]) => cp >= from && cp <= to);
+};
+/** Nonspacing marks: the candidates, of which only {@link isDiacritic} ones are dropped. */
+const NONSPACING = /\p{Mn}/gu;
 
 /**
  * The folded form of a name: compatibility forms unified (full-width `Ｚｏｅ`, half-width kana),
@@ -45,7 +57,7 @@ const DIACRITICS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-
 export function foldName(value: string): string {
   const stripped = value
     .normalize('NFKD')
-    .replace(DIACRITICS, '')
+    .replace(NONSPACING, (mark) => (isDiacritic(mark) ? '' : mark))
     .normalize('NFC')
     .replace(SPECIAL_RE, (ch) => SPECIAL[ch]!);
   let out = '';
