@@ -9,6 +9,8 @@ const OPERATIONS: Record<string, UsageOperation> = {
   getAccount: 'get_account',
   lookupPosts: 'lookup_posts',
   lookupAccounts: 'lookup_accounts',
+  suggest: 'suggest',
+  getTaxonomy: 'taxonomies',
   postFacets: 'post_facets',
   accountFacets: 'account_facets',
   ingestObservations: 'intake',

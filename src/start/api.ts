@@ -12,6 +12,8 @@ import { createAccountService, type AccountService } from '../services/accounts/
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import { createPostService, type PostService } from '../services/posts/post-service.ts';
+import { createSuggestService } from '../services/names/suggest-service.ts';
+import { createTaxonomyService } from '../services/names/taxonomy-service.ts';
 import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
 import { createMatchEvidence } from '../services/search/match-evidence.ts';
 import {
@@ -97,6 +99,8 @@ export function createApi(
     accountSearch: createAccountSearchService(search),
     postFacets: createPostFacetsService({ ...facets, ranking }),
     accountFacets: createAccountFacetsService(facets),
+    suggest: createSuggestService({ suggester: engine.suggest }),
+    taxonomies: createTaxonomyService({ facets: engine.facets, keepAliveSeconds: config.CURSOR_TTL_SECONDS }),
     keys,
     intake: intake.intake,
     alerts: alerts.service,

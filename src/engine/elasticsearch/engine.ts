@@ -7,6 +7,7 @@ import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
 import type { RecordLookups } from '../lookups.ts';
+import type { NameSuggester } from '../suggest.ts';
 import type { RecordReads, StoredFollowers } from '../reads.ts';
 import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
@@ -21,6 +22,7 @@ import { createPostHighlighter } from './post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { projectAccount } from './projection.ts';
 import { createRecordLookups } from './record-lookups.ts';
+import { createNameSuggester } from './name-suggestions.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
@@ -38,6 +40,7 @@ const PAGE = 2000;
 export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly lookups: RecordLookups;
+  readonly suggest: NameSuggester;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
   readonly highlights: MatchHighlighter;
@@ -345,6 +348,7 @@ export function createElasticsearchEngine(deps: {
   return {
     reads,
     lookups: createRecordLookups({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
+    suggest: createNameSuggester({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
     search,
     facets: createFacetEngine({
       client,

@@ -16,6 +16,8 @@ export const USAGE_OPERATIONS = [
   'get_account',
   'lookup_posts',
   'lookup_accounts',
+  'suggest',
+  'taxonomies',
   'post_facets',
   'account_facets',
   'intake',
