@@ -171,6 +171,11 @@ export const postSearchResponseSchema = z.strictObject({
   next_cursor: z.string().nullable(),
   /** Only with `"include": ["matches"]` (an additive v1 member). */
   matches: postMatchesSchema.optional(),
+  /** Only on a first page of a query that found fewer than 3 posts (an additive v1 member). */
+  suggested_query: z.string().optional().meta({
+    description:
+      'Did you mean: the query with its misspelt words corrected from the indexed vocabulary, each correction carried by more posts than the word typed. Only on the first page of a query that found fewer than 3 posts, and only when a word has such a correction.',
+  }),
 });
 
 /** Spec 4.2: the search accounts envelope. */

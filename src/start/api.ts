@@ -16,6 +16,7 @@ import { createSuggestService } from '../services/names/suggest-service.ts';
 import { createTaxonomyService } from '../services/names/taxonomy-service.ts';
 import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
 import { createMatchEvidence } from '../services/search/match-evidence.ts';
+import { createDidYouMean } from '../services/search/did-you-mean.ts';
 import {
   createAccountSearchService,
   createPostSearchService,
@@ -94,6 +95,7 @@ export function createApi(
       ...search,
       reads,
       evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
+      didYouMean: createDidYouMean({ corrector: engine.spelling }),
       ranking,
     }),
     accountSearch: createAccountSearchService(search),

@@ -8,6 +8,7 @@ import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
 import type { RecordLookups } from '../lookups.ts';
 import type { NameSuggester } from '../suggest.ts';
+import type { SpellingCorrector } from '../spelling.ts';
 import type { RecordReads, StoredFollowers } from '../reads.ts';
 import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
@@ -23,6 +24,7 @@ import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { projectAccount } from './projection.ts';
 import { createRecordLookups } from './record-lookups.ts';
 import { createNameSuggester } from './name-suggestions.ts';
+import { createSpellingCorrector } from './spelling.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
@@ -41,6 +43,7 @@ export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly lookups: RecordLookups;
   readonly suggest: NameSuggester;
+  readonly spelling: SpellingCorrector;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
   readonly highlights: MatchHighlighter;
@@ -349,6 +352,7 @@ export function createElasticsearchEngine(deps: {
     reads,
     lookups: createRecordLookups({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
     suggest: createNameSuggester({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
+    spelling: createSpellingCorrector({ client, postsIndex: posts.read }),
     search,
     facets: createFacetEngine({
       client,
