@@ -40,6 +40,13 @@ const BODY_EXAMPLES: Record<string, unknown[]> = {
     },
     { account: { query: 'vegan baking' }, limit: 10 },
   ],
+  lookupAccounts: [
+    {
+      handles: ['@glowwithmaya', 'zoe_passport', 'no.such.handle'],
+      ids: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58'],
+    },
+  ],
+  lookupPosts: [{ shortcodes: ['0sjB3DUrdcE', 'r9cmlWofeDH'], ids: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg'] }],
 };
 const ID_EXAMPLES: Record<string, unknown[]> = {
   getPost: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg', '0sjB3DUrdcE'],

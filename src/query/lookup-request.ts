@@ -41,10 +41,12 @@ export const accountLookupRequestSchema = z
           'A handle, with or without a leading `@`, resolved as get account resolves it (case-insensitive, to its current holder)',
         ),
       )
+      .max(LOOKUP_MAX_ENTRIES)
       .optional()
       .meta({ description: 'Looked up first, in this order.' }),
     ids: z
       .array(entry('An account ID'))
+      .max(LOOKUP_MAX_ENTRIES)
       .optional()
       .meta({ description: 'Looked up after the handles, in this order.' }),
   })
@@ -56,6 +58,7 @@ export const postLookupRequestSchema = z
   .strictObject({
     shortcodes: z
       .array(entry('A platform shortcode (case-sensitive), resolved as get post resolves it'))
+      .max(LOOKUP_MAX_ENTRIES)
       .optional()
       .meta({ description: 'Looked up first, in this order.' }),
     ids: z.array(entry('A post ID')).optional().meta({ description: 'Looked up after the shortcodes, in this order.' }),
