@@ -143,7 +143,7 @@ describe('GET /v1/social/suggest', () => {
     );
     expect(written.statusCode).toBe(200);
     const deadline = Date.now() + 1000;
-    let found: Array<{ value: string; count: number }> = [];
+    let found: Array<{ value: string; count: number }>;
     do {
       found = await suggest('q=fresh&kinds=hashtags');
     } while (found.length === 0 && Date.now() < deadline);
