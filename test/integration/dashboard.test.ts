@@ -363,7 +363,7 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
       if (cells[cells.length - 3] === '5') row = cells;
     }
     // search posts, search accounts, get post, get account, post facets, account facets, intake, all, 4xx, 429
-    expect(row).toEqual(['3', '0', '1', '1', '0', '0', '0', '5', '4', '1']);
+    expect(row).toEqual(['3', '0', '1', '1', '0', '0', '0', '0', '0', '0', '0', '5', '4', '1']);
     const page = await client.get('/dashboard/usage?days=7');
     expect(page.body).toContain('<svg class="chart"');
     expect(page.body).toContain('search limit 2/min');
