@@ -246,8 +246,9 @@ async function alternatives() {
         },
       });
       const agg = r.aggregations?.n as estypes.AggregationsCompositeAggregate;
+      const buckets = agg.buckets as estypes.AggregationsCompositeBucket[];
       const body: object[] = [];
-      for (const b of agg.buckets) {
+      for (const b of buckets) {
         const name = String(b.key.k);
         const folded = name.includes(NAME_SEPARATOR) ? name.slice(0, name.indexOf(NAME_SEPARATOR)) : name;
         body.push(
@@ -263,7 +264,7 @@ async function alternatives() {
         docs++;
       }
       await bulk(body);
-      if (!agg.after_key || agg.buckets.length < 5000) break;
+      if (!agg.after_key || buckets.length < 5000) break;
       after = agg.after_key as Record<string, string>;
     }
   }
