@@ -11,6 +11,12 @@ const entry = (what: string) =>
     .max(PATH_ID_MAX_LENGTH)
     .meta({ description: `${what}, at most ${PATH_ID_MAX_LENGTH} characters.` });
 
+/** An over-long list alone: the same words as the bound across both lists. */
+const tooMany = (aliases: string) => ({
+  error: (issue: { input?: unknown }) =>
+    `expected at most ${LOOKUP_MAX_ENTRIES} entries in all (${aliases} and ids), got ${Array.isArray(issue.input) ? issue.input.length : 'more'}`,
+});
+
 /**
  * The rules across a lookup body's two lists: at least one entry, at most
  * {@link LOOKUP_MAX_ENTRIES} in all; an excess is a 422 naming the member that passes the bound
@@ -41,12 +47,12 @@ export const accountLookupRequestSchema = z
           'A handle, with or without a leading `@`, resolved as get account resolves it (case-insensitive, to its current holder)',
         ),
       )
-      .max(LOOKUP_MAX_ENTRIES)
+      .max(LOOKUP_MAX_ENTRIES, tooMany('handles'))
       .optional()
       .meta({ description: 'Looked up first, in this order.' }),
     ids: z
       .array(entry('An account ID'))
-      .max(LOOKUP_MAX_ENTRIES)
+      .max(LOOKUP_MAX_ENTRIES, tooMany('handles'))
       .optional()
       .meta({ description: 'Looked up after the handles, in this order.' }),
   })
@@ -58,10 +64,14 @@ export const postLookupRequestSchema = z
   .strictObject({
     shortcodes: z
       .array(entry('A platform shortcode (case-sensitive), resolved as get post resolves it'))
-      .max(LOOKUP_MAX_ENTRIES)
+      .max(LOOKUP_MAX_ENTRIES, tooMany('shortcodes'))
       .optional()
       .meta({ description: 'Looked up first, in this order.' }),
-    ids: z.array(entry('A post ID')).optional().meta({ description: 'Looked up after the shortcodes, in this order.' }),
+    ids: z
+      .array(entry('A post ID'))
+      .max(LOOKUP_MAX_ENTRIES, tooMany('shortcodes'))
+      .optional()
+      .meta({ description: 'Looked up after the shortcodes, in this order.' }),
   })
   .superRefine(entriesBounded('shortcodes'))
   .meta({ description: `Posts by shortcode and by ID: at most ${LOOKUP_MAX_ENTRIES} entries in all.` });
