@@ -93,7 +93,18 @@ body('/v1/social/posts/search').examples = examples([
   ['query', { post: { query: 'skincare routine', filters: { views: { gte: 0 } } }, limit: 5 }],
   ['sorted', { post: { filters: { format: { in: ['reel'] } }, author: { filters: { followers_count: { gte: 0 } } } }, sort: { by: 'views', order: 'desc' }, limit: 3 }],
   ['similar', { post: { similar_to: post.shortcode, author: { filters: { followers_count: { gte: 0 } } } }, include: ['matches'], limit: 3 }],
+  ['misspelt', { post: { query: 'skincar rutine' }, limit: 5 }],
 ]);
+// Lookups, typeahead and dictionaries with real names: found and not-found entries together.
+body('/v1/social/accounts/lookup').examples = examples([
+  ['mixed', { handles: ['@' + account.handle, account.handle.toUpperCase(), 'nobody.here'], ids: [account.id, 'social_account_unknown'] }],
+]);
+body('/v1/social/posts/lookup').examples = examples([
+  ['mixed', { shortcodes: [post.shortcode, 'NoSuchCode'], ids: [post.id] }],
+]);
+const query = (path, name, pairs) => { for (const p of doc.paths[path].get.parameters ?? []) if (p.name === name) p.examples = examples(pairs); };
+query('/v1/social/suggest', 'q', [['handle', account.handle.slice(0, 3)], ['at', '@' + account.handle.slice(0, 2)], ['tag', '#' + (post.hashtags[0] ?? 'sk').slice(0, 3)], ['word', 'skin']]);
+query('/v1/social/suggest', 'kinds', [['all', 'accounts,hashtags,mentions,topics,niches'], ['two', 'topics,niches']]);
 body('/v1/social/accounts/search').examples = examples([
   ['query', { account: { query: account.handle }, limit: 5 }],
   ['posts', { account: { posts: { minimum_matching_posts: 1, filters: { format: { in: ['reel'] } } } }, sort: { by: 'followers_count', order: 'desc' } }],

@@ -14,6 +14,8 @@ import type { AccountSearchService, PostSearchService } from '../services/search
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
 import type { PostCountsService } from '../services/search/counts-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
+import type { SuggestService } from '../services/names/suggest-service.ts';
+import type { TaxonomyService } from '../services/names/taxonomy-service.ts';
 import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { dashboardPlugin, type DashboardDeps } from './dashboard/dashboard-plugin.ts';
@@ -29,6 +31,7 @@ import { deliveryRoutes } from './routes/delivery.ts';
 import { facetRoutes } from './routes/facets.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { intakeRoutes } from './routes/intake.ts';
+import { nameRoutes } from './routes/names.ts';
 import { problemRoutes } from './routes/problems.ts';
 import { readRoutes } from './routes/reads.ts';
 
@@ -46,6 +49,10 @@ export interface AppDependencies {
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
   postCounts: PostCountsService;
+  /** Typeahead. */
+  suggest: SuggestService;
+  /** The dictionaries of classification IDs and codes. */
+  taxonomies: TaxonomyService;
   intake: IntakeService;
   /** Webhook endpoints and saved searches; absent: those routes are not served. */
   alerts?: AlertService;
@@ -167,6 +174,12 @@ export function buildApp(
     postFacets: deps.postFacets,
     accountFacets: deps.accountFacets,
     postCounts: deps.postCounts,
+    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+  });
+  app.register(nameRoutes, {
+    keys: deps.keys,
+    suggest: deps.suggest,
+    taxonomies: deps.taxonomies,
     ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });

@@ -52,6 +52,13 @@ const BODY_EXAMPLES: Record<string, unknown[]> = {
     },
     { post: { author: { filters: { niches: { contains_any: ['skincare'] } } } }, interval: 'week' },
   ],
+  lookupAccounts: [
+    {
+      handles: ['@glowwithmaya', 'zoe_passport', 'no.such.handle'],
+      ids: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58'],
+    },
+  ],
+  lookupPosts: [{ shortcodes: ['0sjB3DUrdcE', 'r9cmlWofeDH'], ids: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg'] }],
 };
 const ID_EXAMPLES: Record<string, unknown[]> = {
   getPost: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg', '0sjB3DUrdcE'],

@@ -97,11 +97,12 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
       for (let i = 0; i < 20; i++) {
         await page.goto(`${api.url}/dashboard/usage?days=7`);
         cells = await page.locator('section.usage tbody tr').first().locator('td').allTextContents();
-        if (cells[0] === today && cells[9] === '2') break;
+        if (cells[0] === today && cells[13] === '2') break;
         await page.waitForTimeout(300);
       }
-      // day, search posts, search accounts, get post, get account, post facets, account facets, post counts, intake, all, 4xx, 429
-      expect(cells).toEqual([today, '1', '0', '1', '0', '0', '0', '0', '0', '2', '1', '0']);
+      // day, search posts, search accounts, get post, get account, lookup posts, lookup accounts, suggest,
+      // taxonomies, post facets, account facets, post counts, intake, all, 4xx, 429
+      expect(cells).toEqual([today, '1', '0', '1', '0', '0', '0', '0', '0', '0', '0', '0', '0', '2', '1', '0']);
       await expect(page.locator('svg.chart').count()).resolves.toBe(1);
       await screenshot(page, 'dashboard-usage.png');
 

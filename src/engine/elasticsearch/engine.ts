@@ -7,6 +7,9 @@ import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
+import type { RecordLookups } from '../lookups.ts';
+import type { NameSuggester } from '../suggest.ts';
+import type { SpellingCorrector } from '../spelling.ts';
 import type { RecordReads, StoredFollowers } from '../reads.ts';
 import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
@@ -21,6 +24,9 @@ import { createCountEngine } from './count-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { projectAccount } from './projection.ts';
+import { createRecordLookups } from './record-lookups.ts';
+import { createNameSuggester } from './name-suggestions.ts';
+import { createSpellingCorrector } from './spelling.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
@@ -37,6 +43,9 @@ const PAGE = 2000;
 /** Every engine role, implemented on one Elasticsearch client. */
 export interface ElasticsearchEngine {
   readonly reads: RecordReads;
+  readonly lookups: RecordLookups;
+  readonly suggest: NameSuggester;
+  readonly spelling: SpellingCorrector;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
   readonly counts: CountEngine;
@@ -355,6 +364,9 @@ export function createElasticsearchEngine(deps: {
 
   return {
     reads,
+    lookups: createRecordLookups({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
+    suggest: createNameSuggester({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
+    spelling: createSpellingCorrector({ client, postsIndex: posts.read }),
     search,
     facets: createFacetEngine({ ...counting, qualifying }),
     counts: createCountEngine(counting),
