@@ -93,7 +93,18 @@ body('/v1/social/posts/search').examples = examples([
   ['query', { post: { query: 'skincare routine', filters: { views: { gte: 0 } } }, limit: 5 }],
   ['sorted', { post: { filters: { format: { in: ['reel'] } }, author: { filters: { followers_count: { gte: 0 } } } }, sort: { by: 'views', order: 'desc' }, limit: 3 }],
   ['similar', { post: { similar_to: post.shortcode, author: { filters: { followers_count: { gte: 0 } } } }, include: ['matches'], limit: 3 }],
+  ['misspelt', { post: { query: 'skincar rutine' }, limit: 5 }],
 ]);
+// Lookups, typeahead and dictionaries with real names: found and not-found entries together.
+body('/v1/social/accounts/lookup').examples = examples([
+  ['mixed', { handles: ['@' + account.handle, account.handle.toUpperCase(), 'nobody.here'], ids: [account.id, 'social_account_unknown'] }],
+]);
+body('/v1/social/posts/lookup').examples = examples([
+  ['mixed', { shortcodes: [post.shortcode, 'NoSuchCode'], ids: [post.id] }],
+]);
+const query = (path, name, pairs) => { for (const p of doc.paths[path].get.parameters ?? []) if (p.name === name) p.examples = examples(pairs); };
+query('/v1/social/suggest', 'q', [['handle', account.handle.slice(0, 3)], ['at', '@' + account.handle.slice(0, 2)], ['tag', '#' + (post.hashtags[0] ?? 'sk').slice(0, 3)], ['word', 'skin']]);
+query('/v1/social/suggest', 'kinds', [['all', 'accounts,hashtags,mentions,topics,niches'], ['two', 'topics,niches']]);
 body('/v1/social/accounts/search').examples = examples([
   ['query', { account: { query: account.handle }, limit: 5 }],
   ['posts', { account: { posts: { minimum_matching_posts: 1, filters: { format: { in: ['reel'] } } } }, sort: { by: 'followers_count', order: 'desc' } }],
@@ -120,6 +131,11 @@ body('/v1/social/posts/search').examples.nested = { value: { post: { query: 'rou
 body('/v1/social/posts/facets').examples = examples([['nested', { post: { filters: nestedPost }, facets: [{ field: 'format' }] }]]);
 body('/v1/social/accounts/search').examples.nested = { value: { account: { filters: nestedAccount, posts: { filters: nestedPost } }, limit: 3 } };
 body('/v1/social/accounts/facets').examples = examples([['nested', { account: { filters: nestedAccount }, facets: [{ field: 'niches' }] }]]);
+// Counts over the demo's dates (the seed's year up to 2026-11-01), broken down, in a DST zone.
+body('/v1/social/posts/counts').examples = examples([
+  ['query', { post: { query: 'skincare routine', filters: { posted_at: { gte: '2026-03-01T00:00:00Z', lt: '2026-11-01T00:00:00Z' } } }, interval: 'week', time_zone: 'Europe/Paris', breakdown: { by: 'hashtags', size: 5 } }],
+  ['nested', { post: { filters: { ...nestedPost, posted_at: { gte: '2026-10-01T00:00:00Z', lt: '2026-10-08T00:00:00Z' } }, author: { filters: nestedAccount } }, interval: 'hour', time_zone: 'America/New_York' }],
+]);
 body('/v1/social/saved-searches').examples.nested = { value: { name: 'nested', post: { filters: nestedPost, author: { filters: nestedAccount } } } };
 const fs = await import('node:fs');
 fs.writeFileSync('$WORK/openapi.json', JSON.stringify(doc));

@@ -6,31 +6,22 @@
  *   INDEX_PREFIX=bench13 REDIS_PREFIX=bench13 npx tsx bench/search/facets-latency.ts load <posts> [copies]
  *   INDEX_PREFIX=bench13 REDIS_PREFIX=bench13 npx tsx bench/search/facets-latency.ts run [requests]
  *
- * `load` builds records in memory from the seed generator (the domain merges the intake applies;
- * author snapshots attached as fan-out would), projects them with the service's `projectPost` /
- * `projectAccount` and bulk-indexes them behind the prefix's aliases; `copies` > 1 indexes each
- * post that many times under distinct ids (the generator's records held in memory bound the
- * distinct posts on this machine). Results: bench/results/facets-latency.json.
+ * `load` builds the index from the seed generator (bench/lib/generated-posts.ts; `copies` > 1
+ * indexes each post that many times under distinct ids). Results: bench/results/facets-latency.json.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Pool } from 'undici';
-import { mintId } from '../../src/contract/ids.ts';
-import { parseObservation } from '../../src/contract/observations.ts';
-import { linksOf } from '../../src/domain/links.ts';
-import { applyAccount, applyAccountEnrichment, applyPost, applyPostEnrichment } from '../../src/domain/merge.ts';
-import { emptyAccount, emptyPost, snapshotOf, type AccountRecord, type PostRecord } from '../../src/domain/records.ts';
 import { facetAggregations } from '../../src/engine/elasticsearch/facet-search.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
-import { projectAccount, projectPost } from '../../src/engine/elasticsearch/projection.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { postFacetsRequestSchema } from '../../src/query/facet-request.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
-import { generateObservations } from '../../src/seed/generator.ts';
 import { createApi } from '../../src/start/api.ts';
 import { openKeys } from '../../src/start/core.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
+import { loadGeneratedPosts } from '../lib/generated-posts.ts';
 
 const [mode = 'run', arg1, arg2] = process.argv.slice(2);
 const config = loadConfig({
@@ -42,72 +33,6 @@ const config = loadConfig({
 });
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const postsAlias = `${config.INDEX_PREFIX}-posts`;
-const accountsAlias = `${config.INDEX_PREFIX}-accounts`;
-
-async function bulk(lines: object[]): Promise<void> {
-  const response = await es.bulk({ operations: lines, refresh: false });
-  if (response.errors)
-    throw new Error(`bulk item failed: ${JSON.stringify(response.items.find((i) => Object.values(i)[0]?.error))}`);
-}
-
-async function load(posts: number, copies: number): Promise<void> {
-  const service = openServiceProcess(config);
-  await service.engine.admin.apply();
-  const accounts = new Map<string, AccountRecord>();
-  const postRecords = new Map<string, PostRecord>();
-  const started = performance.now();
-  for (const raw of generateObservations({ posts, accounts: Math.max(1, Math.round(posts / 10)), seed: 1 })) {
-    const parsed = parseObservation(raw);
-    if (!parsed.ok) continue;
-    const o = parsed.value;
-    if (o.kind === 'account' || o.kind === 'account_enrichment') {
-      const platformId = o.kind === 'account' ? o.platform_id : o.account_platform_id;
-      const record = accounts.get(platformId) ?? emptyAccount(mintId('account', platformId), platformId);
-      accounts.set(platformId, o.kind === 'account' ? applyAccount(record, o) : applyAccountEnrichment(record, o));
-    } else {
-      const platformId = o.kind === 'post' ? o.platform_id : o.post_platform_id;
-      const record = postRecords.get(platformId) ?? emptyPost(mintId('post', platformId), platformId);
-      postRecords.set(platformId, o.kind === 'post' ? applyPost(record, o) : applyPostEnrichment(record, o));
-    }
-  }
-  const byId = new Map([...accounts.values()].map((a) => [a.id, a]));
-  let lines: object[] = [];
-  const flush = async (force = false) => {
-    if (lines.length >= 4000 || (force && lines.length > 0)) {
-      await bulk(lines);
-      lines = [];
-    }
-  };
-  for (const account of accounts.values()) {
-    lines.push({ index: { _index: accountsAlias, _id: account.id } }, projectAccount(account));
-    await flush();
-  }
-  for (const post of postRecords.values()) {
-    const linked = { ...post };
-    const links = linksOf(post);
-    for (const id of [links.author, ...links.coauthors]) {
-      const account = id ? byId.get(id) : undefined;
-      if (account && id) linked.accounts = { ...linked.accounts, [id]: snapshotOf(account) };
-    }
-    const doc = projectPost(linked);
-    for (let copy = 0; copy < copies; copy++) {
-      const id = copy === 0 ? linked.id : `${linked.id}x${copy}`;
-      lines.push(
-        { index: { _index: postsAlias, _id: id } },
-        copy === 0 ? doc : { ...doc, id, record: { ...linked, id } },
-      );
-      await flush();
-    }
-  }
-  await flush(true);
-  await es.indices.refresh({ index: [postsAlias, accountsAlias] });
-  await es.indices.forcemerge({ index: postsAlias, max_num_segments: 4 });
-  const count = (await es.count({ index: postsAlias })).count;
-  console.log(
-    `loaded ${count} posts (${postRecords.size} distinct × ${copies}), ${accounts.size} accounts in ${((performance.now() - started) / 1000).toFixed(0)} s`,
-  );
-  await service.close();
-}
 
 const QUERIES = [
   'skincare routine',
@@ -244,6 +169,6 @@ async function run(n: number): Promise<void> {
   await service.close();
 }
 
-if (mode === 'load') await load(Number(arg1 ?? 10_000), Number(arg2 ?? 1));
+if (mode === 'load') await loadGeneratedPosts(config, Number(arg1 ?? 10_000), Number(arg2 ?? 1));
 else await run(Number(arg1 ?? 200));
 await es.close();

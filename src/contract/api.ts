@@ -171,6 +171,11 @@ export const postSearchResponseSchema = z.strictObject({
   next_cursor: z.string().nullable(),
   /** Only with `"include": ["matches"]` (an additive v1 member). */
   matches: postMatchesSchema.optional(),
+  /** Only on a first page of a query that found fewer than 3 posts (an additive v1 member). */
+  suggested_query: z.string().optional().meta({
+    description:
+      'Did you mean: the query with its misspelt words corrected from the indexed vocabulary, each correction carried by more posts than the word typed. Only on the first page of a query that found fewer than 3 posts, and only when a word has such a correction.',
+  }),
 });
 
 /** Spec 4.2: the search accounts envelope. */
@@ -181,6 +186,26 @@ export const accountSearchResponseSchema = z.strictObject({
   next_cursor: z.string().nullable(),
   /** Only with `account.similar_to` and `"include": ["matches"]` (an additive v1 member). */
   matches: accountMatchesSchema.optional(),
+});
+
+/** The entries of a lookup that named nothing get would serve, as sent (an additive v1 member). */
+const notFoundSchema = z.array(z.string()).meta({
+  description:
+    'The entries (handles, shortcodes, IDs) that named nothing the get operation would answer with a record: unknown, unavailable or deleted. Each distinct entry once, as sent, in the order asked.',
+});
+
+/** Lookup of accounts by list (additive): accounts exactly as get account answers them. */
+export const accountLookupResponseSchema = z.strictObject({
+  request_id: z.string(),
+  data: z.array(accountSchema),
+  not_found: notFoundSchema,
+});
+
+/** Lookup of posts by list (additive): posts exactly as get post answers them. */
+export const postLookupResponseSchema = z.strictObject({
+  request_id: z.string(),
+  data: z.array(fullPostSchema),
+  not_found: notFoundSchema,
 });
 
 /** Spec part 7. */

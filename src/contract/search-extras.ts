@@ -20,6 +20,35 @@ export const facetsResponseSchema = z.strictObject({
   facets: z.record(z.string(), z.array(facetBucketSchema)),
 });
 
+/** The intervals of post counts: calendar hours, days, weeks (from Monday) and months of a time zone. */
+export const COUNT_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
+
+/** One bucket of post counts. */
+const countBucketSchema = z.strictObject({
+  start: z.string().meta({ description: "The bucket's start: ISO 8601 with the time zone's offset at that instant." }),
+  count: z.number().int(),
+  breakdown: z
+    .array(z.strictObject({ value: z.string(), count: z.number().int() }))
+    .optional()
+    .meta({
+      description: "With a breakdown: the window's most frequent values, each counted in this bucket (0 included).",
+    }),
+  other: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: 'With a breakdown: the posts of this bucket that carry none of those values.' }),
+});
+
+/** `POST /v1/social/posts/counts`: how many posts the matching search returns, bucket by bucket. */
+export const countsResponseSchema = z.strictObject({
+  request_id: z.string(),
+  interval: z.enum(COUNT_INTERVALS),
+  time_zone: z.string().meta({ description: "The canonical IANA name of the buckets' time zone." }),
+  total: z.number().int().meta({ description: 'The posts counted: the sum of the buckets.' }),
+  buckets: z.array(countBucketSchema).meta({ description: 'Every bucket of the window, in time order.' }),
+});
+
 /** A snippet of a field's text: `text` is verbatim from the field, `highlights` the matched spans in it. */
 const snippetSchema = z.strictObject({
   text: z.string(),
@@ -69,6 +98,7 @@ export const accountMatchesSchema = z.array(accountMatchSchema);
 
 export type FacetBucket = z.infer<typeof facetBucketSchema>;
 export type FacetsResponse = z.infer<typeof facetsResponseSchema>;
+export type CountsResponse = z.infer<typeof countsResponseSchema>;
 export type PostMatch = z.infer<typeof postMatchSchema>;
 export type AccountMatch = z.infer<typeof accountMatchSchema>;
 export type Snippet = z.infer<typeof snippetSchema>;

@@ -12,7 +12,10 @@ import type { KeyService } from '../services/keys/key-service.ts';
 import type { RateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
+import type { PostCountsService } from '../services/search/counts-service.ts';
 import type { PostService } from '../services/posts/post-service.ts';
+import type { SuggestService } from '../services/names/suggest-service.ts';
+import type { TaxonomyService } from '../services/names/taxonomy-service.ts';
 import { registerMetrics, type HttpMetrics } from './metrics.ts';
 import { registerOpenApi } from './openapi.ts';
 import { dashboardPlugin, type DashboardDeps } from './dashboard/dashboard-plugin.ts';
@@ -28,6 +31,7 @@ import { deliveryRoutes } from './routes/delivery.ts';
 import { facetRoutes } from './routes/facets.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { intakeRoutes } from './routes/intake.ts';
+import { nameRoutes } from './routes/names.ts';
 import { problemRoutes } from './routes/problems.ts';
 import { readRoutes } from './routes/reads.ts';
 
@@ -44,6 +48,11 @@ export interface AppDependencies {
   accountSearch: AccountSearchService;
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
+  postCounts: PostCountsService;
+  /** Typeahead. */
+  suggest: SuggestService;
+  /** The dictionaries of classification IDs and codes. */
+  taxonomies: TaxonomyService;
   intake: IntakeService;
   /** Webhook endpoints and saved searches; absent: those routes are not served. */
   alerts?: AlertService;
@@ -164,6 +173,13 @@ export function buildApp(
     keys: deps.keys,
     postFacets: deps.postFacets,
     accountFacets: deps.accountFacets,
+    postCounts: deps.postCounts,
+    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+  });
+  app.register(nameRoutes, {
+    keys: deps.keys,
+    suggest: deps.suggest,
+    taxonomies: deps.taxonomies,
     ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });

@@ -40,6 +40,25 @@ const BODY_EXAMPLES: Record<string, unknown[]> = {
     },
     { account: { query: 'vegan baking' }, limit: 10 },
   ],
+  countPosts: [
+    {
+      post: {
+        query: 'retinol serum',
+        filters: { posted_at: { gte: '2026-10-01T00:00:00Z', lt: '2026-11-01T00:00:00Z' } },
+      },
+      interval: 'day',
+      time_zone: 'Europe/Paris',
+      breakdown: { by: 'language', size: 3 },
+    },
+    { post: { author: { filters: { niches: { contains_any: ['skincare'] } } } }, interval: 'week' },
+  ],
+  lookupAccounts: [
+    {
+      handles: ['@glowwithmaya', 'zoe_passport', 'no.such.handle'],
+      ids: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58'],
+    },
+  ],
+  lookupPosts: [{ shortcodes: ['0sjB3DUrdcE', 'r9cmlWofeDH'], ids: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg'] }],
 };
 const ID_EXAMPLES: Record<string, unknown[]> = {
   getPost: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg', '0sjB3DUrdcE'],

@@ -7,8 +7,13 @@ const OPERATIONS: Record<string, UsageOperation> = {
   searchAccounts: 'search_accounts',
   getPost: 'get_post',
   getAccount: 'get_account',
+  lookupPosts: 'lookup_posts',
+  lookupAccounts: 'lookup_accounts',
+  suggest: 'suggest',
+  getTaxonomy: 'taxonomies',
   postFacets: 'post_facets',
   accountFacets: 'account_facets',
+  countPosts: 'post_counts',
   ingestObservations: 'intake',
 };
 

@@ -12,8 +12,12 @@ import { createAccountService, type AccountService } from '../services/accounts/
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import { createPostService, type PostService } from '../services/posts/post-service.ts';
+import { createSuggestService } from '../services/names/suggest-service.ts';
+import { createTaxonomyService } from '../services/names/taxonomy-service.ts';
 import { createAccountFacetsService, createPostFacetsService } from '../services/search/facets-service.ts';
+import { createPostCountsService } from '../services/search/counts-service.ts';
 import { createMatchEvidence } from '../services/search/match-evidence.ts';
+import { createDidYouMean } from '../services/search/did-you-mean.ts';
 import {
   createAccountSearchService,
   createPostSearchService,
@@ -91,17 +95,21 @@ export function createApi(
   };
   const facets = { engine: engine.facets, references, keepAliveSeconds: config.CURSOR_TTL_SECONDS };
   const services = {
-    posts: createPostService({ reads, history: engine.history, signer }),
-    accounts: createAccountService({ reads: engine.reads, history: engine.history, signer }),
+    posts: createPostService({ reads, lookups: engine.lookups, history: engine.history, signer }),
+    accounts: createAccountService({ reads: engine.reads, lookups: engine.lookups, history: engine.history, signer }),
     postSearch: createPostSearchService({
       ...search,
       reads,
       evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
+      didYouMean: createDidYouMean({ corrector: engine.spelling }),
       ranking,
     }),
     accountSearch: createAccountSearchService(search),
     postFacets: createPostFacetsService({ ...facets, ranking }),
     accountFacets: createAccountFacetsService(facets),
+    postCounts: createPostCountsService({ ...facets, engine: engine.counts, ranking }),
+    suggest: createSuggestService({ suggester: engine.suggest }),
+    taxonomies: createTaxonomyService({ facets: engine.facets, keepAliveSeconds: config.CURSOR_TTL_SECONDS }),
     keys,
     intake: intake.intake,
     alerts: alerts.service,
@@ -158,6 +166,14 @@ export function createApi(
           baseUrl: config.PUBLIC_BASE_URL,
           assetsDir: dashboardAssetsDir(),
           alerts: alerts.service,
+          insights: {
+            postSearch: services.postSearch,
+            postCounts: services.postCounts,
+            postFacets: services.postFacets,
+            posts: services.posts,
+            accounts: services.accounts,
+            accountSearch: services.accountSearch,
+          },
         }
       : undefined;
   if (dashboard && config.PUBLIC_BASE_URL.startsWith('https:') && config.TRUSTED_PROXIES.length === 0) {

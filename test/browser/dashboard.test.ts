@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHolders } from '../../src/start/core.ts';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { accountEnrichmentObs, accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 
 // Debian's chromium, driven headless by playwright-core: nothing is downloaded (`npm test` installs
 // it through `scripts/services.sh browser`).
@@ -96,11 +97,12 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
       for (let i = 0; i < 20; i++) {
         await page.goto(`${api.url}/dashboard/usage?days=7`);
         cells = await page.locator('section.usage tbody tr').first().locator('td').allTextContents();
-        if (cells[0] === today && cells[8] === '2') break;
+        if (cells[0] === today && cells[13] === '2') break;
         await page.waitForTimeout(300);
       }
-      // day, search posts, search accounts, get post, get account, post facets, account facets, intake, all, 4xx, 429
-      expect(cells).toEqual([today, '1', '0', '1', '0', '0', '0', '0', '2', '1', '0']);
+      // day, search posts, search accounts, get post, get account, lookup posts, lookup accounts, suggest,
+      // taxonomies, post facets, account facets, post counts, intake, all, 4xx, 429
+      expect(cells).toEqual([today, '1', '0', '1', '0', '0', '0', '0', '0', '0', '0', '0', '0', '2', '1', '0']);
       await expect(page.locator('svg.chart').count()).resolves.toBe(1);
       await screenshot(page, 'dashboard-usage.png');
 
@@ -202,6 +204,156 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
     } finally {
       await context.close();
       await new Promise((resolve) => receiver.close(resolve));
+    }
+  });
+
+  it('explores a search: the chart draws the API’s buckets, the search saves as an alert, an account has its page', async () => {
+    const HOUR = 3_600_000;
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const day = (ms: number) => iso(ms).slice(0, 10);
+    const author = 'br-kiter';
+    const observations: unknown[] = [
+      // Three observations of the author: its followers history.
+      ...[20, 10, 1].map((d, i) =>
+        accountObs({
+          platform_id: author,
+          handle: 'br.kiter',
+          followers_count: 1000 + 550 * i,
+          observed_at: iso(now - d * 24 * HOUR),
+        }),
+      ),
+      accountEnrichmentObs(author, { niches: ['kitesurfing'] }),
+    ];
+    for (let i = 0; i < 14; i++) {
+      const postedAt = now - (13 * 24 - i * 23) * HOUR;
+      const id = `br-post-${i}`;
+      observations.push(
+        postObs(author, {
+          platform_id: id,
+          posted_at: iso(postedAt),
+          observed_at: iso(postedAt + HOUR),
+          views: 100 * i,
+          caption: `Kite session ${i} at the lagoon #kite`,
+        }),
+        // Seen again a day later with more views: the post's views history.
+        postObs(author, {
+          platform_id: id,
+          posted_at: iso(postedAt),
+          observed_at: iso(Math.min(postedAt + 25 * HOUR, now - 60_000)),
+          views: 300 * i + 50,
+          caption: `Kite session ${i} at the lagoon #kite`,
+        }),
+      );
+      if (i % 4 !== 0) observations.push(postEnrichmentObs(id, { primary_language: i % 3 === 0 ? 'fr' : 'en' }));
+    }
+    expect((await stack.ingest(observations)).statusCode).toBe(200);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const scriptErrors: string[] = [];
+    page.on('pageerror', (error) => scriptErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') scriptErrors.push(message.text());
+    });
+    try {
+      await signUp(page, `explore-${stack.config.REDIS_PREFIX}@example.com`);
+      const key = await createKey(page, 'explore key');
+      const endpoint = await fetch(`${api.url}/v1/social/webhook-endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks' }),
+      });
+      expect(endpoint.status).toBe(201);
+
+      await page.getByRole('link', { name: 'Explore' }).click();
+      await page.waitForURL(`${api.url}/dashboard/explore`);
+      await page.getByLabel('Query').fill('kite lagoon');
+      await page.getByLabel('From').fill(day(now - 14 * 24 * HOUR));
+      await page.getByLabel('To', { exact: true }).fill(day(now));
+      await page.getByLabel('Interval').selectOption('day');
+      await page.getByLabel('Break down by').selectOption('language');
+      await page.getByRole('button', { name: 'Explore' }).click();
+      await page.waitForURL(/\/dashboard\/explore\?q=kite/);
+
+      // The API's answer to the same question, with the holder's key.
+      const response = await fetch(`${api.url}/v1/social/posts/counts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          post: {
+            query: 'kite lagoon',
+            filters: {
+              posted_at: { gte: `${day(now - 14 * 24 * HOUR)}T00:00:00Z`, lt: `${day(now + 24 * HOUR)}T00:00:00Z` },
+            },
+          },
+          interval: 'day',
+          breakdown: { by: 'language' },
+        }),
+      });
+      expect(response.status).toBe(200);
+      const answer = (await response.json()) as {
+        total: number;
+        buckets: Array<{
+          start: string;
+          count: number;
+          breakdown: Array<{ value: string; count: number }>;
+          other: number;
+        }>;
+      };
+      expect(answer.total).toBe(14);
+      const bars = page.locator('svg.trend g.bucket');
+      const drawn = await bars.evaluateAll((groups) =>
+        groups.map((g) => ({
+          start: g.getAttribute('data-start'),
+          count: Number(g.getAttribute('data-count')),
+          parts: [...g.querySelectorAll('rect')].map((r) => [
+            r.getAttribute('data-value'),
+            Number(r.getAttribute('data-count')),
+          ]),
+          height: [...g.querySelectorAll('rect')].reduce((a, r) => a + Number(r.getAttribute('height')), 0),
+        })),
+      );
+      expect(drawn.map((b) => [b.start, b.count])).toEqual(answer.buckets.map((b) => [b.start, b.count]));
+      expect(drawn.map((b) => b.parts)).toEqual(
+        answer.buckets.map((b) => [...b.breakdown.map((v) => [v.value, v.count]), ['other', b.other]]),
+      );
+      // Bar heights follow the counts.
+      const tallest = Math.max(...drawn.map((b) => b.height));
+      const most = Math.max(...answer.buckets.map((b) => b.count));
+      for (const [i, b] of drawn.entries()) expect(b.height / tallest).toBeCloseTo(answer.buckets[i]!.count / most, 2);
+      await expect(page.locator('svg.trend title').first().textContent()).resolves.toBe(
+        'Matching posts per day, by language',
+      );
+      // The posts with their evidence: the query's words marked in the caption.
+      await expect(page.locator('ol.posts li').count()).resolves.toBe(14);
+      await expect(page.locator('ol.posts mark').first().textContent()).resolves.toMatch(/kite|lagoon/i);
+      await screenshot(page, 'dashboard-explore.png');
+
+      await page.getByLabel('Name').fill('lagoon kites');
+      await page.getByRole('button', { name: 'Save as alert' }).click();
+      await page.waitForURL(/\/dashboard\/alerts\?notice=/);
+      await expect(page.locator('.notice').textContent()).resolves.toContain('lagoon kites');
+      await expect(page.locator('table.searches tbody tr td').first().textContent()).resolves.toBe('lagoon kites');
+
+      await page.goBack();
+      await page.locator('ol.posts li a').first().click();
+      await page.waitForURL(`${api.url}/dashboard/accounts/@br.kiter`);
+      await expect(page.locator('h1').textContent()).resolves.toContain('@br.kiter');
+      const history = await fetch(`${api.url}/v1/social/accounts/@br.kiter/history?interval=day`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      const points = ((await history.json()) as { points: Array<{ followers_count?: number }> }).points;
+      const followers = await page
+        .locator('svg.lines[aria-labelledby^="followers"] circle')
+        .evaluateAll((dots) => dots.map((d) => Number(d.getAttribute('data-value'))));
+      expect(followers).toEqual(points.map((p) => p.followers_count));
+      expect(followers).toEqual([1000, 1550, 2100]);
+      await expect(page.locator('svg.lines[aria-labelledby^="views"] g.series').count()).resolves.toBe(5);
+      await screenshot(page, 'dashboard-account.png');
+      expect(scriptErrors, scriptErrors.join('\n')).toEqual([]);
+    } finally {
+      await context.close();
     }
   });
 });

@@ -26,3 +26,14 @@ export async function facetsTotal(stack: Stack, query: string): Promise<number> 
   expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
   return (response.body as { total: number }).total;
 }
+
+/** Every result of a post search body, paged with its cursors (100 a page). */
+export async function allPosts(stack: Stack, body: Record<string, unknown>): Promise<Array<Record<string, any>>> {
+  const out: Array<Record<string, any>> = [];
+  let page = await searchPage(stack, { ...body, limit: 100 });
+  for (;;) {
+    out.push(...(page.data as Array<Record<string, any>>));
+    if (!page.has_more) return out;
+    page = await searchPage(stack, { cursor: page.next_cursor });
+  }
+}

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([stack?.close(), bare?.close()]));
 
 describe('the OpenAPI document', () => {
-  it('is OpenAPI 3.1 with the four operations, the histories, the facets, the alerts, the intake and delivery, each problem status named', async () => {
+  it('is OpenAPI 3.1 with the four operations, the histories, the facets, the lookups, typeahead, the dictionaries, the alerts, the intake and delivery, each problem status named', async () => {
     const response = await stack.inject({ method: 'GET', url: '/openapi.json' });
     expect(response.statusCode).toBe(200);
     const doc = response.body;
@@ -46,6 +46,7 @@ describe('the OpenAPI document', () => {
     ).flatMap((path) => Object.values(path));
     expect(operations.map((o) => o.operationId).sort()).toEqual([
       'accountFacets',
+      'countPosts',
       'createSavedSearch',
       'createWebhookEndpoint',
       'deleteSavedSearch',
@@ -57,18 +58,41 @@ describe('the OpenAPI document', () => {
       'getPost',
       'getPostHistory',
       'getSavedSearch',
+      'getTaxonomy',
       'getWebhookEndpoint',
       'ingestObservations',
       'listSavedSearchMatches',
       'listSavedSearches',
       'listWebhookDeliveries',
       'listWebhookEndpoints',
+      'lookupAccounts',
+      'lookupPosts',
       'postFacets',
       'rotateWebhookSecret',
       'searchAccounts',
       'searchPosts',
       'sendWebhookTest',
+      'suggest',
     ]);
+    // A lookup names its resources in the body: what it cannot find is listed, never a 404.
+    const lookup = doc.paths['/v1/social/accounts/lookup'].post;
+    expect(Object.keys(lookup.responses)).not.toContain('404');
+    expect(lookup.responses['429'].description).toContain('`rate-limit-exceeded`');
+    expect(doc.paths['/v1/social/taxonomies/{name}'].get.parameters[0].schema.enum).toEqual([
+      'niches',
+      'topics',
+      'languages',
+      'countries',
+      'formats',
+      'offer_types',
+    ]);
+    // Post counts (additive): a read sent as a POST, revalidated like the GETs.
+    const counts = doc.paths['/v1/social/posts/counts'].post as unknown as {
+      parameters: Array<{ name: string; in: string }>;
+      responses: Record<string, unknown>;
+    };
+    expect(counts.parameters.map((p) => `${p.in}:${p.name}`)).toContain('header:if-none-match');
+    expect(Object.keys(counts.responses)).toEqual(expect.arrayContaining(['200', '304', '422', '429']));
     // Alert resources (additive): the saved search's `post` is the post search's own scope.
     expect(doc.paths['/v1/social/saved-searches/{id}'].get.responses['404'].description).toContain(
       '`resource-not-found`',

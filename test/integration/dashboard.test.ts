@@ -362,8 +362,9 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
       const cells = [...(match?.[1] ?? '').matchAll(/<td>(\d+)<\/td>/g)].map((m) => m[1]!);
       if (cells[cells.length - 3] === '5') row = cells;
     }
-    // search posts, search accounts, get post, get account, post facets, account facets, intake, all, 4xx, 429
-    expect(row).toEqual(['3', '0', '1', '1', '0', '0', '0', '5', '4', '1']);
+    // search posts, search accounts, get post, get account, lookup posts, lookup accounts, suggest, taxonomies,
+    // post facets, account facets, post counts, intake, all, 4xx, 429
+    expect(row).toEqual(['3', '0', '1', '1', '0', '0', '0', '0', '0', '0', '0', '0', '5', '4', '1']);
     const page = await client.get('/dashboard/usage?days=7');
     expect(page.body).toContain('<svg class="chart"');
     expect(page.body).toContain('search limit 2/min');

@@ -45,7 +45,20 @@ export async function smoke(baseUrl: string, key: string, postId: string) {
   const handle: string | undefined = got.data?.author.handle;
   const problem = await client.GET('/v1/social/posts/{id}', { params: { path: { id: 'not-a-tracked-post' } } });
   const problemType: string | undefined = problem.error?.type;
-  return { ids, handle, status: got.response.status, problemType };
+  const looked = await client.POST('/v1/social/accounts/lookup', {
+    body: { handles: ['@typed.client', 'nobody.here'] },
+  });
+  const lookedUp: string[] = (looked.data?.data ?? []).map((account) => account.handle);
+  const notFound: string[] = looked.data?.not_found ?? [];
+  const posts = await client.POST('/v1/social/posts/lookup', { body: { ids: [postId] } });
+  const postsLookedUp: string[] = (posts.data?.data ?? []).map((post) => post.caption);
+  const suggested = await client.GET('/v1/social/suggest', {
+    params: { query: { q: 'typed', kinds: 'accounts,hashtags', limit: 3 } },
+  });
+  const suggestions = (suggested.data?.data ?? []).map((s) => \`\${s.kind} \${s.value} \${s.count}\`);
+  const topics = await client.GET('/v1/social/taxonomies/{name}', { params: { path: { name: 'topics' } } });
+  const counted: 'accounts' | 'posts' | undefined = topics.data?.counted;
+  return { ids, handle, status: got.response.status, problemType, lookedUp, notFound, postsLookedUp, suggestions, counted };
 }
 
 /** Never called: it only has to fail to compile where the contract says so. */
@@ -55,6 +68,10 @@ export function forbidden(baseUrl: string) {
   void client.POST('/v1/social/posts/search', { body: { limit: 'ten' } });
   // @ts-expect-error no such operation
   void client.GET('/v1/social/posts/{id}/comments', {});
+  // @ts-expect-error a lookup takes lists
+  void client.POST('/v1/social/accounts/lookup', { body: { handles: 'one' } });
+  // @ts-expect-error no such dictionary
+  void client.GET('/v1/social/taxonomies/{name}', { params: { path: { name: 'brands' } } });
 }
 `;
 
@@ -94,6 +111,11 @@ describe('a typed client generated from /openapi.json', () => {
       handle: 'typed.client',
       status: 200,
       problemType: 'https://api.example.test/problems/not-tracked',
+      lookedUp: ['typed.client'],
+      notFound: ['nobody.here'],
+      postsLookedUp: ['Typed clients for skincare searches'],
+      suggestions: ['account @typed.client 12000'],
+      counted: 'posts',
     });
   });
 });

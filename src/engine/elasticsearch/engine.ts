@@ -2,10 +2,14 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
+import type { CountEngine } from '../counts.ts';
 import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { AuthorPostFacts, IntakeStore } from '../intake-store.ts';
+import type { RecordLookups } from '../lookups.ts';
+import type { NameSuggester } from '../suggest.ts';
+import type { SpellingCorrector } from '../spelling.ts';
 import type { RecordReads, StoredFollowers } from '../reads.ts';
 import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
@@ -16,9 +20,13 @@ import { createIndexAdmin } from './index-admin.ts';
 import { indexNames } from './names.ts';
 import { createQualifyingAccounts } from './account-query.ts';
 import { createFacetEngine } from './facet-search.ts';
+import { createCountEngine } from './count-search.ts';
 import { createPostHighlighter } from './post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
 import { projectAccount } from './projection.ts';
+import { createRecordLookups } from './record-lookups.ts';
+import { createNameSuggester } from './name-suggestions.ts';
+import { createSpellingCorrector } from './spelling.ts';
 import { createRecordStore } from './record-store.ts';
 import { createSearchEngine } from './search-engine.ts';
 import { createLikenessEvidence } from './likeness-evidence.ts';
@@ -35,8 +43,12 @@ const PAGE = 2000;
 /** Every engine role, implemented on one Elasticsearch client. */
 export interface ElasticsearchEngine {
   readonly reads: RecordReads;
+  readonly lookups: RecordLookups;
+  readonly suggest: NameSuggester;
+  readonly spelling: SpellingCorrector;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
+  readonly counts: CountEngine;
   readonly highlights: MatchHighlighter;
   readonly likeness: LikenessEvidence;
   readonly intake: IntakeStore;
@@ -320,6 +332,17 @@ export function createElasticsearchEngine(deps: {
     vectorFeedback: deps.vectorFeedback ?? 'off',
   });
 
+  // Facets and counts count exactly what a search returns, on the snapshots first pages share.
+  const counting = {
+    client,
+    snapshots,
+    visibility,
+    postsIndex: posts.read,
+    accountsIndex: accounts.read,
+    similarityFloor: deps.similarityFloor ?? null,
+    vectorFeedback: deps.vectorFeedback ?? 'off',
+  } as const;
+
   const intake: IntakeStore = {
     posts: postStore,
     accounts: accountStore,
@@ -341,17 +364,12 @@ export function createElasticsearchEngine(deps: {
 
   return {
     reads,
+    lookups: createRecordLookups({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
+    suggest: createNameSuggester({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
+    spelling: createSpellingCorrector({ client, postsIndex: posts.read }),
     search,
-    facets: createFacetEngine({
-      client,
-      snapshots,
-      visibility,
-      qualifying,
-      postsIndex: posts.read,
-      accountsIndex: accounts.read,
-      similarityFloor: deps.similarityFloor ?? null,
-      vectorFeedback: deps.vectorFeedback ?? 'off',
-    }),
+    facets: createFacetEngine({ ...counting, qualifying }),
+    counts: createCountEngine(counting),
     highlights: createPostHighlighter({ client, index: posts.read }),
     alerts: createAlertMatching({
       client,

@@ -7,19 +7,13 @@ import type { FacetCounts, FacetEngine } from '../facets.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { accountSearchFilter, accountSearchQuery, narrowedScope } from './account-query.ts';
 import { compileFilter, esPath } from './filter-compiler.ts';
-import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
-import { hybridWindows } from './hybrid-windows.ts';
 import { COMPLETE_RESULTS, engineCall } from './errors.ts';
-import { nearestPostsQuery } from './nearest-query.ts';
-import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
+import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
-import { analyzeQuery } from '../../text/languages.ts';
-import { postSearchFilter, postSearchQuery } from './post-query.ts';
+import { createPostResults, similarOnly } from './post-results.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
-import { similarWindow } from './similar-search.ts';
-import type { SimilarRanking } from '../search.ts';
 import type { FilterNode, RangeNode } from '../../query/ast.ts';
-import { createVolatileBounds, isAccountOnlyAuthorLeaf, isVolatileAuthorRange } from './volatile-bounds.ts';
+import { isAccountOnlyAuthorLeaf, isVolatileAuthorRange } from './volatile-bounds.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
@@ -97,6 +91,24 @@ export function approximateFacets(facets: FacetSpec[], aggregations: Record<stri
   });
 }
 
+/**
+ * The facets' aggregations, exact: the terms facets the engine says may be off (several shards,
+ * and a value some shard did not list among its top `shard_size`) are counted again by `search`
+ * on the same snapshot, each shard listing up to {@link EXACT_SHARD_SIZE} values.
+ */
+export async function exactAggregations(
+  facets: FacetSpec[],
+  aggregations: Record<string, unknown> | undefined,
+  search: (aggs: Aggs) => Promise<{ aggregations?: Record<string, unknown> | undefined }>,
+): Promise<Record<string, unknown> | undefined> {
+  const again = new Set(approximateFacets(facets, aggregations));
+  if (again.size === 0) return aggregations;
+  const aggs = Object.fromEntries(
+    Object.entries(facetAggregations(facets, EXACT_SHARD_SIZE)).filter(([key]) => again.has(key)),
+  );
+  return { ...aggregations, ...(await search(aggs)).aggregations };
+}
+
 interface TermBucket {
   key: string | number;
   key_as_string?: string;
@@ -156,7 +168,8 @@ export function createFacetEngine(deps: {
   vectorFeedback?: VectorFeedback;
 }): FacetEngine {
   const { client } = deps;
-  const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
+  const results = createPostResults(deps);
+  const { bounds } = results;
 
   async function count(
     index: string | string[],
@@ -175,16 +188,10 @@ export function createFacetEngine(deps: {
         aggs: facetAggregations(facets, undefined, rangeFilters),
       });
     const { pit, shared, response } = await firstPage(deps, index, keepAliveSeconds, run);
-    let aggregations = response.aggregations as Record<string, unknown> | undefined;
+    let aggregations: Record<string, unknown> | undefined;
     try {
-      const again = new Set(approximateFacets(facets, aggregations));
-      if (again.size > 0) {
-        // Several shards, and a value some shard did not list: count those facets again on the
-        // same snapshot, each shard listing far more values.
-        const aggs = Object.fromEntries(
-          Object.entries(facetAggregations(facets, EXACT_SHARD_SIZE)).filter(([key]) => again.has(key)),
-        );
-        const exact = await engineCall(async () =>
+      aggregations = await exactAggregations(facets, response.aggregations, async (aggs) =>
+        engineCall(async () =>
           client.search({
             ...COMPLETE_RESULTS,
             pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
@@ -193,33 +200,13 @@ export function createFacetEngine(deps: {
             track_total_hits: false,
             aggs,
           }),
-        );
-        aggregations = { ...aggregations, ...(exact.aggregations as Record<string, unknown>) };
-      }
+        ),
+      );
     } finally {
       if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
     }
     const total = response.hits.total;
     return { total: typeof total === 'number' ? total : (total?.value ?? 0), facets: readFacets(facets, aggregations) };
-  }
-
-  /** The filter and exactly the window a `similar_to` search shows (same kNN, same quantized vector). */
-  async function similarOnly(
-    pit: string,
-    keepAliveSeconds: number,
-    field: string,
-    filter: Query[],
-    ranking: SimilarRanking,
-  ): Promise<Query> {
-    const hits = await similarWindow(client, {
-      pit,
-      keepAlive: `${keepAliveSeconds}s`,
-      field,
-      filter,
-      vector: quantizeVector(ranking.vector),
-      exclude: ranking.exclude,
-    });
-    return { bool: { filter: [...filter, { ids: { values: hits.map((h) => h._id!) } }] } };
   }
 
   /**
@@ -254,90 +241,13 @@ export function createFacetEngine(deps: {
   }
 
   return {
-    async postFacets(asked, facets, { ranking, keepAliveSeconds }) {
+    async postFacets(search, facets, { ranking, keepAliveSeconds }) {
       // Author ranges over counters and metrics, read exactly on the posts' coarse copies.
-      const [resolvedFilter, rangeFilters] = await Promise.all([
-        bounds.resolve(asked.filter),
+      const [queryOn, rangeFilters] = await Promise.all([
+        results.resultsOf(search, ranking, keepAliveSeconds),
         volatileRangeFilters(facets),
       ]);
-      const search = { ...asked, filter: resolvedFilter };
-      if (ranking.kind === 'similar') {
-        const filter = postSearchFilter(search);
-        return count(
-          deps.postsIndex,
-          facets,
-          keepAliveSeconds,
-          (pit) => similarOnly(pit, keepAliveSeconds, 'embedding', filter, ranking),
-          rangeFilters,
-        );
-      }
-      if (ranking.kind === 'lexical' || search.query === null) {
-        const query = postSearchQuery(search);
-        return count(deps.postsIndex, facets, keepAliveSeconds, async () => query, rangeFilters);
-      }
-      const filter = postSearchFilter(search);
-      const lexical = postSearchQuery(search);
-      // The same semantic window as the search: its kNN, with the same quantized vector, on the same snapshot.
-      const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
-      vector.catch(() => undefined);
-      return count(
-        deps.postsIndex,
-        facets,
-        keepAliveSeconds,
-        async (pit) => {
-          const queryVector = await vector;
-          // A query the model cannot read (an empty vector) has no neighbours, as in the search.
-          if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
-          const keepAlive = `${keepAliveSeconds}s`;
-          const neighbours = async (v: number[]) =>
-            (
-              await client.search({
-                ...COMPLETE_RESULTS,
-                pit: { id: pit, keep_alive: keepAlive },
-                ...nearestPostsQuery({ vector: v, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
-                size: FUSION_WINDOW,
-                _source: false,
-                track_total_hits: false,
-              })
-            ).hits.hits;
-          const semanticReadable = search.query === null || analyzeQuery(search.query).semanticReadable;
-          const windows = hybridWindows({
-            mode: ranking.mode,
-            window: FUSION_WINDOW,
-            similarityFloor: deps.similarityFloor,
-            semanticReadable,
-          });
-          let knn = await neighbours(queryVector);
-          // The search's vector feedback (vector-feedback.ts), so that the window is the search's own.
-          if (
-            search.query !== null &&
-            usesVectorFeedback(search.query, ranking.mode, semanticReadable, deps.vectorFeedback)
-          ) {
-            // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
-            const weights = (await ranking.termWeights) ?? null;
-            const lexicalWindow = await client.search({
-              ...COMPLETE_RESULTS,
-              pit: { id: pit, keep_alive: keepAlive },
-              query: weights ? postSearchQuery(search, weights) : lexical,
-              sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
-              size: FUSION_WINDOW + 1,
-              _source: false,
-              track_total_hits: false,
-            });
-            const fused = windows.fuse(lexicalWindow.hits.hits, knn);
-            const moved = await vectorFromFeedback({ client, pit, keepAlive, query: queryVector, fused });
-            if (moved) knn = await neighbours(dequantizeVector(quantizeVector(moved)));
-          }
-          // Exactly the neighbours the search shows: above the relevance floor, and none when the
-          // model cannot read the query's language (hybrid-windows.ts).
-          const shown = windows.shownNeighbours(knn);
-          const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
-          return ranking.mode === 'semantic'
-            ? window
-            : { bool: { should: [lexical, window], minimum_should_match: 1 } };
-        },
-        rangeFilters,
-      );
+      return count(deps.postsIndex, facets, keepAliveSeconds, queryOn, rangeFilters);
     },
 
     accountFacets(search, facets, { keepAliveSeconds, ranking }) {
@@ -349,7 +259,7 @@ export function createFacetEngine(deps: {
         const qualifying = scope ? [await deps.qualifying(pit, narrowedScope(scope, search.filter))] : [];
         if (ranking?.kind === 'similar') {
           const filter = [...accountSearchFilter(search), ...qualifying];
-          return similarOnly(pit, keepAliveSeconds, 'lookalike_embedding', filter, ranking);
+          return similarOnly(client, { pit, keepAliveSeconds, field: 'lookalike_embedding', filter, ranking });
         }
         return qualifying.length > 0 ? { bool: { filter: [query, ...qualifying] } } : query;
       });

@@ -7,6 +7,7 @@ import { coarse } from '../../domain/volatile-facts.ts';
 import { analyzeIn, documentLanguage } from '../../text/languages.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import { foldCase } from '../../query/fields.ts';
+import { foldName, nameKeys } from '../../text/name-keys.ts';
 
 /**
  * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
@@ -64,6 +65,8 @@ export function projectPost(record: PostRecord): Doc {
     caption: raw.caption,
     hashtags: raw.hashtags,
     mentions: mentionsOf(raw.caption_mentions),
+    hashtag_names: suggestNames(raw.hashtags.map(foldCase)),
+    mention_names: suggestNames(mentionsOf(raw.caption_mentions) ?? []),
     content_text: joinText([
       e.content_summary?.v,
       hook?.construction,
@@ -172,6 +175,19 @@ function mentionsOf(mentions: unknown): string[] | undefined {
   return out.length > 0 ? distinct(out) : undefined;
 }
 
+/**
+ * A post's hashtags or mentioned handles as typeahead counts them: the folded name (what a prefix
+ * matches), the unit separator, and the name as the filters take it (lower-cased, accents kept:
+ * `#café` and `#cafe` are two hashtags, each counted on its own).
+ */
+function suggestNames(names: readonly string[]): string[] | undefined {
+  const out = distinct(names.filter((n) => n !== '').map((n) => `${foldName(n)}${NAME_SEPARATOR}${n}`));
+  return out.length > 0 ? out : undefined;
+}
+
+/** Between a folded name and its display form in `hashtag_names` and `mention_names`. */
+export const NAME_SEPARATOR = '\u001f';
+
 /** The indexed document of an account. */
 export function projectAccount(record: AccountRecord): Doc {
   const doc: Doc = {
@@ -187,6 +203,8 @@ export function projectAccount(record: AccountRecord): Doc {
     handle: profile.handle,
     handle_observed_at: record.profile!.t,
     display_name: profile.display_name,
+    // What typeahead finds an account by: its handle, its display name and each later word of it.
+    name_keys: distinct([foldName(profile.handle), ...nameKeys(profile.display_name)]).filter((k) => k !== ''),
     biography: profile.biography,
     category_label: profile.category_label,
     publishing_summary: record.publishing_summary?.v ?? undefined,

@@ -15,6 +15,7 @@ import type { SessionStore } from '../../services/keys/session-store.ts';
 import { sendPage, type PageContextOf } from './page.ts';
 import { errorPage } from './views.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
+import type { InsightServices } from './insight-pages.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -37,6 +38,8 @@ export interface DashboardDeps {
   assetsDir: string;
   /** The alerts page's service; absent: no alerts page. */
   alerts?: AlertService;
+  /** The Explore and account pages' services; absent: no such pages. */
+  insights?: InsightServices;
 }
 
 const ASSETS = {
@@ -144,5 +147,12 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     );
   });
 
-  await app.register(dashboardRoutes, { holders: deps.holders, keys: deps.keys, alerts: deps.alerts, base, context });
+  await app.register(dashboardRoutes, {
+    holders: deps.holders,
+    keys: deps.keys,
+    alerts: deps.alerts,
+    insights: deps.insights,
+    base,
+    context,
+  });
 };

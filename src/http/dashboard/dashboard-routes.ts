@@ -13,6 +13,7 @@ import { createKeyForm, keyIdParams, parseForm, signInForm, signUpForm, usageQue
 import { keysPage, signInPage, signUpPage, usagePage } from './views.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import { registerAlertPages } from './alert-pages.ts';
+import { registerInsightPages, type InsightServices } from './insight-pages.ts';
 
 /** Options of {@link dashboardRoutes}. */
 export interface DashboardRoutesOptions {
@@ -20,6 +21,8 @@ export interface DashboardRoutesOptions {
   keys: HolderKeys;
   /** Webhook endpoints and saved searches (the alerts page); absent: no such page. */
   alerts?: AlertService | undefined;
+  /** The Explore and account pages' services; absent: no such pages. */
+  insights?: InsightServices | undefined;
   /** The dashboard's path as links see it. */
   base: string;
   context: PageContextOf;
@@ -45,7 +48,7 @@ function formError(error: unknown): DomainError {
  */
 export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (
   app,
-  { holders, keys, alerts, base, context },
+  { holders, keys, alerts, insights, base, context },
 ) => {
   const csrf: preHandlerHookHandler = (request, reply, done) => app.csrfProtection(request, reply, done);
   const csrfChecked = { onRequest: undefined, preHandler: csrf };
@@ -146,6 +149,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
   });
 
   if (alerts) registerAlertPages(app, { alerts, base, context, signedIn, signedInForm });
+  if (insights) registerInsightPages(app, { services: insights, alerts, base, context, signedIn, signedInForm });
 
   app.get('/usage', { preHandler: signedIn }, async (request, reply) => {
     const { days } = usageQuery.parse(request.query ?? {});

@@ -18,7 +18,7 @@ export interface PageContext {
 /** The page frame: head, navigation for the signed-in holder, footer. */
 export function layout(ctx: PageContext, title: string, body: Html): Html {
   const nav = ctx.holder
-    ? html`<nav><a href="${ctx.base}/keys">API keys</a><a href="${ctx.base}/usage">Usage</a><a href="${ctx.base}/alerts">Alerts</a><span class="who">${ctx.holder}</span><form method="post" action="${ctx.base}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="link">Sign out</button></form></nav>`
+    ? html`<nav><a href="${ctx.base}/keys">API keys</a><a href="${ctx.base}/usage">Usage</a><a href="${ctx.base}/alerts">Alerts</a><a href="${ctx.base}/explore">Explore</a><span class="who">${ctx.holder}</span><form method="post" action="${ctx.base}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="link">Sign out</button></form></nav>`
     : html`<nav><a href="${ctx.base}/sign-in">Sign in</a><a href="${ctx.base}/sign-up">Sign up</a></nav>`;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

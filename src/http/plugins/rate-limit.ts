@@ -29,6 +29,13 @@ export interface RouteRateLimit {
    * The count is not awaited here: {@link run} awaits it alongside the operation.
    */
   count: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * {@link count} for a request that spends more than one unit of the budget (a lookup spends one
+   * read per entry): `cost` reads the parsed, not yet validated body.
+   */
+  countBy: (
+    cost: (request: FastifyRequest) => number,
+  ) => (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
   /** Runs a read alongside its count; a request found over budget gets its 429 and the result is dropped. */
   run: Limiter;
   /**
@@ -47,6 +54,21 @@ declare module 'fastify' {
 }
 
 const WINDOW_SECONDS = 60;
+
+/**
+ * @fastify/rate-limit's own Redis script (store/RedisStore.js, continueExceeding and exponential
+ * back-off off) with INCRBY for INCR: a request of cost n spends n of the same counter, in the same
+ * window, as n requests would.
+ */
+const WEIGHTED_COUNT = `
+local current = redis.call('INCRBY', KEYS[1], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+`;
 
 /** The limit that applies to this request's key: its own, else the policy's default. */
 function effectiveLimit(request: FastifyRequest, policy: RateLimitPolicy, fallback: number): number {
@@ -119,30 +141,59 @@ export async function registerRateLimit(
     );
   };
 
-  return {
-    async count(request, reply) {
-      const max = effectiveLimit(request, policy, fallback);
-      if (max === 0) return;
-      const keyId = request.apiKey?.id ?? 'anonymous';
-      const resetsAt = overBudget.get(keyId);
-      if (resetsAt !== undefined) {
-        if (resetsAt > Date.now()) throw exceeded(reply, max, Math.ceil((resetsAt - Date.now()) / 1000));
-        overBudget.delete(keyId);
+  /** Counts `cost` units for the request's key: the plugin's counter for one, the weighted script for more. */
+  async function spend(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<void> {
+    const max = effectiveLimit(request, policy, fallback);
+    if (max === 0) return;
+    const keyId = request.apiKey?.id ?? 'anonymous';
+    const resetsAt = overBudget.get(keyId);
+    if (resetsAt !== undefined) {
+      if (resetsAt > Date.now()) throw exceeded(reply, max, Math.ceil((resetsAt - Date.now()) / 1000));
+      overBudget.delete(keyId);
+    }
+    const limited = cost <= 1 ? check(request) : weighted(keyId, cost, max);
+    const counted = limited.then((limit) => {
+      // Not counted: with Redis unreachable the limiter lets the request go (skipOnError) with a
+      // zero window, and there is no budget to report.
+      if (limit.isAllowed || limit.ttl <= 0) return;
+      if (limit.isExceeded) {
+        overBudget.set(keyId, Date.now() + limit.ttl);
+        throw exceeded(reply, limit.max, limit.ttlInSeconds);
       }
-      const counted = check(request).then((limit) => {
-        // Not counted: with Redis unreachable the limiter lets the request go (skipOnError) with a
-        // zero window, and there is no budget to report.
-        if (limit.isAllowed || limit.ttl <= 0) return;
-        if (limit.isExceeded) {
-          overBudget.set(keyId, Date.now() + limit.ttl);
-          throw exceeded(reply, limit.max, limit.ttlInSeconds);
-        }
-        setHeaders(reply, policy, limit.max, limit.remaining, limit.ttlInSeconds);
-      });
-      // A request that fails validation never awaits its count: keep that rejection handled.
-      counted.catch(() => undefined);
-      request.rateBudget = counted;
-    },
+      setHeaders(reply, policy, limit.max, limit.remaining, limit.ttlInSeconds);
+    });
+    // A request that fails validation never awaits its count: keep that rejection handled.
+    counted.catch(() => undefined);
+    request.rateBudget = counted;
+  }
+
+  /** The plugin's answer for a count of `cost` on the plugin's own counter (same key, same window). */
+  async function weighted(keyId: string, cost: number, max: number) {
+    try {
+      const [current, ttl] = (await options.redis.eval(
+        WEIGHTED_COUNT,
+        1,
+        `${options.namespace}${policy}:${keyId}`,
+        WINDOW_SECONDS * 1000,
+        cost,
+      )) as [number, number];
+      return {
+        isAllowed: false,
+        max,
+        remaining: Math.max(0, max - current),
+        ttl,
+        ttlInSeconds: Math.ceil(ttl / 1000),
+        isExceeded: current > max,
+      };
+    } catch {
+      // As the plugin's skipOnError: Redis unreachable, the request goes uncounted.
+      return { isAllowed: false, max, remaining: max, ttl: 0, ttlInSeconds: 0, isExceeded: false };
+    }
+  }
+
+  return {
+    count: (request, reply) => spend(request, reply, 1),
+    countBy: (cost) => (request, reply) => spend(request, reply, cost(request)),
     async mutate(request, _reply, operation) {
       await request.rateBudget;
       return operation();
@@ -161,6 +212,7 @@ export async function registerRateLimit(
 /** Routes' limits when none is configured: the operation runs as is. */
 export const UNLIMITED: RouteRateLimit = {
   count: async () => undefined,
+  countBy: () => async () => undefined,
   run: (_request, _reply, operation) => operation(),
   mutate: (_request, _reply, operation) => operation(),
 };

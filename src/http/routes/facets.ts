@@ -1,7 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { problemSchema } from '../../contract/api.ts';
-import { facetsResponseSchema } from '../../contract/search-extras.ts';
+import { countsResponseSchema, facetsResponseSchema } from '../../contract/search-extras.ts';
+import { postCountsRequestSchema } from '../../query/counts-request.ts';
 import { accountFacetsRequestSchema, postFacetsRequestSchema } from '../../query/facet-request.ts';
+import type { PostCountsService } from '../../services/search/counts-service.ts';
+import { answerTag, conditionalGet, conditionalHeaders, notModified } from '../conditional-get.ts';
 import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../../services/search/facets-service.ts';
 import { requireKey } from '../plugins/auth.ts';
@@ -17,16 +20,18 @@ const errors = {
 };
 
 /**
- * Post facets and account facets: registered like the searches (search scope, the
- * searches' rate limit and budget, zod request and response schemas).
+ * Post facets, account facets and post counts: registered like the searches (search scope, the
+ * searches' rate limit and budget, zod request and response schemas). Counts also revalidate
+ * like the reads (ETag, 304).
  */
 export const facetRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
+  postCounts: PostCountsService;
   /** The per-key search rate limit; the same budget (same counters) as the searches. */
   rateLimit?: RateLimitOptions;
-}> = async (app, { keys, postFacets, accountFacets, rateLimit }) => {
+}> = async (app, { keys, postFacets, accountFacets, postCounts, rateLimit }) => {
   const onRequest = requireKey(keys, 'search');
   const searches = rateLimit ? await registerRateLimit(app, rateLimit, 'search') : UNLIMITED;
 
@@ -62,5 +67,25 @@ export const facetRoutes: FastifyPluginAsyncZod<{
       request_id: request.id,
       ...(await searches.run(request, reply, () => accountFacets.facets(request.body))),
     }),
+  );
+
+  app.post(
+    '/v1/social/posts/counts',
+    {
+      onRequest,
+      preValidation: searches.count,
+      onSend: conditionalGet,
+      schema: {
+        operationId: 'countPosts',
+        body: postCountsRequestSchema,
+        headers: conditionalHeaders,
+        response: { 200: countsResponseSchema, 304: notModified, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const counts = await searches.run(request, reply, () => postCounts.counts(request.body));
+      reply.header('etag', answerTag(counts));
+      return { request_id: request.id, ...counts };
+    },
   );
 };

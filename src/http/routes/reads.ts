@@ -3,10 +3,12 @@ import { z } from 'zod';
 import type { AccountService } from '../../services/accounts/account-service.ts';
 import {
   accountHistorySchema,
+  accountLookupResponseSchema,
   accountSchema,
   accountSearchResponseSchema,
   fullPostSchema,
   postHistorySchema,
+  postLookupResponseSchema,
   postSearchResponseSchema,
   problemSchema,
 } from '../../contract/api.ts';
@@ -16,22 +18,13 @@ import type { AccountSearchService, PostSearchService } from '../../services/sea
 import type { PostService } from '../../services/posts/post-service.ts';
 import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query/search-request.ts';
 import { historyQuerySchema } from '../../query/history-request.ts';
-import { conditionalGet } from '../conditional-get.ts';
+import { accountLookupRequestSchema, lookupCost, postLookupRequestSchema } from '../../query/lookup-request.ts';
+import { conditionalGet, conditionalHeaders, notModified } from '../conditional-get.ts';
 import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(PATH_ID_MAX_LENGTH) });
-/** `If-None-Match`: the ETag of a copy the client holds (conditional-get.ts). */
-const conditionalHeaders = z.object({
-  'if-none-match': z
-    .string()
-    .max(2048)
-    .optional()
-    .meta({ description: 'An ETag from an earlier response: 304 Not Modified when it still matches.' }),
-});
-/** 304: no body; the copy the client holds is current. */
-const notModified = z.null().meta({ description: 'Not modified: the copy with this ETag is current.' });
 const errors = {
   401: problemSchema,
   403: problemSchema,
@@ -41,14 +34,19 @@ const errors = {
   429: problemSchema,
   503: problemSchema,
 };
+/** A lookup names its resources in the body: what it cannot find is listed, not a 404 or 410. */
+const { 404: _notTracked, 410: _unavailable, ...lookupErrors } = errors;
+
+/** The concrete POST paths beside `/v1/social/{posts,accounts}/{id}`. */
+const CONCRETE = new Set(['search', 'lookup']);
 
 /**
- * `GET /…/search` is the search path asked with the wrong method, not a read of the post or
- * account called "search": as in OpenAPI, a concrete path wins over a templated one (405, Allow:
- * POST). An account whose handle is "search" is read as `@search` (docs/api-decisions.md).
+ * `GET /…/search` (or `/…/lookup`) is that path asked with the wrong method, not a read of the
+ * post or account called "search": as in OpenAPI, a concrete path wins over a templated one (405,
+ * Allow: POST). An account whose handle is "search" is read as `@search` (docs/api-decisions.md).
  */
-function concreteFirst(id: string, searchPath: string): string {
-  if (id === 'search') throw new MethodNotAllowedError(`${searchPath} answers POST, not GET.`, ['POST']);
+function concreteFirst(id: string, base: string): string {
+  if (CONCRETE.has(id)) throw new MethodNotAllowedError(`${base}/${id} answers POST, not GET.`, ['POST']);
   return id;
 }
 
@@ -80,7 +78,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) =>
-      reads.run(request, reply, () => posts.get(concreteFirst(request.params.id, '/v1/social/posts/search'))),
+      reads.run(request, reply, () => posts.get(concreteFirst(request.params.id, '/v1/social/posts'))),
   );
 
   app.post(
@@ -131,7 +129,43 @@ export const readRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) =>
-      reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts/search'))),
+      reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts'))),
+  );
+
+  // Lookups by list (additive): each entry spends one read of the key's budget.
+  const entries = reads.countBy((request) => lookupCost(request.body));
+  app.post(
+    '/v1/social/accounts/lookup',
+    {
+      onRequest,
+      preValidation: entries,
+      schema: {
+        operationId: 'lookupAccounts',
+        body: accountLookupRequestSchema,
+        response: { 200: accountLookupResponseSchema, ...lookupErrors },
+      },
+    },
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await reads.run(request, reply, () => accounts.lookup(request.body))),
+    }),
+  );
+
+  app.post(
+    '/v1/social/posts/lookup',
+    {
+      onRequest,
+      preValidation: entries,
+      schema: {
+        operationId: 'lookupPosts',
+        body: postLookupRequestSchema,
+        response: { 200: postLookupResponseSchema, ...lookupErrors },
+      },
+    },
+    async (request, reply) => ({
+      request_id: request.id,
+      ...(await reads.run(request, reply, () => posts.lookup(request.body))),
+    }),
   );
 
   // Metric histories (additive): same IDs and aliases, problems, budget and ETag as the GETs.

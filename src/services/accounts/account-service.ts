@@ -1,7 +1,8 @@
 import type { Account, AccountHistory } from '../../contract/api.ts';
-import { accountRef } from '../../contract/ids.ts';
+import { accountRef, isServiceId } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import type { HistoryReads } from '../../engine/history.ts';
+import type { RecordLookups } from '../../engine/lookups.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { AccountUnavailableError, NotTrackedError } from '../../internal/errors.ts';
 import { accountAvailability } from '../../domain/availability.ts';
@@ -13,7 +14,9 @@ import {
   tooManyPoints,
   type HistoryQueryInput,
 } from '../../query/history-request.ts';
+import type { AccountLookupRequest } from '../../query/lookup-request.ts';
 import { renderAccount } from '../../render/account.ts';
+import { renderLookup, type LookupResult } from '../../render/lookup.ts';
 import { renderHistory } from '../../render/history.ts';
 
 /** Reads accounts (spec 4.4) and their metric history. */
@@ -22,11 +25,17 @@ export interface AccountService {
   get(idOrHandle: string): Promise<Account>;
   /** The account's metric history (a private account's too: counters are public profile facts). */
   history(idOrHandle: string, query: HistoryQueryInput): Promise<AccountHistory>;
+  /**
+   * Accounts by handle and by ID in one engine request: the ones get account would answer with a
+   * record, in the order asked (handles first), each once; the other entries as sent.
+   */
+  lookup(request: AccountLookupRequest): Promise<LookupResult<Account>>;
 }
 
 /** Creates the account service. */
 export function createAccountService(deps: {
   reads: Pick<RecordReads, 'accounts' | 'findAccountIdByHandle'>;
+  lookups: Pick<RecordLookups, 'accounts'>;
   history: HistoryReads;
   signer: DeliverySigner;
   now?: () => Date;
@@ -63,6 +72,33 @@ export function createAccountService(deps: {
       const points = await deps.history.points('account', id, query.from, query.to, MAX_HISTORY_POINTS);
       if (points === null) throw tooManyPoints();
       return renderHistory(id, query, bucketHistory(points, query.interval));
+    },
+
+    async lookup(request) {
+      const handles = request.handles ?? [];
+      const ids = request.ids ?? [];
+      // A handle is read as `GET /accounts/@handle` reads it; an ID entry must be an ID.
+      const aliasOf = (handle: string) => {
+        const ref = accountRef(`@${handle.replace(/^@/, '')}`);
+        return ref?.kind === 'alias' ? ref.alias : null;
+      };
+      const aliases = handles.map(aliasOf);
+      const found = await deps.lookups.accounts(
+        ids.filter((id) => isServiceId('account', id)),
+        aliases.filter((a): a is string => a !== null),
+      );
+      const asked = [
+        ...handles.map((entry, i) => ({
+          entry,
+          record: aliases[i] === null ? undefined : found.byAlias.get(aliases[i]!),
+        })),
+        ...ids.map((entry) => ({ entry, record: found.byId.get(entry) })),
+      ];
+      return renderLookup(
+        asked,
+        (record) => accountAvailability(record) === 'servable',
+        (record) => renderAccount(record, deps.signer),
+      );
     },
   };
 }

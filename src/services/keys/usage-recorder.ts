@@ -14,8 +14,13 @@ export const USAGE_OPERATIONS = [
   'search_accounts',
   'get_post',
   'get_account',
+  'lookup_posts',
+  'lookup_accounts',
+  'suggest',
+  'taxonomies',
   'post_facets',
   'account_facets',
+  'post_counts',
   'intake',
 ] as const;
 /** One counted operation. */

@@ -1,7 +1,8 @@
 import type { FullPost, PostHistory } from '../../contract/api.ts';
-import { postRef } from '../../contract/ids.ts';
+import { isServiceId, postRef } from '../../contract/ids.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import type { HistoryReads } from '../../engine/history.ts';
+import type { RecordLookups } from '../../engine/lookups.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { NotTrackedError } from '../../internal/errors.ts';
 import { isServablePost } from '../../domain/availability.ts';
@@ -15,6 +16,8 @@ import {
   type HistoryQueryInput,
 } from '../../query/history-request.ts';
 import { renderHistory } from '../../render/history.ts';
+import type { PostLookupRequest } from '../../query/lookup-request.ts';
+import { renderLookup, type LookupResult } from '../../render/lookup.ts';
 import { renderFullPost } from '../../render/post.ts';
 
 /** Reads posts (spec 4.3) and their metric history. */
@@ -23,6 +26,11 @@ export interface PostService {
   get(idOrShortcode: string): Promise<FullPost>;
   /** The post's metric history. */
   history(idOrShortcode: string, query: HistoryQueryInput): Promise<PostHistory>;
+  /**
+   * Posts by shortcode and by ID in one engine request: the ones get post would answer with a
+   * record, in the order asked (shortcodes first), each once; the other entries as sent.
+   */
+  lookup(request: PostLookupRequest): Promise<LookupResult<FullPost>>;
 }
 
 function notTracked(): NotTrackedError {
@@ -34,6 +42,7 @@ function notTracked(): NotTrackedError {
 /** Creates the post service. */
 export function createPostService(deps: {
   reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode' | 'currentFollowers'>;
+  lookups: Pick<RecordLookups, 'posts'>;
   history: HistoryReads;
   signer: DeliverySigner;
   now?: () => Date;
@@ -64,6 +73,27 @@ export function createPostService(deps: {
       const points = await deps.history.points('post', id, query.from, query.to, MAX_HISTORY_POINTS);
       if (points === null) throw tooManyPoints();
       return renderHistory(id, query, bucketHistory(points, query.interval));
+    },
+
+    async lookup(request) {
+      const shortcodes = request.shortcodes ?? [];
+      const ids = request.ids ?? [];
+      // A shortcode entry is read as get post reads a shortcode; an ID entry must be an ID.
+      const isShortcode = (entry: string) => postRef(entry)?.kind === 'alias';
+      const found = await deps.lookups.posts(
+        ids.filter((id) => isServiceId('post', id)),
+        shortcodes.filter(isShortcode),
+      );
+      const asked = [
+        ...shortcodes.map((entry) => ({ entry, record: isShortcode(entry) ? found.byAlias.get(entry) : undefined })),
+        ...ids.map((entry) => ({ entry, record: found.byId.get(entry) })),
+      ];
+      const servable = asked.flatMap(({ record }) => (record && isServablePost(record) ? [record] : []));
+      // As get post renders: the authors' current followers (one read for the whole list).
+      const followers = await deps.reads.currentFollowers(snapshotAccountsOf(servable));
+      return renderLookup(asked, isServablePost, (record) =>
+        renderFullPost(withCurrentFollowers(record, followers), deps.signer),
+      );
     },
   };
 }

@@ -16,6 +16,7 @@ import { renderPostSummary } from '../../render/post.ts';
 import type { MatchEvidence } from './match-evidence.ts';
 import { accountCursors, postCursors, type Cursor, type OperationCursors } from './cursors.ts';
 import { accountRankingOf, postRankingOf, type RankingPolicy } from './ranking.ts';
+import { SUGGEST_BELOW } from './did-you-mean.ts';
 
 /** A page of search results as the API returns it (the route adds `request_id`). */
 export interface SearchResult<T, M> {
@@ -24,6 +25,8 @@ export interface SearchResult<T, M> {
   next_cursor: string | null;
   /** Only with `"include": ["matches"]`. */
   matches?: M[];
+  /** Post search only: the query with its misspelt words corrected, when it found few posts. */
+  suggested_query?: string;
 }
 
 /** One search operation: run a validated request's page and render the results. */
@@ -42,7 +45,12 @@ function createPagedSearch<S, St extends SearchState, R, T, M>(deps: {
   run: (search: S, page: { limit: number; keepAliveSeconds: number; state: St | null }) => Promise<SearchPage<R, St>>;
   render: (records: R[]) => T[];
   /** Opt-in additions to the envelope (after the spec's members, so without them the bytes are unchanged). */
-  extras?: (search: S, page: SearchPage<R, St>, data: T[]) => Promise<Pick<SearchResult<T, M>, 'matches'>>;
+  extras?: (
+    search: S,
+    page: SearchPage<R, St>,
+    data: T[],
+    first: boolean,
+  ) => Promise<Pick<SearchResult<T, M>, 'matches' | 'suggested_query'>>;
 }): SearchService<S, T, M> {
   const { cursors } = deps;
   return {
@@ -70,7 +78,7 @@ function createPagedSearch<S, St extends SearchState, R, T, M>(deps: {
       const next = page.state ? cursors.encode({ search, limit: originalLimit, state: page.state }) : null;
       const data = deps.render(page.records);
       const result = { data, has_more: page.hasMore, next_cursor: next };
-      return deps.extras ? { ...result, ...(await deps.extras(search, page, data)) } : result;
+      return deps.extras ? { ...result, ...(await deps.extras(search, page, data, cursor === null)) } : result;
     },
   };
 }
@@ -90,8 +98,46 @@ export function createPostSearchService(
     similarEvidence: SimilarEvidence;
     references: References;
     reads: Pick<RecordReads, 'currentFollowers'>;
+    /** "Did you mean" (did-you-mean.ts); absent: no `suggested_query`. */
+    didYouMean?: (query: string) => Promise<string | null>;
   },
 ): PostSearchService {
+  /**
+   * A first page of a query that found fewer than {@link SUGGEST_BELOW} posts in all may carry a
+   * corrected query. A suggestion is an aid, not the answer: if asking for it fails, the page is
+   * answered without one.
+   */
+  async function suggestion(search: PostSearch, found: number, hasMore: boolean) {
+    if (!deps.didYouMean || search.query === null || search.similarTo !== undefined) return {};
+    if (hasMore || found >= SUGGEST_BELOW) return {};
+    const suggested = await deps.didYouMean(search.query).catch(() => null);
+    return suggested !== null && suggested !== search.query ? { suggested_query: suggested } : {};
+  }
+
+  async function matchesOf(
+    search: PostSearch,
+    page: SearchPage<SearchedPost, SearchState>,
+    data: PostSummary[],
+  ): Promise<{ matches?: PostMatch[] }> {
+    if (!search.include?.includes('matches')) return {};
+    if (search.similarTo !== undefined)
+      return {
+        matches: await deps.similarEvidence.posts(
+          search.similarTo,
+          page.records.filter((r) => data.some((d) => d.id === r.id)),
+          page.similarity ?? new Map(),
+        ),
+      };
+    return {
+      matches: await deps.evidence(
+        search.query,
+        data.map((p) => p.id),
+        // Without a fused ranking, a query's results come from BM25 alone; a filters-only search has no sides.
+        (id) => page.retrievedBy?.get(id) ?? (search.query === null ? null : 'lexical'),
+      ),
+    };
+  }
+
   return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary, PostMatch>({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
@@ -106,24 +152,12 @@ export function createPostSearchService(
     },
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
-    extras: async (search, page, data) => {
-      if (!search.include?.includes('matches')) return {};
-      if (search.similarTo !== undefined)
-        return {
-          matches: await deps.similarEvidence.posts(
-            search.similarTo,
-            page.records.filter((r) => data.some((d) => d.id === r.id)),
-            page.similarity ?? new Map(),
-          ),
-        };
-      return {
-        matches: await deps.evidence(
-          search.query,
-          data.map((p) => p.id),
-          // Without a fused ranking, a query's results come from BM25 alone; a filters-only search has no sides.
-          (id) => page.retrievedBy?.get(id) ?? (search.query === null ? null : 'lexical'),
-        ),
-      };
+    extras: async (search, page, data, first) => {
+      const [matches, suggested] = await Promise.all([
+        matchesOf(search, page, data),
+        first ? suggestion(search, data.length, page.hasMore) : {},
+      ]);
+      return { ...matches, ...suggested };
     },
   });
 }
