@@ -269,11 +269,14 @@ describe('SIGNING_SECRET changed', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.fields).toMatchObject({ endpoint: endpoint.id, cause: 'secret' });
     expect(Number((await stores.deliveries.failureCounts()).secret)).toBe(before + 3);
-    const [last] = await log();
-    expect(last).toEqual([e0, 1, null, expect.stringContaining('signing secret cannot be opened')]);
+    // Each failed turn is an attempt at the delivery it stopped, numbered as a receiver's would be.
+    expect((await log()).slice(0, 3)).toEqual(
+      [3, 2, 1].map((n) => [e0, n, null, expect.stringContaining('signing secret cannot be opened')]),
+    );
     expect((await stores.endpoints.get(endpoint.id))!.last_error).toContain('SIGNING_SECRET');
     // The key given back: it works again, and says so once.
     await delivery([NEW_KEY, OLD_KEY])(endpoint.id);
     expect(received).toHaveLength(3);
+    expect((await log()).find(([id, , status]) => id === e0 && status === 204)).toEqual([e0, 4, 204, null]);
   });
 });

@@ -241,7 +241,13 @@ export function createWebhookDelivery(deps: {
       const endpoint = await deps.endpoints.get(id);
       if (!endpoint) return 0;
       const [first] = await deps.deliveries.read(id, 1);
-      if (first) await deps.endpoints.logDeliveries(id, [unanswered(first.entry.event, first.attempts + 1, detail)]);
+      // Counted as an attempt at the delivery it stopped, so its log reads 1, 2, 3… as a receiver's
+      // failures do, rather than the same attempt over and over.
+      if (first)
+        await Promise.all([
+          deps.endpoints.logDeliveries(id, [unanswered(first.entry.event, first.attempts + 1, detail)]),
+          deps.deliveries.settle(id, [], [first.entry.id]),
+        ]);
       const failed = endpoint.failed_turns + 1;
       await deps.endpoints.update(id, { failed_turns: failed, last_error: detail });
       return failed;
