@@ -401,6 +401,18 @@ describe('dashboard: alerts', () => {
     expect(refused.status).toBe(429);
     expect(refused.body).toContain('5 test events a minute');
 
+    // Explore's "save as alert" and a path that does not fit: form errors too.
+    await client.get('/dashboard/alerts');
+    const save = await client.post('/dashboard/explore/save', {
+      name: 'n'.repeat(201),
+      post: JSON.stringify({ query: 'coffee' }),
+      webhook_endpoint_id: id,
+    });
+    expect(save.status).toBe(422);
+    expect(save.body).toContain('the name may have at most 200 characters');
+    await client.get('/dashboard/alerts');
+    expect((await client.post(`/dashboard/alerts/endpoints/${'x'.repeat(101)}/test`, {})).status).toBe(422);
+
     // A failing endpoint says why on the page (what the worker notes on it: webhook-delivery.ts).
     await stack.runtime.redis.hset(`${stack.config.REDIS_PREFIX}:alert-store:endpoint:${id}`, {
       failing_since: new Date().toISOString(),

@@ -17,6 +17,7 @@ import type { PostFacetsService } from '../../services/search/facets-service.ts'
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
 import type { LineSeries } from './charts.ts';
 import { accountPage, explorePage, type ExploreForm, type ExploreState } from './insight-views.ts';
+import { parseForm } from './forms.ts';
 import { sendPage, type PageContextOf } from './page.ts';
 
 /** The services the Explore and account pages call, as the API's routes call them. */
@@ -51,9 +52,9 @@ const exploreQuery = z.object({
 
 const saveForm = z.object({
   _csrf: z.string().max(200).optional(),
-  name: z.string().max(200).default(''),
-  post: z.string().max(12_000).default('{}'),
-  webhook_endpoint_id: z.string().max(100).default(''),
+  name: z.string().max(200, { error: 'the name may have at most 200 characters' }).default(''),
+  post: z.string().max(12_000, { error: 'the search is too long to save: run a shorter one' }).default('{}'),
+  webhook_endpoint_id: z.string().max(100, { error: 'not a webhook endpoint' }).default(''),
 });
 
 /** Posts shown under the chart, and the newest posts whose views the account page draws. */
@@ -184,7 +185,7 @@ export function registerInsightPages(
   });
 
   app.post('/explore/save', deps.signedInForm, async (request, reply) => {
-    const form = saveForm.parse(request.body ?? {});
+    const form = parseForm(saveForm, request.body);
     if (!deps.alerts) return reply.callNotFound();
     let post: unknown;
     try {
