@@ -34,7 +34,7 @@ function problemOf(error: DomainError, requestId: string, baseUrl: string): Prob
 }
 
 /** Sends a domain error as a problem object. */
-function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
+export function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
   const problem = problemOf(error, reply.request.id, baseUrl);
   return reply.code(error.status).headers(error.headers()).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
