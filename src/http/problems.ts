@@ -34,7 +34,7 @@ function problemOf(error: DomainError, requestId: string, baseUrl: string): Prob
 }
 
 /** Sends a domain error as a problem object. */
-function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
+export function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: string): FastifyReply {
   const problem = problemOf(error, reply.request.id, baseUrl);
   return reply.code(error.status).headers(error.headers()).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
 }
@@ -66,39 +66,77 @@ function toDomainError(error: unknown): DomainError {
   return new InternalError('An unexpected error occurred; quote the request_id when reporting it.', { cause: error });
 }
 
+/** The routes' own table: which methods each path answers. */
+interface RouteTable {
+  /** The methods a request path is answered with (a concrete path's, when one matches). */
+  methodsOf(path: string): string[];
+  /** The methods of the concrete (parameter-free) route of exactly this path; empty when none. */
+  concreteMethodsOf(path: string): string[];
+}
+
 /**
  * The methods each route path answers, for telling "no such path" (404) from "not with this
  * method" (405 with `Allow`, RFC 9110). Fills itself from Fastify's `onRoute` hook, so it must be
  * installed before the routes are registered.
  */
-function collectRouteMethods(app: FastifyInstance): (path: string) => string[] {
+function collectRouteMethods(app: FastifyInstance): RouteTable {
   const routes: Array<{ pattern: RegExp; methods: string[]; concrete: boolean }> = [];
+  const concrete = new Map<string, Set<string>>();
+  const trimmed = (path: string) => path.replace(/(.)\/+$/, '$1');
   app.addHook('onRoute', (route) => {
     // `:param` matches one path segment; Fastify's own router has the same rule.
     const source = route.url
       .split('/')
       .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     const methods = [route.method].flat().map((m) => m.toUpperCase());
-    routes.push({
-      pattern: new RegExp(`^${source.join('/')}/?$`),
-      methods,
-      concrete: !route.url.includes(':') && !route.url.includes('*'),
-    });
+    const isConcrete = !route.url.includes(':') && !route.url.includes('*');
+    routes.push({ pattern: new RegExp(`^${source.join('/')}/?$`), methods, concrete: isConcrete });
+    if (isConcrete) {
+      const known = concrete.get(trimmed(route.url)) ?? new Set<string>();
+      for (const m of methods) known.add(m);
+      concrete.set(trimmed(route.url), known);
+    }
   });
-  return (path) => {
-    const matching = routes.filter((r) => r.pattern.test(path));
-    // OpenAPI matches a concrete path before a templated one (`/posts/search` is not `/posts/{id}`).
-    const concrete = matching.filter((r) => r.concrete);
-    return [...new Set((concrete.length > 0 ? concrete : matching).flatMap((r) => r.methods))].sort();
+  return {
+    methodsOf(path) {
+      const matching = routes.filter((r) => r.pattern.test(path));
+      // OpenAPI matches a concrete path before a templated one (`/posts/search` is not `/posts/{id}`).
+      const concreteOnes = matching.filter((r) => r.concrete);
+      return [...new Set((concreteOnes.length > 0 ? concreteOnes : matching).flatMap((r) => r.methods))].sort();
+    },
+    concreteMethodsOf(path) {
+      return [...(concrete.get(trimmed(path)) ?? [])].sort();
+    },
   };
+}
+
+/**
+ * A request the router gave to a templated route whose path is also a concrete route (`GET
+ * /v1/social/posts/facets` reaching `/v1/social/posts/:id`) is that concrete path asked with the
+ * wrong method: 405 with its `Allow`, as OpenAPI matches a concrete path before a templated one,
+ * for every such path the routes declare, before any key is checked (as for any other 405).
+ */
+function concretePathsFirst(app: FastifyInstance, table: RouteTable): void {
+  app.addHook('onRequest', async (request) => {
+    const template = request.routeOptions.url;
+    // Only parameters (`:id`): a wildcard route (CORS preflights) answers every path on purpose.
+    if (template === undefined || !template.includes(':') || template.includes('*')) return;
+    const params = request.params as Record<string, string | undefined>;
+    // The path as the router read it (parameters decoded), so `%73earch` is `search` here too.
+    const path = template.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => params[name] ?? '');
+    const allow = table.concreteMethodsOf(path);
+    if (allow.length > 0 && !allow.includes(request.method))
+      throw new MethodNotAllowedError(`${path} answers ${allow.join(', ')}, not ${request.method}.`, allow);
+  });
 }
 
 /** Installs the one error handler and the not-found handler (404, or 405 for a known path). */
 export function registerProblemHandling(app: FastifyInstance, baseUrl: string): void {
-  const methodsOf = collectRouteMethods(app);
+  const table = collectRouteMethods(app);
+  concretePathsFirst(app, table);
   const notFound = (request: FastifyRequest): DomainError => {
     const path = request.url.split('?')[0]!;
-    const allow = methodsOf(path);
+    const allow = table.methodsOf(path);
     return allow.length > 0
       ? new MethodNotAllowedError(`${path} answers ${allow.join(', ')}, not ${request.method}.`, allow)
       : new RouteNotFoundError(`No route ${request.method} ${path}.`);

@@ -169,10 +169,11 @@ export function createApi(
           insights: {
             postSearch: services.postSearch,
             postCounts: services.postCounts,
-            postFacets: services.postFacets,
             posts: services.posts,
             accounts: services.accounts,
             accountSearch: services.accountSearch,
+            taxonomies: services.taxonomies,
+            suggest: services.suggest,
           },
         }
       : undefined;

@@ -206,12 +206,17 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
       await new Promise((resolve) => receiver.close(resolve));
     }
   });
+});
 
-  it('explores a search: the chart draws the API’s buckets, the search saves as an alert, an account has its page', async () => {
-    const HOUR = 3_600_000;
-    const now = Date.now();
-    const iso = (ms: number) => new Date(ms).toISOString();
-    const day = (ms: number) => iso(ms).slice(0, 10);
+describe('the Explore and account pages in a real browser', () => {
+  const HOUR = 3_600_000;
+  const now = Date.now();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const day = (ms: number) => iso(ms).slice(0, 10);
+
+  // One kite-surfer with 14 posts over two weeks (their views seen twice), and a second account
+  // with an accented display name, for the typeahead.
+  beforeAll(async () => {
     const author = 'br-kiter';
     const observations: unknown[] = [
       // Three observations of the author: its followers history.
@@ -224,6 +229,14 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
         }),
       ),
       accountEnrichmentObs(author, { niches: ['kitesurfing'] }),
+      accountObs({
+        platform_id: 'zoe-passport',
+        handle: 'zoe_passport',
+        display_name: 'Zoë Martin',
+        followers_count: 52_000,
+        declared_locations: [{ country_code: 'FR', region_code: 'FR-NAQ', locality: 'Biarritz' }],
+        observed_at: iso(now - 2 * HOUR),
+      }),
     ];
     for (let i = 0; i < 14; i++) {
       const postedAt = now - (13 * 24 - i * 23) * HOUR;
@@ -245,10 +258,20 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
           caption: `Kite session ${i} at the lagoon #kite`,
         }),
       );
-      if (i % 4 !== 0) observations.push(postEnrichmentObs(id, { primary_language: i % 3 === 0 ? 'fr' : 'en' }));
+      if (i % 4 !== 0)
+        observations.push(
+          postEnrichmentObs(id, {
+            primary_language: i % 3 === 0 ? 'fr' : 'en',
+            topics: i % 2 === 0 ? ['kitesurfing_tricks'] : ['lagoon_spots'],
+          }),
+        );
     }
-    expect((await stack.ingest(observations)).statusCode).toBe(200);
+    const written = await stack.ingest(observations);
+    expect(written.statusCode).toBe(200);
+    expect(written.body.rejected).toEqual([]);
+  });
 
+  it('explores a search: the chart draws the API’s buckets, the search saves as an alert, an account has its page', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     const scriptErrors: string[] = [];
@@ -268,7 +291,7 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
 
       await page.getByRole('link', { name: 'Explore' }).click();
       await page.waitForURL(`${api.url}/dashboard/explore`);
-      await page.getByLabel('Query').fill('kite lagoon');
+      await page.getByLabel('Query', { exact: true }).fill('kite lagoon');
       await page.getByLabel('From').fill(day(now - 14 * 24 * HOUR));
       await page.getByLabel('To', { exact: true }).fill(day(now));
       await page.getByLabel('Interval').selectOption('day');
@@ -352,6 +375,182 @@ describe('the dashboard in a real browser (headless Chromium)', () => {
       await expect(page.locator('svg.lines[aria-labelledby^="views"] g.series').count()).resolves.toBe(5);
       await screenshot(page, 'dashboard-account.png');
       expect(scriptErrors, scriptErrors.join('\n')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('names in Explore: pickers list the dictionaries, the typeahead shows the API’s suggestions, did you mean', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const scriptErrors: string[] = [];
+    page.on('pageerror', (error) => scriptErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') scriptErrors.push(message.text());
+    });
+    // The script's requests: at most one in flight at any time.
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let asked = 0;
+    const isSuggest = (url: string) => new URL(url).pathname === '/dashboard/suggest';
+    page.on('request', (request) => {
+      if (!isSuggest(request.url())) return;
+      asked++;
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+    });
+    const settled = (request: { url(): string }) => {
+      if (isSuggest(request.url())) inFlight--;
+    };
+    page.on('requestfinished', settled);
+    page.on('requestfailed', settled);
+    try {
+      await signUp(page, `names-${stack.config.REDIS_PREFIX}@example.com`);
+      const key = await createKey(page, 'names key');
+      const get = async (path: string) => {
+        const response = await fetch(`${api.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        expect([path, response.status]).toEqual([path, 200]);
+        return (await response.json()) as any;
+      };
+      await page.goto(`${api.url}/dashboard/explore`);
+
+      // Each picker lists its dictionary: the labels shown with their counts, the IDs as values.
+      for (const [name, label] of [
+        ['niches', 'Author niches (accounts)'],
+        ['topics', 'Topics (posts)'],
+        ['languages', 'Languages (posts)'],
+        ['countries', 'Author countries (accounts)'],
+      ] as const) {
+        const dictionary = await get(`/v1/social/taxonomies/${name}`);
+        expect(dictionary.data.length, name).toBeGreaterThan(0);
+        const options = await page
+          .getByLabel(label, { exact: true })
+          .locator('option')
+          .evaluateAll((all) => all.map((o) => [o.getAttribute('value'), o.textContent]));
+        expect(options).toEqual(
+          dictionary.data.map((e: { id: string; label: string; count: number }) => [
+            e.id,
+            `${e.label} · ${e.count.toLocaleString('en-US')}`,
+          ]),
+        );
+      }
+      await expect(
+        page.getByLabel('Topics (posts)', { exact: true }).locator('option').allTextContents(),
+      ).resolves.toContain('Kitesurfing tricks · 3');
+
+      // Typing a prefix shows what the suggest API answers for it, as an ARIA combobox.
+      const query = page.getByRole('combobox', { name: 'Query' });
+      await query.pressSequentially('ki', { delay: 40 });
+      const listbox = page.getByRole('listbox', { name: 'Suggestions for Query' });
+      await listbox.waitFor();
+      await expect(query.getAttribute('aria-expanded')).resolves.toBe('true');
+      const expected = await get('/v1/social/suggest?q=ki&kinds=accounts,hashtags,mentions,topics,niches&limit=3');
+      const shown = () =>
+        listbox.getByRole('option').evaluateAll((all) =>
+          all.map((o) => ({
+            kind: o.getAttribute('data-kind'),
+            value: o.getAttribute('data-value'),
+            label: o.querySelector('.label')?.textContent,
+            count: Number(o.getAttribute('data-count')),
+          })),
+        );
+      await expect.poll(shown).toEqual(expected.data);
+      expect(expected.data.map((s: { kind: string; value: string }) => `${s.kind} ${s.value}`)).toEqual([
+        // "br.kiter": a handle matches by its later parts too.
+        'account @br.kiter',
+        'hashtag #kite',
+        'topic kitesurfing_tricks',
+        'niche kitesurfing',
+      ]);
+      await screenshot(page, 'dashboard-explore-typeahead.png');
+
+      // A niche is picked in its picker, and the typed word goes.
+      await listbox.getByRole('option', { name: 'Kitesurfing niche 1 account' }).click();
+      await expect(page.getByLabel('Author niches (accounts)', { exact: true }).inputValue()).resolves.toBe(
+        'kitesurfing',
+      );
+      await expect(query.inputValue()).resolves.toBe('');
+      await expect(listbox.isVisible()).resolves.toBe(false);
+
+      // From the keyboard: a hashtag takes the typed word's place in the query.
+      await query.pressSequentially('lagoon #ki', { delay: 40 });
+      const hashtags = await get('/v1/social/suggest?q=%23ki&kinds=accounts,hashtags,mentions,topics,niches&limit=3');
+      expect(hashtags.data.map((h: { value: string }) => h.value)).toEqual(['#kite']);
+      await expect.poll(shown).toEqual(hashtags.data);
+      await query.press('ArrowDown');
+      const active = await query.getAttribute('aria-activedescendant');
+      await expect(page.locator(`#${active}`).getAttribute('aria-selected')).resolves.toBe('true');
+      await query.press('Enter');
+      await expect(query.inputValue()).resolves.toBe('lagoon #kite ');
+      await page.getByRole('button', { name: 'Explore' }).click();
+      await page.waitForURL(/\/dashboard\/explore\?q=lagoon\+%23kite/);
+      expect(new URL(page.url()).searchParams.getAll('niches')).toEqual(['kitesurfing']);
+      await expect(page.locator('ol.posts li').count()).resolves.toBe(14);
+
+      // A misspelt search that finds fewer than 3 posts offers the corrected one, which finds them.
+      const misspelt = await fetch(`${api.url}/v1/social/posts/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ post: { query: 'lagon sesion' } }),
+      });
+      const answer = (await misspelt.json()) as { data: unknown[]; suggested_query?: string };
+      expect(answer.data).toHaveLength(0);
+      expect(answer.suggested_query).toBe('lagoon session');
+      await page.goto(`${api.url}/dashboard/explore?q=lagon+sesion`);
+      await expect(page.locator('ol.posts li').count()).resolves.toBe(0);
+      const link = page.locator('.did-you-mean a');
+      await expect(link.textContent()).resolves.toBe('lagoon session');
+      await screenshot(page, 'dashboard-explore-did-you-mean.png');
+      await link.click();
+      await page.waitForURL(/\/dashboard\/explore\?q=lagoon\+session/);
+      await expect(page.locator('ol.posts li').count()).resolves.toBe(14);
+      await expect(page.locator('.did-you-mean').count()).resolves.toBe(0);
+
+      // "Go to account": accents and case folded as the API folds them; choosing opens its page.
+      const goto = page.getByRole('combobox', { name: 'Go to account' });
+      await goto.pressSequentially('ZOE', { delay: 40 });
+      const accounts = page.getByRole('listbox', { name: 'Suggestions for Go to account' });
+      const zoe = await get('/v1/social/suggest?q=ZOE&kinds=accounts&limit=8');
+      expect(zoe.data).toEqual([{ kind: 'account', value: '@zoe_passport', label: 'Zoë Martin', count: 52_000 }]);
+      await expect
+        .poll(() => accounts.getByRole('option').allTextContents())
+        .toEqual(['Zoë Martin @zoe_passport account 52,000 followers']);
+      await accounts.getByRole('option').first().click();
+      await page.waitForURL(`${api.url}/dashboard/accounts/@zoe_passport`);
+      await expect(page.locator('h1').textContent()).resolves.toContain('@zoe_passport');
+
+      // The query box's accounts lead to their page too.
+      await page.goto(`${api.url}/dashboard/explore`);
+      await page.getByRole('combobox', { name: 'Query' }).pressSequentially('br', { delay: 40 });
+      await page.getByRole('option', { name: /@br\.kiter/ }).click();
+      await page.waitForURL(`${api.url}/dashboard/accounts/@br.kiter`);
+
+      expect(asked).toBeGreaterThan(0);
+      expect(mostInFlight).toBe(1);
+      expect(scriptErrors, scriptErrors.join('\n')).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('Explore without JavaScript: the pickers, "go to account" and "did you mean" are plain links and forms', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    try {
+      await signUp(page, `names-no-script-${stack.config.REDIS_PREFIX}@example.com`);
+      await page.goto(`${api.url}/dashboard/explore`);
+      // A plain input: no combobox without the script.
+      await expect(page.getByRole('combobox', { name: 'Query' }).count()).resolves.toBe(0);
+      await page.getByLabel('Query', { exact: true }).fill('lagon sesion');
+      await page.getByLabel('Topics (posts)', { exact: true }).selectOption('kitesurfing_tricks');
+      await page.getByRole('button', { name: 'Explore' }).click();
+      await page.waitForURL(/topics=kitesurfing_tricks/);
+      await page.locator('.did-you-mean a').click();
+      await page.waitForURL(/q=lagoon\+session/);
+      // The topic stays picked: 3 posts carry it.
+      await expect(page.locator('ol.posts li').count()).resolves.toBe(3);
+      await page.getByLabel('Go to account').fill('@br.kiter');
+      await page.getByRole('button', { name: 'Open' }).click();
+      await page.waitForURL(`${api.url}/dashboard/accounts/@br.kiter`);
     } finally {
       await context.close();
     }

@@ -35,8 +35,9 @@ export class DashboardClient {
     return match[1];
   }
 
-  async get(path: string): Promise<Page> {
-    return this.send('GET', path);
+  /** `headers`: what a browser adds (e.g. `sec-fetch-site`). */
+  async get(path: string, headers: Record<string, string> = {}): Promise<Page> {
+    return this.send('GET', path, undefined, headers);
   }
 
   /** Posts `fields`; the CSRF token of the last page is added unless `_csrf` is given (null: none). */
@@ -52,7 +53,12 @@ export class DashboardClient {
     return this.send('POST', path, form.toString());
   }
 
-  private async send(method: 'GET' | 'POST', path: string, payload?: string): Promise<Page> {
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    payload?: string,
+    extra: Record<string, string> = {},
+  ): Promise<Page> {
     const response = await this.app.inject({
       method,
       url: path,
@@ -62,6 +68,7 @@ export class DashboardClient {
         'x-forwarded-proto': 'https',
         ...(this.cookie ? { cookie: this.cookie } : {}),
         ...(payload !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...extra,
       },
       ...(payload !== undefined ? { payload } : {}),
     });

@@ -359,13 +359,17 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
       const page = await client.get('/dashboard/usage?days=7');
       const section = page.body.split(`data-key-id="${id}"`)[1] ?? '';
       const match = new RegExp(`<tr><td>${today}</td>(.*?)</tr>`).exec(section);
-      const cells = [...(match?.[1] ?? '').matchAll(/<td>(\d+)<\/td>/g)].map((m) => m[1]!);
+      const cells = [...(match?.[1] ?? '').matchAll(/<td(?: class="zero")?>(\d+)<\/td>/g)].map((m) => m[1]!);
       if (cells[cells.length - 3] === '5') row = cells;
     }
     // search posts, search accounts, get post, get account, lookup posts, lookup accounts, suggest, taxonomies,
     // post facets, account facets, post counts, intake, all, 4xx, 429
     expect(row).toEqual(['3', '0', '1', '1', '0', '0', '0', '0', '0', '0', '0', '0', '5', '4', '1']);
     const page = await client.get('/dashboard/usage?days=7');
+    // Every operation has its column, under its group, named in full in its heading's title.
+    for (const name of ['Search posts', 'Get account', 'Typeahead (suggest)', 'Post counts', 'Intake (observations)'])
+      expect(page.body).toContain(`title="${name}"`);
+    expect(page.body).toContain('<th scope="colgroup" colspan="2">Lookup</th>');
     expect(page.body).toContain('<svg class="chart"');
     expect(page.body).toContain('search limit 2/min');
     const keysPage = await client.get('/dashboard/keys');
@@ -421,5 +425,55 @@ describe('dashboard: alerts', () => {
     const page = await client.get('/dashboard/alerts');
     expect(page.body).toContain('Deliveries failing since');
     expect(page.body).toContain('the signing secret cannot be opened');
+  });
+});
+
+describe('dashboard: the Explore page’s names', () => {
+  const json = (page: Page) => JSON.parse(page.body) as Record<string, unknown>;
+
+  it('answers suggestions to a signed-in session of this site only, within the API’s bounds', async () => {
+    const anonymous = new DashboardClient(stack.app);
+    const refused = await anonymous.get('/dashboard/suggest?q=ki');
+    expect(refused.status).toBe(401);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.headers['www-authenticate']).toBeUndefined();
+    expect(json(refused)).toMatchObject({ status: 401, detail: 'Sign in to the dashboard to get suggestions.' });
+
+    const { client } = await signUp('suggest');
+    const answered = await client.get('/dashboard/suggest?q=ki&kinds=hashtags,niches&limit=3', {
+      'sec-fetch-site': 'same-origin',
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.headers['cache-control']).toBe('no-store');
+    expect(json(answered)).toEqual({ request_id: expect.stringMatching(/^req_/), data: [] });
+    // Another site's page cannot read it with the holder's session.
+    const crossSite = await client.get('/dashboard/suggest?q=ki', { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(401);
+
+    // The API's bounds, as the API words them.
+    for (const [query, member] of [
+      [`q=${'k'.repeat(101)}`, '/q'],
+      ['q=', '/q'],
+      ['q=ki&limit=21', '/limit'],
+      ['q=ki&kinds=posts', '/kinds'],
+      ['q=ki&extra=1', '/extra'],
+    ] as const) {
+      const page = await client.get(`/dashboard/suggest?${query}`);
+      expect([query, page.status]).toEqual([query, 422]);
+      expect(json(page).detail).toMatch(new RegExp(`^query parameter ${member}: `));
+    }
+  });
+
+  it('goes to an account by handle without a script, and needs a session', async () => {
+    const anonymous = new DashboardClient(stack.app);
+    expect((await anonymous.get('/dashboard/accounts?handle=kiter')).location).toBe('/dashboard/sign-in');
+    const { client } = await signUp('goto');
+    expect((await client.get('/dashboard/accounts?handle=%40Br.Kiter')).location).toBe('/dashboard/accounts/@Br.Kiter');
+    expect((await client.get('/dashboard/accounts?handle=%20zoe_passport%20')).location).toBe(
+      '/dashboard/accounts/@zoe_passport',
+    );
+    expect((await client.get('/dashboard/accounts?handle=')).location).toBe('/dashboard/explore');
+    const unknown = await client.get('/dashboard/accounts/@nobody-here');
+    expect(unknown.status).toBe(404);
   });
 });

@@ -179,6 +179,35 @@ describe('problems for malformed requests', () => {
     expect((await stack.inject({ method: 'DELETE', url: '/v1/social/nothing-here' })).statusCode).toBe(404);
   });
 
+  it('answers every POST-only path asked with GET or HEAD 405 (Allow: POST), not a read of a record of that name', async () => {
+    const postOnly = [
+      '/v1/social/posts/search',
+      '/v1/social/posts/lookup',
+      '/v1/social/posts/facets',
+      '/v1/social/posts/counts',
+      '/v1/social/accounts/search',
+      '/v1/social/accounts/lookup',
+      '/v1/social/accounts/facets',
+    ];
+    for (const path of postOnly) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        // With a key or without: the method is wrong before any key is looked at.
+        for (const headers of [{ authorization: `Bearer ${stack.key}` }, {}]) {
+          const response = await stack.inject({ method, url: path, headers });
+          expect([path, method, response.statusCode, response.headers.allow]).toEqual([path, method, 405, 'POST']);
+        }
+      }
+      const body = (await stack.get(path)).body;
+      expect(body).toMatchObject({ type: problemType('method-not-allowed'), status: 405 });
+      expect(body.detail).toBe(`${path} answers POST, not GET.`);
+    }
+    // The router decodes the path: a percent-encoded name is the same path.
+    expect((await stack.get('/v1/social/posts/%66acets')).statusCode).toBe(405);
+    // Only the path itself: the history of a post called "facets" is a read (nothing tracked: 404).
+    expect((await stack.get('/v1/social/posts/facets/history')).statusCode).toBe(404);
+    expect((await stack.get(`/v1/social/posts/${postId}`)).statusCode).toBe(200);
+  });
+
   it('puts a request id header on every response, unique per request', async () => {
     const a = await stack.get('/healthz', null);
     const b = await stack.get(`/v1/social/posts/${postId}`);

@@ -35,7 +35,7 @@ export interface DashboardDeps {
   sessionIdleMs: number;
   /** `PUBLIC_BASE_URL`: its scheme decides `Secure` cookies, its path prefixes links. */
   baseUrl: string;
-  /** Where dashboard.css and dashboard.js are. */
+  /** Where the stylesheet and scripts (`ASSETS`) are. */
   assetsDir: string;
   /** The alerts page's service; absent: no alerts page. */
   alerts?: AlertService;
@@ -46,6 +46,7 @@ export interface DashboardDeps {
 const ASSETS = {
   'dashboard.css': 'text/css; charset=utf-8',
   'dashboard.js': 'text/javascript; charset=utf-8',
+  'typeahead.js': 'text/javascript; charset=utf-8',
 } as const;
 
 /**
@@ -160,6 +161,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     alerts: deps.alerts,
     insights: deps.insights,
     base,
+    baseUrl: deps.baseUrl,
     context,
   });
 };

@@ -25,6 +25,8 @@ export interface DashboardRoutesOptions {
   insights?: InsightServices | undefined;
   /** The dashboard's path as links see it. */
   base: string;
+  /** `PUBLIC_BASE_URL`: where problem types live (the JSON routes' problems). */
+  baseUrl: string;
   context: PageContextOf;
 }
 
@@ -48,7 +50,7 @@ function formError(error: unknown): DomainError {
  */
 export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (
   app,
-  { holders, keys, alerts, insights, base, context },
+  { holders, keys, alerts, insights, base, baseUrl, context },
 ) => {
   const csrf: preHandlerHookHandler = (request, reply, done) => app.csrfProtection(request, reply, done);
   const csrfChecked = { onRequest: undefined, preHandler: csrf };
@@ -149,7 +151,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
   });
 
   if (alerts) registerAlertPages(app, { alerts, base, context, signedIn, signedInForm });
-  if (insights) registerInsightPages(app, { services: insights, alerts, base, context, signedIn, signedInForm });
+  if (insights)
+    registerInsightPages(app, { services: insights, alerts, base, baseUrl, context, signedIn, signedInForm });
 
   app.get('/usage', { preHandler: signedIn }, async (request, reply) => {
     const { days } = usageQuery.parse(request.query ?? {});

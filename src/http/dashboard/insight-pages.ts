@@ -7,27 +7,39 @@ import { DomainError, ValidationFailedError } from '../../internal/errors.ts';
 import { createSavedSearchSchema } from '../../query/alert-request.ts';
 import { canonicalTimeZone, COUNT_INTERVALS } from '../../query/count-window.ts';
 import { BREAKDOWN_FIELDS, postCountsRequestSchema } from '../../query/counts-request.ts';
-import { postFacetsRequestSchema } from '../../query/facet-request.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../query/search-request.ts';
+import { TAXONOMIES } from '../../query/taxonomies.ts';
 import type { AccountService } from '../../services/accounts/account-service.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import type { PostService } from '../../services/posts/post-service.ts';
 import type { PostCountsService } from '../../services/search/counts-service.ts';
-import type { PostFacetsService } from '../../services/search/facets-service.ts';
 import type { AccountSearchService, PostSearchService } from '../../services/search/search-service.ts';
+import type { SuggestService } from '../../services/names/suggest-service.ts';
+import type { TaxonomyService } from '../../services/names/taxonomy-service.ts';
 import type { LineSeries } from './charts.ts';
-import { accountPage, explorePage, type ExploreForm, type ExploreState } from './insight-views.ts';
+import {
+  accountPage,
+  EXPLORE_PICKERS,
+  explorePage,
+  type ExploreForm,
+  type ExploreState,
+  type PickerOptions,
+} from './insight-views.ts';
 import { parseForm } from './forms.ts';
 import { sendPage, type PageContextOf } from './page.ts';
+import { registerSuggestRoute } from './suggest-route.ts';
 
 /** The services the Explore and account pages call, as the API's routes call them. */
 export interface InsightServices {
   postSearch: PostSearchService;
   postCounts: PostCountsService;
-  postFacets: PostFacetsService;
   posts: PostService;
   accounts: AccountService;
   accountSearch: AccountSearchService;
+  /** The pickers' entries (the dictionaries). */
+  taxonomies: Pick<TaxonomyService, 'list'>;
+  /** Typeahead (the `/dashboard/suggest` route of the Explore page's script). */
+  suggest: SuggestService;
 }
 
 const list = z
@@ -40,7 +52,9 @@ const text = (max: number, fallback = '') => z.string().max(max).catch(fallback)
 const exploreQuery = z.object({
   q: text(2000),
   niches: list.catch([]),
+  topics: list.catch([]),
   languages: list.catch([]),
+  countries: list.catch([]),
   from: text(10),
   to: text(10),
   min_followers: text(15),
@@ -49,6 +63,8 @@ const exploreQuery = z.object({
   by: text(40),
   tz: text(64, 'UTC'),
 });
+
+const gotoQuery = z.object({ handle: text(200) });
 
 const saveForm = z.object({
   _csrf: z.string().max(200).optional(),
@@ -60,7 +76,7 @@ const saveForm = z.object({
 /** Posts shown under the chart, and the newest posts whose views the account page draws. */
 const FIRST_POSTS = 20;
 const NEWEST_POSTS = 5;
-/** How long the pickers' options (values over every post, with counts) are reused. */
+/** How long the pickers' entries (the dictionaries, with counts) are reused. */
 const OPTIONS_TTL_MS = 5 * 60_000;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -90,16 +106,19 @@ export function exploreScope(form: ExploreForm): Record<string, unknown> | null 
   };
   const gte = followers(form.min_followers, 'At least');
   const lte = followers(form.max_followers, 'At most');
-  const filters = {
-    ...(Object.keys(posted).length > 0 && { posted_at: posted }),
-    ...(form.languages.length > 0 && { primary_language: { in: form.languages } }),
-  };
-  const author = {
-    ...(form.niches.length > 0 && { niches: { contains_any: form.niches } }),
+  const filters: Record<string, unknown> = { ...(Object.keys(posted).length > 0 && { posted_at: posted }) };
+  const author: Record<string, unknown> = {
     ...((gte !== undefined || lte !== undefined) && {
       followers_count: { ...(gte !== undefined && { gte }), ...(lte !== undefined && { lte }) },
     }),
   };
+  // Each picker sets the filter its dictionary lists: an account fact as an author filter.
+  for (const name of EXPLORE_PICKERS) {
+    if (form[name].length === 0) continue;
+    const { field, counted } = TAXONOMIES[name];
+    const scope = counted === 'accounts' ? author : filters;
+    scope[field.name] = field.type === 'ids' ? { contains_any: form[name] } : { in: form[name] };
+  }
   const post = {
     ...(form.q.trim() && { query: form.q.trim() }),
     ...(Object.keys(filters).length > 0 && { filters }),
@@ -120,6 +139,8 @@ export function registerInsightPages(
     services: InsightServices;
     alerts?: AlertService | undefined;
     base: string;
+    /** `PUBLIC_BASE_URL`, for the suggestions' problem types. */
+    baseUrl: string;
     context: PageContextOf;
     signedIn: preHandlerAsyncHookHandler;
     signedInForm: RouteShorthandOptions;
@@ -127,23 +148,14 @@ export function registerInsightPages(
 ): void {
   const { services, base } = deps;
   const owner = (request: FastifyRequest) => request.holder!.email;
-  let options: { at: number; value: Promise<ExploreState['options']> } | null = null;
+  let options: { at: number; value: Promise<PickerOptions> } | null = null;
 
-  /** The pickers' values: the niches and languages of the posts, most frequent first (exact facets). */
-  function pickerOptions(): Promise<ExploreState['options']> {
+  /** The pickers' entries: each dictionary's IDs, labels and counts, most carried first. */
+  function pickerOptions(): Promise<PickerOptions> {
     if (options && Date.now() - options.at < OPTIONS_TTL_MS) return options.value;
-    const request = postFacetsRequestSchema.parse({
-      post: {},
-      facets: [
-        { field: 'author.niches', size: 100 },
-        { field: 'primary_language', size: 50 },
-      ],
-    });
-    const value = services.postFacets.facets(request).then(({ facets }) => {
-      const values = (name: string) =>
-        (facets[name] ?? []).flatMap((b) => (typeof b.value === 'string' ? [{ value: b.value, count: b.count }] : []));
-      return { niches: values('author.niches'), languages: values('primary_language') };
-    });
+    const value = Promise.all(
+      EXPLORE_PICKERS.map(async (name) => [name, await services.taxonomies.list(name)] as const),
+    ).then((lists) => Object.fromEntries(lists) as PickerOptions);
     options = { at: Date.now(), value };
     value.catch(() => (options = null));
     return value;
@@ -171,7 +183,13 @@ export function registerInsightPages(
           services.postSearch.search(search),
           services.postCounts.counts(parsed.data),
         ]);
-        Object.assign(state, { post, posts: page.data, matches: page.matches ?? [], counts });
+        Object.assign(state, {
+          post,
+          posts: page.data,
+          matches: page.matches ?? [],
+          counts,
+          ...(page.suggested_query !== undefined && { suggestedQuery: page.suggested_query }),
+        });
       }
     } catch (error) {
       if (!(error instanceof DomainError) || error.status >= 500) throw error;
@@ -202,6 +220,15 @@ export function registerInsightPages(
       `${base}/alerts?notice=${encodeURIComponent(`Saved search “${saved.name}” created: new matches go to its endpoint.`)}`,
       303,
     );
+  });
+
+  registerSuggestRoute(app, { suggest: services.suggest, baseUrl: deps.baseUrl });
+
+  // "Go to account" without the script: the handle as typed, one leading `@` optional.
+  app.get('/accounts', { preHandler: deps.signedIn }, async (request, reply) => {
+    const { handle } = gotoQuery.parse(request.query ?? {});
+    const name = handle.trim().replace(/^@/, '');
+    return reply.redirect(name ? `${base}/accounts/@${encodeURIComponent(name)}` : `${base}/explore`, 303);
   });
 
   app.get('/accounts/:handle', { preHandler: deps.signedIn }, async (request, reply) => {

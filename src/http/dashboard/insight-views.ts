@@ -1,16 +1,42 @@
 import type { Account, PostSummary } from '../../contract/api.ts';
 import type { WebhookEndpoint } from '../../contract/alerts.ts';
 import type { PostMatch, Snippet } from '../../contract/search-extras.ts';
+import { SUGGEST_KINDS } from '../../query/suggest-request.ts';
+import type { TaxonomyName } from '../../query/taxonomies.ts';
+import type { TaxonomyList } from '../../services/names/taxonomy-service.ts';
 import type { CountsView } from '../../services/search/counts-service.ts';
 import { lineChart, trendChart, type LineSeries } from './charts.ts';
 import { html, type Html } from './html.ts';
 import { errorBox, layout, type PageContext } from './views.ts';
 
+/**
+ * The Explore form's pickers, in the order shown: each lists the dictionary of its name
+ * (`GET /v1/social/taxonomies/{name}`) and sets the filter that dictionary lists.
+ */
+export const EXPLORE_PICKERS = [
+  'niches',
+  'topics',
+  'languages',
+  'countries',
+] as const satisfies readonly TaxonomyName[];
+export type PickerName = (typeof EXPLORE_PICKERS)[number];
+/** Each picker's dictionary: IDs, labels and counts, most carried first. */
+export type PickerOptions = Record<PickerName, TaxonomyList>;
+
+const PICKER_LABELS: Record<PickerName, string> = {
+  niches: 'Author niches',
+  topics: 'Topics',
+  languages: 'Languages',
+  countries: 'Author countries',
+};
+
 /** The Explore form as the holder filled it (strings as typed, lists as picked). */
 export interface ExploreForm {
   q: string;
   niches: string[];
+  topics: string[];
   languages: string[];
+  countries: string[];
   from: string;
   to: string;
   min_followers: string;
@@ -23,42 +49,54 @@ export interface ExploreForm {
 /** What the Explore page shows besides its form. */
 export interface ExploreState {
   form: ExploreForm;
-  /** Picker options: values with how many posts carry them. */
-  options: { niches: Array<{ value: string; count: number }>; languages: Array<{ value: string; count: number }> };
+  /** The pickers' entries. */
+  options: PickerOptions;
   breakdowns: readonly string[];
   /** The search's `post` scope as the API takes it (what "save as alert" saves). */
   post?: Record<string, unknown>;
   posts?: PostSummary[];
   matches?: PostMatch[];
   counts?: CountsView;
+  /** The search's query with its misspelt words corrected ("did you mean"), when it found few posts. */
+  suggestedQuery?: string;
   endpoints: WebhookEndpoint[];
   error?: string;
 }
 
-const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });
-function languageName(code: string): string {
-  try {
-    return `${languageNames.of(code) ?? code} (${code})`;
-  } catch {
-    return code;
-  }
+/** A picker: the dictionary's labels shown, its IDs sent; a picked ID it does not list stays picked. */
+function picker(name: PickerName, list: TaxonomyList, picked: string[]): Html {
+  const entries = [
+    ...list.data,
+    ...picked.filter((id) => !list.data.some((e) => e.id === id)).map((id) => ({ id, label: id, count: 0 })),
+  ];
+  return html`<div class="picker"><label for="pick-${name}">${PICKER_LABELS[name]} <span class="hint">(${list.counted})</span></label><select id="pick-${name}" name="${name}" multiple size="6">${entries.map(
+    (e) =>
+      html`<option value="${e.id}"${picked.includes(e.id) ? html` selected` : ''}>${e.label} · ${e.count.toLocaleString('en-US')}</option>`,
+  )}</select></div>`;
 }
 
-function picker(
-  name: string,
-  label: string,
-  options: Array<{ value: string; count: number }>,
-  picked: string[],
-  text = (v: string) => v,
+/** Every kind of name the typeahead suggests, in the order it answers them. */
+const ALL_KINDS = Object.keys(SUGGEST_KINDS).join(',');
+
+/**
+ * A text input the page's script (assets/typeahead.js) turns into a combobox asking
+ * `{base}/suggest` as one types; without the script it is a plain input of its form.
+ */
+function typeaheadBox(
+  ctx: PageContext,
+  options: { id: string; label: string; kinds: string; limit: number; word: boolean; className?: string },
+  input: Html,
 ): Html {
-  const values = [
-    ...options,
-    ...picked.filter((p) => !options.some((o) => o.value === p)).map((value) => ({ value, count: 0 })),
-  ];
-  return html`<label>${label} <select name="${name}" multiple size="6">${values.map(
-    (o) =>
-      html`<option value="${o.value}"${picked.includes(o.value) ? html` selected` : ''}>${text(o.value)} · ${o.count.toLocaleString('en-US')}</option>`,
-  )}</select></label>`;
+  return html`<div class="combo${options.className ? ` ${options.className}` : ''}" data-suggest="${ctx.base}/suggest" data-accounts="${ctx.base}/accounts/" data-kinds="${options.kinds}" data-limit="${options.limit}"${options.word ? html` data-complete="word"` : ''}><label for="${options.id}">${options.label}</label>${input}</div>`;
+}
+
+/** "Go to account": a handle, or with the script, a name chosen from the suggestions. */
+function gotoForm(ctx: PageContext): Html {
+  return html`<form method="get" action="${ctx.base}/accounts" class="goto" role="search" aria-label="Go to an account">${typeaheadBox(
+    ctx,
+    { id: 'goto-handle', label: 'Go to account', kinds: 'accounts', limit: 8, word: false },
+    html`<input type="search" id="goto-handle" name="handle" maxlength="200" required placeholder="@handle">`,
+  )}<button type="submit">Open</button></form>`;
 }
 
 function exploreForm(ctx: PageContext, state: ExploreState): Html {
@@ -66,13 +104,30 @@ function exploreForm(ctx: PageContext, state: ExploreState): Html {
   const select = (name: string, values: readonly string[], current: string, text = (v: string) => v) =>
     html`<select name="${name}">${values.map((v) => html`<option value="${v}"${v === current ? html` selected` : ''}>${text(v)}</option>`)}</select>`;
   return html`<form method="get" action="${ctx.base}/explore" class="explore">
-<label class="wide">Query <input type="search" name="q" maxlength="2000" value="${f.q}" placeholder="e.g. night-time skincare routine"></label>
-${picker('niches', 'Author niches', state.options.niches, f.niches)}
-${picker('languages', 'Languages', state.options.languages, f.languages, languageName)}
+${typeaheadBox(
+  ctx,
+  { id: 'explore-q', label: 'Query', kinds: ALL_KINDS, limit: 3, word: true, className: 'wide' },
+  html`<input type="search" id="explore-q" name="q" maxlength="2000" value="${f.q}" placeholder="e.g. night-time skincare routine, #tag, @handle">`,
+)}
+${EXPLORE_PICKERS.map((name) => picker(name, state.options[name], f[name]))}
 <fieldset><legend>Posted</legend><label>From <input type="date" name="from" value="${f.from}"></label><label>To <input type="date" name="to" value="${f.to}"></label><label>Time zone <input type="text" name="tz" value="${f.tz}" maxlength="64"></label></fieldset>
 <fieldset><legend>Author followers</legend><label>At least <input type="number" name="min_followers" min="0" value="${f.min_followers}"></label><label>At most <input type="number" name="max_followers" min="0" value="${f.max_followers}"></label></fieldset>
 <fieldset><legend>Chart</legend><label>Interval ${select('interval', ['hour', 'day', 'week', 'month'], f.interval)}</label><label>Break down by ${select('by', ['', ...state.breakdowns], f.by, (v) => v || 'nothing')}</label></fieldset>
 <button type="submit">Explore</button></form>`;
+}
+
+/** The Explore page's address for a filled form (a search is a link). */
+export function exploreHref(base: string, form: ExploreForm): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(form) as Array<[string, string | string[]]>)
+    for (const v of [value].flat()) if (v !== '') params.append(name, v);
+  return `${base}/explore?${params.toString()}`;
+}
+
+/** "Did you mean …?": the corrected query as a link running the same search with it. */
+function didYouMean(ctx: PageContext, state: ExploreState): Html {
+  if (state.suggestedQuery === undefined || !state.posts || state.posts.length >= 3) return html``;
+  return html`<p class="did-you-mean">Did you mean <a href="${exploreHref(ctx.base, { ...state.form, q: state.suggestedQuery })}">${state.suggestedQuery}</a>?</p>`;
 }
 
 /** A snippet with its highlighted spans (offsets in code points) marked. */
@@ -138,7 +193,8 @@ export function explorePage(ctx: PageContext, state: ExploreState): Html {
   return layout(
     ctx,
     'Explore',
-    html`<h1>Explore</h1>${errorBox(state.error)}${exploreForm(ctx, state)}${state.counts ? countsSection(state.counts, state.form.by) : ''}${results}${saveForm(ctx, state)}`,
+    html`<div class="page-head"><h1>Explore</h1>${gotoForm(ctx)}</div>${errorBox(state.error)}${exploreForm(ctx, state)}${didYouMean(ctx, state)}${state.counts ? countsSection(state.counts, state.form.by) : ''}${results}${saveForm(ctx, state)}`,
+    { scripts: ['typeahead.js'] },
   );
 }
 

@@ -1,7 +1,7 @@
 import type { CreatedKey } from '../../services/keys/key-service.ts';
 import type { HolderKey, HolderKeyUsage } from '../../services/keys/holder-keys.ts';
 import type { SignUpMode } from '../../services/keys/holder-service.ts';
-import { USAGE_OPERATIONS } from '../../services/keys/usage-recorder.ts';
+import { USAGE_OPERATIONS, type UsageOperation } from '../../services/keys/usage-recorder.ts';
 import { html, type Html } from './html.ts';
 import { usageChart } from './usage-chart.ts';
 
@@ -15,8 +15,16 @@ export interface PageContext {
   assetVersion: string;
 }
 
-/** The page frame: head, navigation for the signed-in holder, footer. */
-export function layout(ctx: PageContext, title: string, body: Html): Html {
+/**
+ * The page frame: head, navigation for the signed-in holder, footer. `scripts`: the page's own
+ * scripts from the dashboard's assets, beside dashboard.js (all optional enhancements).
+ */
+export function layout(
+  ctx: PageContext,
+  title: string,
+  body: Html,
+  options: { scripts?: readonly string[] } = {},
+): Html {
   const nav = ctx.holder
     ? html`<nav><a href="${ctx.base}/keys">API keys</a><a href="${ctx.base}/usage">Usage</a><a href="${ctx.base}/alerts">Alerts</a><a href="${ctx.base}/explore">Explore</a><span class="who">${ctx.holder}</span><form method="post" action="${ctx.base}/sign-out" class="inline"><input type="hidden" name="_csrf" value="${ctx.csrf}"><button type="submit" class="link">Sign out</button></form></nav>`
     : html`<nav><a href="${ctx.base}/sign-in">Sign in</a><a href="${ctx.base}/sign-up">Sign up</a></nav>`;
@@ -26,7 +34,10 @@ export function layout(ctx: PageContext, title: string, body: Html): Html {
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${ctx.base}/assets/dashboard.css?v=${ctx.assetVersion}">
 <script src="${ctx.base}/assets/dashboard.js?v=${ctx.assetVersion}" defer></script>
-</head><body><header><a class="brand" href="${ctx.base}">Social Search</a>${nav}</header>
+${(options.scripts ?? []).map(
+  (name) => html`<script src="${ctx.base}/assets/${name}?v=${ctx.assetVersion}" defer></script>
+`,
+)}</head><body><header><a class="brand" href="${ctx.base}">Social Search</a>${nav}</header>
 <main>${body}</main>
 <footer>API reference: <a href="/docs">/docs</a> · <a href="/openapi.json">OpenAPI</a></footer></body></html>`;
 }
@@ -134,6 +145,68 @@ ${
   );
 }
 
+/**
+ * The usage table's operation columns, grouped under a heading each (consecutive in
+ * `USAGE_OPERATIONS`' order): a short heading under its group, the full name as its title.
+ */
+const USAGE_COLUMNS: Record<UsageOperation, { group: string; short: string; name: string }> = {
+  search_posts: { group: 'Search', short: 'posts', name: 'Search posts' },
+  search_accounts: { group: 'Search', short: 'accounts', name: 'Search accounts' },
+  get_post: { group: 'Get', short: 'post', name: 'Get post' },
+  get_account: { group: 'Get', short: 'account', name: 'Get account' },
+  lookup_posts: { group: 'Lookup', short: 'posts', name: 'Look up posts by list' },
+  lookup_accounts: { group: 'Lookup', short: 'accounts', name: 'Look up accounts by list' },
+  suggest: { group: 'Names', short: 'typeahead', name: 'Typeahead (suggest)' },
+  taxonomies: { group: 'Names', short: 'dictionaries', name: 'Dictionaries (taxonomies)' },
+  post_facets: { group: 'Facets', short: 'posts', name: 'Post facets' },
+  account_facets: { group: 'Facets', short: 'accounts', name: 'Account facets' },
+  post_counts: { group: 'Counts', short: 'posts', name: 'Post counts' },
+  intake: { group: 'Intake', short: 'intake', name: 'Intake (observations)' },
+};
+
+/** The operations' groups, in column order. */
+function usageGroups(): Array<{ name: string; operations: UsageOperation[] }> {
+  const groups: Array<{ name: string; operations: UsageOperation[] }> = [];
+  for (const op of USAGE_OPERATIONS) {
+    const name = USAGE_COLUMNS[op].group;
+    const last = groups[groups.length - 1];
+    if (last?.name === name) last.operations.push(op);
+    else groups.push({ name, operations: [op] });
+  }
+  return groups;
+}
+
+/**
+ * The usage table: a day per row, a column per operation grouped two levels deep (a group
+ * alone in its group spans both header rows), then all requests, 4xx and 429. Zeros are quiet,
+ * so the days' real traffic stands out; every number stays in its cell.
+ */
+function usageTable(days: HolderKeyUsage['days']): Html {
+  const groups = usageGroups();
+  const cell = (n: number) => (n === 0 ? html`<td class="zero">0</td>` : html`<td>${n}</td>`);
+  const rows = [...days]
+    .reverse()
+    .map(
+      (d) =>
+        html`<tr><td>${d.day}</td>${USAGE_OPERATIONS.map((op) => cell(d.byOperation[op]))}${cell(d.requests)}${cell(d.clientErrors)}${cell(d.rateLimited)}</tr>`,
+    );
+  const top = groups.map((g) => {
+    const only = g.operations.length === 1 ? USAGE_COLUMNS[g.operations[0]!] : null;
+    return only
+      ? html`<th scope="col" rowspan="2" title="${only.name}">${g.name}</th>`
+      : html`<th scope="colgroup" colspan="${g.operations.length}">${g.name}</th>`;
+  });
+  const sub = groups
+    .filter((g) => g.operations.length > 1)
+    .flatMap((g) =>
+      g.operations.map((op) => html`<th scope="col" title="${USAGE_COLUMNS[op].name}">${USAGE_COLUMNS[op].short}</th>`),
+    );
+  const cols = groups.map((g) => html`<colgroup span="${g.operations.length}"></colgroup>`);
+  return html`<div class="table-scroll"><table class="usage-table"><colgroup span="1"></colgroup>${cols}<colgroup span="3" class="totals"></colgroup>
+<thead><tr><th scope="col" rowspan="2">Day (UTC)</th>${top}<th scope="colgroup" colspan="3">Requests</th></tr>
+<tr>${sub}<th scope="col" title="All requests">all</th><th scope="col" title="Client errors (4xx), 429 included">4xx</th><th scope="col" title="Rate limited (429)">429</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
 /** Per-key usage per day: a chart and a table for each key. */
 export function usagePage(ctx: PageContext, state: { usage: HolderKeyUsage[]; days: number }): Html {
   const sections = state.usage.map(({ key, days }) => {
@@ -142,15 +215,9 @@ export function usagePage(ctx: PageContext, state: { usage: HolderKeyUsage[]; da
       days.map((d) => ({ day: d.day, requests: d.requests, errors: d.clientErrors })),
       `Requests per day with ${key.name}`,
     );
-    const rows = [...days]
-      .reverse()
-      .map(
-        (d) =>
-          html`<tr><td>${d.day}</td>${USAGE_OPERATIONS.map((op) => html`<td>${d.byOperation[op]}</td>`)}<td>${d.requests}</td><td>${d.clientErrors}</td><td>${d.rateLimited}</td></tr>`,
-      );
     return html`<section class="usage" data-key-id="${key.id}"><h2>${key.name} <code>${key.prefix}</code> <span class="status ${key.status}">${key.status}</span></h2>
 <p>${total} requests in the last ${state.days} days · search limit ${limit(key.effectiveLimits.search, key.limits.search)}</p>${chart}
-<table class="usage-table"><thead><tr><th>Day (UTC)</th>${USAGE_OPERATIONS.map((op) => html`<th>${op.replace('_', ' ')}</th>`)}<th>All</th><th>4xx</th><th>429</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+${usageTable(days)}</section>`;
   });
   return layout(
     ctx,

@@ -20,7 +20,6 @@ import { accountSearchRequestSchema, postSearchRequestSchema } from '../../query
 import { historyQuerySchema } from '../../query/history-request.ts';
 import { accountLookupRequestSchema, lookupCost, postLookupRequestSchema } from '../../query/lookup-request.ts';
 import { conditionalGet, conditionalHeaders, notModified } from '../conditional-get.ts';
-import { MethodNotAllowedError } from '../../internal/errors.ts';
 import { requireKey } from '../plugins/auth.ts';
 import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
@@ -36,19 +35,6 @@ const errors = {
 };
 /** A lookup names its resources in the body: what it cannot find is listed, not a 404 or 410. */
 const { 404: _notTracked, 410: _unavailable, ...lookupErrors } = errors;
-
-/** The concrete POST paths beside `/v1/social/{posts,accounts}/{id}`. */
-const CONCRETE = new Set(['search', 'lookup']);
-
-/**
- * `GET /…/search` (or `/…/lookup`) is that path asked with the wrong method, not a read of the
- * post or account called "search": as in OpenAPI, a concrete path wins over a templated one (405,
- * Allow: POST). An account whose handle is "search" is read as `@search` (docs/api-decisions.md).
- */
-function concreteFirst(id: string, base: string): string {
-  if (CONCRETE.has(id)) throw new MethodNotAllowedError(`${base}/${id} answers POST, not GET.`, ['POST']);
-  return id;
-}
 
 /** Get post (4.3), get account (4.4): bare resources; search posts (4.1): an envelope. */
 export const readRoutes: FastifyPluginAsyncZod<{
@@ -77,8 +63,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
         response: { 200: fullPostSchema, 304: notModified, ...errors },
       },
     },
-    async (request, reply) =>
-      reads.run(request, reply, () => posts.get(concreteFirst(request.params.id, '/v1/social/posts'))),
+    async (request, reply) => reads.run(request, reply, () => posts.get(request.params.id)),
   );
 
   app.post(
@@ -128,8 +113,7 @@ export const readRoutes: FastifyPluginAsyncZod<{
         response: { 200: accountSchema, 304: notModified, ...errors },
       },
     },
-    async (request, reply) =>
-      reads.run(request, reply, () => accounts.get(concreteFirst(request.params.id, '/v1/social/accounts'))),
+    async (request, reply) => reads.run(request, reply, () => accounts.get(request.params.id)),
   );
 
   // Lookups by list (additive): each entry spends one read of the key's budget.
