@@ -7,7 +7,8 @@
  *   delivery, seed → domain → contract → internal
  *
  * The engine and embedding adapters (src/engine/elasticsearch, src/embedding) implement roles for
- * the layers above and are wired in by src/start only.
+ * the layers above and are wired in by src/start only; the percolator (src/percolator, Elasticsearch
+ * queries evaluated in the process) serves the engine adapter.
  */
 const layers = {
   cli: { path: '^src/cli/', may: ['start', 'services', 'engine', 'seed', 'contract', 'internal'] },
@@ -41,8 +42,9 @@ const layers = {
   engine: { path: '^src/engine/[^/]+$', may: ['query', 'domain', 'contract', 'internal'] },
   elasticsearch: {
     path: '^src/engine/elasticsearch/',
-    may: ['engine', 'query', 'text', 'domain', 'contract', 'internal'],
+    may: ['engine', 'percolator', 'query', 'text', 'domain', 'contract', 'internal'],
   },
+  percolator: { path: '^src/percolator/', may: ['query', 'internal'] },
   embedding: { path: '^src/embedding/', may: ['internal'] },
   query: { path: '^src/query/', may: ['contract', 'internal'] },
   text: { path: '^src/text/', may: ['domain', 'contract', 'internal'] },
@@ -84,6 +86,14 @@ module.exports = {
       severity: 'error',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'runtime-dependencies',
+      comment:
+        'what src/ and workers/ import at run time is a dependency of package.json: a devDependency, or a package only another one brings, is gone after `npm prune --omit=dev` or its next update',
+      severity: 'error',
+      from: { path: '^(src|workers)/' },
+      to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'no-unresolvable',

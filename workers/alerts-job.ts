@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import type { JobHandler } from '../src/queues/consumers.ts';
-import type { MatchPassResult } from '../src/services/alerts/match-pass.ts';
+import type { MatchResult } from '../src/services/alerts/matching.ts';
 
 /**
- * The handler of the `alerts` queue: one matching pass over every post written since the last
- * (services/alerts/match-pass.ts). Its claim is keyed by the job id: a re-run takes it again.
+ * The handler of the `alerts` queue: one recovery pass over the posts written but not matched at
+ * their write (services/alerts/recovery-pass.ts). Its claim is keyed by the job id: a re-run takes
+ * it again.
  */
 export function alertsJob(deps: {
-  pass: (run: string) => Promise<MatchPassResult>;
+  pass: (run: string) => Promise<MatchResult>;
   logger: Pick<Logger, 'debug'>;
 }): JobHandler<'alerts'> {
   return async (_payload, job) => {
@@ -15,7 +16,7 @@ export function alertsJob(deps: {
     const result = await deps.pass(job.id ?? 'unnamed');
     deps.logger.debug(
       { job: job.id, total_ms: Math.round(performance.now() - started), ...result },
-      'alerts pass done',
+      'alerts recovery pass done',
     );
     return result;
   };

@@ -24,7 +24,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createProducer } from '../../src/queues/registry.ts';
-import { createAlertStore } from '../../src/services/alerts/alert-store.ts';
+import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
+import { openAlertStores } from '../../src/start/alerts.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
 import { REPO_ROOT } from '../relevance/beir.ts';
@@ -79,18 +80,27 @@ const server = require('node:http').createServer((req, res) => {
 }).listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));`;
 const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
 const say = (line: string) => process.stdout.write(`${line}\n`);
-/** Redis's own count (MEMORY USAGE) of the events' streams and the summaries they refer to. */
-async function eventStorageBytes(): Promise<number> {
-  const keys: string[] = [];
+/**
+ * Redis's own count (MEMORY USAGE) of what alerts keep, by family: the events' streams, the sets of
+ * their posts (`news`), the summaries they refer to, the saved searches' hashes.
+ */
+async function alertStorageBytes(): Promise<{ events: number; news: number; summaries: number; searches: number }> {
+  const families = { events: /:events$/, news: /:news$/, summaries: /:summary:/, searches: /:search:[^:]+$/ };
+  const out = { events: 0, news: 0, summaries: 0, searches: 0 };
+  const keys: Array<[keyof typeof out, string]> = [];
   for await (const batch of runtime.redis.scanStream({ match: `${prefix}:alert-store:*`, count: 1000 }))
-    for (const k of batch as string[]) if (/:summary:|:events$/.test(k)) keys.push(k);
-  let bytes = 0;
+    for (const k of batch as string[])
+      for (const [family, pattern] of Object.entries(families))
+        if (pattern.test(k)) keys.push([family as keyof typeof out, k]);
   for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
     const pipeline = runtime.redis.pipeline();
-    for (const k of keys.slice(i, i + 1000)) pipeline.memory('USAGE', k, 'SAMPLES', 0);
-    for (const [error, used] of (await pipeline.exec()) ?? []) if (!error) bytes += Number(used ?? 0);
+    for (const [, k] of chunk) pipeline.memory('USAGE', k, 'SAMPLES', 0);
+    ((await pipeline.exec()) ?? []).forEach(([error, used], j) => {
+      if (!error) out[chunk[j]![0]] += Number(used ?? 0);
+    });
   }
-  return bytes;
+  return out;
 }
 
 const percentile = (sorted: number[], q: number) =>
@@ -116,12 +126,15 @@ const observationsQueue = createProducer('observations', { connection: runtime.p
 const alertsQueue = createProducer('alerts', { connection: runtime.producerRedis, prefix });
 // A round's CPU counts all of its work: the follow-ups its batches left (a run some seconds after
 // them) and the deliveries its passes queued, not only the observations and the passes.
-const afterQueues = [
-  createProducer('follow-ups', { connection: runtime.producerRedis, prefix }),
-  alertsQueue,
-  createProducer('webhooks', { connection: runtime.producerRedis, prefix }),
-];
-const store = createAlertStore({ redis: runtime.redis, prefix });
+const afterQueues = [createProducer('follow-ups', { connection: runtime.producerRedis, prefix }), alertsQueue];
+const stores = openAlertStores(
+  { REDIS_PREFIX: prefix, SAVED_SEARCH_EVENT_LIMIT: 10_000 },
+  openAlertRedis({ redis: runtime.redis, prefix, timeoutMs: 30_000 }),
+);
+/** Until no endpoint has deliveries waiting (services/alerts/deliveries.ts). */
+async function waitForDeliveries(): Promise<void> {
+  while ((await retrying(() => stores.deliveries.dueCount())) > 0) await new Promise((r) => setTimeout(r, 250));
+}
 
 try {
   say(`loading ${seed.length} observations (${posts.length} posts) under ${prefix}`);
@@ -208,6 +221,9 @@ try {
         await waitForQueueIdle(queue, { timeoutMs: 3_600_000 });
         if (performance.now() - startedWaiting > 50) settled = false;
       }
+      const startedWaiting = performance.now();
+      await waitForDeliveries();
+      if (performance.now() - startedWaiting > 50) settled = false;
     }
     // The merges this round's writes set off belong to it (since 2026-11-28; before, they ran on
     // into the next round's count: one round's engine CPU moved by a quarter between runs).
@@ -225,10 +241,10 @@ try {
     const lags: number[] = [];
     // What the events of every round so far take in Redis, against their bodies' own bytes (what
     // storing each event whole took before 2026-11-27).
-    const stored = { events: 0, bodyBytes: 0, redisBytes: 0 };
+    const stored = { events: 0, bodyBytes: 0, redisBytes: 0, searchBytes: 0 };
     if (count > 0) {
-      for (const search of await retrying(() => store.allSearches())) {
-        for (const event of await retrying(() => store.events(search.id, null, 100_000))) {
+      for (const search of await retrying(() => stores.searches.all())) {
+        for (const event of (await retrying(() => stores.events.page(search.id, null, 100_000))).events) {
           stored.events++;
           stored.bodyBytes += Buffer.byteLength(event.body);
           const body = JSON.parse(event.body) as {
@@ -240,7 +256,9 @@ try {
           if (sent !== undefined) lags.push(Date.parse(body.created_at) - sent);
         }
       }
-      stored.redisBytes = await retrying(() => eventStorageBytes());
+      const bytes = await retrying(() => alertStorageBytes());
+      stored.redisBytes = bytes.events + bytes.news + bytes.summaries;
+      stored.searchBytes = bytes.searches;
     }
     lags.sort((a, b) => a - b);
     const row = {
@@ -257,6 +275,7 @@ try {
       redis_cpu_s_per_1000_posts: +((redisCpuS * 1000) / fresh.length).toFixed(3),
       process_cpu_s_per_1000_posts: +((serviceCpuS * 1000) / fresh.length).toFixed(3),
       redis_bytes_per_event: stored.events > 0 ? Math.round(stored.redisBytes / stored.events) : null,
+      redis_bytes_per_search_hash: count > 0 ? Math.round(stored.searchBytes / count) : null,
       body_bytes_per_event: stored.events > 0 ? Math.round(stored.bodyBytes / stored.events) : null,
     };
     if (round > 0) {

@@ -1,5 +1,6 @@
 /**
- * The matching side of a pass alone (reading the posts, matching them; no events): 1,000 saved
+ * The matching side alone (reading the posts, as the recovery pass does, and matching them; no
+ * events): 1,000 saved
  * searches shaped like match-lag.ts's against batches of random posts of an existing index (the
  * 1M-post bench index by default; `match-lag.ts --keep` leaves one), several rounds; reports time,
  * CPU per 1,000 posts (this process's and the engine's) and the pairs found.
@@ -9,7 +10,9 @@
 import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
 import type { AlertQuery } from '../../src/engine/alerts.ts';
+import type { PostRecord } from '../../src/domain/records.ts';
 import { createAlertMatching } from '../../src/engine/elasticsearch/alert-matching.ts';
+import { createWrittenProjections } from '../../src/engine/elasticsearch/written-projections.ts';
 import { indexNames } from '../../src/engine/elasticsearch/names.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
@@ -44,6 +47,7 @@ const matching = createAlertMatching({
   postsIndex,
   accountsIndex: indexNames(prefix, 'accounts').read,
   similarityFloor: null,
+  projections: createWrittenProjections(),
 });
 for (let round = 0; round < Number(args.rounds); round++) {
   const sample = await client.search({
@@ -55,7 +59,9 @@ for (let round = 0; round < Number(args.rounds); round++) {
   const ids = sample.hits.hits.map((h) => h._id!);
   const started = performance.now();
   const cpuAtStart = { engine: await engineCpuMs(client), process: process.cpuUsage() };
-  const { matches: found } = await matching.matchCurrent(ids, queries);
+  const read = await client.mget<{ record: PostRecord }>({ index: postsIndex, ids, realtime: true });
+  const records = read.docs.flatMap((doc) => ('found' in doc && doc.found && doc._source ? [doc._source.record] : []));
+  const found = await matching.match(records, queries);
   const ms = performance.now() - started;
   const engineS = ((await engineCpuMs(client)) - cpuAtStart.engine) / 1000;
   const used = process.cpuUsage(cpuAtStart.process);

@@ -135,12 +135,20 @@ export async function sendObservations(
   observations: readonly unknown[],
   options: { wait: boolean },
 ): Promise<void> {
-  const response = await fetch(`${node.baseUrl}/internal/v1/social/observations${options.wait ? '?wait=true' : ''}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
-    body: observations.map((o) => JSON.stringify(o)).join('\n'),
-  });
-  const text = await response.text();
+  // A 503 accepted nothing ("retry shortly", the intake contract): sent again, a few times, as a
+  // client would, rather than ending a run on a Redis busy for a moment (a machine shared with tests).
+  let response: Response;
+  let text: string;
+  for (let attempt = 1; ; attempt++) {
+    response = await fetch(`${node.baseUrl}/internal/v1/social/observations${options.wait ? '?wait=true' : ''}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-ndjson' },
+      body: observations.map((o) => JSON.stringify(o)).join('\n'),
+    });
+    text = await response.text();
+    if (response.status !== 503 || attempt === 5) break;
+    await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+  }
   const expected = options.wait ? 200 : 202;
   if (response.status !== expected)
     throw new Error(`intake answered ${response.status} (expected ${expected}): ${text.slice(0, 1000)}`);

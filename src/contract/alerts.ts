@@ -57,6 +57,10 @@ export const savedSearchSchema = z.strictObject({
   webhook_endpoint_id: z.string().nullable(),
   created_at: timestamp,
   last_match_at: timestamp.nullable().meta({ description: 'When a post last came to match it.' }),
+  events_dropped: z.number().int().meta({
+    description:
+      'Matches not recorded because the saved search had recorded its limit of events in 30 days (SAVED_SEARCH_EVENT_LIMIT): a search this broad is better narrowed.',
+  }),
 });
 
 /** One event: a post that came to match a saved search (or a test event). */

@@ -28,12 +28,16 @@ const EXPIRY_BUCKET_SECONDS = 3600;
 export function createDeliverySigner(deps: {
   baseUrl: string;
   secret: string;
+  /** SIGNING_SECRET_PREVIOUS: URLs signed before a change of SIGNING_SECRET still verify. */
+  previous?: readonly string[];
   ttlSeconds: number;
   now?: () => number;
 }): DeliverySigner {
   const now = deps.now ?? (() => Date.now());
-  const mac = (kind: string, id: string, src: string, exp: string) =>
-    createHmac('sha256', deps.secret).update(`delivery\n${kind}\n${id}\n${src}\n${exp}`).digest();
+  const macWith = (secret: string, kind: string, id: string, src: string, exp: string) =>
+    createHmac('sha256', secret).update(`delivery\n${kind}\n${id}\n${src}\n${exp}`).digest();
+  const mac = (kind: string, id: string, src: string, exp: string) => macWith(deps.secret, kind, id, src, exp);
+  const keyring = [deps.secret, ...(deps.previous ?? [])];
 
   // Signing is ~10 µs (an HMAC key setup each time) and a page of 20 summaries signs ~60 URLs;
   // within an expiry bucket a URL never changes, so signed URLs are memoized. Two generations
@@ -70,9 +74,12 @@ export function createDeliverySigner(deps: {
           'This delivery URL is incomplete or was altered; take a fresh one from the resource.',
         );
       }
-      const expected = mac(kind, id, src, exp);
       const given = Buffer.from(sig, 'base64url');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      const signed = keyring.some((secret) => {
+        const expected = macWith(secret, kind, id, src, exp);
+        return given.length === expected.length && timingSafeEqual(given, expected);
+      });
+      if (!signed) {
         throw new InvalidSignatureError(
           'This delivery URL is incomplete or was altered; take a fresh one from the resource.',
         );

@@ -130,6 +130,11 @@ export interface PostRecord {
   view_ratio_to_account_baseline: number | null;
   /** Absent until the worker embeds the post (only with embeddings on). */
   embedding?: StoredEmbedding;
+  /**
+   * When the service first wrote the post (ISO 8601 UTC), set by that write: saved searches judge
+   * by it whether the post can be news to them (created after them, within 30 days).
+   */
+  first_seen_at?: string;
 }
 
 /** One write of a post: the record before it (null: the post is new) and after. */
@@ -139,10 +144,10 @@ export interface PostWrite {
 }
 
 /**
- * Told of post writes (the saved searches' matching pass looks at them again). A writer that runs
- * as a retried job tells it twice: `intend` before each write, then `record` after, both with its
- * job's id, so that an attempt failing between its write and `record` leaves what it wrote for
- * the next attempt to record (whose own merge finds nothing left to write).
+ * Told of post writes (saved searches match them: services/alerts). A writer that runs as a retried
+ * job tells it twice: `intend` before each write, then `record` after, both with its job's id, so
+ * that an attempt failing between its write and `record` leaves what it wrote for the next attempt
+ * to hand on (whose own merge finds nothing left to write).
  */
 export interface PostWriteRecorder {
   intend?(job: string, writes: Iterable<PostWrite>): Promise<void>;

@@ -1,7 +1,7 @@
-import type { PostRecord, SearchedPost } from '../domain/records.ts';
+import type { PostRecord } from '../domain/records.ts';
 import type { PostSearch } from '../query/search-request.ts';
 
-/** One saved search as the matching pass asks the engine about it. */
+/** One saved search as matching asks the engine about it. */
 export interface AlertQuery {
   id: string;
   /** The normalized post search (query and filters; never `similar_to`, never a sort). */
@@ -13,26 +13,13 @@ export interface AlertQuery {
 /** Which saved searches each post satisfies: saved search id → the ids of its matching posts. */
 export type AlertMatches = Map<string, Set<string>>;
 
-/** The posts asked about as they are now, and what each query matches among them. */
-export interface CurrentMatches {
-  matches: AlertMatches;
-  /** The posts read, as summaries render them (servable or not); absent when unknown. */
-  posts: Map<string, SearchedPost>;
-}
-
-/** What the saved-search matching pass needs of the engine. */
+/** What saved searches' matching needs of the engine. */
 export interface AlertMatching {
   /**
-   * Of `postIds`, the posts each query matches as they are now: servable, satisfying the filters,
-   * and with a query, matching it lexically or lying within the similarity floor of its vector
-   * (the search's own relevance rules), as of the latest write of each. The posts come back too:
-   * the events render them as read here.
+   * Which of `records` (posts in hand, at most one per id: just written, read back, or an earlier
+   * version) each query matches, as the index would once they are written: servable, satisfying
+   * the filters, and with a query, matching it lexically or lying within the similarity floor of
+   * its vector (the search's own relevance rules).
    */
-  matchCurrent(postIds: readonly string[], queries: readonly AlertQuery[]): Promise<CurrentMatches>;
-  /**
-   * The same question about records in hand (`records`, at most one per post id): posts just
-   * written (matching at the write), or earlier versions of posts. Which of them each query
-   * matches, as the index would once they are written.
-   */
-  matchVersions(records: readonly PostRecord[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
+  match(this: void, records: readonly PostRecord[], queries: readonly AlertQuery[]): Promise<AlertMatches>;
 }

@@ -44,6 +44,12 @@ const envSchema = z.object({
     .optional()
     .transform((u) => u?.replace(/\/+$/, '')),
   SIGNING_SECRET: z.string().min(32, 'SIGNING_SECRET must be at least 32 characters').optional(),
+  /**
+   * The signing secrets SIGNING_SECRET replaced, comma-separated, newest first: what was signed or
+   * sealed under them still verifies and opens (webhook secrets, delivery URLs, cursors), so that
+   * changing SIGNING_SECRET stops nothing (docs/operations.md, "Changing SIGNING_SECRET").
+   */
+  SIGNING_SECRET_PREVIOUS: list(z.string().min(32, 'each previous signing secret has at least 32 characters')),
   /** Browser origins allowed to call the API (CORS), comma-separated; empty: CORS off (no headers). */
   CORS_ORIGINS: list(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))),
   /**
@@ -93,17 +99,16 @@ const envSchema = z.object({
    * the machine (the API fuzzing step).
    */
   WEBHOOK_DELIVERIES: z.enum(['on', 'paused']).default('on'),
-  /**
-   * Where saved searches are matched: `write`, in the writer's job as it writes each batch (events
-   * within seconds; the job waits on the matching), or `pass`, in the matching pass, which reads
-   * the posts back later (the intake's jobs do not wait on it; events lag further behind a busy
-   * intake, and each post costs a read and a projection more: bench/alerts.md).
-   */
-  ALERTS_MATCHING: z.enum(['write', 'pass']).default('write'),
   /** Saved searches one account holder may keep. */
   SAVED_SEARCHES_PER_HOLDER: z.coerce.number().int().min(1).max(100_000).default(100),
   /** Webhook endpoints one account holder may keep. */
   WEBHOOK_ENDPOINTS_PER_HOLDER: z.coerce.number().int().min(1).max(1000).default(20),
+  /**
+   * Events one saved search may record in 30 days (all kept for pulling); past it, its new matches
+   * are counted (`events_dropped`) rather than recorded until older events age out. What bounds
+   * the alerts' Redis and deliveries per saved search (docs/capacity.md, "Alerts in Redis").
+   */
+  SAVED_SEARCH_EVENT_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** GETs of posts and accounts per key per minute (cheaper than searches, so a higher budget); 0: unlimited. */
   RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),

@@ -34,10 +34,33 @@ export interface SavedSearchInput {
 }
 
 /**
- * `POST /v1/social/saved-searches`. The `post` scope is the post search's own, checked by the same
- * code (same 422s); `similar_to` is not a saved search (a window of neighbours is no standing
- * condition a new post can meet).
+ * A saved search's `post` scope read into the normalized search: the post search's own scope,
+ * checked by the same code (same 422s, named from `/post`), without `similar_to` (a window of
+ * neighbours is no standing condition a new post can meet).
  */
+function toSavedSearch(post: z.output<typeof postScope>, ctx: z.RefinementCtx): PostSearch {
+  if (post.similar_to !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['post', 'similar_to'],
+      message: 'a saved search matches posts by query and filters; "similar_to" is not one',
+    });
+    return z.NEVER;
+  }
+  const request = toPostRequest({ post }, ctx);
+  return request.kind === 'initial' ? request.search : z.NEVER;
+}
+
+/**
+ * A stored saved search's scope (`{post}`, as its client sent it) read back into the normalized
+ * search, by the very schema that validated it at creation: the worker reads saved searches with
+ * it (search-set.ts), never by casting stored JSON.
+ */
+export const storedSavedSearchSchema = z
+  .object({ post: postScope })
+  .transform((body, ctx): PostSearch => toSavedSearch(body.post, ctx));
+
+/** `POST /v1/social/saved-searches`. */
 export const createSavedSearchSchema = closedObject(
   {
     name: text(200, 'A name for the holder.').min(1, { error: 'expected a non-empty name' }),
@@ -51,19 +74,11 @@ export const createSavedSearchSchema = closedObject(
   },
   OBJECT_EXPECTED,
   expectedKeys(['name', 'post', 'webhook_endpoint_id']),
-).transform((body, ctx): SavedSearchInput => {
-  if (body.post.similar_to !== undefined) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['post', 'similar_to'],
-      message: 'a saved search matches posts by query and filters; "similar_to" is not one',
-    });
-    return z.NEVER;
-  }
-  const request = toPostRequest({ post: body.post }, ctx);
-  if (request.kind !== 'initial') return z.NEVER;
-  return { name: body.name, search: request.search, webhookEndpointId: body.webhook_endpoint_id ?? null };
-});
+).transform((body, ctx): SavedSearchInput => ({
+  name: body.name,
+  search: toSavedSearch(body.post, ctx),
+  webhookEndpointId: body.webhook_endpoint_id ?? null,
+}));
 
 /** `GET /v1/social/saved-searches/{id}/matches`. */
 export const matchesQuerySchema = z.strictObject({

@@ -24,9 +24,17 @@ const TAMPERED = '/cursor: not a cursor issued by this service (altered, truncat
  * every API node verifies them without shared state. They are opaque to clients (the format may
  * change within v1) but not secret: they carry the normalized request and the engine position.
  */
-export function createCursorCodec(deps: { secret: string; ttlSeconds: number; now?: () => number }): CursorCodec {
+export function createCursorCodec(deps: {
+  secret: string;
+  /** SIGNING_SECRET_PREVIOUS: cursors signed before a change of SIGNING_SECRET still verify. */
+  previous?: readonly string[];
+  ttlSeconds: number;
+  now?: () => number;
+}): CursorCodec {
   const now = deps.now ?? Date.now;
-  const mac = (body: string) => createHmac('sha256', deps.secret).update(`cursor\n${body}`).digest();
+  const macWith = (secret: string, body: string) => createHmac('sha256', secret).update(`cursor\n${body}`).digest();
+  const mac = (body: string) => macWith(deps.secret, body);
+  const keyring = [deps.secret, ...(deps.previous ?? [])];
   return {
     encode(payload) {
       const json = JSON.stringify({ ...payload, exp: Math.floor(now() / 1000) + deps.ttlSeconds });
@@ -37,9 +45,11 @@ export function createCursorCodec(deps: { secret: string; ttlSeconds: number; no
       const [body, sig, extra] = cursor.split('.');
       if (!body || !sig || extra !== undefined) throw new ValidationFailedError(TAMPERED);
       const given = Buffer.from(sig, 'base64url');
-      const expected = mac(body);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
-        throw new ValidationFailedError(TAMPERED);
+      const signed = keyring.some((secret) => {
+        const expected = macWith(secret, body);
+        return given.length === expected.length && timingSafeEqual(given, expected);
+      });
+      if (!signed) throw new ValidationFailedError(TAMPERED);
       let payload: Record<string, unknown>;
       try {
         payload = JSON.parse(inflateRawSync(Buffer.from(body, 'base64url')).toString()) as Record<string, unknown>;

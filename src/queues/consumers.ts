@@ -8,17 +8,10 @@ import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
 import { ServiceUnavailableError } from '../internal/errors.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
-import {
-  deliveryRetryDelay,
-  QUEUES,
-  retryDelay,
-  type JobPayload,
-  type JobResults,
-  type QueueName,
-} from './registry.ts';
+import { QUEUES, retryDelay, type JobPayload, type JobResults, type QueueName } from './registry.ts';
 
 /** What a handler may know of its job besides the payload. */
-export interface JobContext<P = unknown> {
+export interface JobContext {
   id: string | undefined;
   /** True when an earlier run of this job may have written (it failed, or its worker died mid-job). */
   isRetry: boolean;
@@ -26,18 +19,10 @@ export interface JobContext<P = unknown> {
   attempt: number;
   /** When the job was first queued (epoch ms). */
   queuedAt: number;
-  /**
-   * Replaces the payload the job's next attempt runs with (what is left of a batch when one of its
-   * items is to be retried; a stalled run also resumes from it).
-   */
-  keep(this: void, payload: P): Promise<void>;
 }
 
 /** Handles one job of queue `N`: a throw makes BullMQ retry it with back-off. */
-export type JobHandler<N extends QueueName> = (
-  payload: JobPayload<N>,
-  job: JobContext<JobPayload<N>>,
-) => Promise<JobResults[N]>;
+export type JobHandler<N extends QueueName> = (payload: JobPayload<N>, job: JobContext) => Promise<JobResults[N]>;
 
 /** A handler for each queue a process works on (`workers/` builds them from the services). */
 export type JobHandlers = { [N in QueueName]?: JobHandler<N> };
@@ -94,17 +79,13 @@ function startConsumer<N extends QueueName>(name: N, handler: JobHandler<N>, dep
         isRetry,
         attempt: job.attemptsMade + 1,
         queuedAt: job.timestamp,
-        keep: (payload) => job.updateData(payload),
       });
     },
     {
       connection: deps.connection(),
       prefix: deps.prefix,
       concurrency: entry.concurrency === 'config' ? deps.configuredConcurrency : entry.concurrency,
-      settings: {
-        backoffStrategy: (attemptsMade: number, type?: string, error?: Error) =>
-          type === 'webhook' ? deliveryRetryDelay(attemptsMade, error) : retryDelay(attemptsMade),
-      },
+      settings: { backoffStrategy: (attemptsMade: number) => retryDelay(attemptsMade) },
       // A killed worker's jobs run again within ~20 s instead of ~60 s (BullMQ's defaults), and a
       // job whose workers die repeatedly is not failed after its second stall: a stall is not the
       // job's fault, and re-running it is safe (merges are idempotent).
@@ -146,10 +127,7 @@ function logFailure(logger: ConsumerLogger, queue: QueueName, job: Job | undefin
     attempts: job?.attemptsMade,
     ...(expected ? { reason: reasonOf(error) } : { err: error }),
   };
-  if (!permanent && queue === 'webhooks') {
-    // A receiver's outage is its own: each attempt is in the endpoint's delivery log, not ours.
-    return;
-  } else if (!permanent) {
+  if (!permanent) {
     logger.warn(fields, 'job failed; it will be retried');
   } else if (queue === 'observations') {
     logger.error(

@@ -37,43 +37,10 @@ const embeddingJob = z.strictObject({
 const followUpJob = z.strictObject({});
 
 /**
- * One `alerts` job: no payload. Written posts, or the matches worked out at their write, wait in
- * Redis (services/alerts/pending-entries.ts, `pending`); a run records their events, matching the
- * plain ones against every saved search at once.
+ * One `alerts` job: no payload. The recovery pass: posts written but not matched at their write
+ * wait in Redis (services/alerts/pending-store.ts); a run matches them against every saved search.
  */
 const alertPassJob = z.strictObject({});
-
-/**
- * One event of a `webhooks` job: its id and the bytes every attempt sends (signed afresh each
- * time), whole (`body`) or by reference to a stored post summary (`ref`, since 2026-11-28:
- * services/alerts/webhook-delivery.ts).
- */
-const deliveryEvent = z.union([
-  z.strictObject({
-    event_id: z.string(),
-    body: z.string(),
-    /** Attempts already made at this event (absent: none). */
-    attempts: z.number().int().min(0).optional(),
-  }),
-  z.strictObject({
-    event_id: z.string(),
-    ref: z.strictObject({ saved_search_id: z.string(), post: z.string(), at: z.string() }),
-    attempts: z.number().int().min(0).optional(),
-  }),
-]);
-
-/**
- * One `webhooks` job: events of one pass for one endpoint, sent in order (the job id is the
- * endpoint's and a digest of the event ids: the same batch queued again is a no-op). A job of one
- * event (`event_id`, `body`), as releases before 2026-11-27 queued them, still reads: as a batch
- * of one.
- */
-const webhookJob = z.union([
-  z.strictObject({ endpoint_id: z.string(), events: z.array(deliveryEvent).min(1) }),
-  z
-    .strictObject({ endpoint_id: z.string(), event_id: z.string(), body: z.string() })
-    .transform(({ endpoint_id, event_id, body }) => ({ endpoint_id, events: [{ event_id, body }] })),
-]);
 
 /** One `maintenance` job: no payload. A job scheduler adds one every hour (scheduleMaintenance). */
 const maintenanceJob = z.strictObject({});
@@ -106,7 +73,7 @@ export interface AlertPassJobResult {
   posts: number;
   searches: number;
   events: number;
-  baseline: number;
+  dropped: number;
 }
 
 /** What a maintenance run reports: the metric history's retention pass. */
@@ -133,36 +100,6 @@ export function retryDelay(attemptsMade: number): number {
   return Math.min(60_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
 }
 
-/**
- * A failed delivery attempt worth another: the queue waits at least `retryAfterMs` (the receiver's
- * Retry-After), and backs off by `attempts`, those made at the event to retry (a job of many
- * events retries each from the first step: one event's failures do not delay the next).
- */
-export class RetryDeliveryError extends Error {
-  constructor(
-    message: string,
-    readonly retryAfterMs: number | null,
-    readonly attempts: number | null = null,
-  ) {
-    super(message);
-    this.name = 'RetryDeliveryError';
-  }
-}
-
-/**
- * Delay before a webhook delivery's next attempt, after `attemptsMade` of its job (or, from a
- * RetryDeliveryError, of its event): 5 s doubling up to an hour, with full jitter over its upper
- * half (receivers recovering from an outage are not hit by every retry at once), and never sooner
- * than the receiver's Retry-After (capped at an hour).
- */
-export function deliveryRetryDelay(attemptsMade: number, error: unknown, random = Math.random): number {
-  const made = error instanceof RetryDeliveryError && error.attempts !== null ? error.attempts : attemptsMade;
-  const ceiling = Math.min(3_600_000, 5_000 * 2 ** Math.max(0, made - 1));
-  const jittered = Math.round(ceiling / 2 + random() * (ceiling / 2));
-  const floor = error instanceof RetryDeliveryError && error.retryAfterMs !== null ? error.retryAfterMs : 0;
-  return Math.max(jittered, Math.min(floor, 3_600_000));
-}
-
 /** The queue table. `concurrency: 'config'` takes WORKER_CONCURRENCY. */
 export const QUEUES = {
   observations: { payload: observationJob, options: RETRYING, concurrency: 'config' },
@@ -176,27 +113,12 @@ export const QUEUES = {
     options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } },
     concurrency: 1,
   },
-  // Like follow-ups: one run at a time takes everything pending; it recomputes from the stored
-  // state, so it retries through outages of any length.
+  // Like follow-ups: one run at a time takes what is pending; it matches the posts as they are
+  // stored, so it retries through outages of any length.
   alerts: {
     payload: alertPassJob,
     options: { ...RETRYING, attempts: 100_000, removeOnComplete: { age: 3600, count: 1000 } },
     concurrency: 1,
-  },
-  // Deliveries retry on their own schedule (deliveryRetryDelay: Retry-After, jitter) for 24 h;
-  // completed jobs stay a day so that an event queued again (a pass re-run) is not sent twice.
-  // The 24 h end the retries (webhook-delivery.ts); the attempts only bound a job that keeps
-  // throwing otherwise. A job's attempts are its events' together: an event takes ~33 in 24 h,
-  // and a job of 50 whose events each fail a few times stays under a few hundred.
-  webhooks: {
-    payload: webhookJob,
-    options: {
-      attempts: 1000,
-      backoff: { type: 'webhook' },
-      removeOnComplete: { age: 86_400, count: 100_000 },
-      removeOnFail: { age: 7 * 86_400 },
-    },
-    concurrency: 8,
   },
   // Idempotent housekeeping on a schedule: a failed run is simply the next hour's to do again.
   maintenance: {
@@ -218,7 +140,6 @@ export interface JobResults {
   embeddings: number;
   'follow-ups': FollowUpJobResult;
   alerts: AlertPassJobResult;
-  webhooks: string;
   maintenance: MaintenanceJobResult;
 }
 
@@ -250,10 +171,10 @@ export async function requestFollowUp(queue: Pick<Producer<'follow-ups'>, 'add'>
   );
 }
 
-/** How long an alerts run waits after it is first asked for, gathering the posts written meanwhile. */
+/** How long a recovery pass waits after it is first asked for, gathering the posts left meanwhile. */
 export const ALERT_PASS_DELAY_MS = 1000;
 
-/** Asks for an alerts run (deduplicated like {@link requestFollowUp}). */
+/** Asks for a recovery pass (deduplicated like {@link requestFollowUp}). */
 export async function requestAlertPass(queue: Pick<Producer<'alerts'>, 'add'>): Promise<void> {
   await queue.add(
     'alerts',

@@ -62,12 +62,13 @@ export function createApi(
   const signer = createDeliverySigner({
     baseUrl: config.PUBLIC_BASE_URL,
     secret: config.SIGNING_SECRET,
+    previous: config.SIGNING_SECRET_PREVIOUS,
     ttlSeconds: config.DELIVERY_URL_TTL_SECONDS,
   });
   const keys = openKeys(config, connections, { cached: true });
   const intake = openIntake(config, connections);
   const alerts = openAlertService(config, connections, embedder);
-  const references = createReferences({ reads: engine.reads });
+  const references = createReferences({ reads: engine.reads, model: () => embedder.status().state });
   // Posts render their authors' current followers from the mirror (engine reads for the rest).
   const reads = {
     ...engine.reads,
@@ -78,7 +79,11 @@ export function createApi(
     references,
     similarEvidence: createSimilarEvidence({ engine: engine.likeness, references }),
     signer,
-    cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: config.CURSOR_TTL_SECONDS }),
+    cursors: createCursorCodec({
+      secret: config.SIGNING_SECRET,
+      previous: config.SIGNING_SECRET_PREVIOUS,
+      ttlSeconds: config.CURSOR_TTL_SECONDS,
+    }),
     cursorTtlSeconds: config.CURSOR_TTL_SECONDS,
   };
   // Facets rank as the search does: the ranking decides which posts a query returns.
@@ -126,6 +131,7 @@ export function createApi(
           snapshotStats: () => engine.snapshotStats(),
           embedder,
           queues,
+          deliveries: alerts.stores.deliveries,
         }),
         token: config.METRICS_TOKEN,
       }
@@ -212,7 +218,6 @@ export function createApi(
         await usage.close().catch(() => undefined);
         await keys.close();
         await intake.close();
-        await alerts.close();
         await Promise.all(Object.values(queues ?? {}).map((q) => q.close().catch(() => undefined)));
       })();
       return closing;

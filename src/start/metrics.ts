@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Embedder } from '../embedding/embedder.ts';
 import type { HttpMetrics } from '../http/metrics.ts';
 import { INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../queues/registry.ts';
+import type { DeliveryStore } from '../services/alerts/delivery-store.ts';
 
 /** Latency buckets (seconds) for requests and engine calls: 2.5 ms to 10 s. */
 const BUCKETS = [0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -20,6 +21,7 @@ export function createPrometheusMetrics(parts: {
   snapshotStats: () => { opened: number; reused: number; lost: number };
   embedder: Pick<Embedder, 'stats'>;
   queues: Record<QueueName, Pick<Producer<QueueName>, 'getJobCounts'>>;
+  deliveries: Pick<DeliveryStore, 'failureCounts' | 'dueCount'>;
 }): HttpMetrics {
   const register = new Registry();
   collectDefaultMetrics({ register });
@@ -71,6 +73,34 @@ export function createPrometheusMetrics(parts: {
     },
   });
   void jobs;
+
+  /** Waits for a Redis read at most {@link QUEUE_READ_MS}: Redis down, the scrape answers without it. */
+  const bounded = <T>(read: Promise<T>): Promise<T | undefined> =>
+    Promise.race([
+      read.catch(() => undefined),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUEUE_READ_MS).unref()),
+    ]);
+  // Counted by every worker process in Redis (services/alerts/webhook-delivery.ts), read here.
+  new Counter({
+    name: 'webhook_delivery_failures_total',
+    help: 'Webhook delivery failures by cause: receiver (timeouts, connection errors, 429, 5xx), secret (a signing secret no key of the keyring opens), store (Redis), bug, expired (not delivered within 24 h).',
+    labelNames: ['cause'] as const,
+    registers: [register],
+    async collect() {
+      this.reset();
+      const counts = await bounded(parts.deliveries.failureCounts());
+      for (const [cause, n] of Object.entries(counts ?? {})) this.inc({ cause }, Number(n));
+    },
+  });
+  new Gauge({
+    name: 'webhook_endpoints_waiting',
+    help: 'Webhook endpoints with deliveries waiting (or being sent).',
+    registers: [register],
+    async collect() {
+      const count = await bounded(parts.deliveries.dueCount());
+      if (count !== undefined) this.set(count);
+    },
+  });
 
   const counter = (name: string, help: string, read: () => number) =>
     new Counter({

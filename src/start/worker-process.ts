@@ -4,7 +4,6 @@ import { followUpsJob } from '../../workers/follow-ups-job.ts';
 import { maintenanceJob } from '../../workers/maintenance-job.ts';
 import { observationsJob } from '../../workers/observations-job.ts';
 import { alertsJob } from '../../workers/alerts-job.ts';
-import { webhooksJob } from '../../workers/webhooks-job.ts';
 import { createDeliverySigner } from '../delivery/signer.ts';
 import { openAlertWorker } from './alerts.ts';
 import type { Embedder } from '../embedding/embedder.ts';
@@ -26,8 +25,9 @@ import { openFollowersMirror, within, type Closable } from './core.ts';
 /**
  * Composes the worker process (`social-search worker`): the queue consumers of the registry's
  * queues with their job handlers: `observations` (indexing, enrichment), `follow-ups`
- * (fan-out and baselines of the batches nobody waits on) and, with embeddings on, `embeddings`
- * (vectors of records whose text changed). Shares
+ * (fan-out and baselines of the batches nobody waits on), `alerts` (saved searches' recovery
+ * pass), `maintenance` and, with embeddings on, `embeddings` (vectors of records whose text
+ * changed); and the webhook deliveries (services/alerts/deliveries.ts). Shares
  * the engine and embedder the process owns; `close` stops taking jobs and lets running ones finish.
  */
 export function startWorkerProcess(
@@ -82,7 +82,6 @@ export function startWorkerProcess(
     ...(records ? { embeddings: embeddingsJob({ records, logger }) } : {}),
     maintenance: maintenanceJob({ retention: createHistoryRetention({ admin: engine.admin }), logger }),
     alerts: alertsJob({ pass: alerts.pass, logger }),
-    ...(config.WEBHOOK_DELIVERIES === 'on' ? { webhooks: webhooksJob({ deliver: alerts.deliver }) } : {}),
   };
   const consumers = startQueueConsumers(handlers, {
     connection: () => connections.queueRedis('queue worker'),
@@ -90,6 +89,7 @@ export function startWorkerProcess(
     configuredConcurrency: config.WORKER_CONCURRENCY,
     logger,
   });
+  if (config.WEBHOOK_DELIVERIES === 'on') alerts.startDeliveries();
 
   const maintenanceQueue = createProducer('maintenance', queues);
   scheduleMaintenance(maintenanceQueue).catch((error: unknown) =>

@@ -112,10 +112,11 @@ let memoizing = true;
 
 /**
  * Runs `work`, which must be synchronous, with the detection and analysis memos read but not
- * written. For a reader of older texts, once each: the alerts pass reads posts written up to tens
- * of seconds earlier, and storing every text it missed only pushed out the recent ones the
- * intake's repeated projections reuse. In one CPU profile each of the alerts bench's sustained
- * round, the pass's language detection fell from 2.4 to 1.0 s per 20,000 posts (bench/alerts.md).
+ * written. For a reader of older texts, once each: matching saved searches against earlier
+ * versions of posts, or against posts read back by the alerts' recovery pass, and storing every
+ * text it missed only pushed out the recent ones the intake's repeated projections reuse. In one
+ * CPU profile each of the alerts bench's sustained round, the language detection of reading posts
+ * back fell from 2.4 to 1.0 s per 20,000 posts (bench/alerts.md).
  */
 export function withoutMemoizing<T>(work: () => T): T {
   const before = memoizing;

@@ -8,9 +8,11 @@ import { openDrill, summary, type Drill } from '../helpers/drill.ts';
 /**
  * Drills of webhook delivery with a real worker process and a real receiver on loopback:
  * 1. the receiver is down for two minutes while new posts keep matching, then comes back: every
- *    event arrives (the queue retried on its schedule), none is lost, no pair gets a second id;
+ *    event arrives (the endpoint's turns retried on its back-off), none is lost, no pair gets a
+ *    second id;
  * 2. the worker is SIGKILLed while deliveries are in flight (the receiver answers slowly): the
- *    new worker re-runs them, and every event arrives (at least once: a cut attempt may repeat).
+ *    new worker takes the endpoint once the dead one's lease ends, and every event arrives (at
+ *    least once: a cut attempt may repeat).
  */
 
 /** A receiver on a fixed port that can go down and come back: records event ids as they arrive. */

@@ -6,10 +6,10 @@ import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
-// The matching pass evaluates each saved search's engine query against the posts in memory
-// (alert-matching.ts, memory-query.ts): each saved search must match exactly the posts its own
+// Saved searches are matched by evaluating each one's engine query against the posts in memory
+// (alert-matching.ts, src/percolator): each saved search must match exactly the posts its own
 // post search finds. Checked here against the post search API, on hand-made posts and on the
-// demo corpus.
+// demo corpus, the posts read back as the recovery pass reads them.
 const WORDS = ['sourdough', 'espresso', 'kayak', 'retinol', 'woodworking', 'budget', 'marathon', 'origami'];
 const TAGS = ['baking', 'coffee', 'outdoors', 'skincare'];
 const FORMATS = ['reel', 'image', 'carousel'] as const;
@@ -36,6 +36,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
+
+/** Which of the posts `ids` each query matches, the posts read as they are stored. */
+async function matchStored(ids: readonly string[], queries: readonly AlertQuery[]) {
+  const records = await stack.runtime.engine.reads.posts.get(ids);
+  return stack.runtime.engine.alerts.match([...records.values()], queries);
+}
 
 /** Every post a post search finds, across its pages. */
 async function searched(post: object): Promise<string[]> {
@@ -68,7 +74,7 @@ describe('matching many saved searches at once', () => {
       if (request.kind !== 'initial') throw new Error('expected an initial request');
       return { id: `ss_${i}`, search: request.search, vector: null };
     });
-    const { matches } = await stack.runtime.engine.alerts.matchCurrent(postIds, queries);
+    const matches = await matchStored(postIds, queries);
     let matching = 0;
     for (const [i, post] of scopes.entries()) {
       const expected = await searched(post);
@@ -90,7 +96,7 @@ describe('matching many saved searches at once', () => {
     const ids = posts.map((o) => mintId('post', String(o['platform_id'])));
     const scopes = corpusScopes(corpus);
     const queries = scopes.map((post, i) => alertQuery(`demo_${i}`, post));
-    const { matches } = await stack.runtime.engine.alerts.matchCurrent(ids, queries);
+    const matches = await matchStored(ids, queries);
     let matching = 0;
     for (const [i, post] of scopes.entries()) {
       const expected = (await searched(post)).filter((id) => ids.includes(id));

@@ -18,7 +18,7 @@ const id = (key: keyof typeof POSTS) => mintId('post', `alsem-${key}`);
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack('alerts-semantic', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
+  stack = await startStack('alerts-semantic', { MODEL_DIR, SEARCH_RANKING: 'hybrid', SAVED_SEARCHES_PER_HOLDER: '2' });
   await stack.runtime.embedder.ready();
 });
 
@@ -76,5 +76,29 @@ describe('a saved search with a query, with the model', () => {
     const events = await matched();
     expect(events).toContain(mend);
     expect(events).not.toContain(mintId('post', 'alsem-hike'));
+  });
+});
+
+describe('a holder at the saved-search cap', () => {
+  it('is refused before its query is embedded: no model time for a 409', async () => {
+    const { key } = await stack.runtime.api.keys.create({
+      owner: 'capped@example.com',
+      name: 'capped',
+      scopes: ['search'],
+    });
+    const create = (query: string) =>
+      stack.inject({
+        method: 'POST',
+        url: '/v1/social/saved-searches',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: JSON.stringify({ name: query, post: { query } }),
+      });
+    for (let i = 0; i < 2; i++) expect((await create(`capped query number ${i}`)).statusCode).toBe(201);
+    const before = stack.runtime.embedder.stats().queries;
+    const refused = await create('one query too many, never embedded');
+    expect(refused.statusCode).toBe(409);
+    expect(stack.runtime.embedder.stats().queries).toBe(before);
+    // Within the cap, a query is embedded (the count moves): the check above can tell.
+    expect(before).toBeGreaterThanOrEqual(2);
   });
 });

@@ -274,6 +274,34 @@ describe('matching and delivery', () => {
     });
     expect(log.data.filter((a: any) => a.event_id === test.body.id).map((a: any) => a.status)).toEqual([200, 503, 503]);
     receiver.answer = () => ({ status: 204 });
+    // Counted for the operator too, by cause.
+    const metrics = await stack.inject({ method: 'GET', url: '/metrics' });
+    const failures = /webhook_delivery_failures_total\{cause="receiver"\} (\d+)/.exec(String(metrics.body));
+    expect(Number(failures?.[1])).toBeGreaterThanOrEqual(2);
+    expect(String(metrics.body)).toMatch(/webhook_endpoints_waiting \d+/);
+  });
+
+  it('says so when the service cannot deliver: a secret no key opens is in the delivery log, on the endpoint and in /metrics', async () => {
+    const broken = (await send('POST', '/v1/social/webhook-endpoints', { url: receiver.url })).body;
+    // As after SIGNING_SECRET changed without SIGNING_SECRET_PREVIOUS: sealed under another key.
+    await stack.runtime.redis.hset(
+      `${stack.config.REDIS_PREFIX}:alert-store:endpoint:${broken.id}`,
+      'secret',
+      Buffer.alloc(60, 7).toString('base64url'),
+    );
+    const test = await send('POST', `/v1/social/webhook-endpoints/${broken.id}/test`);
+    const logged = await until(async () => {
+      const body = (await send('GET', `/v1/social/webhook-endpoints/${broken.id}/deliveries`)).body;
+      return body.data.length > 0 ? body.data : null;
+    });
+    expect(logged[0]).toMatchObject({ event_id: test.body.id, status: null });
+    expect(logged[0].error).toContain('service error: the signing secret cannot be opened');
+    expect(receiver.received.some((r) => r.body.includes(test.body.id))).toBe(false);
+    const metrics = String((await stack.inject({ method: 'GET', url: '/metrics' })).body);
+    expect(Number(/webhook_delivery_failures_total\{cause="secret"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(
+      1,
+    );
+    expect((await send('DELETE', `/v1/social/webhook-endpoints/${broken.id}`)).statusCode).toBe(204);
   });
 
   it('disables an endpoint that answers 410, until its holder enables it again', async () => {

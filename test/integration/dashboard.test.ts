@@ -377,6 +377,57 @@ describe('dashboard: CSRF, headers, isolation, usage', () => {
   });
 });
 
+describe('dashboard: alerts', () => {
+  it('answers a form that does not fit with a form error, never a 500, and limits test events', async () => {
+    const { client } = await signUp('alerts');
+    await client.get('/dashboard/alerts');
+    const long = await client.post('/dashboard/alerts/endpoints', {
+      url: 'https://93.184.215.14/hooks',
+      description: 'x'.repeat(501),
+    });
+    expect(long.status).toBe(422);
+    expect(long.body).toContain('at most 500 characters');
+    expect((await client.get('/dashboard/alerts')).body).toContain('No endpoints yet');
+
+    const created = await client.post('/dashboard/alerts/endpoints', {
+      url: 'https://93.184.215.14/hooks',
+      description: 'y'.repeat(500),
+    });
+    expect(created.status).toBe(201);
+    const id = /data-endpoint-id="(whe_[a-z0-9]+)"/.exec(created.body)![1]!;
+    // No worker runs here: the test events only queue. The sixth in a minute is refused on the page.
+    for (let i = 0; i < 5; i++) {
+      await client.get('/dashboard/alerts');
+      expect((await client.post(`/dashboard/alerts/endpoints/${id}/test`, {})).status).toBe(303);
+    }
+    await client.get('/dashboard/alerts');
+    const refused = await client.post(`/dashboard/alerts/endpoints/${id}/test`, {});
+    expect(refused.status).toBe(429);
+    expect(refused.body).toContain('5 test events a minute');
+
+    // Explore's "save as alert" and a path that does not fit: form errors too.
+    await client.get('/dashboard/alerts');
+    const save = await client.post('/dashboard/explore/save', {
+      name: 'n'.repeat(201),
+      post: JSON.stringify({ query: 'coffee' }),
+      webhook_endpoint_id: id,
+    });
+    expect(save.status).toBe(422);
+    expect(save.body).toContain('the name may have at most 200 characters');
+    await client.get('/dashboard/alerts');
+    expect((await client.post(`/dashboard/alerts/endpoints/${'x'.repeat(101)}/test`, {})).status).toBe(422);
+
+    // A failing endpoint says why on the page (what the worker notes on it: webhook-delivery.ts).
+    await stack.runtime.redis.hset(`${stack.config.REDIS_PREFIX}:alert-store:endpoint:${id}`, {
+      failing_since: new Date().toISOString(),
+      last_error: 'service error: the signing secret cannot be opened',
+    });
+    const page = await client.get('/dashboard/alerts');
+    expect(page.body).toContain('Deliveries failing since');
+    expect(page.body).toContain('the signing secret cannot be opened');
+  });
+});
+
 describe('dashboard: the Explore page’s names', () => {
   const json = (page: Page) => JSON.parse(page.body) as Record<string, unknown>;
 

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/internal/config.ts';
-import { createAlertStore } from '../../src/services/alerts/alert-store.ts';
-import { openJobAlertStore } from '../../src/start/alerts.ts';
+import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
+import { createSearchStore } from '../../src/services/alerts/search-store.ts';
+import { openJobAlertStores } from '../../src/start/alerts.ts';
 import { openConnections, type Connections } from '../../src/start/connections.ts';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
 
@@ -43,19 +44,19 @@ function busyRedis(ms: number): Promise<unknown> {
 
 describe('a busy Redis', () => {
   it('fails a request-path command after 2 s but is waited out by the worker’s alert store', async () => {
-    const api = createAlertStore({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
-    const job = openJobAlertStore(config, connections);
+    const api = createSearchStore(openAlertRedis({ redis: connections.redis(), prefix: config.REDIS_PREFIX }));
+    const job = openJobAlertStores(config, connections).searches;
     expect(await connections.redisReady()).toBe(true);
     // The job connection opens on first use: ready before Redis turns busy.
     for (let i = 0; ; i++) {
-      if ((await job.searchCount().catch(() => null)) !== null) break;
+      if ((await job.count().catch(() => null)) !== null) break;
       if (i > 50) throw new Error('the job connection never became ready');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const busy = busyRedis(3_000);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = performance.now();
-    const [fromApi, fromJob] = await Promise.allSettled([api.searchCount(), job.searchCount()]);
+    const [fromApi, fromJob] = await Promise.allSettled([api.count(), job.count()]);
     await busy;
     expect(fromApi.status).toBe('rejected');
     expect((fromApi as PromiseRejectedResult).reason.message).toBe('the alert store is unreachable');

@@ -248,22 +248,47 @@ describe('what similar_to refuses', () => {
   }
 });
 
-describe('without the embedding model', () => {
-  it('answers 503 with Retry-After: the reference has no vector to compare with', async () => {
+describe('a reference that can never have a vector', () => {
+  it('answers 422 saying why: a post with no text to compare by', async () => {
+    const response = await stack.ingest([postObs('lk-chef', { platform_id: 'lk-blank', caption: '', views: 10 })]);
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    const refused = await searchPosts({ post: { similar_to: mintId('post', 'lk-blank') } });
+    expect(refused.statusCode, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body.detail).toMatch(/^\/post\/similar_to: this post has no text to compare by/);
+  });
+
+  it('answers 422 saying why when the service runs without the embedding model, not a 503 that never clears', async () => {
     const off = await startStack('lookalikes-off', { EMBEDDINGS: 'off' });
     try {
       expect((await off.ingest(observations('glow', ACCOUNTS.glow!))).statusCode).toBe(200);
-      for (const [operation, body] of [
-        ['accounts', { account: { similar_to: '@glow.ref' } }],
-        ['posts', { post: { similar_to: postId('glow', 0) } }],
+      for (const [operation, body, member] of [
+        ['accounts', { account: { similar_to: '@glow.ref' } }, '/account/similar_to'],
+        ['posts', { post: { similar_to: postId('glow', 0) } }, '/post/similar_to'],
       ] as const) {
         const response = await off.post(`/v1/social/${operation}/search`, body);
-        expect(response.statusCode, operation).toBe(503);
-        expect(response.headers['retry-after']).toBeDefined();
-        expect(response.body.detail).toMatch(/no vector/);
+        expect(response.statusCode, operation).toBe(422);
+        expect(response.body.detail).toBe(
+          `${member}: this ${operation.slice(0, -1)} has no vector, and this service runs without an embedding model (BM25 only), so none will be made`,
+        );
       }
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('a reference whose vector is on its way', () => {
+  it('answers 503 with Retry-After: it clears by itself once the vector is written', async () => {
+    const id = postId('chef', 4);
+    // As it stands between its write and its embedding job: text, no vector yet.
+    await stack.runtime.engine.intake.posts.merge([id], (_id, record) => {
+      if (!record) return null;
+      const { embedding: _vector, ...rest } = record;
+      return rest;
+    });
+    const pending = await searchPosts({ post: { similar_to: id } });
+    expect(pending.statusCode, JSON.stringify(pending.body)).toBe(503);
+    expect(pending.headers['retry-after']).toBeDefined();
+    expect(pending.body.detail).toMatch(/no vector to compare with yet/);
   });
 });

@@ -2,7 +2,13 @@ import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProducer, type ObservationJob } from '../../src/queues/registry.ts';
+import {
+  createProducer,
+  QUEUES,
+  type JobPayload,
+  type ObservationJob,
+  type QueueName,
+} from '../../src/queues/registry.ts';
 import { startQueueConsumers } from '../../src/queues/consumers.ts';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -73,6 +79,51 @@ describe('queue registry', () => {
       await workers.close();
       await events.close();
       await raw.close();
+    }
+  });
+  it('logs every failed attempt of every queue, the ones it will retry too, naming the queue and the attempt', async () => {
+    // A delivery, a pass or an embedding failing quietly until its last attempt could be silent
+    // for days: no queue is exempt.
+    const payloads: { [N in QueueName]: JobPayload<N> } = {
+      observations: {
+        observations: [{ kind: 'account', platform_id: 'a1' } as never],
+        refresh: false,
+        request_id: 'r',
+      },
+      embeddings: { posts: ['post_1'], accounts: [] },
+      'follow-ups': {},
+      alerts: {},
+      maintenance: {},
+    };
+    const warned: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const logger = {
+      warn: (fields: object, message?: string) =>
+        void warned.push({ fields: fields as Record<string, unknown>, message: message ?? '' }),
+      error: () => undefined,
+    } as unknown as Parameters<typeof startQueueConsumers>[1]['logger'];
+    const names = Object.keys(QUEUES) as QueueName[];
+    const failing = async () => {
+      throw new Error('the handler failed');
+    };
+    const workers = startQueueConsumers(Object.fromEntries(names.map((n) => [n, failing])), {
+      connection,
+      prefix,
+      configuredConcurrency: 1,
+      logger,
+    });
+    const producers = names.map((n) => createProducer(n, { connection: connection(), prefix }));
+    try {
+      await Promise.all(names.map((n, i) => producers[i]!.add(n, payloads[n] as never)));
+      const deadline = Date.now() + 10_000;
+      while (new Set(warned.map((w) => w.fields['queue'])).size < names.length && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      for (const name of names) {
+        const line = warned.find((w) => w.fields['queue'] === name);
+        expect(line, name).toMatchObject({ message: 'job failed; it will be retried', fields: { attempts: 1 } });
+      }
+    } finally {
+      await workers.close();
+      await Promise.all(producers.map((p) => p.close()));
     }
   });
 });

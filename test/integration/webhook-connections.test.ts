@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookSender, sendWebhook } from '../../src/services/alerts/webhook-sender.ts';
+import { createWebhookSender } from '../../src/services/alerts/webhook-sender.ts';
 
 const SECRET = 'whsec_' + Buffer.from('webhook-connections-test-secret!').toString('base64');
 const OPTIONS = { allowPrivate: true, userAgent: 'webhook-connections-test' };
@@ -41,11 +41,11 @@ const message = (id: string) => ({
 
 describe('webhook connections', () => {
   it('delivers one after another over kept connections, and opens a new one once closed', async () => {
-    const sender = createWebhookSender();
+    const sender = createWebhookSender(OPTIONS);
     connections = 0;
     verified.length = 0;
     for (let i = 0; i < 10; i++) {
-      const outcome = await sender.send(url, message(`evt_kept${i}`), OPTIONS);
+      const outcome = await sender.send(url, message(`evt_kept${i}`));
       expect(outcome).toMatchObject({ result: 'delivered', status: 204, error: null });
     }
     expect(verified).toEqual(Array.from({ length: 10 }, (_, i) => `evt_kept${i}`));
@@ -54,25 +54,32 @@ describe('webhook connections', () => {
     const kept = connections;
 
     await sender.close();
-    expect((await sender.send(url, message('evt_after'), OPTIONS)).result).toBe('delivered');
+    const next = createWebhookSender(OPTIONS);
+    expect((await next.send(url, message('evt_after'))).result).toBe('delivered');
     expect(connections).toBe(kept + 1);
-    await sender.close();
+    await next.close();
   });
 
-  it('keeps one pool per origin and address, idle ones closed', async () => {
-    const sender = createWebhookSender({ idleMs: 200 });
+  it('closes connections idle for longer than their keep-alive', async () => {
+    const sender = createWebhookSender({ ...OPTIONS, keepAliveMs: 200 });
     connections = 0;
-    expect((await sender.send(url, message('evt_idle1'), OPTIONS)).result).toBe('delivered');
+    expect((await sender.send(url, message('evt_idle1'))).result).toBe('delivered');
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect((await sender.send(url, message('evt_idle2'), OPTIONS)).result).toBe('delivered');
+    expect((await sender.send(url, message('evt_idle2'))).result).toBe('delivered');
     expect(connections).toBe(2);
     await sender.close();
   });
 
-  it('one-off sends take a connection each', async () => {
+  it('connects only to an address it checked: a name resolving to a private address is refused without WEBHOOK_ALLOW_PRIVATE', async () => {
+    const strict = createWebhookSender({ allowPrivate: false, userAgent: 'webhook-connections-test' });
     connections = 0;
-    for (const id of ['evt_once1', 'evt_once2'])
-      expect((await sendWebhook(url, message(id), OPTIONS)).result).toBe('delivered');
-    expect(connections).toBe(2);
+    const port = url.port;
+    for (const target of [`http://localhost:${port}/hooks`, `http://127.0.0.1:${port}/hooks`]) {
+      const outcome = await strict.send(new URL(target), message('evt_refused'));
+      expect(outcome, target).toMatchObject({ result: 'retry', status: null });
+      expect(outcome.error, target).toMatch(/private or loopback address/);
+    }
+    expect(connections).toBe(0);
+    await strict.close();
   });
 });

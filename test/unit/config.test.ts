@@ -56,3 +56,17 @@ describe('configuration of the cluster', () => {
       expect(issues({ INDEX_REFRESH_INTERVAL: value })).toEqual([expect.stringMatching(/^INDEX_REFRESH_INTERVAL: /)]);
   });
 });
+
+describe('the signing keyring', () => {
+  it('SIGNING_SECRET_PREVIOUS lists the secrets SIGNING_SECRET replaced, each at least 32 characters', () => {
+    const current = 'c'.repeat(32);
+    expect(loadConfig({ SIGNING_SECRET: current }).SIGNING_SECRET_PREVIOUS).toEqual([]);
+    expect(
+      loadConfig({ SIGNING_SECRET: current, SIGNING_SECRET_PREVIOUS: `${'a'.repeat(32)}, ${'b'.repeat(40)}` })
+        .SIGNING_SECRET_PREVIOUS,
+    ).toEqual(['a'.repeat(32), 'b'.repeat(40)]);
+    expect(() => loadConfig({ SIGNING_SECRET: current, SIGNING_SECRET_PREVIOUS: 'short' })).toThrow(
+      /SIGNING_SECRET_PREVIOUS/,
+    );
+  });
+});

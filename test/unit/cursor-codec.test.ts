@@ -30,6 +30,14 @@ describe('cursor codec', () => {
     }
     const other = createCursorCodec({ secret: `${secret}-other`, ttlSeconds: 3600, now: () => clock });
     expect(() => other.decode(cursor)).toThrow(ValidationFailedError);
+    // SIGNING_SECRET changed with the old one kept as SIGNING_SECRET_PREVIOUS: still verifies.
+    const changed = createCursorCodec({
+      secret: `${secret}-other`,
+      previous: [secret],
+      ttlSeconds: 3600,
+      now: () => clock,
+    });
+    expect(changed.decode(cursor)).toEqual(codec.decode(cursor));
     clock += 3601 * 1000;
     try {
       expect(() => codec.decode(cursor)).toThrow(ExpiredCursorError);

@@ -54,6 +54,19 @@ describe('delivery signer', () => {
     };
   }
 
+  it('verifies URLs signed before SIGNING_SECRET changed, with the old one kept as SIGNING_SECRET_PREVIOUS', () => {
+    const url = parts(make(T).sign('media', 'social_media_abc', SOURCE));
+    const changed = createDeliverySigner({
+      baseUrl: 'https://api.example.test',
+      secret: 'y'.repeat(32),
+      previous: ['x'.repeat(32)],
+      ttlSeconds: 86_400,
+      now: () => T,
+    });
+    expect(changed.verify(url.kind, url.id, url.query).source).toBe(SOURCE);
+    expect(() => make(T, 'y'.repeat(32)).verify(url.kind, url.id, url.query)).toThrow(InvalidSignatureError);
+  });
+
   it('signs a URL under the base URL that verifies back to its source', () => {
     const signer = make(T);
     const url = signer.sign('media', 'social_media_abc', SOURCE);

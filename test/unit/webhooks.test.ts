@@ -1,14 +1,17 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { deliveryRetryDelay, QUEUES, RetryDeliveryError } from '../../src/queues/registry.ts';
-import { deliveryBatches, EVENTS_PER_DELIVERY_JOB } from '../../src/services/alerts/delivery-batches.ts';
-import { createSecretBox, generateWebhookSecret } from '../../src/services/alerts/secret-box.ts';
+import {
+  createSecretBox,
+  generateWebhookSecret,
+  SealedSecretUnreadable,
+} from '../../src/services/alerts/secret-box.ts';
 import {
   checkWebhookUrl,
   isPublicAddress,
   RefusedWebhookAddress,
   resolveWebhookAddress,
 } from '../../src/services/alerts/webhook-address.ts';
+import { backoffMs } from '../../src/services/alerts/webhook-delivery.ts';
 import { retryAfterMs, signatureHeaders, signingKey } from '../../src/services/alerts/webhook-sender.ts';
 
 describe('webhook addresses', () => {
@@ -83,30 +86,30 @@ describe('webhook signatures', () => {
     }
   });
 
-  it('keeps secrets sealed at rest: only the same SIGNING_SECRET opens them', () => {
+  it('keeps secrets sealed at rest: the keyring opens them, the current key seals them', () => {
     const secret = generateWebhookSecret();
-    const sealed = createSecretBox('one signing secret of enough length').seal(secret);
+    const first = 'one signing secret of enough length';
+    const second = 'another signing secret, also long';
+    const sealed = createSecretBox([first]).seal(secret);
     expect(sealed).not.toContain(secret.slice(6, 20));
-    expect(createSecretBox('one signing secret of enough length').open(sealed)).toBe(secret);
-    expect(() => createSecretBox('another signing secret, also long').open(sealed)).toThrow();
+    expect(createSecretBox([first]).open(sealed)).toEqual({ secret, stale: false });
+    expect(() => createSecretBox([second]).open(sealed)).toThrow(SealedSecretUnreadable);
+    // SIGNING_SECRET changed, the old one kept as SIGNING_SECRET_PREVIOUS: it opens, flagged to seal again.
+    const keyring = createSecretBox([second, first]);
+    expect(keyring.open(sealed)).toEqual({ secret, stale: true });
+    expect(keyring.open(keyring.seal(secret))).toEqual({ secret, stale: false });
+    expect(() => createSecretBox([first]).open(keyring.seal(secret))).toThrow(SealedSecretUnreadable);
   });
 });
 
 describe('delivery retries', () => {
-  it('back off exponentially with jitter to an hour, never sooner than Retry-After', () => {
-    expect(deliveryRetryDelay(1, new Error('x'), () => 0)).toBe(2500);
-    expect(deliveryRetryDelay(1, new Error('x'), () => 1)).toBe(5000);
-    expect(deliveryRetryDelay(4, new Error('x'), () => 1)).toBe(40_000);
-    expect(deliveryRetryDelay(30, new Error('x'), () => 1)).toBe(3_600_000);
-    expect(deliveryRetryDelay(1, new RetryDeliveryError('503', 30_000), () => 0)).toBe(30_000);
-    expect(deliveryRetryDelay(1, new RetryDeliveryError('503', 86_400_000), () => 0)).toBe(3_600_000);
-  });
-
-  it("back off by the attempts at the event to retry, not by its job's (a job of many events)", () => {
-    // The job's sixth retry, but the first failure of the event now at its head: 5 s, not 160 s.
-    expect(deliveryRetryDelay(6, new RetryDeliveryError('503', null, 1), () => 1)).toBe(5000);
-    expect(deliveryRetryDelay(6, new RetryDeliveryError('503', null, 3), () => 1)).toBe(20_000);
-    expect(deliveryRetryDelay(6, new RetryDeliveryError('503', null), () => 1)).toBe(160_000);
+  it('back an endpoint off by its failed turns, exponentially with jitter to an hour, never sooner than Retry-After', () => {
+    expect(backoffMs(1, null, () => 0)).toBe(2500);
+    expect(backoffMs(1, null, () => 1)).toBe(5000);
+    expect(backoffMs(4, null, () => 1)).toBe(40_000);
+    expect(backoffMs(30, null, () => 1)).toBe(3_600_000);
+    expect(backoffMs(1, 30_000, () => 0)).toBe(30_000);
+    expect(backoffMs(1, 86_400_000, () => 0)).toBe(3_600_000);
   });
 
   it('read Retry-After as seconds or an HTTP date', () => {
@@ -115,65 +118,5 @@ describe('delivery retries', () => {
     expect(retryAfterMs('Thu, 26 Nov 2026 10:00:30 GMT', now)).toBe(30_000);
     expect(retryAfterMs('soon', now)).toBeNull();
     expect(retryAfterMs(undefined, now)).toBeNull();
-  });
-});
-
-describe('delivery batches', () => {
-  const deliveries = (endpoint: string, n: number, from = 0) =>
-    Array.from({ length: n }, (_, i) => ({
-      endpoint_id: endpoint,
-      event_id: `evt_${endpoint}_${from + i}`,
-      body: `{"id":"evt_${endpoint}_${from + i}"}`,
-    }));
-  const eventsOf = (jobs: ReturnType<typeof deliveryBatches>) =>
-    jobs.flatMap((j) => j.job.events.map((e) => e.event_id));
-
-  it('queue a lone event under its own id, as one job', () => {
-    const [only, ...rest] = deliveryBatches(deliveries('whe_a', 1));
-    expect(rest).toEqual([]);
-    expect(only).toEqual({
-      id: 'whe_a.evt_whe_a_0',
-      job: { endpoint_id: 'whe_a', events: [{ event_id: 'evt_whe_a_0', body: '{"id":"evt_whe_a_0"}' }] },
-    });
-  });
-
-  it('spread a few events over as many jobs as run at once, and many over jobs of at most 50, each event once and in order', () => {
-    const few = deliveryBatches(deliveries('whe_a', 20));
-    expect(few.map((j) => j.job.events.length)).toEqual([3, 3, 3, 3, 2, 2, 2, 2]);
-    expect(QUEUES.webhooks.concurrency).toBe(8);
-    expect(eventsOf(few)).toEqual(deliveries('whe_a', 20).map((d) => d.event_id));
-    const many = deliveryBatches(deliveries('whe_a', 1001));
-    expect(many).toHaveLength(21);
-    expect(Math.max(...many.map((j) => j.job.events.length))).toBe(EVENTS_PER_DELIVERY_JOB - 2);
-    expect(eventsOf(many)).toEqual(deliveries('whe_a', 1001).map((d) => d.event_id));
-  });
-
-  it('never mix endpoints in a job, and name a job by its events whatever their order', () => {
-    const jobs = deliveryBatches([...deliveries('whe_a', 100), ...deliveries('whe_b', 3)]);
-    expect(jobs.filter((j) => j.job.endpoint_id === 'whe_b').map((j) => j.id)).toEqual([
-      'whe_b.evt_whe_b_0',
-      'whe_b.evt_whe_b_1',
-      'whe_b.evt_whe_b_2',
-    ]);
-    for (const { id, job } of jobs) {
-      expect(id.startsWith(`${job.endpoint_id}.`)).toBe(true);
-      for (const event of job.events) expect(event.event_id.startsWith(`evt_${job.endpoint_id}_`)).toBe(true);
-    }
-    // 16 events make 8 jobs of 2: swapping each pair's order keeps every job's id; other pairs change it.
-    const sixteen = deliveries('whe_a', 16);
-    const swapped = sixteen.map((_, i) => sixteen[i % 2 === 0 ? i + 1 : i - 1]!);
-    const ids = deliveryBatches(sixteen).map((j) => j.id);
-    expect(ids.every((id) => /^whe_a\.batch_[A-Za-z0-9_-]{27}$/.test(id))).toBe(true);
-    expect(deliveryBatches(swapped).map((j) => j.id)).toEqual(ids);
-    expect(new Set([...ids, ...deliveryBatches([...sixteen.slice(1), sixteen[0]!]).map((j) => j.id)]).size).toBe(16);
-  });
-
-  it('read a job of one event as queued before batches', () => {
-    const legacy = { endpoint_id: 'whe_a', event_id: 'evt_1', body: '{}' };
-    expect(QUEUES.webhooks.payload.parse(legacy)).toEqual({
-      endpoint_id: 'whe_a',
-      events: [{ event_id: 'evt_1', body: '{}' }],
-    });
-    expect(QUEUES.webhooks.payload.safeParse({ endpoint_id: 'whe_a', events: [] }).success).toBe(false);
   });
 });

@@ -15,7 +15,7 @@ export interface WrittenProjections {
 
 /**
  * Creates the store of written posts' projections. A job that writes posts then matches them
- * against the saved searches (write-matching.ts) with the same record objects in hand: the
+ * against the saved searches (services/alerts/matching.ts) with the same record objects in hand: the
  * projection its write made is the one matching reads, kept in a weak map by record (gone with the
  * job's records), and only while saved searches are matched (asked for within
  * {@link KEEP_WHILE_ASKED_MS}): without them, no write keeps anything.
@@ -34,7 +34,7 @@ export function createWrittenProjections(now: () => number = () => performance.n
     },
     of(record) {
       askedAt = now();
-      // Read, not stored: a version read back (an earlier one, or by the pass) was projected when written.
+      // Read, not stored: a version read back (an earlier one, or by the recovery pass) was projected when written.
       return kept.get(record) ?? withoutMemoizing(() => projectPost(record));
     },
   };

@@ -9,13 +9,9 @@ import { z } from 'zod';
 import { DomainError } from '../../internal/errors.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import { alertsPage, type AlertsPageState } from './alert-views.ts';
+import { endpointForm, parseForm } from './forms.ts';
 import { sendPage, type PageContextOf } from './page.ts';
 
-const endpointForm = z.object({
-  _csrf: z.string().max(200).optional(),
-  url: z.string().max(2048).default(''),
-  description: z.string().max(500).default(''),
-});
 const idParams = z.object({ id: z.string().max(100) });
 
 /** Deliveries shown per endpoint. */
@@ -23,8 +19,10 @@ const RECENT_DELIVERIES = 10;
 
 /**
  * The dashboard's alerts page: the holder's webhook endpoints (add one and see its secret once,
- * their status and recent deliveries, send a test event, re-enable, delete) and saved searches
- * (list, delete). Each action calls the API's own alert service as the holder.
+ * their status, failures and recent deliveries, send a test event, re-enable, delete) and saved
+ * searches (list, delete). Each action calls the API's own alert service as the holder; what it
+ * refuses (a form field too long, a cap, the test events' limit) shows on the page with its
+ * status, never as a 500.
  */
 export function registerAlertPages(
   app: FastifyInstance,
@@ -47,7 +45,7 @@ export function registerAlertPages(
     status = 200,
   ) {
     const [endpoints, searches] = await Promise.all([
-      alerts.listEndpoints(owner(request)),
+      alerts.endpointStates(owner(request)),
       alerts.listSearches(owner(request)),
     ]);
     const deliveries = new Map(
@@ -62,6 +60,16 @@ export function registerAlertPages(
     );
   }
 
+  /** Runs a form's action; a refusal (a 4xx) is rendered on the page. */
+  async function act(request: FastifyRequest, reply: FastifyReply, action: () => Promise<FastifyReply>) {
+    try {
+      return await action();
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.status >= 500) throw error;
+      return render(request, reply, { error: error.detail }, error.status);
+    }
+  }
+
   const form = deps.signedInForm;
   const back = (reply: FastifyReply, notice: string) =>
     reply.redirect(`${base}/alerts?notice=${encodeURIComponent(notice)}`, 303);
@@ -71,37 +79,42 @@ export function registerAlertPages(
     return render(request, reply, notice ? { notice } : {});
   });
 
-  app.post('/alerts/endpoints', form, async (request, reply) => {
-    const input = endpointForm.parse(request.body ?? {});
-    try {
+  app.post('/alerts/endpoints', form, (request, reply) =>
+    act(request, reply, async () => {
+      const input = parseForm(endpointForm, request.body);
       const created = await alerts.createEndpoint(owner(request), {
         url: input.url,
         description: input.description || null,
       });
       return render(request, reply, { created: { id: created.id, url: created.url, secret: created.secret } }, 201);
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.status >= 500) throw error;
-      return render(request, reply, { error: error.detail }, error.status);
-    }
-  });
+    }),
+  );
 
-  app.post('/alerts/endpoints/:id/test', form, async (request, reply) => {
-    const event = await alerts.sendTestEvent(owner(request), idParams.parse(request.params).id);
-    return back(reply, `Test event ${event.id} queued: it shows under recent deliveries within seconds.`);
-  });
+  app.post('/alerts/endpoints/:id/test', form, (request, reply) =>
+    act(request, reply, async () => {
+      const event = await alerts.sendTestEvent(owner(request), idParams.parse(request.params).id);
+      return back(reply, `Test event ${event.id} queued: it shows under recent deliveries within seconds.`);
+    }),
+  );
 
-  app.post('/alerts/endpoints/:id/enable', form, async (request, reply) => {
-    await alerts.enableEndpoint(owner(request), idParams.parse(request.params).id);
-    return back(reply, 'Endpoint enabled: deliveries resume.');
-  });
+  app.post('/alerts/endpoints/:id/enable', form, (request, reply) =>
+    act(request, reply, async () => {
+      await alerts.enableEndpoint(owner(request), idParams.parse(request.params).id);
+      return back(reply, 'Endpoint enabled: deliveries resume.');
+    }),
+  );
 
-  app.post('/alerts/endpoints/:id/delete', form, async (request, reply) => {
-    await alerts.deleteEndpoint(owner(request), idParams.parse(request.params).id);
-    return back(reply, 'Endpoint deleted.');
-  });
+  app.post('/alerts/endpoints/:id/delete', form, (request, reply) =>
+    act(request, reply, async () => {
+      await alerts.deleteEndpoint(owner(request), idParams.parse(request.params).id);
+      return back(reply, 'Endpoint deleted.');
+    }),
+  );
 
-  app.post('/alerts/searches/:id/delete', form, async (request, reply) => {
-    await alerts.deleteSearch(owner(request), idParams.parse(request.params).id);
-    return back(reply, 'Saved search deleted.');
-  });
+  app.post('/alerts/searches/:id/delete', form, (request, reply) =>
+    act(request, reply, async () => {
+      await alerts.deleteSearch(owner(request), idParams.parse(request.params).id);
+      return back(reply, 'Saved search deleted.');
+    }),
+  );
 }

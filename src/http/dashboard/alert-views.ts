@@ -1,11 +1,14 @@
 import type { SavedSearch, WebhookEndpoint } from '../../contract/alerts.ts';
-import type { DeliveryAttempt } from '../../services/alerts/alert-store.ts';
+import type { DeliveryAttempt } from '../../services/alerts/endpoint-store.ts';
 import { html, type Html } from './html.ts';
 import { dateTime, errorBox, layout, type PageContext } from './views.ts';
 
+/** An endpoint as the page shows it: with its current failure, if it is failing. */
+export type EndpointState = WebhookEndpoint & { failing_since: string | null; last_error: string | null };
+
 /** What the alerts page shows. */
 export interface AlertsPageState {
-  endpoints: WebhookEndpoint[];
+  endpoints: EndpointState[];
   /** The last deliveries of each endpoint, by endpoint id. */
   deliveries: ReadonlyMap<string, DeliveryAttempt[]>;
   searches: SavedSearch[];
@@ -28,20 +31,24 @@ function deliveryList(attempts: DeliveryAttempt[]): Html {
   return html`<table class="deliveries"><thead><tr><th>When</th><th>Event</th><th>Attempt</th><th>Status</th><th>Latency</th><th>Error</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function endpointSection(ctx: PageContext, endpoint: WebhookEndpoint, attempts: DeliveryAttempt[]): Html {
+function endpointSection(ctx: PageContext, endpoint: EndpointState, attempts: DeliveryAttempt[]): Html {
   const id = `/alerts/endpoints/${endpoint.id}`;
   const actions =
     endpoint.status === 'enabled'
       ? postForm(ctx, `${id}/test`, 'Send a test event')
       : postForm(ctx, `${id}/enable`, 'Re-enable');
   return html`<section class="endpoint" data-endpoint-id="${endpoint.id}"><h3><code>${endpoint.url}</code> <span class="status ${endpoint.status === 'enabled' ? 'active' : 'revoked'}">${endpoint.status}</span></h3>
-${endpoint.description ? html`<p>${endpoint.description}</p>` : ''}${endpoint.disabled_reason ? html`<p class="error">${endpoint.disabled_reason}</p>` : ''}
+${endpoint.description ? html`<p>${endpoint.description}</p>` : ''}${endpoint.disabled_reason ? html`<p class="error">${endpoint.disabled_reason}</p>` : ''}${endpoint.last_error && endpoint.status === 'enabled' ? html`<p class="error failing">Deliveries failing${endpoint.failing_since ? html` since ${dateTime(endpoint.failing_since)}` : ''}: ${endpoint.last_error}. They are retried until 24 h after each was queued.</p>` : ''}
 <p>${actions} ${postForm(ctx, `${id}/delete`, 'Delete', html` class="danger" data-confirm="Delete this endpoint? Its saved searches keep their events for pulling."`)}</p>
 <h4>Recent deliveries</h4>${deliveryList(attempts)}</section>`;
 }
 
 function searchRow(ctx: PageContext, search: SavedSearch): Html {
-  return html`<tr data-search-id="${search.id}"><td>${search.name}</td><td><code>${JSON.stringify(search.post)}</code></td><td>${search.webhook_endpoint_id ? html`<code>${search.webhook_endpoint_id}</code>` : html`<span class="muted">pull only</span>`}</td><td>${dateTime(search.last_match_at)}</td><td>${postForm(ctx, `/alerts/searches/${search.id}/delete`, 'Delete', html` class="danger" data-confirm="Delete ${search.name}? Its events go with it."`)}</td></tr>`;
+  const dropped =
+    search.events_dropped > 0
+      ? html`<p class="error">${search.events_dropped} matches dropped: it recorded its limit of events in 30 days; narrow it.</p>`
+      : '';
+  return html`<tr data-search-id="${search.id}"><td>${search.name}${dropped}</td><td><code>${JSON.stringify(search.post)}</code></td><td>${search.webhook_endpoint_id ? html`<code>${search.webhook_endpoint_id}</code>` : html`<span class="muted">pull only</span>`}</td><td>${dateTime(search.last_match_at)}</td><td>${postForm(ctx, `/alerts/searches/${search.id}/delete`, 'Delete', html` class="danger" data-confirm="Delete ${search.name}? Its events go with it."`)}</td></tr>`;
 }
 
 /** The alerts page: webhook endpoints with their deliveries, and saved searches. */

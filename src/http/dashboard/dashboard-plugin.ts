@@ -7,8 +7,9 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import session from '@fastify/session';
 import type { FastifyPluginAsync, Session } from 'fastify';
+import { z } from 'zod';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
-import { DomainError } from '../../internal/errors.ts';
+import { DomainError, ValidationFailedError } from '../../internal/errors.ts';
 import type { HolderKeys } from '../../services/keys/holder-keys.ts';
 import type { HolderService } from '../../services/keys/holder-service.ts';
 import type { SessionStore } from '../../services/keys/session-store.ts';
@@ -125,6 +126,12 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
         ),
         403,
       );
+    }
+    // A form, query or path that does not fit its schema is the visitor's to fix (a 422 naming the
+    // field), whichever route parsed it: never a 500.
+    if (error instanceof z.ZodError) {
+      const issue = error.issues[0];
+      error = new ValidationFailedError(`${issue?.path.join('.') || 'form'}: ${issue?.message ?? 'invalid'}`);
     }
     const status = error instanceof DomainError ? error.status : 500;
     if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');

@@ -9,7 +9,7 @@ import { DomainError } from '../../internal/errors.ts';
 import type { HolderKeys } from '../../services/keys/holder-keys.ts';
 import { SignInThrottledError, type Holder, type HolderService } from '../../services/keys/holder-service.ts';
 import { sendPage, type PageContextOf } from './page.ts';
-import { createKeyForm, keyIdParams, signInForm, signUpForm, usageQuery } from './forms.ts';
+import { createKeyForm, keyIdParams, parseForm, signInForm, signUpForm, usageQuery } from './forms.ts';
 import { keysPage, signInPage, signUpPage, usagePage } from './views.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import { registerAlertPages } from './alert-pages.ts';
@@ -126,8 +126,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
   });
 
   app.post('/keys', signedInForm, async (request, reply) => {
-    const form = createKeyForm.parse(request.body ?? {});
     try {
+      const form = parseForm(createKeyForm, request.body);
       const created = await keys.create(request.holder!, { name: form.name, scopes: form.scopes });
       return sendPage(
         reply,

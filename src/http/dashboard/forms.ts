@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ValidationFailedError } from '../../internal/errors.ts';
 
 // Bounded, so a form cannot make the service hash or store megabytes; the services validate meaning.
 const field = (max: number) => z.string().max(max).default('');
@@ -34,3 +35,18 @@ export const usageQuery = z.object({
 
 /** A key id in a path. */
 export const keyIdParams = z.object({ id: z.string().max(64) });
+
+/** The add-endpoint form of the alerts page (the API's own bounds: createEndpointSchema). */
+export const endpointForm = z.object({
+  ...formBase,
+  url: z.string().max(2048, { error: 'the URL may have at most 2048 characters' }).default(''),
+  description: z.string().max(500, { error: 'the description may have at most 500 characters' }).default(''),
+});
+
+/** A form's fields, or a 422 naming the first that does not fit (shown on the page, never a 500). */
+export function parseForm<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new ValidationFailedError(`${issue?.path.join('.') || 'form'}: ${issue?.message ?? 'invalid'}`);
+}

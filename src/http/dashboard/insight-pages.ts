@@ -25,6 +25,7 @@ import {
   type ExploreState,
   type PickerOptions,
 } from './insight-views.ts';
+import { parseForm } from './forms.ts';
 import { sendPage, type PageContextOf } from './page.ts';
 import { registerSuggestRoute } from './suggest-route.ts';
 
@@ -67,9 +68,9 @@ const gotoQuery = z.object({ handle: text(200) });
 
 const saveForm = z.object({
   _csrf: z.string().max(200).optional(),
-  name: z.string().max(200).default(''),
-  post: z.string().max(12_000).default('{}'),
-  webhook_endpoint_id: z.string().max(100).default(''),
+  name: z.string().max(200, { error: 'the name may have at most 200 characters' }).default(''),
+  post: z.string().max(12_000, { error: 'the search is too long to save: run a shorter one' }).default('{}'),
+  webhook_endpoint_id: z.string().max(100, { error: 'not a webhook endpoint' }).default(''),
 });
 
 /** Posts shown under the chart, and the newest posts whose views the account page draws. */
@@ -202,7 +203,7 @@ export function registerInsightPages(
   });
 
   app.post('/explore/save', deps.signedInForm, async (request, reply) => {
-    const form = saveForm.parse(request.body ?? {});
+    const form = parseForm(saveForm, request.body);
     if (!deps.alerts) return reply.callNotFound();
     let post: unknown;
     try {
@@ -213,7 +214,8 @@ export function registerInsightPages(
     const body = { name: form.name, post, webhook_endpoint_id: form.webhook_endpoint_id };
     const parsed = createSavedSearchSchema.safeParse(body);
     if (!parsed.success) throw new ValidationFailedError(formatIssues(parsed.error.issues));
-    const saved = await deps.alerts.createSearch(owner(request), parsed.data, post);
+    // The schema accepted `post`, so it is the object the holder's search sent (kept as sent).
+    const saved = await deps.alerts.createSearch(owner(request), parsed.data, post as Record<string, unknown>);
     return reply.redirect(
       `${base}/alerts?notice=${encodeURIComponent(`Saved search “${saved.name}” created: new matches go to its endpoint.`)}`,
       303,

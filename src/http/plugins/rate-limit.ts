@@ -36,7 +36,14 @@ export interface RouteRateLimit {
   countBy: (
     cost: (request: FastifyRequest) => number,
   ) => (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Runs a read alongside its count; a request found over budget gets its 429 and the result is dropped. */
   run: Limiter;
+  /**
+   * Runs an operation that changes something only once its count says the key is within budget:
+   * a request over budget is refused before it acts (a 429 that created an endpoint anyway, or
+   * rotated a secret nobody would see, would be worse than the round trip this waits for).
+   */
+  mutate: Limiter;
 }
 
 declare module 'fastify' {
@@ -93,8 +100,9 @@ function setHeaders(
  * counting on a key id read from an unverified header would let anyone spend another customer's
  * budget. A key's own limit (`social-search keys limit`) replaces the policy's default.
  *
- * The Redis count runs alongside the operation rather than before it, so the limit adds no round
- * trip within budget; a request found over budget is answered 429 and its result dropped. The
+ * For reads, the Redis count runs alongside the operation rather than before it, so the limit adds
+ * no round trip within budget; a request found over budget is answered 429 and its result
+ * dropped. An operation that changes something waits for its count (`mutate`). The
  * node then remembers the key as over budget until the window resets and answers its next
  * requests 429 at once, with no engine work: a client hammering past its limit costs one
  * operation per node, not one per request.
@@ -186,6 +194,10 @@ export async function registerRateLimit(
   return {
     count: (request, reply) => spend(request, reply, 1),
     countBy: (cost) => (request, reply) => spend(request, reply, cost(request)),
+    async mutate(request, _reply, operation) {
+      await request.rateBudget;
+      return operation();
+    },
     async run(request, _reply, operation) {
       // Both settle before the answer: a fast failure (a 404 read) still carries the budget's
       // headers, and a key over budget gets its 429 whatever the operation did.
@@ -202,4 +214,5 @@ export const UNLIMITED: RouteRateLimit = {
   count: async () => undefined,
   countBy: () => async () => undefined,
   run: (_request, _reply, operation) => operation(),
+  mutate: (_request, _reply, operation) => operation(),
 };

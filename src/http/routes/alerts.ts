@@ -38,13 +38,14 @@ const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).m
 declare module 'fastify' {
   interface FastifyRequest {
     /** A saved search's `post` scope as the client sent it (shown back), kept before validation. */
-    postAsSent?: unknown;
+    postAsSent?: Record<string, unknown>;
   }
 }
 
 /**
  * Webhook endpoints and saved searches (additive, docs/api-decisions.md "Alerts"): owned by the
- * key's holder; the `search` scope and the reads' rate limit.
+ * key's holder; the `search` scope and the reads' rate limit, which a request that changes
+ * something passes before it acts (`mutate`).
  */
 export const alertRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
@@ -55,6 +56,21 @@ export const alertRoutes: FastifyPluginAsyncZod<{
   const reads = rateLimit ? await registerRateLimit(app, rateLimit, 'read') : UNLIMITED;
   const owner = (request: { apiKey?: { owner: string } }) => request.apiKey!.owner;
   const common = { onRequest, preValidation: reads.count };
+  /** A route on one resource (`:id`): its operation, responses and query. */
+  const onOne = <R extends Record<number, z.ZodType>, Q extends z.ZodType | undefined = undefined>(
+    operationId: string,
+    response: R,
+    querystring?: Q,
+  ) => ({
+    ...common,
+    // Without a query, no `querystring` key at all (Fastify warns of one set to nothing).
+    schema: {
+      operationId,
+      params: resourceParamsSchema,
+      response: { ...response, ...errors },
+      ...((querystring ? { querystring } : {}) as { querystring: Q }),
+    },
+  });
 
   app.post(
     '/v1/social/webhook-endpoints',
@@ -67,7 +83,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const created = await reads.run(request, reply, () => alerts.createEndpoint(owner(request), request.body));
+      const created = await reads.mutate(request, reply, () => alerts.createEndpoint(owner(request), request.body));
       return reply.code(201).send(created);
     },
   );
@@ -86,86 +102,45 @@ export const alertRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/v1/social/webhook-endpoints/:id',
-    {
-      ...common,
-      schema: {
-        operationId: 'getWebhookEndpoint',
-        params: resourceParamsSchema,
-        response: { 200: webhookEndpointSchema, ...errors },
-      },
-    },
+    onOne('getWebhookEndpoint', { 200: webhookEndpointSchema }),
     async (request, reply) => reads.run(request, reply, () => alerts.getEndpoint(owner(request), request.params.id)),
   );
 
   app.delete(
     '/v1/social/webhook-endpoints/:id',
-    {
-      ...common,
-      schema: {
-        operationId: 'deleteWebhookEndpoint',
-        params: resourceParamsSchema,
-        response: { 204: deleted, ...errors },
-      },
-    },
+    onOne('deleteWebhookEndpoint', { 204: deleted }),
     async (request, reply) => {
-      await reads.run(request, reply, () => alerts.deleteEndpoint(owner(request), request.params.id));
+      await reads.mutate(request, reply, () => alerts.deleteEndpoint(owner(request), request.params.id));
       return reply.code(204).send(null);
     },
   );
 
   app.post(
     '/v1/social/webhook-endpoints/:id/rotate-secret',
-    {
-      ...common,
-      schema: {
-        operationId: 'rotateWebhookSecret',
-        params: resourceParamsSchema,
-        response: { 200: rotatedSecretSchema, ...errors },
-      },
-    },
-    async (request, reply) => reads.run(request, reply, () => alerts.rotateSecret(owner(request), request.params.id)),
+    onOne('rotateWebhookSecret', { 200: rotatedSecretSchema }),
+    async (request, reply) =>
+      reads.mutate(request, reply, () => alerts.rotateSecret(owner(request), request.params.id)),
   );
 
   app.post(
     '/v1/social/webhook-endpoints/:id/enable',
-    {
-      ...common,
-      schema: {
-        operationId: 'enableWebhookEndpoint',
-        params: resourceParamsSchema,
-        response: { 200: webhookEndpointSchema, ...errors },
-      },
-    },
-    async (request, reply) => reads.run(request, reply, () => alerts.enableEndpoint(owner(request), request.params.id)),
+    onOne('enableWebhookEndpoint', { 200: webhookEndpointSchema }),
+    async (request, reply) =>
+      reads.mutate(request, reply, () => alerts.enableEndpoint(owner(request), request.params.id)),
   );
 
   app.post(
     '/v1/social/webhook-endpoints/:id/test',
-    {
-      ...common,
-      schema: {
-        operationId: 'sendWebhookTest',
-        params: resourceParamsSchema,
-        response: { 202: alertEventSchema, ...errors },
-      },
-    },
+    onOne('sendWebhookTest', { 202: alertEventSchema }),
     async (request, reply) => {
-      const event = await reads.run(request, reply, () => alerts.sendTestEvent(owner(request), request.params.id));
+      const event = await reads.mutate(request, reply, () => alerts.sendTestEvent(owner(request), request.params.id));
       return reply.code(202).send(event);
     },
   );
 
   app.get(
     '/v1/social/webhook-endpoints/:id/deliveries',
-    {
-      ...common,
-      schema: {
-        operationId: 'listWebhookDeliveries',
-        params: resourceParamsSchema,
-        querystring: deliveriesQuery,
-        response: { 200: listOf(deliveryAttemptSchema), ...errors },
-      },
-    },
+    onOne('listWebhookDeliveries', { 200: listOf(deliveryAttemptSchema) }, deliveriesQuery),
     async (request, reply) => ({
       request_id: request.id,
       data: await reads.run(request, reply, () =>
@@ -180,7 +155,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{
       onRequest,
       preValidation: [
         async (request) => {
-          request.postAsSent = (request.body as { post?: unknown } | null)?.post;
+          request.postAsSent = (request.body as { post?: Record<string, unknown> } | null)?.post;
         },
         reads.count,
       ],
@@ -191,8 +166,8 @@ export const alertRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const created = await reads.run(request, reply, () =>
-        alerts.createSearch(owner(request), request.body, request.postAsSent),
+      const created = await reads.mutate(request, reply, () =>
+        alerts.createSearch(owner(request), request.body, request.postAsSent!),
       );
       return reply.code(201).send(created);
     },
@@ -212,40 +187,18 @@ export const alertRoutes: FastifyPluginAsyncZod<{
 
   app.get(
     '/v1/social/saved-searches/:id',
-    {
-      ...common,
-      schema: {
-        operationId: 'getSavedSearch',
-        params: resourceParamsSchema,
-        response: { 200: savedSearchSchema, ...errors },
-      },
-    },
+    onOne('getSavedSearch', { 200: savedSearchSchema }),
     async (request, reply) => reads.run(request, reply, () => alerts.getSearch(owner(request), request.params.id)),
   );
 
-  app.delete(
-    '/v1/social/saved-searches/:id',
-    {
-      ...common,
-      schema: { operationId: 'deleteSavedSearch', params: resourceParamsSchema, response: { 204: deleted, ...errors } },
-    },
-    async (request, reply) => {
-      await reads.run(request, reply, () => alerts.deleteSearch(owner(request), request.params.id));
-      return reply.code(204).send(null);
-    },
-  );
+  app.delete('/v1/social/saved-searches/:id', onOne('deleteSavedSearch', { 204: deleted }), async (request, reply) => {
+    await reads.mutate(request, reply, () => alerts.deleteSearch(owner(request), request.params.id));
+    return reply.code(204).send(null);
+  });
 
   app.get(
     '/v1/social/saved-searches/:id/matches',
-    {
-      ...common,
-      schema: {
-        operationId: 'listSavedSearchMatches',
-        params: resourceParamsSchema,
-        querystring: matchesQuerySchema,
-        response: { 200: alertEventsPageSchema, ...errors },
-      },
-    },
+    onOne('listSavedSearchMatches', { 200: alertEventsPageSchema }, matchesQuerySchema),
     async (request, reply) => ({
       request_id: request.id,
       ...(await reads.run(request, reply, () =>

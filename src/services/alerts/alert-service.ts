@@ -1,59 +1,77 @@
 import { randomBytes } from 'node:crypto';
 import type { AlertEvent, SavedSearch, WebhookEndpoint } from '../../contract/alerts.ts';
 import { base32, CROCKFORD_LOWER } from '../../internal/base32.ts';
-import { LimitReachedError, ResourceNotFoundError, ValidationFailedError } from '../../internal/errors.ts';
+import {
+  LimitReachedError,
+  RateLimitExceededError,
+  ResourceNotFoundError,
+  ValidationFailedError,
+} from '../../internal/errors.ts';
 import type { SavedSearchInput } from '../../query/alert-request.ts';
-import type { AlertStore, EndpointRecord, SavedSearchRecord } from './alert-store.ts';
-import { encodeQueryVector } from './query-vector.ts';
+import { encodeVector } from '../../text/vector-codec.ts';
+import type { DeliveryStore } from './delivery-store.ts';
+import { HEALTHY, type EndpointRecord, type EndpointStore } from './endpoint-store.ts';
+import type { EventStore } from './event-store.ts';
+import type { SavedSearchRecord, SearchStore } from './search-store.ts';
 import { generateWebhookSecret, type SecretBox } from './secret-box.ts';
-import { checkWebhookUrl, RefusedWebhookAddress } from './webhook-address.ts';
+import { checkNewWebhookUrl, RefusedWebhookAddress } from './webhook-address.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Secrets signing at once at most: the current one and two retired within the last 24 h. */
+export const SIGNING_SECRETS_MAX = 3;
+/** Test events one endpoint may be sent per minute. */
+export const TEST_EVENTS_PER_MINUTE = 5;
 
 /** A new resource id: `prefix` and 26 Crockford base32 characters (128 random bits). */
 function newId(prefix: string): string {
   return `${prefix}_${base32(randomBytes(16), CROCKFORD_LOWER)}`;
 }
 
-function endpointView(record: EndpointRecord): WebhookEndpoint {
-  return {
-    id: record.id,
-    url: record.url,
-    description: record.description,
-    status: record.status,
-    created_at: record.created_at,
-    disabled_reason: record.disabled_reason,
-  };
-}
+const endpointView = ({
+  id,
+  url,
+  description,
+  status,
+  created_at,
+  disabled_reason,
+}: EndpointRecord): WebhookEndpoint => ({
+  id,
+  url,
+  description,
+  status,
+  created_at,
+  disabled_reason,
+});
 
-function searchView(record: SavedSearchRecord): SavedSearch {
-  return {
-    id: record.id,
-    name: record.name,
-    post: record.post as Record<string, unknown>,
-    webhook_endpoint_id: record.webhook_endpoint_id,
-    created_at: record.created_at,
-    last_match_at: record.last_match_at,
-  };
-}
+const searchView = ({ owner: _owner, vector: _vector, ...view }: SavedSearchRecord): SavedSearch => view;
 
 /** A pull cursor: the stream position, opaque. */
 const encodeCursor = (position: string) => Buffer.from(position, 'utf8').toString('base64url');
-function decodeCursor(cursor: string): string {
+
+/**
+ * A pull cursor's position: `ms-seq` as this list wrote it, never later than now (no event can sit
+ * there) nor past what a stream position holds; anything else is not a cursor of this list (422).
+ */
+function decodeCursor(cursor: string, now: number): string {
   const position = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^\d+-\d+$/.test(position))
+  const [ms, seq] = /^(\d{1,16})-(\d{1,16})$/.exec(position)?.slice(1).map(Number) ?? [];
+  if (ms === undefined || seq === undefined || ms > now + 60_000 || !Number.isSafeInteger(seq))
     throw new ValidationFailedError('query parameter /cursor: not a cursor of this list');
-  return position;
+  return `${ms}-${seq}`;
 }
 
 /**
  * The alert resources of the API: webhook endpoints and saved searches, each owned by the holder of
  * the key that created it and visible to every key of that holder and nobody else (another
- * holder's id answers 404, exactly like an unknown one).
+ * holder's id answers 404, exactly like an unknown one). A request refused (a cap, a limit, a bad
+ * address) changes nothing.
  */
 export function createAlertService(deps: {
-  store: Omit<AlertStore, 'claimPending' | 'settlePending' | 'recordPending'>;
+  endpoints: EndpointStore;
+  searches: SearchStore;
+  events: Pick<EventStore, 'page' | 'keysOf'>;
+  deliveries: Pick<DeliveryStore, 'queueTest' | 'keysOf'>;
   box: SecretBox;
   /** WEBHOOK_ALLOW_PRIVATE. */
   allowPrivate: boolean;
@@ -61,40 +79,38 @@ export function createAlertService(deps: {
   caps: { searches: number; endpoints: number };
   /** The query embedding, when the service ranks with vectors and the model is ready (else null: the worker embeds it). */
   embedQuery: (text: string) => Promise<ArrayLike<number> | null>;
-  /** Queues one delivery (a test event). */
-  enqueueDelivery: (delivery: { endpoint_id: string; event_id: string; body: string }) => Promise<void>;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
-  const { store } = deps;
+  const { endpoints, searches } = deps;
 
   async function ownedEndpoint(owner: string, id: string): Promise<EndpointRecord> {
-    const record = await store.endpoint(id);
+    const record = await endpoints.get(id);
     if (!record || record.owner !== owner) throw new ResourceNotFoundError(`no webhook endpoint ${id}`);
     return record;
   }
 
   async function ownedSearch(owner: string, id: string): Promise<SavedSearchRecord> {
-    const record = await store.search(id);
+    const record = await searches.get(id);
     if (!record || record.owner !== owner) throw new ResourceNotFoundError(`no saved search ${id}`);
     return record;
   }
 
+  async function checkedUrl(raw: string): Promise<URL> {
+    try {
+      return await checkNewWebhookUrl(raw, deps.allowPrivate);
+    } catch (error) {
+      if (error instanceof RefusedWebhookAddress) throw new ValidationFailedError(`/url: ${error.message}`);
+      throw error;
+    }
+  }
+
+  const capReached = (what: string, cap: number) =>
+    new LimitReachedError(`a holder may have at most ${cap} ${what}; delete one first`);
+
   return {
     async createEndpoint(owner: string, input: { url: string; description?: string | null | undefined }) {
-      let url: URL;
-      try {
-        // The shape and a literal address only: a name is resolved and checked on every delivery
-        // attempt (its answer may change), never here.
-        url = checkWebhookUrl(input.url, deps.allowPrivate);
-      } catch (error) {
-        if (error instanceof RefusedWebhookAddress) throw new ValidationFailedError(`/url: ${error.message}`);
-        throw error;
-      }
-      if ((await store.endpointsOf(owner)).length >= deps.caps.endpoints)
-        throw new LimitReachedError(
-          `a holder may have at most ${deps.caps.endpoints} webhook endpoints; delete one first`,
-        );
+      const url = await checkedUrl(input.url);
       const secret = generateWebhookSecret();
       const record: EndpointRecord = {
         id: newId('whe'),
@@ -104,39 +120,51 @@ export function createAlertService(deps: {
         status: 'enabled',
         disabled_reason: null,
         secret: deps.box.seal(secret),
-        previous_secret: null,
-        previous_secret_until: null,
+        previous_secrets: [],
         created_at: now().toISOString(),
         failing_since: null,
+        failed_turns: 0,
+        last_error: null,
       };
-      await store.insertEndpoint(record);
-      const view = endpointView(record);
-      return {
-        id: view.id,
-        url: view.url,
-        description: view.description,
-        status: view.status,
-        secret,
-        created_at: view.created_at,
-        disabled_reason: null,
-      };
+      // Checked as it is written: concurrent creates cannot pass the cap together.
+      if (!(await endpoints.insert(record, deps.caps.endpoints)))
+        throw capReached('webhook endpoints', deps.caps.endpoints);
+      const { id, description, status, created_at } = record;
+      return { id, url: record.url, description, status, secret, created_at, disabled_reason: null };
     },
 
-    listEndpoints: async (owner: string) => (await store.endpointsOf(owner)).map(endpointView),
+    listEndpoints: async (owner: string) => (await endpoints.listOf(owner)).map(endpointView),
     getEndpoint: async (owner: string, id: string) => endpointView(await ownedEndpoint(owner, id)),
+    /** An endpoint as the holder's dashboard shows it: with its failure, if it is failing. */
+    endpointStates: async (owner: string) =>
+      (await endpoints.listOf(owner)).map((e) => ({
+        ...endpointView(e),
+        failing_since: e.failing_since,
+        last_error: e.last_error,
+      })),
 
     async deleteEndpoint(owner: string, id: string) {
-      await store.deleteEndpoint(await ownedEndpoint(owner, id));
+      await endpoints.delete(await ownedEndpoint(owner, id), deps.deliveries.keysOf(id));
     },
 
+    /**
+     * A new secret; the ones before it keep signing for 24 h each, so a receiver still verifying
+     * with any of them keeps working. At most {@link SIGNING_SECRETS_MAX} sign at once: one more
+     * rotation is refused (409) until the oldest retires.
+     */
     async rotateSecret(owner: string, id: string) {
       const record = await ownedEndpoint(owner, id);
+      const at = now().getTime();
+      const live = record.previous_secrets.filter((p) => Date.parse(p.until) > at);
+      if (live.length + 1 >= SIGNING_SECRETS_MAX)
+        throw new LimitReachedError(
+          `${SIGNING_SECRETS_MAX} secrets sign this endpoint's deliveries already; the oldest retires at ${live[0]!.until}, rotate again after it`,
+        );
       const secret = generateWebhookSecret();
-      const until = new Date(now().getTime() + ROTATION_OVERLAP_MS).toISOString();
-      await store.updateEndpoint(id, {
+      const until = new Date(at + ROTATION_OVERLAP_MS).toISOString();
+      await endpoints.update(id, {
         secret: deps.box.seal(secret),
-        previous_secret: record.secret,
-        previous_secret_until: until,
+        previous_secrets: [...live, { secret: record.secret, until }],
       });
       return { id, secret, previous_secret_expires_at: until };
     },
@@ -144,11 +172,11 @@ export function createAlertService(deps: {
     /** Re-enables a disabled endpoint (its failure run starts afresh). */
     async enableEndpoint(owner: string, id: string) {
       await ownedEndpoint(owner, id);
-      await store.updateEndpoint(id, { status: 'enabled', disabled_reason: null, failing_since: null });
-      return endpointView((await store.endpoint(id))!);
+      await endpoints.update(id, { status: 'enabled', disabled_reason: null, ...HEALTHY });
+      return endpointView((await endpoints.get(id))!);
     },
 
-    /** Queues a `webhook.test` event to the endpoint; returns it. */
+    /** Queues a `webhook.test` event to the endpoint, at most {@link TEST_EVENTS_PER_MINUTE} a minute; returns it. */
     async sendTestEvent(owner: string, id: string): Promise<AlertEvent> {
       const endpoint = await ownedEndpoint(owner, id);
       const event: AlertEvent = {
@@ -157,56 +185,66 @@ export function createAlertService(deps: {
         created_at: now().toISOString(),
         data: { webhook_endpoint_id: endpoint.id },
       };
-      await deps.enqueueDelivery({ endpoint_id: endpoint.id, event_id: event.id, body: JSON.stringify(event) });
+      const queued = await deps.deliveries.queueTest(
+        owner,
+        endpoint.id,
+        { id: event.id, body: JSON.stringify(event) },
+        TEST_EVENTS_PER_MINUTE,
+      );
+      if (!queued)
+        throw new RateLimitExceededError(
+          `an endpoint may be sent ${TEST_EVENTS_PER_MINUTE} test events a minute; retry within a minute`,
+          60,
+        );
       return event;
     },
 
     async deliveries(owner: string, id: string, limit: number) {
       await ownedEndpoint(owner, id);
-      return store.deliveries(id, limit);
+      return endpoints.deliveries(id, limit);
     },
 
-    async createSearch(owner: string, input: SavedSearchInput, post: unknown) {
+    async createSearch(owner: string, input: SavedSearchInput, post: Record<string, unknown>) {
       if (input.webhookEndpointId !== null) {
-        const endpoint = await store.endpoint(input.webhookEndpointId);
+        const endpoint = await endpoints.get(input.webhookEndpointId);
         if (!endpoint || endpoint.owner !== owner)
           throw new ValidationFailedError(`/webhook_endpoint_id: no webhook endpoint ${input.webhookEndpointId}`);
       }
+      // The cap before the embedding: a holder at the cap costs no model time.
+      if ((await searches.countOf(owner)) >= deps.caps.searches) throw capReached('saved searches', deps.caps.searches);
       const vector = input.search.query === null ? null : await deps.embedQuery(input.search.query).catch(() => null);
       const record: SavedSearchRecord = {
         id: newId('srch'),
         owner,
         name: input.name,
         post,
-        search: JSON.stringify(input.search),
-        vector: vector ? encodeQueryVector(vector) : null,
+        vector: vector ? encodeVector(Float32Array.from(vector)) : null,
         webhook_endpoint_id: input.webhookEndpointId,
         created_at: now().toISOString(),
         last_match_at: null,
+        events_dropped: 0,
       };
-      if (!(await store.insertSearch(record, deps.caps.searches)))
-        throw new LimitReachedError(`a holder may have at most ${deps.caps.searches} saved searches; delete one first`);
+      // Checked again as it is written: concurrent creates cannot pass the cap together.
+      if (!(await searches.insert(record, deps.caps.searches))) throw capReached('saved searches', deps.caps.searches);
       return searchView(record);
     },
 
-    listSearches: async (owner: string) => (await store.searchesOf(owner)).map(searchView),
+    listSearches: async (owner: string) => (await searches.listOf(owner)).map(searchView),
     getSearch: async (owner: string, id: string) => searchView(await ownedSearch(owner, id)),
 
     async deleteSearch(owner: string, id: string) {
-      await store.deleteSearch(await ownedSearch(owner, id));
+      await searches.delete(await ownedSearch(owner, id), deps.events.keysOf(id));
     },
 
     /** A page of a saved search's events, oldest first, after `cursor`. */
     async matches(owner: string, id: string, page: { cursor: string | undefined; limit: number }) {
+      const after = page.cursor ? decodeCursor(page.cursor, now().getTime()) : null;
       await ownedSearch(owner, id);
-      const after = page.cursor ? decodeCursor(page.cursor) : null;
-      const events = await store.events(id, after, page.limit + 1);
-      const shown = events.slice(0, page.limit);
-      const last = shown.at(-1)?.position ?? after ?? '0-0';
+      const { events, next, more } = await deps.events.page(id, after, page.limit);
       return {
-        data: shown.map((e) => JSON.parse(e.body) as AlertEvent),
-        has_more: events.length > page.limit,
-        next_cursor: encodeCursor(last),
+        data: events.map((e) => JSON.parse(e.body) as AlertEvent),
+        has_more: more,
+        next_cursor: encodeCursor(next ?? '0-0'),
       };
     },
   };

@@ -1,71 +1,79 @@
+import type { Logger } from 'pino';
 import type { AlertQuery } from '../../engine/alerts.ts';
-import type { PostSearch } from '../../query/search-request.ts';
-import type { AlertStore, SavedSearchRecord } from './alert-store.ts';
-import { decodeQueryVector, encodeQueryVector } from './query-vector.ts';
+import { storedSavedSearchSchema } from '../../query/alert-request.ts';
+import { decodeVector, encodeVector } from '../../text/vector-codec.ts';
+import type { SavedSearchRecord, SearchStore } from './search-store.ts';
 
-/** Every saved search, and the query the engine is asked for each, in the same order. */
+/** Every saved search that reads, and the query the engine is asked for each, in the same order. */
 export interface SearchSetSnapshot {
   searches: SavedSearchRecord[];
   queries: AlertQuery[];
 }
 
-/** The alert query of a stored saved search. */
-function queryOf(record: SavedSearchRecord): AlertQuery {
-  return {
-    id: record.id,
-    search: JSON.parse(record.search) as PostSearch,
-    vector: record.vector ? decodeQueryVector(record.vector) : null,
-  };
-}
-
 /**
- * Creates the worker's view of the saved searches, shared by the matching at a write and the
- * matching pass: read again only when a version of their set changes (10,000 of them are ~15 MB
- * to read, and they change far less often than posts are written), each search's query object
- * kept while its stored search and vector are unchanged (the engine compiles a query once per
- * object: language detection, stemming, ~0.8 ms each; a new version of the set, any search
- * created or deleted, would otherwise recompile them all). A search created while the model was
- * not ready gets its query embedded here, once the model is.
+ * Creates the worker's view of the saved searches, shared by every writer's matching and the
+ * recovery pass: read again only when the version of their set changes (10,000 of them are ~15 MB
+ * to read, and they change far less often than posts are written), each search's query read from
+ * its stored scope by the schema that validated it (storedSavedSearchSchema) and kept while its
+ * scope and vector are unchanged (the engine compiles a query once per object: language
+ * detection, stemming, ~0.8 ms each). A stored scope that no longer reads (a grammar changed under
+ * it) is logged once and left out. A search created while the model was not ready gets its query
+ * embedded here, once the model is.
  */
 export function createSearchSet(deps: {
-  store: Pick<AlertStore, 'allSearches' | 'searchesVersion' | 'updateSearchVector'>;
+  store: Pick<SearchStore, 'all' | 'version' | 'setVector'>;
   /** Embeds the query of a saved search created while the model was not ready. */
   embedQuery?: ((text: string) => Promise<ArrayLike<number> | null>) | undefined;
+  logger?: Pick<Logger, 'error'> | undefined;
 }): { current(): Promise<SearchSetSnapshot> } {
   let cached: { version: string; snapshot: SearchSetSnapshot } | null = null;
   let loading: { version: string; load: Promise<SearchSetSnapshot> } | null = null;
-  let known = new Map<string, { stored: string; query: AlertQuery }>();
+  let known = new Map<string, { stored: string; query: AlertQuery | null }>();
 
-  async function queriesOf(searches: SavedSearchRecord[]): Promise<AlertQuery[]> {
-    const kept = new Map<string, { stored: string; query: AlertQuery }>();
-    const queries = searches.map((record) => {
-      const stored = `${record.search}\n${record.vector ?? ''}`;
+  function queryOf(record: SavedSearchRecord): AlertQuery | null {
+    const parsed = storedSavedSearchSchema.safeParse({ post: record.post });
+    if (parsed.success)
+      return { id: record.id, search: parsed.data, vector: record.vector ? decodeVector(record.vector) : null };
+    deps.logger?.error(
+      { saved_search: record.id, reason: parsed.error.issues[0]?.message },
+      'a saved search no longer reads: it matches nothing until it is created again',
+    );
+    return null;
+  }
+
+  async function snapshotOf(records: SavedSearchRecord[]): Promise<SearchSetSnapshot> {
+    const kept = new Map<string, { stored: string; query: AlertQuery | null }>();
+    const searches: SavedSearchRecord[] = [];
+    const queries: AlertQuery[] = [];
+    for (const record of records) {
+      const stored = `${JSON.stringify(record.post)}\n${record.vector ?? ''}`;
       const previous = known.get(record.id);
       const query = previous?.stored === stored ? previous.query : queryOf(record);
       kept.set(record.id, { stored, query });
-      return query;
-    });
-    known = kept;
-    if (!deps.embedQuery) return queries;
-    for (const query of queries) {
-      if (query.vector || query.search.query === null) continue;
-      const vector = await deps.embedQuery(query.search.query).catch(() => null);
-      if (!vector) continue;
-      query.vector = vector;
-      await deps.store.updateSearchVector(query.id, encodeQueryVector(vector));
+      if (!query) continue;
+      searches.push(record);
+      queries.push(query);
     }
-    return queries;
+    known = kept;
+    if (deps.embedQuery)
+      for (const query of queries) {
+        if (query.vector || query.search.query === null) continue;
+        const vector = await deps.embedQuery(query.search.query).catch(() => null);
+        if (!vector) continue;
+        query.vector = vector;
+        await deps.store.setVector(query.id, encodeVector(Float32Array.from(vector)));
+      }
+    return { searches, queries };
   }
 
   return {
     async current() {
-      const version = await deps.store.searchesVersion();
+      const version = await deps.store.version();
       if (cached?.version === version) return cached.snapshot;
       // Concurrent jobs asking for a new version read and compile it once.
       if (loading?.version !== version) {
         const load = (async () => {
-          const searches = await deps.store.allSearches();
-          const snapshot = { searches, queries: await queriesOf(searches) };
+          const snapshot = await snapshotOf(await deps.store.all());
           cached = { version, snapshot };
           return snapshot;
         })();

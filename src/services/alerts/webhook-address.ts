@@ -67,3 +67,22 @@ export async function resolveWebhookAddress(
   const first = answers[0]!;
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
+
+/** How long creating an endpoint waits for its host name to resolve. */
+const RESOLVE_AT_CREATION_MS = 2000;
+
+/**
+ * A new endpoint's URL: its shape ({@link checkWebhookUrl}), and where its host resolves to now: a
+ * name resolving to a private or loopback address is refused as a literal one is. A name that does
+ * not resolve (yet), or not within 2 s, is accepted: every delivery resolves and checks it again.
+ */
+export async function checkNewWebhookUrl(raw: string, allowPrivate: boolean): Promise<URL> {
+  const url = checkWebhookUrl(raw, allowPrivate);
+  let timer: NodeJS.Timeout | undefined;
+  const resolved = resolveWebhookAddress(url, allowPrivate).catch((error: unknown) => {
+    if (error instanceof RefusedWebhookAddress && /resolves to/.test(error.message)) throw error;
+  });
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, RESOLVE_AT_CREATION_MS)));
+  await Promise.race([resolved, waited]).finally(() => clearTimeout(timer));
+  return url;
+}

@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { RefusedWebhookAddress, resolveWebhookAddress } from './webhook-address.ts';
+import { isPublicAddress, RefusedWebhookAddress, resolveWebhookAddress } from './webhook-address.ts';
 
 /** How long one delivery attempt may take, connection to the last byte read. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -25,7 +26,7 @@ export type SigningSecret = string | KeyObject;
 export interface WebhookMessage {
   id: string;
   body: string;
-  /** Every secret currently signing (two during a rotation's overlap). */
+  /** Every secret currently signing (several while earlier secrets of a rotation still do). */
   secrets: readonly SigningSecret[];
 }
 
@@ -84,153 +85,101 @@ function resultOf(status: number): SendOutcome['result'] {
   return 'failed';
 }
 
-/** How one attempt is made. */
-export interface SendOptions {
-  allowPrivate: boolean;
-  userAgent: string;
-  timeoutMs?: number;
+/** The address refused, or a connection failure's codes (never a secret, never a header). */
+function failureDetail(error: unknown): string {
+  for (let e: unknown = error; e instanceof Error; e = e.cause)
+    if (e instanceof RefusedWebhookAddress) return e.message;
+  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  return code ? `connection failed (${code})` : 'connection failed';
 }
 
-/** A dispatcher whose connections go to `pinned` whatever the URL's name resolves to later. */
-function pinnedAgent(pinned: { address: string; family: 4 | 6 }, options: Agent.Options = {}): Agent {
-  return new Agent({
-    ...options,
-    connect: {
-      // Pinned: whatever the name resolves to by now, the checked address is the one connected to.
-      lookup: (_host, opts, callback) =>
-        (opts as { all?: boolean }).all
-          ? (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned])
-          : callback(null, pinned.address, pinned.family),
-    },
-  });
-}
-
-/**
- * POSTs one signed message to `url` over `agentFor(address)`: the address resolved and checked for
- * this attempt, and the connection made to it (TLS still verifies the URL's host name), 10 s for
- * the whole exchange, no redirects, at most 64 KiB of the answer read. Never throws: every outcome
- * is a result.
- */
-async function attempt(
-  url: URL,
-  message: WebhookMessage,
-  options: SendOptions,
-  agentFor: (pinned: { address: string; family: 4 | 6 }) => { agent: Agent; done: () => void },
-): Promise<SendOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  let pinned: { address: string; family: 4 | 6 };
-  try {
-    pinned = await resolveWebhookAddress(url, options.allowPrivate);
-  } catch (error) {
-    const refused = error instanceof RefusedWebhookAddress;
-    const detail = refused ? error.message : 'address resolution failed';
-    return { result: 'retry', status: null, latencyMs: elapsed(), error: detail, retryAfterMs: null };
-  }
-  const { agent, done } = agentFor(pinned);
-  try {
-    const response = await request(url, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': options.userAgent,
-        ...signatureHeaders(message, new Date()),
-      },
-      body: message.body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    let read = 0;
-    for await (const chunk of response.body) {
-      read += (chunk as Buffer).length;
-      if (read >= MAX_RESPONSE_BYTES) break;
-    }
-    response.body.destroy();
-    const result = resultOf(response.statusCode);
-    return {
-      result,
-      status: response.statusCode,
-      latencyMs: elapsed(),
-      error: result === 'delivered' ? null : `HTTP ${response.statusCode}`,
-      retryAfterMs: retryAfterMs(response.headers['retry-after']),
-    };
-  } catch (error) {
-    const timedOut = error instanceof Error && /abort|timeout/i.test(`${error.name} ${error.message}`);
-    const detail = timedOut ? `no answer within ${timeoutMs / 1000} s` : connectionDetail(error);
-    return { result: 'retry', status: null, latencyMs: elapsed(), error: detail, retryAfterMs: null };
-  } finally {
-    done();
-  }
-}
-
-/** One attempt on a connection of its own, closed afterwards. */
-export function sendWebhook(url: URL, message: WebhookMessage, options: SendOptions): Promise<SendOutcome> {
-  return attempt(url, message, options, (pinned) => {
-    const agent = pinnedAgent(pinned, { connections: 1 });
-    return { agent, done: () => void agent.close().catch(() => undefined) };
-  });
-}
-
-/** Attempts over connections kept open between deliveries. */
+/** Sends signed messages to webhook receivers. */
 export interface WebhookSender {
-  send(this: void, url: URL, message: WebhookMessage, options: SendOptions): Promise<SendOutcome>;
+  send(this: void, url: URL, message: WebhookMessage): Promise<SendOutcome>;
   /** Closes every kept connection. */
   close(this: void): Promise<void>;
 }
 
 /**
- * Creates a sender that keeps connections to receivers open between deliveries, one pool per
- * origin and resolved address: every attempt still resolves and checks the address, and a pool
- * only ever connects to the address it was made for, so an answer that changes (DNS rebinding)
- * gets a pool of its own, checked. Without it each delivery paid a new connection (a TLS
- * handshake on https) and its close: undici took ~0.6 ms of CPU a delivery on loopback HTTP
- * (bench/alerts.md). Pools idle for `idleMs` are closed; at most `maxPools` are kept (the least
- * recently used closed first); a socket is reused within undici's keep-alive (4 s by default, or
- * what the receiver's `Keep-Alive` says).
+ * Creates the sender: POSTs one signed message per call, 10 s for the whole exchange, no redirects,
+ * at most 64 KiB of the answer read; never throws (every outcome is a result). Connections are
+ * kept between deliveries (undici's pools, one per origin, closed after `keepAliveMs` idle or the
+ * receiver's `Keep-Alive`): without them each delivery paid a new connection (a TLS handshake on
+ * https) and its close, ~0.6 ms of CPU a delivery on loopback HTTP (bench/alerts.md).
+ *
+ * Every new connection resolves the host again and connects only to an address it checked (public,
+ * unless `allowPrivate`): a DNS answer that changes between a check and the connection (rebinding)
+ * cannot point a delivery inside the network, and a kept connection only ever serves the address
+ * checked when it was made. A literal address is checked on each attempt.
  */
-export function createWebhookSender(options: { idleMs?: number; maxPools?: number } = {}): WebhookSender {
-  const idleMs = options.idleMs ?? 30_000;
-  const maxPools = options.maxPools ?? 1000;
-  const pools = new Map<string, { agent: Agent; timer: NodeJS.Timeout }>();
-  /** Forgets a pool and closes it once its requests in flight are answered. */
-  const retire = async (key: string): Promise<void> => {
-    const pool = pools.get(key);
-    if (!pool) return;
-    pools.delete(key);
-    clearTimeout(pool.timer);
-    await pool.agent.close().catch(() => undefined);
+export function createWebhookSender(options: {
+  allowPrivate: boolean;
+  userAgent: string;
+  timeoutMs?: number;
+  keepAliveMs?: number;
+}): WebhookSender {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    resolveWebhookAddress(new URL(`http://${hostname}`), options.allowPrivate).then(
+      (pinned) =>
+        lookupOptions.all
+          ? (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned])
+          : callback(null, pinned.address, pinned.family),
+      (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
+    );
   };
-  const poolFor = (origin: string, pinned: { address: string; family: 4 | 6 }): Agent => {
-    const key = `${origin} ${pinned.address}`;
-    const pool = pools.get(key);
-    if (pool) {
-      pools.delete(key); // re-inserted last: the map's order is the recency order
-      clearTimeout(pool.timer);
-    }
-    // A socket itself idles undici's default 4 s (under the 5 s most servers keep one): reusing a
-    // socket the receiver is closing would fail that delivery.
-    const agent = pool?.agent ?? pinnedAgent(pinned, { connections: 8 });
-    const timer = setTimeout(() => void retire(key), idleMs).unref();
-    pools.set(key, { agent, timer });
-    while (pools.size > maxPools) void retire(pools.keys().next().value!);
-    return agent;
-  };
-  return {
-    send: (url, message, sendOptions) =>
-      attempt(url, message, sendOptions, (pinned) => ({ agent: poolFor(url.origin, pinned), done: () => undefined })),
-    async close() {
-      await Promise.all([...pools.keys()].map(retire));
-    },
-  };
-}
+  const agent = new Agent({
+    // A socket idles undici's default 4 s (under the 5 s most servers keep one): reusing a socket
+    // the receiver is closing would fail that delivery.
+    ...(options.keepAliveMs !== undefined
+      ? { keepAliveTimeout: options.keepAliveMs, keepAliveMaxTimeout: options.keepAliveMs }
+      : {}),
+    connect: { lookup: checkedLookup },
+  });
 
-/** A connection failure in a few words (codes only: never a secret, never a header). */
-function connectionDetail(error: unknown): string {
-  const code =
-    (error as { code?: string; cause?: { code?: string } }).code ??
-    (error as { cause?: { code?: string } }).cause?.code;
-  return code ? `connection failed (${code})` : 'connection failed';
+  return {
+    async send(url, message) {
+      const started = performance.now();
+      const outcome = (fields: Omit<SendOutcome, 'latencyMs'>): SendOutcome => ({
+        ...fields,
+        latencyMs: Math.round(performance.now() - started),
+      });
+      try {
+        const host = url.hostname.replace(/^\[|\]$/g, '');
+        if (isIP(host) && !options.allowPrivate && !isPublicAddress(host))
+          throw new RefusedWebhookAddress(`${host} is a private or loopback address`);
+        const response = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': options.userAgent,
+            ...signatureHeaders(message, new Date()),
+          },
+          body: message.body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        let read = 0;
+        for await (const chunk of response.body) {
+          read += (chunk as Buffer).length;
+          if (read >= MAX_RESPONSE_BYTES) break;
+        }
+        response.body.destroy();
+        const result = resultOf(response.statusCode);
+        return outcome({
+          result,
+          status: response.statusCode,
+          error: result === 'delivered' ? null : `HTTP ${response.statusCode}`,
+          retryAfterMs: retryAfterMs(response.headers['retry-after']),
+        });
+      } catch (error) {
+        const timedOut = error instanceof Error && /abort|timeout/i.test(`${error.name} ${error.message}`);
+        const detail = timedOut ? `no answer within ${timeoutMs / 1000} s` : failureDetail(error);
+        return outcome({ result: 'retry', status: null, error: detail, retryAfterMs: null });
+      }
+    },
+    close: () => agent.close().catch(() => undefined),
+  };
 }

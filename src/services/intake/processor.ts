@@ -46,7 +46,7 @@ export function createObservationProcessor(deps: {
   };
   /** Where batches nobody waits on leave steps 3–4; without it they run inline. */
   followUps?: Pick<FollowUpBacklog, 'add'>;
-  /** Where written posts wait for the saved searches' matching pass; absent: not recorded. */
+  /** What is told of written posts (saved searches match them); absent: nothing is told. */
   changes?: PostWriteRecorder;
   /**
    * The mirror of the accounts' current followers that posts render from
@@ -86,9 +86,13 @@ export function createObservationProcessor(deps: {
   ) {
     const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
     const changes = deps.changes;
+    const firstSeen = new Date().toISOString();
     return store.posts.merge(
       [...groups.keys()],
-      (id, current) => withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts),
+      (id, current) => {
+        const merged = withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts);
+        return current === null ? { ...merged, first_seen_at: firstSeen } : merged;
+      },
       {
         points,
         // Recorded before they are written: see PostWriteRecorder.

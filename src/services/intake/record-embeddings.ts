@@ -66,7 +66,7 @@ function needs<R extends { embedding?: StoredEmbedding }>(record: R, texts: Text
 export function createRecordEmbeddings(deps: {
   store: Pick<IntakeStore, 'posts' | 'accounts' | 'recentPostVectors' | 'refresh'>;
   embedder: DocumentEmbedder;
-  /** Where written posts wait for the saved searches' matching pass; absent: not recorded. */
+  /** What is told of written posts (saved searches match them); absent: nothing is told. */
   changes?: PostWriteRecorder;
 }): RecordEmbeddings {
   const modelId = deps.embedder.modelId;

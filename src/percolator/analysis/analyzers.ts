@@ -1,11 +1,10 @@
 import { foldCase } from '../../query/fields.ts';
-import { eachKnownToken, type Vocabulary } from './known-tokens.ts';
-import { eachStandardToken } from './memory-analysis.ts';
+import { eachStandardToken } from './standard-tokenizer.ts';
 
 /**
  * The analyzers of an index's text fields and the normalizers of its keyword fields, as in-memory
- * matching (memory-query.ts) reproduces them: the `standard` tokenizer with or without the
- * `lowercase` filter (memory-analysis.ts), and nothing else: a field analyzed otherwise is left out
+ * matching (src/percolator) reproduces them: the `standard` tokenizer with or without the
+ * `lowercase` filter (standard-tokenizer.ts), and nothing else: a field analyzed otherwise is left out
  * and a query over it refused, never answered differently from the engine.
  */
 
@@ -13,16 +12,11 @@ import { eachStandardToken } from './memory-analysis.ts';
 export interface TextAnalyzer {
   /** Gives `visit` each token of `text`, in order. */
   tokens(this: void, text: string, visit: (token: string) => void): void;
-  /** Gives `visit` each token of `text` that `vocabulary` holds, in order (known-tokens.ts). */
-  known(this: void, text: string, vocabulary: Vocabulary, visit: (token: string) => void): void;
 }
 
 /** The `standard` tokenizer, lowercased or not, as a {@link TextAnalyzer}. */
 function standardAnalyzer(lowercased: boolean): TextAnalyzer {
-  return {
-    tokens: (text, visit) => eachStandardToken(text, lowercased, visit),
-    known: (text, vocabulary, visit) => eachKnownToken(text, lowercased, vocabulary, visit),
-  };
+  return { tokens: (text, visit) => eachStandardToken(text, lowercased, visit) };
 }
 
 /** The tokens `analyzer` makes of `text`, in order. */
@@ -47,7 +41,7 @@ const listOf = (value: string | string[] | undefined): string[] =>
 /**
  * The in-memory form of an analyzer, or null for one this module cannot reproduce (another
  * tokenizer, a filter other than `lowercase`, any char filter): a query over such a field is
- * refused by memory-query.ts, never answered differently from the engine.
+ * refused when it is compiled (document.ts), never answered differently from the engine.
  */
 export function textAnalyzer(definition: AnalyzerDefinition | undefined, name: string): TextAnalyzer | null {
   if (!definition) return name === 'standard' ? standardAnalyzer(true) : null;

@@ -1,10 +1,9 @@
 import { Client } from '@elastic/elasticsearch';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eachKnownToken, vocabularyOf } from '../../src/engine/elasticsearch/known-tokens.ts';
-import { standardTokens } from '../../src/engine/elasticsearch/memory-analysis.ts';
-import { generateObservations } from '../../src/seed/generator.ts';
+import { standardTokens } from '../../../src/percolator/analysis/standard-tokenizer.ts';
+import { generateObservations } from '../../../src/seed/generator.ts';
 
-// Saved searches are matched in memory (memory-query.ts), with the engine's analysis reproduced
+// Saved searches are matched in memory (src/percolator), with the engine's analysis reproduced
 // in the process: a token the engine would cut differently is a post an alert misses or invents.
 // The oracle is the engine itself (`_analyze`), on every text of the demo corpus and on the cases
 // where Unicode word segmentation has rules of its own.
@@ -60,19 +59,5 @@ describe("the engine's analysis in memory", () => {
 
   it('keeps case when the analyzer has no lowercase filter', async () => {
     for (const text of EDGE_CASES) expect(standardTokens(text, false), text).toEqual(await engineTokens(text, false));
-  });
-
-  it("finds in each text exactly the engine's tokens that saved searches look up (known-tokens.ts)", async () => {
-    const texts = [...corpusTexts().slice(0, 600), ...EDGE_CASES];
-    const engine: string[][] = [];
-    for (const text of texts) engine.push(await engineTokens(text, true));
-    // Words as searches hold them: every 7th distinct token of the engine's, in every script.
-    const words = new Set([...new Set(engine.flat())].filter((_, i) => i % 7 === 0));
-    const vocabulary = vocabularyOf(words);
-    texts.forEach((text, i) => {
-      const known: string[] = [];
-      eachKnownToken(text, true, vocabulary, (w) => known.push(w));
-      expect(known, text).toEqual(engine[i]!.filter((t) => words.has(t)));
-    });
   });
 });

@@ -1,14 +1,13 @@
 import { foldCase } from '../../query/fields.ts';
 
 /**
- * The engine's text analysis, reproduced in the process for in-memory matching (memory-query.ts):
+ * The engine's text analysis, reproduced in the process for the percolator (src/percolator):
  * Lucene's `standard` tokenizer (Unicode word segmentation, UAX #29, with the token types Lucene
  * adds: one token per Han ideograph and per Hiragana character, one per run of Katakana or of a
  * South-East Asian script, emoji sequences as tokens), the `lowercase` filter (one code point at a
  * time). Checked token for token against the engine's `_analyze` on the demo corpus in every
- * language it holds and on edge cases (test/integration/memory-analysis.test.ts). The fields'
- * analyzers built of it are in text-analyzers.ts; finding only some words of a text, in
- * known-tokens.ts.
+ * language it holds and on edge cases (test/integration/percolator/analysis.test.ts). The fields'
+ * analyzers built of it are in analyzers.ts.
  *
  * Why not `Intl.Segmenter`: it implements the same rules, but segmenting a 1,500-character caption
  * took 1.1 ms against 16 µs for one regular expression (Node 20, 2026-11-27), and its dictionary

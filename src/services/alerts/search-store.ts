@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { hashCodec, ownedRecords, type AlertRedis } from './alert-redis.ts';
+
+const searchSchema = z.object({
+  id: z.string(),
+  owner: z.string(),
+  name: z.string(),
+  /**
+   * The `post` scope as the client sent it: what the API shows, and what the search is read from
+   * again (alert-request.ts, `storedSavedSearchSchema`): one schema validates and normalizes it.
+   */
+  post: z.record(z.string(), z.unknown()),
+  /** The query's embedding, base64 of little-endian float32 (null: no query, or no model yet). */
+  vector: z.string().nullable(),
+  webhook_endpoint_id: z.string().nullable(),
+  created_at: z.string(),
+  last_match_at: z.string().nullable(),
+  /** Matches not recorded because the search had recorded its limit of events in 30 days (event-store.ts). */
+  events_dropped: z.coerce.number().int().default(0),
+});
+
+/** A saved search as stored. */
+export type SavedSearchRecord = z.infer<typeof searchSchema>;
+
+/** Sets one field of a hash that still exists (a search deleted meanwhile stays deleted). */
+const SET_IF_EXISTS = `
+if redis.call('exists', KEYS[1]) == 1 then redis.call('hset', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`;
+
+/**
+ * The saved searches of every holder (`search:{id}`, `owner:{owner}:searches`), and the set of
+ * them all (`searches`) with its version (`searches:version`), which the worker reads them by.
+ */
+export function createSearchStore(store: AlertRedis) {
+  const { redis, key } = store;
+  const records = ownedRecords(store, { one: 'search', many: 'searches' }, hashCodec(searchSchema, ['post']), {
+    every: true,
+  });
+  const [every, version] = records.every as [string, string];
+  return {
+    ...records,
+    /** How many saved searches exist (0: writers record nothing for them). */
+    count: () => store.run(() => redis.zcard(every)),
+    /** A number that changes whenever a saved search is created, deleted or given its vector. */
+    version: () => store.run(async () => (await redis.get(version)) ?? '0'),
+    /** Stores the query embedding of a saved search created while the model was not ready. */
+    setVector: (id: string, vector: string) =>
+      store.run(async () => {
+        await redis.eval(SET_IF_EXISTS, 1, key('search', id), 'vector', vector);
+        await redis.incr(version);
+      }),
+  };
+}
+
+/** The saved-search store. */
+export type SearchStore = ReturnType<typeof createSearchStore>;
