@@ -166,12 +166,13 @@ export function createMatchWrites(deps: {
     },
   ) {
     const watched: VolumeNews[] = [];
+    const queryOf = new Map(job.queries.map((q) => [q.id, q.search]));
     for (const [id, ids] of news) {
       const search = job.bySearch.get(id)!;
       if (!search.volume || !search.events.includes('volume')) continue;
       watched.push({
         search: { ...search, volume: search.volume },
-        query: job.queries.find((q) => q.id === id)!.search,
+        query: queryOf.get(id)!,
         posts: ids.map((post) => ({ id: post, postedAt: postedAt(job.byPost.get(post)!.after) })),
       });
     }
