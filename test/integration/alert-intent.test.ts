@@ -73,7 +73,10 @@ function recorder(fail: { record?: boolean; leave?: boolean; match?: boolean }) 
       ttlSeconds: 3600,
     }),
     events: fail.record ? { record: failingOnce(stores.events.record) } : stores.events,
-    volume: createVolumeWatch({ store: stores.volume, countBuckets: baselineCounter(stack.runtime.config, stack.runtime.engine, stack.runtime.embedder) }),
+    volume: createVolumeWatch({
+      store: stores.volume,
+      countBuckets: baselineCounter(stack.runtime.config, stack.runtime.engine, stack.runtime.embedder),
+    }),
   });
   return createPostWriteRecorder({
     matchWrites,
