@@ -52,7 +52,8 @@ const { values: args } = parseArgs({
     posts: { type: 'string', default: '5000' },
     searches: { type: 'string', default: '1000,10000' },
     // The rounds' counts in order, instead of 0 then --searches: e.g. 0,1000,1000,0, so that a
-    // trend over the run (the index grows, and its merges with it) weighs on both sides alike.
+    // trend over the run (the index grows, and its merges with it) weighs on both sides alike. A
+    // count ending in `v` (1000v) gives every saved search of the round a volume rule.
     rounds: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -60,7 +61,10 @@ const { values: args } = parseArgs({
 const BASE = Number(args.base);
 const POSTS = Number(args.posts);
 // A first round without saved searches warms the processes up and is not reported.
-const COUNTS = [0, ...(args.rounds ?? `0,${args.searches}`).split(',').map(Number)];
+const COUNTS = ['0', ...(args.rounds ?? `0,${args.searches}`).split(',')].map((r) => ({
+  count: Number(r.replace(/v$/, '')),
+  volume: r.endsWith('v'),
+}));
 const prefix = `bench-alerts-${process.pid}`;
 const env: NodeJS.ProcessEnv = {
   NODE_ENV: 'production',
@@ -82,11 +86,24 @@ const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destinat
 const say = (line: string) => process.stdout.write(`${line}\n`);
 /**
  * Redis's own count (MEMORY USAGE) of what alerts keep, by family: the events' streams, the sets of
- * their posts (`news`), the summaries they refer to, the saved searches' hashes.
+ * their posts (`news`), the summaries they refer to, the saved searches' hashes, their volume
+ * windows (hash, posts counted).
  */
-async function alertStorageBytes(): Promise<{ events: number; news: number; summaries: number; searches: number }> {
-  const families = { events: /:events$/, news: /:news$/, summaries: /:summary:/, searches: /:search:[^:]+$/ };
-  const out = { events: 0, news: 0, summaries: 0, searches: 0 };
+async function alertStorageBytes(): Promise<{
+  events: number;
+  news: number;
+  summaries: number;
+  searches: number;
+  volume: number;
+}> {
+  const families = {
+    events: /:events$/,
+    news: /:news$/,
+    summaries: /:summary:/,
+    searches: /:search:[^:]+$/,
+    volume: /:volume:/,
+  };
+  const out = { events: 0, news: 0, summaries: 0, searches: 0, volume: 0 };
   const keys: Array<[keyof typeof out, string]> = [];
   for await (const batch of runtime.redis.scanStream({ match: `${prefix}:alert-store:*`, count: 1000 }))
     for (const k of batch as string[])
@@ -151,9 +168,22 @@ try {
       body: JSON.stringify({ url: hookUrl }),
     })
   ).json()) as { id: string };
-  function searchBody(i: number) {
+  /**
+   * With `volume`, every search also watches its volume per hour: half above 20 posts, half a
+   * spike of 3× the median of the 24 hours before (from 5 posts), counted over the seed's history.
+   */
+  function searchBody(i: number, volume: boolean) {
     const post = shapes.post(i);
-    return { name: `search ${i}`, post, ...(i % 10 === 0 ? { webhook_endpoint_id: endpoint } : {}) };
+    const rule =
+      i % 2 === 0
+        ? { interval: 'hour', above: 20 }
+        : { interval: 'hour', spike: { factor: 3, baseline_intervals: 24, min_count: 5 } };
+    return {
+      name: `search ${i}`,
+      post,
+      ...(i % 10 === 0 ? { webhook_endpoint_id: endpoint } : {}),
+      ...(volume ? { volume: rule } : {}),
+    };
   }
 
   const rows: Array<Record<string, number | null>> = [];
@@ -161,10 +191,13 @@ try {
   const activities: EngineActivity[] = [];
   let created = 0;
   const ids: string[] = [];
-  for (const [round, count] of COUNTS.entries()) {
+  let withVolume = false;
+  for (const [round, { count, volume }] of COUNTS.entries()) {
     const startedCreating = performance.now();
-    // Fewer than the round before: the newest ones deleted through the API.
-    while (ids.length > count) {
+    // Fewer than the round before, or of the other kind: the newest ones deleted through the API.
+    const keep = volume === withVolume ? count : 0;
+    withVolume = volume;
+    while (ids.length > keep) {
       const response = await fetch(`${base}/v1/social/saved-searches/${ids.pop()}`, {
         method: 'DELETE',
         headers: { authorization: headers.authorization },
@@ -178,7 +211,7 @@ try {
           const response = await fetch(`${base}/v1/social/saved-searches`, {
             method: 'POST',
             headers,
-            body: JSON.stringify(searchBody(i)),
+            body: JSON.stringify(searchBody(i, volume)),
           });
           if (response.status !== 201) throw new Error(`saved search: ${response.status} ${await response.text()}`);
           ids.push(((await response.json()) as { id: string }).id);
@@ -186,9 +219,13 @@ try {
       );
     }
     const createMs = performance.now() - startedCreating;
-    // New posts: seed posts under new IDs (new to every search), their authors already known.
-    const fresh = posts.slice(0, POSTS).map((p) => ({
+    // New posts: seed posts under new IDs (new to every search), their authors already known,
+    // published within the last half hour (a volume rule counts them in the current hour's window;
+    // every round alike, with volume rules or not).
+    const now = Date.now();
+    const fresh = posts.slice(0, POSTS).map((p, i) => ({
       ...p,
+      posted_at: new Date(now - ((i * 7919) % 1_800_000)).toISOString(),
       platform_id: `${String(p['platform_id'])}-r${round}`,
       shortcode: `${String(p['shortcode'])}r${round}`,
       media: (p['media'] as Array<Record<string, unknown>>).map((m) => ({
@@ -241,17 +278,22 @@ try {
     const lags: number[] = [];
     // What the events of every round so far take in Redis, against their bodies' own bytes (what
     // storing each event whole took before 2026-11-27).
-    const stored = { events: 0, bodyBytes: 0, redisBytes: 0, searchBytes: 0 };
+    const stored = { events: 0, volumeEvents: 0, bodyBytes: 0, redisBytes: 0, searchBytes: 0, volumeBytes: 0 };
     if (count > 0) {
       for (const search of await retrying(() => stores.searches.all())) {
         for (const event of (await retrying(() => stores.events.page(search.id, null, 100_000))).events) {
           stored.events++;
           stored.bodyBytes += Buffer.byteLength(event.body);
           const body = JSON.parse(event.body) as {
+            type: string;
             created_at: string;
-            data: { post: { web_url: string; shortcode: string } };
+            data: { post?: { web_url: string; shortcode: string } };
           };
-          const platformId = byShortcode.get(body.data.post.shortcode);
+          if (body.type !== 'post.matched') {
+            stored.volumeEvents++;
+            continue;
+          }
+          const platformId = byShortcode.get(body.data.post!.shortcode);
           const sent = platformId ? acceptedAt.get(platformId) : undefined;
           if (sent !== undefined) lags.push(Date.parse(body.created_at) - sent);
         }
@@ -259,10 +301,13 @@ try {
       const bytes = await retrying(() => alertStorageBytes());
       stored.redisBytes = bytes.events + bytes.news + bytes.summaries;
       stored.searchBytes = bytes.searches;
+      stored.volumeBytes = bytes.volume;
     }
     lags.sort((a, b) => a - b);
     const row = {
       saved_searches: count,
+      volume_rules: volume ? 1 : 0,
+      volume_events: stored.volumeEvents,
       create_s: +(createMs / 1000).toFixed(1),
       posts: fresh.length,
       intake_obs_per_s: +(fresh.length / intakeSeconds).toFixed(1),
@@ -276,6 +321,7 @@ try {
       process_cpu_s_per_1000_posts: +((serviceCpuS * 1000) / fresh.length).toFixed(3),
       redis_bytes_per_event: stored.events > 0 ? Math.round(stored.redisBytes / stored.events) : null,
       redis_bytes_per_search_hash: count > 0 ? Math.round(stored.searchBytes / count) : null,
+      redis_volume_bytes_per_search: volume && count > 0 ? Math.round(stored.volumeBytes / count) : null,
       body_bytes_per_event: stored.events > 0 ? Math.round(stored.bodyBytes / stored.events) : null,
     };
     if (round > 0) {
@@ -290,6 +336,8 @@ try {
     );
   }
   const none = rows[0]!;
+  /** A round's saved searches: `1000`, or `1000v` with volume rules. */
+  const label = (r: Record<string, number | null>) => `${r['saved_searches']}${r['volume_rules'] ? 'v' : ''}`;
   const cpu = (r: Record<string, number | null>) =>
     r['engine_cpu_s_per_1000_posts']! + r['redis_cpu_s_per_1000_posts']! + r['process_cpu_s_per_1000_posts']!;
   // On a machine the intake saturates, throughput goes as the inverse of CPU per post: the
@@ -300,21 +348,21 @@ try {
   say(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const r of rows)
     say(
-      `| ${r['saved_searches']} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none['intake_obs_per_s']!).toFixed(2)} | ${r['engine_cpu_s_per_1000_posts']} + ${r['redis_cpu_s_per_1000_posts']} + ${r['process_cpu_s_per_1000_posts']} | ${(cpu(none) / cpu(r)).toFixed(2)} | ${r['events']} (${r['events_per_post']}) | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms | ${r['redis_bytes_per_event'] ?? '–'} (${r['body_bytes_per_event'] ?? '–'}) |`,
+      `| ${label(r)} | ${r['intake_obs_per_s']} | ${(r['intake_obs_per_s']! / none['intake_obs_per_s']!).toFixed(2)} | ${r['engine_cpu_s_per_1000_posts']} + ${r['redis_cpu_s_per_1000_posts']} + ${r['process_cpu_s_per_1000_posts']} | ${(cpu(none) / cpu(r)).toFixed(2)} | ${r['events']} (${r['events_per_post']}) | ${r['lag_p50_ms'] ?? '–'} ms | ${r['lag_p95_ms'] ?? '–'} ms | ${r['lag_max_ms'] ?? '–'} ms | ${r['redis_bytes_per_event'] ?? '–'} (${r['body_bytes_per_event'] ?? '–'}) |`,
     );
   // Each count's rounds together (rounds of the same count given in an order such as 0,1000,1000,0):
   // CPU per 1,000 posts over all of them, and the capacity against the rounds without.
-  const byCount = new Map<number, { posts: number; engine: number; redis: number; process: number; rounds: number }>();
+  const byCount = new Map<string, { posts: number; engine: number; redis: number; process: number; rounds: number }>();
   for (const r of rows) {
-    const total = byCount.get(r['saved_searches']!) ?? { posts: 0, engine: 0, redis: 0, process: 0, rounds: 0 };
+    const total = byCount.get(label(r)) ?? { posts: 0, engine: 0, redis: 0, process: 0, rounds: 0 };
     total.posts += r['posts']!;
     total.engine += (r['engine_cpu_s_per_1000_posts']! * r['posts']!) / 1000;
     total.redis += (r['redis_cpu_s_per_1000_posts']! * r['posts']!) / 1000;
     total.process += (r['process_cpu_s_per_1000_posts']! * r['posts']!) / 1000;
     total.rounds += 1;
-    byCount.set(r['saved_searches']!, total);
+    byCount.set(label(r), total);
   }
-  const without = byCount.get(0);
+  const without = byCount.get('0');
   if (without && [...byCount.values()].some((t) => t.rounds > 1)) {
     const perPost = (t: { posts: number; engine: number; redis: number; process: number }) =>
       (t.engine + t.redis + t.process) / t.posts;
@@ -324,6 +372,14 @@ try {
       say(
         `| ${count} | ${t.rounds} | ${((t.engine * 1000) / t.posts).toFixed(3)} + ${((t.redis * 1000) / t.posts).toFixed(3)} + ${((t.process * 1000) / t.posts).toFixed(3)} | ${(perPost(without) / perPost(t)).toFixed(2)} |`,
       );
+    // The same saved searches with volume rules and without: what the rules take of the capacity.
+    for (const [count, t] of byCount) {
+      const plain = count.endsWith('v') ? byCount.get(count.slice(0, -1)) : undefined;
+      if (plain)
+        say(
+          `\nvolume rules on ${count.slice(0, -1)} saved searches: capacity with / without ${(perPost(plain) / perPost(t)).toFixed(2)}`,
+        );
+    }
   }
   say(
     `\n| saved searches | engine ms per 1,000 posts: get (count) | search (count) | index | refresh (count) | merge (count) |`,
@@ -333,7 +389,7 @@ try {
     const a = activities[i]!;
     const per = (n: number) => Math.round((n * 1000) / r['posts']!);
     say(
-      `| ${r['saved_searches']} | ${per(a.get_ms)} (${per(a.gets)}) | ${per(a.search_ms)} (${per(a.searches)}) | ${per(a.index_ms)} | ${per(a.refresh_ms)} (${per(a.refreshes)}) | ${per(a.merge_ms)} (${per(a.merges)}) |`,
+      `| ${label(r)} | ${per(a.get_ms)} (${per(a.gets)}) | ${per(a.search_ms)} (${per(a.searches)}) | ${per(a.index_ms)} | ${per(a.refresh_ms)} (${per(a.refreshes)}) | ${per(a.merge_ms)} (${per(a.merges)}) |`,
     );
   });
   mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });

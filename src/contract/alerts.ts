@@ -61,17 +61,54 @@ export const savedSearchSchema = z.strictObject({
     description:
       'Matches not recorded because the saved search had recorded its limit of events in 30 days (SAVED_SEARCH_EVENT_LIMIT): a search this broad is better narrowed.',
   }),
+  events: z.array(z.enum(['posts', 'volume'])).meta({
+    description:
+      'What it tells of: `posts` (a `post.matched` per post that comes to match), `volume` (its volume rule).',
+  }),
+  volume: z
+    .strictObject({
+      interval: z.enum(['hour', 'day']),
+      time_zone: z.string(),
+      above: z.number().int().optional(),
+      spike: z
+        .strictObject({ factor: z.number(), baseline_intervals: z.number().int(), min_count: z.number().int() })
+        .optional(),
+    })
+    .nullable()
+    .meta({ description: 'Its volume rule (null: none), the time zone in its canonical spelling.' }),
 });
 
-/** One event: a post that came to match a saved search (or a test event). */
+/** The window a volume event is about: `[start, end)`, ISO 8601 with the rule's zone's offset. */
+const volumeWindowSchema = z.strictObject({ start: timestamp, end: timestamp });
+
+/**
+ * One event: a post that came to match a saved search, a window whose volume crossed the saved
+ * search's rule, or a test event.
+ */
 export const alertEventSchema = z.strictObject({
   id: z.string().meta({ description: '`evt_…`: the same on every delivery attempt of the event (`webhook-id`).' }),
-  type: z.enum(['post.matched', 'webhook.test']),
+  type: z.enum(['post.matched', 'webhook.test', 'volume.exceeded', 'volume.spiked']),
   created_at: timestamp,
   data: z.strictObject({
     saved_search_id: z.string().optional(),
     webhook_endpoint_id: z.string().optional(),
     post: postSummarySchema.optional(),
+    window: volumeWindowSchema.optional().meta({ description: 'Volume events: the window whose posts were counted.' }),
+    count: z
+      .number()
+      .int()
+      .optional()
+      .meta({ description: 'Volume events: the posts of the window counted when it crossed the rule.' }),
+    above: z.number().int().optional().meta({ description: "`volume.exceeded`: the rule's threshold." }),
+    factor: z.number().optional().meta({ description: "`volume.spiked`: the rule's factor." }),
+    baseline: z
+      .strictObject({
+        intervals: z.number().int(),
+        median: z.number(),
+        counts: z.array(z.number().int()).meta({ description: 'The posts of each baseline window, oldest first.' }),
+      })
+      .optional()
+      .meta({ description: '`volume.spiked`: the windows before this one and their median.' }),
   }),
 });
 

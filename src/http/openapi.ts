@@ -58,6 +58,21 @@ const BODY_EXAMPLES: Record<string, unknown[]> = {
       ids: ['social_account_29m2wxyrhpsg5t7hcqwwyfkg58'],
     },
   ],
+  createSavedSearch: [
+    { name: 'Retinol launches', post: { query: 'retinol serum' }, webhook_endpoint_id: 'whe_<id of your endpoint>' },
+    {
+      name: 'Retinol volume',
+      post: { query: 'retinol', filters: { primary_language: { in: ['en'] } } },
+      webhook_endpoint_id: 'whe_<id of your endpoint>',
+      events: ['volume'],
+      volume: {
+        interval: 'hour',
+        time_zone: 'Europe/Paris',
+        above: 500,
+        spike: { factor: 3, baseline_intervals: 24, min_count: 50 },
+      },
+    },
+  ],
   lookupPosts: [{ shortcodes: ['0sjB3DUrdcE', 'r9cmlWofeDH'], ids: ['social_post_e7g2w4tc8d3pt4vn7b38b2p6rg'] }],
 };
 const ID_EXAMPLES: Record<string, unknown[]> = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalTimeZone } from './count-window.ts';
 import { closedObject } from './filter-schema.ts';
 import { expectedKeys, OBJECT_EXPECTED, postScope, toPostRequest, type PostSearch } from './search-request.ts';
 
@@ -26,11 +27,137 @@ export const createEndpointSchema = closedObject(
   expectedKeys(['url', 'description']),
 );
 
-/** A validated saved search: its name, the normalized search, the endpoint it pushes to. */
+/** The windows a volume rule counts in: calendar hours or days of its time zone. */
+export const VOLUME_INTERVALS = ['hour', 'day'] as const;
+/** What a saved search tells of: each post that comes to match it, and its volume rule's crossings. */
+export const SAVED_SEARCH_EVENTS = ['posts', 'volume'] as const;
+/** Bounds of a volume rule. */
+export const VOLUME_LIMITS = Object.freeze({
+  above: 1_000_000,
+  factor: { min: 1.5, max: 100 },
+  baselineIntervals: { min: 7, max: 28 },
+  minCount: 1_000_000,
+});
+
+/** A saved search's volume rule, as stored and shown (`time_zone` canonical). */
+export interface VolumeRule {
+  interval: (typeof VOLUME_INTERVALS)[number];
+  time_zone: string;
+  above?: number;
+  spike?: { factor: number; baseline_intervals: number; min_count: number };
+}
+
+/** A validated saved search: its name, the normalized search, the endpoint it pushes to, its events. */
 export interface SavedSearchInput {
   name: string;
   search: PostSearch;
   webhookEndpointId: string | null;
+  /** What it tells of (default `["posts"]`, and `"volume"` too with a volume rule). */
+  events: Array<(typeof SAVED_SEARCH_EVENTS)[number]>;
+  volume: VolumeRule | null;
+}
+
+const ZONE_EXPECTED = 'expected an IANA time zone name such as "Europe/Paris" or "UTC"';
+const count = (max: number, what: string) => {
+  const expected = `expected an integer from 1 to ${max}`;
+  return z
+    .int({ error: expected })
+    .min(1, { error: expected })
+    .max(max, { error: expected })
+    .meta({ description: what });
+};
+const FACTOR_EXPECTED = `expected a number from ${VOLUME_LIMITS.factor.min} to ${VOLUME_LIMITS.factor.max}`;
+const BASELINE_EXPECTED = `expected an integer from ${VOLUME_LIMITS.baselineIntervals.min} to ${VOLUME_LIMITS.baselineIntervals.max}`;
+
+const spikeSchema = closedObject(
+  {
+    factor: z
+      .number({ error: FACTOR_EXPECTED })
+      .min(VOLUME_LIMITS.factor.min, { error: FACTOR_EXPECTED })
+      .max(VOLUME_LIMITS.factor.max, { error: FACTOR_EXPECTED })
+      .meta({ description: 'A window spikes when its count exceeds this many times the baseline median.' }),
+    baseline_intervals: z
+      .int({ error: BASELINE_EXPECTED })
+      .min(VOLUME_LIMITS.baselineIntervals.min, { error: BASELINE_EXPECTED })
+      .max(VOLUME_LIMITS.baselineIntervals.max, { error: BASELINE_EXPECTED })
+      .meta({ description: 'The windows before the current one whose median is the baseline.' }),
+    min_count: count(
+      VOLUME_LIMITS.minCount,
+      'The fewest posts a window must hold to spike (a median of 0 or 1 makes any post a multiple of it).',
+    ),
+  },
+  OBJECT_EXPECTED,
+  expectedKeys(['factor', 'baseline_intervals', 'min_count']),
+).meta({ description: 'A spike: the window holds more than `factor` times the median of the windows before it.' });
+
+/** A saved search's `volume`: a rule on how many of its posts one window holds. */
+const volumeSchema = closedObject(
+  {
+    interval: z
+      .enum(VOLUME_INTERVALS, { error: 'expected "hour" or "day"' })
+      .meta({ description: "The window: a calendar hour or day of the time zone, by the posts' posted_at." }),
+    time_zone: z
+      .string({ error: ZONE_EXPECTED })
+      .max(64, { error: ZONE_EXPECTED })
+      .optional()
+      .meta({ description: 'IANA time zone of the windows (default "UTC"), as post counts take it.' }),
+    above: count(
+      VOLUME_LIMITS.above,
+      '`volume.exceeded` when the current window first holds more posts than this.',
+    ).optional(),
+    spike: spikeSchema.optional(),
+  },
+  OBJECT_EXPECTED,
+  expectedKeys(['interval', 'time_zone', 'above', 'spike']),
+).meta({
+  description:
+    'A rule on the saved search\'s volume: at most one `volume.exceeded` and one `volume.spiked` event per window (docs/api-decisions.md, "Volume alerts").',
+});
+
+const EVENTS_EXPECTED = `expected a non-empty list of ${SAVED_SEARCH_EVENTS.map((e) => `"${e}"`).join(', ')}`;
+const eventsSchema = z
+  .array(z.enum(SAVED_SEARCH_EVENTS, { error: EVENTS_EXPECTED }), { error: EVENTS_EXPECTED })
+  .min(1, { error: EVENTS_EXPECTED })
+  .max(SAVED_SEARCH_EVENTS.length * 2, { error: EVENTS_EXPECTED })
+  .meta({
+    description:
+      'What the search tells of: `posts` (a `post.matched` per post that comes to match) and `volume` (its volume rule\'s events). Default: `["posts"]`, and `["posts", "volume"]` with a volume rule.',
+  });
+
+/** The volume rule and events of a saved search, checked together (each names the other in its 422). */
+function toEvents(
+  body: { volume?: z.output<typeof volumeSchema> | undefined; events?: string[] | undefined },
+  ctx: z.RefinementCtx,
+): Pick<SavedSearchInput, 'events' | 'volume'> {
+  let volume: VolumeRule | null = null;
+  let valid = true;
+  const issue = (path: Array<string | number>, message: string) => {
+    ctx.addIssue({ code: 'custom', path, message });
+    valid = false;
+  };
+  if (body.volume) {
+    const { interval, above, spike } = body.volume;
+    const timeZone = canonicalTimeZone(body.volume.time_zone ?? 'UTC');
+    if (timeZone === null) issue(['volume', 'time_zone'], ZONE_EXPECTED);
+    if (above === undefined && spike === undefined)
+      issue(['volume'], 'expected "above", "spike" or both: a volume rule needs a threshold');
+    volume = {
+      interval,
+      time_zone: timeZone ?? 'UTC',
+      ...(above !== undefined && { above }),
+      ...(spike !== undefined && { spike }),
+    };
+  }
+  const events = body.events
+    ? SAVED_SEARCH_EVENTS.filter((e) => body.events!.includes(e))
+    : volume
+      ? [...SAVED_SEARCH_EVENTS]
+      : ['posts' as const];
+  if (events.includes('volume') && !body.volume)
+    issue(['events'], '"volume" needs a volume rule: add "volume" with "interval" and "above" or "spike"');
+  if (body.volume && !events.includes('volume'))
+    issue(['events'], 'a volume rule gives events only with "volume" listed here');
+  return valid ? { events, volume } : z.NEVER;
 }
 
 /**
@@ -71,14 +198,16 @@ export const createSavedSearchSchema = closedObject(
       .nullable()
       .optional()
       .meta({ description: 'Where new matches are pushed; without it they are only pulled (…/matches).' }),
+    volume: volumeSchema.optional(),
+    events: eventsSchema.optional(),
   },
   OBJECT_EXPECTED,
-  expectedKeys(['name', 'post', 'webhook_endpoint_id']),
-).transform((body, ctx): SavedSearchInput => ({
-  name: body.name,
-  search: toSavedSearch(body.post, ctx),
-  webhookEndpointId: body.webhook_endpoint_id ?? null,
-}));
+  expectedKeys(['name', 'post', 'webhook_endpoint_id', 'volume', 'events']),
+).transform((body, ctx): SavedSearchInput => {
+  const search = toSavedSearch(body.post, ctx);
+  const told = toEvents(body, ctx);
+  return { name: body.name, search, webhookEndpointId: body.webhook_endpoint_id ?? null, ...told };
+});
 
 /** `GET /v1/social/saved-searches/{id}/matches`. */
 export const matchesQuerySchema = z.strictObject({

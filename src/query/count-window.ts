@@ -95,6 +95,22 @@ export function bucketStarts(window: CountWindow, limit: number = COUNT_LIMITS.b
   return out;
 }
 
+/** The start of the bucket holding `ms` (epoch milliseconds). */
+export function bucketStartOf(ms: number, window: Pick<CountWindow, 'interval' | 'timeZone'>): number {
+  return startOf(ms, window).toMillis();
+}
+
+/** The start of the bucket `n` buckets before the one starting at `start` (calendar arithmetic: DST days stay days). */
+export function bucketStartBefore(
+  start: number,
+  window: Pick<CountWindow, 'interval' | 'timeZone'>,
+  n: number,
+): number {
+  return startOf(start, window)
+    .minus({ [window.interval]: n })
+    .toMillis();
+}
+
 /** The start of the bucket after the one starting at `start`. */
 export function nextBucketStart(start: number, window: Pick<CountWindow, 'interval' | 'timeZone'>): number {
   return startOf(start, window)

@@ -19,6 +19,10 @@ import { createSearchStore } from '../services/alerts/search-store.ts';
 import { createSecretBox } from '../services/alerts/secret-box.ts';
 import { createWebhookDelivery } from '../services/alerts/webhook-delivery.ts';
 import { createWebhookSender } from '../services/alerts/webhook-sender.ts';
+import { createVolumeStore } from '../services/alerts/volume-store.ts';
+import { createVolumeWatch, type CountBuckets } from '../services/alerts/volume.ts';
+import { createPostCountsService } from '../services/search/counts-service.ts';
+import { createReferences } from '../services/search/references.ts';
 import type { Connections } from './connections.ts';
 import { openFollowersMirror, type Closable } from './core.ts';
 
@@ -31,6 +35,24 @@ function queryEmbedder(config: Config, embedder: Embedder) {
     config.SEARCH_RANKING !== 'lexical' && embedder.status().state === 'ready' ? embedder.embedQuery(text) : null;
 }
 
+/**
+ * What a volume rule's baseline counts: the posts a post search returns by bucket, as
+ * `POST /v1/social/posts/counts` counts them (the counts service itself, ranked as the API ranks).
+ */
+export function baselineCounter(
+  config: Pick<Config, 'SEARCH_RANKING' | 'SEARCH_QUESTION_WEIGHTS' | 'CURSOR_TTL_SECONDS'>,
+  engine: Pick<ElasticsearchEngine, 'counts' | 'reads'>,
+  embedder: Embedder,
+): CountBuckets {
+  const counts = createPostCountsService({
+    engine: engine.counts,
+    references: createReferences({ reads: engine.reads, model: () => embedder.status().state }),
+    keepAliveSeconds: config.CURSOR_TTL_SECONDS,
+    ranking: { mode: config.SEARCH_RANKING, embedder, questionWeights: config.SEARCH_QUESTION_WEIGHTS === 'on' },
+  });
+  return async (search, window) => (await counts.countPosts(search, window)).buckets.map((b) => b.count);
+}
+
 /** How long the worker's alert stores wait on a busy Redis before its job fails (the API's: 2 s). */
 export const JOB_ALERT_STORE_TIMEOUT_MS = 10_000;
 
@@ -41,6 +63,7 @@ export function openAlertStores(config: Pick<Config, 'REDIS_PREFIX' | 'SAVED_SEA
     endpoints: createEndpointStore(redis),
     searches: createSearchStore(redis),
     events: createEventStore(redis, { deliveries, limit: config.SAVED_SEARCH_EVENT_LIMIT }),
+    volume: createVolumeStore(redis, { deliveries, limit: config.SAVED_SEARCH_EVENT_LIMIT }),
     pending: createPendingStore(redis),
     deliveries,
   };
@@ -112,6 +135,11 @@ export function openAlertWorker(
     reads: openFollowersMirror(config, connections, parts.engine),
     signer: parts.signer,
     events: stores.events,
+    volume: createVolumeWatch({
+      store: stores.volume,
+      countBuckets: baselineCounter(config, parts.engine, parts.embedder),
+      logger: parts.logger,
+    }),
   });
   const deliver = createWebhookDelivery({
     endpoints: stores.endpoints,

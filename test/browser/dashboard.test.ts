@@ -359,6 +359,25 @@ describe('the Explore and account pages in a real browser', () => {
       await expect(page.locator('.notice').textContent()).resolves.toContain('lagoon kites');
       await expect(page.locator('table.searches tbody tr td').first().textContent()).resolves.toBe('lagoon kites');
 
+      // The same search saved with a volume rule and no event per post.
+      await page.goBack();
+      await page.getByLabel('Name').fill('lagoon volume');
+      await page.getByLabel('Count posts per').selectOption('day');
+      await page.getByLabel('Alert above').fill('40');
+      await page.getByLabel('also push each new matching post').uncheck();
+      await page.getByRole('button', { name: 'Save as alert' }).click();
+      await page.waitForURL(/\/dashboard\/alerts\?notice=/);
+      await expect(
+        page.locator('tr', { hasText: 'lagoon volume' }).locator('.volume').textContent(),
+      ).resolves.toContain('above 40');
+      const saved = (await (
+        await fetch(`${api.url}/v1/social/saved-searches`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { data: Array<{ name: string; events: string[]; volume: unknown }> };
+      const volume = saved.data.find((s) => s.name === 'lagoon volume')!;
+      expect(volume.events).toEqual(['volume']);
+      expect(volume.volume).toEqual({ interval: 'day', time_zone: expect.any(String), above: 40 });
+      expect(saved.data.find((s) => s.name === 'lagoon kites')!.volume).toBeNull();
+
       await page.goBack();
       await page.locator('ol.posts li a').first().click();
       await page.waitForURL(`${api.url}/dashboard/accounts/@br.kiter`);

@@ -42,6 +42,8 @@ async function saved(id: string, endpoint: string | null = null): Promise<SavedS
     created_at: new Date().toISOString(),
     last_match_at: null,
     events_dropped: 0,
+    events: ['posts'],
+    volume: null,
   };
   expect(await searches.insert(record, 1000)).toBe(true);
   return record;

@@ -9,7 +9,8 @@ import { createMatchWrites, createPostWriteRecorder } from '../../src/services/a
 import { createSearchSet } from '../../src/services/alerts/search-set.ts';
 import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/services/intake/processor.ts';
-import { openAlertStores, type AlertStores } from '../../src/start/alerts.ts';
+import { createVolumeWatch } from '../../src/services/alerts/volume.ts';
+import { baselineCounter, openAlertStores, type AlertStores } from '../../src/start/alerts.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -72,6 +73,10 @@ function recorder(fail: { record?: boolean; leave?: boolean; match?: boolean }) 
       ttlSeconds: 3600,
     }),
     events: fail.record ? { record: failingOnce(stores.events.record) } : stores.events,
+    volume: createVolumeWatch({
+      store: stores.volume,
+      countBuckets: baselineCounter(stack.runtime.config, stack.runtime.engine, stack.runtime.embedder),
+    }),
   });
   return createPostWriteRecorder({
     matchWrites,

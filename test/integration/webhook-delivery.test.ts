@@ -211,6 +211,8 @@ describe("an endpoint's turn", () => {
       created_at: new Date().toISOString(),
       last_match_at: null,
       events_dropped: 0,
+      events: ['posts' as const],
+      volume: null,
     };
     await stores.searches.insert(search, 100);
     const at = new Date().toISOString();

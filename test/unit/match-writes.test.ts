@@ -45,6 +45,8 @@ describe('matching writes against many saved searches', () => {
       created_at: created,
       last_match_at: null,
       events_dropped: 0,
+      events: ['posts'],
+      volume: null,
     }));
     const queries = searches.map((s) => ({ id: s.id }) as AlertQuery);
     const asked: string[][] = [];
@@ -60,6 +62,7 @@ describe('matching writes against many saved searches', () => {
       reads: { currentFollowers: async () => new Map() },
       signer: createDeliverySigner({ baseUrl: 'http://127.0.0.1', secret: 'mw', ttlSeconds: 60 }),
       events: { record: async () => new Map() },
+      volume: async () => ({ events: 0, dropped: 0 }),
       now: () => now,
     });
     const written = post(new Date(now - 1000).toISOString());

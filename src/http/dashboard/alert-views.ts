@@ -48,7 +48,11 @@ function searchRow(ctx: PageContext, search: SavedSearch): Html {
     search.events_dropped > 0
       ? html`<p class="error">${search.events_dropped} matches dropped: it recorded its limit of events in 30 days; narrow it.</p>`
       : '';
-  return html`<tr data-search-id="${search.id}"><td>${search.name}${dropped}</td><td><code>${JSON.stringify(search.post)}</code></td><td>${search.webhook_endpoint_id ? html`<code>${search.webhook_endpoint_id}</code>` : html`<span class="muted">pull only</span>`}</td><td>${dateTime(search.last_match_at)}</td><td>${postForm(ctx, `/alerts/searches/${search.id}/delete`, 'Delete', html` class="danger" data-confirm="Delete ${search.name}? Its events go with it."`)}</td></tr>`;
+  const rule = search.volume;
+  const volume = rule
+    ? html`<p class="volume">Volume per ${rule.interval} (${rule.time_zone}):${rule.above !== undefined ? ` above ${rule.above}` : ''}${rule.above !== undefined && rule.spike ? ';' : ''}${rule.spike ? ` a spike of ${rule.spike.factor}× the median of ${rule.spike.baseline_intervals}, from ${rule.spike.min_count} posts` : ''}${search.events.includes('posts') ? '' : ' (no event per post)'}</p>`
+    : '';
+  return html`<tr data-search-id="${search.id}"><td>${search.name}${dropped}${volume}</td><td><code>${JSON.stringify(search.post)}</code></td><td>${search.webhook_endpoint_id ? html`<code>${search.webhook_endpoint_id}</code>` : html`<span class="muted">pull only</span>`}</td><td>${dateTime(search.last_match_at)}</td><td>${postForm(ctx, `/alerts/searches/${search.id}/delete`, 'Delete', html` class="danger" data-confirm="Delete ${search.name}? Its events go with it."`)}</td></tr>`;
 }
 
 /** The alerts page: webhook endpoints with their deliveries, and saved searches. */

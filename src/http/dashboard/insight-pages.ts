@@ -71,7 +71,40 @@ const saveForm = z.object({
   name: z.string().max(200, { error: 'the name may have at most 200 characters' }).default(''),
   post: z.string().max(12_000, { error: 'the search is too long to save: run a shorter one' }).default('{}'),
   webhook_endpoint_id: z.string().max(100, { error: 'not a webhook endpoint' }).default(''),
+  volume_interval: z.string().max(10, { error: 'expected "hour" or "day"' }).default(''),
+  volume_time_zone: z.string().max(64, { error: 'not a time zone' }).default('UTC'),
+  volume_above: z.string().max(20, { error: 'not a number' }).default(''),
+  volume_factor: z.string().max(20, { error: 'not a number' }).default(''),
+  volume_baseline: z.string().max(20, { error: 'not a number' }).default(''),
+  volume_min_count: z.string().max(20, { error: 'not a number' }).default(''),
+  /** The checkbox: present when checked (each new post pushed too). */
+  posts: z.string().max(10).optional(),
 });
+
+/** A number typed in a form (NaN when it is not one: the API's schema names the field). */
+const typed = (value: string) => (value.trim() === '' ? undefined : Number(value));
+
+/** The volume rule and events of the save form, in the API's shape (nothing without an interval). */
+function volumeOf(form: z.infer<typeof saveForm>): Record<string, unknown> {
+  if (form.volume_interval === '') return {};
+  const above = typed(form.volume_above);
+  const factor = typed(form.volume_factor);
+  return {
+    volume: {
+      interval: form.volume_interval,
+      time_zone: form.volume_time_zone || 'UTC',
+      ...(above !== undefined && { above }),
+      ...(factor !== undefined && {
+        spike: {
+          factor,
+          baseline_intervals: typed(form.volume_baseline) ?? 7,
+          min_count: typed(form.volume_min_count) ?? 10,
+        },
+      }),
+    },
+    events: form.posts ? ['posts', 'volume'] : ['volume'],
+  };
+}
 
 /** Posts shown under the chart, and the newest posts whose views the account page draws. */
 const FIRST_POSTS = 20;
@@ -211,7 +244,7 @@ export function registerInsightPages(
     } catch {
       throw new ValidationFailedError('The search to save is not valid: run it again from Explore.');
     }
-    const body = { name: form.name, post, webhook_endpoint_id: form.webhook_endpoint_id };
+    const body = { name: form.name, post, webhook_endpoint_id: form.webhook_endpoint_id, ...volumeOf(form) };
     const parsed = createSavedSearchSchema.safeParse(body);
     if (!parsed.success) throw new ValidationFailedError(formatIssues(parsed.error.issues));
     // The schema accepted `post`, so it is the object the holder's search sent (kept as sent).

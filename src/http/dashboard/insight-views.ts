@@ -179,6 +179,12 @@ function saveForm(ctx: PageContext, state: ExploreState): Html {
 <input type="hidden" name="_csrf" value="${ctx.csrf}"><input type="hidden" name="post" value="${JSON.stringify(state.post)}">
 <label>Name <input type="text" name="name" maxlength="200" required value="${state.form.q || 'Explore search'}"></label>
 <label>Push new matches to <select name="webhook_endpoint_id">${state.endpoints.map((e) => html`<option value="${e.id}">${e.url}</option>`)}</select></label>
+<fieldset class="volume-rule"><legend>Volume rule (optional)</legend><input type="hidden" name="volume_time_zone" value="${state.form.tz || 'UTC'}">
+<label>Count posts per <select name="volume_interval"><option value="">no volume rule</option><option value="hour">hour</option><option value="day">day</option></select></label>
+<label>Alert above <input type="number" name="volume_above" min="1" step="1" placeholder="posts"></label>
+<label>Or a spike of <input type="number" name="volume_factor" min="1.5" max="100" step="0.1" placeholder="e.g. 3">× the median of the last <input type="number" name="volume_baseline" min="7" max="28" step="1" value="7"> windows, from <input type="number" name="volume_min_count" min="1" step="1" value="10"> posts</label>
+<label class="check"><input type="checkbox" name="posts" value="on" checked> also push each new matching post</label>
+<p class="hint">Windows in ${state.form.tz || 'UTC'}, by the posts' publication time; one event per window at most.</p></fieldset>
 <button type="submit">Save as alert</button></form>`;
 }
 

@@ -14,6 +14,8 @@ import { HEALTHY, type EndpointRecord, type EndpointStore } from './endpoint-sto
 import type { EventStore } from './event-store.ts';
 import type { SavedSearchRecord, SearchStore } from './search-store.ts';
 import { generateWebhookSecret, type SecretBox } from './secret-box.ts';
+import { liveWindowStarts } from './volume.ts';
+import type { VolumeStore } from './volume-store.ts';
 import { checkNewWebhookUrl, RefusedWebhookAddress } from './webhook-address.ts';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
@@ -71,6 +73,7 @@ export function createAlertService(deps: {
   endpoints: EndpointStore;
   searches: SearchStore;
   events: Pick<EventStore, 'page' | 'keysOf'>;
+  volume: Pick<VolumeStore, 'keysOf'>;
   deliveries: Pick<DeliveryStore, 'queueTest' | 'keysOf'>;
   box: SecretBox;
   /** WEBHOOK_ALLOW_PRIVATE. */
@@ -223,6 +226,8 @@ export function createAlertService(deps: {
         created_at: now().toISOString(),
         last_match_at: null,
         events_dropped: 0,
+        events: input.events,
+        volume: input.volume,
       };
       // Checked again as it is written: concurrent creates cannot pass the cap together.
       if (!(await searches.insert(record, deps.caps.searches))) throw capReached('saved searches', deps.caps.searches);
@@ -233,7 +238,9 @@ export function createAlertService(deps: {
     getSearch: async (owner: string, id: string) => searchView(await ownedSearch(owner, id)),
 
     async deleteSearch(owner: string, id: string) {
-      await searches.delete(await ownedSearch(owner, id), deps.events.keysOf(id));
+      const search = await ownedSearch(owner, id);
+      const windows = search.volume ? deps.volume.keysOf(id, liveWindowStarts(search.volume, now().getTime())) : [];
+      await searches.delete(search, [...deps.events.keysOf(id), ...windows]);
     },
 
     /** A page of a saved search's events, oldest first, after `cursor`. */

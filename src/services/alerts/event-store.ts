@@ -104,7 +104,8 @@ end
 return out`);
 
 /**
- * The saved searches' events: per search a stream of `(post, at)` entries, each referring to
+ * The saved searches' events: per search a stream of `(post, at)` entries (and of `(event, body)`
+ * entries for its volume events, volume-store.ts), each `(post, at)` referring to
  * `summary:{post}:{at ms}`, the post's summary as of that write, stored once however many searches
  * it is news to, and a set of the posts it holds events of (scored by the post's first write), so
  * that a pair gives one event. Both hold at most `limit` events and 30 days ({@link NEWS_WINDOW_MS}):
@@ -177,14 +178,18 @@ export function createEventStore(
         const read = entries.slice(0, limit).map(([position, flat]) => {
           const fields: Record<string, string> = {};
           for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-          return { position, post: fields['post']!, at: fields['at']! };
+          return { position, post: fields['post'], at: fields['at'], body: fields['body'] };
         });
-        const summaries = read.length > 0 ? await redis.mget(...read.map((e) => summaryOf(e.post, e.at))) : [];
-        const events = read.flatMap((e, i): StoredEvent[] => {
-          const summary = summaries[i] ?? null;
+        // A volume event carries its body; a post.matched event refers to its post's summary.
+        const refs = read.filter((e) => e.body === undefined);
+        const summaries = refs.length > 0 ? await redis.mget(...refs.map((e) => summaryOf(e.post!, e.at!))) : [];
+        const summaryOfEntry = new Map(refs.map((e, i) => [e.position, summaries[i] ?? null]));
+        const events = read.flatMap((e): StoredEvent[] => {
+          if (e.body !== undefined) return [{ position: e.position, body: e.body }];
+          const summary = summaryOfEntry.get(e.position) ?? null;
           return summary === null
             ? []
-            : [{ position: e.position, body: matchedEventBody(search, e.post, e.at, summary) }];
+            : [{ position: e.position, body: matchedEventBody(search, e.post!, e.at!, summary) }];
         });
         return { events, next: read.at(-1)?.position ?? after, more: entries.length > limit };
       }),

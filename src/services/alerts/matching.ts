@@ -3,13 +3,15 @@ import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import type { PostRecord, PostWrite, PostWriteRecorder } from '../../domain/records.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
-import type { AlertMatching } from '../../engine/alerts.ts';
+import type { AlertMatching, AlertQuery } from '../../engine/alerts.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { renderPostSummary } from '../../render/post.ts';
 import { NEWS_WINDOW_MS, type EventStore, type NewsFor, type NewsPost } from './event-store.ts';
 import type { PendingStore } from './pending-store.ts';
+import type { SavedSearchRecord } from './search-store.ts';
 import type { SearchSet } from './search-set.ts';
+import type { VolumeNews, VolumeWatch } from './volume.ts';
 
 /** What one matching of writes did. */
 export interface MatchResult {
@@ -17,12 +19,15 @@ export interface MatchResult {
   posts: number;
   searches: number;
   events: number;
-  /** Matches not recorded: their search held its limit of events. */
+  /** Events not recorded: their search held its limit of events. */
   dropped: number;
 }
 
 /** Matches writes against every saved search and records their events. */
 export type MatchWrites = (writes: readonly PostWrite[]) => Promise<MatchResult>;
+
+/** When the post was published (epoch ms): the window a volume rule counts it in. */
+const postedAt = (post: PostRecord) => Date.parse(post.raw!.v.posted_at);
 
 /** When the post was first written (epoch ms); a post without the stamp is never news. */
 const firstSeen = (post: PostRecord) => (post.first_seen_at ? Date.parse(post.first_seen_at) : -Infinity);
@@ -39,6 +44,10 @@ const firstSeen = (post: PostRecord) => (post.first_seen_at ? Date.parse(post.fi
  * Why first written after the search: a post the search could have found when it was created is
  * never news, and no pair of a post older than 30 days need be remembered to keep that promise
  * (docs/capacity.md, "Alerts in Redis").
+ *
+ * The news goes where each search's `events` say: `posts`, a `post.matched` event per pair (the
+ * event store); `volume`, the pair counted in its post's window by the search's volume rule,
+ * which records `volume.exceeded` and `volume.spiked` in the same event store (volume.ts).
  */
 export function createMatchWrites(deps: {
   searches: SearchSet;
@@ -46,6 +55,7 @@ export function createMatchWrites(deps: {
   reads: Pick<RecordReads, 'currentFollowers'>;
   signer: DeliverySigner;
   events: Pick<EventStore, 'record'>;
+  volume: VolumeWatch;
   now?: () => number;
 }): MatchWrites {
   const now = deps.now ?? Date.now;
@@ -100,30 +110,74 @@ export function createMatchWrites(deps: {
         else news.set(id, [post]);
       }
     if (news.size === 0) return result;
-    const withNews = new Set([...news.values()].flat());
+    const bySearch = new Map(searches.map((s) => [s.id, s]));
+    const [told, watched] = await Promise.all([
+      recordPostEvents(
+        [...news].filter(([id]) => bySearch.get(id)!.events.includes('posts')),
+        { byPost, bySearch, at, time },
+      ),
+      watchVolume([...news], { byPost, bySearch, queries, time }),
+    ]);
+    result.searches = told.searches;
+    result.events = told.events + watched.events;
+    result.dropped = told.dropped + watched.dropped;
+    return result;
+  };
+
+  /** The `post.matched` events of `news` (pairs by search), each post's summary rendered once. */
+  async function recordPostEvents(
+    news: ReadonlyArray<[string, string[]]>,
+    job: { byPost: Map<string, PostWrite>; bySearch: Map<string, SavedSearchRecord>; at: string; time: number },
+  ) {
+    const out = { searches: 0, events: 0, dropped: 0 };
+    if (news.length === 0) return out;
+    const withNews = new Set(news.flatMap(([, ids]) => ids));
     const summaries = await renderSummaries(
-      [...withNews].map((id) => byPost.get(id)!.after),
+      [...withNews].map((id) => job.byPost.get(id)!.after),
       deps,
     );
     const posts: NewsPost[] = [...summaries].map(([post, summary]) => ({
       post,
-      at,
-      firstSeen: firstSeen(byPost.get(post)!.after),
+      at: job.at,
+      firstSeen: firstSeen(job.byPost.get(post)!.after),
       summary,
     }));
-    const bySearch = new Map(searches.map((s) => [s.id, s]));
-    const pairs: NewsFor[] = [...news].map(([id, ids]) => ({
-      search: bySearch.get(id)!,
+    const pairs: NewsFor[] = news.map(([id, ids]) => ({
+      search: job.bySearch.get(id)!,
       posts: ids.filter((post) => summaries.has(post)),
     }));
-    const recorded = await deps.events.record(posts, pairs, time);
-    result.searches = recorded.size;
+    const recorded = await deps.events.record(posts, pairs, job.time);
+    out.searches = recorded.size;
     for (const { recorded: n, dropped } of recorded.values()) {
-      result.events += n;
-      result.dropped += dropped;
+      out.events += n;
+      out.dropped += dropped;
     }
-    return result;
-  };
+    return out;
+  }
+
+  /** The news of searches whose volume rule gives events, counted into their posts' windows. */
+  async function watchVolume(
+    news: ReadonlyArray<[string, string[]]>,
+    job: {
+      byPost: Map<string, PostWrite>;
+      bySearch: Map<string, SavedSearchRecord>;
+      queries: AlertQuery[];
+      time: number;
+    },
+  ) {
+    const watched: VolumeNews[] = [];
+    const queryOf = new Map(job.queries.map((q) => [q.id, q.search]));
+    for (const [id, ids] of news) {
+      const search = job.bySearch.get(id)!;
+      if (!search.volume || !search.events.includes('volume')) continue;
+      watched.push({
+        search: { ...search, volume: search.volume },
+        query: queryOf.get(id)!,
+        posts: ids.map((post) => ({ id: post, postedAt: postedAt(job.byPost.get(post)!.after) })),
+      });
+    }
+    return watched.length === 0 ? { events: 0, dropped: 0 } : deps.volume(watched, job.time);
+  }
 }
 
 /**

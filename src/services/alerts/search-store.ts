@@ -17,6 +17,19 @@ const searchSchema = z.object({
   last_match_at: z.string().nullable(),
   /** Matches not recorded because the search had recorded its limit of events in 30 days (event-store.ts). */
   events_dropped: z.coerce.number().int().default(0),
+  /** What it tells of; a search stored without the field tells of its posts, as every search did before volume rules. */
+  events: z.array(z.enum(['posts', 'volume'])).default(['posts']),
+  /** Its volume rule (volume.ts), or null. */
+  volume: z
+    .object({
+      interval: z.enum(['hour', 'day']),
+      time_zone: z.string(),
+      above: z.number().int().optional(),
+      spike: z
+        .object({ factor: z.number(), baseline_intervals: z.number().int(), min_count: z.number().int() })
+        .optional(),
+    })
+    .nullable(),
 });
 
 /** A saved search as stored. */
@@ -33,9 +46,14 @@ return 1`;
  */
 export function createSearchStore(store: AlertRedis) {
   const { redis, key } = store;
-  const records = ownedRecords(store, { one: 'search', many: 'searches' }, hashCodec(searchSchema, ['post']), {
-    every: true,
-  });
+  const records = ownedRecords(
+    store,
+    { one: 'search', many: 'searches' },
+    hashCodec(searchSchema, ['post', 'events', 'volume']),
+    {
+      every: true,
+    },
+  );
   const [every, version] = records.every as [string, string];
   return {
     ...records,
