@@ -203,7 +203,7 @@ describe('embedder configuration', () => {
     await expect(broken.embedQuery('x')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
   });
 
-  it('gives fp32 vectors equal to the transformers.js pipeline, q8 ones within cosine 0.98 of them and 0.99 of the untouched q8 file', async () => {
+  it('gives fp32 vectors equal to the transformers.js pipeline, q8 ones within cosine 0.98 of them and 0.97 of the untouched q8 file', async () => {
     const fp32 = createEmbedder(config({ EMBEDDING_DTYPE: 'fp32', EMBEDDING_THREADS: 1 }));
     try {
       await fp32.ready();
@@ -230,8 +230,11 @@ describe('embedder configuration', () => {
       } finally {
         await reference.dispose();
       }
-      // The q8 embedder stores the word-embedding table at half precision: its vectors stay as
-      // close to the untouched q8 file's, each text run alone, as q8 activations stay to themselves.
+      // The q8 embedder loads its int8 weights at seven bits (every CPU computes the same
+      // integers) and the word-embedding table at half precision: its vectors stay as close to the
+      // untouched q8 file's, each text run alone, as that file's own vectors are from one CPU to
+      // another (AVX2 against AVX-512 VNNI: cosine ≥ 0.985; seven bits against AVX2: ≥ 0.978 over
+      // 100 SciFact claims; bench/embeddings.md, "Kernel noise").
       const untouched = await pipeline('feature-extraction', path.basename(MODEL_DIR), { dtype: 'q8' });
       try {
         let differing = 0;
@@ -239,7 +242,7 @@ describe('embedder configuration', () => {
           const expected = Float32Array.from(
             ((await untouched(texts[i]!, { pooling: 'mean', normalize: true })).tolist() as number[][])[0]!,
           );
-          expect(cosine(quantized[i]!, expected)).toBeGreaterThanOrEqual(0.99);
+          expect(cosine(quantized[i]!, expected)).toBeGreaterThanOrEqual(0.97);
           if (quantized[i]!.some((value, j) => value !== expected[j])) differing += 1;
         }
         // Without the conversion the two are equal bit for bit (the same tokenizer and session).
