@@ -255,6 +255,33 @@ describe('embedder configuration', () => {
     }
   });
 
+  it('moves each vector to cosine 1 − distance of itself under EMBEDDING_NOISE (test-only), the same way for the same text', async () => {
+    const noisy = createEmbedder(config({ EMBEDDING_THREADS: 1, EMBEDDING_NOISE: { distance: 0.015, seed: 1 } }));
+    const other = createEmbedder(config({ EMBEDDING_THREADS: 1, EMBEDDING_NOISE: { distance: 0.015, seed: 2 } }));
+    try {
+      await Promise.all([noisy.ready(), other.ready()]);
+      expect(noisy.status().detail).toContain('perturbed by EMBEDDING_NOISE 0.015:1');
+      const texts = ['night-time skincare routine', 'how to change a car tyre', '🔥🔥🔥'];
+      const [plain, moved, again, seeded] = await Promise.all([
+        embedder.embedDocuments(texts),
+        noisy.embedDocuments(texts),
+        noisy.embedDocuments(texts),
+        other.embedDocuments(texts),
+      ]);
+      for (let i = 0; i < 2; i++) {
+        expect(cosine(plain[i]!, moved[i]!)).toBeCloseTo(0.985, 6);
+        expect(norm(moved[i]!)).toBeCloseTo(1, 5);
+        expect(again[i]).toEqual(moved[i]);
+        // Another seed moves it another way: two perturbed copies are ~twice as far apart.
+        expect(cosine(moved[i]!, seeded[i]!)).toBeLessThan(0.985);
+      }
+      // A text the model cannot read still has no vector.
+      expect([moved[2]!.length, (await noisy.embedQuery('🔥🔥🔥')).length]).toEqual([0, 0]);
+    } finally {
+      await Promise.all([noisy.close(), other.close()]);
+    }
+  });
+
   it('rejects waiting and later calls once closed', async () => {
     const closing = createEmbedder(config({ EMBEDDING_THREADS: 1 }));
     const waiting = expect(closing.embedQuery('queued while loading')).rejects.toBeInstanceOf(
