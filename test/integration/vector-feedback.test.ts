@@ -9,6 +9,12 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // vector toward its first fused results before the final kNN, so a question phrased like posts of
 // other topics ("what do I need to know about …") still reaches the posts about its topic that
 // share none of its words. Two stacks on the same posts: feedback on for every query, and off.
+//
+// The bread-culture posts sit near the similarity floor (0.3), so what they assert must hold with
+// another CPU's rounding (docs/testing.md, "What the ranking tolerates": cosines move by up to
+// ~0.04). The culture post is 0.06 under the floor for the question as typed and 0.05 over it for
+// the moved question (0.238 → 0.353); the jar post 0.02 under and 0.03 over (0.282 → 0.334), a
+// near tie either way, so it is only counted.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {
   starterSchedule: 'Sourdough starter feeding schedule: twice a day at room temperature',
@@ -67,11 +73,12 @@ describe('vector feedback in hybrid search', () => {
     // Both put the posts naming the topic first.
     expect(withFeedback.slice(0, 3).sort()).toEqual(starters);
     expect(without.slice(0, 3).sort()).toEqual(starters);
-    // The bread-culture posts are under the similarity floor for the question as typed, not for
+    // The bread-culture posts: under the similarity floor for the question as typed, over it for
     // the question moved toward the sourdough-starter posts.
     expect(without).not.toContain('culture');
-    expect(without).not.toContain('jar');
-    expect(withFeedback).toEqual(expect.arrayContaining(['culture', 'jar']));
+    expect(withFeedback).toContain('culture');
+    const bread = (ranking: string[]) => ranking.filter((key) => key === 'culture' || key === 'jar').length;
+    expect(bread(withFeedback)).toBeGreaterThan(bread(without));
   });
 
   it('pages through the same order as one long page: the cursor carries the moved vector', async () => {
