@@ -10,7 +10,7 @@ export type EmbeddingConfig = Pick<
   Config,
   'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'
 > &
-  Partial<Pick<Config, 'EMBEDDING_QUERY_CACHE_MB'>>;
+  Partial<Pick<Config, 'EMBEDDING_QUERY_CACHE_MB' | 'EMBEDDING_NOISE'>>;
 
 export type EmbedderState = 'off' | 'loading' | 'ready' | 'failed';
 
@@ -150,6 +150,7 @@ function plan(config: EmbeddingConfig): Plan {
         dtype,
         threads,
         maxTokens: maxSeqLength(dir),
+        noise: config.EMBEDDING_NOISE ?? null,
       },
       cacheBytes,
     };
@@ -162,7 +163,13 @@ function plan(config: EmbeddingConfig): Plan {
       modelId,
       dimensions: 0,
       source: `the hub (${config.MODEL_ID})`,
-      thread: { source: { hubId: config.MODEL_ID }, dtype, threads, maxTokens: null },
+      thread: {
+        source: { hubId: config.MODEL_ID },
+        dtype,
+        threads,
+        maxTokens: null,
+        noise: config.EMBEDDING_NOISE ?? null,
+      },
       cacheBytes,
     };
   }
@@ -260,7 +267,10 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
       }
       dimensions = reported;
       state = 'ready';
-      detail = `${modelId.split('@')[0]} (${dtype}, ${dimensions} dimensions, ${threads} thread${threads === 1 ? '' : 's'}) from ${source}`;
+      const noise = planned.thread.noise;
+      // The test-only perturbation says so wherever the model is described (/readyz, the log).
+      const perturbed = noise ? `, perturbed by EMBEDDING_NOISE ${noise.distance}:${noise.seed}` : '';
+      detail = `${modelId.split('@')[0]} (${dtype}, ${dimensions} dimensions, ${threads} thread${threads === 1 ? '' : 's'}${perturbed}) from ${source}`;
       logger?.info({ embeddings: { state, model: modelId, detail }, loadMs }, 'embedding model loaded');
       settleLoad();
       pump();

@@ -7,6 +7,7 @@
  * It owns the only onnxruntime session of its Embedder, so inference never runs on the event loop
  * of the API. Requests run one after another, in arrival order.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -18,6 +19,7 @@ import { withHalfPrecisionTables } from './half-precision-tables.mjs';
  * @property {'q8' | 'fp32'} dtype
  * @property {number} threads onnxruntime intra-op threads (≥ 1)
  * @property {number | null} maxTokens sentence-transformers' max_seq_length when known, else the tokenizer's model_max_length
+ * @property {{ distance: number, seed: number } | null} [noise] test-only: see {@link perturb}
  */
 /** @typedef {{ type: 'embed', id: number, texts: string[] } | { type: 'close' }} Request */
 /** @typedef {{ data: unknown, dims: readonly number[], dispose(): void }} Hidden the last hidden state of one text, [1, tokens, dimensions] */
@@ -254,6 +256,7 @@ async function embedOne(model, text) {
       sum[j] = /** @type {number} */ (sum[j]) + /** @type {number} */ (states[offset + j]);
   }
   hidden.dispose();
+  if (options.noise) perturb(sum, text, options.noise);
   // The mean's 1/tokens cancels in the normalisation.
   let norm = 0;
   for (const value of sum) norm += value * value;
@@ -261,6 +264,66 @@ async function embedOne(model, text) {
   const vector = new Float32Array(dimensions);
   for (let j = 0; j < dimensions; j++) vector[j] = /** @type {number} */ (sum[j]) / norm;
   return vector;
+}
+
+/**
+ * Test-only (config EMBEDDING_NOISE, off by default): moves a text's unnormalised vector to cosine
+ * `1 − distance` of itself, along a direction orthogonal to it drawn from a generator seeded by
+ * `seed` and the text, so the same text always moves the same way (as one CPU's arithmetic always
+ * rounds it the same way) and different texts move independently. It stands for the difference
+ * between two CPUs' int8 kernels; the tests on model output run under it too (docs/testing.md,
+ * "What the ranking tolerates").
+ * @param {Float64Array} vector changed in place
+ * @param {string} text
+ * @param {{ distance: number, seed: number }} noise
+ */
+function perturb(vector, text, noise) {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm);
+  if (!(norm > 0) || !(noise.distance > 0)) return;
+  const digest = createHash('sha256').update(`${noise.seed}\u0000${text}`).digest();
+  const random = xorshift128(digest);
+  const direction = new Float64Array(vector.length);
+  for (let j = 0; j < direction.length; j += 2) {
+    // Box–Muller: two normal deviates from two uniform ones in (0, 1].
+    const radius = Math.sqrt(-2 * Math.log(1 - random()));
+    const angle = 2 * Math.PI * random();
+    direction[j] = radius * Math.cos(angle);
+    if (j + 1 < direction.length) direction[j + 1] = radius * Math.sin(angle);
+  }
+  // Orthogonal to the vector, so the cosine is exactly 1 − distance.
+  let along = 0;
+  for (let j = 0; j < vector.length; j++)
+    along += /** @type {number} */ (direction[j]) * /** @type {number} */ (vector[j]);
+  along /= norm * norm;
+  let length = 0;
+  for (let j = 0; j < vector.length; j++) {
+    direction[j] = /** @type {number} */ (direction[j]) - along * /** @type {number} */ (vector[j]);
+    length += /** @type {number} */ (direction[j]) ** 2;
+  }
+  length = Math.sqrt(length);
+  if (!(length > 0)) return;
+  // cos(v, v + n) = 1 / √(1 + t²) for n ⟂ v with ‖n‖ = t‖v‖.
+  const t = Math.sqrt(1 / (1 - noise.distance) ** 2 - 1);
+  for (let j = 0; j < vector.length; j++)
+    vector[j] = /** @type {number} */ (vector[j]) + (t * norm * /** @type {number} */ (direction[j])) / length;
+}
+
+/**
+ * xorshift128 (Marsaglia, 2003) seeded by the first 16 bytes of `seed`: uniform numbers in [0, 1).
+ * @param {Uint8Array} seed
+ */
+function xorshift128(seed) {
+  const state = new Uint32Array(4);
+  const view = new DataView(seed.buffer, seed.byteOffset, 16);
+  for (let i = 0; i < 4; i++) state[i] = view.getUint32(i * 4) || 1;
+  return () => {
+    const [a = 0, b = 0, c = 0, d = 0] = state;
+    const t = a ^ (a << 11);
+    state.set([b, c, d, d ^ (d >>> 19) ^ t ^ (t >>> 8)]);
+    return /** @type {number} */ (state[3]) / 2 ** 32;
+  };
 }
 
 /**

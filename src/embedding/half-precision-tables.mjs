@@ -20,71 +20,29 @@
  */
 import { MessageChannel, Worker } from 'node:worker_threads';
 import protobuf from 'protobufjs/minimal.js';
+import {
+  DATA_TYPE,
+  fieldsOf,
+  GRAPH,
+  LENGTH_DELIMITED,
+  MODEL,
+  NODE,
+  stringsOf,
+  SUBGRAPH_OPS,
+  TENSOR,
+  VARINT,
+  varintOf,
+} from './onnx-fields.mjs';
 
-const { Reader, Writer } = protobuf;
+const { Writer } = protobuf;
+
+/** @typedef {import('./onnx-fields.mjs').Field} Field */
 
 /** Tables smaller than this stay float32: what they would save is not worth their rounding. */
 const MIN_TABLE_BYTES = 4 * 1024 * 1024;
 
-const LENGTH_DELIMITED = 2;
-const VARINT = 0;
-const MODEL = { graph: 7 };
-const GRAPH = { node: 1, initializer: 5, input: 11, output: 12, valueInfo: 13 };
-const NODE = { input: 1, output: 2, name: 3, opType: 4, attribute: 5 };
-const TENSOR = { dataType: 2, name: 8, rawData: 9, dataLocation: 14 };
 const ATTRIBUTE = { name: 1, i: 3, type: 20 };
-const DATA_TYPE = { float: 1, float16: 10 };
 const ATTRIBUTE_TYPE_INT = 2;
-/** Operators that carry subgraphs, whose inputs this edit would not see: a model with any is left alone. */
-const SUBGRAPH_OPS = new Set(['If', 'Loop', 'Scan']);
-
-/**
- * One field of a message: where it lies (tag included), and its payload if length-delimited, or
- * its value if a varint.
- * @typedef {{ field: number, start: number, end: number, bytes: Uint8Array | null, varint: number | null }} Field
- */
-
-/**
- * The fields of one protobuf message, in order.
- * @param {Uint8Array} message
- * @returns {Field[]}
- */
-function fieldsOf(message) {
-  const reader = Reader.create(message);
-  /** @type {Field[]} */
-  const fields = [];
-  while (reader.pos < reader.len) {
-    const start = reader.pos;
-    const tag = reader.uint32();
-    const wireType = tag & 7;
-    let bytes = null;
-    let varint = null;
-    if (wireType === LENGTH_DELIMITED) {
-      const length = reader.uint32();
-      bytes = message.subarray(reader.pos, reader.pos + length);
-      reader.skip(length);
-    } else if (wireType === VARINT) {
-      varint = Number(reader.int64());
-    } else {
-      reader.skipType(wireType);
-    }
-    fields.push({ field: tag >>> 3, start, end: reader.pos, bytes, varint });
-  }
-  return fields;
-}
-
-const decoder = new TextDecoder();
-/**
- * @param {Field[]} fields
- * @param {number} number
- */
-const stringsOf = (fields, number) =>
-  fields.filter((f) => f.field === number && f.bytes).map((f) => decoder.decode(/** @type {Uint8Array} */ (f.bytes)));
-/**
- * @param {Field[]} fields
- * @param {number} number
- */
-const varintOf = (fields, number) => fields.find((f) => f.field === number)?.varint ?? null;
 
 /**
  * A piece of the output: bytes, or a length and how to write it (the float16 table, written

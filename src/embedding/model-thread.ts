@@ -11,6 +11,8 @@ export interface ModelThreadOptions {
   threads: number;
   /** Tokens per text: sentence-transformers' max_seq_length when the folder says; null for the tokenizer's model_max_length. */
   maxTokens: number | null;
+  /** Test-only (config EMBEDDING_NOISE): every vector moved to cosine 1 − distance of itself, seeded by `seed` and its text. */
+  noise?: { distance: number; seed: number } | null;
 }
 
 /** What the owner hears from the thread. Each is called at most once, and never after close(). */

@@ -223,6 +223,28 @@ const envSchema = z.object({
   EMBEDDING_QUERY_CACHE_MB: z.coerce.number().min(0).max(4096).default(4),
   /** onnxruntime intra-op threads of the embedding thread (0: one per core). */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
+  /**
+   * Test-only, off by default: `<distance>:<seed>` moves every vector the model makes, before it
+   * is normalised, to cosine `1 − distance` of itself, in a direction drawn from the seed and the
+   * text (the same text always moves the same way). It stands for another CPU's arithmetic: the
+   * tests on model output run under it too (docs/testing.md, "What the ranking tolerates").
+   */
+  EMBEDDING_NOISE: z
+    .string()
+    // Empty is unset, as a shell's `EMBEDDING_NOISE=` says.
+    .transform((raw) => raw || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^(0(\.\d+)?|\.\d+):\d{1,9}$/, 'expected <distance>:<seed>, a distance in [0, 1) and an integer seed')
+        .optional(),
+    )
+    .optional()
+    .transform((raw) => {
+      if (raw === undefined) return null;
+      const [distance, seed] = raw.split(':');
+      return { distance: Number(distance), seed: Number(seed) };
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
 });

@@ -100,6 +100,15 @@ export interface HybridOptions {
   lexicalFloor: number;
 }
 
+/**
+ * The width, in cosine similarity, over which a document only the semantic side found fades in
+ * above the relevance floor: its fused score is scaled by (cosine − floor) / band, up to 1. Twice
+ * what separates two CPUs' query–document cosines at the 95th percentile (bench/embeddings.md,
+ * "Kernel noise"): a neighbour that crosses the floor on a hair enters or leaves at the bottom of
+ * the fused ranking, never in the middle of it (the feedback documents included).
+ */
+export const FLOOR_BAND = 0.05;
+
 /** A fused hit with its entity tier. */
 export interface TieredFusedId extends FusedId {
   tier: number;
@@ -121,7 +130,10 @@ export interface TieredFusedId extends FusedId {
  *   matches": every document has a similarity).
  * - Documents carrying more of the query's exact entities rank first (`tier`), fused score next.
  * - The floor: a document no lexical hit supports is returned only when the model can read the
- *   query and its cosine similarity reaches `similarityFloor`.
+ *   query and its cosine similarity reaches `similarityFloor`, and it fades in over
+ *   {@link FLOOR_BAND} above it, so the decision at the floor is taken at the bottom of the ranking.
+ *   With only neighbours ranked (semantic, w = 0) the order is unchanged: the fade grows with the
+ *   similarity the order already follows.
  *
  * Ties break by ID, so the order is total and stable across pages.
  */
@@ -144,9 +156,11 @@ export function fuseHybrid(
   for (const h of semantic) {
     if (out.has(h.id)) continue;
     if (!options.semanticEvidence) continue;
-    if (options.similarityFloor !== null && h.cosine < options.similarityFloor) continue;
+    const floor = options.similarityFloor;
+    if (floor !== null && h.cosine < floor) continue;
     const s = sem.get(h.id)!;
-    out.set(h.id, { id: h.id, score: (1 - w) * s, lexical: null, semantic: s, tier: 0 });
+    const fade = floor === null ? 1 : Math.min(1, (h.cosine - floor) / FLOOR_BAND);
+    out.set(h.id, { id: h.id, score: (1 - w) * s * fade, lexical: null, semantic: s, tier: 0 });
   }
   return [...out.values()].sort((a, b) => b.tier - a.tier || byScoreThenId(a, b));
 }

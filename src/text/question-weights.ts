@@ -56,7 +56,7 @@ export function weightableTerms(query: string): string[] | null {
  * word — one minus the cosine between the whole query's vector and the vector of its content
  * words without that word (leave-one-out) — over the mean of the words', interpolated half and
  * half with a uniform weight, rounded to 3 decimals (the cursor carries them). In "how can I get
- * better at crochet without expensive stuff?" crochet weighs 1.64, without 0.88, better 0.75.
+ * better at crochet without expensive stuff?" crochet weighs 1.52, without 0.93, better 0.79.
  *
  * Measured through the API on the social set's 45 questions (bench/relevance.md, "Questions: the
  * asking words and the asker's phrasing"), with vector feedback on questions: nDCG@10 0.8296 →

@@ -203,7 +203,7 @@ describe('embedder configuration', () => {
     await expect(broken.embedQuery('x')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
   });
 
-  it('gives fp32 vectors equal to the transformers.js pipeline, q8 ones within cosine 0.98 of them and 0.99 of the untouched q8 file', async () => {
+  it('gives fp32 vectors equal to the transformers.js pipeline, q8 ones within cosine 0.98 of them and 0.97 of the untouched q8 file', async () => {
     const fp32 = createEmbedder(config({ EMBEDDING_DTYPE: 'fp32', EMBEDDING_THREADS: 1 }));
     try {
       await fp32.ready();
@@ -230,8 +230,11 @@ describe('embedder configuration', () => {
       } finally {
         await reference.dispose();
       }
-      // The q8 embedder stores the word-embedding table at half precision: its vectors stay as
-      // close to the untouched q8 file's, each text run alone, as q8 activations stay to themselves.
+      // The q8 embedder loads its int8 weights at seven bits (every CPU computes the same
+      // integers) and the word-embedding table at half precision: its vectors stay as close to the
+      // untouched q8 file's, each text run alone, as that file's own vectors are from one CPU to
+      // another (AVX2 against AVX-512 VNNI: cosine ≥ 0.985; seven bits against AVX2: ≥ 0.978 over
+      // 100 SciFact claims; bench/embeddings.md, "Kernel noise").
       const untouched = await pipeline('feature-extraction', path.basename(MODEL_DIR), { dtype: 'q8' });
       try {
         let differing = 0;
@@ -239,7 +242,7 @@ describe('embedder configuration', () => {
           const expected = Float32Array.from(
             ((await untouched(texts[i]!, { pooling: 'mean', normalize: true })).tolist() as number[][])[0]!,
           );
-          expect(cosine(quantized[i]!, expected)).toBeGreaterThanOrEqual(0.99);
+          expect(cosine(quantized[i]!, expected)).toBeGreaterThanOrEqual(0.97);
           if (quantized[i]!.some((value, j) => value !== expected[j])) differing += 1;
         }
         // Without the conversion the two are equal bit for bit (the same tokenizer and session).
@@ -249,6 +252,33 @@ describe('embedder configuration', () => {
       }
     } finally {
       await fp32.close();
+    }
+  });
+
+  it('moves each vector to cosine 1 − distance of itself under EMBEDDING_NOISE (test-only), the same way for the same text', async () => {
+    const noisy = createEmbedder(config({ EMBEDDING_THREADS: 1, EMBEDDING_NOISE: { distance: 0.015, seed: 1 } }));
+    const other = createEmbedder(config({ EMBEDDING_THREADS: 1, EMBEDDING_NOISE: { distance: 0.015, seed: 2 } }));
+    try {
+      await Promise.all([noisy.ready(), other.ready()]);
+      expect(noisy.status().detail).toContain('perturbed by EMBEDDING_NOISE 0.015:1');
+      const texts = ['night-time skincare routine', 'how to change a car tyre', '🔥🔥🔥'];
+      const [plain, moved, again, seeded] = await Promise.all([
+        embedder.embedDocuments(texts),
+        noisy.embedDocuments(texts),
+        noisy.embedDocuments(texts),
+        other.embedDocuments(texts),
+      ]);
+      for (let i = 0; i < 2; i++) {
+        expect(cosine(plain[i]!, moved[i]!)).toBeCloseTo(0.985, 6);
+        expect(norm(moved[i]!)).toBeCloseTo(1, 5);
+        expect(again[i]).toEqual(moved[i]);
+        // Another seed moves it another way: two perturbed copies are ~twice as far apart.
+        expect(cosine(moved[i]!, seeded[i]!)).toBeLessThan(0.985);
+      }
+      // A text the model cannot read still has no vector.
+      expect([moved[2]!.length, (await noisy.embedQuery('🔥🔥🔥')).length]).toEqual([0, 0]);
+    } finally {
+      await Promise.all([noisy.close(), other.close()]);
     }
   });
 

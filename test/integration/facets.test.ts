@@ -1,44 +1,14 @@
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { facetsResponseSchema } from '../../src/contract/search-extras.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { accountEnrichmentObs, accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { bucketsOf, pageAll, tally, type Counts, type Post } from '../helpers/facet-counts.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // Facets must count exactly what paging through the matching search returns: these tests page
 // through the search and count the rendered results themselves.
 
 let stack: Stack;
-type Post = Record<string, any>;
-type Counts = Map<string, number>;
-
-/** Every result of a search, paged with cursors. */
-async function pageAll(s: Stack, operation: 'posts' | 'accounts', body: Record<string, unknown>): Promise<Post[]> {
-  const out: Post[] = [];
-  let response = await s.post(`/v1/social/${operation}/search`, { ...body, limit: 100 });
-  for (;;) {
-    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-    out.push(...response.body.data);
-    if (!response.body.has_more) return out;
-    response = await s.post(`/v1/social/${operation}/search`, { cursor: response.body.next_cursor });
-  }
-}
-
-/** Counts per value as facets spell them (`null`: results without a value). */
-function tally(items: Post[], values: (item: Post) => unknown[] | null): Counts {
-  const counts: Counts = new Map();
-  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-  for (const item of items) {
-    const found = [...new Set((values(item) ?? []).map((v) => JSON.stringify(v)))];
-    if (found.length === 0) add('null');
-    for (const v of found) add(v);
-  }
-  return counts;
-}
-
-function bucketsOf(buckets: Array<{ value: unknown; count: number }>): Counts {
-  return new Map(buckets.map((b) => [JSON.stringify(b.value), b.count]));
-}
 
 /**
  * The buckets are the `size` most frequent values with their exact counts (ties by value), and
@@ -281,41 +251,5 @@ describe('the search rate limit', () => {
     const over = await limited.post('/v1/social/posts/facets', facets);
     expect(over.statusCode).toBe(429);
     expect((await limited.post('/v1/social/posts/search', { post: { query: 'anything' } })).statusCode).toBe(429);
-  });
-});
-
-// Hybrid ranking returns the lexical matches and the semantic window: facets count both.
-describe('post facets with hybrid ranking', () => {
-  const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
-  let hybrid: Stack;
-  beforeAll(async () => {
-    hybrid = await startStack('facets-hybrid', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
-    await hybrid.runtime.embedder.ready();
-    const captions = [
-      'Evening skin care regimen before sleep',
-      'Bedtime face care steps: cleanser, serum, moisturiser',
-      'How to change a flat tyre on the motorway',
-      'Night-time skincare routine in five minutes',
-      'Sourdough starter feeding schedule',
-    ];
-    const response = await hybrid.ingest([
-      accountObs({ platform_id: 'fh-a', handle: 'fh.author' }),
-      ...captions.map((caption, i) =>
-        postObs('fh-a', { platform_id: `fh-${i}`, caption, format: i % 2 ? 'carousel' : 'reel' }),
-      ),
-    ]);
-    expect(response.statusCode).toBe(200);
-  }, 240_000);
-  afterAll(async () => hybrid?.close());
-
-  it('count the semantic window too', async () => {
-    const scope = { query: 'night-time skincare routine' };
-    const posts = await pageAll(hybrid, 'posts', { post: scope });
-    // Only one caption shares the query's words; the others come from the semantic side.
-    expect(posts.length).toBeGreaterThan(1);
-    const response = await hybrid.post('/v1/social/posts/facets', { post: scope, facets: [{ field: 'format' }] });
-    const body = facetsResponseSchema.parse(response.body);
-    expect(body.total).toBe(posts.length);
-    expect(bucketsOf(body.facets.format!)).toEqual(tally(posts, (p) => [p.format]));
   });
 });

@@ -11,6 +11,18 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // question weighs its words by how much of it the model says each carries, and moves its vector
 // toward the posts both retrievers agree on (src/text/question-weights.ts, vector-feedback.ts).
 // Two stacks on the same posts: the defaults, and both turned off (every word weighs the same).
+//
+// What holds on every CPU (docs/testing.md, "What the ranking tolerates"): both stacks see the
+// same vectors, so the test compares them. It once asserted the three crochet posts as the top 3,
+// and failed on AVX-512 VNNI and AMX machines while AVX2 ones passed: their int8 kernels rounded
+// the vectors differently (cosine 0.985–0.999 of each other), which moved the weights (crochet 1.64
+// on AVX2, 1.56 with VNNI), the first fusion's third place and the feedback with it. In ten posts
+// "crochet" is in three and "better", "without" and "expensive" in two each, so BM25's IDF favours
+// the asking words: the second and third crochet posts, pull-ups and the hotels post lie within
+// 0.01–0.1 of fused score of each other, a near tie any kernel's rounding settles either way. A
+// crochet post first is not: it came first under all 18 seeds tried (distances 0.015 and 0.02),
+// 0.02–0.09 of fused score above pull-ups, which with every word at the same weight is first or
+// second.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {
   crochetBlanket: 'Crochet granny square blanket: the pattern row by row',
@@ -58,10 +70,14 @@ const ranked = async (stack: Stack, query: string, limit = 20) =>
   (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
 
 describe('questions in hybrid search', () => {
-  it('ranks the posts about the topic above posts sharing only the asking words', async () => {
-    expect((await ranked(byDefault, QUESTION)).slice(0, 3).sort()).toEqual(CROCHET);
-    // Every word at the same weight, a post on "get better at … without" (pull-ups) comes second.
-    expect((await ranked(plain, QUESTION)).slice(0, 3).sort()).not.toEqual(CROCHET);
+  it('ranks a post about the topic first, above the post sharing only the asking words', async () => {
+    const weighted = await ranked(byDefault, QUESTION);
+    const uniform = await ranked(plain, QUESTION);
+    // Every word at the same weight, a post on "get better at … without" (pull-ups) comes first or second.
+    expect(uniform.indexOf('pullups')).toBeLessThan(2);
+    expect(CROCHET).toContain(weighted[0]);
+    // No crochet post loses a place to the weights.
+    for (const key of CROCHET) expect(weighted.indexOf(key), key).toBeLessThanOrEqual(uniform.indexOf(key));
   });
 
   it('pages through the same order as one long page: the cursor carries the weights', async () => {

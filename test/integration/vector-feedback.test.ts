@@ -9,6 +9,12 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // vector toward its first fused results before the final kNN, so a question phrased like posts of
 // other topics ("what do I need to know about …") still reaches the posts about its topic that
 // share none of its words. Two stacks on the same posts: feedback on for every query, and off.
+//
+// The bread-culture posts sit near the similarity floor (0.3), so what they assert must hold with
+// another CPU's rounding (docs/testing.md, "What the ranking tolerates": cosines move by up to
+// ~0.05). The culture post is 0.06 under the floor for the question as typed and 0.05 over it for
+// the moved question (0.238 → 0.353); the jar post 0.02 under and 0.03 over (0.282 → 0.334), a
+// near tie either way, so it is only counted.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {
   starterSchedule: 'Sourdough starter feeding schedule: twice a day at room temperature',
@@ -67,11 +73,12 @@ describe('vector feedback in hybrid search', () => {
     // Both put the posts naming the topic first.
     expect(withFeedback.slice(0, 3).sort()).toEqual(starters);
     expect(without.slice(0, 3).sort()).toEqual(starters);
-    // The bread-culture posts are under the similarity floor for the question as typed, not for
+    // The bread-culture posts: under the similarity floor for the question as typed, over it for
     // the question moved toward the sourdough-starter posts.
     expect(without).not.toContain('culture');
-    expect(without).not.toContain('jar');
-    expect(withFeedback).toEqual(expect.arrayContaining(['culture', 'jar']));
+    expect(withFeedback).toContain('culture');
+    const bread = (ranking: string[]) => ranking.filter((key) => key === 'culture' || key === 'jar').length;
+    expect(bread(withFeedback)).toBeGreaterThan(bread(without));
   });
 
   it('pages through the same order as one long page: the cursor carries the moved vector', async () => {
@@ -85,9 +92,20 @@ describe('vector feedback in hybrid search', () => {
     expect(await facetsTotal(on, QUESTION)).toBe(all.length);
   });
 
-  it('leaves entity queries, a bare word and words no post has exactly as they were', async () => {
+  it('leaves entity queries, a bare word and words no post has as they were', async () => {
+    // No feedback runs for these, so both stacks ask the engine the same. They are two indices,
+    // though, each quantizing its vectors to int8 by its own segments (which the load decides), so
+    // a neighbour within a hair of the similarity floor is in one and not the other: for "homemade
+    // leavening for bakers" the jar post sits 0.002 above it (cosine 0.302), and EMBEDDING_NOISE
+    // puts others there. Such a post fades in over FLOOR_BAND and so comes last, if at all; the
+    // posts both show come first, in the same order.
     const queries = ['"sourdough starter"', '"bread culture" flour', 'sourdough', '@vector.feedback starter'];
-    for (const query of [...queries, 'xkq zzt brrp', 'homemade leavening for bakers'])
-      expect(await ranked(on, query), query).toEqual(await ranked(off, query));
+    for (const query of [...queries, 'xkq zzt brrp', 'homemade leavening for bakers']) {
+      const [a, b] = await Promise.all([ranked(on, query), ranked(off, query)]);
+      const both = a.filter((key) => b.includes(key));
+      expect(a.slice(0, both.length), query).toEqual(both);
+      expect(b.slice(0, both.length), query).toEqual(both);
+      expect(Math.max(a.length, b.length) - both.length, query).toBeLessThanOrEqual(1);
+    }
   });
 });

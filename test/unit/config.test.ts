@@ -70,3 +70,13 @@ describe('the signing keyring', () => {
     );
   });
 });
+
+describe('the test-only perturbation of vectors', () => {
+  it('EMBEDDING_NOISE is off unless set (empty is unset), and <distance>:<seed> when set', () => {
+    expect(loadConfig({}).EMBEDDING_NOISE).toBeNull();
+    expect(loadConfig({ EMBEDDING_NOISE: '' }).EMBEDDING_NOISE).toBeNull();
+    expect(loadConfig({ EMBEDDING_NOISE: '0.015:2' }).EMBEDDING_NOISE).toEqual({ distance: 0.015, seed: 2 });
+    for (const value of ['0.015', '1:1', '2.5:1', '-0.1:1', '0.01:x', '0.01:1:2'])
+      expect(issues({ EMBEDDING_NOISE: value }), value).toEqual([expect.stringMatching(/^EMBEDDING_NOISE: /)]);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '@elastic/elasticsearch';
 import { usesVectorFeedback, vectorFromFeedback } from '../../src/engine/elasticsearch/vector-feedback.ts';
-import { FEEDBACK_WEIGHT, feedbackVector } from '../../src/query/relevance-feedback.ts';
+import { FEEDBACK_BAND, FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../src/query/relevance-feedback.ts';
 
 const cosine = (a: readonly number[], b: readonly number[]) =>
   a.reduce((s, x, i) => s + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
@@ -84,14 +84,14 @@ describe('feedback needs lexical evidence', () => {
     const client = {
       search: (request: unknown) => {
         asked.push(request);
-        return Promise.resolve({ hits: { hits: [{ _source: { record: { embedding: { vector } } } }] } });
+        return Promise.resolve({ hits: { hits: [{ _id: 'a', _source: { record: { embedding: { vector } } } }] } });
       },
     } as unknown as Client;
     const fused = [
       { id: 'a', score: 0.9, lexical: 1, semantic: 0.8, tier: 0 },
-      neighbour('b'),
-      neighbour('c'),
-      neighbour('d'),
+      { ...neighbour('b'), score: 0.5 },
+      { ...neighbour('c'), score: 0.45 },
+      { ...neighbour('d'), score: 0.2 },
     ];
     const moved = await vectorFromFeedback({ client, pit: 'pit', keepAlive: '30s', query: [1, 0], fused });
     expect(asked).toHaveLength(1);
@@ -100,5 +100,65 @@ describe('feedback needs lexical evidence', () => {
       _source: ['record.embedding.vector'],
     });
     expect(moved).toEqual(feedbackVector([1, 0], [[0, 1]]));
+  });
+});
+
+describe('the cut after the feedback documents is a band, not a rank', () => {
+  it('counts exactly the top 3, whole, when they lead the rest by more than half the band', () => {
+    expect(FEEDBACK_BAND).toBe(0.1);
+    expect(feedbackShares([0.9, 0.8, 0.75, 0.5, 0.1])).toEqual([1, 1, 1, 0, 0]);
+    // Fewer than three results: a missing score is the lowest there is.
+    expect(feedbackShares([0.9, 0.4])).toEqual([1, 1]);
+  });
+
+  it('counts both sides of a near tie at the cut by about half', () => {
+    const shares = feedbackShares([0.9, 0.8, 0.631, 0.629, 0.2]);
+    expect(shares.slice(0, 2)).toEqual([1, 1]);
+    expect(shares[2]).toBeCloseTo(0.51, 10);
+    expect(shares[3]).toBeCloseTo(0.49, 10);
+    expect(shares[4]).toBe(0);
+  });
+
+  it('moves the vector by as little as the scores moved when the 3rd and 4th swap on a hair', () => {
+    const query = [1, 0, 0, 0];
+    const docs = [
+      [0, 1, 0, 0],
+      [0, 1, 0.2, 0],
+      [0, 0, 1, 0],
+      [0, 0, 0, 1],
+    ];
+    const moved = (scores: number[]) => feedbackVector(query, docs, FEEDBACK_WEIGHT, feedbackShares(scores));
+    const before = moved([0.9, 0.8, 0.6305, 0.6295]);
+    const after = moved([0.9, 0.8, 0.6295, 0.6305]);
+    expect(cosine(before, after)).toBeGreaterThan(0.9999);
+    // A hard top 3 would have swapped a whole document.
+    const hard = (third: number[]) => feedbackVector(query, [docs[0]!, docs[1]!, third]);
+    expect(cosine(hard(docs[2]!), hard(docs[3]!))).toBeLessThan(0.96);
+  });
+
+  it('weighs each document by its share, and leaves out those without one', () => {
+    expect(
+      feedbackVector(
+        [1, 0],
+        [
+          [0, 1],
+          [1, 0],
+        ],
+        FEEDBACK_WEIGHT,
+        [1, 0],
+      ),
+    ).toEqual(feedbackVector([1, 0], [[0, 1]]));
+    const halfway = feedbackVector(
+      [1, 0, 0],
+      [
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+      FEEDBACK_WEIGHT,
+      [1, 0.5],
+    );
+    // q + 0.75 · (1 · [0, 1, 0] + 0.5 · [0, 0, 1]) / 1.5 = [1, 0.5, 0.25], normalized.
+    const norm = Math.hypot(1, 0.5, 0.25);
+    expect(halfway.map((x) => +x.toFixed(6))).toEqual([1 / norm, 0.5 / norm, 0.25 / norm].map((x) => +x.toFixed(6)));
   });
 });

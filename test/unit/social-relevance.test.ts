@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
 import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
-import { fuseHybrid } from '../../src/query/fusion.ts';
+import { FLOOR_BAND, fuseHybrid } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import {
   analyzeIn,
@@ -75,6 +75,40 @@ describe('fusion keeps lexical evidence', () => {
     expect(fuseHybrid(lexical, semantic, { ...open, semanticEvidence: false }).map((f) => f.id)).toEqual(['a']);
     // A nonsense query: nothing lexical, every neighbour far away.
     expect(fuseHybrid([], semantic.slice(1), { ...open, similarityFloor: 0.3 })).toEqual([]);
+  });
+
+  it('lets a neighbour fade in above the floor, so one crossing it on a hair enters at the bottom', () => {
+    expect(FLOOR_BAND).toBe(0.05);
+    const lexical = [
+      { id: 'a', score: 3, tier: 0 },
+      { id: 'b', score: 1, tier: 0 },
+    ];
+    const fusedWith = (cosine: number) =>
+      fuseHybrid(
+        lexical,
+        [
+          { id: 'n1', score: 0.9, cosine: 0.8 },
+          { id: 'edge', score: (1 + cosine) / 2, cosine },
+          { id: 'far', score: 0.4, cosine: -0.2 },
+        ],
+        { ...open, similarityFloor: 0.3 },
+      );
+    // Just above the floor: last, with a score of almost nothing; just under it: gone. Nothing else moves.
+    const above = fusedWith(0.301);
+    const under = fusedWith(0.299);
+    expect(above.map((f) => f.id)).toEqual(['a', 'n1', 'b', 'edge']);
+    expect(above.at(-1)!.score).toBeLessThan(0.01);
+    expect(under.map((f) => f.id)).toEqual(['a', 'n1', 'b']);
+    // Past the band, a neighbour's whole semantic share counts, as without a floor.
+    const inside = fusedWith(0.4).find((f) => f.id === 'edge')!;
+    expect(inside.score).toBeCloseTo(0.5 * inside.semantic!, 12);
+    // Ranked by neighbours alone (semantic mode), the order is the similarity's.
+    const semanticOnly = fuseHybrid(
+      [],
+      [0.9, 0.66, 0.655, 0.652].map((score, i) => ({ id: `s${i}`, score, cosine: 2 * score - 1 })),
+      { ...open, lexicalWeight: 0, similarityFloor: 0.3 },
+    );
+    expect(semanticOnly.map((f) => f.id)).toEqual(['s0', 's1', 's2', 's3']);
   });
 
   it('reads entity tiers and text scores from engine hits, and the floor from the hit past the window', () => {

@@ -3,7 +3,7 @@ import type { PostRecord } from '../../domain/records.ts';
 import { queryEntities } from '../../query/entities.ts';
 import { isQuestion } from '../../text/question-weights.ts';
 import type { TieredFusedId } from '../../query/fusion.ts';
-import { FEEDBACK_DOCUMENTS, feedbackVector } from '../../query/relevance-feedback.ts';
+import { FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../query/relevance-feedback.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
 
@@ -34,11 +34,12 @@ export function usesVectorFeedback(
 
 /**
  * The feedback vector of a first fused window: the query vector moved toward the stored vectors of
- * its {@link FEEDBACK_DOCUMENTS} best results (read on the same snapshot, one request for three
- * vectors), unit length. Null — no feedback — when none of them has a vector, and when BM25
- * matched nothing: the first results are then neighbours alone, and feedback would only amplify
- * them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese posts the model
- * cannot read; moved toward them, with 8).
+ * its 3 best results (FEEDBACK_DOCUMENTS), each by its share ({@link feedbackShares}: a result
+ * near the cut counts in part, on both sides of it), read on the same snapshot in one request,
+ * unit length. Null — no feedback — when none of them has a vector, and when BM25 matched nothing:
+ * the first results are then neighbours alone, and feedback would only amplify them (on a second
+ * social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese posts the model cannot read;
+ * moved toward them, with 8).
  */
 export async function vectorFromFeedback(deps: {
   client: Client;
@@ -48,7 +49,9 @@ export async function vectorFromFeedback(deps: {
   fused: readonly TieredFusedId[];
 }): Promise<number[] | null> {
   if (!deps.fused.some((f) => f.lexical !== null)) return null;
-  const ids = deps.fused.slice(0, FEEDBACK_DOCUMENTS).map((f) => f.id);
+  const shares = feedbackShares(deps.fused.map((f) => f.score));
+  const counted = deps.fused.map((f, i) => ({ id: f.id, share: shares[i]! })).filter((f) => f.share > 0);
+  const ids = counted.map((f) => f.id);
   if (ids.length === 0 || deps.query.length === 0) return null;
   const response = await deps.client.search<{ record: Pick<PostRecord, 'embedding'> }>({
     ...COMPLETE_RESULTS,
@@ -58,11 +61,21 @@ export async function vectorFromFeedback(deps: {
     _source: ['record.embedding.vector'],
     track_total_hits: false,
   });
-  const documents = response.hits.hits
-    // A post whose vector is not written yet has no `record` in the filtered source.
-    .map((h) => h._source?.record?.embedding?.vector)
-    .filter((v): v is string => typeof v === 'string')
-    .map(decodeVector)
-    .filter((v) => v.length === deps.query.length);
-  return documents.length > 0 ? feedbackVector(deps.query, documents) : null;
+  const vectors = new Map(
+    response.hits.hits.flatMap((h) => {
+      // A post whose vector is not written yet has no `record` in the filtered source.
+      const vector = h._source?.record?.embedding?.vector;
+      return typeof vector === 'string' ? [[h._id!, decodeVector(vector)] as const] : [];
+    }),
+  );
+  const documents = counted
+    .map((f) => ({ vector: vectors.get(f.id), share: f.share }))
+    .filter((d): d is { vector: number[]; share: number } => d.vector?.length === deps.query.length);
+  if (documents.length === 0) return null;
+  return feedbackVector(
+    deps.query,
+    documents.map((d) => d.vector),
+    FEEDBACK_WEIGHT,
+    documents.map((d) => d.share),
+  );
 }
