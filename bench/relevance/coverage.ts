@@ -32,7 +32,7 @@ import { feedbackVector } from '../../src/query/relevance-feedback.ts';
 import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
-import { isQuestion, questionTermWeights } from '../../src/text/question-weights.ts';
+import { isQuestion } from '../../src/text/question-weights.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 import { rankScores } from './api-search.ts';
 import { postServiceId } from './beir-observations.ts';
@@ -74,6 +74,7 @@ interface Case {
   /** Distinct content words, their English stems and their IDF (corpus statistics). */
   words: string[];
   idf: number[];
+  df: number[];
   /** The lexical window as the service asks it (question weights when a question), and without weights. */
   lexical: Hit[];
   plainLexical: Hit[];
@@ -82,6 +83,44 @@ interface Case {
   matched: Map<string, Set<number>>;
   ndcg(ids: readonly string[]): number;
   judged(id: string): boolean;
+}
+
+/**
+ * The question weights the service used before 2026-11-29 (each content word's leave-one-out loss
+ * of the model's similarity, λ 0.5), kept here to compare with: the lexical side of a question.
+ */
+async function leaveOneOutQuery(search: PostSearch & { query: string }, vector: number[]): Promise<unknown> {
+  const { words, stems } = contentWords(search.query);
+  if (!isQuestion(search.query) || words.length < 2 || words.length > 12 || vector.length === 0) return null;
+  const analysis = analyzeQuery(search.query);
+  if (analysis.language !== 'en' || analysis.stemmed !== analyzeIn(analysis.content, 'en')) return null;
+  const without = await Promise.all(
+    words.map((_, i) => embedder.embedQuery(words.filter((__, j) => j !== i).join(' '))),
+  );
+  const loss = without.map((v) => Math.max(0, 1 - v.reduce((s, x, i) => s + x * vector[i]!, 0)));
+  const mean = loss.reduce((a, b) => a + b, 0) / loss.length;
+  if (!(mean > 0)) return null;
+  const weights = loss.map((l) => Math.round((0.5 + (0.5 * l) / mean) * 1000) / 1000);
+  const side = (fields: string[], terms: string[]) => ({
+    dis_max: {
+      queries: fields.map((weighted) => {
+        const [field, w] = weighted.split('^');
+        return {
+          bool: {
+            should: terms.flatMap((t, i) =>
+              t ? [{ match: { [field!]: { query: t, boost: Number(w ?? 1) * weights[i]! } } }] : [],
+            ),
+          },
+        };
+      }),
+    },
+  });
+  return {
+    bool: {
+      filter: postSearchFilter(search),
+      must: [{ dis_max: { queries: [side(POST_TEXT_FIELDS, words), side(POST_STEMMED_FIELDS, stems)] } }],
+    },
+  };
 }
 
 const lexicalBody = (query: unknown) => ({
@@ -125,8 +164,8 @@ const STAT_FIELDS = [
  * 0.5))), with df the most documents any of the two main fields has the word (or its stem) in, and
  * N the most documents with that field: a word in no post has the highest IDF.
  */
-async function idfOf(index: string, words: string[], stems: string[]): Promise<number[]> {
-  if (words.length === 0) return [];
+async function idfOf(index: string, words: string[], stems: string[]): Promise<{ idf: number[]; df: number[] }> {
+  if (words.length === 0) return { idf: [], df: [] };
   const doc: Record<string, string> = {};
   for (const [exact, stemmed] of STAT_FIELDS) {
     doc[exact] = words.join(' ');
@@ -149,14 +188,15 @@ async function idfOf(index: string, words: string[], stems: string[]): Promise<n
   const tv = r.term_vectors ?? {};
   let n = 1;
   for (const f of STAT_FIELDS.flat()) n = Math.max(n, tv[f]?.field_statistics?.doc_count ?? 0);
-  return words.map((w, i) => {
+  const dfs = words.map((w, i) => {
     let df = 0;
     for (const [exact, stemmed] of STAT_FIELDS) {
       df = Math.max(df, tv[exact]?.terms?.[w]?.doc_freq ?? 0);
       if (stems[i]) df = Math.max(df, tv[stemmed]?.terms?.[stems[i]]?.doc_freq ?? 0);
     }
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    return df;
   });
+  return { idf: dfs.map((df) => Math.log(1 + (n - df + 0.5) / (df + 0.5))), df: dfs };
 }
 
 /** Which content words each of `ids` matches, on the exact fields or its stem on the stemmed ones. */
@@ -196,6 +236,7 @@ async function makeCase(
     | 'readable'
     | 'words'
     | 'idf'
+    | 'df'
     | 'lexical'
     | 'plainLexical'
     | 'semantic'
@@ -206,17 +247,15 @@ async function makeCase(
   const vector = Array.from(await embedder.embedQuery(base.text.slice(0, 2000)));
   const question = isQuestion(base.text) && queryEntities(base.text).length === 0;
   const readable = analyzeQuery(base.text).semanticReadable;
-  const weights = question
-    ? await questionTermWeights(base.text, Promise.resolve(vector), (t) => embedder.embedQuery(t)).catch(() => null)
-    : null;
+  const weighted = question ? await leaveOneOutQuery(search, vector) : null;
   const plainLexical = await lexicalWindow(base.index, postSearchQuery(search));
-  const lexical = weights ? await lexicalWindow(base.index, postSearchQuery(search, weights)) : plainLexical;
+  const lexical = weighted ? await lexicalWindow(base.index, weighted) : plainLexical;
   const { words, stems } = contentWords(base.text);
-  const idf = await idfOf(base.index, words, stems);
+  const { idf, df } = await idfOf(base.index, words, stems);
   const ids = [...new Set([...lexical, ...plainLexical].map((h) => h._id))];
   const matched = await matchedWords(base.index, ids, words, stems);
   const semantic = await semanticWindow(base.index, search, vector);
-  return { ...base, search, vector, question, readable, words, idf, lexical, plainLexical, semantic, matched };
+  return { ...base, search, vector, question, readable, words, idf, df, lexical, plainLexical, semantic, matched };
 }
 
 async function socialCases(): Promise<Case[]> {
@@ -273,7 +312,15 @@ async function scifactCases(): Promise<Case[]> {
 // ---- fusion with a coverage factor (the service's fuseHybrid, with g(coverage) on the lexical share)
 const cosineOf = (score: number) => 2 * score - 1;
 type Coverage = (c: number) => number;
+/** The share of the query's information carried by words some post has (the same for every hit). */
+function knownShare(c: Case): number {
+  const total = c.idf.reduce((a, b) => a + b, 0);
+  if (total <= 0) return 1;
+  return c.idf.reduce((a, w, i) => a + (c.df[i]! > 0 ? w : 0), 0) / total;
+}
+let KNOWN_ONLY = false;
 function coverageOf(c: Case, id: string): number {
+  if (KNOWN_ONLY) return knownShare(c);
   const total = c.idf.reduce((a, b) => a + b, 0);
   if (total <= 0) return 1;
   const m = c.matched.get(id);
@@ -287,6 +334,7 @@ function fuse(
   lexicalHits: Hit[],
   semanticHits: Hit[],
   g: Coverage | null,
+  agreement = false,
 ): Array<{ id: string; score: number; lexical: number | null }> {
   const w = c.readable ? 0.5 : 1;
   const text = (h: Hit) => h._score - ENTITY_TIER * entityTier(h);
@@ -308,8 +356,9 @@ function fuse(
   const applies = g !== null && c.readable && queryEntities(c.text).length === 0;
   for (const h of lexical) {
     let l = lexMax > floor ? (h.score - floor) / (lexMax - floor) : 1;
-    if (applies) l *= g(coverageOf(c, h.id));
     const s = sem.get(h.id) ?? null;
+    // With `agreement`, the meaning side vouches for a hit as much as its normalized similarity.
+    if (applies) l *= agreement ? Math.max(g(coverageOf(c, h.id)), s ?? 0) : g(coverageOf(c, h.id));
     out.set(h.id, { id: h.id, score: w * l + (1 - w) * (s ?? 0), lexical: l, tier: h.tier });
   }
   if (c.readable) {
@@ -351,6 +400,10 @@ interface Options {
   weightedFeedback?: boolean;
   /** Only feedback documents with lexical evidence. */
   lexicalFeedback?: boolean;
+  /** A hit's coverage factor is at least its normalized similarity (the meaning side agrees). */
+  agreement?: boolean;
+  /** Coverage is the query's known share (information of words some post carries), the same for every hit. */
+  knownOnly?: boolean;
 }
 const DEBUG = new Set((process.env['DEBUG_IDS'] ?? '').split(',').filter(Boolean));
 function debug(
@@ -372,9 +425,10 @@ function debug(
     );
 }
 async function rank(c: Case, o: Options): Promise<string[]> {
+  KNOWN_ONLY = o.knownOnly === true;
   const lexical = o.weights && c.question ? c.lexical : c.plainLexical;
   const g = o.coverage && (!o.coverageQuestionsOnly || c.question) ? o.coverage : null;
-  const first = fuse(c, lexical, c.semantic, g);
+  const first = fuse(c, lexical, c.semantic, g, o.agreement);
   debug(c, 'first', lexical, c.semantic, first);
   const fb =
     o.feedback !== 'off' && usesVectorFeedback(c.text, 'hybrid', c.readable, o.feedback) && c.vector.length > 0;
@@ -386,20 +440,13 @@ async function rank(c: Case, o: Options): Promise<string[]> {
   );
   const withVectors = top.filter((f) => vectors.has(f.id));
   if (withVectors.length === 0) return first.map((f) => f.id);
-  let moved: number[];
-  if (o.weightedFeedback) {
-    const total = withVectors.reduce((a, f) => a + f.score, 0);
-    const mean = c.vector.map((_, i) =>
-      withVectors.reduce((a, f) => a + (f.score / total) * vectors.get(f.id)![i]!, 0),
-    );
-    moved = feedbackVector(c.vector, [mean]);
-  } else
-    moved = feedbackVector(
-      c.vector,
-      withVectors.map((f) => vectors.get(f.id)!),
-    );
+  // Weighted by the fused scores (the service since 2026-11-29) or equally (before).
+  const moved = feedbackVector(
+    c.vector,
+    withVectors.map((f) => ({ vector: vectors.get(f.id)!, weight: o.weightedFeedback ? f.score : 1 })),
+  );
   const semantic = await semanticWindow(c.index, c.search, moved);
-  const final = fuse(c, lexical, semantic, g);
+  const final = fuse(c, lexical, semantic, g, o.agreement);
   debug(c, 'feedback', lexical, semantic, final);
   return final.map((f) => f.id);
 }
@@ -418,6 +465,38 @@ const variants: Array<{ name: string; o: Options }> = [
     o: { ...H, weights: false, feedback: 'on', weightedFeedback: true },
   },
   { name: 'H, feedback uniform, for every query', o: { ...H, feedback: 'on' } },
+  {
+    name: 'K: known share, weights, feedback weighted for every query',
+    o: { ...H, feedback: 'on', weightedFeedback: true, knownOnly: true },
+  },
+  {
+    name: 'K: known share or agreement, weights, feedback weighted for every query',
+    o: { ...H, feedback: 'on', weightedFeedback: true, knownOnly: true, agreement: true },
+  },
+  {
+    name: 'A: coverage or agreement, weights, feedback weighted for every query',
+    o: { ...H, feedback: 'on', weightedFeedback: true, agreement: true },
+  },
+  {
+    name: 'A: coverage or agreement, no weights, feedback weighted for every query',
+    o: { ...H, weights: false, feedback: 'on', weightedFeedback: true, agreement: true },
+  },
+  {
+    name: 'A: coverage or agreement, no weights, feedback weighted for questions',
+    o: { ...H, weights: false, feedback: 'questions', weightedFeedback: true, agreement: true },
+  },
+  {
+    name: 'A: linear coverage or agreement, no weights, feedback weighted for every query',
+    o: { ...H, coverage: linear, weights: false, feedback: 'on', weightedFeedback: true, agreement: true },
+  },
+  {
+    name: 'no weights, feedback weighted for every query, no coverage',
+    o: { weights: false, feedback: 'on', coverage: null, weightedFeedback: true },
+  },
+  {
+    name: 'no weights, feedback for questions, coverage',
+    o: { weights: false, feedback: 'questions', coverage: half, weightedFeedback: true },
+  },
   {
     name: 'no coverage, feedback weighted for every query, weights',
     o: { weights: true, feedback: 'on', coverage: null, weightedFeedback: true },

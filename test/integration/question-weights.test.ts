@@ -8,9 +8,11 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 
 // A question carries, beside its topic, the words of the asking ("get better at", "without
 // expensive stuff"), which posts of every niche share. By default a hybrid search phrased as a
-// question weighs its words by how much of it the model says each carries, and moves its vector
-// toward the posts both retrievers agree on (src/text/question-weights.ts, vector-feedback.ts).
-// Two stacks on the same posts: the defaults, and both turned off (every word weighs the same).
+// question weighs its words by how much of it the model says each carries (question-weights.ts), a
+// lexical hit carrying little of the query's information by the corpus's statistics keeps little
+// of its lexical share (query-terms.ts, src/query/fusion.ts), and vector feedback moves the query's
+// vector toward the posts the first fusion ranks highest (vector-feedback.ts). Two stacks on the
+// same posts: the defaults, and all three off (every word weighs the same).
 //
 // What holds on every CPU (docs/testing.md, "What the ranking tolerates"): both stacks see the
 // same vectors, so the test compares them. It once asserted the three crochet posts as the top 3,
@@ -35,6 +37,18 @@ const POSTS = {
   budget: 'Expensive city, cheap week: how I travel on a budget',
   pasta: 'Weeknight pasta in twenty minutes with what is in the fridge',
   knitting: 'Knitting my first sweater: wool, needles and a lot of patience',
+  // The asking words are common in any real corpus of posts; here too.
+  sleep: 'Better sleep without melatonin: my wind-down routine',
+  kitchen: 'The stuff I actually use every day in my kitchen',
+  serums: 'Skincare without expensive serums: three drugstore basics',
+  hills: 'How to get better at running hills',
+  office: 'Budget home office: better light without a new lamp',
+  vlog: 'My camera stuff for travel vlogs',
+  coffee: 'Better coffee at home without an espresso machine',
+  abroad: 'Stuff nobody tells you about moving abroad',
+  chess: 'Getting better at chess openings in a month',
+  nails: 'Expensive-looking nails without a salon',
+  hands: 'Drawing better hands: the stuff that helped me',
 };
 type Key = keyof typeof POSTS;
 const id = (key: Key) => mintId('post', `qw-${key}`);
@@ -45,7 +59,7 @@ let byDefault: Stack;
 let plain: Stack;
 
 async function start(name: string, env: Record<string, string>): Promise<Stack> {
-  const stack = await startStack(`question-weights-${name}`, { MODEL_DIR, SEARCH_RANKING: 'hybrid', ...env });
+  const stack = await startStack(`questions-${name}`, { MODEL_DIR, SEARCH_RANKING: 'hybrid', ...env });
   await stack.runtime.embedder.ready();
   const response = await stack.ingest([
     accountObs({ platform_id: 'qw-a', handle: 'question.weights' }),
@@ -56,10 +70,7 @@ async function start(name: string, env: Record<string, string>): Promise<Stack> 
 }
 
 beforeAll(async () => {
-  [byDefault, plain] = await Promise.all([
-    start('default', {}),
-    start('plain', { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off' }),
-  ]);
+  [byDefault, plain] = await Promise.all([start('default', {}), start('plain', { SEARCH_VECTOR_FEEDBACK: 'off' })]);
 }, 240_000);
 
 afterAll(async () => {
@@ -80,7 +91,7 @@ describe('questions in hybrid search', () => {
     for (const key of CROCHET) expect(weighted.indexOf(key), key).toBeLessThanOrEqual(uniform.indexOf(key));
   });
 
-  it('pages through the same order as one long page: the cursor carries the weights', async () => {
+  it("pages through the same order as one long page: the cursor carries the moved vector and the words' weights", async () => {
     const whole = await ranked(byDefault, QUESTION, 100);
     const paged = (await pagedIds(byDefault, QUESTION, 2)).map((id) => keyOf.get(id) ?? id);
     expect(paged).toEqual(whole);
@@ -91,15 +102,8 @@ describe('questions in hybrid search', () => {
     expect(await facetsTotal(byDefault, QUESTION)).toBe(all.length);
   });
 
-  it('leaves statements, entity queries, a bare word and words no post has exactly as they were', async () => {
-    const queries = [
-      'crochet without expensive stuff',
-      'better crochet patterns without expensive yarn',
-      '"crochet" stitches?',
-      'how do I crochet #amigurumi?',
-      'crochet',
-      'xkq zzt brrp?',
-    ];
+  it('leaves entity queries, a bare word and words no post has as they rank with all three off', async () => {
+    const queries = ['"crochet" stitches?', 'how do I crochet #amigurumi?', 'crochet', 'xkq zzt brrp?'];
     for (const query of queries) expect(await ranked(byDefault, query), query).toEqual(await ranked(plain, query));
   });
 
