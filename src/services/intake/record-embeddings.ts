@@ -71,7 +71,11 @@ export function createRecordEmbeddings(deps: {
 }): RecordEmbeddings {
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
-  const lookalikes = createLookalikes({ store: deps.store, modelId });
+  const lookalikes = createLookalikes({
+    store: deps.store,
+    modelId,
+    embedTopics: (texts) => deps.embedder.embedDocuments(texts),
+  });
 
   /**
    * New stored embeddings for those of `records` whose vector is not current, by position: heads
