@@ -1,8 +1,9 @@
 /**
- * What vector feedback and the index's statistics of a query's words cost a hybrid first page
- * through the API: two API nodes on one harness index, `off` (neither) and `on` (`--compare
- * defaults`: the service's defaults; `feedback`: SEARCH_VECTOR_FEEDBACK=on alone; `terms`:
- * SEARCH_QUERY_TERMS=on alone), the same query texts interleaved (off, on, on, off, …). Warm (the
+ * What vector feedback, the index's statistics of a query's words and a question's word weights
+ * cost a hybrid first page through the API: two API nodes on one harness index, `off` (none
+ * of them) and `on` (`--compare defaults`: the service's defaults; `feedback`, `terms`, `weights`:
+ * SEARCH_VECTOR_FEEDBACK, SEARCH_QUERY_TERMS or SEARCH_QUESTION_WEIGHTS alone), the same query
+ * texts interleaved (off, on, on, off, …). Warm (the
  * default): each text asked once per node unmeasured first, so the query vector comes from each
  * node's cache and the model's time is not in the figures. `--cold`: no query cache, every request
  * runs the model. Wall time per request, p50 and p90.
@@ -63,11 +64,12 @@ async function queryTexts(): Promise<string[]> {
 }
 const texts = await queryTexts();
 const cache: Record<string, string> = args.cold ? { EMBEDDING_QUERY_CACHE_MB: '0' } : {};
-const neither = { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUERY_TERMS: 'off' };
+const neither = { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUERY_TERMS: 'off', SEARCH_QUESTION_WEIGHTS: 'off' };
 const COMPARED: Record<string, Record<string, string>> = {
   defaults: {},
-  feedback: { SEARCH_VECTOR_FEEDBACK: 'on', SEARCH_QUERY_TERMS: 'off' },
-  terms: { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUERY_TERMS: 'on' },
+  feedback: { ...neither, SEARCH_VECTOR_FEEDBACK: 'on' },
+  terms: { ...neither, SEARCH_QUERY_TERMS: 'on' },
+  weights: { ...neither, SEARCH_QUESTION_WEIGHTS: 'on' },
 };
 const compared = COMPARED[args.compare];
 if (!compared) throw new Error(`--compare: one of ${Object.keys(COMPARED).join(', ')}`);
