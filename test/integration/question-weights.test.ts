@@ -15,16 +15,15 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // same posts: the defaults, and all three off (every word weighs the same).
 //
 // What holds on every CPU (docs/testing.md, "What the ranking tolerates"): both stacks see the
-// same vectors, so the test compares them. It once asserted the three crochet posts as the top 3,
-// and failed on AVX-512 VNNI and AMX machines while AVX2 ones passed: their int8 kernels rounded
-// the vectors differently (cosine 0.985–0.999 of each other), which moved the weights (crochet 1.64
-// on AVX2, 1.56 with VNNI), the first fusion's third place and the feedback with it. In ten posts
-// "crochet" is in three and "better", "without" and "expensive" in two each, so BM25's IDF favours
-// the asking words: the second and third crochet posts, pull-ups and the hotels post lie within
-// 0.01–0.1 of fused score of each other, a near tie any kernel's rounding settles either way. A
-// crochet post first is not: it came first under all 18 seeds tried (distances 0.015 and 0.02),
-// 0.02–0.09 of fused score above pull-ups, which with every word at the same weight is first or
-// second.
+// same vectors, so the test compares them. In the first ten posts alone "crochet" was in three and
+// "better", "without" and "expensive" in two each, so BM25's IDF favoured the asking words and the
+// second and third crochet posts, pull-ups and the hotels post lay within 0.01–0.1 of fused score
+// of each other, a near tie any kernel's rounding settled either way (the top 3 failed on AVX-512
+// VNNI and AMX machines). The asking words are common in any real corpus of posts, so the eleven
+// posts after them carry them too. Under seven noise seeds (0.015) the first post is a crochet
+// post and two of them come before "Expensive-looking nails without a salon", which with every
+// word at the same weight is first or second; the third crochet post and the nails post are a near
+// tie (one seed in seven puts nails third).
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {
   crochetBlanket: 'Crochet granny square blanket: the pattern row by row',
@@ -70,7 +69,10 @@ async function start(name: string, env: Record<string, string>): Promise<Stack> 
 }
 
 beforeAll(async () => {
-  [byDefault, plain] = await Promise.all([start('default', {}), start('plain', { SEARCH_VECTOR_FEEDBACK: 'off' })]);
+  [byDefault, plain] = await Promise.all([
+    start('default', {}),
+    start('plain', { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off', SEARCH_QUERY_TERMS: 'off' }),
+  ]);
 }, 240_000);
 
 afterAll(async () => {
@@ -81,13 +83,16 @@ const ranked = async (stack: Stack, query: string, limit = 20) =>
   (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
 
 describe('questions in hybrid search', () => {
-  it('ranks a post about the topic first, above the post sharing only the asking words', async () => {
+  it('ranks posts about the topic above the posts sharing only the asking words', async () => {
     const weighted = await ranked(byDefault, QUESTION);
     const uniform = await ranked(plain, QUESTION);
-    // Every word at the same weight, a post on "get better at … without" (pull-ups) comes first or second.
-    expect(uniform.indexOf('pullups')).toBeLessThan(2);
-    expect(CROCHET).toContain(weighted[0]);
-    // No crochet post loses a place to the weights.
+    // Every word at the same weight, "Expensive-looking nails without a salon" comes first or second.
+    expect(uniform.indexOf('nails'), uniform.join(', ')).toBeLessThan(2);
+    expect(CROCHET, weighted.join(', ')).toContain(weighted[0]);
+    expect(
+      weighted.slice(0, weighted.indexOf('nails')).filter((k) => CROCHET.includes(k)).length,
+    ).toBeGreaterThanOrEqual(2);
+    // No crochet post loses a place to the question handling.
     for (const key of CROCHET) expect(weighted.indexOf(key), key).toBeLessThanOrEqual(uniform.indexOf(key));
   });
 
