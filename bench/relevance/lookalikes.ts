@@ -16,7 +16,7 @@
  *                                         [--references 300] [--reingest] [--drop]
  *
  * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-lookalikes-<seed>-<posts>`, reused while it
- * holds every post. Writes bench/results/relevance-lookalikes.json.
+ * holds every post (`--reingest`: dropped and loaded again). Writes bench/results/relevance-lookalikes.json.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -507,6 +507,9 @@ async function measure(base: Runtime): Promise<void> {
 
 const base = harnessRuntime(env, logger);
 try {
+  // A reload starts from empty indices: observations sent again change no record, so the accounts
+  // would keep the lookalike vectors an earlier version of the service made.
+  if (args.reingest) await destroyPrefix(base);
   await measure(base);
   if (args.drop) await destroyPrefix(base);
 } finally {
