@@ -166,8 +166,8 @@ export interface Correction {
 /**
  * Corrections for the words no post carries (`unknown`, from termsInIndex), from the engine's term
  * suggester over the caption and the enrichment's summary: the closest word within
- * {@link CORRECTION_ACCURACY} that at least {@link CORRECTION_MIN_POSTS} posts carry, the more
- * similar first, then the more common. Never a function word, and never for a word of fewer than
+ * {@link CORRECTION_ACCURACY} that at least {@link CORRECTION_MIN_POSTS} live posts carry (checked
+ * by counting them), the more similar first, then the more common. Never a function word, and never for a word of fewer than
  * four letters. Empty when the engine cannot answer.
  */
 export async function corrections(
@@ -215,10 +215,38 @@ export async function corrections(
         best.set(entry.text, { word: option.text, docFreq: option.freq, score: option.score });
     }
   }
-  for (const word of candidates) {
+  // The suggester's frequencies count deleted copies of updated posts until a merge drops them
+  // (a post re-indexed with its vector once counts twice), so a word of one post could pass for
+  // a word of two, and whether it did would turn on the engine's merges: each correction is
+  // checked against the live posts, in one request.
+  const proposed = candidates.flatMap((word) => {
     const found = best.get(word);
-    if (found) out.set(word, { word: found.word, docFreq: found.docFreq });
+    return found ? [{ word, correction: found.word, docFreq: found.docFreq }] : [];
+  });
+  if (proposed.length === 0) return out;
+  let counts: estypes.MsearchResponse;
+  try {
+    counts = await client.msearch({
+      searches: proposed.flatMap(({ correction }) => [
+        { index },
+        {
+          size: 0,
+          track_total_hits: CORRECTION_MIN_POSTS,
+          query: { multi_match: { query: correction, fields: SUGGESTING_FIELDS, operator: 'and' } },
+        },
+      ]),
+    });
+  } catch {
+    return out;
   }
+  // The information a correction weighs is BM25's own (its statistics count the copies too).
+  proposed.forEach(({ word, correction, docFreq }, i) => {
+    const answer = counts.responses[i];
+    if (!answer || 'error' in answer) return;
+    const total = answer.hits.total;
+    const live = typeof total === 'number' ? total : (total?.value ?? 0);
+    if (live >= CORRECTION_MIN_POSTS) out.set(word, { word: correction, docFreq });
+  });
   return out;
 }
 
