@@ -170,12 +170,15 @@ function semanticWindow(claim: Float32Array, docs: Float32Array[]): Map<number, 
 }
 
 async function weightsOf(vectors: Vectors, question: string): Promise<number[] | null> {
-  const of = (text: string) => {
-    const v = vectors.get(text);
-    if (!v) throw new Error(`no vector for ${text}`);
-    return Promise.resolve(v);
-  };
-  return questionTermWeights(question, of(question), of);
+  return questionTermWeights(question, (texts) =>
+    Promise.resolve(
+      texts.map((text) => {
+        const v = vectors.get(text);
+        if (!v) throw new Error(`no vector for ${text}`);
+        return v;
+      }),
+    ),
+  );
 }
 
 async function compare(a: Vectors, b: Vectors) {

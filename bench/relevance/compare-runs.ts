@@ -44,6 +44,8 @@ const SETS: Array<[string, (id: string) => boolean]> = before.offNiche
       ['question (English)', (id) => id.startsWith('question:')],
       ['topic as noun phrase', (id) => id.startsWith('topic:')],
       ['question (other languages)', (id) => id.startsWith('lang-question:')],
+      ['held-out question (paraphrase-set.ts)', (id) => id.startsWith('paraphrase:')],
+      ['held-out noun phrase', (id) => id.startsWith('paraphrase-topic:')],
     ]
   : [['all', () => true]];
 

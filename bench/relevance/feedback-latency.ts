@@ -1,18 +1,20 @@
 /**
- * What vector feedback and a question's word weights cost a hybrid first page through the API:
- * two API nodes on one harness index, `off` (neither) and `on` (`--compare feedback`:
- * SEARCH_VECTOR_FEEDBACK=on for every query; `--compare questions`: the defaults, weights and
- * feedback for questions), the same query texts interleaved (off, on, on, off, …). Warm (the
+ * What vector feedback, the index's statistics of a query's words and a question's word weights
+ * cost a hybrid first page through the API: two API nodes on one harness index, `off` (none
+ * of them) and `on` (`--compare defaults`: the service's defaults; `feedback`, `terms`, `weights`:
+ * SEARCH_VECTOR_FEEDBACK, SEARCH_QUERY_TERMS or SEARCH_QUESTION_WEIGHTS alone), the same query
+ * texts interleaved (off, on, on, off, …). Warm (the
  * default): each text asked once per node unmeasured first, so the query vector comes from each
  * node's cache and the model's time is not in the figures. `--cold`: no query cache, every request
- * runs the model (a question's word weights are model work). Wall time per request, p50 and p90.
+ * runs the model. Wall time per request, p50 and p90.
  *
  *   npx tsx bench/relevance/feedback-latency.ts [--prefix relevance-harness-scifact] [--rounds 3]
  *   npx tsx bench/relevance/feedback-latency.ts --prefix relevance-social-5-1500 --queries questions \
- *     --compare questions --cold
+ *     --compare defaults --cold
  *
- * `--queries scifact` (default; bench/relevance/harness.ts loads its index) or `questions` /
- * `topics` (the social set's English questions or the same topics as noun phrases; social.ts).
+ * `--queries scifact` (default; bench/relevance/harness.ts loads its index), `questions` / `topics`
+ * (the social set's English questions or the same topics as noun phrases; social.ts) or
+ * `paraphrases` (the held-out questions, paraphrase-set.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -30,8 +32,11 @@ const { values: args } = parseArgs({
     prefix: { type: 'string', default: 'relevance-harness-scifact' },
     rounds: { type: 'string', default: '3' },
     queries: { type: 'string', default: 'scifact' },
-    compare: { type: 'string', default: 'feedback' },
+    compare: { type: 'string', default: 'defaults' },
     cold: { type: 'boolean', default: false },
+    seed: { type: 'string', default: '5' },
+    posts: { type: 'string', default: '1500' },
+    accounts: { type: 'string', default: '150' },
   },
 });
 const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
@@ -50,19 +55,24 @@ async function queryTexts(): Promise<string[]> {
     const qrels = await loadQrels(dir, 'test');
     return [...(await loadQueries(dir))].filter(([id]) => qrels.has(id)).map(([, t]) => t.slice(0, 2000));
   }
-  const kind = args.queries === 'questions' ? 'question' : 'topic';
-  const observations = [...generateObservations({ posts: 1500, accounts: 150, seed: 5 })];
+  const kind = args.queries === 'questions' ? 'question' : args.queries === 'paraphrases' ? 'paraphrase' : 'topic';
+  const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+  const observations = [...generateObservations(size)];
   return socialQuerySet(observations, new Set())
     .filter((q) => q.kind === kind)
     .map((q) => q.text);
 }
 const texts = await queryTexts();
 const cache: Record<string, string> = args.cold ? { EMBEDDING_QUERY_CACHE_MB: '0' } : {};
-const neither = { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off' };
-const compared =
-  args.compare === 'questions'
-    ? { SEARCH_VECTOR_FEEDBACK: 'questions', SEARCH_QUESTION_WEIGHTS: 'on' }
-    : { SEARCH_VECTOR_FEEDBACK: 'on', SEARCH_QUESTION_WEIGHTS: 'off' };
+const neither = { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUERY_TERMS: 'off', SEARCH_QUESTION_WEIGHTS: 'off' };
+const COMPARED: Record<string, Record<string, string>> = {
+  defaults: {},
+  feedback: { ...neither, SEARCH_VECTOR_FEEDBACK: 'on' },
+  terms: { ...neither, SEARCH_QUERY_TERMS: 'on' },
+  weights: { ...neither, SEARCH_QUESTION_WEIGHTS: 'on' },
+};
+const compared = COMPARED[args.compare];
+if (!compared) throw new Error(`--compare: one of ${Object.keys(COMPARED).join(', ')}`);
 
 const base = harnessRuntime(env, logger);
 if (!(await base.ready())) throw new Error('Redis is unreachable');

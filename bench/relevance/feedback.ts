@@ -315,7 +315,11 @@ function rocchio(docs: number, beta: number, from: 'fused' | 'kNN' = 'fused'): V
       await read(c.index, ids);
       const docVectors = ids.map((id) => vectors.get(id)).filter((v): v is number[] => v !== undefined);
       if (docVectors.length === 0) return first.map((f) => f.id);
-      const moved = feedbackVector(c.vector, docVectors, beta);
+      const moved = feedbackVector(
+        c.vector,
+        docVectors.map((vector) => ({ vector })),
+        beta,
+      );
       return fuse(c, c.lexical, await semanticWindow(c.index, c.search, moved)).map((f) => f.id);
     },
   };
@@ -345,9 +349,18 @@ const contentEmbeddedRocchio: Variant = {
     await read(c.index, ids);
     const docVectors = ids.map((id) => vectors.get(id)).filter((v): v is number[] => v !== undefined);
     if (docVectors.length === 0) return first.map((f) => f.id);
-    return fuse(c, c.lexical, await semanticWindow(c.index, c.search, feedbackVector(vector, docVectors))).map(
-      (f) => f.id,
-    );
+    return fuse(
+      c,
+      c.lexical,
+      await semanticWindow(
+        c.index,
+        c.search,
+        feedbackVector(
+          vector,
+          docVectors.map((v) => ({ vector: v })),
+        ),
+      ),
+    ).map((f) => f.id);
   },
 };
 
@@ -426,9 +439,19 @@ function questionsOnly(options: { lambda: number; rocchio: boolean }): Variant {
       await read(c.index, ids);
       const docVectors = ids.map((id) => vectors.get(id)).filter((v): v is number[] => v !== undefined);
       if (docVectors.length === 0) return first.map((f) => f.id);
-      return fuse(c, lexical, await semanticWindow(c.index, c.search, feedbackVector(c.vector, docVectors, 0.75))).map(
-        (f) => f.id,
-      );
+      return fuse(
+        c,
+        lexical,
+        await semanticWindow(
+          c.index,
+          c.search,
+          feedbackVector(
+            c.vector,
+            docVectors.map((v) => ({ vector: v })),
+            0.75,
+          ),
+        ),
+      ).map((f) => f.id);
     },
   };
 }

@@ -16,7 +16,7 @@
  *                                         [--references 300] [--reingest] [--drop]
  *
  * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-lookalikes-<seed>-<posts>`, reused while it
- * holds every post. Writes bench/results/relevance-lookalikes.json.
+ * holds every post (`--reingest`: dropped and loaded again). Writes bench/results/relevance-lookalikes.json.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -27,10 +27,12 @@ import { pino } from 'pino';
 import {
   LOOKALIKE_WEIGHTS,
   lookalikeVector,
+  topicText,
   type LookalikeWeights,
   type PostVector,
 } from '../../src/domain/lookalike.ts';
 import { mintId } from '../../src/contract/ids.ts';
+import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { generateObservations, seedAccountLabels, type SeedAccountLabel } from '../../src/seed/generator.ts';
 import { Rng } from '../../src/seed/random.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
@@ -52,6 +54,7 @@ const { values: args } = parseArgs({
     accounts: { type: 'string', default: '2000' },
     seed: { type: 'string', default: '11' },
     references: { type: 'string', default: '300' },
+    'min-posts': { type: 'string', default: '5' },
     prefix: { type: 'string' },
     reingest: { type: 'boolean', default: false },
     drop: { type: 'boolean', default: false },
@@ -73,7 +76,7 @@ const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destinat
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const K = 10;
 /** A judged reference has published at least this many posts (a creator someone would look up). */
-const MIN_REFERENCE_POSTS = 5;
+const MIN_REFERENCE_POSTS = Number(args['min-posts']);
 
 /**
  * Loads the seed through the intake unless the posts are all there, then lets the worker give every
@@ -140,10 +143,15 @@ interface Held {
   candidates: Map<string, number[] | null>;
   /** Author → its available posts' vectors. */
   posts: Map<string, PostVector[]>;
+  /** Account → its niches (account enrichment), publishing languages, and its posts' topics with counts. */
+  niches: Map<string, string[]>;
+  languages: Map<string, string[]>;
+  topics: Map<string, Map<string, number>>;
 }
 
 async function held(runtime: Runtime): Promise<Held> {
   const accounts = await scan<{ record: { embedding?: { vector: string } } }>(runtime, `${prefix}-accounts`, {
+    docvalue_fields: ['niches', 'publishing_languages'],
     query: {
       bool: {
         filter: [
@@ -158,30 +166,105 @@ async function held(runtime: Runtime): Promise<Held> {
   const candidates = new Map(
     accounts.map((h) => [h._id!, h._source?.record.embedding ? decodeVector(h._source.record.embedding.vector) : null]),
   );
+  const niches = new Map(accounts.map((h) => [h._id!, (h.fields?.['niches'] as string[] | undefined) ?? []]));
+  const languages = new Map(
+    accounts.map((h) => [h._id!, (h.fields?.['publishing_languages'] as string[] | undefined) ?? []]),
+  );
   const hits = await scan<{ record: { embedding: { vector: string }; raw: { v: { posted_at: string } } } }>(
     runtime,
     `${prefix}-posts`,
     {
       query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding' } }] } },
       _source: ['record.embedding', 'record.raw.v.posted_at'],
-      docvalue_fields: ['author.id'],
+      docvalue_fields: ['author.id', 'topics'],
     },
   );
   const posts = new Map<string, PostVector[]>();
+  const topics = new Map<string, Map<string, number>>();
   for (const h of hits) {
     const author = (h.fields?.['author.id'] as string[] | undefined)?.[0];
     if (!author || !h._source) continue;
+    const counts = topics.get(author) ?? new Map<string, number>();
+    const postTopics = (h.fields?.['topics'] as string[] | undefined) ?? [];
+    for (const t of postTopics) counts.set(t, (counts.get(t) ?? 0) + 1);
+    topics.set(author, counts);
     const list = posts.get(author) ?? [];
-    list.push({ postedAt: h._source.record.raw.v.posted_at, vector: decodeVector(h._source.record.embedding.vector) });
+    list.push({
+      postedAt: h._source.record.raw.v.posted_at,
+      vector: decodeVector(h._source.record.embedding.vector),
+      topics: postTopics,
+    });
     posts.set(author, list);
   }
-  return { candidates, posts };
+  return { candidates, posts, niches, languages, topics };
 }
 
 function dot(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
   return sum;
+}
+
+/** Jaccard overlap of two sets (0 when both are empty). */
+function jaccard(a: readonly string[], b: readonly string[]): number {
+  const A = new Set(a);
+  const B = new Set(b);
+  let both = 0;
+  for (const x of A) if (B.has(x)) both++;
+  const union = A.size + B.size - both;
+  return union === 0 ? 0 : both / union;
+}
+
+/** Cosine of two sparse count vectors. */
+function sparseCosine(a: Map<string, number> | undefined, b: Map<string, number> | undefined): number {
+  if (!a || !b) return 0;
+  let d = 0;
+  let na = 0;
+  let nb = 0;
+  for (const [k, v] of a) {
+    na += v * v;
+    d += v * (b.get(k) ?? 0);
+  }
+  for (const v of b.values()) nb += v * v;
+  return na > 0 && nb > 0 ? d / Math.sqrt(na * nb) : 0;
+}
+
+/** Ways of ranking candidates by their lookalike vectors' cosine and what else the service knows of them. */
+function likeness(data: Held): Record<string, (ref: string, id: string, cosine: number) => number> {
+  const niches = (id: string) => data.niches.get(id) ?? [];
+  return {
+    'cosine, accounts sharing a niche first': (ref, id, cos) => (jaccard(niches(ref), niches(id)) > 0 ? 2 : 0) + cos,
+    'cosine + niche Jaccard': (ref, id, cos) => cos + jaccard(niches(ref), niches(id)),
+    'cosine + ½ niche Jaccard': (ref, id, cos) => cos + 0.5 * jaccard(niches(ref), niches(id)),
+    '½ cosine + ½ topic-profile cosine': (ref, id, cos) =>
+      0.5 * cos + 0.5 * sparseCosine(data.topics.get(ref), data.topics.get(id)),
+    'cosine + niche Jaccard + topic-profile cosine': (ref, id, cos) =>
+      cos + jaccard(niches(ref), niches(id)) + sparseCosine(data.topics.get(ref), data.topics.get(id)),
+  };
+}
+
+/** Each reference's ten best candidates by `score` (over every candidate with a vector). */
+function rankedBy(
+  references: readonly string[],
+  vectors: Map<string, ArrayLike<number>>,
+  score: (ref: string, id: string, cosine: number) => number,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const ref of references) {
+    const v = vectors.get(ref);
+    if (!v) {
+      out.set(ref, []);
+      continue;
+    }
+    const scored: Array<[string, number]> = [];
+    for (const [id, u] of vectors) if (id !== ref) scored.push([id, score(ref, id, dot(v, u))]);
+    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    out.set(
+      ref,
+      scored.slice(0, K).map(([id]) => id),
+    );
+  }
+  return out;
 }
 
 /** Exact nearest neighbours of each reference among the candidates, by the vectors of `vectors`. */
@@ -212,11 +295,14 @@ function normalized(vector: ArrayLike<number>): number[] {
   return Array.from(vector, (x) => (n > 0 ? x / n : 0));
 }
 
+/** The model's vector of each topic ID the posts carry, read as words (domain/lookalike.ts, topicText). */
+let topicVectors: Map<string, ArrayLike<number>> = new Map();
+
 /** Every candidate's lookalike vector under `weights`, from the posts' stored vectors. */
 function lookalikes(data: Held, weights: LookalikeWeights): Map<string, number[]> {
   const out = new Map<string, number[]>();
   for (const [id, own] of data.candidates) {
-    const vector = lookalikeVector(data.posts.get(id) ?? [], own, weights);
+    const vector = lookalikeVector(data.posts.get(id) ?? [], own, weights, topicVectors);
     if (vector) out.set(id, vector);
   }
   return out;
@@ -249,9 +335,19 @@ async function askService(baseUrl: string, key: string, references: readonly str
   return { answers: out, unavailable, latencies: latencies.sort((a, b) => a - b) };
 }
 
-/** Precision@10 of each label over `answers` (fewer than ten answers count the missing as misses). */
-function precision(answers: Map<string, string[]>, labels: Map<string, SeedAccountLabel>) {
+/**
+ * Precision@10 of each label over `answers` (fewer than ten answers count the missing as misses),
+ * and the niche precision over the first min(10, candidates sharing the reference's niche) — on a
+ * small corpus a niche may have fewer than ten other accounts — for every reference, for English
+ * references and for references in the other languages.
+ */
+function precision(
+  answers: Map<string, string[]>,
+  labels: Map<string, SeedAccountLabel>,
+  sharing: ReadonlyMap<string, number>,
+) {
   const per = { niche: [] as number[], style: [] as number[], language: [] as number[], returned: [] as number[] };
+  const shared = { all: [] as number[], en: [] as number[], other: [] as number[] };
   for (const [ref, ids] of answers) {
     const r = labels.get(ref)!;
     const found = ids.map((id) => labels.get(id)).filter((l): l is SeedAccountLabel => l !== undefined);
@@ -259,12 +355,23 @@ function precision(answers: Map<string, string[]>, labels: Map<string, SeedAccou
     per.style.push(found.filter((l) => l.niche === r.niche && l.style === r.style).length / K);
     per.language.push(found.filter((l) => l.language === r.language).length / K);
     per.returned.push(ids.length);
+    const k = Math.min(K, sharing.get(ref) ?? 0);
+    if (k > 0) {
+      const p = found.slice(0, k).filter((l) => l.niche === r.niche).length / k;
+      shared.all.push(p);
+      shared[r.language === 'en' ? 'en' : 'other'].push(p);
+    }
   }
   const mean = (xs: number[]) => +(xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)).toFixed(3);
   return {
     niche_p_at_10: mean(per.niche),
     style_p_at_10: mean(per.style),
     language_p_at_10: mean(per.language),
+    niche_p_at_shared: mean(shared.all),
+    niche_p_at_shared_en: mean(shared.en),
+    niche_p_at_shared_other: mean(shared.other),
+    references_en: shared.en.length,
+    references_other: shared.other.length,
     mean_returned: mean(per.returned),
     references: answers.size,
   };
@@ -311,6 +418,11 @@ async function measure(base: Runtime): Promise<void> {
 
     const labels = new Map(seedAccountLabels(size).map((l) => [mintId('account', l.id), l]));
     const data = await held(base);
+    const topicIds = [...new Set([...data.topics.values()].flatMap((m) => [...m.keys()]))].sort();
+    // The loader closed the runtime's own model thread: a thread of its own for the topics.
+    const embedder = createEmbedder(base.config);
+    const embedded = await embedder.embedDocuments(topicIds.map(topicText)).finally(() => embedder.close());
+    topicVectors = new Map(topicIds.map((t, i) => [t, embedded[i]!]));
     const eligible = [...labels].filter(
       ([id, l]) => !l.isPrivate && l.active && l.posts >= MIN_REFERENCE_POSTS && data.candidates.has(id),
     );
@@ -338,19 +450,35 @@ async function measure(base: Runtime): Promise<void> {
       'exact, posts only (text share 0)': { ...LOOKALIKE_WEIGHTS, textShare: 0 },
       'exact, text share 0.5': { ...LOOKALIKE_WEIGHTS, textShare: 0.5 },
       'exact, no recency weighting': { ...LOOKALIKE_WEIGHTS, halfLifeDays: Number.POSITIVE_INFINITY },
+      'exact, no topics (topic share 0)': { ...LOOKALIKE_WEIGHTS, topicShare: 0 },
+      'exact, topic share 0.3': { ...LOOKALIKE_WEIGHTS, topicShare: 0.3 },
+      'exact, topic share 0.7': { ...LOOKALIKE_WEIGHTS, topicShare: 0.7 },
     };
+    // Candidates other than the reference that share its primary niche.
+    const sharing = new Map(
+      references.map((ref) => {
+        const niche = labels.get(ref)!.niche;
+        return [ref, [...data.candidates.keys()].filter((id) => id !== ref && labels.get(id)?.niche === niche).length];
+      }),
+    );
+    const judge = (answers: Map<string, string[]>) => precision(answers, labels, sharing);
     const rows: Record<string, ReturnType<typeof precision>> = {
-      'service (account.similar_to)': precision(service.answers, labels),
-      'baseline: same-niche random': precision(sameNicheRandom(references, data.candidates.keys(), labels), labels),
-      'baseline: biography vector alone': precision(exactNeighbours(references, own), labels),
+      'service (account.similar_to)': judge(service.answers),
+      'baseline: same-niche random': judge(sameNicheRandom(references, data.candidates.keys(), labels)),
+      'baseline: biography vector alone': judge(exactNeighbours(references, own)),
     };
     for (const [name, weights] of Object.entries(variants))
-      rows[name] = precision(exactNeighbours(references, lookalikes(data, weights)), labels);
+      rows[name] = judge(exactNeighbours(references, lookalikes(data, weights)));
+    const serviceVectors = lookalikes(data, { ...LOOKALIKE_WEIGHTS, topicShare: 0 });
+    for (const [name, score] of Object.entries(likeness(data)))
+      rows[name] = judge(rankedBy(references, serviceVectors, score));
 
-    say(`\n| method | niche P@10 | style P@10 | language P@10 | results |`);
-    say(`|---|---:|---:|---:|---:|`);
+    say(`\n| method | niche P@10 | style P@10 | language P@10 | niche P@min(10, sharing): all; en; other | results |`);
+    say(`|---|---:|---:|---:|---:|---:|`);
     for (const [name, r] of Object.entries(rows))
-      say(`| ${name} | ${r.niche_p_at_10} | ${r.style_p_at_10} | ${r.language_p_at_10} | ${r.mean_returned} |`);
+      say(
+        `| ${name} | ${r.niche_p_at_10} | ${r.style_p_at_10} | ${r.language_p_at_10} | ${r.niche_p_at_shared}; ${r.niche_p_at_shared_en} (${r.references_en}); ${r.niche_p_at_shared_other} (${r.references_other}) | ${r.mean_returned} |`,
+      );
     const p = (q: number) => +service.latencies[Math.floor(q * (service.latencies.length - 1))]!.toFixed(1);
     say(
       `\nservice answered 503 for ${service.unavailable}; latency p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (small index, not the latency bench)`,
@@ -358,7 +486,7 @@ async function measure(base: Runtime): Promise<void> {
     const out = path.join(REPO_ROOT, 'bench/results');
     mkdirSync(out, { recursive: true });
     writeFileSync(
-      path.join(out, 'relevance-lookalikes.json'),
+      path.join(out, process.env['LOOKALIKE_RESULTS'] ?? 'relevance-lookalikes.json'),
       JSON.stringify(
         {
           date: new Date().toISOString(),
@@ -379,6 +507,9 @@ async function measure(base: Runtime): Promise<void> {
 
 const base = harnessRuntime(env, logger);
 try {
+  // A reload starts from empty indices: observations sent again change no record, so the accounts
+  // would keep the lookalike vectors an earlier version of the service made.
+  if (args.reingest) await destroyPrefix(base);
   await measure(base);
   if (args.drop) await destroyPrefix(base);
 } finally {

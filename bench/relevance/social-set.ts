@@ -9,11 +9,22 @@ import { hashtagsFromCaption } from '../../src/domain/merge.ts';
 import { LANGUAGES } from '../../src/seed/languages.ts';
 import type { SeedPostLabel } from '../../src/seed/generator.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
+import { PARAPHRASED_QUESTIONS } from './paraphrase-set.ts';
 
 /** One query of the set, with its judgments (post ID → grade). */
 export interface SocialQuery {
   id: string;
-  kind: 'hashtag' | 'handle' | 'intent' | 'language' | 'nonsense' | 'topic' | 'question' | 'language-question';
+  kind:
+    | 'hashtag'
+    | 'handle'
+    | 'intent'
+    | 'language'
+    | 'nonsense'
+    | 'topic'
+    | 'question'
+    | 'language-question'
+    | 'paraphrase'
+    | 'paraphrase-topic';
   /** The niche the query is about (topic, question, language-question): results outside it are off-niche. */
   niche?: string;
   /** Query language (intent: en; nonsense: none). */
@@ -202,6 +213,26 @@ export function socialQuerySet(
       const about = { language: 'en', niche: niche.id, judgments };
       out.push({ id: `topic:${topicId}`, kind: 'topic', text: phrase, ...about });
       out.push({ id: `question:${topicId}`, kind: 'question', text: question, ...about });
+    }
+  }
+
+  // The held-out set (paraphrase-set.ts): every topic asked in the asker's own words, and the same
+  // topic as its noun phrase, judged like the questions above. Every third question is typed
+  // without its question mark, as people often do.
+  let asked = 0;
+  for (const niche of NICHES) {
+    for (const [topicId, phrase] of niche.topics) {
+      const question = PARAPHRASED_QUESTIONS[topicId];
+      if (!question) continue;
+      const judgments = new Map<string, number>();
+      for (const p of posts) {
+        const grade = p.topics.includes(topicId) ? 2 : p.topics.some((t) => TOPICS.get(t)?.niche === niche.id) ? 1 : 0;
+        if (grade > 0) judgments.set(p.id, grade);
+      }
+      const text = asked++ % 3 === 2 ? question.replace(/\?$/u, '') : question;
+      const about = { language: 'en', niche: niche.id, judgments };
+      out.push({ id: `paraphrase-topic:${topicId}`, kind: 'paraphrase-topic', text: phrase, ...about });
+      out.push({ id: `paraphrase:${topicId}`, kind: 'paraphrase', text, ...about });
     }
   }
 

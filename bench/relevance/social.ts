@@ -118,7 +118,13 @@ async function ask(baseUrl: string, key: string, queries: readonly SocialQuery[]
 }
 
 /** Kinds outside the headline nDCG: the question set and the noun phrases it is compared with. */
-const ASKED_APART: ReadonlySet<SocialQuery['kind']> = new Set(['topic', 'question', 'language-question']);
+const ASKED_APART: ReadonlySet<SocialQuery['kind']> = new Set([
+  'topic',
+  'question',
+  'language-question',
+  'paraphrase',
+  'paraphrase-topic',
+]);
 
 const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : +(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4));
 
@@ -164,6 +170,7 @@ function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) 
         language: offNiche('language'),
         language_question: offNiche('language-question'),
       },
+      ratio: +(byKind('question') / byKind('topic')).toFixed(3),
       worst_questions: all
         .filter((q) => q.kind === 'question')
         .map((q) => ({
@@ -177,6 +184,14 @@ function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) 
         question: all.filter((q) => q.kind === 'question').length,
         language_question: all.filter((q) => q.kind === 'language-question').length,
       },
+    },
+    // The held-out set (paraphrase-set.ts), never used to choose anything.
+    paraphrases: {
+      ndcg_question: byKind('paraphrase'),
+      ndcg_noun_phrase: byKind('paraphrase-topic'),
+      ratio: +(byKind('paraphrase') / byKind('paraphrase-topic')).toFixed(3),
+      off_niche_share: { question: offNiche('paraphrase'), noun_phrase: offNiche('paraphrase-topic') },
+      queries: all.filter((q) => q.kind === 'paraphrase').length,
     },
     ndcg_by_language: Object.fromEntries(
       languages.map((l) => [l, mean(judged.filter((q) => q.language === l && q.kind === 'language').map(ndcg))]),

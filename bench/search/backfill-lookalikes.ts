@@ -24,7 +24,11 @@ await service.connections.redisReady();
 await service.embedder.ready();
 const modelId = service.embedder.modelId;
 if (modelId === null) throw new Error('set MODEL_DIR (the model id the posts were embedded with)');
-const lookalikes = createLookalikes({ store: service.engine.intake, modelId });
+const lookalikes = createLookalikes({
+  store: service.engine.intake,
+  modelId,
+  embedTopics: (texts) => service.embedder.embedDocuments(texts),
+});
 
 const started = Date.now();
 let withVector = 0;

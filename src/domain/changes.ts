@@ -39,3 +39,11 @@ function baselineFacts(post: PostRecord | null): string {
 export function baselineFactsChanged(before: PostRecord | null, after: PostRecord | null): boolean {
   return baselineFacts(before) !== baselineFacts(after);
 }
+
+/**
+ * True when the post's topics differ between the two states: its author's lookalike vector weighs
+ * its posts' topics (domain/lookalike.ts), and enrichment usually arrives after the post's vector.
+ */
+export function topicsChanged(before: PostRecord | null, after: PostRecord | null): boolean {
+  return stableStringify(before?.enrichment.topics?.v ?? []) !== stableStringify(after?.enrichment.topics?.v ?? []);
+}

@@ -3,7 +3,13 @@ import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../internal/config.ts';
-import { startModelThread, type ModelThread, type ModelThreadOptions } from './model-thread.ts';
+import {
+  startModelThread,
+  type ModelThread,
+  type ModelThreadOptions,
+  type Prompts,
+  type TextKind,
+} from './model-thread.ts';
 
 /** The embedding settings of the configuration (the query cache's size defaults to the configuration's default). */
 export type EmbeddingConfig = Pick<
@@ -59,6 +65,13 @@ export interface Embedder {
    * document batches); repeats of the exact text come from an LRU cache without touching the model.
    */
   embedQuery(text: string): Promise<Float32Array>;
+  /**
+   * Short query texts in one run of the model, for comparing with each other (a question without
+   * each of its words in turn, src/text/question-weights.ts): about the cost of one of them alone. Their
+   * vectors depend on the run they share, so they are neither cached nor stored; served ahead of
+   * waiting documents, like queries.
+   */
+  embedQueriesTogether(texts: readonly string[]): Promise<Float32Array[]>;
   stats(): EmbedderStats;
   /** Ends the thread; later calls reject with {@link EmbeddingsUnavailableError}. */
   close(): Promise<void>;
@@ -119,6 +132,27 @@ function maxSeqLength(dir: string): number | null {
   }
 }
 
+const NO_PROMPTS: Prompts = { query: '', document: '' };
+
+/**
+ * The prompts of a model folder (sentence-transformers' `config_sentence_transformers.json`,
+ * `prompts`: e5's `{"query": "query: ", "document": "passage: "}`; `passage` is taken for
+ * `document`). A model trained with them reads a query or a passage well only after its prompt.
+ */
+function promptsOf(dir: string): Prompts {
+  try {
+    const prompts = (
+      JSON.parse(readFileSync(join(dir, 'config_sentence_transformers.json'), 'utf8')) as {
+        prompts?: Record<string, unknown>;
+      }
+    ).prompts;
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    return { query: text(prompts?.['query']), document: text(prompts?.['document'] ?? prompts?.['passage']) };
+  } catch {
+    return NO_PROMPTS;
+  }
+}
+
 /** Decides from the configuration alone what to start, checking a model folder before any thread exists. */
 function plan(config: EmbeddingConfig): Plan {
   if (config.EMBEDDINGS === 'off') return { kind: 'off', detail: 'off: EMBEDDINGS=off (BM25 only)' };
@@ -150,6 +184,7 @@ function plan(config: EmbeddingConfig): Plan {
         dtype,
         threads,
         maxTokens: maxSeqLength(dir),
+        prompts: promptsOf(dir),
         noise: config.EMBEDDING_NOISE ?? null,
       },
       cacheBytes,
@@ -168,6 +203,7 @@ function plan(config: EmbeddingConfig): Plan {
         dtype,
         threads,
         maxTokens: null,
+        prompts: NO_PROMPTS,
         noise: config.EMBEDDING_NOISE ?? null,
       },
       cacheBytes,
@@ -202,6 +238,7 @@ export function createEmbedder(config: EmbeddingConfig, logger?: EmbedderLogger)
       stats.queries++;
       return Promise.reject(unavailable());
     },
+    embedQueriesTogether: () => Promise.reject(unavailable()),
     stats: () => ({ ...stats }),
     close: () => Promise.resolve(),
   };
@@ -209,6 +246,8 @@ export function createEmbedder(config: EmbeddingConfig, logger?: EmbedderLogger)
 
 interface Job {
   texts: string[];
+  kind: TextKind;
+  together?: boolean;
   onVector?: (index: number, vector: Float32Array) => void;
   resolve: (vectors: Float32Array[]) => void;
   reject: (error: Error) => void;
@@ -232,6 +271,8 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
   const queryQueue: Array<{ text: string; resolve: (vector: Float32Array) => void; reject: (error: Error) => void }> =
     [];
   const documentQueue: Job[] = [];
+  /** Texts asked together (embedQueriesTogether), served after waiting queries, before documents. */
+  const togetherQueue: Job[] = [];
   let running = false;
   let flushScheduled = false;
 
@@ -250,7 +291,7 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
     const error = new EmbeddingsUnavailableError(detail);
     settleLoad(error);
     for (const query of queryQueue.splice(0)) query.reject(error);
-    for (const job of documentQueue.splice(0)) job.reject(error);
+    for (const job of [...togetherQueue.splice(0), ...documentQueue.splice(0)]) job.reject(error);
     if (message !== CLOSED)
       logger?.warn(
         { embeddings: { state, model: modelId, detail } },
@@ -288,23 +329,24 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
       const batch = queryQueue.splice(0, QUERY_BATCH);
       job = {
         texts: batch.map((q) => q.text),
+        kind: 'query',
         // Each query is answered as soon as its own vector arrives (resolving twice is a no-op).
         onVector: (i, vector) => batch[i]!.resolve(vector),
         resolve: (vectors) => batch.forEach((q, i) => q.resolve(vectors[i]!)),
         reject: (error) => batch.forEach((q) => q.reject(error)),
       };
     } else {
-      job = documentQueue.shift();
+      job = togetherQueue.shift() ?? documentQueue.shift();
     }
     thread.keepAlive(job !== undefined);
     if (!job) return;
-    const { texts, onVector, resolve: done, reject } = job;
+    const { texts, kind, onVector, together, resolve: done, reject } = job;
     running = true;
     stats.modelCalls++;
     stats.textsEmbedded += texts.length;
     const started = performance.now();
     thread
-      .run(texts, onVector)
+      .run(texts, kind, onVector, together === true)
       .then(done, (error: Error) =>
         reject(state === 'failed' ? new EmbeddingsUnavailableError(detail, { cause: error }) : error),
       )
@@ -350,6 +392,7 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
           new Promise((resolveBatch, rejectBatch) => {
             documentQueue.push({
               texts: texts.slice(start, start + DOCUMENT_BATCH),
+              kind: 'document',
               resolve: resolveBatch,
               reject: rejectBatch,
             });
@@ -389,6 +432,17 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
         queriesUnderway.set(text, underway);
       }
       return underway.then((vector) => vector.slice());
+    },
+
+    embedQueriesTogether(texts) {
+      const error = unavailable();
+      if (error) return Promise.reject(error);
+      if (texts.length === 0) return Promise.resolve([]);
+      stats.queries += texts.length;
+      return new Promise((resolve, reject) => {
+        togetherQueue.push({ texts: [...texts], kind: 'query', together: true, resolve, reject });
+        schedule();
+      });
     },
 
     stats: () => ({ ...stats }),

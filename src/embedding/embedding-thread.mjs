@@ -20,13 +20,18 @@ import { withHalfPrecisionTables } from './half-precision-tables.mjs';
  * @property {number} threads onnxruntime intra-op threads (≥ 1)
  * @property {number | null} maxTokens sentence-transformers' max_seq_length when known, else the tokenizer's model_max_length
  * @property {{ distance: number, seed: number } | null} [noise] test-only: see {@link perturb}
+ * @property {{ query: string, document: string }} prompts what the model reads before a query and before a document ('' for none)
  */
-/** @typedef {{ type: 'embed', id: number, texts: string[] } | { type: 'close' }} Request */
+/** @typedef {'query' | 'document'} TextKind */
+/**
+ * @typedef {{ type: 'embed', id: number, texts: string[], kind: TextKind, together?: boolean } | { type: 'close' }} Request
+ * `together`: the texts in one run of the model (short texts a caller compares with each other), else one run each.
+ */
 /** @typedef {{ data: unknown, dims: readonly number[], dispose(): void }} Hidden the last hidden state of one text, [1, tokens, dimensions] */
 /**
  * @typedef {object} Model
  * @property {(text: string) => number[]} tokenize token ids of one text, special tokens included
- * @property {(ids: number[]) => Promise<Hidden>} run one text through the model
+ * @property {(rows: number[][]) => Promise<Hidden>} run texts through the model in one run, padded to the longest ([rows, tokens, dimensions])
  * @property {number} maxTokens
  * @property {number} trailingSpecials special tokens after the text ([SEP] for BERT)
  * @property {number} leadingSpecials special tokens before the text ([CLS] for BERT)
@@ -38,15 +43,21 @@ const options = /** @type {ThreadOptions} */ (workerData);
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort);
 
 /**
- * Inputs of one unpadded text: every token attends (mask of ones), all of one segment (type 0).
- * @param {number[]} ids
+ * Inputs of texts in one run, each row padded to the longest with token 0 ([PAD] in BERT's
+ * vocabulary) that no token attends to (mask 0), all of one segment (type 0). One text is unpadded.
+ * @param {number[][]} rows
  */
-function inputsOf(ids) {
-  return {
-    input_ids: BigInt64Array.from(ids, (id) => BigInt(id)),
-    attention_mask: new BigInt64Array(ids.length).fill(1n),
-    token_type_ids: new BigInt64Array(ids.length),
-  };
+function inputsOf(rows) {
+  const length = Math.max(...rows.map((r) => r.length));
+  const ids = new BigInt64Array(rows.length * length);
+  const mask = new BigInt64Array(rows.length * length);
+  rows.forEach((row, r) =>
+    row.forEach((id, t) => {
+      ids[r * length + t] = BigInt(id);
+      mask[r * length + t] = 1n;
+    }),
+  );
+  return { inputs: { input_ids: ids, attention_mask: mask, token_type_ids: new BigInt64Array(ids.length) }, length };
 }
 
 /**
@@ -134,11 +145,12 @@ async function loadFolder(folder, weights) {
     : /** @type {string} */ (session.outputNames[0]);
   return {
     tokenize: (text) => tokenizer.encode(text).ids,
-    async run(ids) {
+    async run(rows) {
+      const { inputs, length } = inputsOf(rows);
       /** @type {Record<string, import('onnxruntime-node').Tensor>} */
       const feeds = {};
-      for (const [name, values] of Object.entries(inputsOf(ids))) {
-        if (wanted.has(name)) feeds[name] = new ort.Tensor('int64', values, [1, ids.length]);
+      for (const [name, values] of Object.entries(inputs)) {
+        if (wanted.has(name)) feeds[name] = new ort.Tensor('int64', values, [rows.length, length]);
       }
       return /** @type {Hidden} */ ((await session.run(feeds))[output]);
     },
@@ -165,11 +177,12 @@ async function loadFromHub(id) {
   const positions = /** @type {{ max_position_embeddings?: number }} */ (model.config).max_position_embeddings;
   return {
     tokenize: (text) => tokenizer.encode(text),
-    async run(ids) {
+    async run(rows) {
+      const { inputs: values, length } = inputsOf(rows);
       /** @type {Record<string, InstanceType<typeof Tensor>>} */
       const inputs = {};
-      for (const [name, values] of Object.entries(inputsOf(ids)))
-        inputs[name] = new Tensor('int64', values, [1, ids.length]);
+      for (const [name, data] of Object.entries(values))
+        inputs[name] = new Tensor('int64', data, [rows.length, length]);
       return /** @type {{ last_hidden_state: Hidden }} */ (await model.forward(inputs)).last_hidden_state;
     },
     maxTokens: maxTokensOf(tokenizer.model_max_length, positions),
@@ -216,7 +229,7 @@ async function load() {
   const started = performance.now();
   const { source } = options;
   const loaded = 'hubId' in source ? await loadFromHub(source.hubId) : await loadFolder(source.folder, source.weights);
-  const dimensions = (await embedOne(loaded, 'warm-up')).length;
+  const dimensions = (await embedOne(loaded, 'warm-up', 'document')).length;
   port.postMessage({ type: 'ready', dimensions, loadMs: Math.round(performance.now() - started) });
   return loaded;
 }
@@ -234,8 +247,32 @@ function truncate(ids, model) {
 }
 
 /**
- * One text in one run, then the sentence-transformers recipe: mean over the tokens (one text, no
- * padding: every token counts) and L2 normalisation.
+ * How many tokens each kind's prompt adds before a text (special tokens aside): a word-piece
+ * tokenizer splits a prompt such as `query: ` on its own words and punctuation, so the text's
+ * tokens follow it unchanged.
+ * @type {Map<Model, Record<TextKind, number>>}
+ */
+const promptTokens = new Map();
+
+/**
+ * @param {Model} model
+ * @param {TextKind} kind
+ */
+function promptLength(model, kind) {
+  let lengths = promptTokens.get(model);
+  if (!lengths) {
+    const count = (/** @type {string} */ prompt) =>
+      prompt === '' ? 0 : model.tokenize(prompt).length - model.leadingSpecials - model.trailingSpecials;
+    lengths = { query: count(options.prompts.query), document: count(options.prompts.document) };
+    promptTokens.set(model, lengths);
+  }
+  return lengths[kind];
+}
+
+/**
+ * One text in one run, after its kind's prompt (e5's `query: ` / `passage: `), then the
+ * sentence-transformers recipe: mean over the tokens (one text, no padding: every token counts,
+ * the prompt's too, as the model was trained) and L2 normalisation.
  *
  * One text per run, not batches: batching was slower per text on the 2-core target at every batch
  * size (more so the longer the texts), and with the q8 weights it makes a vector depend on its
@@ -243,27 +280,58 @@ function truncate(ids, model) {
  * (or beside padding) lands at cosine ≈ 0.99 of itself alone.
  * @param {Model} model
  * @param {string} text
+ * @param {TextKind} kind
  */
-async function embedOne(model, text) {
-  const ids = truncate(model.tokenize(text.slice(0, model.maxTokens * CHARS_PER_TOKEN_BOUND)), model);
-  if (unreadable(ids, model)) return new Float32Array(0);
-  const hidden = await model.run(ids);
+async function embedOne(model, text, kind) {
+  return /** @type {Float32Array} */ ((await embedTogether(model, [text], kind))[0]);
+}
+
+/**
+ * Several texts in one run of the model, padded to the longest, each pooled over its own tokens
+ * (the mask), then L2-normalised: for a few short texts a caller compares with one another (a
+ * question without each of its words in turn: src/text/question-weights.ts), one run costs about what one
+ * of them alone does, where a run each cost as many. Their vectors depend on the run they share
+ * (q8 activations take one scale per run), so they are compared with each other, never stored.
+ * A text the model cannot read gets an empty vector and no row.
+ * @param {Model} model
+ * @param {string[]} texts
+ * @param {TextKind} kind
+ * @returns {Promise<Float32Array[]>}
+ */
+async function embedTogether(model, texts, kind) {
+  const prompt = options.prompts[kind];
+  const encoded = texts.map((text) =>
+    truncate(model.tokenize(prompt + text.slice(0, model.maxTokens * CHARS_PER_TOKEN_BOUND)), model),
+  );
+  // Whether a text is readable is the text's own matter: the prompt's tokens are not counted.
+  const readable = encoded.map((ids) => !unreadable(ids, model, promptLength(model, kind)));
+  const rows = encoded.filter((_, i) => readable[i]);
+  const out = texts.map(() => new Float32Array(0));
+  if (rows.length === 0) return out;
+  const hidden = await model.run(rows);
   const [, tokens, dimensions] = /** @type {[number, number, number]} */ (hidden.dims);
   const states = /** @type {Float32Array} */ (hidden.data);
-  const sum = new Float64Array(dimensions);
-  for (let t = 0; t < tokens; t++) {
-    for (let j = 0, offset = t * dimensions; j < dimensions; j++)
-      sum[j] = /** @type {number} */ (sum[j]) + /** @type {number} */ (states[offset + j]);
+  let row = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (!readable[i]) continue;
+    const length = /** @type {number[]} */ (rows[row]).length;
+    const sum = new Float64Array(dimensions);
+    for (let t = 0; t < length; t++) {
+      for (let j = 0, offset = (row * tokens + t) * dimensions; j < dimensions; j++)
+        sum[j] = /** @type {number} */ (sum[j]) + /** @type {number} */ (states[offset + j]);
+    }
+    if (options.noise) perturb(sum, /** @type {string} */ (texts[i]), options.noise);
+    // The mean's 1/tokens cancels in the normalisation.
+    let norm = 0;
+    for (const value of sum) norm += value * value;
+    norm = Math.max(Math.sqrt(norm), 1e-12);
+    const vector = new Float32Array(dimensions);
+    for (let j = 0; j < dimensions; j++) vector[j] = /** @type {number} */ (sum[j]) / norm;
+    out[i] = vector;
+    row++;
   }
   hidden.dispose();
-  if (options.noise) perturb(sum, text, options.noise);
-  // The mean's 1/tokens cancels in the normalisation.
-  let norm = 0;
-  for (const value of sum) norm += value * value;
-  norm = Math.max(Math.sqrt(norm), 1e-12);
-  const vector = new Float32Array(dimensions);
-  for (let j = 0; j < dimensions; j++) vector[j] = /** @type {number} */ (sum[j]) / norm;
-  return vector;
+  return out;
 }
 
 /**
@@ -328,17 +396,18 @@ function xorshift128(seed) {
 
 /**
  * Whether the model cannot read a text: at least {@link UNREADABLE_SHARE} of its tokens (the
- * special ones aside) are unknown to the vocabulary.
+ * special ones and the prompt's aside) are unknown to the vocabulary.
  * @param {number[]} ids one text's token ids, special tokens included
  * @param {Model} model
+ * @param {number} prompt tokens of the prompt before the text
  */
-function unreadable(ids, model) {
+function unreadable(ids, model, prompt) {
   if (model.unknownId === null) return false;
-  const tokens = ids.length - model.leadingSpecials - model.trailingSpecials;
+  const first = model.leadingSpecials + prompt;
+  const tokens = ids.length - first - model.trailingSpecials;
   if (tokens <= 0) return false;
   let unknown = 0;
-  for (let i = model.leadingSpecials; i < ids.length - model.trailingSpecials; i++)
-    if (ids[i] === model.unknownId) unknown++;
+  for (let i = first; i < ids.length - model.trailingSpecials; i++) if (ids[i] === model.unknownId) unknown++;
   return unknown >= tokens * UNREADABLE_SHARE;
 }
 
@@ -346,13 +415,20 @@ function unreadable(ids, model) {
  * @param {Model} model
  * @param {number} id
  * @param {string[]} texts
+ * @param {TextKind} kind
  */
-async function embed(model, id, texts) {
+async function embed(model, id, texts, kind, together) {
   try {
+    if (together) {
+      const vectors = await embedTogether(model, texts, kind);
+      vectors.forEach((vector, index) => port.postMessage({ type: 'vector', id, index, vector }, [vector.buffer]));
+      port.postMessage({ type: 'done', id });
+      return;
+    }
     for (let index = 0; index < texts.length; index++) {
       // A close waits for the current text only; the owner has rejected this request already.
       if (closing) return;
-      const vector = await embedOne(model, /** @type {string} */ (texts[index]));
+      const vector = await embedOne(model, /** @type {string} */ (texts[index]), kind);
       // As soon as it exists (a query need not wait for the rest of its batch), and without a copy.
       port.postMessage({ type: 'vector', id, index, vector }, [vector.buffer]);
     }
@@ -385,7 +461,7 @@ port.on('message', (/** @type {Request} */ request) => {
     // The owner has already rejected whatever is still queued when it closes.
     if (closing) return undefined;
     return loaded.then(
-      (model) => embed(model, request.id, request.texts),
+      (model) => embed(model, request.id, request.texts, request.kind, request.together === true),
       () => port.postMessage({ type: 'error', id: request.id, message: 'the model did not load' }),
     );
   });

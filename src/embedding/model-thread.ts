@@ -11,9 +11,23 @@ export interface ModelThreadOptions {
   threads: number;
   /** Tokens per text: sentence-transformers' max_seq_length when the folder says; null for the tokenizer's model_max_length. */
   maxTokens: number | null;
+  /**
+   * What the model was trained to read before a query and before a document (e5's `query: ` and
+   * `passage: `; sentence-transformers' `prompts`); empty for a model that takes texts as they are.
+   */
+  prompts: Prompts;
   /** Test-only (config EMBEDDING_NOISE): every vector moved to cosine 1 − distance of itself, seeded by `seed` and its text. */
   noise?: { distance: number; seed: number } | null;
 }
+
+/** The text a model reads before each kind of text (empty: none). */
+export interface Prompts {
+  query: string;
+  document: string;
+}
+
+/** Which kind of text a run embeds: queries and documents may carry different prompts. */
+export type TextKind = keyof Prompts;
 
 /** What the owner hears from the thread. Each is called at most once, and never after close(). */
 export interface ModelThreadEvents {
@@ -28,7 +42,13 @@ export interface ModelThread {
    * Embeds texts one after another: L2-normalised vectors in input order. `onVector` hears each
    * vector as soon as it is made.
    */
-  run(texts: readonly string[], onVector?: (index: number, vector: Float32Array) => void): Promise<Float32Array[]>;
+  run(
+    texts: readonly string[],
+    kind: TextKind,
+    onVector?: (index: number, vector: Float32Array) => void,
+    /** In one run of the model (embedding-thread.mjs, embedTogether), else one run each. */
+    together?: boolean,
+  ): Promise<Float32Array[]>;
   /** Whether the thread keeps the process alive: only while there is work, so an idle embedder never holds a CLI open. */
   keepAlive(on: boolean): void;
   close(): Promise<void>;
@@ -163,12 +183,12 @@ export function startModelThread(options: ModelThreadOptions, events: ModelThrea
   );
 
   return {
-    run(texts, onVector) {
+    run(texts, kind, onVector, together = false) {
       if (dead !== null) return Promise.reject(new Error(dead));
       const id = nextId++;
       return new Promise((resolve, reject) => {
         pending.set(id, { vectors: [], onVector, resolve, reject });
-        worker.postMessage({ type: 'embed', id, texts: [...texts] });
+        worker.postMessage({ type: 'embed', id, texts: [...texts], kind, together });
       });
     },
     keepAlive(on) {

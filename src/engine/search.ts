@@ -23,6 +23,17 @@ const fusedStateSchema = z.strictObject({
   vector: z.string().min(1),
   /** A question's weights per content word (src/text/question-weights.ts): every page searches BM25 with the same. */
   weights: z.array(z.number().min(0).max(100)).max(32).optional(),
+  /**
+   * The lexical side's words (engine/elasticsearch/query-terms.ts): the query with its misspelt
+   * words corrected, when it has any, and each content word's information; every page searches and
+   * weighs the same.
+   */
+  terms: z
+    .strictObject({
+      corrected: z.string().min(1).max(4000).optional(),
+      information: z.array(z.number().min(0).max(100)).max(32).optional(),
+    })
+    .optional(),
   offset: z.int().min(0).nullable(),
   after: sortValues.nullable(),
 });

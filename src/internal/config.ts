@@ -202,18 +202,25 @@ const envSchema = z.object({
   SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /**
    * Pseudo-relevance feedback on the query vector of hybrid searches (src/query/relevance-feedback.ts):
-   * the vector moves toward the first fused ranking's top 3 before the final kNN, two more engine
-   * requests per first page. `questions` (default): for queries phrased as questions, where the
-   * phrasing pulls the vector toward posts phrased alike; `on`: every hybrid query (not the
-   * default: SciFact's claims gain nothing significant, p = 0.39); `off`: none (bench/relevance.md,
-   * "Questions: the asking words and the asker's phrasing").
+   * the vector moves toward the first fused ranking's top 3, each as much as its fused score, before
+   * the final kNN; two more engine requests per first page. `on` (default): every hybrid query the
+   * model reads; `questions`: only those phrased as questions; `off`: none (bench/relevance.md,
+   * "Questions phrased in the asker's own words").
    */
-  SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'questions', 'off']).default('questions'),
+  SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'questions', 'off']).default('on'),
+  /**
+   * The posts index's statistics of a hybrid query's words (engine/elasticsearch/query-terms.ts):
+   * a lexical hit carrying little of the query's information keeps that share of its lexical weight
+   * in the fusion, and a word no post carries is corrected from the index's vocabulary; one more
+   * small engine request per first page (two for a misspelt word). `off`: neither.
+   */
+  SEARCH_QUERY_TERMS: z.enum(['on', 'off']).default('on'),
   /**
    * A hybrid search phrased as a question weighs its content words by how much of its meaning the
-   * model says each carries (src/text/question-weights.ts), so that posts sharing only the asking
-   * words ("get better", "without expensive stuff") do not outrank posts on its topic. `off`: every
-   * word weighs the same, as for any other query.
+   * model says each carries (src/text/question-weights.ts: the question without each word in turn,
+   * in one run of the model), so that posts sharing only the asking words ("get better", "without
+   * expensive stuff") do not outrank posts on its topic. `off`: every word weighs the same, as for
+   * any other query.
    */
   SEARCH_QUESTION_WEIGHTS: z.enum(['on', 'off']).default('on'),
   /**

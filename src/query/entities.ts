@@ -21,6 +21,11 @@ const PHRASE = /["“”]([^"“”]+)["“”]/gu;
 /** A one-word query: letters, marks, digits and underscores only. */
 const BARE_TAG = /^[\p{L}\p{M}\p{N}_]+$/u;
 
+/** Whether a query is one bare word (letters, digits, underscores), which is also looked up as a tag. */
+export function isBareWord(query: string): boolean {
+  return BARE_TAG.test(query.trim());
+}
+
 /**
  * The exact entities of a query, in order of appearance per kind (hashtags, handles, phrases),
  * lowercased (tags and handles match case-insensitively), deduplicated, at most

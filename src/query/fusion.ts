@@ -75,6 +75,28 @@ export function byScoreThenId(a: { id: string; score: number }, b: { id: string;
 export interface LexicalHit extends ScoredId {
   /** Exact entities (hashtags, handles, quoted phrases) of the query the document carries. */
   tier: number;
+  /**
+   * The share of the query's information the hit's words carry, in [0, 1] (src/query/term-information.ts);
+   * absent: all of it, as far as the fusion is concerned.
+   */
+  coverage?: number;
+}
+
+/**
+ * The share of a query's information a lexical hit must carry for its lexical evidence to count in
+ * full; a hit carrying less counts in proportion. BM25's min–max normalization gives the best hit
+ * of the window the full lexical share however little of the query it matched: when a question's
+ * topic words are in no post ("how do I get rid of pimples fast?"), the window is the posts
+ * sharing its generic words ("fast SSD"), and its best came above every post found by meaning.
+ * Half the query's information: a hit carrying more of it than the rest of the query does is
+ * evidence for what the query asks; one carrying less is evidence for a side of it. Measured in
+ * bench/relevance.md, "Questions phrased in the asker's own words".
+ */
+export const FULL_COVERAGE = 0.5;
+
+/** What a lexical hit's coverage leaves of its lexical share: all from {@link FULL_COVERAGE} up, else in proportion. */
+export function coverageFactor(coverage: number | undefined): number {
+  return coverage === undefined ? 1 : Math.min(1, Math.max(0, coverage) / FULL_COVERAGE);
 }
 
 /** A semantic hit: the vector retriever's score and the cosine similarity it stands for. */
@@ -128,6 +150,12 @@ export interface TieredFusedId extends FusedId {
  *   document that was not retrieved; with a full window the scale is min–max's, as measured.
  * - The semantic side keeps min–max over its window (its neighbours are never "all the
  *   matches": every document has a similarity).
+ * - A lexical hit carrying less than {@link FULL_COVERAGE} of the query's information keeps that
+ *   part of its lexical share (`coverage`), or as much as the semantic side finds it about the
+ *   query (its normalized similarity), whichever is more: a hit on a generic word alone does not
+ *   outrank the documents the query means, and a hit on the topic's one word in a corpus where that
+ *   word is common (a tenth of the posts on crochet) keeps what the meaning side vouches for. Only
+ *   when the model reads the query (else the lexical side is all there is, and BM25's order stands).
  * - Documents carrying more of the query's exact entities rank first (`tier`), fused score next.
  * - The floor: a document no lexical hit supports is returned only when the model can read the
  *   query and its cosine similarity reaches `similarityFloor`, and it fades in over
@@ -149,8 +177,10 @@ export function fuseHybrid(
   const sem = normalized(semantic);
   const out = new Map<string, TieredFusedId>();
   for (const h of lexical) {
-    const l = lexMax > floor ? (h.score - floor) / (lexMax - floor) : 1;
+    const normalized = lexMax > floor ? (h.score - floor) / (lexMax - floor) : 1;
     const s = sem.get(h.id) ?? null;
+    // A hit the meaning side finds about the query vouches for itself as far as its similarity goes.
+    const l = options.semanticEvidence ? normalized * Math.max(coverageFactor(h.coverage), s ?? 0) : normalized;
     out.set(h.id, { id: h.id, score: w * l + (1 - w) * (s ?? 0), lexical: l, semantic: s, tier: h.tier });
   }
   for (const h of semantic) {

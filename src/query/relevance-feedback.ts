@@ -18,6 +18,13 @@ export const FEEDBACK_DOCUMENTS = 3;
 /** Rocchio's β with α = 1: SMART's classic relevant-document weight (0.5 and 1 measured as sensitivity). */
 export const FEEDBACK_WEIGHT = 0.75;
 
+/** A feedback document: its vector, and how relevant the first ranking takes it to be. */
+export interface FeedbackDocument {
+  vector: readonly number[];
+  /** Its fused score (any scale; only the ratios between documents count); absent: 1. */
+  weight?: number;
+}
+
 /**
  * The width, in fused score, of the band around the cut between the {@link FEEDBACK_DOCUMENTS}th
  * and the next fused result over which a document's feedback share fades from whole to none
@@ -47,26 +54,32 @@ export function feedbackShares(
 }
 
 /**
- * Rocchio's update without negative documents, unit length, each document by its share
- * ({@link feedbackShares}; all 1 when absent):
+ * Rocchio's update without negative documents, unit length, each document by its weight:
  *
- *   q' = (q + β · Σ wᵢdᵢ / Σ wᵢ) / ‖q + β · Σ wᵢdᵢ / Σ wᵢ‖
+ *   q' = (q + β · Σ wᵢ dᵢ / Σ wᵢ) / ‖q + β · Σ wᵢ dᵢ / Σ wᵢ‖
  *
- * A document whose length differs from the query's (no vector, or another model's), or without a
- * share, is left out; `query` unchanged (as a copy) when no document is left.
+ * The search weighs a document by its fused score times its share ({@link feedbackShares}): the
+ * fused score is the relevance model's P(D | Q) (RM3 weighs its feedback documents so), so a
+ * third document found by a weak resemblance alone moves the query little, where an equal share
+ * moved it toward posts of another subject ("how can I get better at baby sleep routine without
+ * expensive stuff", one post on the topic and two weeknight-dinner posts phrased alike; measured
+ * in bench/relevance.md, "Questions phrased in the asker's own words"); the share lets a document
+ * near the cut count in part, on both sides of it.
+ *
+ * A document whose length differs from the query's (no vector, or another model's) is left out;
+ * `query` unchanged (as a copy) when no document is left or their weights are not positive.
  */
 export function feedbackVector(
   query: readonly number[],
-  documents: readonly (readonly number[])[],
+  documents: readonly FeedbackDocument[],
   weight = FEEDBACK_WEIGHT,
-  shares?: readonly number[],
 ): number[] {
-  const usable = documents
-    .map((vector, i) => ({ vector, share: shares ? (shares[i] ?? 0) : 1 }))
-    .filter((d) => d.vector.length === query.length && d.share > 0);
-  if (usable.length === 0 || query.length === 0) return [...query];
-  const total = usable.reduce((sum, d) => sum + d.share, 0);
-  const out = query.map((x, i) => x + (weight * usable.reduce((sum, d) => sum + d.share * d.vector[i]!, 0)) / total);
+  const usable = documents.filter((d) => d.vector.length === query.length && (d.weight ?? 1) > 0);
+  const total = usable.reduce((sum, d) => sum + (d.weight ?? 1), 0);
+  if (usable.length === 0 || query.length === 0 || !(total > 0)) return [...query];
+  const out = query.map(
+    (x, i) => x + (weight * usable.reduce((sum, d) => sum + (d.weight ?? 1) * d.vector[i]!, 0)) / total,
+  );
   const norm = Math.hypot(...out);
   return norm > 0 ? out.map((x) => x / norm) : [...query];
 }

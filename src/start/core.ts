@@ -48,6 +48,7 @@ export function openEngine(config: Config, connections: Connections): Elasticsea
     // -1 (no cosine is lower) turns the floor off.
     similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
     vectorFeedback: config.SEARCH_VECTOR_FEEDBACK,
+    queryTerms: config.SEARCH_QUERY_TERMS === 'on',
     layout: {
       shards: config.INDEX_SHARDS,
       replicas: config.INDEX_REPLICAS,

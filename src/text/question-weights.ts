@@ -58,27 +58,28 @@ export function weightableTerms(query: string): string[] | null {
  * half with a uniform weight, rounded to 3 decimals (the cursor carries them). In "how can I get
  * better at crochet without expensive stuff?" crochet weighs 1.52, without 0.93, better 0.79.
  *
- * Measured through the API on the social set's 45 questions (bench/relevance.md, "Questions: the
- * asking words and the asker's phrasing"), with vector feedback on questions: nDCG@10 0.8296 →
- * 0.8844 and off-niche results 15.3 % → 7.6 % (a second set, seed 7: 0.8942 → 0.9268, 8.7 % →
- * 4.0 %). Not for claims and noun phrases: the same weights on SciFact's claims cost 0.009
- * (p = 0.06), where BM25's own IDF already tells the topic.
+ * The corpus's statistics weigh the words too (BM25's IDF, and the fusion's coverage:
+ * engine/elasticsearch/query-terms.ts), but in a small corpus the topic's word can be as common as
+ * the asking words ("crochet" in a tenth of the posts, "better" in a tenth); the model tells which
+ * of them the question is about (bench/relevance.md, "Questions phrased in the asker's own words").
+ * Not for claims and noun phrases: the same weights on SciFact's claims cost 0.009 (p = 0.06),
+ * where BM25's own IDF already tells the topic.
  *
  * Null when the query is not weightable or the model cannot read it.
  */
 export async function questionTermWeights(
   query: string,
-  vector: Promise<ArrayLike<number>>,
-  embed: (text: string) => Promise<ArrayLike<number>>,
+  embedTogether: (texts: string[]) => Promise<ArrayLike<number>[]>,
 ): Promise<number[] | null> {
   const words = weightableTerms(query);
   if (!words) return null;
-  // Asked together: concurrent queries travel to the model thread as one batch (src/embedding).
-  const [whole, ...without] = await Promise.all([
-    vector,
-    ...words.map((_, i) => embed(words.filter((__, j) => j !== i).join(' '))),
+  // The question and each text without one word in one run of the model: they are compared with
+  // each other only (a run each cost the question's first page as many runs as it has words).
+  const [whole, ...without] = await embedTogether([
+    query,
+    ...words.map((_, i) => words.filter((__, j) => j !== i).join(' ')),
   ]);
-  if (whole.length === 0 || without.some((v) => v.length === 0)) return null;
+  if (!whole || whole.length === 0 || without.some((v) => v.length === 0)) return null;
   const loss = without.map((v) => Math.max(0, 1 - cosine(whole, v)));
   const mean = loss.reduce((a, b) => a + b, 0) / loss.length;
   if (!(mean > 0)) return null;

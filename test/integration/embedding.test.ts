@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -135,6 +135,60 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
     // Batched vectors equal the same text embedded alone (padding must not leak into the mean).
     const [alone] = await embedder.embedDocuments([queries[5]!]);
     expect(cosine(vectors[5]!, alone!)).toBeGreaterThan(0.9999);
+  });
+
+  it('embeds short texts together in one run, each close to itself alone, in order', async () => {
+    const texts = [
+      'better crochet without expensive stuff',
+      'crochet without expensive stuff',
+      '🔥🔥🔥',
+      'better stuff',
+    ];
+    const before = embedder.stats();
+    const together = await embedder.embedQueriesTogether(texts);
+    const after = embedder.stats();
+    expect(after.modelCalls - before.modelCalls).toBe(1);
+    expect(together.map((v) => v.length)).toEqual([384, 384, 0, 384]);
+    const alone = await embedder.embedDocuments(texts);
+    for (const i of [0, 1, 3]) {
+      // One run shares the q8 activations' scale (and its padding): near itself alone (0.96–0.99
+      // here), not equal, and nearer than to any other text of the run.
+      expect(cosine(together[i]!, alone[i]!)).toBeGreaterThan(0.95);
+      for (const j of [0, 1, 3].filter((k) => k !== i))
+        expect(cosine(together[i]!, alone[i]!)).toBeGreaterThan(cosine(together[i]!, alone[j]!));
+      expect(norm(together[i]!)).toBeCloseTo(1, 5);
+    }
+  });
+
+  it("reads a model folder's prompts: a query after its query prompt, a text it cannot read still unreadable", async () => {
+    // all-MiniLM-L6-v2 with e5's prompts (config_sentence_transformers.json), its files linked.
+    const folder = mkdtempSync(path.join(tmpdir(), 'prompted-model-'));
+    try {
+      for (const name of readdirSync(MODEL_DIR)) {
+        if (name === 'config_sentence_transformers.json') continue;
+        symlinkSync(path.join(MODEL_DIR, name), path.join(folder, name));
+      }
+      writeFileSync(
+        path.join(folder, 'config_sentence_transformers.json'),
+        JSON.stringify({ prompts: { query: 'query: ', document: 'passage: ' } }),
+      );
+      const prompted = createEmbedder(config({ MODEL_DIR: folder }));
+      try {
+        await prompted.ready();
+        const [query, document, unreadable] = await Promise.all([
+          prompted.embedQuery('sourdough starter'),
+          prompted.embedDocuments(['sourdough starter']).then((v) => v[0]!),
+          prompted.embedQuery('🔥🔥🔥'),
+        ]);
+        expect(cosine(query, await embedder.embedQuery('query: sourdough starter'))).toBeGreaterThan(0.9999);
+        expect(cosine(document, await embedder.embedQuery('passage: sourdough starter'))).toBeGreaterThan(0.9999);
+        expect(unreadable).toHaveLength(0);
+      } finally {
+        await prompted.close();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('truncates texts longer than 256 tokens instead of failing', async () => {

@@ -8,21 +8,22 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 
 // A question carries, beside its topic, the words of the asking ("get better at", "without
 // expensive stuff"), which posts of every niche share. By default a hybrid search phrased as a
-// question weighs its words by how much of it the model says each carries, and moves its vector
-// toward the posts both retrievers agree on (src/text/question-weights.ts, vector-feedback.ts).
-// Two stacks on the same posts: the defaults, and both turned off (every word weighs the same).
+// question weighs its words by how much of it the model says each carries (question-weights.ts), a
+// lexical hit carrying little of the query's information by the corpus's statistics keeps little
+// of its lexical share (query-terms.ts, src/query/fusion.ts), and vector feedback moves the query's
+// vector toward the posts the first fusion ranks highest (vector-feedback.ts). Two stacks on the
+// same posts: the defaults, and all three off (every word weighs the same).
 //
 // What holds on every CPU (docs/testing.md, "What the ranking tolerates"): both stacks see the
-// same vectors, so the test compares them. It once asserted the three crochet posts as the top 3,
-// and failed on AVX-512 VNNI and AMX machines while AVX2 ones passed: their int8 kernels rounded
-// the vectors differently (cosine 0.985–0.999 of each other), which moved the weights (crochet 1.64
-// on AVX2, 1.56 with VNNI), the first fusion's third place and the feedback with it. In ten posts
-// "crochet" is in three and "better", "without" and "expensive" in two each, so BM25's IDF favours
-// the asking words: the second and third crochet posts, pull-ups and the hotels post lie within
-// 0.01–0.1 of fused score of each other, a near tie any kernel's rounding settles either way. A
-// crochet post first is not: it came first under all 18 seeds tried (distances 0.015 and 0.02),
-// 0.02–0.09 of fused score above pull-ups, which with every word at the same weight is first or
-// second.
+// same vectors, so the test compares them. In the first ten posts alone "crochet" was in three and
+// "better", "without" and "expensive" in two each, so BM25's IDF favoured the asking words and the
+// second and third crochet posts, pull-ups and the hotels post lay within 0.01–0.1 of fused score
+// of each other, a near tie any kernel's rounding settled either way (the top 3 failed on AVX-512
+// VNNI and AMX machines). The asking words are common in any real corpus of posts, so the eleven
+// posts after them carry them too. Under seven noise seeds (0.015) the first post is a crochet
+// post and two of them come before "Expensive-looking nails without a salon", which with every
+// word at the same weight is first or second; the third crochet post and the nails post are a near
+// tie (one seed in seven puts nails third).
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
 const POSTS = {
   crochetBlanket: 'Crochet granny square blanket: the pattern row by row',
@@ -35,6 +36,18 @@ const POSTS = {
   budget: 'Expensive city, cheap week: how I travel on a budget',
   pasta: 'Weeknight pasta in twenty minutes with what is in the fridge',
   knitting: 'Knitting my first sweater: wool, needles and a lot of patience',
+  // The asking words are common in any real corpus of posts; here too.
+  sleep: 'Better sleep without melatonin: my wind-down routine',
+  kitchen: 'The stuff I actually use every day in my kitchen',
+  serums: 'Skincare without expensive serums: three drugstore basics',
+  hills: 'How to get better at running hills',
+  office: 'Budget home office: better light without a new lamp',
+  vlog: 'My camera stuff for travel vlogs',
+  coffee: 'Better coffee at home without an espresso machine',
+  abroad: 'Stuff nobody tells you about moving abroad',
+  chess: 'Getting better at chess openings in a month',
+  nails: 'Expensive-looking nails without a salon',
+  hands: 'Drawing better hands: the stuff that helped me',
 };
 type Key = keyof typeof POSTS;
 const id = (key: Key) => mintId('post', `qw-${key}`);
@@ -45,7 +58,7 @@ let byDefault: Stack;
 let plain: Stack;
 
 async function start(name: string, env: Record<string, string>): Promise<Stack> {
-  const stack = await startStack(`question-weights-${name}`, { MODEL_DIR, SEARCH_RANKING: 'hybrid', ...env });
+  const stack = await startStack(`questions-${name}`, { MODEL_DIR, SEARCH_RANKING: 'hybrid', ...env });
   await stack.runtime.embedder.ready();
   const response = await stack.ingest([
     accountObs({ platform_id: 'qw-a', handle: 'question.weights' }),
@@ -58,7 +71,7 @@ async function start(name: string, env: Record<string, string>): Promise<Stack> 
 beforeAll(async () => {
   [byDefault, plain] = await Promise.all([
     start('default', {}),
-    start('plain', { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off' }),
+    start('plain', { SEARCH_VECTOR_FEEDBACK: 'off', SEARCH_QUESTION_WEIGHTS: 'off', SEARCH_QUERY_TERMS: 'off' }),
   ]);
 }, 240_000);
 
@@ -70,17 +83,20 @@ const ranked = async (stack: Stack, query: string, limit = 20) =>
   (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
 
 describe('questions in hybrid search', () => {
-  it('ranks a post about the topic first, above the post sharing only the asking words', async () => {
+  it('ranks posts about the topic above the posts sharing only the asking words', async () => {
     const weighted = await ranked(byDefault, QUESTION);
     const uniform = await ranked(plain, QUESTION);
-    // Every word at the same weight, a post on "get better at … without" (pull-ups) comes first or second.
-    expect(uniform.indexOf('pullups')).toBeLessThan(2);
-    expect(CROCHET).toContain(weighted[0]);
-    // No crochet post loses a place to the weights.
+    // Every word at the same weight, "Expensive-looking nails without a salon" comes first or second.
+    expect(uniform.indexOf('nails'), uniform.join(', ')).toBeLessThan(2);
+    expect(CROCHET, weighted.join(', ')).toContain(weighted[0]);
+    expect(
+      weighted.slice(0, weighted.indexOf('nails')).filter((k) => CROCHET.includes(k)).length,
+    ).toBeGreaterThanOrEqual(2);
+    // No crochet post loses a place to the question handling.
     for (const key of CROCHET) expect(weighted.indexOf(key), key).toBeLessThanOrEqual(uniform.indexOf(key));
   });
 
-  it('pages through the same order as one long page: the cursor carries the weights', async () => {
+  it("pages through the same order as one long page: the cursor carries the moved vector and the words' weights", async () => {
     const whole = await ranked(byDefault, QUESTION, 100);
     const paged = (await pagedIds(byDefault, QUESTION, 2)).map((id) => keyOf.get(id) ?? id);
     expect(paged).toEqual(whole);
@@ -91,15 +107,8 @@ describe('questions in hybrid search', () => {
     expect(await facetsTotal(byDefault, QUESTION)).toBe(all.length);
   });
 
-  it('leaves statements, entity queries, a bare word and words no post has exactly as they were', async () => {
-    const queries = [
-      'crochet without expensive stuff',
-      'better crochet patterns without expensive yarn',
-      '"crochet" stitches?',
-      'how do I crochet #amigurumi?',
-      'crochet',
-      'xkq zzt brrp?',
-    ];
+  it('leaves entity queries, a bare word and words no post has as they rank with all three off', async () => {
+    const queries = ['"crochet" stitches?', 'how do I crochet #amigurumi?', 'crochet', 'xkq zzt brrp?'];
     for (const query of queries) expect(await ranked(byDefault, query), query).toEqual(await ranked(plain, query));
   });
 

@@ -5,7 +5,7 @@ import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { facetsTotal, pagedIds, searchPage } from '../helpers/post-search.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
-// SEARCH_VECTOR_FEEDBACK=on (src/query/relevance-feedback.ts): a hybrid search moves its query
+// SEARCH_VECTOR_FEEDBACK=on (the default; src/query/relevance-feedback.ts): a hybrid search moves its query
 // vector toward its first fused results before the final kNN, so a question phrased like posts of
 // other topics ("what do I need to know about …") still reaches the posts about its topic that
 // share none of its words. Two stacks on the same posts: feedback on for every query, and off.
@@ -42,8 +42,6 @@ async function start(feedback: 'on' | 'off'): Promise<Stack> {
     MODEL_DIR,
     SEARCH_RANKING: 'hybrid',
     SEARCH_VECTOR_FEEDBACK: feedback,
-    // Feedback alone: the question's word weights (question-weights.test.ts) stay off on both.
-    SEARCH_QUESTION_WEIGHTS: 'off',
   });
   await stack.runtime.embedder.ready();
   const response = await stack.ingest([

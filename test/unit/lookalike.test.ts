@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { cosine, LOOKALIKE_POSTS, LOOKALIKE_TEXT_SHARE, lookalikeVector } from '../../src/domain/lookalike.ts';
+import {
+  cosine,
+  LOOKALIKE_POSTS,
+  LOOKALIKE_TEXT_SHARE,
+  LOOKALIKE_TOPIC_SHARE,
+  LOOKALIKE_WEIGHTS,
+  lookalikeVector,
+  topicText,
+} from '../../src/domain/lookalike.ts';
 
 const DAY = 86_400_000;
 const NEWEST = Date.parse('2026-11-01T00:00:00Z');
@@ -43,5 +51,44 @@ describe('lookalikeVector', () => {
 
   it('ignores a text vector of another dimension (a model change in flight)', () => {
     expect(lookalikeVector([{ postedAt: at(0), vector: axis(1) }], [1, 0])).toEqual(axis(1));
+  });
+
+  it("gives the posts' topics their share: accounts on one subject in two languages come closer", () => {
+    // The model reads one language's posts alike whatever their subject (cosine 0.9) and the other
+    // language's posts on the same subject as different (0.3); the last two axes are two topics.
+    const spanishPosts = [1, 0, 0, 0];
+    const spanishOtherSubject = [0.9, Math.sqrt(1 - 0.81), 0, 0];
+    const englishPosts = [0.3, -Math.sqrt(1 - 0.09), 0, 0];
+    const topic = (i: number) => [0, 0, 0, 0, 0, 0].map((_, k) => (k === i ? 1 : 0));
+    const topics = new Map([
+      ['acne_treatment', topic(4)],
+      ['home_workout', topic(5)],
+    ]);
+    const account = (vector: number[], topicId: string) =>
+      lookalikeVector(
+        [{ postedAt: at(0), vector: [...vector, 0, 0], topics: [topicId] }],
+        null,
+        LOOKALIKE_WEIGHTS,
+        topics,
+      )!;
+    const spanish = account(spanishPosts, 'acne_treatment');
+    const english = account(englishPosts, 'acne_treatment');
+    const otherSubject = account(spanishOtherSubject, 'home_workout');
+    // By the posts alone the other Spanish account is the closer one; with the topics, the English one.
+    expect(cosine(spanishPosts, spanishOtherSubject)).toBeGreaterThan(cosine(spanishPosts, englishPosts));
+    expect(cosine(spanish, english)).toBeGreaterThan(cosine(spanish, otherSubject));
+    // The topic takes its share of the vector, the posts the rest.
+    expect(spanish[4]! / spanish[0]!).toBeCloseTo(LOOKALIKE_TOPIC_SHARE / (1 - LOOKALIKE_TOPIC_SHARE), 10);
+  });
+
+  it('is as before when no post carries a topic with a vector (pending enrichment, a model change)', () => {
+    const posts = [{ postedAt: at(0), vector: axis(0), topics: ['unknown_topic'] }];
+    expect(lookalikeVector(posts, axis(1), LOOKALIKE_WEIGHTS, new Map([['other', axis(2)]]))).toEqual(
+      lookalikeVector([{ postedAt: at(0), vector: axis(0) }], axis(1)),
+    );
+  });
+
+  it('reads a topic ID as words', () => {
+    expect(topicText('night_skincare_routine')).toBe('night skincare routine');
   });
 });

@@ -55,16 +55,24 @@ describe('questionTermWeights', () => {
   // loses that word's direction.
   const axes: Record<string, number[]> = { better: [1, 0, 0], crochet: [0, 1, 0], stuff: [0, 0, 1] };
   const unit = (v: number[]) => v.map((x) => x / Math.hypot(...v));
-  const embed = (text: string) =>
-    Promise.resolve(
-      unit(
-        text.split(' ').reduce((sum, w) => sum.map((x, i) => x + axes[w]![i]! * (w === 'crochet' ? 3 : 1)), [0, 0, 0]),
-      ),
+  // The question itself reads as its content words (function words carry no direction here).
+  const vectorOf = (text: string) =>
+    unit(
+      text
+        .replace(/[?]/g, '')
+        .split(' ')
+        .filter((w) => w in axes)
+        .reduce((sum, w) => sum.map((x, i) => x + axes[w]![i]! * (w === 'crochet' ? 3 : 1)), [0, 0, 0]),
     );
+  const asked: string[][] = [];
+  const together = (texts: string[]) => {
+    asked.push(texts);
+    return Promise.resolve(texts.map(vectorOf));
+  };
   const query = 'how do I get better at crochet stuff?';
 
   it('weighs most the word whose loss moves the query most, none under half', async () => {
-    const weights = await questionTermWeights(query, embed('better crochet stuff'), embed);
+    const weights = await questionTermWeights(query, together);
     expect(weights).not.toBeNull();
     const [better, crochet, stuff] = weights!;
     expect(crochet).toBeGreaterThan(1);
@@ -75,8 +83,15 @@ describe('questionTermWeights', () => {
     expect((better! + crochet! + stuff!) / 3).toBeCloseTo(1, 2);
   });
 
+  it('asks the model once: the question and each text without one word together', async () => {
+    asked.length = 0;
+    await questionTermWeights(query, together);
+    expect(asked).toEqual([[query, 'crochet stuff', 'better stuff', 'better crochet']]);
+  });
+
   it('is null when the model cannot read the query or the query is no question', async () => {
-    expect(await questionTermWeights(query, Promise.resolve([]), embed)).toBeNull();
-    expect(await questionTermWeights('better crochet stuff', embed('better crochet stuff'), embed)).toBeNull();
+    const unreadable = (texts: string[]) => Promise.resolve(texts.map(() => new Float32Array(0)));
+    expect(await questionTermWeights(query, unreadable)).toBeNull();
+    expect(await questionTermWeights('better crochet stuff', together)).toBeNull();
   });
 });

@@ -8,13 +8,7 @@ const cosine = (a: readonly number[], b: readonly number[]) =>
 
 describe('Rocchio feedback on the query vector', () => {
   it('moves the query toward the mean of its feedback documents, by β = 0.75, at unit length', () => {
-    const moved = feedbackVector(
-      [1, 0, 0],
-      [
-        [0, 1, 0],
-        [0, 0, 1],
-      ],
-    );
+    const moved = feedbackVector([1, 0, 0], [{ vector: [0, 1, 0] }, { vector: [0, 0, 1] }]);
     // q + 0.75 · mean = [1, 0.375, 0.375], normalized.
     const norm = Math.hypot(1, 0.375, 0.375);
     expect(moved.map((x) => +x.toFixed(6))).toEqual([1 / norm, 0.375 / norm, 0.375 / norm].map((x) => +x.toFixed(6)));
@@ -25,26 +19,51 @@ describe('Rocchio feedback on the query vector', () => {
   it('stays closer to the query than to the documents: feedback corrects the query, never replaces it', () => {
     const query = [1, 0];
     const doc = [0, 1];
-    const moved = feedbackVector(query, [doc]);
+    const moved = feedbackVector(query, [{ vector: doc }]);
     expect(cosine(moved, query)).toBeGreaterThan(cosine(moved, doc));
     expect(cosine(moved, doc)).toBeGreaterThan(0);
   });
 
   it('leaves out documents without a vector (or of another length), and returns the query when none is left', () => {
-    expect(feedbackVector([0.6, 0.8], [[], [1, 2, 3]])).toEqual([0.6, 0.8]);
-    expect(feedbackVector([1, 0], [[], [0, 1]])).toEqual(feedbackVector([1, 0], [[0, 1]]));
-    expect(feedbackVector([], [[1]])).toEqual([]);
+    expect(feedbackVector([0.6, 0.8], [{ vector: [] }, { vector: [1, 2, 3] }])).toEqual([0.6, 0.8]);
+    expect(feedbackVector([1, 0], [{ vector: [] }, { vector: [0, 1] }])).toEqual(
+      feedbackVector([1, 0], [{ vector: [0, 1] }]),
+    );
+    expect(feedbackVector([], [{ vector: [1] }])).toEqual([]);
+  });
+
+  it('weighs each document by its share of the fused scores: a weak third result moves the query little', () => {
+    const query = [1, 0, 0];
+    const onTopic = [0.8, 0.6, 0];
+    const elsewhere = [0, 0, 1];
+    const equal = feedbackVector(query, [{ vector: onTopic }, { vector: elsewhere }]);
+    const weighted = feedbackVector(query, [
+      { vector: onTopic, weight: 1 },
+      { vector: elsewhere, weight: 0.15 },
+    ]);
+    expect(cosine(weighted, elsewhere)).toBeLessThan(cosine(equal, elsewhere));
+    expect(cosine(weighted, onTopic)).toBeGreaterThan(cosine(equal, onTopic));
+    // Only the ratios count.
+    const scaled = feedbackVector(query, [
+      { vector: onTopic, weight: 10 },
+      { vector: elsewhere, weight: 1.5 },
+    ]);
+    scaled.forEach((x, i) => expect(x).toBeCloseTo(weighted[i]!, 12));
+  });
+
+  it('leaves out documents of no weight', () => {
+    expect(feedbackVector([1, 0], [{ vector: [0, 1], weight: 0 }])).toEqual([1, 0]);
   });
 });
 
 describe('which searches use vector feedback', () => {
-  it('by default (questions), hybrid searches phrased as questions that the model reads', () => {
+  it('questions: hybrid searches phrased as questions that the model reads', () => {
     expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true, 'questions')).toBe(true);
     expect(usesVectorFeedback('what do I need to know about sourdough', 'hybrid', true, 'questions')).toBe(true);
     expect(usesVectorFeedback('night-time skincare routine', 'hybrid', true, 'questions')).toBe(false);
   });
 
-  it('on: every hybrid search of text the model reads; off (and absent): none', () => {
+  it('on (the default): every hybrid search of text the model reads; off (and absent): none', () => {
     expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true, 'on')).toBe(true);
     expect(usesVectorFeedback('night-time skincare routine', 'hybrid', true, 'on')).toBe(true);
     expect(usesVectorFeedback('any cheap tips for capsule wardrobe?', 'hybrid', true, 'off')).toBe(false);
@@ -99,7 +118,7 @@ describe('feedback needs lexical evidence', () => {
       query: { ids: { values: ['a', 'b', 'c'] } },
       _source: ['record.embedding.vector'],
     });
-    expect(moved).toEqual(feedbackVector([1, 0], [[0, 1]]));
+    expect(moved).toEqual(feedbackVector([1, 0], [{ vector: [0, 1] }]));
   });
 });
 
@@ -127,35 +146,44 @@ describe('the cut after the feedback documents is a band, not a rank', () => {
       [0, 0, 1, 0],
       [0, 0, 0, 1],
     ];
-    const moved = (scores: number[]) => feedbackVector(query, docs, FEEDBACK_WEIGHT, feedbackShares(scores));
+    const moved = (scores: number[]) => {
+      const shares = feedbackShares(scores);
+      return feedbackVector(
+        query,
+        docs.map((vector, i) => ({ vector, weight: shares[i]! * scores[i]! })),
+      );
+    };
     const before = moved([0.9, 0.8, 0.6305, 0.6295]);
     const after = moved([0.9, 0.8, 0.6295, 0.6305]);
     expect(cosine(before, after)).toBeGreaterThan(0.9999);
     // A hard top 3 would have swapped a whole document.
-    const hard = (third: number[]) => feedbackVector(query, [docs[0]!, docs[1]!, third]);
+    const hard = (third: number[]) =>
+      feedbackVector(
+        query,
+        [docs[0]!, docs[1]!, third].map((vector) => ({ vector })),
+      );
     expect(cosine(hard(docs[2]!), hard(docs[3]!))).toBeLessThan(0.96);
   });
 
-  it('weighs each document by its share, and leaves out those without one', () => {
-    expect(
-      feedbackVector(
-        [1, 0],
-        [
-          [0, 1],
-          [1, 0],
-        ],
-        FEEDBACK_WEIGHT,
-        [1, 0],
-      ),
-    ).toEqual(feedbackVector([1, 0], [[0, 1]]));
+  it('weighs each document by its fused score times its share, and leaves out those without one', () => {
+    const scores = [0.9, 0.8, 0.5, 0.2];
+    const shares = feedbackShares(scores);
+    const docs = [
+      [0, 1, 0],
+      [0, 0.6, 0.8],
+      [0, 0, 1],
+      [1, 0, 0],
+    ].map((vector, i) => ({
+      vector,
+      weight: shares[i]! * scores[i]!,
+    }));
+    expect(feedbackVector([1, 0, 0], docs)).toEqual(feedbackVector([1, 0, 0], docs.slice(0, 3)));
     const halfway = feedbackVector(
       [1, 0, 0],
       [
-        [0, 1, 0],
-        [0, 0, 1],
+        { vector: [0, 1, 0], weight: 1 },
+        { vector: [0, 0, 1], weight: 0.5 },
       ],
-      FEEDBACK_WEIGHT,
-      [1, 0.5],
     );
     // q + 0.75 · (1 · [0, 1, 0] + 0.5 · [0, 0, 1]) / 1.5 = [1, 0.5, 0.25], normalized.
     const norm = Math.hypot(1, 0.5, 0.25);

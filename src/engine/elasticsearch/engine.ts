@@ -76,6 +76,8 @@ export function createElasticsearchEngine(deps: {
   similarityFloor?: number | null;
   /** Vector feedback in hybrid searches (config SEARCH_VECTOR_FEEDBACK; absent: off). */
   vectorFeedback?: VectorFeedback;
+  /** The index's statistics of hybrid queries' words (config SEARCH_QUERY_TERMS; query-terms.ts); absent: off. */
+  queryTerms?: boolean;
   /** Shard and replica counts of the indices (INDEX_SHARDS, INDEX_REPLICAS); absent: the templates'. */
   layout?: Partial<IndexLayout>;
   /** The client's request timeout (ELASTICSEARCH_TIMEOUT_MS): writes give up waiting inside the engine well before it. */
@@ -217,12 +219,17 @@ export function createElasticsearchEngine(deps: {
         },
         sort: [{ posted_at: { order: 'desc' } }, { id: 'asc' }],
         size: limit,
-        _source: ['record.embedding', 'record.raw.v.posted_at'],
+        _source: ['record.embedding', 'record.raw.v.posted_at', 'record.enrichment.topics'],
         track_total_hits: false,
       },
     ]);
     const response = await engineCall(() =>
-      client.msearch<{ record: Pick<PostRecord, 'embedding'> & { raw: { v: { posted_at: string } } } }>({ searches }),
+      client.msearch<{
+        record: Pick<PostRecord, 'embedding'> & {
+          raw: { v: { posted_at: string } };
+          enrichment?: { topics?: { v?: string[] | null } };
+        };
+      }>({ searches }),
     );
     response.responses.forEach((answer, i) => {
       if ('error' in answer) throw translateEngineError(answer.error);
@@ -230,7 +237,11 @@ export function createElasticsearchEngine(deps: {
       for (const hit of answer.hits.hits) {
         const record = hit._source?.record;
         if (record?.embedding?.model !== model) continue;
-        vectors.push({ postedAt: record.raw.v.posted_at, vector: decodeVector(record.embedding.vector) });
+        vectors.push({
+          postedAt: record.raw.v.posted_at,
+          vector: decodeVector(record.embedding.vector),
+          topics: record.enrichment?.topics?.v ?? [],
+        });
       }
     });
     return out;
@@ -330,6 +341,7 @@ export function createElasticsearchEngine(deps: {
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
     vectorFeedback: deps.vectorFeedback ?? 'off',
+    queryTerms: deps.queryTerms ?? false,
   });
 
   // Facets and counts count exactly what a search returns, on the snapshots first pages share.
@@ -341,6 +353,7 @@ export function createElasticsearchEngine(deps: {
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
     vectorFeedback: deps.vectorFeedback ?? 'off',
+    queryTerms: deps.queryTerms ?? false,
   } as const;
 
   const intake: IntakeStore = {

@@ -166,6 +166,8 @@ export function createFacetEngine(deps: {
   similarityFloor: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts): facets count the window it gives; absent: off. */
   vectorFeedback?: VectorFeedback;
+  /** The fused searches' reading of the query's words (query-terms.ts): facets count what they find; absent: off. */
+  queryTerms?: boolean;
 }): FacetEngine {
   const { client } = deps;
   const results = createPostResults(deps);

@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PostRecord } from '../../domain/records.ts';
 import type { PostSearch } from '../../query/search-request.ts';
+import { isBareWord, queryEntities } from '../../query/entities.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import { hybridWindows } from './hybrid-windows.ts';
 import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../search.ts';
@@ -10,6 +11,14 @@ import { nearestPostsQuery } from './nearest-query.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from './post-query.ts';
+import {
+  carriedPlan,
+  planLexicalSide,
+  probedInformation,
+  probing,
+  termProbes,
+  type LexicalPlan,
+} from './query-terms.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 
 /**
@@ -69,6 +78,8 @@ export async function fusedPostSearch(deps: {
   similarityFloor: number | null;
   /** Which hybrid first pages move the query vector toward their first fused results (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
+  /** Whether hybrid first pages read the index's statistics of the query's words (query-terms.ts); absent: off. */
+  queryTerms?: boolean;
   /** A first page ranked with the query's embedding, or the next page of such a search. */
   page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
 }): Promise<SearchPage<PostRecord, FusedState>> {
@@ -80,17 +91,40 @@ export async function fusedPostSearch(deps: {
   let state: Pick<FusedState, 'mode' | 'offset' | 'after'>;
   let quantized: Promise<string>;
   let weights: Promise<readonly number[] | null>;
+  let plan: Promise<LexicalPlan>;
+  const analysis = analyzeQuery(search.query);
+  const semanticReadable = analysis.semanticReadable;
+  // The query's words as the index knows them (query-terms.ts): their information for the fusion,
+  // and corrections of words no post carries. Not for exact entities, which rank as they always
+  // did; a bare word (also looked up as a tag) is corrected when no post carries it.
+  const mode = page.state === null ? page.ranking.mode : page.state.mode;
+  const weighsTerms =
+    deps.queryTerms === true &&
+    mode === 'hybrid' &&
+    (queryEntities(search.query).length === 0 || isBareWord(search.query));
   if (page.state === null) {
     state = { mode: page.ranking.mode, offset: 0, after: null };
     quantized = Promise.resolve(page.ranking.vector).then(quantizeVector);
     weights = page.ranking.termWeights ?? Promise.resolve(null);
+    // BM25 waits for the index's statistics of the query's words (one small request, while the
+    // model embeds the query); a word no post carries costs the suggester's request too.
+    plan = weighsTerms
+      ? planLexicalSide(client, deps.index, search.query, analysis.language)
+      : Promise.resolve({ text: search.query, terms: null, information: null, corrected: false });
   } else {
     state = page.state;
     quantized = Promise.resolve(page.state.vector);
     weights = Promise.resolve(page.state.weights ?? null);
+    plan = Promise.resolve(
+      weighsTerms
+        ? carriedPlan(search.query, page.state.terms ?? {})
+        : { text: search.query, terms: null, information: null, corrected: false },
+    );
   }
-  // A question's BM25 waits for its word weights (the model's); any other query's starts at once.
-  const lexicalQuery = weights.then((w) => postSearchQuery(search, w));
+  // A question's BM25 also waits for its word weights (the model's, question-weights.ts).
+  const lexicalQuery = Promise.all([plan, weights]).then(([p, w]) =>
+    postSearchQuery({ ...search, query: p.text }, { termWeights: w, probes: probing(p) ? termProbes(p.terms) : [] }),
+  );
   // Unhandled until awaited below; a lexical failure must not leave them dangling.
   quantized.catch(() => undefined);
   lexicalQuery.catch(() => undefined);
@@ -113,13 +147,15 @@ export async function fusedPostSearch(deps: {
     _source: false,
     track_total_hits: false,
   });
-  const semanticReadable = analyzeQuery(search.query).semanticReadable;
-  const windows = hybridWindows({
-    mode: state.mode,
-    window: FUSION_WINDOW,
-    similarityFloor: deps.similarityFloor,
-    semanticReadable,
-  });
+  const windowsOf = (information: readonly number[] | null) =>
+    hybridWindows({
+      mode: state.mode,
+      window: FUSION_WINDOW,
+      similarityFloor: deps.similarityFloor,
+      semanticReadable,
+      information,
+    });
+  const windows = windowsOf(null);
   // A first page moves the query vector toward its first fused results (vector-feedback.ts); the
   // cursor carries the moved vector, so later pages re-run exactly the final kNN.
   const feedback =
@@ -146,7 +182,7 @@ export async function fusedPostSearch(deps: {
         pit,
         keepAlive,
         query: vector,
-        fused: windows.fuse(lexicalHits, first),
+        fused: windowsOf(probedInformation(await plan)).fuse(lexicalHits, first),
       });
       if (!moved) return { hits: first, q };
       // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
@@ -165,7 +201,7 @@ export async function fusedPostSearch(deps: {
     let ids: string[] = [];
     let fusedLength = 0;
     if (state.offset !== null) {
-      const fused = windows.fuse(lexicalHits, semanticHits);
+      const fused = windowsOf(probedInformation(await plan)).fuse(lexicalHits, semanticHits);
       fusedLength = fused.length;
       ids = fused.slice(state.offset, state.offset + want).map((f) => f.id);
     }
@@ -228,6 +264,12 @@ export async function fusedPostSearch(deps: {
   let next: FusedState | null = null;
   if (hasMore) {
     const termWeights = await weights;
+    const { text, information, corrected } = await plan;
+    // Every page searches the same words with the same weights.
+    const terms = {
+      ...(corrected ? { corrected: text } : {}),
+      ...(information ? { information } : {}),
+    };
     const common = {
       kind: 'fused',
       snapshot: pit,
@@ -235,6 +277,7 @@ export async function fusedPostSearch(deps: {
       mode: state.mode,
       vector: result.q,
       ...(termWeights ? { weights: [...termWeights] } : {}),
+      ...(Object.keys(terms).length > 0 ? { terms } : {}),
     } as const;
     next =
       fromTail.length > 0

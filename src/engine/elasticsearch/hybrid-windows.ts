@@ -1,6 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { fuseHybrid, type HybridOptions, type TieredFusedId } from '../../query/fusion.ts';
 import { ENTITY_TIER, entityTier } from './entity-query.ts';
+import { hitCoverage } from './query-terms.ts';
 
 type Hit = Pick<estypes.SearchHit, '_id' | '_score' | 'matched_queries'>;
 
@@ -25,8 +26,9 @@ const cosineOf = (score: number) => 2 * score - 1;
 /**
  * Turns the engine's two windows into the fusion's inputs (src/query/fusion.ts, fuseHybrid):
  * entity tiers from the hits' `matched_queries` (entity-query.ts) with the text score as the
- * rest, the lexical floor from the hit just past the window, cosine similarities from the kNN
- * scores, and the relevance floor.
+ * rest, the share of the query's information each lexical hit carries (its named word probes,
+ * query-terms.ts), the lexical floor from the hit just past the window, cosine similarities from
+ * the kNN scores, and the relevance floor.
  */
 export function hybridWindows(settings: {
   mode: 'hybrid' | 'semantic';
@@ -35,7 +37,10 @@ export function hybridWindows(settings: {
   similarityFloor: number | null;
   /** Whether the model reads the query's language (src/text/languages.ts, analyzeQuery). */
   semanticReadable: boolean;
+  /** Each content word's information (query-terms.ts), when the lexical hits carry word probes; absent: none. */
+  information?: readonly number[] | null;
 }) {
+  const information = settings.information ?? null;
   const hybrid = settings.mode === 'hybrid';
   // Semantic-only ranking was asked for: its neighbours are the evidence, under the floor.
   const semanticEvidence = hybrid ? settings.semanticReadable : true;
@@ -47,7 +52,12 @@ export function hybridWindows(settings: {
     fuse(lexicalHits: readonly Hit[], semanticHits: readonly Hit[]): TieredFusedId[] {
       const lexical = hybrid ? lexicalHits.slice(0, settings.window) : [];
       const past = hybrid ? lexicalHits[settings.window] : undefined;
-      const scored = lexical.map((h) => ({ id: h._id!, score: textScore(h), tier: entityTier(h) }));
+      const scored = lexical.map((h) => ({
+        id: h._id!,
+        score: textScore(h),
+        tier: entityTier(h),
+        ...(information ? { coverage: hitCoverage(h, information) } : {}),
+      }));
       // Entity tiers order by total score, so the hit past the window may out-score (by text) a
       // hit of a higher tier in it: the floor never rises above the window's own lowest text score.
       const lowest = scored.reduce((min, h) => Math.min(min, h.score), Infinity);

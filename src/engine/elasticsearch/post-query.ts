@@ -116,8 +116,10 @@ function weightedMatch(query: string, weights: readonly number[]): estypes.Query
 
 /**
  * The Elasticsearch query of a post search. User text only ever goes into `multi_match`, `match`
- * and, as exact entities, `term` queries (never query-string syntax). `termWeights`, for a
- * question (src/text/question-weights.ts), weighs its content words one by one.
+ * and, as exact entities, `term` queries (never query-string syntax). For a fused search,
+ * `termWeights` (a question's: src/text/question-weights.ts) weigh its content words one by one,
+ * and `probes`, clauses of no weight it reads back from the hits' `matched_queries`
+ * (query-terms.ts), go beside the text match of a query without entities.
  *
  * The text match is the better of two sides: the unstemmed fields (exact wording) searched with
  * the query's words minus stop words, and their client-stemmed companions (other inflections).
@@ -128,12 +130,14 @@ function weightedMatch(query: string, weights: readonly number[]): estypes.Query
  */
 export function postSearchQuery(
   search: PostSearch,
-  termWeights?: readonly number[] | null,
+  options: { termWeights?: readonly number[] | null; probes?: readonly estypes.QueryDslQueryContainer[] } = {},
 ): estypes.QueryDslQueryContainer {
   const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
-  const weighted = termWeights ? weightedMatch(search.query, termWeights) : null;
-  if (weighted) return withEntities(weighted, filter, queryEntities(search.query));
+  const probes = options.probes ?? [];
+  const entities = queryEntities(search.query);
+  const weighted = options.termWeights ? weightedMatch(search.query, options.termWeights) : null;
+  if (weighted) return withProbes(weighted, filter, entities, probes);
   // Its words without function words ("how do I", "what", "get"), unless that is all it has
   // (src/text/function-words.ts); a query of stop words only ("to be or not to be") still
   // searches for its words, unstemmed.
@@ -142,8 +146,19 @@ export function postSearchQuery(
   // Stemmed for the query's language (src/text/languages.ts), as the documents were.
   if (stemmed.length > 0) sides.push(bestField(stemmed, POST_STEMMED_FIELDS));
   const match = sides.length === 1 ? sides[0]! : { dis_max: { queries: sides } };
-  // Exact hashtags, handles and quoted phrases lift the posts carrying them (entity-query.ts).
-  return withEntities(match, filter, queryEntities(search.query));
+  return withProbes(match, filter, entities, probes);
+}
+
+/** The text match with the query's entities (entity-query.ts), or, without any, beside its probes. */
+function withProbes(
+  match: estypes.QueryDslQueryContainer,
+  filter: estypes.QueryDslQueryContainer[],
+  entities: ReturnType<typeof queryEntities>,
+  probes: readonly estypes.QueryDslQueryContainer[],
+): estypes.QueryDslQueryContainer {
+  // Exact hashtags, handles and quoted phrases lift the posts carrying them.
+  if (entities.length > 0 || probes.length === 0) return withEntities(match, filter, entities);
+  return { bool: { filter, must: [match], should: [...probes] } };
 }
 
 /** Relevance order with a query; else the requested sort, newest first by default. Both end with `id`. */

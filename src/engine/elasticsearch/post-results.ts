@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { isBareWord, queryEntities } from '../../query/entities.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 import type { PostSearch } from '../../query/search-request.ts';
 import type { PostRanking, SimilarRanking } from '../search.ts';
@@ -7,6 +8,7 @@ import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from 
 import { hybridWindows } from './hybrid-windows.ts';
 import { nearestPostsQuery } from './nearest-query.ts';
 import { postSearchFilter, postSearchQuery } from './post-query.ts';
+import { planLexicalSide, probedInformation, probing, termProbes } from './query-terms.ts';
 import { similarWindow } from './similar-search.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { createVolatileBounds } from './volatile-bounds.ts';
@@ -42,19 +44,37 @@ export async function similarOnly(
  */
 export function createPostResults(deps: {
   client: Client;
+  postsIndex: string;
   accountsIndex: string;
   /** The fused searches' relevance floor: the neighbours a search can show. */
   similarityFloor: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
+  /** The fused searches' reading of the query's words (query-terms.ts): counted as they find; absent: off. */
+  queryTerms?: boolean;
 }) {
   const { client } = deps;
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
 
   /** The semantic window of a fused ranking, and the BM25 matches beside it (hybrid). */
-  function fused(search: PostSearch, ranking: Extract<PostRanking, { kind: 'fused' }>, keepAliveSeconds: number) {
+  async function fused(
+    search: PostSearch & { query: string },
+    ranking: Extract<PostRanking, { kind: 'fused' }>,
+    keepAliveSeconds: number,
+  ): Promise<ResultsQuery> {
     const filter = postSearchFilter(search);
-    const lexical = postSearchQuery(search);
+    const query = search.query;
+    // The search's lexical side (query-terms.ts): its words corrected and weighed as the search's.
+    const plan =
+      deps.queryTerms === true && ranking.mode === 'hybrid' && (queryEntities(query).length === 0 || isBareWord(query))
+        ? await planLexicalSide(client, deps.postsIndex, query, analyzeQuery(query).language)
+        : null;
+    // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
+    const termWeights = (await ranking.termWeights) ?? null;
+    const lexical = postSearchQuery(
+      { ...search, query: plan?.text ?? query },
+      { termWeights, probes: plan && probing(plan) ? termProbes(plan.terms) : [] },
+    );
     const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
     vector.catch(() => undefined);
     return async (pit: string): Promise<Query> => {
@@ -73,25 +93,21 @@ export function createPostResults(deps: {
             track_total_hits: false,
           })
         ).hits.hits;
-      const semanticReadable = search.query === null || analyzeQuery(search.query).semanticReadable;
+      const semanticReadable = analyzeQuery(query).semanticReadable;
       const windows = hybridWindows({
         mode: ranking.mode,
         window: FUSION_WINDOW,
         similarityFloor: deps.similarityFloor,
         semanticReadable,
+        information: plan ? probedInformation(plan) : null,
       });
       let knn = await neighbours(queryVector);
       // The search's vector feedback (vector-feedback.ts), so that the window is the search's own.
-      if (
-        search.query !== null &&
-        usesVectorFeedback(search.query, ranking.mode, semanticReadable, deps.vectorFeedback)
-      ) {
-        // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
-        const weights = (await ranking.termWeights) ?? null;
+      if (usesVectorFeedback(query, ranking.mode, semanticReadable, deps.vectorFeedback)) {
         const lexicalWindow = await client.search({
           ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: keepAlive },
-          query: weights ? postSearchQuery(search, weights) : lexical,
+          query: lexical,
           sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
           size: FUSION_WINDOW + 1,
           _source: false,
@@ -122,7 +138,7 @@ export function createPostResults(deps: {
         const query = postSearchQuery(search);
         return async () => query;
       }
-      return fused(search, ranking, keepAliveSeconds);
+      return fused({ ...search, query: search.query }, ranking, keepAliveSeconds);
     },
   };
 }

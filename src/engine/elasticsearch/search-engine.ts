@@ -34,6 +34,8 @@ export function createSearchEngine(deps: {
   similarityFloor: number | null;
   /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
+  /** The index's statistics of hybrid queries' words (query-terms.ts); absent: off. */
+  queryTerms?: boolean;
 }): SearchEngine {
   const { client, snapshots, visibility, qualifying } = deps;
   const posts = { read: deps.postsIndex };
@@ -63,6 +65,7 @@ export function createSearchEngine(deps: {
           search: { ...search, query: text },
           similarityFloor: deps.similarityFloor ?? null,
           vectorFeedback: deps.vectorFeedback ?? 'off',
+          queryTerms: deps.queryTerms ?? false,
           page: fusedPage,
         });
       const similar = (similarPage: Parameters<typeof similarSearch>[0]['page']) =>

@@ -8,8 +8,8 @@ import { decodeVector } from '../../text/vector-codec.ts';
 import { COMPLETE_RESULTS } from './errors.ts';
 
 /**
- * Which hybrid searches use vector feedback (config SEARCH_VECTOR_FEEDBACK): `questions` (the
- * default) those phrased as questions (src/text/question-weights.ts), `on` every one, `off` none.
+ * Which hybrid searches use vector feedback (config SEARCH_VECTOR_FEEDBACK): `on` (the default)
+ * every one, `questions` those phrased as questions (src/text/question-weights.ts), `off` none.
  */
 export type VectorFeedback = 'off' | 'questions' | 'on';
 
@@ -18,9 +18,10 @@ export type VectorFeedback = 'off' | 'questions' | 'on';
  * kNN (src/query/relevance-feedback.ts): as the policy says, only when the model reads the query
  * (a query it cannot read has no semantic evidence to correct), and never for a query with exact
  * entities (`#tag`, `@handle`, a quoted phrase, a bare word looked up as a tag), which rank
- * exactly as before. Questions by default: their phrasing pulls the query's vector toward posts
- * phrased alike, and the documents both retrievers agree on pull it back to the topic
- * (bench/relevance.md, "Questions: the asking words and the asker's phrasing").
+ * exactly as before. Every such query by default: a question's phrasing pulls its vector toward
+ * posts phrased alike, a claim's toward abstracts of another subject, and the documents the first
+ * fusion ranks highest, each as much as its score, pull it back toward what the query is about
+ * (bench/relevance.md, "Questions phrased in the asker's own words").
  */
 export function usesVectorFeedback(
   query: string,
@@ -34,12 +35,12 @@ export function usesVectorFeedback(
 
 /**
  * The feedback vector of a first fused window: the query vector moved toward the stored vectors of
- * its 3 best results (FEEDBACK_DOCUMENTS), each by its share ({@link feedbackShares}: a result
- * near the cut counts in part, on both sides of it), read on the same snapshot in one request,
- * unit length. Null — no feedback — when none of them has a vector, and when BM25 matched nothing:
- * the first results are then neighbours alone, and feedback would only amplify them (on a second
- * social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese posts the model cannot read;
- * moved toward them, with 8).
+ * its 3 best results (FEEDBACK_DOCUMENTS), each weighing its fused score times its share
+ * ({@link feedbackShares}: a result near the cut counts in part, on both sides of it), read on the
+ * same snapshot in one request, unit length. Null — no feedback — when none of them has a vector,
+ * and when BM25 matched nothing: the first results are then neighbours alone, and feedback would
+ * only amplify them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese
+ * posts the model cannot read; moved toward them, with 8).
  */
 export async function vectorFromFeedback(deps: {
   client: Client;
@@ -50,7 +51,7 @@ export async function vectorFromFeedback(deps: {
 }): Promise<number[] | null> {
   if (!deps.fused.some((f) => f.lexical !== null)) return null;
   const shares = feedbackShares(deps.fused.map((f) => f.score));
-  const counted = deps.fused.map((f, i) => ({ id: f.id, share: shares[i]! })).filter((f) => f.share > 0);
+  const counted = deps.fused.map((f, i) => ({ id: f.id, weight: shares[i]! * f.score })).filter((f) => f.weight > 0);
   const ids = counted.map((f) => f.id);
   if (ids.length === 0 || deps.query.length === 0) return null;
   const response = await deps.client.search<{ record: Pick<PostRecord, 'embedding'> }>({
@@ -68,14 +69,9 @@ export async function vectorFromFeedback(deps: {
       return typeof vector === 'string' ? [[h._id!, decodeVector(vector)] as const] : [];
     }),
   );
-  const documents = counted
-    .map((f) => ({ vector: vectors.get(f.id), share: f.share }))
-    .filter((d): d is { vector: number[]; share: number } => d.vector?.length === deps.query.length);
-  if (documents.length === 0) return null;
-  return feedbackVector(
-    deps.query,
-    documents.map((d) => d.vector),
-    FEEDBACK_WEIGHT,
-    documents.map((d) => d.share),
-  );
+  const documents = counted.flatMap((f) => {
+    const vector = vectors.get(f.id);
+    return vector?.length === deps.query.length ? [{ vector, weight: f.weight }] : [];
+  });
+  return documents.length > 0 ? feedbackVector(deps.query, documents, FEEDBACK_WEIGHT) : null;
 }

@@ -1,4 +1,11 @@
-import { LOOKALIKE_POSTS, lookalikeVector } from '../../domain/lookalike.ts';
+import { LRUCache } from 'lru-cache';
+import {
+  LOOKALIKE_POSTS,
+  LOOKALIKE_WEIGHTS,
+  lookalikeVector,
+  topicText,
+  type PostVector,
+} from '../../domain/lookalike.ts';
 import type { AccountRecord, StoredLookalike } from '../../domain/records.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
 import { decodeVector, encodeVector } from '../../text/vector-codec.ts';
@@ -15,11 +22,33 @@ export interface Lookalikes {
   withLookalikes(accounts: AccountRecord[]): Promise<AccountRecord[]>;
 }
 
+/**
+ * Topic vectors kept per worker: the topics are a classification's IDs, a vocabulary of hundreds,
+ * each a few words for the model once.
+ */
+const TOPIC_VECTORS = 2000;
+
 /** Creates the lookalike updater of the worker for vectors of `modelId`. */
 export function createLookalikes(deps: {
   store: Pick<IntakeStore, 'accounts' | 'recentPostVectors' | 'refresh'>;
   modelId: string;
+  /** The model's vectors of topic IDs read as words (domain/lookalike.ts, topicText), in order. */
+  embedTopics: (texts: string[]) => Promise<ArrayLike<number>[]>;
 }): Lookalikes {
+  const topicCache = new LRUCache<string, ArrayLike<number>>({ max: TOPIC_VECTORS });
+
+  /** The vectors of the topics `posts` carry, from the cache or the model. */
+  async function topicVectors(posts: Iterable<PostVector[]>): Promise<Map<string, ArrayLike<number>>> {
+    const topics = new Set<string>();
+    for (const list of posts) for (const post of list) for (const topic of post.topics ?? []) topics.add(topic);
+    const missing = [...topics].filter((t) => !topicCache.has(t));
+    if (missing.length > 0) {
+      const vectors = await deps.embedTopics(missing.map(topicText));
+      missing.forEach((topic, i) => topicCache.set(topic, vectors[i]));
+    }
+    return new Map([...topics].flatMap((t) => (topicCache.has(t) ? [[t, topicCache.get(t)!] as const] : [])));
+  }
+
   /** Each account's lookalike vector from what the engine holds now (null: nothing to make it of). */
   async function compute(accounts: readonly AccountRecord[]): Promise<Map<string, StoredLookalike | null>> {
     const posts = await deps.store.recentPostVectors(
@@ -27,6 +56,7 @@ export function createLookalikes(deps: {
       deps.modelId,
       LOOKALIKE_POSTS,
     );
+    const topics = await topicVectors(posts.values());
     return new Map(
       accounts.map((account) => {
         // An account text the model cannot read has an empty vector: nothing of its own.
@@ -35,7 +65,7 @@ export function createLookalikes(deps: {
             ? decodeVector(account.embedding.vector)
             : null;
         const published = posts.get(account.id) ?? [];
-        const vector = lookalikeVector(published, own);
+        const vector = lookalikeVector(published, own, LOOKALIKE_WEIGHTS, topics);
         return [
           account.id,
           vector ? { model: deps.modelId, posts: published.length, vector: encodeVector(vector) } : null,

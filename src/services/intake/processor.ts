@@ -5,7 +5,7 @@ import type { EmbeddingWork, RecordEmbeddings } from './record-embeddings.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
 import type { Versioned } from '../../engine/records.ts';
 import type { AccountRecord, PostRecord, PostWriteRecorder } from '../../domain/records.ts';
-import { baselineFactsChanged, snapshotChanged } from '../../domain/changes.ts';
+import { baselineFactsChanged, snapshotChanged, topicsChanged } from '../../domain/changes.ts';
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 import { createFollowUps } from './follow-ups.ts';
@@ -212,10 +212,17 @@ export function createObservationProcessor(deps: {
         [...history],
       ));
     }
+    // Authors whose posts' topics moved: their lookalike vectors follow (enrichment comes after the post).
+    const topicAuthors = new Set<string>();
+    for (const { before, after } of postOutcome.values()) {
+      const author = topicsChanged(before, after) ? linksOf(after).author : null;
+      if (author) topicAuthors.add(author);
+    }
     const embedded = await embedChanged(
       options,
       retried?.accounts ?? [...accountOutcome.values()].map((o) => o.after),
       retried?.posts ?? writtenPosts,
+      [...topicAuthors],
     );
 
     if (options.refresh) {
@@ -236,17 +243,25 @@ export function createObservationProcessor(deps: {
    * Step 5: records whose embedding text changed get new vectors: at once when the caller waits
    * for visibility (so `?wait=true` returns with semantic ranking in place), else through the
    * embeddings queue, so intake never waits on the model. Returns how many were embedded inline.
+   * `lookalikeAccounts` (authors whose posts' topics changed) join the work's accounts: the work
+   * brings every account it names its lookalike vector of now, embedding only those that need it.
    */
   async function embedChanged(
     options: { refresh: boolean; embedLater?: boolean },
     accounts: AccountRecord[],
     posts: PostRecord[],
+    lookalikeAccounts: readonly string[],
   ): Promise<number> {
     const embeddings = deps.embeddings;
     if (!embeddings) return 0;
     const work: EmbeddingWork = {
       posts: posts.filter((p) => embeddings.records.postNeedsEmbedding(p)).map((p) => p.id),
-      accounts: accounts.filter((a) => embeddings.records.accountNeedsEmbedding(a)).map((a) => a.id),
+      accounts: [
+        ...new Set([
+          ...accounts.filter((a) => embeddings.records.accountNeedsEmbedding(a)).map((a) => a.id),
+          ...lookalikeAccounts,
+        ]),
+      ],
     };
     if (work.posts.length + work.accounts.length === 0) return 0;
     if (options.refresh && !options.embedLater) {

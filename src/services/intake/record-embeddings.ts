@@ -71,7 +71,11 @@ export function createRecordEmbeddings(deps: {
 }): RecordEmbeddings {
   const modelId = deps.embedder.modelId;
   if (modelId === null) throw new Error('createRecordEmbeddings: embeddings are off');
-  const lookalikes = createLookalikes({ store: deps.store, modelId });
+  const lookalikes = createLookalikes({
+    store: deps.store,
+    modelId,
+    embedTopics: (texts) => deps.embedder.embedDocuments(texts),
+  });
 
   /**
    * New stored embeddings for those of `records` whose vector is not current, by position: heads
@@ -139,9 +143,10 @@ export function createRecordEmbeddings(deps: {
       await deps.changes?.record(written);
       const posts = written.map((o) => o.after);
       const accounts = (await embedStore(deps.store.accounts, work.accounts, accountTexts)).map((o) => o.after);
-      // What an account publishes moved: its lookalike vector follows its posts' new vectors.
+      // What an account publishes moved: its lookalike vector follows its posts' new vectors, and
+      // every account the work names (its own text, or its posts' topics, changed) is brought up to date.
       const authors = posts.map((p) => linksOf(p).author).filter((a): a is string => a !== null);
-      await lookalikes.update([...authors, ...accounts.map((a) => a.id)]);
+      await lookalikes.update([...authors, ...work.accounts]);
       return posts.length + accounts.length;
     },
   };

@@ -14,7 +14,7 @@ import { MAX_CURSOR_LENGTH, POST_INCLUDES, type AccountSearch, type PostSearch }
  * The version of the cursor payload. Bump it whenever the payload's shape changes: a cursor of
  * another version is answered 410 (start again), never misread.
  */
-const CURSOR_VERSION = 2;
+const CURSOR_VERSION = 3;
 
 const sortSpec = z.strictObject({
   field: z.custom<`${'post' | 'account'}.${string}`>((v) => typeof v === 'string'),

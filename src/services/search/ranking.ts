@@ -10,6 +10,7 @@ export interface QueryEmbedder {
   status(): { state: 'off' | 'loading' | 'ready' | 'failed' };
   ready(): Promise<void>;
   embedQuery(text: string): Promise<Float32Array>;
+  embedQueriesTogether(texts: readonly string[]): Promise<Float32Array[]>;
 }
 
 /** How `post.query` ranks (config SEARCH_RANKING) and the embedder that makes it semantic. */
@@ -47,9 +48,9 @@ export async function rankingFor(policy: RankingPolicy | undefined, query: strin
   const weighted = policy.mode === 'hybrid' && policy.questionWeights === true && queryEntities(query).length === 0;
   if (!weighted) return { kind: 'fused', mode: policy.mode, vector };
   // A question's words weighted by how much of it the model says each carries (BM25 waits for
-  // them); null at once for any other query (question-weights.ts), and uniform, as for any
-  // query, if the model fails on them.
-  const termWeights = questionTermWeights(query, vector, (text) => embedder.embedQuery(text)).catch(() => null);
+  // them: one run of the model for all its texts); null at once for any other query
+  // (question-weights.ts), and uniform, as for any query, if the model fails on them.
+  const termWeights = questionTermWeights(query, (texts) => embedder.embedQueriesTogether(texts)).catch(() => null);
   return { kind: 'fused', mode: policy.mode, vector, termWeights };
 }
 
