@@ -3,6 +3,7 @@
  * registry. Each checks a job's payload against its queue's schema before the job handler (`workers/`)
  * sees it. ("Worker process" is the `social-search worker` process, `src/start/worker-process.ts`.)
  */
+import { keysOf } from '../internal/typed-objects.ts';
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
@@ -54,7 +55,7 @@ interface ConsumerDeps {
  * 80 times or crashing mid-merge.
  */
 export function startQueueConsumers(handlers: JobHandlers, deps: ConsumerDeps): RunningConsumers {
-  const consumers = (Object.keys(handlers) as QueueName[]).map((name) =>
+  const consumers = keysOf(handlers).map((name) =>
     startConsumer(name, handlers[name] as JobHandler<typeof name>, deps),
   );
   return {
