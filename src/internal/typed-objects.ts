@@ -21,3 +21,8 @@ export function entriesOf<K extends string, V>(table: Readonly<Partial<Record<K,
 export function isKeyOf<T extends object>(table: T, key: PropertyKey): key is keyof T {
   return Object.hasOwn(table, key);
 }
+
+/** Field `key` of `value` when it is an object (an error, a parsed body), as the unknown it is. */
+export function fieldOf(value: unknown, key: string): unknown {
+  return value instanceof Object ? Reflect.get(value, key) : undefined;
+}

@@ -144,8 +144,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     return sendPage(reply, errorPage(ctx, status, message), status);
   });
 
-  app.get('/assets/:name', async (request, reply) => {
-    const name = (request.params as { name: string }).name;
+  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+    const name = request.params.name;
     if (!isKeyOf(ASSETS, name)) return reply.callNotFound();
     return (
       reply
