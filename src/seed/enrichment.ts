@@ -1,5 +1,5 @@
 import { iso } from './accounts.ts';
-import { HOOK_SLOTS } from './languages.ts';
+import { HOOK_SLOTS } from './language-pack.ts';
 import type { OfferPlan, PostPlan } from './posts.ts';
 import type { Rng } from './random.ts';
 import {

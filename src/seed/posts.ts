@@ -1,5 +1,5 @@
 import { DAY, iso, type AccountPlan, type SeedAccount } from './accounts.ts';
-import type { LanguagePack } from './languages.ts';
+import type { LanguagePack } from './language-pack.ts';
 import { mix32, hash2, type Rng } from './random.ts';
 import {
   CTA_ACTIONS,
