@@ -44,7 +44,7 @@ export async function runCommand(fn: (context: CommandContext) => Promise<number
     code = (await fn({ config, connections, logger, use: (part) => (opened.push(part), part) })) ?? EXIT.ok;
   } catch (error) {
     process.stderr.write(
-      `social-search: ${error instanceof DomainError ? error.detail : ((error as Error).stack ?? String(error))}\n`,
+      `social-search: ${error instanceof DomainError ? error.detail : error instanceof Error && error.stack ? error.stack : String(error)}\n`,
     );
     code = EXIT.failed;
   } finally {

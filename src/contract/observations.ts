@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { entriesOf, isKeyOf, keysOf } from '../internal/typed-objects.ts';
 
 /**
  * Zod schemas of the observation kinds of the operations contract §3. Every line of an intake
@@ -233,7 +234,7 @@ const postEnrichmentFields = {
 
 /** Names of the post enrichment fields. */
 export type PostEnrichmentField = keyof typeof postEnrichmentFields;
-export const POST_ENRICHMENT_FIELDS = Object.keys(postEnrichmentFields) as PostEnrichmentField[];
+export const POST_ENRICHMENT_FIELDS = keysOf(postEnrichmentFields);
 /** The value each post enrichment field carries, as its schema parses it (null: known to be absent). */
 export type PostEnrichmentValues = { [K in PostEnrichmentField]: z.infer<(typeof postEnrichmentFields)[K]> };
 
@@ -255,7 +256,7 @@ const mediaEnrichmentFields = {
   visual_description: text(20_000).nullable(),
 };
 export type MediaEnrichmentField = keyof typeof mediaEnrichmentFields;
-export const MEDIA_ENRICHMENT_FIELDS = Object.keys(mediaEnrichmentFields) as MediaEnrichmentField[];
+export const MEDIA_ENRICHMENT_FIELDS = keysOf(mediaEnrichmentFields);
 /** The value each per-media enrichment field carries, as its schema parses it. */
 export type MediaEnrichmentValues = { [K in MediaEnrichmentField]: z.infer<(typeof mediaEnrichmentFields)[K]> };
 
@@ -293,12 +294,12 @@ export const OBSERVATION_SCHEMA_IDS = {
   post_enrichment: 'PostEnrichmentObservation',
   account_enrichment: 'AccountEnrichmentObservation',
 } as const satisfies Record<keyof typeof schemaByKind, string>;
-for (const [kind, id] of Object.entries(OBSERVATION_SCHEMA_IDS)) {
-  z.globalRegistry.add(schemaByKind[kind as keyof typeof schemaByKind], { id });
+for (const [kind, id] of entriesOf(OBSERVATION_SCHEMA_IDS)) {
+  z.globalRegistry.add(schemaByKind[kind], { id });
 }
 
 /** The observation kinds of contract §3. */
-const OBSERVATION_KINDS = Object.keys(schemaByKind) as Array<keyof typeof schemaByKind>;
+const OBSERVATION_KINDS = keysOf(schemaByKind);
 
 /** Result of {@link parseObservation}. */
 export type ParsedObservation = { ok: true; value: Observation } | { ok: false; detail: string };
@@ -311,14 +312,14 @@ export function parseObservation(value: unknown): ParsedObservation {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, detail: 'expected a JSON object' };
   }
-  const kind = (value as { kind?: unknown }).kind;
-  if (typeof kind !== 'string' || !(kind in schemaByKind)) {
+  const kind: unknown = Reflect.get(value, 'kind');
+  if (typeof kind !== 'string' || !isKeyOf(schemaByKind, kind)) {
     return {
       ok: false,
       detail: `/kind: expected one of ${OBSERVATION_KINDS.map((k) => `"${k}"`).join(', ')}`,
     };
   }
-  const result = schemaByKind[kind as keyof typeof schemaByKind].safeParse(value);
+  const result = schemaByKind[kind].safeParse(value);
   if (result.success) return { ok: true, value: result.data };
   return { ok: false, detail: formatIssues(result.error.issues) };
 }

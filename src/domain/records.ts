@@ -104,11 +104,6 @@ export interface AccountSnapshot {
   profile: AccountProfile | null;
   niches: string[] | null;
   publishing_languages: string[] | null;
-  /**
-   * Absent: posts do not keep the account's metrics (src/domain/volatile-facts.ts). Snapshots
-   * written before 2026-11-26 may hold them; nothing reads them.
-   */
-  metrics?: AccountMetrics | null;
 }
 
 export type MediaEnrichment = { [K in MediaEnrichmentField]?: Lww<MediaEnrichmentValues[K]> };

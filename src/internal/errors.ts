@@ -1,5 +1,10 @@
 import { problemStatus, type ProblemName } from './problem-catalog.ts';
 
+/** What a caught value says: its message when it is an Error (anything can be thrown). */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Domain errors. Each names its problem; its HTTP status comes from the problem catalog
  * (`problem-catalog.ts`). The HTTP layer renders any of them as a problem object (spec part 7)

@@ -9,17 +9,17 @@ export async function eachInFlight<T>(
   work: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
-  let failure: { error: unknown } | null = null;
+  const failures: unknown[] = [];
   const lane = async () => {
-    while (next < items.length && failure === null) {
+    while (next < items.length && failures.length === 0) {
       const item = items[next++]!;
       try {
         await work(item);
       } catch (error) {
-        failure ??= { error };
+        if (failures.length === 0) failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, lane));
-  if (failure !== null) throw (failure as { error: unknown }).error;
+  if (failures.length > 0) throw failures[0];
 }

@@ -1,3 +1,5 @@
+import { fieldOf } from './typed-objects.ts';
+
 /**
  * Outage logging: a dependency that goes away is reported once when it goes and once when it is
  * back, however many reconnect attempts, failed commands and driver events happen in between.
@@ -77,11 +79,11 @@ const CONNECTION_MESSAGES =
  */
 export function isConnectionError(error: unknown): boolean {
   for (let current = error, depth = 0; current instanceof Object && depth < 5; depth++) {
-    const { code, message, name } = current as { code?: unknown; message?: unknown; name?: unknown };
+    const [code, message, name] = [fieldOf(current, 'code'), fieldOf(current, 'message'), fieldOf(current, 'name')];
     if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
     if (name === 'MaxRetriesPerRequestError') return true;
     if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
-    current = (current as { cause?: unknown }).cause;
+    current = fieldOf(current, 'cause');
   }
   return false;
 }
@@ -89,13 +91,13 @@ export function isConnectionError(error: unknown): boolean {
 /** A one-line reason for a log: the error's message (and its cause's), never a stack. */
 export function reasonOf(error: unknown): string {
   if (!(error instanceof Object)) return String(error);
-  const { message, cause } = error as { message?: unknown; cause?: unknown };
+  const [message, cause] = [fieldOf(error, 'message'), fieldOf(error, 'cause')];
   const own =
     typeof message === 'string' && message !== ''
       ? message
       : error instanceof Error
         ? error.name
         : Object.prototype.toString.call(error);
-  const inner = cause instanceof Object ? (cause as { message?: unknown }).message : undefined;
+  const inner = fieldOf(cause, 'message');
   return typeof inner === 'string' && inner !== '' && inner !== own ? `${own} (${inner})` : own;
 }

@@ -5,6 +5,7 @@
  * the OpenAPI document lists its entries per status, and each problem `type` URL
  * (`{base_url}/problems/<name>`) serves its entry as a page.
  */
+import { isKeyOf, keysOf } from './typed-objects.ts';
 export interface ProblemDefinition {
   status: number;
   title: string;
@@ -167,7 +168,7 @@ export interface ProblemEntry extends ProblemDefinition {
 }
 
 /** The catalog, by status then name. */
-export const PROBLEM_CATALOG: readonly ProblemEntry[] = (Object.keys(PROBLEMS) as ProblemName[])
+export const PROBLEM_CATALOG: readonly ProblemEntry[] = keysOf(PROBLEMS)
   .map((name): ProblemEntry => ({ name, ...PROBLEMS[name] }))
   .sort((a, b) => a.status - b.status || a.name.localeCompare(b.name));
 
@@ -178,7 +179,7 @@ export function problemStatus(name: ProblemName): number {
 
 /** The entry of problem `name`, if it exists. */
 export function problemEntry(name: string): ProblemEntry | undefined {
-  return Object.hasOwn(PROBLEMS, name) ? { name: name as ProblemName, ...PROBLEMS[name as ProblemName] } : undefined;
+  return isKeyOf(PROBLEMS, name) ? { name, ...PROBLEMS[name] } : undefined;
 }
 
 /** The problems answered with `status`. */

@@ -1,3 +1,5 @@
+import { fieldOf } from './typed-objects.ts';
+
 /**
  * JSON with object keys sorted at every depth, so equal values always serialize identically
  * (used to detect no-op merges and to break timestamp ties deterministically).
@@ -6,7 +8,7 @@ export function stableStringify(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
     const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) sorted[k] = (v as Record<string, unknown>)[k];
+    for (const k of Object.keys(v).sort()) sorted[k] = fieldOf(v, k);
     return sorted;
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { SuggestionKind } from '../contract/names.ts';
+import { keysOf } from '../internal/typed-objects.ts';
 
 /** The kinds `kinds` may list (plural, as in the query string), and the suggestion kind each yields. */
 export const SUGGEST_KINDS = {
@@ -10,7 +11,7 @@ export const SUGGEST_KINDS = {
   niches: 'niche',
 } as const satisfies Record<string, SuggestionKind>;
 export type SuggestKindName = keyof typeof SUGGEST_KINDS;
-const KIND_NAMES = Object.keys(SUGGEST_KINDS) as SuggestKindName[];
+const KIND_NAMES = keysOf(SUGGEST_KINDS);
 
 /** Bounds of a suggest request. */
 export const SUGGEST_LIMITS = Object.freeze({ queryLength: 100, defaultLimit: 5, maxLimit: 20 });

@@ -3,6 +3,7 @@
  * registry. Each checks a job's payload against its queue's schema before the job handler (`workers/`)
  * sees it. ("Worker process" is the `social-search worker` process, `src/start/worker-process.ts`.)
  */
+import { fieldOf, keysOf } from '../internal/typed-objects.ts';
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
@@ -54,7 +55,8 @@ interface ConsumerDeps {
  * 80 times or crashing mid-merge.
  */
 export function startQueueConsumers(handlers: JobHandlers, deps: ConsumerDeps): RunningConsumers {
-  const consumers = (Object.keys(handlers) as QueueName[]).map((name) =>
+  const consumers = keysOf(handlers).map((name) =>
+    // `handlers[name]` is typed by the union of names, not by this `name`: TypeScript cannot correlate the two.
     startConsumer(name, handlers[name] as JobHandler<typeof name>, deps),
   );
   return {
@@ -74,6 +76,7 @@ function startConsumer<N extends QueueName>(name: N, handler: JobHandler<N>, dep
         throw new UnrecoverableError(`unreadable ${name} job payload: ${formatIssues(parsed.error.issues)}`);
       // A job re-run after its worker died (stalled) has no failed attempt, but may have written.
       const isRetry = job.attemptsMade > 0 || job.attemptsStarted > 1;
+      // The schema of queue N parses to JobPayload<N>; indexing QUEUES by a generic N loses that.
       return handler(parsed.data as JobPayload<N>, {
         id: job.id,
         isRetry,
@@ -123,7 +126,7 @@ function logFailure(logger: ConsumerLogger, queue: QueueName, job: Job | undefin
   const fields = {
     job: job?.id,
     queue,
-    request_id: (job?.data as { request_id?: string } | undefined)?.request_id,
+    request_id: fieldOf(job?.data, 'request_id'),
     attempts: job?.attemptsMade,
     ...(expected ? { reason: reasonOf(error) } : { err: error }),
   };

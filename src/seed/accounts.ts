@@ -1,4 +1,5 @@
-import { LANGUAGES, LANGUAGE_WEIGHTS, ENGLISH, type LanguagePack } from './languages.ts';
+import type { LanguagePack } from './language-pack.ts';
+import { LANGUAGES, LANGUAGE_WEIGHTS, ENGLISH } from './languages.ts';
 import { hash2, Rng } from './random.ts';
 import { NICHES, NICHE_BY_ID, NICHE_WEIGHTS, type NicheDef } from './vocabulary.ts';
 

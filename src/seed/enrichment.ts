@@ -1,6 +1,6 @@
 import { iso } from './accounts.ts';
-import { HOOK_SLOTS } from './languages.ts';
-import type { OfferPlan, PostPlan } from './posts.ts';
+import { HOOK_SLOTS } from './language-pack.ts';
+import type { OfferPlan, PostPlan } from './post-plan.ts';
 import type { Rng } from './random.ts';
 import {
   CREATIVE_FORMATS,

@@ -1,6 +1,7 @@
 import { accountEnrichment, accountObservation, DAY, HOUR, iso, planAccounts, type SeedAccount } from './accounts.ts';
 import { postEnrichment } from './enrichment.ts';
-import { accountStyle, PostBuilder, seedHashOf, type PostPlan } from './posts.ts';
+import type { PostPlan } from './post-plan.ts';
+import { accountStyle, PostBuilder, seedHashOf } from './posts.ts';
 import { accountReobservations, postReobservations } from './history.ts';
 import { Rng } from './random.ts';
 

@@ -1,5 +1,6 @@
 import { DAY, iso, type AccountPlan, type SeedAccount } from './accounts.ts';
-import type { LanguagePack } from './languages.ts';
+import type { LanguagePack } from './language-pack.ts';
+import type { MediaPlan, OfferPlan, PostFormat, PostPlan } from './post-plan.ts';
 import { mix32, hash2, type Rng } from './random.ts';
 import {
   CTA_ACTIONS,
@@ -12,7 +13,6 @@ import {
   MUSIC_WORDS,
   NARRATIVES,
   OFFER_TERMS,
-  type CtaAction,
   type NicheDef,
   type TemplateArgs,
   type TopicTuple,
@@ -22,48 +22,6 @@ import {
  * Builds `post` observations and remembers, per post, the choices its enrichment must describe
  * (a {@link PostPlan}), so that caption, transcript and enrichment tell the same story.
  */
-
-/** A post format of the dataset. */
-export type PostFormat = 'reel' | 'carousel' | 'image';
-
-/** One media item as planned. */
-export interface MediaPlan {
-  id: string;
-  type: 'image' | 'video';
-  width: number;
-  height: number;
-  duration: number | null;
-}
-
-/** A commercial offer made in the post. */
-export interface OfferPlan {
-  kind: 'code' | 'sale' | 'giveaway' | 'freebie';
-  pct: number;
-  code: string;
-  brand: string;
-  extraTerm: string | null;
-}
-
-/** The choices behind one post, shared with its enrichment. */
-export interface PostPlan {
-  id: string;
-  acc: SeedAccount;
-  lang: LanguagePack;
-  niche: NicheDef;
-  topic: TopicTuple;
-  args: TemplateArgs;
-  format: PostFormat;
-  hookIndex: number;
-  hookText: string;
-  narrativeIndex: number;
-  ctas: CtaAction[];
-  followFirst: boolean;
-  offer: OfferPlan | null;
-  sponsor: string | null;
-  labelled: boolean;
-  media: MediaPlan[];
-  observedAt: number;
-}
 
 const SHORTCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const CAROUSEL_SIZES = [2, 3, 4, 5, 6, 7, 8, 9, 10];

@@ -86,7 +86,7 @@ export class Rng {
 
   /** A uniformly chosen element; the array must not be empty. */
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)] as T;
+    return at(items, Math.floor(this.next() * items.length));
   }
 
   /** An element chosen with probability proportional to its weight. */
@@ -96,9 +96,9 @@ export class Rng {
     let r = this.next() * total;
     for (let i = 0; i < items.length; i++) {
       r -= weights[i] ?? 0;
-      if (r < 0) return items[i] as T;
+      if (r < 0) return at(items, i);
     }
-    return items[items.length - 1] as T;
+    return at(items, items.length - 1);
   }
 
   /** Up to `k` distinct elements, in random order. */
@@ -111,7 +111,7 @@ export class Rng {
       const i = Math.floor(this.next() * n);
       if (!taken.has(i)) {
         taken.add(i);
-        out.push(items[i] as T);
+        out.push(at(items, i));
       }
     }
     return out;
@@ -121,8 +121,8 @@ export class Rng {
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = Math.floor(this.next() * (i + 1));
-      const tmp = items[i] as T;
-      items[i] = items[j] as T;
+      const tmp = at(items, i);
+      items[i] = at(items, j);
       items[j] = tmp;
     }
     return items;
@@ -170,4 +170,10 @@ export class Rng {
     }
     return k;
   }
+}
+
+/** Element `i` of `items`, which the caller keeps in range. */
+function at<T>(items: readonly T[], i: number): T {
+  // In range by the caller's arithmetic, which noUncheckedIndexedAccess cannot follow: an element, not undefined.
+  return items[i] as T;
 }

@@ -2,11 +2,10 @@
  * Bulk request bodies written as the writes are planned, each document serialized straight into
  * its request's buffer.
  *
- * Why: a merge used to keep every planned document as a JSON string (~8 KB for a post) until its
- * bulk request was sent. Those strings outlived the worker's young generation and were copied and
- * promoted by the collector, then copied once more into the request body. Written at once, each
- * string dies young and the bytes live outside the JS heap (bench/intake.md, "Bulk bodies built as
- * planned, and follow-up merge slices").
+ * Why: a planned document kept as a JSON string (~8 KB for a post) until its bulk request is sent
+ * outlives the worker's young generation, is copied and promoted by the collector, then copied once
+ * more into the request body. Written at once, each string dies young and the bytes live outside
+ * the JS heap (bench/intake.md, "Bulk bodies built as planned, and follow-up merge slices").
  */
 
 /** Bounds of one bulk request: Elasticsearch's guidance is a few MB per request. */

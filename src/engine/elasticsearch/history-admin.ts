@@ -59,6 +59,7 @@ export function createHistoryAdmin(deps: {
     await adminCall(() => client.indices.refresh({ index }));
     let deleted = 0;
     let after: estypes.SortResults | undefined;
+    // Typed with `as`: a `null` initialiser narrows it to `null` where the loop reads it before its first assignment.
     let last = null as { key: string; docId: string } | null;
     for (;;) {
       const page = await adminCall(() =>

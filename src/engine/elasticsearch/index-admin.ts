@@ -20,7 +20,7 @@ import {
   type ShardCopy,
 } from '../index-admin.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
-import { alertScratchIndex, componentTemplateName, concreteIndexName, indexNames } from './names.ts';
+import { componentTemplateName, concreteIndexName, indexNames } from './names.ts';
 import { createHistoryAdmin } from './history-admin.ts';
 import { copyRecords, liveSettings, shardAllocation, type LiveSettings } from './index-inspection.ts';
 import { metricHistoryNames } from './metric-history.ts';
@@ -389,10 +389,6 @@ export function createIndexAdmin(deps: {
       }
       const months = await history.indices();
       if (months.length > 0) await engineCall(() => client.indices.delete({ index: months }));
-      // The scratch indices saved-search passes used before matching moved into the worker (2026-11-27).
-      await client.indices
-        .delete({ index: [alertScratchIndex(indexPrefix), `${indexPrefix}-alert-versions`], ignore_unavailable: true })
-        .catch(() => undefined);
       await client.indices.deleteIndexTemplate({ name: historyNames.template }).catch(() => undefined);
       await client.cluster.deleteComponentTemplate({ name: componentName }).catch(() => undefined);
     },

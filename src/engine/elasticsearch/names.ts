@@ -35,8 +35,3 @@ export function concreteIndexName(names: IndexNames, version: number, now = new 
     .slice(0, 17);
   return `${names.concretePrefix}${version}-${stamp}`;
 }
-
-/** The scratch index saved-search passes copied their batches into until 2026-11-27: dropped with the prefix. */
-export function alertScratchIndex(prefix: string): string {
-  return `${prefix}-alert-batch`;
-}

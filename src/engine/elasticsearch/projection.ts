@@ -107,8 +107,8 @@ export function projectPost(record: PostRecord): Doc {
           id: links.author,
           handle: author.profile?.handle,
           status: author.status ?? undefined,
-          // Coarse, as the snapshot keeps them (src/domain/volatile-facts.ts); coarsened here too so
-          // that records written before snapshots were coarse index the same (after a rebuild).
+          // Coarse, as the snapshot keeps them (src/domain/volatile-facts.ts); coarsening is idempotent,
+          // so the index holds bucket edges only, whatever record it is given.
           followers_count: coarseOrAbsent(author.profile?.followers_count),
           following_count: coarseOrAbsent(author.profile?.following_count),
           posts_count: coarseOrAbsent(author.profile?.posts_count),

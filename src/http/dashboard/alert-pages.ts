@@ -74,8 +74,8 @@ export function registerAlertPages(
   const back = (reply: FastifyReply, notice: string) =>
     reply.redirect(`${base}/alerts?notice=${encodeURIComponent(notice)}`, 303);
 
-  app.get('/alerts', { preHandler: deps.signedIn }, async (request, reply) => {
-    const notice = (request.query as { notice?: string }).notice?.slice(0, 200);
+  app.get<{ Querystring: { notice?: string } }>('/alerts', { preHandler: deps.signedIn }, async (request, reply) => {
+    const notice = request.query.notice?.slice(0, 200);
     return render(request, reply, notice ? { notice } : {});
   });
 

@@ -17,6 +17,7 @@ import { sendPage, type PageContextOf } from './page.ts';
 import { errorPage } from './views.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import type { InsightServices } from './insight-pages.ts';
+import { isKeyOf } from '../../internal/typed-objects.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -143,12 +144,12 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     return sendPage(reply, errorPage(ctx, status, message), status);
   });
 
-  app.get('/assets/:name', async (request, reply) => {
-    const name = (request.params as { name: string }).name;
-    if (!Object.hasOwn(ASSETS, name)) return reply.callNotFound();
+  app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
+    const name = request.params.name;
+    if (!isKeyOf(ASSETS, name)) return reply.callNotFound();
     return (
       reply
-        .type(ASSETS[name as keyof typeof ASSETS])
+        .type(ASSETS[name])
         // Versioned by content (the `v` query): cache for a year.
         .header('cache-control', 'public, max-age=31536000, immutable')
         .send(assets[name])

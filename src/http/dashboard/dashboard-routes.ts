@@ -69,9 +69,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
 
   app.get('/', async (request, reply) => reply.redirect(`${base}/${request.session.holder ? 'keys' : 'sign-in'}`, 303));
 
-  app.get('/sign-in', async (request, reply) => {
-    const notice =
-      (request.query as { signed_out?: string }).signed_out !== undefined ? 'You are signed out.' : undefined;
+  app.get<{ Querystring: { signed_out?: string } }>('/sign-in', async (request, reply) => {
+    const notice = request.query.signed_out !== undefined ? 'You are signed out.' : undefined;
     return sendPage(reply, signInPage(context(request, reply), notice ? { notice } : {}));
   });
 
@@ -91,8 +90,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
     }
   });
 
-  app.get('/sign-up', async (request, reply) => {
-    const invitation = (request.query as { invitation?: string }).invitation?.slice(0, 200);
+  app.get<{ Querystring: { invitation?: string } }>('/sign-up', async (request, reply) => {
+    const invitation = request.query.invitation?.slice(0, 200);
     return sendPage(
       reply,
       signUpPage(context(request, reply), { mode: holders.signUpMode, ...(invitation ? { invitation } : {}) }),
@@ -116,8 +115,8 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
     return reply.redirect(`${base}/sign-in?signed_out`, 303);
   });
 
-  app.get('/keys', { preHandler: signedIn }, async (request, reply) => {
-    const revoked = (request.query as { revoked?: string }).revoked;
+  app.get<{ Querystring: { revoked?: string } }>('/keys', { preHandler: signedIn }, async (request, reply) => {
+    const revoked = request.query.revoked;
     const list = await keys.list(request.holder!);
     const notice = revoked
       ? `Key ${list.find((k) => k.id === revoked)?.name ?? revoked} is revoked: requests with it are refused.`

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { messageOf } from '../../internal/errors.ts';
 
 /** A dependency check for `/readyz`: resolves with a short status or throws a DomainError. */
 export type ReadinessCheck = () => Promise<string>;
@@ -19,7 +20,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ checks: Record<string, Readin
           results[name] = await check();
         } catch (error) {
           ready = false;
-          results[name] = `unavailable: ${(error as Error).message}`;
+          results[name] = `unavailable: ${messageOf(error)}`;
         }
       }),
     );

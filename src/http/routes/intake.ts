@@ -58,12 +58,12 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
     'application/json',
     { parseAs: 'string', bodyLimit: MAX_INTAKE_BYTES },
     (request, body, done) =>
-      json(request, body as string, (error, value) => {
+      json(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
         if (error) return done(error, undefined);
         try {
           done(null, new IntakeBody(entriesOfArray(value), []));
         } catch (notArray) {
-          done(notArray as Error, undefined);
+          done(notArray instanceof Error ? notArray : new Error(String(notArray)), undefined);
         }
       }),
   );

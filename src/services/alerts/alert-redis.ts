@@ -101,7 +101,7 @@ export function hashCodec<S extends z.ZodObject>(
       for (const [field, shape] of Object.entries(shapes)) {
         const value = hash[field];
         if (value === undefined || value === '') raw[field] = shape.safeParse(undefined).success ? undefined : null;
-        else raw[field] = jsonFields.has(field) ? (JSON.parse(value) as unknown) : value;
+        else raw[field] = jsonFields.has(field) ? parseJson(value) : value;
       }
       const parsed = schema.safeParse(raw);
       if (!parsed.success) throw new InternalError(`an alert record does not read: ${parsed.error.message}`);
@@ -188,4 +188,9 @@ export function ownedRecords<T extends { id: string; owner: string; created_at: 
         return ((store.unwrap(await tx.exec())[0] as number) ?? 0) > 0;
       }),
   };
+}
+
+/** `text` parsed as JSON, typed as what it is until a schema reads it. */
+function parseJson(text: string): unknown {
+  return JSON.parse(text);
 }

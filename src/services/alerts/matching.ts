@@ -204,8 +204,8 @@ async function renderSummaries(
  * ({@link createMatchWrites}). A job's posts are first noted as its intent (before its engine
  * write), and its intent settled once they are matched: an attempt failing between its write and
  * its matching (Redis timing out under load, the worker killed) leaves them to its retry, whose
- * merge finds nothing left to write and hands them to the recovery pass (bench/alerts.md,
- * 2026-11-27: 2,852 events lost in one run before intents). A write that cannot be matched (the
+ * merge finds nothing left to write and hands them to the recovery pass (without intents one run
+ * lost 2,852 events: bench/alerts.md). A write that cannot be matched (the
  * engine unreachable for the index's definition) is left to that pass too. While no saved search
  * exists a job pays one count before its write and one read of the searches' version and one
  * script call after it.

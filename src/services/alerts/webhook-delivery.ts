@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ServiceUnavailableError } from '../../internal/errors.ts';
+import { messageOf, ServiceUnavailableError } from '../../internal/errors.ts';
 import type { DeliveryStore, FailureCause, OutboxEntry } from './delivery-store.ts';
 import { HEALTHY, type DeliveryAttempt, type EndpointRecord, type EndpointStore } from './endpoint-store.ts';
 import { DELIVERY_WINDOW_MS, type EventStore } from './event-store.ts';
@@ -231,7 +231,7 @@ export function createWebhookDelivery(deps: {
       causes.add(cause);
       logged.set(id, causes);
       if (logged.size > 10_000) logged.delete(logged.keys().next().value!);
-      const reason = cause === 'bug' ? { err: error } : { reason: (error as Error).message };
+      const reason = cause === 'bug' ? { err: error } : { reason: messageOf(error) };
       const message =
         'webhook deliveries of this endpoint fail on the service’s side; they are retried until their 24 h end';
       deps.logger?.error({ endpoint: id, cause, ...reason }, message);

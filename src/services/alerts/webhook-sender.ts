@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
+import { fieldOf } from '../../internal/typed-objects.ts';
 import { isPublicAddress, RefusedWebhookAddress, resolveWebhookAddress } from './webhook-address.ts';
 
 /** How long one delivery attempt may take, connection to the last byte read. */
@@ -89,8 +90,8 @@ function resultOf(status: number): SendOutcome['result'] {
 function failureDetail(error: unknown): string {
   for (let e: unknown = error; e instanceof Error; e = e.cause)
     if (e instanceof RefusedWebhookAddress) return e.message;
-  const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-  return code ? `connection failed (${code})` : 'connection failed';
+  const code = fieldOf(error, 'code') ?? fieldOf(fieldOf(error, 'cause'), 'code');
+  return typeof code === 'string' && code !== '' ? `connection failed (${code})` : 'connection failed';
 }
 
 /** Sends signed messages to webhook receivers. */

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { PayloadTooLargeError } from '../../internal/errors.ts';
+import { messageOf, PayloadTooLargeError } from '../../internal/errors.ts';
 import type { IntakeEntry, RejectedLine } from './intake-service.ts';
 
 /**
@@ -46,9 +46,10 @@ export async function readNdjson(
         break;
       }
       try {
-        entries.push({ line, value: JSON.parse(content) as unknown });
+        const value: unknown = JSON.parse(content);
+        entries.push({ line, value });
       } catch (error) {
-        rejected.push({ line, detail: `not valid JSON: ${(error as Error).message}` });
+        rejected.push({ line, detail: `not valid JSON: ${messageOf(error)}` });
       }
     }
   } catch (error) {

@@ -1,4 +1,4 @@
-import { IntakeBacklogFullError } from '../../internal/errors.ts';
+import { IntakeBacklogFullError, messageOf } from '../../internal/errors.ts';
 import {
   MAX_OBSERVATIONS_PER_REQUEST,
   type IntakeEntry,
@@ -98,7 +98,7 @@ export async function* ndjsonEntries(lines: AsyncIterable<string>): AsyncGenerat
     try {
       yield { line, value: JSON.parse(raw) };
     } catch (error) {
-      yield { line, detail: `not valid JSON: ${(error as Error).message}` };
+      yield { line, detail: `not valid JSON: ${messageOf(error)}` };
     }
   }
 }

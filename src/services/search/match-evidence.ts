@@ -10,6 +10,7 @@ import {
 } from '../../engine/matches.ts';
 import type { Retrieval } from '../../engine/search.ts';
 import { renderFullPost } from '../../render/post.ts';
+import { entriesOf } from '../../internal/typed-objects.ts';
 
 /** A piece of API text: where it is in the full post (a JSON-path-like name) and the text. */
 interface TextPart {
@@ -98,7 +99,7 @@ export function postMatch(
 ): PostMatch {
   const parts = textParts(post);
   const fields: PostMatch['fields'] = [];
-  for (const [indexed, list] of Object.entries(parts) as Array<[MatchedTextField, TextPart[]]>) {
+  for (const [indexed, list] of entriesOf(parts)) {
     const found = snippetsOf(fragments[indexed] ?? [], list);
     for (const part of list) {
       const snippets = found.get(part.field);

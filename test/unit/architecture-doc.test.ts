@@ -1,0 +1,31 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { QUEUES } from '../../src/queues/registry.ts';
+
+/** docs/architecture.md, the newcomer's map: its queue lists must be the registry's. */
+const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
+
+/** The text from the first line starting with `start` up to the next blank line. */
+function paragraph(start: string): string {
+  const from = doc.indexOf(start);
+  expect(from, `docs/architecture.md has a paragraph starting ${start}`).toBeGreaterThanOrEqual(0);
+  const end = doc.indexOf('\n\n', from);
+  return doc.slice(from, end < 0 ? undefined : end);
+}
+
+const queues = Object.keys(QUEUES);
+
+describe('docs/architecture.md and the queue registry', () => {
+  it('the worker process names every queue it consumes', () => {
+    const worker = paragraph('- a **worker process**');
+    for (const name of queues) expect(worker).toContain(`\`${name}\``);
+  });
+
+  it('workers/ lists one job handler per queue, and the folder holds exactly those', () => {
+    const folder = paragraph('**`workers/`**');
+    const listed = [...folder.matchAll(/`([a-z-]+)-job\.ts`/g)].map((m) => m[1]);
+    expect(listed.sort()).toEqual([...queues].sort());
+    const files = readdirSync(new URL('../../workers/', import.meta.url)).filter((f) => f.endsWith('-job.ts'));
+    expect(files.map((f) => f.slice(0, -'-job.ts'.length)).sort()).toEqual([...queues].sort());
+  });
+});
