@@ -17,7 +17,7 @@ import { sendPage, type PageContextOf } from './page.ts';
 import { errorPage } from './views.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import type { InsightServices } from './insight-pages.ts';
-import { isKeyOf } from '../../internal/typed-objects.ts';
+import { fieldOf, isKeyOf } from '../../internal/typed-objects.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -116,8 +116,8 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
   });
 
   app.setErrorHandler(async (error, request, reply) => {
-    const code = (error as { code?: string }).code ?? '';
-    if (code.startsWith('FST_CSRF')) {
+    const code = fieldOf(error, 'code');
+    if (typeof code === 'string' && code.startsWith('FST_CSRF')) {
       return sendPage(
         reply,
         errorPage(

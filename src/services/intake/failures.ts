@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import type { Producer } from '../../queues/registry.ts';
+import { fieldOf } from '../../internal/typed-objects.ts';
 
 /**
  * The observations that could not be indexed. A job retries with back-off for about an hour
@@ -85,14 +86,15 @@ export function createIntakeFailures(deps: { queue: Producer<'observations'> }):
 
 function describe(job: Job): FailedObservationJob {
   // The payload is read defensively: an unreadable one is exactly what may sit here.
-  const data = (job.data ?? {}) as { observations?: unknown; request_id?: unknown };
-  const entries = Array.isArray(data.observations) ? data.observations : [];
+  const stored = fieldOf(job.data, 'observations');
+  const requestId = fieldOf(job.data, 'request_id');
+  const entries: unknown[] = Array.isArray(stored) ? stored : [];
   const observations = entries.map(subjectOf);
   const kinds: Record<string, number> = {};
   for (const { kind } of observations) kinds[kind] = (kinds[kind] ?? 0) + 1;
   return {
     id: job.id ?? '',
-    requestId: typeof data.request_id === 'string' ? data.request_id : null,
+    requestId: typeof requestId === 'string' ? requestId : null,
     observationCount: entries.length,
     attempts: job.attemptsMade,
     failedReason: job.failedReason ?? '',
