@@ -81,6 +81,24 @@ module.exports = {
       to: { path: '^src/services/', pathNot: ['^src/services/indices/', '^src/services/intake/'] },
     },
     {
+      name: 'elasticsearch-roles',
+      comment:
+        'the adapter by role: reads/, writes/ and admin/ never import one another; each builds on queries/ (engine requests), documents/ (what is stored) and the root (errors, names); engine.ts wires them',
+      severity: 'error',
+      from: { path: '^src/engine/elasticsearch/(reads|writes|admin)/' },
+      to: { path: '^src/engine/elasticsearch/(reads|writes|admin)/', pathNot: '^src/engine/elasticsearch/$1/' },
+    },
+    {
+      name: 'elasticsearch-foundations',
+      comment: 'queries/ and documents/ serve every role, so they import none, nor each other, nor engine.ts',
+      severity: 'error',
+      from: { path: '^src/engine/elasticsearch/(queries|documents)/' },
+      to: {
+        path: '^src/engine/elasticsearch/',
+        pathNot: ['^src/engine/elasticsearch/$1/', '^src/engine/elasticsearch/(errors|names)[.]ts$'],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'no module imports itself through others',
       severity: 'error',

@@ -52,9 +52,9 @@ import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChi
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
 import { freePort } from '../lib/ports.ts';
-import type * as ProjectionModule from '../../src/engine/elasticsearch/projection.ts';
+import type * as ProjectionModule from '../../src/engine/elasticsearch/documents/projection.ts';
 import type * as EmbeddingTextModule from '../../src/text/embedding-text.ts';
-import type * as IndexAdminModule from '../../src/engine/elasticsearch/index-admin.ts';
+import type * as IndexAdminModule from '../../src/engine/elasticsearch/admin/index-admin.ts';
 import type * as NamesModule from '../../src/engine/elasticsearch/names.ts';
 import type * as ConfigModule from '../../src/internal/config.ts';
 import type * as PathsModule from '../../src/internal/paths.ts';
@@ -134,9 +134,9 @@ const log = (line: string) => process.stderr.write(`[${new Date().toISOString().
 async function loadService(root: string) {
   const load = <T>(file: string) => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
   return {
-    ...(await load<typeof ProjectionModule>('src/engine/elasticsearch/projection.ts')),
+    ...(await load<typeof ProjectionModule>('src/engine/elasticsearch/documents/projection.ts')),
     ...(await load<typeof EmbeddingTextModule>('src/text/embedding-text.ts')),
-    ...(await load<typeof IndexAdminModule>('src/engine/elasticsearch/index-admin.ts')),
+    ...(await load<typeof IndexAdminModule>('src/engine/elasticsearch/admin/index-admin.ts')),
     ...(await load<typeof NamesModule>('src/engine/elasticsearch/names.ts')),
     ...(await load<typeof ConfigModule>('src/internal/config.ts')),
     ...(await load<typeof PathsModule>('src/internal/paths.ts')),

@@ -14,7 +14,7 @@ import { parseObservation } from '../../src/contract/observations.ts';
 import { linksOf } from '../../src/domain/links.ts';
 import { applyAccount, applyAccountEnrichment, applyPost, applyPostEnrichment } from '../../src/domain/merge.ts';
 import { emptyAccount, emptyPost, snapshotOf, type AccountRecord, type PostRecord } from '../../src/domain/records.ts';
-import { projectAccount, projectPost } from '../../src/engine/elasticsearch/projection.ts';
+import { projectAccount, projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
 import type { Config } from '../../src/internal/config.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { openServiceProcess } from '../../src/start/process.ts';

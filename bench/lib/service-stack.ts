@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:f
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
-import { createIndexAdmin } from '../../src/engine/elasticsearch/index-admin.ts';
+import { createIndexAdmin } from '../../src/engine/elasticsearch/admin/index-admin.ts';
 import { createProducer, INDEX_WRITING_QUEUES, type QueueName } from '../../src/queues/registry.ts';
 import { startChild, type ServiceChild } from '../intake/processes.ts';
 import { freePort } from './ports.ts';

@@ -21,19 +21,19 @@ import { Client } from '@elastic/elasticsearch';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
-import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/entity-query.ts';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fused-search.ts';
-import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
-import { nearestPostsQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
-import { withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
+import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
+import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
+import { withEntities } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import {
   POST_STEMMED_FIELDS,
   POST_TEXT_FIELDS,
   postSearchFilter,
   postSearchQuery,
-} from '../../src/engine/elasticsearch/post-query.ts';
-import { usesVectorFeedback } from '../../src/engine/elasticsearch/vector-feedback.ts';
+} from '../../src/engine/elasticsearch/queries/post-query.ts';
+import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';

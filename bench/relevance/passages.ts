@@ -16,9 +16,9 @@
 import { Client } from '@elastic/elasticsearch';
 import path from 'node:path';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
-import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
-import { postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
+import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { analyzeQuery } from '../../src/text/languages.ts';

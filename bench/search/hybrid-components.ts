@@ -8,8 +8,8 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
-import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import type { PostSearch } from '../../src/query/search-request.ts';
 
 const N = Number(process.argv[2] ?? 60);

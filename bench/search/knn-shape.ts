@@ -1,6 +1,6 @@
 /**
  * A nearest-neighbour search as the search request's top-level `knn` section against the same
- * search as a `knn` query (src/engine/elasticsearch/nearest-query.ts), the engine alone:
+ * search as a `knn` query (src/engine/elasticsearch/queries/nearest-query.ts), the engine alone:
  * interleaved pair by pair, the reference vectors of random records of the index, and whether the
  * two shapes return the same window.
  *

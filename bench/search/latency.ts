@@ -19,8 +19,8 @@ import {
   accountSearchSort,
   narrowedScope,
   qualifyingRequest,
-} from '../../src/engine/elasticsearch/account-query.ts';
-import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
+} from '../../src/engine/elasticsearch/queries/account-query.ts';
+import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { openKeys } from '../../src/start/core.ts';
 import { createApi } from '../../src/start/api.ts';

@@ -10,7 +10,7 @@
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { writeFileSync } from 'node:fs';
-import { POST_TEXT_FIELDS, postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
+import { POST_TEXT_FIELDS, postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { and } from '../../src/query/ast.ts';
 import { stemmedText, withoutStopWords } from '../../src/text/analysis.ts';
 

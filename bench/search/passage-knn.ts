@@ -9,8 +9,8 @@
  */
 import { parseArgs } from 'node:util';
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fused-search.ts';
-import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 
 const { values: args } = parseArgs({

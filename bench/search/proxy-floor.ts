@@ -12,7 +12,7 @@
 import { Client } from '@elastic/elasticsearch';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
-import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
+import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 
 const N = Number(process.argv[2] ?? 500);

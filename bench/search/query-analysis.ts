@@ -11,7 +11,7 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { parseArgs } from 'node:util';
-import { postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
+import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { and } from '../../src/query/ast.ts';
 import { analyze, memo, withoutStopWords } from '../../src/text/analysis.ts';
 import { analyzeQuery } from '../../src/text/languages.ts';

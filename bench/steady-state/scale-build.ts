@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { mintId } from '../../src/contract/ids.ts';
 import type { AccountRecord, PostRecord } from '../../src/domain/records.ts';
-import { projectAccount, projectPost } from '../../src/engine/elasticsearch/projection.ts';
+import { projectAccount, projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';

@@ -24,7 +24,7 @@ const fusedStateSchema = z.strictObject({
   /** A question's weights per content word (src/text/question-weights.ts): every page searches BM25 with the same. */
   weights: z.array(z.number().min(0).max(100)).max(32).optional(),
   /**
-   * The lexical side's words (engine/elasticsearch/query-terms.ts): the query with its misspelt
+   * The lexical side's words (engine/elasticsearch/queries/query-terms.ts): the query with its misspelt
    * words corrected, when it has any, and each content word's information; every page searches and
    * weighs the same.
    */

@@ -209,7 +209,7 @@ const envSchema = z.object({
    */
   SEARCH_VECTOR_FEEDBACK: z.enum(['on', 'questions', 'off']).default('on'),
   /**
-   * The posts index's statistics of a hybrid query's words (engine/elasticsearch/query-terms.ts):
+   * The posts index's statistics of a hybrid query's words (engine/elasticsearch/queries/query-terms.ts):
    * a lexical hit carrying little of the query's information keeps that share of its lexical weight
    * in the fusion, and a word no post carries is corrected from the index's vocabulary; one more
    * small engine request per first page (two for a misspelt word). `off`: neither.

@@ -59,7 +59,7 @@ export function weightableTerms(query: string): string[] | null {
  * better at crochet without expensive stuff?" crochet weighs 1.52, without 0.93, better 0.79.
  *
  * The corpus's statistics weigh the words too (BM25's IDF, and the fusion's coverage:
- * engine/elasticsearch/query-terms.ts), but in a small corpus the topic's word can be as common as
+ * engine/elasticsearch/queries/query-terms.ts), but in a small corpus the topic's word can be as common as
  * the asking words ("crochet" in a tenth of the posts, "better" in a tenth); the model tells which
  * of them the question is about (bench/relevance.md, "Questions phrased in the asker's own words").
  * Not for claims and noun phrases: the same weights on SciFact's claims cost 0.009 (p = 0.06),

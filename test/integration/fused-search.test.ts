@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import type { FusedRanking, PostPage } from '../../src/engine/search.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';

@@ -6,7 +6,7 @@
  * fields the scope's aggregation reads): 65,536 posts through the intake would take minutes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUALIFYING_ACCOUNTS } from '../../src/engine/elasticsearch/account-query.ts';
+import { MAX_QUALIFYING_ACCOUNTS } from '../../src/engine/elasticsearch/queries/account-query.ts';
 import { accountEnrichmentObs, accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBulkBodies } from '../../src/engine/elasticsearch/bulk-bodies.ts';
+import { createBulkBodies } from '../../src/engine/elasticsearch/documents/bulk-bodies.ts';
 
 /** The NDJSON lines of a body, parsed. */
 function lines(body: Buffer): unknown[] {

@@ -3,7 +3,7 @@ import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { applyPost, applyPostEnrichment } from '../../src/domain/merge.ts';
 import { emptyPost, type PostRecord } from '../../src/domain/records.ts';
-import { projectPost } from '../../src/engine/elasticsearch/projection.ts';
+import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
 import {
   embeddingTextHash,
   embeddingTextsHash,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ACCOUNT_ONLY_AUTHOR_FIELDS } from '../../src/domain/volatile-facts.ts';
 import { describe, expect, it } from 'vitest';
-import { compileFilter, compileSort, esPath } from '../../src/engine/elasticsearch/filter-compiler.ts';
+import { compileFilter, compileSort, esPath } from '../../src/engine/elasticsearch/queries/filter-compiler.ts';
 import type { FilterNode } from '../../src/query/ast.ts';
 import { FILTER_FIELDS, type FieldDef, type FilterScope } from '../../src/query/fields.ts';
 import { parseFilters } from '../../src/query/parse-filters.ts';

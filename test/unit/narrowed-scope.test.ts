@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { narrowedScope } from '../../src/engine/elasticsearch/account-query.ts';
+import { narrowedScope } from '../../src/engine/elasticsearch/queries/account-query.ts';
 import type { ContainsNode, FilterNode, RangeNode } from '../../src/query/ast.ts';
 import { parseFilters } from '../../src/query/parse-filters.ts';
 

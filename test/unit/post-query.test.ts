@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
+import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { and } from '../../src/query/ast.ts';
 import type { PostSearch } from '../../src/query/search-request.ts';
 import { withoutStopWords } from '../../src/text/analysis.ts';

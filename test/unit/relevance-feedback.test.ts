@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '@elastic/elasticsearch';
-import { usesVectorFeedback, vectorFromFeedback } from '../../src/engine/elasticsearch/vector-feedback.ts';
+import { usesVectorFeedback, vectorFromFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
 import { FEEDBACK_BAND, FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../src/query/relevance-feedback.ts';
 
 const cosine = (a: readonly number[], b: readonly number[]) =>

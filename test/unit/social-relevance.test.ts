@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hybridWindows } from '../../src/engine/elasticsearch/hybrid-windows.ts';
-import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/entity-query.ts';
+import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
+import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FLOOR_BAND, fuseHybrid } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import {

@@ -8,7 +8,7 @@ import {
   type NumericBounds,
 } from '../../src/domain/volatile-facts.ts';
 import { replacesSnapshot } from '../../src/domain/merge.ts';
-import { rewriteVolatile, volatileLeaves } from '../../src/engine/elasticsearch/volatile-bounds.ts';
+import { rewriteVolatile, volatileLeaves } from '../../src/engine/elasticsearch/queries/volatile-bounds.ts';
 import type { FilterNode, RangeNode } from '../../src/query/ast.ts';
 import type { AccountSnapshot } from '../../src/domain/records.ts';
 

@@ -3,8 +3,11 @@ import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation } from '../../src/contract/observations.ts';
 import { applyPost } from '../../src/domain/merge.ts';
 import { emptyPost, type PostRecord } from '../../src/domain/records.ts';
-import { projectPost } from '../../src/engine/elasticsearch/projection.ts';
-import { createWrittenProjections, KEEP_WHILE_ASKED_MS } from '../../src/engine/elasticsearch/written-projections.ts';
+import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import {
+  createWrittenProjections,
+  KEEP_WHILE_ASKED_MS,
+} from '../../src/engine/elasticsearch/documents/written-projections.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 
 /** Demo posts as records (valid by construction). */

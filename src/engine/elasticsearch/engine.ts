@@ -16,27 +16,33 @@ import type { VisibilityEpoch } from '../visibility.ts';
 import { COMPLETE_RESULTS, engineCall, refreshAll, translateEngineError } from './errors.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 import type { PostVector } from '../../domain/lookalike.ts';
-import { createIndexAdmin } from './index-admin.ts';
+import { createIndexAdmin } from './admin/index-admin.ts';
 import { indexNames } from './names.ts';
-import { createQualifyingAccounts } from './account-query.ts';
-import { createFacetEngine } from './facet-search.ts';
-import { createCountEngine } from './count-search.ts';
-import { createPostHighlighter } from './post-highlights.ts';
-import { createSnapshotPool, type SnapshotStats } from './snapshot-pool.ts';
-import { projectAccount } from './projection.ts';
-import { createRecordLookups } from './record-lookups.ts';
-import { createNameSuggester } from './name-suggestions.ts';
-import { createSpellingCorrector } from './spelling.ts';
-import { createRecordStore } from './record-store.ts';
-import { createSearchEngine } from './search-engine.ts';
-import { createLikenessEvidence } from './likeness-evidence.ts';
-import { createMetricHistory, metricHistoryNames, monthIndex, monthTargets, pointWrite } from './metric-history.ts';
+import { createQualifyingAccounts } from './queries/account-query.ts';
+import { createFacetEngine } from './reads/facet-search.ts';
+import { createCountEngine } from './reads/count-search.ts';
+import { createPostHighlighter } from './reads/post-highlights.ts';
+import { createSnapshotPool, type SnapshotStats } from './reads/snapshot-pool.ts';
+import { projectAccount } from './documents/projection.ts';
+import { createRecordLookups } from './reads/record-lookups.ts';
+import { createNameSuggester } from './reads/name-suggestions.ts';
+import { createSpellingCorrector } from './reads/spelling.ts';
+import { createRecordStore } from './writes/record-store.ts';
+import { createSearchEngine } from './reads/search-engine.ts';
+import { createLikenessEvidence } from './reads/likeness-evidence.ts';
+import {
+  createMetricHistory,
+  metricHistoryNames,
+  monthIndex,
+  monthTargets,
+  pointWrite,
+} from './documents/metric-history.ts';
 import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
-import { createAlertMatching } from './alert-matching.ts';
-import { createWrittenProjections } from './written-projections.ts';
-import type { VectorFeedback } from './vector-feedback.ts';
+import { createAlertMatching } from './writes/alert-matching.ts';
+import { createWrittenProjections } from './documents/written-projections.ts';
+import type { VectorFeedback } from './reads/vector-feedback.ts';
 
 const PAGE = 2000;
 

@@ -1,0 +1,235 @@
+import { mintId } from '../../../contract/ids.ts';
+import { ACCOUNT_METRIC_FIELDS, engagementRateByViews, type AccountMetrics } from '../../../domain/derived.ts';
+import { linkedAccountIds, linksOf } from '../../../domain/links.ts';
+import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
+import { accountAvailability, isServablePost } from '../../../domain/availability.ts';
+import { coarse } from '../../../domain/volatile-facts.ts';
+import { analyzeIn, documentLanguage } from '../../../text/languages.ts';
+import { decodeVector } from '../../../text/vector-codec.ts';
+import { foldCase } from '../../../query/fields.ts';
+import { foldName, nameKeys } from '../../../text/name-keys.ts';
+
+/**
+ * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
+ * indexed projection of it (searched, filtered and sorted on; not stored in _source). The
+ * projection is recomputed from the record on every write, so it can never drift from it.
+ */
+
+type Doc = Record<string, unknown>;
+
+function distinct(values: Iterable<string>): string[] {
+  return [...new Set(values)];
+}
+
+function items<T>(value: unknown): T[] {
+  return Array.isArray(value) ? (value as T[]) : [];
+}
+
+function joinText(parts: Array<string | null | undefined>): string | undefined {
+  const text = parts.filter((p): p is string => typeof p === 'string' && p.length > 0).join('\n');
+  return text.length > 0 ? text : undefined;
+}
+
+/** The indexed document of a post. */
+export function projectPost(record: PostRecord): Doc {
+  const doc: Doc = {
+    record,
+    id: record.id,
+    platform_id: record.platform_id,
+    status: record.status?.v,
+    servable: isServablePost(record),
+    linked_account_ids: linkedAccountIds(record),
+  };
+  const raw = record.raw?.v;
+  if (!raw) return doc;
+  const links = linksOf(record);
+  const author = links.author ? record.accounts[links.author] : undefined;
+  const e = record.enrichment;
+  const enrichmentPending = Object.keys(e).length === 0;
+  const hook = e.hook?.v;
+  const keyMessages = e.key_messages?.v ?? [];
+  const proofs = e.proofs?.v ?? [];
+  const offers = e.offers?.v ?? [];
+  const ctas = e.calls_to_action?.v ?? [];
+  const narrative = e.narrative_structure?.v;
+  const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
+  const visibleText = media.flatMap((m) => (m.visible_text?.v ?? []).map((v) => v.text));
+
+  Object.assign(doc, {
+    shortcode: raw.shortcode,
+    enrichment_pending: enrichmentPending,
+    posted_at: raw.posted_at,
+    observed_at: record.raw!.t,
+    format: raw.format,
+    primary_language: e.primary_language?.v ?? undefined,
+    caption: raw.caption,
+    hashtags: raw.hashtags,
+    mentions: mentionsOf(raw.caption_mentions),
+    hashtag_names: suggestNames(raw.hashtags.map(foldCase)),
+    mention_names: suggestNames(mentionsOf(raw.caption_mentions) ?? []),
+    content_text: joinText([
+      e.content_summary?.v,
+      hook?.construction,
+      ...keyMessages.map((k) => k.summary),
+      ...proofs.map((p) => p.summary),
+      ...offers.map((o) => [o.summary, ...o.stated_terms].join(' ')),
+      ...ctas.map((c) => c.summary),
+      narrative?.description,
+    ]),
+    transcript_text: joinText(media.map((m) => m.transcript?.v)),
+    visible_text: joinText(visibleText),
+    visual_text: joinText(media.map((m) => m.visual_description?.v)),
+    topics: e.topics?.v ?? undefined,
+    creative_formats: e.creative_formats?.v ?? undefined,
+    commercial_contexts: e.commercial_contexts?.v ?? undefined,
+    hook_devices: hook?.devices,
+    hook_modalities: hook?.modalities,
+    key_message_roles: distinct(keyMessages.flatMap((k) => k.roles)),
+    proof_mechanisms: distinct(proofs.flatMap((p) => p.mechanisms)),
+    offer_types: distinct(offers.flatMap((o) => o.types)),
+    cta_actions: distinct(ctas.flatMap((c) => c.actions)),
+    cta_stages: distinct(ctas.flatMap((c) => c.stages)),
+    narrative_patterns: narrative?.patterns,
+    has_paid_partnership_label: e.has_paid_partnership_label?.v ?? undefined,
+    comments_enabled: raw.comments_enabled,
+    views: raw.views ?? undefined,
+    likes: raw.likes,
+    comments: raw.comments,
+    engagement_rate_by_views: engagementRateByViews(raw.likes, raw.comments, raw.views) ?? undefined,
+    view_ratio_to_account_baseline: record.view_ratio_to_account_baseline ?? undefined,
+    audio_id: raw.audio ? mintId('audio', raw.audio.platform_id ?? `post:${record.platform_id}`) : undefined,
+    audio_type: raw.audio?.type,
+    media_types: distinct(raw.media.map((m) => m.type)),
+    media_count: raw.media.length,
+    coauthor_ids: links.coauthors,
+    author: author
+      ? {
+          id: links.author,
+          handle: author.profile?.handle,
+          status: author.status ?? undefined,
+          // Coarse, as the snapshot keeps them (src/domain/volatile-facts.ts); coarsening is idempotent,
+          // so the index holds bucket edges only, whatever record it is given.
+          followers_count: coarseOrAbsent(author.profile?.followers_count),
+          following_count: coarseOrAbsent(author.profile?.following_count),
+          posts_count: coarseOrAbsent(author.profile?.posts_count),
+          is_verified: author.profile?.is_verified,
+          is_private: author.profile?.is_private,
+          account_type: author.profile?.account_type,
+          // Post-derived account facts are null for private accounts (spec 2.2 rule 1): not filterable either.
+          niches: author.profile?.is_private ? undefined : (author.niches ?? undefined),
+          publishing_languages: author.profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
+          country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
+          // No account metrics: posts do not keep them (src/domain/volatile-facts.ts); author
+          // filters on them ask the accounts index (volatile-bounds.ts).
+        }
+      : { id: links.author },
+  });
+  Object.assign(doc, stemmedCompanions(doc));
+  if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
+  const passages = record.embedding?.passages ?? [];
+  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: decodeVector(p) }));
+  return doc;
+}
+
+function coarseOrAbsent(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : coarse(value);
+}
+
+/** Text fields that also get a client-stemmed companion (`<field>_stemmed`), searched together. */
+const STEMMED_TEXT_FIELDS = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'] as const;
+
+/** What the creator wrote or said, in the post's language; the rest is machine-written enrichment. */
+const CREATOR_TEXT_FIELDS: ReadonlySet<string> = new Set(['caption', 'transcript_text', 'visible_text']);
+
+/**
+ * The stemmed companions, each analyzed in its language (src/text/languages.ts): what the creator
+ * wrote in the post's `primary_language` (else the one detected from the caption); the
+ * enrichment's own texts (its summaries, the media's visual descriptions), which one pipeline
+ * writes in one language whatever the post's, in the language detected from the first of them
+ * (`content_text`, the longest). One detection per side: detection is the costliest step of a
+ * projection (~0.25 ms a text), and a second one on the other machine-written text could only
+ * disagree by mistake.
+ */
+function stemmedCompanions(doc: Doc): Doc {
+  const out: Doc = {};
+  const declared = typeof doc.primary_language === 'string' ? doc.primary_language : null;
+  let postLanguage: string | undefined;
+  let enrichmentLanguage: string | undefined;
+  for (const field of STEMMED_TEXT_FIELDS) {
+    const text = doc[field];
+    if (typeof text !== 'string') continue;
+    const language = CREATOR_TEXT_FIELDS.has(field)
+      ? (postLanguage ??= documentLanguage(declared, typeof doc.caption === 'string' ? doc.caption : text))
+      : (enrichmentLanguage ??= documentLanguage(null, typeof doc.content_text === 'string' ? doc.content_text : text));
+    out[`${field}_stemmed`] = analyzeIn(text, language);
+  }
+  return out;
+}
+
+/** Caption mentions (`@name` or `name`) as lowercase handles, for exact `@name` queries. */
+function mentionsOf(mentions: unknown): string[] | undefined {
+  const out = items<unknown>(mentions)
+    .filter((m): m is string => typeof m === 'string')
+    .map((m) => foldCase(m.trim().replace(/^@/, '')))
+    .filter((m) => m !== '');
+  return out.length > 0 ? distinct(out) : undefined;
+}
+
+/**
+ * A post's hashtags or mentioned handles as typeahead counts them: the folded name (what a prefix
+ * matches), the unit separator, and the name as the filters take it (lower-cased, accents kept:
+ * `#café` and `#cafe` are two hashtags, each counted on its own).
+ */
+function suggestNames(names: readonly string[]): string[] | undefined {
+  const out = distinct(names.filter((n) => n !== '').map((n) => `${foldName(n)}${NAME_SEPARATOR}${n}`));
+  return out.length > 0 ? out : undefined;
+}
+
+/** Between a folded name and its display form in `hashtag_names` and `mention_names`. */
+export const NAME_SEPARATOR = '\u001f';
+
+/** The indexed document of an account. */
+export function projectAccount(record: AccountRecord): Doc {
+  const doc: Doc = {
+    record,
+    id: record.id,
+    platform_id: record.platform_id,
+    status: record.status?.v,
+    servable: accountAvailability(record) === 'servable',
+  };
+  const profile = record.profile?.v;
+  if (!profile) return doc;
+  Object.assign(doc, {
+    handle: profile.handle,
+    handle_observed_at: record.profile!.t,
+    display_name: profile.display_name,
+    // What typeahead finds an account by: its handle, its display name and each later word of it.
+    name_keys: distinct([foldName(profile.handle), ...nameKeys(profile.display_name)]).filter((k) => k !== ''),
+    biography: profile.biography,
+    category_label: profile.category_label,
+    publishing_summary: record.publishing_summary?.v ?? undefined,
+    account_type: profile.account_type,
+    is_verified: profile.is_verified,
+    is_private: profile.is_private,
+    followers_count: profile.followers_count,
+    following_count: profile.following_count,
+    posts_count: profile.posts_count,
+    country_codes: distinct(profile.declared_locations.map((l) => l.country_code)),
+    publishing_languages: record.publishing_languages?.v ?? undefined,
+    niches: record.niches?.v ?? undefined,
+    observed_at: record.profile!.t,
+    ...metricFields(record.metrics?.v, profile.is_private),
+  });
+  if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
+  // A private account is never a lookalike (account search never returns it).
+  if (record.lookalike && !profile.is_private) doc.lookalike_embedding = decodeVector(record.lookalike.vector);
+  return doc;
+}
+
+/** The account metrics that have a value (none for a private account): filterable and sortable. */
+function metricFields(metrics: AccountMetrics | null | undefined, isPrivate: boolean): Doc {
+  const out: Doc = {};
+  if (!metrics || isPrivate) return out;
+  for (const field of ACCOUNT_METRIC_FIELDS) if (metrics[field] !== null) out[field] = metrics[field];
+  return out;
+}

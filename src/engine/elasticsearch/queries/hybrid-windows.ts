@@ -1,0 +1,82 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { fuseHybrid, type HybridOptions, type TieredFusedId } from '../../../query/fusion.ts';
+import { ENTITY_TIER, entityTier } from './entity-query.ts';
+import { hitCoverage } from './query-terms.ts';
+
+type Hit = Pick<estypes.SearchHit, '_id' | '_score' | 'matched_queries'>;
+
+/**
+ * Weight of the lexical side: equal trust (bench/relevance.md, "Fusion: why min–max convex
+ * combination at equal weights").
+ */
+const LEXICAL_WEIGHT = 0.5;
+/**
+ * When the model cannot read the query (src/text/languages.ts: a language other than English,
+ * surely detected), its similarities measure surface overlap of word pieces, which BM25 measures
+ * better: they are no evidence (`semanticEvidence: false`, so neighbours alone are not returned)
+ * and do not re-order what BM25 matched; the page is BM25's (with the entity tiers). Measured on the social set
+ * (bench/relevance.md, "Queries the model cannot read"):
+ * 0.5 / 0.75 / 1 give 0.8648 / 0.8639 / 0.8656 overall, within noise; 1 follows from the argument.
+ */
+const UNREADABLE_LEXICAL_WEIGHT = 1;
+
+/** Elasticsearch's kNN score for `cosine` similarity is (1 + cos) / 2. */
+const cosineOf = (score: number) => 2 * score - 1;
+
+/**
+ * Turns the engine's two windows into the fusion's inputs (src/query/fusion.ts, fuseHybrid):
+ * entity tiers from the hits' `matched_queries` (entity-query.ts) with the text score as the
+ * rest, the share of the query's information each lexical hit carries (its named word probes,
+ * query-terms.ts), the lexical floor from the hit just past the window, cosine similarities from
+ * the kNN scores, and the relevance floor.
+ */
+export function hybridWindows(settings: {
+  mode: 'hybrid' | 'semantic';
+  /** Hits per side; the lexical list may hold one more (the floor). */
+  window: number;
+  similarityFloor: number | null;
+  /** Whether the model reads the query's language (src/text/languages.ts, analyzeQuery). */
+  semanticReadable: boolean;
+  /** Each content word's information (query-terms.ts), when the lexical hits carry word probes; absent: none. */
+  information?: readonly number[] | null;
+}) {
+  const information = settings.information ?? null;
+  const hybrid = settings.mode === 'hybrid';
+  // Semantic-only ranking was asked for: its neighbours are the evidence, under the floor.
+  const semanticEvidence = hybrid ? settings.semanticReadable : true;
+  const passes = (hit: Hit) =>
+    settings.similarityFloor === null || cosineOf(hit._score ?? 0) >= settings.similarityFloor;
+  const textScore = (hit: Hit) => (hit._score ?? 0) - ENTITY_TIER * entityTier(hit);
+
+  return {
+    fuse(lexicalHits: readonly Hit[], semanticHits: readonly Hit[]): TieredFusedId[] {
+      const lexical = hybrid ? lexicalHits.slice(0, settings.window) : [];
+      const past = hybrid ? lexicalHits[settings.window] : undefined;
+      const scored = lexical.map((h) => ({
+        id: h._id!,
+        score: textScore(h),
+        tier: entityTier(h),
+        ...(information ? { coverage: hitCoverage(h, information) } : {}),
+      }));
+      // Entity tiers order by total score, so the hit past the window may out-score (by text) a
+      // hit of a higher tier in it: the floor never rises above the window's own lowest text score.
+      const lowest = scored.reduce((min, h) => Math.min(min, h.score), Infinity);
+      const options: HybridOptions = {
+        lexicalWeight: !hybrid ? 0 : semanticEvidence ? LEXICAL_WEIGHT : UNREADABLE_LEXICAL_WEIGHT,
+        similarityFloor: settings.similarityFloor,
+        semanticEvidence,
+        // The best unretrieved document's text score, or BM25's floor when none matched past the window.
+        lexicalFloor: past ? Math.max(0, Math.min(textScore(past), lowest)) : 0,
+      };
+      return fuseHybrid(
+        scored,
+        semanticHits.map((h) => ({ id: h._id!, score: h._score ?? 0, cosine: cosineOf(h._score ?? 0) })),
+        options,
+      );
+    },
+    /** The neighbours a fused window can show: those above the floor, when they count as evidence. */
+    shownNeighbours(semanticHits: readonly Hit[]): string[] {
+      return semanticEvidence ? semanticHits.filter(passes).map((h) => h._id!) : [];
+    },
+  };
+}

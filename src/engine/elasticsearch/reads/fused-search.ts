@@ -1,0 +1,322 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type { PostRecord } from '../../../domain/records.ts';
+import type { PostSearch } from '../../../query/search-request.ts';
+import { isBareWord, queryEntities } from '../../../query/entities.ts';
+import { analyzeQuery } from '../../../text/languages.ts';
+import { hybridWindows } from '../queries/hybrid-windows.ts';
+import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../../search.ts';
+import type { VisibilityEpoch } from '../../visibility.ts';
+import { COMPLETE_RESULTS } from '../errors.ts';
+import { nearestPostsQuery } from '../queries/nearest-query.ts';
+import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
+import { firstPage, nextPage } from './paged-search.ts';
+import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
+import {
+  carriedPlan,
+  planLexicalSide,
+  probedInformation,
+  probing,
+  termProbes,
+  type LexicalPlan,
+} from '../queries/query-terms.ts';
+import type { SnapshotPool } from './snapshot-pool.ts';
+
+/**
+ * How many hits each retriever contributes to the fused ranking: 2.5 default pages. A wider window
+ * costs BM25 its top-k pruning (at 1M posts, 100 instead of 50 adds ~10 ms to every hybrid
+ * search) for no measurable quality (SciFact nDCG@10 0.7192 at 100, 0.7173 at 50;
+ * bench/relevance.md, "Fusion: why min–max convex combination at equal weights"). Results past it
+ * continue in BM25 order.
+ */
+export const FUSION_WINDOW = 50;
+/** HNSW candidates per shard: twice the window, for recall with the int8 index. */
+export const KNN_CANDIDATES = 100;
+
+/**
+ * Quantizes a vector to int8 with one scale (what the int8 HNSW index does to documents anyway),
+ * so that the cursor can carry it in 520 characters and every page reuses it bit for bit.
+ */
+export function quantizeVector(vector: ArrayLike<number>): string {
+  let max = 0;
+  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
+  const scale = max > 0 ? max / 127 : 1;
+  const bytes = Buffer.alloc(4 + vector.length);
+  bytes.writeFloatLE(scale, 0);
+  for (let i = 0; i < vector.length; i++) bytes.writeInt8(Math.round(vector[i]! / scale), 4 + i);
+  return bytes.toString('base64url');
+}
+
+/** The vector a quantized string stands for. */
+export function dequantizeVector(encoded: string): number[] {
+  const bytes = Buffer.from(encoded, 'base64url');
+  const scale = bytes.readFloatLE(0);
+  const out = new Array<number>(bytes.length - 4);
+  for (let i = 0; i < out.length; i++) out[i] = bytes.readInt8(4 + i) * scale;
+  return out;
+}
+
+type Hit = estypes.SearchHit<{ record: PostRecord }>;
+
+/**
+ * Post search ranked with the query's embedding: `semantic` orders the vector neighbours alone;
+ * `hybrid` fuses them with BM25 (see fuseConvex). Both retrievals run concurrently on the
+ * page's point in time under the same filters (the kNN `filter` applies during the graph search,
+ * so filters never drop relevant results). Pages re-run the retrievals on that snapshot with the
+ * cursor's quantized vector, which makes the fused order identical on every page.
+ *
+ * Hybrid results past the fused window continue in BM25 order (the lexical matches beyond
+ * BM25's own window, minus those the window already showed), so a query still pages through
+ * every lexical match; semantic results end with the window.
+ */
+export async function fusedPostSearch(deps: {
+  client: Client;
+  snapshots: SnapshotPool;
+  index: string;
+  visibility: VisibilityEpoch;
+  search: PostSearch & { query: string };
+  /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
+  similarityFloor: number | null;
+  /** Which hybrid first pages move the query vector toward their first fused results (vector-feedback.ts); absent: off. */
+  vectorFeedback?: VectorFeedback;
+  /** Whether hybrid first pages read the index's statistics of the query's words (query-terms.ts); absent: off. */
+  queryTerms?: boolean;
+  /** A first page ranked with the query's embedding, or the next page of such a search. */
+  page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
+}): Promise<SearchPage<PostRecord, FusedState>> {
+  const { client, page, search } = deps;
+  const keepAlive = `${page.keepAliveSeconds}s`;
+  const filter = postSearchFilter(search);
+  const lexicalSort: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: 'asc' }];
+
+  let state: Pick<FusedState, 'mode' | 'offset' | 'after'>;
+  let quantized: Promise<string>;
+  let weights: Promise<readonly number[] | null>;
+  let plan: Promise<LexicalPlan>;
+  const analysis = analyzeQuery(search.query);
+  const semanticReadable = analysis.semanticReadable;
+  // The query's words as the index knows them (query-terms.ts): their information for the fusion,
+  // and corrections of words no post carries. Not for exact entities, which rank as they always
+  // did; a bare word (also looked up as a tag) is corrected when no post carries it.
+  const mode = page.state === null ? page.ranking.mode : page.state.mode;
+  const weighsTerms =
+    deps.queryTerms === true &&
+    mode === 'hybrid' &&
+    (queryEntities(search.query).length === 0 || isBareWord(search.query));
+  if (page.state === null) {
+    state = { mode: page.ranking.mode, offset: 0, after: null };
+    quantized = Promise.resolve(page.ranking.vector).then(quantizeVector);
+    weights = page.ranking.termWeights ?? Promise.resolve(null);
+    // BM25 waits for the index's statistics of the query's words (one small request, while the
+    // model embeds the query); a word no post carries costs the suggester's request too.
+    plan = weighsTerms
+      ? planLexicalSide(client, deps.index, search.query, analysis.language)
+      : Promise.resolve({ text: search.query, terms: null, information: null, corrected: false });
+  } else {
+    state = page.state;
+    quantized = Promise.resolve(page.state.vector);
+    weights = Promise.resolve(page.state.weights ?? null);
+    plan = Promise.resolve(
+      weighsTerms
+        ? carriedPlan(search.query, page.state.terms ?? {})
+        : { text: search.query, terms: null, information: null, corrected: false },
+    );
+  }
+  // A question's BM25 also waits for its word weights (the model's, question-weights.ts).
+  const lexicalQuery = Promise.all([plan, weights]).then(([p, w]) =>
+    postSearchQuery({ ...search, query: p.text }, { termWeights: w, probes: probing(p) ? termProbes(p.terms) : [] }),
+  );
+  // Unhandled until awaited below; a lexical failure must not leave them dangling.
+  quantized.catch(() => undefined);
+  lexicalQuery.catch(() => undefined);
+
+  const knn = (pit: string, vector: number[]) => ({
+    ...COMPLETE_RESULTS,
+    pit: { id: pit, keep_alive: keepAlive },
+    ...nearestPostsQuery({ vector, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
+    size: FUSION_WINDOW,
+    _source: false,
+    track_total_hits: false,
+  });
+  const lexical = async (pit: string) => ({
+    ...COMPLETE_RESULTS,
+    pit: { id: pit, keep_alive: keepAlive },
+    query: await lexicalQuery,
+    sort: lexicalSort,
+    // One past the window: its score is the lexical normalization's floor (fuseHybrid).
+    size: FUSION_WINDOW + 1,
+    _source: false,
+    track_total_hits: false,
+  });
+  const windowsOf = (information: readonly number[] | null) =>
+    hybridWindows({
+      mode: state.mode,
+      window: FUSION_WINDOW,
+      similarityFloor: deps.similarityFloor,
+      semanticReadable,
+      information,
+    });
+  const windows = windowsOf(null);
+  // A first page moves the query vector toward its first fused results (vector-feedback.ts); the
+  // cursor carries the moved vector, so later pages re-run exactly the final kNN.
+  const feedback =
+    page.state === null && usesVectorFeedback(search.query, state.mode, semanticReadable, deps.vectorFeedback);
+
+  const run = async (pit: string) => {
+    const inWindow = state.offset !== null;
+    // BM25 starts at once; the kNN side as soon as the query vector is there (on a first page
+    // the model is still working), so the slower of the two sets the latency, not their sum.
+    const lexicalSearch =
+      state.mode === 'hybrid' && inWindow
+        ? lexical(pit).then((body) => client.search<{ record: PostRecord }>(body))
+        : Promise.resolve(null);
+    // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
+    const semanticSearch = quantized.then(async (q) => {
+      const vector = dequantizeVector(q);
+      if (vector.length === 0) return { hits: [] as Hit[], q };
+      const first = (await client.search<{ record: PostRecord }>(knn(pit, vector))).hits.hits;
+      if (!feedback) return { hits: first, q };
+      // The first fusion's best results move the vector; the window is asked again with it.
+      const lexicalHits = (await lexicalSearch)?.hits.hits ?? [];
+      const moved = await vectorFromFeedback({
+        client,
+        pit,
+        keepAlive,
+        query: vector,
+        fused: windowsOf(probedInformation(await plan)).fuse(lexicalHits, first),
+      });
+      if (!moved) return { hits: first, q };
+      // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
+      const movedQ = quantizeVector(moved);
+      return {
+        hits: (await client.search<{ record: PostRecord }>(knn(pit, dequantizeVector(movedQ)))).hits.hits,
+        q: movedQ,
+      };
+    });
+    const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
+    const semanticHits = semanticResponse.hits;
+    const lexicalHits = lexicalResponse?.hits.hits ?? [];
+    const want = page.limit + 1;
+
+    // From the fused window.
+    let ids: string[] = [];
+    let fusedLength = 0;
+    if (state.offset !== null) {
+      const fused = windowsOf(probedInformation(await plan)).fuse(lexicalHits, semanticHits);
+      fusedLength = fused.length;
+      ids = fused.slice(state.offset, state.offset + want).map((f) => f.id);
+    }
+    // Past it, in BM25 order (hybrid only, and only when BM25's window was full).
+    let tail: Hit[] = [];
+    const tailStart =
+      state.offset !== null
+        ? lexicalHits.length > FUSION_WINDOW
+          ? lexicalHits[FUSION_WINDOW - 1]!.sort
+          : null
+        : state.after;
+    if (state.mode === 'hybrid' && ids.length < want && tailStart) {
+      const tailResponse = await client.search<{ record: PostRecord }>({
+        ...COMPLETE_RESULTS,
+        pit: { id: pit, keep_alive: keepAlive },
+        // Minus the neighbours the window showed (those under the floor were not shown).
+        query: {
+          bool: {
+            must: [await lexicalQuery],
+            must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }],
+          },
+        },
+        sort: lexicalSort,
+        search_after: tailStart,
+        size: want - ids.length,
+        _source: SEARCH_SOURCE,
+        track_total_hits: false,
+      });
+      tail = tailResponse.hits.hits;
+    }
+    const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
+    // The semantic side retrieved only the neighbours it may show (above the similarity floor).
+    const sides = {
+      lexical: new Set(lexicalHits.map((h) => h._id!)),
+      semantic: new Set(windows.shownNeighbours(semanticHits)),
+    };
+    return { ids, tail, fusedLength, records, sides, q: semanticResponse.q };
+  };
+
+  let pit: string;
+  let shared: boolean;
+  let result: Awaited<ReturnType<typeof run>>;
+  if (page.state === null) {
+    ({ pit, shared, response: result } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
+  } else {
+    ({
+      pit,
+      shared,
+      response: result,
+    } = await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run));
+  }
+
+  const fromWindow = result.ids.slice(0, page.limit);
+  const fromTail = result.tail.slice(0, page.limit - fromWindow.length);
+  const records = [...fromWindow.map((id) => result.records.get(id)), ...fromTail.map((h) => h._source?.record)].filter(
+    (r): r is PostRecord => r !== undefined,
+  );
+  const hasMore = result.ids.length + result.tail.length > page.limit;
+  if (!hasMore && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+  let next: FusedState | null = null;
+  if (hasMore) {
+    const termWeights = await weights;
+    const { text, information, corrected } = await plan;
+    // Every page searches the same words with the same weights.
+    const terms = {
+      ...(corrected ? { corrected: text } : {}),
+      ...(information ? { information } : {}),
+    };
+    const common = {
+      kind: 'fused',
+      snapshot: pit,
+      shared,
+      mode: state.mode,
+      vector: result.q,
+      ...(termWeights ? { weights: [...termWeights] } : {}),
+      ...(Object.keys(terms).length > 0 ? { terms } : {}),
+    } as const;
+    next =
+      fromTail.length > 0
+        ? { ...common, offset: null, after: fromTail.at(-1)!.sort! }
+        : { ...common, offset: (state.offset ?? 0) + fromWindow.length, after: null };
+  }
+  return { records, hasMore, state: next, retrievedBy: retrievals(records, result.sides) };
+}
+
+/** Which side retrieved each record: the fusion inputs, or BM25 past the window. */
+function retrievals(
+  records: PostRecord[],
+  sides: { lexical: Set<string>; semantic: Set<string> },
+): Map<string, Retrieval> {
+  return new Map(
+    records.map((r) => {
+      const semantic = sides.semantic.has(r.id);
+      // Past the window, results come from BM25 alone.
+      const lexical = sides.lexical.has(r.id) || !semantic;
+      return [r.id, lexical && semantic ? 'both' : semantic ? 'semantic' : 'lexical'];
+    }),
+  );
+}
+
+/** The records of window hits, read on the same snapshot. */
+async function recordsOf(
+  client: Client,
+  pit: string,
+  keepAlive: string,
+  ids: string[],
+): Promise<Map<string, PostRecord>> {
+  if (ids.length === 0) return new Map();
+  const response = await client.search<{ record: PostRecord }>({
+    ...COMPLETE_RESULTS,
+    pit: { id: pit, keep_alive: keepAlive },
+    query: { ids: { values: ids } },
+    size: ids.length,
+    _source: SEARCH_SOURCE,
+    track_total_hits: false,
+  });
+  return new Map(response.hits.hits.map((h) => [h._id!, h._source!.record]));
+}

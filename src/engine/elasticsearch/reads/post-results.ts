@@ -1,0 +1,147 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { isBareWord, queryEntities } from '../../../query/entities.ts';
+import { analyzeQuery } from '../../../text/languages.ts';
+import type { PostSearch } from '../../../query/search-request.ts';
+import type { PostRanking, SimilarRanking } from '../../search.ts';
+import { COMPLETE_RESULTS } from '../errors.ts';
+import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
+import { hybridWindows } from '../queries/hybrid-windows.ts';
+import { nearestPostsQuery } from '../queries/nearest-query.ts';
+import { postSearchFilter, postSearchQuery } from '../queries/post-query.ts';
+import { planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
+import { similarWindow } from './similar-search.ts';
+import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
+import { createVolatileBounds } from '../queries/volatile-bounds.ts';
+
+type Query = estypes.QueryDslQueryContainer;
+
+/** A query of exactly a search's results, built on the snapshot it runs on (its kNN windows are searched there). */
+export type ResultsQuery = (pit: string) => Promise<Query>;
+
+/** The filter and exactly the window a `similar_to` search shows (same kNN, same quantized vector). */
+export async function similarOnly(
+  client: Client,
+  options: { pit: string; keepAliveSeconds: number; field: string; filter: Query[]; ranking: SimilarRanking },
+): Promise<Query> {
+  const hits = await similarWindow(client, {
+    pit: options.pit,
+    keepAlive: `${options.keepAliveSeconds}s`,
+    field: options.field,
+    filter: options.filter,
+    vector: quantizeVector(options.ranking.vector),
+    exclude: options.ranking.exclude,
+  });
+  return { bool: { filter: [...options.filter, { ids: { values: hits.map((h) => h._id!) } }] } };
+}
+
+/**
+ * The posts a post search returns across all its pages, as one query: what facets and counts
+ * count. Lexical ranking (or no query): every match of the search's query. Similar: the window of
+ * the reference's neighbours. Hybrid: every BM25 match plus the semantic window the first page
+ * fuses (the same kNN with the same quantized vector, the same relevance floor and vector
+ * feedback, on the same snapshot); semantic: that window alone. Author bounds over facts posts
+ * keep coarse are read exactly first (volatile-bounds.ts), as the search reads them.
+ */
+export function createPostResults(deps: {
+  client: Client;
+  postsIndex: string;
+  accountsIndex: string;
+  /** The fused searches' relevance floor: the neighbours a search can show. */
+  similarityFloor: number | null;
+  /** The fused searches' vector feedback (vector-feedback.ts); absent: off. */
+  vectorFeedback?: VectorFeedback;
+  /** The fused searches' reading of the query's words (query-terms.ts): counted as they find; absent: off. */
+  queryTerms?: boolean;
+}) {
+  const { client } = deps;
+  const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
+
+  /** The semantic window of a fused ranking, and the BM25 matches beside it (hybrid). */
+  async function fused(
+    search: PostSearch & { query: string },
+    ranking: Extract<PostRanking, { kind: 'fused' }>,
+    keepAliveSeconds: number,
+  ): Promise<ResultsQuery> {
+    const filter = postSearchFilter(search);
+    const query = search.query;
+    // The search's lexical side (query-terms.ts): its words corrected and weighed as the search's.
+    const plan =
+      deps.queryTerms === true && ranking.mode === 'hybrid' && (queryEntities(query).length === 0 || isBareWord(query))
+        ? await planLexicalSide(client, deps.postsIndex, query, analyzeQuery(query).language)
+        : null;
+    // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
+    const termWeights = (await ranking.termWeights) ?? null;
+    const lexical = postSearchQuery(
+      { ...search, query: plan?.text ?? query },
+      { termWeights, probes: plan && probing(plan) ? termProbes(plan.terms) : [] },
+    );
+    const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
+    vector.catch(() => undefined);
+    return async (pit: string): Promise<Query> => {
+      const queryVector = await vector;
+      // A query the model cannot read (an empty vector) has no neighbours, as in the search.
+      if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
+      const keepAlive = `${keepAliveSeconds}s`;
+      const neighbours = async (v: number[]) =>
+        (
+          await client.search({
+            ...COMPLETE_RESULTS,
+            pit: { id: pit, keep_alive: keepAlive },
+            ...nearestPostsQuery({ vector: v, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
+            size: FUSION_WINDOW,
+            _source: false,
+            track_total_hits: false,
+          })
+        ).hits.hits;
+      const semanticReadable = analyzeQuery(query).semanticReadable;
+      const windows = hybridWindows({
+        mode: ranking.mode,
+        window: FUSION_WINDOW,
+        similarityFloor: deps.similarityFloor,
+        semanticReadable,
+        information: plan ? probedInformation(plan) : null,
+      });
+      let knn = await neighbours(queryVector);
+      // The search's vector feedback (vector-feedback.ts), so that the window is the search's own.
+      if (usesVectorFeedback(query, ranking.mode, semanticReadable, deps.vectorFeedback)) {
+        const lexicalWindow = await client.search({
+          ...COMPLETE_RESULTS,
+          pit: { id: pit, keep_alive: keepAlive },
+          query: lexical,
+          sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
+          size: FUSION_WINDOW + 1,
+          _source: false,
+          track_total_hits: false,
+        });
+        const fusedWindow = windows.fuse(lexicalWindow.hits.hits, knn);
+        const moved = await vectorFromFeedback({ client, pit, keepAlive, query: queryVector, fused: fusedWindow });
+        if (moved) knn = await neighbours(dequantizeVector(quantizeVector(moved)));
+      }
+      // Exactly the neighbours the search shows: above the relevance floor, and none when the
+      // model cannot read the query's language (hybrid-windows.ts).
+      const shown = windows.shownNeighbours(knn);
+      const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
+      return ranking.mode === 'semantic' ? window : { bool: { should: [lexical, window], minimum_should_match: 1 } };
+    };
+  }
+
+  return {
+    bounds,
+    /** The query of `asked`'s results under `ranking`, to build on the snapshot the count runs on. */
+    async resultsOf(asked: PostSearch, ranking: PostRanking, keepAliveSeconds: number): Promise<ResultsQuery> {
+      const search = { ...asked, filter: await bounds.resolve(asked.filter) };
+      if (ranking.kind === 'similar') {
+        const filter = postSearchFilter(search);
+        return (pit) => similarOnly(client, { pit, keepAliveSeconds, field: 'embedding', filter, ranking });
+      }
+      if (ranking.kind === 'lexical' || search.query === null) {
+        const query = postSearchQuery(search);
+        return async () => query;
+      }
+      return fused({ ...search, query: search.query }, ranking, keepAliveSeconds);
+    },
+  };
+}
+
+/** Exactly a post search's results, as {@link createPostResults} builds them. */
+export type PostResults = ReturnType<typeof createPostResults>;

@@ -1,0 +1,136 @@
+import type { Client } from '@elastic/elasticsearch';
+import { ExpiredCursorError } from '../../../internal/errors.ts';
+import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
+import type { PagedState, SearchEngine } from '../../search.ts';
+import type { VisibilityEpoch } from '../../visibility.ts';
+import {
+  accountSearchFilter,
+  accountSearchQuery,
+  accountSearchSort,
+  narrowedScope,
+  type QualifyingAccounts,
+} from '../queries/account-query.ts';
+import { fusedPostSearch } from './fused-search.ts';
+import { EXPIRED, pagedSearch } from './paged-search.ts';
+import { postSearchFilter, postSearchQuery, postSearchSort } from '../queries/post-query.ts';
+import { similarSearch } from './similar-search.ts';
+import type { SnapshotPool } from './snapshot-pool.ts';
+import { createVolatileBounds } from '../queries/volatile-bounds.ts';
+import type { VectorFeedback } from './vector-feedback.ts';
+
+/**
+ * Both searches on Elasticsearch: the ranking of a first page is the service's choice (BM25 or a
+ * sort, fused with the query's embedding, or likeness to a reference); a next page follows the
+ * kind of its cursor's state.
+ */
+export function createSearchEngine(deps: {
+  client: Client;
+  snapshots: SnapshotPool;
+  visibility: VisibilityEpoch;
+  qualifying: QualifyingAccounts;
+  postsIndex: string;
+  accountsIndex: string;
+  /** The relevance floor of fused searches (null: none). */
+  similarityFloor: number | null;
+  /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
+  vectorFeedback?: VectorFeedback;
+  /** The index's statistics of hybrid queries' words (query-terms.ts); absent: off. */
+  queryTerms?: boolean;
+}): SearchEngine {
+  const { client, snapshots, visibility, qualifying } = deps;
+  const posts = { read: deps.postsIndex };
+  const accounts = { read: deps.accountsIndex };
+  const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
+  return {
+    async searchPosts(asked, page) {
+      // Author ranges over counters and metrics, read exactly on the posts' coarse copies.
+      const search = { ...asked, filter: await bounds.resolve(asked.filter) };
+      const { query } = search;
+      const lexical = (state: PagedState | null) =>
+        pagedSearch<PostRecord>({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          query: postSearchQuery(search),
+          sort: postSearchSort(search),
+          page: { limit: page.limit, keepAliveSeconds: page.keepAliveSeconds, state },
+        });
+      const fused = (fusedPage: Parameters<typeof fusedPostSearch>[0]['page'], text: string) =>
+        fusedPostSearch({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          search: { ...search, query: text },
+          similarityFloor: deps.similarityFloor ?? null,
+          vectorFeedback: deps.vectorFeedback ?? 'off',
+          queryTerms: deps.queryTerms ?? false,
+          page: fusedPage,
+        });
+      const similar = (similarPage: Parameters<typeof similarSearch>[0]['page']) =>
+        similarSearch<PostRecord>({
+          client,
+          snapshots,
+          visibility,
+          index: posts.read,
+          field: 'embedding',
+          filter: postSearchFilter(search),
+          page: similarPage,
+        });
+      // The service chose the ranking of a first page; a next page follows the kind of its state.
+      if (page.state === null) {
+        if (page.ranking.kind === 'similar') return similar({ ...page, state: null, ranking: page.ranking });
+        return page.ranking.kind === 'fused' && query !== null
+          ? fused({ ...page, state: null, ranking: page.ranking }, query)
+          : lexical(null);
+      }
+      if (page.state.kind === 'paged') return lexical(page.state);
+      if (page.state.kind === 'similar') return similar({ ...page, state: page.state });
+      if (query === null) throw new ExpiredCursorError(EXPIRED);
+      return fused({ ...page, state: page.state }, query);
+    },
+
+    searchAccounts(search, page) {
+      const scope = search.posts;
+      // With a posts scope, one point in time spans both indices: the qualifying set and the
+      // account pages come from the same snapshot.
+      const index = scope ? [accounts.read, posts.read] : accounts.read;
+      // The account filter's facts the posts' author copies hold narrow the posts counted.
+      const narrowed = scope ? narrowedScope(scope, search.filter) : null;
+      const refine = narrowed ? { refine: async (pit: string) => [await qualifying(pit, narrowed)] } : {};
+      const { limit, keepAliveSeconds } = page;
+      const similar =
+        page.state === null
+          ? page.ranking?.kind === 'similar'
+            ? { limit, keepAliveSeconds, state: null, ranking: page.ranking }
+            : null
+          : page.state.kind === 'similar'
+            ? { limit, keepAliveSeconds, state: page.state }
+            : null;
+      if (similar) {
+        const filter = accountSearchFilter(search);
+        return similarSearch<AccountRecord>({
+          client,
+          snapshots,
+          visibility,
+          index,
+          field: 'lookalike_embedding',
+          filter,
+          page: similar,
+          ...refine,
+        });
+      }
+      return pagedSearch<AccountRecord>({
+        client,
+        snapshots,
+        visibility,
+        index,
+        query: accountSearchQuery(search),
+        sort: accountSearchSort(search),
+        page: { limit, keepAliveSeconds, state: page.state?.kind === 'paged' ? page.state : null },
+        ...refine,
+      });
+    },
+  };
+}

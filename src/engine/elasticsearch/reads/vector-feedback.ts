@@ -1,0 +1,77 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { PostRecord } from '../../../domain/records.ts';
+import { queryEntities } from '../../../query/entities.ts';
+import { isQuestion } from '../../../text/question-weights.ts';
+import type { TieredFusedId } from '../../../query/fusion.ts';
+import { FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../../query/relevance-feedback.ts';
+import { decodeVector } from '../../../text/vector-codec.ts';
+import { COMPLETE_RESULTS } from '../errors.ts';
+
+/**
+ * Which hybrid searches use vector feedback (config SEARCH_VECTOR_FEEDBACK): `on` (the default)
+ * every one, `questions` those phrased as questions (src/text/question-weights.ts), `off` none.
+ */
+export type VectorFeedback = 'off' | 'questions' | 'on';
+
+/**
+ * Whether a hybrid search moves its query vector toward its first fused results before the final
+ * kNN (src/query/relevance-feedback.ts): as the policy says, only when the model reads the query
+ * (a query it cannot read has no semantic evidence to correct), and never for a query with exact
+ * entities (`#tag`, `@handle`, a quoted phrase, a bare word looked up as a tag), which rank
+ * exactly as before. Every such query by default: a question's phrasing pulls its vector toward
+ * posts phrased alike, a claim's toward abstracts of another subject, and the documents the first
+ * fusion ranks highest, each as much as its score, pull it back toward what the query is about
+ * (bench/relevance.md, "Questions phrased in the asker's own words").
+ */
+export function usesVectorFeedback(
+  query: string,
+  mode: 'hybrid' | 'semantic',
+  semanticReadable: boolean,
+  policy: VectorFeedback = 'off',
+): boolean {
+  if (policy === 'off' || (policy === 'questions' && !isQuestion(query))) return false;
+  return mode === 'hybrid' && semanticReadable && queryEntities(query).length === 0;
+}
+
+/**
+ * The feedback vector of a first fused window: the query vector moved toward the stored vectors of
+ * its 3 best results (FEEDBACK_DOCUMENTS), each weighing its fused score times its share
+ * ({@link feedbackShares}: a result near the cut counts in part, on both sides of it), read on the
+ * same snapshot in one request, unit length. Null — no feedback — when none of them has a vector,
+ * and when BM25 matched nothing: the first results are then neighbours alone, and feedback would
+ * only amplify them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese
+ * posts the model cannot read; moved toward them, with 8).
+ */
+export async function vectorFromFeedback(deps: {
+  client: Client;
+  pit: string;
+  keepAlive: string;
+  query: readonly number[];
+  fused: readonly TieredFusedId[];
+}): Promise<number[] | null> {
+  if (!deps.fused.some((f) => f.lexical !== null)) return null;
+  const shares = feedbackShares(deps.fused.map((f) => f.score));
+  const counted = deps.fused.map((f, i) => ({ id: f.id, weight: shares[i]! * f.score })).filter((f) => f.weight > 0);
+  const ids = counted.map((f) => f.id);
+  if (ids.length === 0 || deps.query.length === 0) return null;
+  const response = await deps.client.search<{ record: Pick<PostRecord, 'embedding'> }>({
+    ...COMPLETE_RESULTS,
+    pit: { id: deps.pit, keep_alive: deps.keepAlive },
+    query: { ids: { values: ids } },
+    size: ids.length,
+    _source: ['record.embedding.vector'],
+    track_total_hits: false,
+  });
+  const vectors = new Map(
+    response.hits.hits.flatMap((h) => {
+      // A post whose vector is not written yet has no `record` in the filtered source.
+      const vector = h._source?.record?.embedding?.vector;
+      return typeof vector === 'string' ? [[h._id!, decodeVector(vector)] as const] : [];
+    }),
+  );
+  const documents = counted.flatMap((f) => {
+    const vector = vectors.get(f.id);
+    return vector?.length === deps.query.length ? [{ vector, weight: f.weight }] : [];
+  });
+  return documents.length > 0 ? feedbackVector(deps.query, documents, FEEDBACK_WEIGHT) : null;
+}

@@ -1,0 +1,231 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { InternalError, ServiceUnavailableError } from '../../../internal/errors.ts';
+import { eachInFlight } from '../../../internal/in-flight.ts';
+import { sameRecord } from '../../../domain/merge.ts';
+import type { MetricPoint } from '../../../domain/history.ts';
+import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../../records.ts';
+import { createBulkBodies, type BulkChunk, type BulkLimits } from '../documents/bulk-bodies.ts';
+import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from '../errors.ts';
+
+const MAX_ATTEMPTS = 50;
+/** Bulk request bounds: Elasticsearch's guidance is a few MB per request. */
+const BULK_LIMITS: BulkLimits = { maxDocs: 500, maxBytes: 5 * 1024 * 1024 };
+/** Bulk requests of one merge in flight at once (worker concurrency multiplies it). */
+const BULK_IN_FLIGHT = 2;
+/** Item or request statuses that mean "overloaded or away, try again": never a lost write. */
+const TRANSIENT = new Set([429, 502, 503, 504]);
+/** Rounds of back-off for transient failures (~25 s in all) before the job fails and BullMQ retries it. */
+const MAX_TRANSIENT_RETRIES = 8;
+
+interface Fetched<R> {
+  record: R | null;
+  seqNo?: number;
+  primaryTerm?: number;
+}
+
+/**
+ * A {@link RecordStore} over one index, read and written through its write alias.
+ *
+ * Merges are read–modify–write with optimistic concurrency: each record is read in real time with
+ * its `_seq_no`/`_primary_term`, the update is applied in the service, and the bulk write carries
+ * `if_seq_no`/`if_primary_term` (or `create` for a new record). A write that lost a race answers
+ * 409 and is re-read and re-applied, so concurrent merges of the same record never lose a field.
+ * (This engine has no Painless, so merges cannot run inside Elasticsearch.)
+ */
+export function createRecordStore<R extends { id: string }>(deps: {
+  client: Client;
+  index: string;
+  project: (record: R) => Record<string, unknown>;
+  /**
+   * How long a bulk may wait inside Elasticsearch (for a primary to be assigned, a master to be
+   * elected) before its items fail as unavailable (and are retried); absent: Elasticsearch's
+   * minute. Shorter than the client's request timeout, so that a write the client gave up on
+   * cannot land later: by then its work may have been redone from a newer state, and where the
+   * redo had nothing to write (a baseline already right), the late write's stale value would stay.
+   */
+  waitMs?: number;
+  /** Where metric points go (absent: the history is off, and points passed to a merge are dropped). */
+  points?: {
+    write(point: MetricPoint): { action: object; doc: string };
+    /** Resolves once points may be written (their template is installed). */
+    ensureInstalled(): Promise<void>;
+  };
+}): RecordStore<R> {
+  const { client, index, project } = deps;
+
+  async function fetch(ids: readonly string[]): Promise<Map<string, Fetched<R>>> {
+    const out = new Map<string, Fetched<R>>();
+    if (ids.length === 0) return out;
+    const response = await engineCall(() =>
+      // The whole `_source`, which holds the record alone (the mapping stores nothing else). An
+      // `_source_includes: ['record']` asks the same but makes the engine re-parse and copy every
+      // document through its source filter: 45% of its get time in the intake bench's profile.
+      client.mget<{ record: R }>({ index, ids: [...ids], realtime: true }),
+    );
+    for (const doc of response.docs) {
+      if ('found' in doc && doc.found && doc._source) {
+        out.set(doc._id, { record: doc._source.record, seqNo: doc._seq_no, primaryTerm: doc._primary_term });
+      } else {
+        out.set(doc._id, { record: null });
+      }
+    }
+    return out;
+  }
+
+  return {
+    async get(ids) {
+      const fetched = await fetch([...new Set(ids)]);
+      const out = new Map<string, R>();
+      for (const [id, f] of fetched) if (f.record) out.set(id, f.record);
+      return out;
+    },
+
+    async getVersioned(ids) {
+      const fetched = await fetch([...new Set(ids)]);
+      const out = new Map<string, Versioned<R>>();
+      for (const [id, f] of fetched)
+        if (f.record) out.set(id, { record: f.record, version: versionToken(f.primaryTerm, f.seqNo) });
+      return out;
+    },
+
+    async versions(ids) {
+      const out = new Map<string, string>();
+      const unique = [...new Set(ids)];
+      if (unique.length === 0) return out;
+      // No stored fields read or sent: the engine looks the ID up and reads its sequence number.
+      const response = await engineCall(() => client.mget({ index, ids: unique, realtime: true, _source: false }));
+      for (const doc of response.docs) {
+        if ('found' in doc && doc.found) out.set(doc._id, versionToken(doc._primary_term, doc._seq_no));
+      }
+      return out;
+    },
+
+    async merge(
+      ids: readonly string[],
+      update: RecordUpdate<R>,
+      extra: Parameters<RecordStore<R>['merge']>[2] = {},
+    ): Promise<MergeOutcome<R>> {
+      const outcome: MergeOutcome<R> = new Map();
+      let pending = [...new Set(ids)];
+      let points = deps.points ? [...(extra.points ?? [])] : [];
+      if (points.length > 0) await deps.points!.ensureInstalled();
+      let conflictRounds = 0;
+      let transientRounds = 0;
+      while (pending.length > 0 || points.length > 0) {
+        const fetched = await fetch(pending);
+        const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
+        const planned: Array<{ before: R | null; after: R }> = [];
+        for (const id of pending) {
+          const current = fetched.get(id) ?? { record: null };
+          const next = update(id, current.record);
+          // The same object back means "unchanged" without serializing both to compare them.
+          if (next === null || next === current.record || (current.record !== null && sameRecord(current.record, next)))
+            continue;
+          const action =
+            current.record === null
+              ? { create: { _index: index, _id: id } }
+              : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
+          bodies.add({ id, before: current.record, after: next }, action, JSON.stringify(project(next)));
+          planned.push({ before: current.record, after: next });
+        }
+        fetched.clear();
+        for (const point of points) {
+          const { action, doc } = deps.points!.write(point);
+          bodies.add({ point }, action, doc);
+        }
+        if (planned.length === 0 && points.length === 0) break;
+        if (planned.length > 0) await extra.beforeWrite?.(planned);
+        const { written, conflicts, transient, transientPoints } = await writeAll(bodies.finish());
+        for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
+        pending = [...conflicts, ...transient];
+        points = transientPoints;
+        if (transient.length > 0 || transientPoints.length > 0) {
+          // Elasticsearch is overloaded or away: back off exponentially, with jitter so that
+          // workers do not come back in step; past the bound the job fails and BullMQ retries it.
+          if (++transientRounds > MAX_TRANSIENT_RETRIES) {
+            throw new ServiceUnavailableError(
+              `Elasticsearch kept refusing writes (${transient.length + transientPoints.length} records and points pending); the job will be retried`,
+            );
+          }
+          await sleep(backoffMs(transientRounds));
+        } else if (conflicts.length > 0) {
+          if (++conflictRounds > MAX_ATTEMPTS)
+            throw new InternalError(`gave up merging ${conflicts.length} records after ${MAX_ATTEMPTS} conflicts`);
+          // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
+          await sleep(Math.random() * Math.min(200, 5 * 2 ** conflictRounds));
+        }
+      }
+      return outcome;
+    },
+  };
+
+  /** Sends bulk requests, a few in flight; sorts each item's fate. */
+  async function writeAll(chunks: Array<BulkChunk<Planned<R>>>) {
+    const written: PlannedWrite<R>[] = [];
+    const conflicts: string[] = [];
+    const transient: string[] = [];
+    const transientPoints: MetricPoint[] = [];
+    await eachInFlight(chunks, BULK_IN_FLIGHT, async ({ body, items: chunk }) => {
+      let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
+      try {
+        // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
+        // auto-create a concrete index named like the write alias (which would then block apply).
+        const response = await client.bulk<string>({
+          // A body the client sends as is (a Buffer: the transport serializes only what is not a
+          // string, stream or Buffer); its type only knows arrays.
+          operations: body as unknown as estypes.BulkRequest<string>['operations'],
+          refresh: false,
+          require_alias: true,
+          // Each item's fate alone: the rest (index, ID, version, shard counts) is ~200 bytes an
+          // item for the engine to write and the worker to parse, and nothing here reads it.
+          filter_path: ['items.*.status', 'items.*.error'],
+          ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
+        });
+        items = response.items.map((item) => (item.index ?? item.create)!);
+      } catch (error) {
+        if (!isTransientEngineError(error)) throw translateEngineError(error);
+        items = chunk.map(() => ({ status: 503 }));
+      }
+      items.forEach((result, i) => {
+        const plan = chunk[i]!;
+        if ('point' in plan) {
+          // 409: the point is there already (the same observation, sent again or retried).
+          if (TRANSIENT.has(result.status)) transientPoints.push(plan.point);
+          else if (result.error && result.status !== 409)
+            throw new InternalError(
+              `writing a metric point of ${plan.point.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`,
+            );
+          return;
+        }
+        if (result.status === 409) conflicts.push(plan.id);
+        else if (TRANSIENT.has(result.status)) transient.push(plan.id);
+        else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
+        else if (result.error)
+          throw new InternalError(`indexing ${plan.id} failed: ${result.error.type}: ${result.error.reason ?? ''}`);
+        else written.push(plan);
+      });
+    });
+    return { written, conflicts, transient, transientPoints };
+  }
+}
+
+/** A write's place in its shard's history: equal tokens, same version of the record. */
+function versionToken(primaryTerm: number | undefined, seqNo: number | undefined): string {
+  return `${primaryTerm}:${seqNo}`;
+}
+
+/** One planned write, its document already in its request's body (bulk-bodies.ts). */
+interface PlannedWrite<R> {
+  id: string;
+  before: R | null;
+  after: R;
+}
+
+/** A record write or a metric point, in a bulk request. */
+type Planned<R> = PlannedWrite<R> | { point: MetricPoint };
+
+/** Exponential back-off with full jitter: 0.1 s, 0.2 s, … capped at 8 s, times a random factor in [0.5, 1.5). */
+function backoffMs(round: number): number {
+  return Math.min(8_000, 100 * 2 ** (round - 1)) * (0.5 + Math.random());
+}
