@@ -1,10 +1,10 @@
 /**
- * The floor plan, checked on every `npm test`: each folder of src/ (and workers/) may import only
+ * The floor plan, checked on every `npm test`: each folder of src/ may import only
  * the folders listed for its layer, all of which sit below it, so no import runs up a layer and
  * no two folders import each other. Layers, top to bottom (docs/architecture.md):
  *
- *   cli → start → http, workers → services → queues, render → engine (roles), query, text,
- *   delivery, seed → domain → contract → internal
+ *   cli → start → http, jobs → services → queues, render → engine (roles), query, text,
+ *   media, seed → domain → contract → internal
  *
  * The engine and embedding adapters (src/engine/elasticsearch, src/embedding) implement roles for
  * the layers above and are wired in by src/start only; the percolator (src/percolator, Elasticsearch
@@ -16,7 +16,7 @@ const layers = {
     path: '^src/start/',
     may: [
       'http',
-      'workers',
+      'jobs',
       'services',
       'queues',
       'render',
@@ -25,20 +25,20 @@ const layers = {
       'embedding',
       'query',
       'text',
-      'delivery',
+      'media',
       'domain',
       'contract',
       'internal',
     ],
   },
-  http: { path: '^src/http/', may: ['services', 'query', 'render', 'delivery', 'domain', 'contract', 'internal'] },
-  workers: { path: '^workers/', may: ['services', 'queues', 'contract', 'internal'] },
+  http: { path: '^src/http/', may: ['services', 'query', 'render', 'media', 'domain', 'contract', 'internal'] },
+  jobs: { path: '^src/jobs/', may: ['services', 'queues', 'contract', 'internal'] },
   services: {
     path: '^src/services/',
-    may: ['queues', 'render', 'engine', 'query', 'text', 'delivery', 'domain', 'contract', 'internal'],
+    may: ['queues', 'render', 'engine', 'query', 'text', 'media', 'domain', 'contract', 'internal'],
   },
   queues: { path: '^src/queues/', may: ['contract', 'internal'] },
-  render: { path: '^src/render/', may: ['delivery', 'domain', 'contract', 'internal'] },
+  render: { path: '^src/render/', may: ['media', 'domain', 'contract', 'internal'] },
   engine: { path: '^src/engine/[^/]+$', may: ['query', 'domain', 'contract', 'internal'] },
   elasticsearch: {
     path: '^src/engine/elasticsearch/',
@@ -48,7 +48,7 @@ const layers = {
   embedding: { path: '^src/embedding/', may: ['internal'] },
   query: { path: '^src/query/', may: ['contract', 'internal'] },
   text: { path: '^src/text/', may: ['domain', 'contract', 'internal'] },
-  delivery: { path: '^src/delivery/', may: ['internal'] },
+  media: { path: '^src/media/', may: ['internal'] },
   seed: { path: '^src/seed/', may: ['contract', 'internal'] },
   domain: { path: '^src/domain/', may: ['contract', 'internal'] },
   contract: { path: '^src/contract/', may: ['internal'] },
@@ -64,7 +64,7 @@ module.exports = {
       comment: `${name} may import only ${layer.may.join(', ') || 'nothing of src/'}`,
       severity: 'error',
       from: { path: layer.path },
-      to: { path: '^(src|workers)/', pathNot: [own(name), ...layer.may.map(own)] },
+      to: { path: '^src/', pathNot: [own(name), ...layer.may.map(own)] },
     })),
     {
       name: 'service-slices',
@@ -108,9 +108,9 @@ module.exports = {
     {
       name: 'runtime-dependencies',
       comment:
-        'what src/ and workers/ import at run time is a dependency of package.json: a devDependency, or a package only another one brings, is gone after `npm prune --omit=dev` or its next update',
+        'what src/ imports at run time is a dependency of package.json: a devDependency, or a package only another one brings, is gone after `npm prune --omit=dev` or its next update',
       severity: 'error',
-      from: { path: '^(src|workers)/' },
+      from: { path: '^src/' },
       to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
     },
     {

@@ -7,7 +7,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
-COPY workers ./workers
 COPY index-templates ./index-templates
 RUN npm run build && npm prune --omit=dev
 # The compiled build: no TypeScript loader at run time (~60 MiB less per process).

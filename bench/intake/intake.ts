@@ -150,15 +150,7 @@ type Service = Awaited<ReturnType<typeof loadService>>;
 let service: Service | null = null;
 
 /** The files a service process needs (with node_modules linked from this checkout). */
-const SERVICE_FILES = [
-  'bin',
-  'src',
-  'workers',
-  'index-templates',
-  'package.json',
-  'tsconfig.json',
-  'tsconfig.build.json',
-];
+const SERVICE_FILES = ['bin', 'src', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 function git(...gitArgs: string[]): string | null {
   try {

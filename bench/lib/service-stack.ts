@@ -382,7 +382,7 @@ export function exportCommit(rev: string): string {
   }).trim();
   const dir = path.join(REPO_ROOT, '.scratch', `service-${commit.slice(0, 10)}-${randomBytes(3).toString('hex')}`);
   mkdirSync(dir, { recursive: true });
-  const files = ['bin', 'src', 'workers', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+  const files = ['bin', 'src', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
   execFileSync(
     'sh',
     ['-c', `git --no-optional-locks archive --format=tar ${commit} ${files.join(' ')} | tar -x -C '${dir}'`],

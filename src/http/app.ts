@@ -6,7 +6,7 @@ import { conditionalGet, tagContentCoding } from './conditional-get.ts';
 import cors from '@fastify/cors';
 import { constants as zlib } from 'node:zlib';
 import type { AccountService } from '../services/accounts/account-service.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
+import type { MediaUrlSigner } from '../media/url-signer.ts';
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import type { RateLimitOptions } from './plugins/rate-limit.ts';
@@ -27,7 +27,7 @@ import { REQUEST_ID_HEADER, requestIdGenerator } from './request-id.ts';
 import { zodValidatorCompiler } from './validation.ts';
 import type { AlertService } from '../services/alerts/alert-service.ts';
 import { alertRoutes } from './routes/alerts.ts';
-import { deliveryRoutes } from './routes/delivery.ts';
+import { mediaRoutes } from './routes/media.ts';
 import { facetRoutes } from './routes/facets.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { intakeRoutes } from './routes/intake.ts';
@@ -56,7 +56,7 @@ export interface AppDependencies {
   intake: IntakeService;
   /** Webhook endpoints and saved searches; absent: those routes are not served. */
   alerts?: AlertService;
-  signer: DeliverySigner;
+  signer: MediaUrlSigner;
   readiness: Record<string, ReadinessCheck>;
   /** Per-key rate limits (searches, reads); their counters live in Redis so every node shares them. */
   rateLimit?: RateLimitOptions;
@@ -189,7 +189,7 @@ export function buildApp(
       alerts: deps.alerts,
       ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
     });
-  app.register(deliveryRoutes, { signer: deps.signer });
+  app.register(mediaRoutes, { signer: deps.signer });
   if (deps.dashboard) app.register(dashboardPlugin, { ...deps.dashboard, prefix: '/dashboard' });
   return app;
 }

@@ -1,6 +1,6 @@
 /**
  * Queue consumers: the BullMQ `Worker` of each queue a process works on, built from the queue
- * registry. Each checks a job's payload against its queue's schema before the job handler (`workers/`)
+ * registry. Each checks a job's payload against its queue's schema before the job handler (`src/jobs/`)
  * sees it. ("Worker process" is the `social-search worker` process, `src/start/worker-process.ts`.)
  */
 import { fieldOf, keysOf } from '../internal/typed-objects.ts';
@@ -25,7 +25,7 @@ export interface JobContext {
 /** Handles one job of queue `N`: a throw makes BullMQ retry it with back-off. */
 export type JobHandler<N extends QueueName> = (payload: JobPayload<N>, job: JobContext) => Promise<JobResults[N]>;
 
-/** A handler for each queue a process works on (`workers/` builds them from the services). */
+/** A handler for each queue a process works on (`src/jobs/` builds them from the services). */
 export type JobHandlers = { [N in QueueName]?: JobHandler<N> };
 
 /** The running queue consumers of one process. */

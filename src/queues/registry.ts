@@ -5,7 +5,7 @@ import type { Observation } from '../contract/observations.ts';
 /**
  * Every queue of the service in one typed table: its name, the schema of its payload, its job
  * options and how many jobs a worker runs at once. Producers (the intake, rebuilds) and workers
- * (`workers/`) are built from it, so a queue's contract lives in one place. Payloads are stored
+ * (`src/jobs/`) are built from it, so a queue's contract lives in one place. Payloads are stored
  * in Redis and may outlive a deploy, so their field names are a wire format (snake_case) and a
  * worker checks each payload against its schema before handling it.
  */

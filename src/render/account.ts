@@ -1,10 +1,10 @@
 import type { Account, AuthorSummary } from '../contract/api.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
+import type { MediaUrlSigner } from '../media/url-signer.ts';
 import { NO_ACCOUNT_METRICS, type AccountMetrics } from '../domain/derived.ts';
 import type { AccountProfile, AccountRecord } from '../domain/records.ts';
 
 /** The account facts needed to render the author summary. */
-export function renderAuthorSummary(id: string, profile: AccountProfile, signer: DeliverySigner): AuthorSummary {
+export function renderAuthorSummary(id: string, profile: AccountProfile, signer: MediaUrlSigner): AuthorSummary {
   return {
     id,
     handle: profile.handle,
@@ -16,7 +16,7 @@ export function renderAuthorSummary(id: string, profile: AccountProfile, signer:
   };
 }
 
-function avatarUrl(id: string, profile: AccountProfile, signer: DeliverySigner): string | null {
+function avatarUrl(id: string, profile: AccountProfile, signer: MediaUrlSigner): string | null {
   return profile.avatar_source_url === null ? null : signer.sign('avatar', id, profile.avatar_source_url);
 }
 
@@ -30,7 +30,7 @@ function metricFields(record: AccountRecord, isPrivate: boolean): AccountMetrics
  * Spec 2.2. Fields derived from the account's posts are null when the account is private (rule 1)
  * and while no account enrichment has been observed.
  */
-export function renderAccount(record: AccountRecord, signer: DeliverySigner): Account {
+export function renderAccount(record: AccountRecord, signer: MediaUrlSigner): Account {
   const profileRegister = record.profile;
   if (!profileRegister) throw new Error(`account ${record.id} has no profile to render`);
   const profile = profileRegister.v;

@@ -1,7 +1,7 @@
 import { mintId } from '../contract/ids.ts';
 import type { Audio, AuthorSummary, FullPost, MediaItem, PostSummary } from '../contract/api.ts';
 import type { PostEnrichmentField, PostEnrichmentValues } from '../contract/observations.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
+import type { MediaUrlSigner } from '../media/url-signer.ts';
 import { engagementRateByViews } from '../domain/derived.ts';
 import { isServablePost } from '../domain/availability.ts';
 import { linksOf } from '../domain/links.ts';
@@ -11,13 +11,13 @@ import { renderAuthorSummary } from './account.ts';
 function summaryOf(
   id: string | null,
   snapshot: AccountSnapshot | undefined,
-  signer: DeliverySigner,
+  signer: MediaUrlSigner,
 ): AuthorSummary | null {
   if (id === null || !snapshot?.profile) return null;
   return renderAuthorSummary(id, snapshot.profile, signer);
 }
 
-function renderAudio(record: SearchedPost, raw: RawPost, signer: DeliverySigner): Audio | null {
+function renderAudio(record: SearchedPost, raw: RawPost, signer: MediaUrlSigner): Audio | null {
   const audio = raw.audio;
   if (!audio) return null;
   const accountId = linksOf(record).audioAccount;
@@ -45,7 +45,7 @@ function enrichmentValue<K extends PostEnrichmentField>(
 }
 
 /** Spec 2.4. The caller checks {@link isServablePost} first. */
-export function renderPostSummary(record: SearchedPost, signer: DeliverySigner): PostSummary {
+export function renderPostSummary(record: SearchedPost, signer: MediaUrlSigner): PostSummary {
   if (!isServablePost(record)) throw new Error(`post ${record.id} is not servable`);
   const raw = record.raw.v;
   const links = linksOf(record);
@@ -90,7 +90,7 @@ export function renderPostSummary(record: SearchedPost, signer: DeliverySigner):
 }
 
 /** Spec 2.6: the summary plus every media item, in publication order. */
-export function renderFullPost(record: PostRecord, signer: DeliverySigner): FullPost {
+export function renderFullPost(record: PostRecord, signer: MediaUrlSigner): FullPost {
   const summary = renderPostSummary(record, signer);
   const media = record.raw!.v.media.map((item): MediaItem => {
     const id = mintId('media', item.platform_id);

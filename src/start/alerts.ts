@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
-import type { DeliverySigner } from '../delivery/signer.ts';
+import type { MediaUrlSigner } from '../media/url-signer.ts';
 import type { PostWriteRecorder } from '../domain/records.ts';
 import type { Config } from '../internal/config.ts';
 import { createProducer, requestAlertPass } from '../queues/registry.ts';
@@ -112,7 +112,7 @@ export function openAlertService(
 export function openAlertWorker(
   config: Config,
   connections: Connections,
-  parts: { engine: ElasticsearchEngine; embedder: Embedder; signer: DeliverySigner; logger: Logger },
+  parts: { engine: ElasticsearchEngine; embedder: Embedder; signer: MediaUrlSigner; logger: Logger },
 ): {
   stores: AlertStores;
   changes: PostWriteRecorder;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { createDeliverySigner } from '../delivery/signer.ts';
+import { createMediaUrlSigner } from '../media/url-signer.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import { buildApp } from '../http/app.ts';
@@ -59,7 +59,7 @@ export function createApi(
   parts: { engine: ElasticsearchEngine; embedder: Embedder; logger?: Logger },
 ): Api {
   const { engine, embedder } = parts;
-  const signer = createDeliverySigner({
+  const signer = createMediaUrlSigner({
     baseUrl: config.PUBLIC_BASE_URL,
     secret: config.SIGNING_SECRET,
     previous: config.SIGNING_SECRET_PREVIOUS,

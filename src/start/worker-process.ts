@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import { embeddingsJob } from '../../workers/embeddings-job.ts';
-import { followUpsJob } from '../../workers/follow-ups-job.ts';
-import { maintenanceJob } from '../../workers/maintenance-job.ts';
-import { observationsJob } from '../../workers/observations-job.ts';
-import { alertsJob } from '../../workers/alerts-job.ts';
-import { createDeliverySigner } from '../delivery/signer.ts';
+import { embeddingsJob } from '../jobs/embeddings.ts';
+import { followUpsJob } from '../jobs/follow-ups.ts';
+import { maintenanceJob } from '../jobs/maintenance.ts';
+import { observationsJob } from '../jobs/observations.ts';
+import { alertsJob } from '../jobs/alerts.ts';
+import { createMediaUrlSigner } from '../media/url-signer.ts';
 import { openAlertWorker } from './alerts.ts';
 import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
@@ -38,7 +38,7 @@ export function startWorkerProcess(
   const { engine, embedder, logger } = parts;
   const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const embeddingsOn = embedder.status().state !== 'off';
-  const signer = createDeliverySigner({
+  const signer = createMediaUrlSigner({
     baseUrl: config.PUBLIC_BASE_URL,
     secret: config.SIGNING_SECRET,
     ttlSeconds: config.DELIVERY_URL_TTL_SECONDS,

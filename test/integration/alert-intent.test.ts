@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
-import { createDeliverySigner } from '../../src/delivery/signer.ts';
+import { createMediaUrlSigner } from '../../src/media/url-signer.ts';
 import type { AlertMatching } from '../../src/engine/alerts.ts';
 import { createProducer, requestAlertPass } from '../../src/queues/registry.ts';
 import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
@@ -67,7 +67,7 @@ function recorder(fail: { record?: boolean; leave?: boolean; match?: boolean }) 
     searches: createSearchSet({ store: stores.searches }),
     engine: fail.match ? { match: failingOnce(engine.match, new Error('the search engine is unavailable')) } : engine,
     reads: stack.runtime.engine.reads,
-    signer: createDeliverySigner({
+    signer: createMediaUrlSigner({
       baseUrl: 'http://127.0.0.1',
       secret: 'alert-intent signing secret',
       ttlSeconds: 3600,

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { createDeliverySigner } from '../../src/delivery/signer.ts';
+import { createMediaUrlSigner } from '../../src/media/url-signer.ts';
 import { loggerOptions } from '../../src/internal/logger.ts';
 import { parseKey } from '../../src/services/keys/key-format.ts';
 import { createApi } from '../../src/start/api.ts';
@@ -247,7 +247,7 @@ describe('delivery routes (spec 2.6, contract §4)', () => {
       expect(response.statusCode, bad.href).toBe(403);
       expect(response.body.type).toBe(problemType('invalid-signature'));
     }
-    const past = createDeliverySigner({
+    const past = createMediaUrlSigner({
       baseUrl: 'https://api.example.test',
       secret: stack.config.SIGNING_SECRET,
       ttlSeconds: 60,

@@ -21,11 +21,11 @@ describe('docs/architecture.md and the queue registry', () => {
     for (const name of queues) expect(worker).toContain(`\`${name}\``);
   });
 
-  it('workers/ lists one job handler per queue, and the folder holds exactly those', () => {
-    const folder = paragraph('**`workers/`**');
-    const listed = [...folder.matchAll(/`([a-z-]+)-job\.ts`/g)].map((m) => m[1]);
+  it('src/jobs/ lists one job handler per queue, and the folder holds exactly those', () => {
+    const folder = paragraph('**`src/jobs/`**');
+    const listed = [...folder.matchAll(/`([a-z-]+)\.ts`/g)].map((m) => m[1]);
     expect(listed.sort()).toEqual([...queues].sort());
-    const files = readdirSync(new URL('../../workers/', import.meta.url)).filter((f) => f.endsWith('-job.ts'));
-    expect(files.map((f) => f.slice(0, -'-job.ts'.length)).sort()).toEqual([...queues].sort());
+    const files = readdirSync(new URL('../../src/jobs/', import.meta.url)).filter((f) => f.endsWith('.ts'));
+    expect(files.map((f) => f.slice(0, -'.ts'.length)).sort()).toEqual([...queues].sort());
   });
 });

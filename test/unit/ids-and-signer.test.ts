@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isServiceId, mintId, type IdFamily } from '../../src/contract/ids.ts';
-import { createDeliverySigner } from '../../src/delivery/signer.ts';
+import { createMediaUrlSigner } from '../../src/media/url-signer.ts';
 import { ExpiredUrlError, InvalidSignatureError } from '../../src/internal/errors.ts';
 
 const FAMILIES: IdFamily[] = ['post', 'account', 'media', 'audio'];
@@ -37,7 +37,7 @@ describe('mintId', () => {
 describe('delivery signer', () => {
   const T = Date.parse('2026-06-01T10:01:00Z');
   const make = (now: number, secret = 'x'.repeat(32)) =>
-    createDeliverySigner({ baseUrl: 'https://api.example.test', secret, ttlSeconds: 86_400, now: () => now });
+    createMediaUrlSigner({ baseUrl: 'https://api.example.test', secret, ttlSeconds: 86_400, now: () => now });
   const SOURCE = 'https://cdn.social.example/media/m1.mp4?token=a&b=c';
 
   function parts(url: string) {
@@ -56,7 +56,7 @@ describe('delivery signer', () => {
 
   it('verifies URLs signed before SIGNING_SECRET changed, with the old one kept as SIGNING_SECRET_PREVIOUS', () => {
     const url = parts(make(T).sign('media', 'social_media_abc', SOURCE));
-    const changed = createDeliverySigner({
+    const changed = createMediaUrlSigner({
       baseUrl: 'https://api.example.test',
       secret: 'y'.repeat(32),
       previous: ['x'.repeat(32)],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
-import { createDeliverySigner } from '../../src/delivery/signer.ts';
+import { createMediaUrlSigner } from '../../src/media/url-signer.ts';
 import { applyAccount, applyAccountSnapshot, applyPost } from '../../src/domain/merge.ts';
 import { emptyAccount, emptyPost, snapshotOf, type PostRecord } from '../../src/domain/records.ts';
 import type { AlertMatching, AlertQuery } from '../../src/engine/alerts.ts';
@@ -60,7 +60,7 @@ describe('matching writes against many saved searches', () => {
       searches: { current: async () => ({ searches, queries }) },
       engine,
       reads: { currentFollowers: async () => new Map() },
-      signer: createDeliverySigner({ baseUrl: 'http://127.0.0.1', secret: 'mw', ttlSeconds: 60 }),
+      signer: createMediaUrlSigner({ baseUrl: 'http://127.0.0.1', secret: 'mw', ttlSeconds: 60 }),
       events: { record: async () => new Map() },
       volume: async () => ({ events: 0, dropped: 0 }),
       now: () => now,

@@ -1,6 +1,6 @@
 import type { Account, AccountHistory } from '../../contract/api.ts';
 import { accountRef, isServiceId } from '../../contract/ids.ts';
-import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { MediaUrlSigner } from '../../media/url-signer.ts';
 import type { HistoryReads } from '../../engine/history.ts';
 import type { RecordLookups } from '../../engine/lookups.ts';
 import type { RecordReads } from '../../engine/reads.ts';
@@ -37,7 +37,7 @@ export function createAccountService(deps: {
   reads: Pick<RecordReads, 'accounts' | 'findAccountIdByHandle'>;
   lookups: Pick<RecordLookups, 'accounts'>;
   history: HistoryReads;
-  signer: DeliverySigner;
+  signer: MediaUrlSigner;
   now?: () => Date;
 }): AccountService {
   const now = deps.now ?? (() => new Date());

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { MediaUrlSigner } from '../../media/url-signer.ts';
 import { isServablePost } from '../../domain/availability.ts';
 import type { PostRecord, PostWrite, PostWriteRecorder } from '../../domain/records.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
@@ -53,7 +53,7 @@ export function createMatchWrites(deps: {
   searches: SearchSet;
   engine: AlertMatching;
   reads: Pick<RecordReads, 'currentFollowers'>;
-  signer: DeliverySigner;
+  signer: MediaUrlSigner;
   events: Pick<EventStore, 'record'>;
   volume: VolumeWatch;
   now?: () => number;
@@ -187,7 +187,7 @@ export function createMatchWrites(deps: {
  */
 async function renderSummaries(
   posts: readonly PostRecord[],
-  deps: { reads: Pick<RecordReads, 'currentFollowers'>; signer: DeliverySigner },
+  deps: { reads: Pick<RecordReads, 'currentFollowers'>; signer: MediaUrlSigner },
 ): Promise<Map<string, string>> {
   const servable = posts.filter((post) => isServablePost(post));
   const followers = await deps.reads.currentFollowers(snapshotAccountsOf(servable));

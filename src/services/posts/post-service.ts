@@ -1,6 +1,6 @@
 import type { FullPost, PostHistory } from '../../contract/api.ts';
 import { isServiceId, postRef } from '../../contract/ids.ts';
-import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { MediaUrlSigner } from '../../media/url-signer.ts';
 import type { HistoryReads } from '../../engine/history.ts';
 import type { RecordLookups } from '../../engine/lookups.ts';
 import type { RecordReads } from '../../engine/reads.ts';
@@ -44,7 +44,7 @@ export function createPostService(deps: {
   reads: Pick<RecordReads, 'posts' | 'findPostIdByShortcode' | 'currentFollowers'>;
   lookups: Pick<RecordLookups, 'posts'>;
   history: HistoryReads;
-  signer: DeliverySigner;
+  signer: MediaUrlSigner;
   now?: () => Date;
 }): PostService {
   const now = deps.now ?? (() => new Date());

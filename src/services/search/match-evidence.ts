@@ -1,6 +1,6 @@
 import type { FullPost } from '../../contract/api.ts';
 import type { PostMatch, Snippet } from '../../contract/search-extras.ts';
-import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { MediaUrlSigner } from '../../media/url-signer.ts';
 import {
   HIGHLIGHT_END,
   HIGHLIGHT_START,
@@ -114,7 +114,7 @@ export function postMatch(
  * side of the ranking retrieved it and the highlighted snippets of the fields that matched.
  * Snippets are made from the record the highlighter read, rendered as the API renders it.
  */
-export function createMatchEvidence(deps: { highlighter: MatchHighlighter; signer: DeliverySigner }) {
+export function createMatchEvidence(deps: { highlighter: MatchHighlighter; signer: MediaUrlSigner }) {
   return async (
     query: string | null,
     ids: string[],

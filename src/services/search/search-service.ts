@@ -1,7 +1,7 @@
 import type { Account, PostSummary } from '../../contract/api.ts';
 import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
 import type { SimilarEvidence } from './similar-evidence.ts';
-import type { DeliverySigner } from '../../delivery/signer.ts';
+import type { MediaUrlSigner } from '../../media/url-signer.ts';
 import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
 import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
 import type { RecordReads } from '../../engine/reads.ts';
@@ -86,7 +86,7 @@ function createPagedSearch<S, St extends SearchState, R, T, M>(deps: {
 interface SearchDeps {
   engine: SearchEngine;
   cursors: CursorCodec;
-  signer: DeliverySigner;
+  signer: MediaUrlSigner;
   cursorTtlSeconds: number;
 }
 

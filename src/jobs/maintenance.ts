@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/consumers.ts';
-import type { HistoryRetention } from '../src/services/indices/history-retention.ts';
+import type { JobHandler } from '../queues/consumers.ts';
+import type { HistoryRetention } from '../services/indices/history-retention.ts';
 
 /**
  * The handler of the `maintenance` queue (hourly): the metric history's retention pass, which

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/consumers.ts';
-import type { RecordEmbeddings } from '../src/services/intake/record-embeddings.ts';
+import type { JobHandler } from '../queues/consumers.ts';
+import type { RecordEmbeddings } from '../services/intake/record-embeddings.ts';
 
 /**
  * The handler of the `embeddings` queue: one job is the records one observations job left without

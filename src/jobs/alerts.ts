@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/consumers.ts';
-import type { MatchResult } from '../src/services/alerts/matching.ts';
+import type { JobHandler } from '../queues/consumers.ts';
+import type { MatchResult } from '../services/alerts/matching.ts';
 
 /**
  * The handler of the `alerts` queue: one recovery pass over the posts written but not matched at

@@ -2,13 +2,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ExpiredUrlError, InvalidSignatureError } from '../internal/errors.ts';
 
 /** What a delivery URL delivers: a media item's file, a video's thumbnail, an account's avatar. */
-export type DeliveryKind = 'media' | 'thumbnail' | 'avatar';
-export const DELIVERY_KINDS: readonly DeliveryKind[] = ['media', 'thumbnail', 'avatar'];
+export type MediaKind = 'media' | 'thumbnail' | 'avatar';
+export const MEDIA_KINDS: readonly MediaKind[] = ['media', 'thumbnail', 'avatar'];
 
 /** Mints and verifies delivery URLs. */
-export interface DeliverySigner {
+export interface MediaUrlSigner {
   /** A signed, expiring `{base_url}/v1/social/delivery/{kind}/{id}?…` URL that redirects to `source`. */
-  sign(kind: DeliveryKind, id: string, source: string): string;
+  sign(kind: MediaKind, id: string, source: string): string;
   /** The source URL of a valid delivery request, and how long it stays valid; throws when invalid. */
   verify(
     kind: string,
@@ -25,14 +25,14 @@ const EXPIRY_BUCKET_SECONDS = 3600;
  * to the hour) and an HMAC-SHA256 over kind, id, source and expiry with SIGNING_SECRET, so any API
  * node verifies them without a lookup. A URL lives between `ttlSeconds` and `ttlSeconds` + 1 h.
  */
-export function createDeliverySigner(deps: {
+export function createMediaUrlSigner(deps: {
   baseUrl: string;
   secret: string;
   /** SIGNING_SECRET_PREVIOUS: URLs signed before a change of SIGNING_SECRET still verify. */
   previous?: readonly string[];
   ttlSeconds: number;
   now?: () => number;
-}): DeliverySigner {
+}): MediaUrlSigner {
   const now = deps.now ?? (() => Date.now());
   const macWith = (secret: string, kind: string, id: string, src: string, exp: string) =>
     createHmac('sha256', secret).update(`delivery\n${kind}\n${id}\n${src}\n${exp}`).digest();

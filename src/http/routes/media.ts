@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { problemSchema } from '../../contract/api.ts';
 import { PATH_ID_MAX_LENGTH } from '../../contract/ids.ts';
-import { DELIVERY_KINDS, type DeliverySigner } from '../../delivery/signer.ts';
+import { MEDIA_KINDS, type MediaUrlSigner } from '../../media/url-signer.ts';
 
 const MAX_CACHE_SECONDS = 86_400;
 
@@ -10,7 +10,7 @@ const MAX_CACHE_SECONDS = 86_400;
  * Delivery routes (spec 2.6, contract §4): signed, expiring URLs that answer 302 to the source.
  * No bearer key: the signature is the credential, so the URLs work in `<img src>`.
  */
-export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now?: () => number }> = async (
+export const mediaRoutes: FastifyPluginAsyncZod<{ signer: MediaUrlSigner; now?: () => number }> = async (
   app,
   { signer, now = Date.now },
 ) => {
@@ -20,7 +20,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now
       schema: {
         operationId: 'deliver',
         params: z.strictObject({
-          kind: z.enum(DELIVERY_KINDS as [string, ...string[]]),
+          kind: z.enum(MEDIA_KINDS as [string, ...string[]]),
           id: z.string().min(1).max(PATH_ID_MAX_LENGTH),
         }),
         querystring: z.object({

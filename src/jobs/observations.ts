@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/consumers.ts';
-import type { ObservationProcessor } from '../src/services/intake/processor.ts';
+import type { JobHandler } from '../queues/consumers.ts';
+import type { ObservationProcessor } from '../services/intake/processor.ts';
 
 /**
  * The handler of the `observations` queue: one job is one chunk of validated observations from

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { JobHandler } from '../src/queues/consumers.ts';
-import type { FollowUpBacklog } from '../src/services/intake/follow-up-backlog.ts';
-import type { FollowUps } from '../src/services/intake/follow-ups.ts';
+import type { JobHandler } from '../queues/consumers.ts';
+import type { FollowUpBacklog } from '../services/intake/follow-up-backlog.ts';
+import type { FollowUps } from '../services/intake/follow-ups.ts';
 
 /**
  * The handler of the `follow-ups` queue: claims every account and author that batches left since
