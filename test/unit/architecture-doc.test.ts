@@ -17,7 +17,7 @@ const queues = Object.keys(QUEUES);
 
 describe('docs/architecture.md and the queue registry', () => {
   it('the worker process names every queue it consumes', () => {
-    const worker = paragraph('- a **worker process**');
+    const worker = paragraph('- **worker process**');
     for (const name of queues) expect(worker).toContain(`\`${name}\``);
   });
 
