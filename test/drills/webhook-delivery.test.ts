@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { freePort } from '../helpers/redis-server.ts';
 import { openDrill, summary, type Drill } from '../helpers/drill.ts';
+import { timeUntil } from '../helpers/wait.ts';
 
 /**
  * Drills of webhook delivery with a real worker process and a real receiver on loopback:
@@ -91,29 +92,20 @@ async function newPosts(d: Drill, author: string, word: string, from: number, n:
   }
 }
 
-async function until(what: string, probe: () => boolean, timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  while (!probe()) {
-    if (performance.now() - started > timeoutMs) throw new Error(`timed out: ${what}`);
-    await sleep(250);
-  }
-  return Math.round(performance.now() - started);
-}
-
 it('delivers every event after the receiver was down for two minutes', async () => {
   const d = drill!;
   onTestFailed(() => d.keepLogs());
   const worker = await d.startWorkerProcess();
   await savedSearchFor(d, 'outage-author', 'zebrafinch');
   await newPosts(d, 'outage-author', 'zebrafinch', 0, 50);
-  await until('the first 50 events', () => receiver.distinct().size >= 50, 60_000);
+  await timeUntil('the first 50 events', () => receiver.distinct().size >= 50, 60_000, 250);
 
   await receiver.down();
   const downAt = performance.now();
   await newPosts(d, 'outage-author', 'zebrafinch', 50, 50);
   await sleep(Math.max(0, 120_000 - (performance.now() - downAt)));
   await receiver.up();
-  const recovery = await until('every event after the outage', () => receiver.distinct().size >= 100, 300_000);
+  const recovery = await timeUntil('every event after the outage', () => receiver.distinct().size >= 100, 300_000, 250);
   await sleep(3000);
   await worker.stop();
 
@@ -134,11 +126,16 @@ it('delivers every event after the worker is SIGKILLed mid-delivery', async () =
   const first = await d.startWorkerProcess();
   await savedSearchFor(d, 'kill-author', 'kingfisher');
   await newPosts(d, 'kill-author', 'kingfisher', 0, 40);
-  await until('deliveries under way', () => receiver.distinct().size >= before + 5, 60_000);
+  await timeUntil('deliveries under way', () => receiver.distinct().size >= before + 5, 60_000, 250);
   first.kill('SIGKILL');
   await first.exited;
   const second = await d.startWorkerProcess();
-  const recovery = await until('every event after the kill', () => receiver.distinct().size >= before + 40, 180_000);
+  const recovery = await timeUntil(
+    'every event after the kill',
+    () => receiver.distinct().size >= before + 40,
+    180_000,
+    250,
+  );
   await sleep(3000);
   await second.stop();
   expect(receiver.distinct().size).toBe(before + 40);

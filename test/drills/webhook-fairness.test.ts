@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { freePort } from '../helpers/redis-server.ts';
 import { openDrill, summary, type Drill } from '../helpers/drill.ts';
+import { timeUntil } from '../helpers/wait.ts';
 
 /**
  * Fair delivery, with a real worker process and receivers on loopback: holder A's endpoint has 200
@@ -101,21 +102,12 @@ async function waiting(d: Drill, owner: string): Promise<number> {
   return d.stack.runtime.redis.xlen(`${prefix}:endpoint:${ids[0]}:outbox`);
 }
 
-async function until(what: string, probe: () => Promise<boolean> | boolean, timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - started > timeoutMs) throw new Error(`timed out: ${what}`);
-    await sleep(100);
-  }
-  return Math.round(performance.now() - started);
-}
-
 /** B's new match reaches B's receiver, timed from its intake. */
 async function bsMatch(d: Drill, receiver: Receiver, round: string): Promise<number> {
   const before = receiver.arrivals.length;
   const started = performance.now();
   await posts(d, `b${round}`, 'kingfisher', 0, 1);
-  await until("B's event", () => receiver.arrivals.length > before, 60_000);
+  await timeUntil("B's event", () => receiver.arrivals.length > before, 60_000);
   return Math.round(receiver.arrivals[before]!.at - started);
 }
 
@@ -130,7 +122,7 @@ it("delivers holder B's new match within 15 s while A's receiver answers after 9
     await holder(d, 'aslow', 'albatross', slow.url);
     await holder(d, 'bslow', 'kingfisher', fast.url);
     await posts(d, 'aslow', 'albatross', 0, 200);
-    await until(
+    await timeUntil(
       "A's 200 events queued, its first requests in flight",
       async () => slow.arrivals.length >= 4 && (await waiting(d, 'aslow')) >= 190,
       120_000,
@@ -159,7 +151,7 @@ it("delivers holder B's new match within 15 s while A's receiver is down with 20
     await holder(d, 'adown', 'albatross', `http://127.0.0.1:${downPort}/hooks`);
     await holder(d, 'bdown', 'kingfisher', fast.url);
     await posts(d, 'adown', 'albatross', 1000, 200);
-    await until("A's 200 events queued", async () => (await waiting(d, 'adown')) >= 200, 120_000);
+    await timeUntil("A's 200 events queued", async () => (await waiting(d, 'adown')) >= 200, 120_000);
     const latency = await bsMatch(d, fast, 'down');
     expect(latency).toBeLessThan(15_000);
     summary('webhook-fairness-down', { b_latency_ms: latency, a_waiting: await waiting(d, 'adown') });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { until } from '../helpers/wait.ts';
 
 // A request refused changes nothing: over its key's budget (429) on every route that changes
 // something, at a cap (409) however many creates race for the last place, past the test events'
@@ -60,16 +61,6 @@ async function spentKey(): Promise<string> {
   expect((await call(key, 'GET', '/v1/social/saved-searches')).statusCode).toBe(200);
   return key;
 }
-
-const until = async <T>(probe: () => Promise<T | null>, timeoutMs = 20_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 const endpoints = async () =>
   (await call(unlimited, 'GET', '/v1/social/webhook-endpoints')).body.data as Array<{ id: string; status: string }>;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { until } from '../helpers/wait.ts';
 
 // Saved searches that push newly matching posts to a real receiver on loopback, signed.
 
@@ -42,19 +43,6 @@ class Receiver {
 
   close(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
-
-async function until<T>(
-  probe: () => T | Promise<T>,
-  timeoutMs = 20_000,
-): Promise<Exclude<T, null | false | undefined>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Exclude<T, null | false | undefined>;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -262,7 +250,9 @@ describe('matching and delivery', () => {
     receiver.answer = (n) => (n - before <= 2 ? { status: 503, headers: { 'retry-after': '1' } } : { status: 200 });
     const test = await send('POST', `/v1/social/webhook-endpoints/${endpoint.id}/test`);
     expect(test.statusCode).toBe(202);
-    const delivered = await until(() => receiver.received.length - before >= 3 && receiver.received.at(-1)!, 30_000);
+    const delivered = await until(() => receiver.received.length - before >= 3 && receiver.received.at(-1)!, {
+      timeoutMs: 30_000,
+    });
     expect(JSON.parse(delivered.body).id).toBe(test.body.id);
     for (const secret of [endpoint.secret, rotated.body.secret])
       expect(new Webhook(secret).verify(delivered.body, delivered.headers as Record<string, string>)).toEqual(

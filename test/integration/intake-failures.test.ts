@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseObservation } from '../../src/contract/observations.ts';
 import { accountObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { until } from '../helpers/wait.ts';
 
 // An operator's view of observations that could not be indexed: `intake failures` lists them,
 // `intake retry` requeues them. The CLI runs as a subprocess on this file's prefixes.
@@ -41,16 +42,6 @@ async function failures(): Promise<any[]> {
     .map((line) => JSON.parse(line));
 }
 
-async function until<T>(probe: () => Promise<T>, ok: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 beforeAll(async () => {
   // No worker: each test starts the one it needs.
   stack = await startStack('intake-failures', {}, { worker: false });
@@ -74,7 +65,7 @@ describe('social-search intake failures | retry', () => {
       shard: 3,
     });
     const worker = stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
-    await until(() => job.isFailed(), Boolean);
+    await until(() => job.isFailed());
     await worker.close();
 
     const [listed, ...others] = await failures();
@@ -121,7 +112,7 @@ describe('social-search intake failures | retry', () => {
       { observations: [observation.value], refresh: true, request_id: 'req_retry_me' },
       { attempts: 1 },
     );
-    await until(() => job.isFailed(), Boolean);
+    await until(() => job.isFailed());
     await broken.close();
 
     const listed = (await failures()).find((f) => f.id === job.id);
@@ -134,10 +125,10 @@ describe('social-search intake failures | retry', () => {
 
     stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
     expect(await cli('intake', 'retry', job.id!)).toMatchObject({ code: 0, stdout: `requeued 1 job(s): ${job.id}\n` });
-    const account = await until(
-      () => stack.get('/v1/social/accounts/@failed.then.retried'),
-      (r) => r.statusCode === 200,
-    );
+    const account = await until(async () => {
+      const response = await stack.get('/v1/social/accounts/@failed.then.retried');
+      return response.statusCode === 200 && response;
+    });
     expect(account.body.handle).toBe('failed.then.retried');
     expect(await failures()).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { AuthenticationRequiredError } from '../../src/internal/errors.ts';
 import { createCachedKeyStore, type CachedKeyStore } from '../../src/services/keys/key-cache.ts';
 import { createKeyService, type KeyService } from '../../src/services/keys/key-service.ts';
 import { createKeyStore, revocationChannel, type KeyStore } from '../../src/services/keys/key-store.ts';
+import { until } from '../helpers/wait.ts';
 
 // Two processes' worth of key services over one real Redis: an API node that caches active keys,
 // and an operator's CLI that revokes without any cache.
@@ -40,19 +41,14 @@ afterAll(async () => {
   for (const connection of connections) connection.disconnect();
 });
 
-async function until(condition: () => boolean, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** The cache's listener state flips within milliseconds: poll it closely. */
+const QUICK = { timeoutMs: 2000, intervalMs: 5 };
 
 describe('API key cache', () => {
   it('authenticates repeat requests without reading Redis once its revocation listener is live', async () => {
     const created = await cli.create({ owner: 'cache@example.com', name: 'cached' });
     await api.authenticate(`Bearer ${created.key}`);
-    await until(() => cached.stats().listening);
+    await until(() => cached.stats().listening, QUICK);
     await api.authenticate(`Bearer ${created.key}`);
     const before = reads;
     for (let i = 0; i < 20; i++) expect((await api.authenticate(`Bearer ${created.key}`)).id).toBe(created.id);
@@ -69,7 +65,7 @@ describe('API key cache', () => {
 
   it('rejects a key revoked by another process on the very next request', async () => {
     const created = await cli.create({ owner: 'cache@example.com', name: 'revoked elsewhere' });
-    await until(() => cached.stats().listening);
+    await until(() => cached.stats().listening, QUICK);
     await api.authenticate(`Bearer ${created.key}`);
     await api.authenticate(`Bearer ${created.key}`);
     const hits = cached.stats().hits;
@@ -131,7 +127,7 @@ describe('API key cache when its listener drops', () => {
     try {
       const created = await cli.create({ owner: 'cache@example.com', name: 'listener drop' });
       await node.authenticate(`Bearer ${created.key}`);
-      await until(() => local.stats().listening);
+      await until(() => local.stats().listening, QUICK);
       await node.authenticate(`Bearer ${created.key}`);
       await node.authenticate(`Bearer ${created.key}`);
       expect(local.stats().hits).toBe(1);
@@ -144,12 +140,12 @@ describe('API key cache when its listener drops', () => {
         ?.match(/\bid=(\d+)/)?.[1];
       expect(id).toBeDefined();
       await redis.client('KILL', 'ID', id!);
-      await until(() => !local.stats().listening);
+      await until(() => !local.stats().listening, QUICK);
       await cli.revoke(created.id);
 
       await expect(node.authenticate(`Bearer ${created.key}`)).rejects.toBeInstanceOf(AuthenticationRequiredError);
       // Back up again, it still never serves the revoked key from memory.
-      await until(() => local.stats().listening);
+      await until(() => local.stats().listening, QUICK);
       await expect(node.authenticate(`Bearer ${created.key}`)).rejects.toBeInstanceOf(AuthenticationRequiredError);
     } finally {
       local.close();

@@ -9,6 +9,7 @@ import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
 import { openAlertStores, type AlertStores } from '../../src/start/alerts.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
+import { until } from '../helpers/wait.ts';
 
 // Volume rules on saved searches against the real services: the intake writes posts, the worker
 // counts them into windows at the write, events go to a receiver on loopback and to the pull list.
@@ -40,18 +41,6 @@ class Receiver {
   }
 }
 
-async function until<T>(
-  probe: () => T | Promise<T>,
-  timeoutMs = 20_000,
-): Promise<Exclude<T, null | false | undefined>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Exclude<T, null | false | undefined>;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let stack: Stack;
