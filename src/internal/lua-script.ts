@@ -8,9 +8,8 @@ export interface LuaScript {
 
 /**
  * A script to call by its SHA1 rather than with its body: EVAL sends the body with every call and
- * Redis hashes it each time. For a pass's events (one call per saved search, ~18,000 calls a
- * round of the alerts bench) EVALSHA took Redis 0.71–0.88 CPU-s against 0.95–0.99 with EVAL
- * (2026-11-28, bench/alerts.md). A Redis that does not know the script answers NOSCRIPT
+ * Redis hashes it each time: EVALSHA costs Redis a fifth less CPU (bench/alerts.md). A Redis that
+ * does not know the script answers NOSCRIPT
  * ({@link isNoScript}): the caller loads it (`SCRIPT LOAD`) and calls again.
  */
 export function luaScript(lua: string): LuaScript {

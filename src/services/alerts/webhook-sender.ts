@@ -51,9 +51,7 @@ export function signingKey(secret: string): KeyObject {
  * `standardwebhooks` library signs (its `sign` is the reference the tests compare with, byte for
  * byte, and verify with).
  *
- * Why not that library's `sign`: it hashes in JavaScript (fast-sha256), ~100 µs for a 2 KB event
- * against ~5 µs with node:crypto; at 9,000 deliveries a round of the alerts bench it was 0.9 of
- * the saved searches' ~19 extra CPU-s (bench/alerts.md).
+ * Not that library's `sign`: it hashes in JavaScript, ~20 times node:crypto's time (bench/alerts.md).
  */
 export function signatureHeaders(message: WebhookMessage, now: Date): Record<string, string> {
   const timestamp = String(Math.floor(now.getTime() / 1000));

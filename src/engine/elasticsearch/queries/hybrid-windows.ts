@@ -14,9 +14,8 @@ const LEXICAL_WEIGHT = 0.5;
  * When the model cannot read the query (src/text/languages.ts: a language other than English,
  * surely detected), its similarities measure surface overlap of word pieces, which BM25 measures
  * better: they are no evidence (`semanticEvidence: false`, so neighbours alone are not returned)
- * and do not re-order what BM25 matched; the page is BM25's (with the entity tiers). Measured on the social set
- * (bench/relevance.md, "Queries the model cannot read"):
- * 0.5 / 0.75 / 1 give 0.8648 / 0.8639 / 0.8656 overall, within noise; 1 follows from the argument.
+ * and do not re-order what BM25 matched; the page is BM25's (with the entity tiers). 1 follows
+ * from the argument; other weights measured within noise (bench/relevance.md, "Queries the model cannot read").
  */
 const UNREADABLE_LEXICAL_WEIGHT = 1;
 

@@ -34,9 +34,8 @@ export function postSearchFilter(search: Pick<PostSearch, 'filter'>): estypes.Qu
 /**
  * What search responses read of each hit: the record without what summaries never render (the
  * vector, 2 KB; the per-media enrichment, often most of the record) — see SearchedPost. Excludes
- * only: `_source` holds nothing but `record` already, and an `includes` list makes the engine's
- * source filtering measurably slower (fetching 20 hits: ~9.7 ms vs ~7.8 ms at p50; bench/search.md,
- * "Where the API's own time goes").
+ * only: `_source` holds nothing but `record` already, and an `includes` list is slower to filter
+ * (bench/search.md, "Where the API's own time goes").
  */
 export const SEARCH_SOURCE: estypes.SearchSourceConfig = { excludes: ['record.embedding', 'record.media_enrichment'] };
 
