@@ -42,10 +42,10 @@ import {
   exportCommit,
   log,
   REPO_ROOT,
-  seedThroughIntake,
   startStack,
   type ServiceStack,
 } from '../lib/service-stack.ts';
+import { seedThroughIntake } from '../lib/stack-data.ts';
 import { queryTexts } from '../soak/mix.ts';
 
 const { values: args } = parseArgs({

@@ -33,13 +33,12 @@ import {
   exportCommit,
   lastProbe,
   log,
-  readTargets,
   REPO_ROOT,
-  seedThroughIntake,
   startStack,
   type ServiceStack,
   type StackProcess,
 } from '../lib/service-stack.ts';
+import { readTargets, seedThroughIntake } from '../lib/stack-data.ts';
 import { createMix } from './mix.ts';
 
 const { values: args } = parseArgs({
