@@ -21,7 +21,6 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createProducer } from '../../src/queues/registry.ts';
 import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
@@ -45,21 +44,22 @@ import {
   redisCpuMs,
   type EngineActivity,
 } from '../lib/engine-cpu.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    base: { type: 'string', default: '20000' },
-    posts: { type: 'string', default: '5000' },
+    base: { type: 'int', default: 20000, min: 1 },
+    posts: { type: 'int', default: 5000, min: 1 },
     searches: { type: 'string', default: '1000,10000' },
     // The rounds' counts in order, instead of 0 then --searches: e.g. 0,1000,1000,0, so that a
     // trend over the run (the index grows, and its merges with it) weighs on both sides alike. A
     // count ending in `v` (1000v) gives every saved search of the round a volume rule.
     rounds: { type: 'string' },
-    keep: { type: 'boolean', default: false },
+    keep: { type: 'boolean' },
   },
 });
-const BASE = Number(args.base);
-const POSTS = Number(args.posts);
+const BASE = args.base;
+const POSTS = args.posts;
 // A first round without saved searches warms the processes up and is not reported.
 const COUNTS = ['0', ...(args.rounds ?? `0,${args.searches}`).split(',')].map((r) => ({
   count: Number(r.replace(/v$/, '')),

@@ -13,9 +13,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEmbedder, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { cli } from '../lib/args.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 2 ** 20;
@@ -309,17 +309,16 @@ async function documentThroughput(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const values = cli({
     options: {
-      docs: { type: 'string', default: '2000' },
-      queries: { type: 'string', default: '300' },
-      'rss-child': { type: 'string' },
+      docs: { type: 'int', default: 2000, min: 1 },
+      queries: { type: 'int', default: 300, min: 1 },
+      'rss-child': { type: 'string', choices: ['q8', 'fp32'] },
     },
-    allowPositionals: true,
   });
   if (values['rss-child']) return rssChild(values['rss-child'] as 'q8' | 'fp32');
-  const docCount = Number(values.docs);
-  const queryCount = Number(values.queries);
+  const docCount = values.docs;
+  const queryCount = values.queries;
   const started = new Date();
   const cores = availableParallelism();
 

@@ -15,10 +15,10 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createEmbedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { cli } from '../lib/args.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const REDIS_URL = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
@@ -58,10 +58,7 @@ async function workerChild(prefix: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { queries: { type: 'string', default: '300' }, busy: { type: 'boolean', default: false } },
-  });
-  const n = Number(values.queries);
+  const n = args.queries;
   const texts = readFileSync(path.join(scifactDir(), 'queries.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
@@ -84,7 +81,7 @@ async function main(): Promise<void> {
   const inProcess: number[] = [];
   const roundTrip: number[] = [];
   const docQueue = new Queue<{ texts: string[] }, number>(DOC_QUEUE, { connection, prefix: PREFIX });
-  if (values.busy) {
+  if (args.busy) {
     const abstracts = readFileSync(path.join(scifactDir(), 'corpus.jsonl'), 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '')
@@ -124,7 +121,7 @@ async function main(): Promise<void> {
   });
   const result = {
     queries: texts.length,
-    worker_busy_with_documents: values.busy,
+    worker_busy_with_documents: args.busy,
     in_process_ms: stats(inProcess),
     queue_round_trip_ms: stats(roundTrip),
     ratio_p50: round2(percentile(roundTrip, 50) / percentile(inProcess, 50)),
@@ -135,5 +132,13 @@ async function main(): Promise<void> {
   writeFileSync(path.join(REPO_ROOT, 'bench/results/query-round-trip.json'), JSON.stringify(result, null, 2));
 }
 
-if (process.argv[2] === '--worker') await workerChild(process.argv[3]!);
+// `--worker <prefix>`: the child process the round trip goes to.
+const args = cli({
+  options: {
+    queries: { type: 'int', default: 300, min: 1 },
+    busy: { type: 'boolean' },
+    worker: { type: 'string' },
+  },
+});
+if (args.worker) await workerChild(args.worker);
 else await main();

@@ -15,17 +15,17 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { generateLoad, sendLoad } from './load.ts';
 import { cpuSeconds } from './processes.ts';
 import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '20000' },
+    posts: { type: 'int', default: 20000, min: 1 },
     accounts: { type: 'string' },
-    rounds: { type: 'string', default: '2' },
-    'in-flight': { type: 'string', default: '3' },
+    rounds: { type: 'int', default: 2, min: 1 },
+    'in-flight': { type: 'int', default: 3, min: 1 },
     // first-load: the intake bench's dataset (each account and post observed once);
     // reobserved: accounts every three days over five weeks and recent posts several times.
     profile: { type: 'string', default: 'reobserved' },
@@ -38,9 +38,9 @@ if (!['first-load', 'reobserved'].includes(args.profile)) {
   process.exit(2);
 }
 const SERVICE_ROOT = exportCommit(args['service-commit']);
-const POSTS = Number(args.posts);
+const POSTS = args.posts;
 const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
-const ROUNDS = Number(args.rounds);
+const ROUNDS = args.rounds;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
@@ -118,7 +118,7 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
       api: cpuSeconds(pids.api) ?? 0,
     };
     const sent = await Promise.race([
-      sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: Number(args['in-flight']) }),
+      sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: args['in-flight'] }),
       stack.failure,
     ]);
     await until(

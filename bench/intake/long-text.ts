@@ -11,21 +11,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { loadCorpus, REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { authorObservations, postObservation } from '../relevance/beir-observations.ts';
 import { destroyPrefix, harnessRuntime, sendObservations, startLoader } from '../relevance/harness-service.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '1000' },
-    embeddings: { type: 'boolean', default: false },
+    posts: { type: 'int', default: 1000, min: 1 },
+    embeddings: { type: 'boolean' },
     wait: { type: 'string', default: 'true' },
   },
 });
 if (!['true', 'vectors'].includes(args.wait)) throw new Error('--wait is true or vectors');
-const POSTS = Number(args.posts);
+const POSTS = args.posts;
 const prefix = `bench-long-text-${process.pid}`;
 const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const env: NodeJS.ProcessEnv = {

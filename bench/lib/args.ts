@@ -68,6 +68,26 @@ function usageLine(options: Record<string, ArgSpec>, positionals: readonly Posit
   return `usage: npx tsx ${script()} ${words.join(' ')}`.trimEnd();
 }
 
+function exit2(message: string): never {
+  process.stderr.write(`${script()}: ${message}\n`);
+  process.exit(2);
+}
+
+function numberProblem(label: string, text: string, s: Pick<ArgSpec, 'type' | 'min'>): string | null {
+  const value = Number(text);
+  const kind = s.type === 'int' ? 'an integer' : 'a number';
+  const bad = text.trim() === '' || !Number.isFinite(value) || (s.type === 'int' && !Number.isInteger(value));
+  return bad || (s.min !== undefined && value < s.min)
+    ? `${label} must be ${kind}${s.min !== undefined ? ` ≥ ${s.min}` : ''}, got "${text}"`
+    : null;
+}
+
+/** A number given in a string option that also takes words (e.g. `--rate 300` or `--rate max`); exits 2 unless it is one. */
+export function numberArg(label: string, text: string, spec: { type: 'int' | 'number'; min?: number }): number {
+  const problem = numberProblem(label, text, spec);
+  return problem === null ? Number(text) : exit2(problem);
+}
+
 /**
  * Parses `argv` (default: this process's arguments) against the declared options and positionals.
  * Exits 2 with the usage line on an unknown option, a missing or extra positional, or a value of
@@ -80,10 +100,7 @@ export function cli<
   const options = (spec.options ?? {}) as Record<string, ArgSpec>;
   const positionals = (spec.positionals ?? []) as readonly PositionalSpec[];
   const usage = usageLine(options, positionals);
-  const fail = (message: string): never => {
-    process.stderr.write(`${script()}: ${message}\n${usage}\n`);
-    process.exit(2);
-  };
+  const fail = (message: string): never => exit2(`${message}\n${usage}`);
   if (argv.includes('--help')) {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
@@ -120,12 +137,8 @@ export function cli<
     const text = raw as string;
     if (s.choices && !s.choices.includes(text)) fail(`${label} must be one of ${s.choices.join(', ')}, got "${text}"`);
     if (s.type === 'string') return text;
-    const value = Number(text);
-    const kind = s.type === 'int' ? 'an integer' : 'a number';
-    if (text.trim() === '' || !Number.isFinite(value) || (s.type === 'int' && !Number.isInteger(value)))
-      fail(`${label} must be ${kind}${s.min !== undefined ? ` ≥ ${s.min}` : ''}, got "${text}"`);
-    if (s.min !== undefined && value < s.min) fail(`${label} must be ${kind} ≥ ${s.min}, got "${text}"`);
-    return value;
+    const problem = numberProblem(label, text, s);
+    return problem === null ? Number(text) : fail(problem);
   };
   const values: Record<string, unknown> = {};
   for (const [name, s] of Object.entries(options)) values[name] = convert(`--${name}`, s, parsed.values[name]);

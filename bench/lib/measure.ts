@@ -28,14 +28,14 @@ export type Side<S extends string, R> = readonly [name: S, call: (request: R, i:
  * Times every side on `warmup + n` requests, one request at a time: request i goes to the sides
  * in turn, starting at side `i mod sides` (with two sides: alternating which goes first). The
  * request is built before the clock starts; the first `warmup` rounds are not kept. `answer` sees
- * each kept answer (e.g. to record how many matched).
+ * each answer after the clock stops (to check it, or record how many matched in a kept round).
  */
 export async function interleave<S extends string, R>(options: {
   n: number;
   warmup: number;
   request: (i: number) => R;
   sides: ReadonlyArray<Side<S, R>>;
-  answer?: (side: S, answer: unknown, i: number) => void;
+  answer?: (side: S, answer: unknown, request: R, kept: boolean) => void;
 }): Promise<Record<S, number[]>> {
   const { n, warmup, request, sides } = options;
   const times = Object.fromEntries(sides.map(([name]) => [name, [] as number[]])) as Record<S, number[]>;
@@ -46,10 +46,8 @@ export async function interleave<S extends string, R>(options: {
       const started = performance.now();
       const answer = await call(body, i);
       const elapsed = performance.now() - started;
-      if (i >= warmup) {
-        times[name].push(elapsed);
-        options.answer?.(name, answer, i);
-      }
+      if (i >= warmup) times[name].push(elapsed);
+      options.answer?.(name, answer, body, i >= warmup);
     }
   }
   return times;

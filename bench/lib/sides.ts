@@ -5,7 +5,7 @@
  * The raw side, one per query shape: what the engine adapter sends for a first page, built by the
  * service's own query builders and sent straight to Elasticsearch.
  */
-import type { Client, estypes } from '@elastic/elasticsearch';
+import { Client, type estypes } from '@elastic/elasticsearch';
 import { Pool } from 'undici';
 import {
   accountSearchQuery,
@@ -15,6 +15,20 @@ import {
 } from '../../src/engine/elasticsearch/account-query.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
+
+/**
+ * The raw engine of a bench that reads an existing prefix: a client of ELASTICSEARCH_URL and the
+ * aliases of INDEX_PREFIX (default `bench`, the 1M-post index of bench/search.md).
+ */
+export function rawEngine(): { es: Client; prefix: string; posts: string; accounts: string } {
+  const prefix = process.env['INDEX_PREFIX'] ?? 'bench';
+  return {
+    es: new Client({ node: process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200' }),
+    prefix,
+    posts: `${prefix}-posts`,
+    accounts: `${prefix}-accounts`,
+  };
+}
 
 /** An API client: `post` sends a JSON body, throws unless the answer is a 200, returns it parsed. */
 export interface ApiClient {

@@ -13,7 +13,6 @@
 import { Client } from '@elastic/elasticsearch';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/entity-query.ts';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fused-search.ts';
@@ -40,15 +39,16 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './bei
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     only: { type: 'string' },
-    seed: { type: 'string', default: '5' },
-    posts: { type: 'string', default: '1500' },
-    accounts: { type: 'string', default: '150' },
+    seed: { type: 'int', default: 5, min: 0 },
+    posts: { type: 'int', default: 1500, min: 1 },
+    accounts: { type: 'int', default: 150, min: 1 },
     scifact: { type: 'boolean', default: true },
-    'no-scifact': { type: 'boolean', default: false },
+    'no-scifact': { type: 'boolean' },
     kinds: { type: 'string' },
     dump: { type: 'string' },
   },
@@ -260,7 +260,7 @@ async function makeCase(
 
 async function socialCases(): Promise<Case[]> {
   const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;
-  const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+  const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
   const observations = [...generateObservations(size)];
   const servable = await es.search({ index, query: { term: { servable: true } }, size: 10_000, _source: false });
   const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)), seedPostLabels(size));

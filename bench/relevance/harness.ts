@@ -19,7 +19,6 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { parseObservation } from '../../src/contract/observations.ts';
 import { askQueries, quantile, type BeirQuery } from './api-search.ts';
@@ -46,6 +45,7 @@ import {
   type RankingMode,
 } from './harness-service.ts';
 import { meanNdcgAtK, type Qrels } from './ndcg.ts';
+import { cli } from '../lib/args.ts';
 
 const MODES: readonly RankingMode[] = ['lexical', 'semantic', 'hybrid'];
 /** Lines per intake request: a tenth of the contract's 5,000, one worker job each (OBSERVATIONS_PER_JOB). */
@@ -53,15 +53,15 @@ const BATCH = 500;
 const K = 10;
 const QUEUE_TIMEOUT_MS = 60 * 60_000;
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     modes: { type: 'string', default: MODES.join(',') },
     collection: { type: 'string' },
     queries: { type: 'string' },
-    reingest: { type: 'boolean', default: false },
+    reingest: { type: 'boolean' },
     prefix: { type: 'string' },
-    drop: { type: 'boolean', default: false },
-    'force-merge': { type: 'boolean', default: false },
+    drop: { type: 'boolean' },
+    'force-merge': { type: 'boolean' },
   },
 });
 const modes = args.modes

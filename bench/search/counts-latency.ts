@@ -126,8 +126,8 @@ async function run(n: number): Promise<void> {
         ['breakdown', (body) => api({ ...body, breakdown: BREAKDOWN })],
         ['rawBreakdown', (body) => raw(body, true)],
       ],
-      answer: (side, answer) => {
-        if (side === 'counts') matched.push((answer as { total: number }).total);
+      answer: (side, answer, _body, kept) => {
+        if (side === 'counts' && kept) matched.push((answer as { total: number }).total);
       },
     });
     const p = (xs: number[], q: number) => round(quantile(xs, q));

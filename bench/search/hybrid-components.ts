@@ -6,16 +6,16 @@
  *
  * Prints per-variant p50/p99 of wall time (the Elasticsearch client's round trip) and `took`.
  */
-import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
 import type { PostSearch } from '../../src/query/search-request.ts';
+import { cli } from '../lib/args.ts';
+import { quantile, round } from '../lib/measure.ts';
+import { rawEngine } from '../lib/sides.ts';
 
-const N = Number(process.argv[2] ?? 60);
-const prefix = process.env.INDEX_PREFIX ?? 'bench';
-const index = `${prefix}-posts`;
-const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
+const { es, posts: index } = rawEngine();
 const embedder = createEmbedder({
   MODEL_DIR: process.env.MODEL_DIR ?? '../shared/models/all-MiniLM-L6-v2',
   MODEL_ID: undefined,
@@ -96,8 +96,6 @@ variants['records fetch: 20 ids + source'] = () => ({
   _source: SEARCH_SOURCE,
 });
 
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const results: Record<string, { wall: number[]; took: number[] }> = {};
 for (const name of Object.keys(variants)) results[name] = { wall: [], took: [] };
 for (let i = 0; i < N + 10; i++) {
@@ -119,8 +117,8 @@ for (let i = 0; i < N + 10; i++) {
 console.table(
   Object.entries(results).map(([name, r]) => ({
     variant: name,
-    wall_p50: +quantile(r.wall, 0.5).toFixed(1),
-    wall_p99: +quantile(r.wall, 0.99).toFixed(1),
+    wall_p50: round(quantile(r.wall, 0.5), 1),
+    wall_p99: round(quantile(r.wall, 0.99), 1),
     took_p50: quantile(r.took, 0.5),
   })),
 );

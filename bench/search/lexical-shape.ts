@@ -8,15 +8,16 @@
  * Prints `took` p50/p90 per variant; writes bench/results/lexical-shape.json. Relevance of the
  * adopted shape is measured separately through the API (bench/relevance/harness.ts).
  */
-import { Client, type estypes } from '@elastic/elasticsearch';
-import { writeFileSync } from 'node:fs';
+import type { estypes } from '@elastic/elasticsearch';
 import { POST_TEXT_FIELDS, postSearchQuery } from '../../src/engine/elasticsearch/post-query.ts';
 import { and } from '../../src/query/ast.ts';
 import { stemmedText, withoutStopWords } from '../../src/text/analysis.ts';
+import { cli } from '../lib/args.ts';
+import { quantile, writeResult } from '../lib/measure.ts';
+import { rawEngine } from '../lib/sides.ts';
 
-const N = Number(process.argv[2] ?? 60);
-const index = `${process.env.INDEX_PREFIX ?? 'bench'}-posts`;
-const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
+const { es, posts: index } = rawEngine();
 
 const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
 const WHAT = [
@@ -89,8 +90,6 @@ for (let i = 0; i < N + WARMUP; i++) {
     if (i >= WARMUP) took[name]!.push(response.took);
   }
 }
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const rows = Object.entries(took).map(([variant, xs]) => ({
   variant,
   took_p50_ms: quantile(xs, 0.5),
@@ -98,8 +97,5 @@ const rows = Object.entries(took).map(([variant, xs]) => ({
 }));
 console.table(rows);
 const posts = (await es.count({ index })).count;
-writeFileSync(
-  'bench/results/lexical-shape.json',
-  JSON.stringify({ date: new Date().toISOString(), posts, queries: N, rows }, null, 2),
-);
+writeResult('lexical-shape.json', { date: new Date().toISOString(), posts, queries: N, rows });
 await es.close();

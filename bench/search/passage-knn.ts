@@ -7,17 +7,17 @@
  *
  *   npx tsx bench/search/passage-knn.ts [--index relevance-harness-passages-posts] [--references 300] [--rounds 2]
  */
-import { parseArgs } from 'node:util';
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fused-search.ts';
 import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     index: { type: 'string', default: 'relevance-harness-passages-posts' },
-    references: { type: 'string', default: '300' },
-    rounds: { type: 'string', default: '2' },
+    references: { type: 'int', default: 300, min: 1 },
+    rounds: { type: 'int', default: 2, min: 1 },
   },
 });
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
@@ -25,7 +25,7 @@ const index = args.index;
 
 const sample = await es.search<{ record: { embedding?: { vector: string } } }>({
   index,
-  size: Number(args.references),
+  size: args.references,
   query: {
     function_score: {
       query: { exists: { field: 'embedding' } },
@@ -64,7 +64,7 @@ const timed = async (side: Side, v: number[]) => {
   await search(side, v);
   times[side].push(performance.now() - started);
 };
-for (let round = 0; round < Number(args.rounds); round++)
+for (let round = 0; round < args.rounds; round++)
   for (const [i, v] of vectors.entries()) {
     const order: Side[] = i % 2 === 0 ? ['head', 'passages'] : ['passages', 'head'];
     for (const side of order) await timed(side, v);

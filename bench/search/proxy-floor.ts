@@ -9,16 +9,14 @@
  * If even this proxy is over 1.25x, the latency target for a query this fast measures the
  * machine's HTTP hop, not the service.
  */
-import { Client } from '@elastic/elasticsearch';
 import Fastify from 'fastify';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round } from '../lib/measure.ts';
-import { apiClient, rawPostSearch } from '../lib/sides.ts';
+import { apiClient, rawEngine, rawPostSearch } from '../lib/sides.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 500, min: 1 }] });
 const WARMUP = 30;
-const posts = `${process.env.INDEX_PREFIX ?? 'bench'}-posts`;
-const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const { es, posts } = rawEngine();
 const QUERIES = [
   'night-time skincare routine with a discount code',
   'budget meal prep for the week',

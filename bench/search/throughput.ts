@@ -27,7 +27,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/internal/config.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { Rng } from '../../src/seed/random.ts';
@@ -47,16 +46,17 @@ import {
 } from '../lib/service-stack.ts';
 import { seedThroughIntake } from '../lib/stack-data.ts';
 import { queryTexts } from '../soak/mix.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '20000' },
-    connections: { type: 'string', default: '16' },
-    seconds: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '3' },
-    bodies: { type: 'string', default: '150' },
-    seed: { type: 'string', default: '3' },
-    'node-arg': { type: 'string', multiple: true, default: [] },
+    posts: { type: 'int', default: 20000, min: 1 },
+    connections: { type: 'int', default: 16, min: 1 },
+    seconds: { type: 'int', default: 20, min: 1 },
+    rounds: { type: 'int', default: 3, min: 1 },
+    bodies: { type: 'int', default: 150, min: 1 },
+    seed: { type: 'int', default: 3, min: 0 },
+    'node-arg': { type: 'list' },
     'service-commit': { type: 'string' },
     launcher: { type: 'string' },
     'engine-cpus': { type: 'string' },
@@ -66,12 +66,12 @@ const { values: args } = parseArgs({
 });
 if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus']))
   throw new Error('--engine-cpus and --service-cpus go together');
-const POSTS = Number(args.posts);
-const CONNECTIONS = Number(args.connections);
-const SECONDS = Number(args.seconds);
-const ROUNDS = Number(args.rounds);
-const BODIES = Number(args.bodies);
-const SEED = Number(args.seed);
+const POSTS = args.posts;
+const CONNECTIONS = args.connections;
+const SECONDS = args.seconds;
+const ROUNDS = args.rounds;
+const BODIES = args.bodies;
+const SEED = args.seed;
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** The service environment of both API nodes and of the in-process node that records the engine requests. */
