@@ -19,15 +19,12 @@
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { pino } from 'pino';
 import { createProducer } from '../../src/queues/registry.ts';
 import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
 import { openAlertStores } from '../../src/start/alerts.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
-import { REPO_ROOT } from '../relevance/beir.ts';
 import {
   destroyPrefix,
   harnessRuntime,
@@ -45,6 +42,7 @@ import {
   type EngineActivity,
 } from '../lib/engine-cpu.ts';
 import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -392,20 +390,12 @@ try {
       `| ${label(r)} | ${per(a.get_ms)} (${per(a.gets)}) | ${per(a.search_ms)} (${per(a.searches)}) | ${per(a.index_ms)} | ${per(a.refresh_ms)} (${per(a.refreshes)}) | ${per(a.merge_ms)} (${per(a.merges)}) |`,
     );
   });
-  mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(
-    path.join(REPO_ROOT, 'bench/results/alerts-match-lag.json'),
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        base: BASE,
-        posts_per_round: POSTS,
-        rows: rows.map((r, i) => ({ ...r, engine_activity: activities[i] })),
-      },
-      null,
-      2,
-    ) + '\n',
-  );
+  writeResult('alerts-match-lag.json', {
+    date: new Date().toISOString(),
+    base: BASE,
+    posts_per_round: POSTS,
+    rows: rows.map((r, i) => ({ ...r, engine_activity: activities[i] })),
+  });
 } finally {
   receiver.kill();
   await observationsQueue.close();

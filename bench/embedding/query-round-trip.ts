@@ -13,12 +13,13 @@
  * Writes bench/results/query-round-trip.json.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createEmbedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const REDIS_URL = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
@@ -128,8 +129,7 @@ async function main(): Promise<void> {
     ratio_p99: round2(percentile(roundTrip, 99) / percentile(inProcess, 99)),
   };
   console.log(JSON.stringify(result, null, 2));
-  mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(path.join(REPO_ROOT, 'bench/results/query-round-trip.json'), JSON.stringify(result, null, 2));
+  writeResult('query-round-trip.json', result);
 }
 
 // `--worker <prefix>`: the child process the round trip goes to.

@@ -13,12 +13,13 @@
  * the history's months to one segment each (as months settle once written), and before it.
  * Writes bench/results/history-cost.json.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateLoad, sendLoad } from './load.ts';
 import { cpuSeconds } from './processes.ts';
 import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -197,11 +198,7 @@ async function main(): Promise<void> {
       sides,
     };
     console.log(JSON.stringify(summary, null, 2));
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(
-      path.join(REPO_ROOT, `bench/results/history-cost-${args.profile}.json`),
-      JSON.stringify(summary, null, 2),
-    );
+    writeResult(`history-cost-${args.profile}.json`, summary);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(SERVICE_ROOT, { recursive: true, force: true });

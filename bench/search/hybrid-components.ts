@@ -13,6 +13,7 @@ import type { PostSearch } from '../../src/query/search-request.ts';
 import { cli } from '../lib/args.ts';
 import { quantile, round } from '../lib/measure.ts';
 import { rawEngine } from '../lib/sides.ts';
+import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
 const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
 const { es, posts: index } = rawEngine();
@@ -24,32 +25,6 @@ const embedder = createEmbedder({
   EMBEDDING_THREADS: 0,
 } as never);
 await embedder.ready();
-
-const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = [
-  'showing a night-time skincare routine',
-  'doing budget meal prep for the week',
-  'explaining index funds simply',
-  'training a puppy to sit',
-  'packing a carry-on for two weeks',
-  'building a gaming setup on a budget',
-  'baking sourdough at home',
-  'doing a home workout without equipment',
-  'reviewing drugstore makeup',
-  'planning a toddler sleep schedule',
-];
-const HOW = [
-  'with a discount code',
-  'in under a minute',
-  'for small apartments',
-  'with honest results',
-  'as a beginner',
-  'before and after',
-  'step by step',
-  'on a tight budget',
-];
-const queryText = (i: number) =>
-  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
 
 const search = (text: string): PostSearch => ({ query: text, filter: { kind: 'and', children: [] }, sort: null });
 const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;

@@ -14,6 +14,7 @@ import http from 'node:http';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
 import { startInProcessApi } from '../lib/service-stack.ts';
+import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 200, min: 1 }] });
 const WARMUP = 20;
@@ -40,32 +41,6 @@ const counts = await hybridEs.count({
   query: { exists: { field: 'embedding' } },
 });
 const total = await hybridEs.count({ index: `${hybrid.config.INDEX_PREFIX}-posts` });
-
-const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = [
-  'showing a night-time skincare routine',
-  'doing budget meal prep for the week',
-  'explaining index funds simply',
-  'training a puppy to sit',
-  'packing a carry-on for two weeks',
-  'building a gaming setup on a budget',
-  'baking sourdough at home',
-  'doing a home workout without equipment',
-  'reviewing drugstore makeup',
-  'planning a toddler sleep schedule',
-];
-const HOW = [
-  'with a discount code',
-  'in under a minute',
-  'for small apartments',
-  'with honest results',
-  'as a beginner',
-  'before and after',
-  'step by step',
-  'on a tight budget',
-];
-const queryText = (i: number) =>
-  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
 function search(address: string, query: string): Promise<void> {

@@ -14,6 +14,7 @@ import { cli } from '../lib/args.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
 import { startInProcessApi } from '../lib/service-stack.ts';
 import { apiClient, rawAccountRecords, rawPostRecords } from '../lib/sides.ts';
+import { SEARCH_QUERIES as QUERIES } from '../lib/query-texts.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 300, min: 1 }] });
 const WARMUP = 30;
@@ -29,23 +30,6 @@ const es = new Client({ node: config.ELASTICSEARCH_URL });
 const posts = `${config.INDEX_PREFIX}-posts`;
 const accounts = `${config.INDEX_PREFIX}-accounts`;
 
-const QUERIES = [
-  'night-time skincare routine with a discount code',
-  'budget meal prep for the week',
-  'strength training for beginners',
-  'how to save money on groceries',
-  'travel packing tips carry on',
-  'cozy knitting patterns',
-  'retinol guide for sensitive skin',
-  'home workout without equipment',
-  'sourdough bread starter',
-  'dog training tips for puppies',
-  'film photography beginner',
-  'personal finance index funds',
-  'gaming setup tour',
-  'toddler sleep routine',
-  'beat making tutorial',
-];
 const NICHES = ['skincare', 'fitness', 'home_cooking', 'personal_finance', 'travel', 'fashion', 'gaming', 'beauty'];
 
 type Scenario = { name: string; path: string; body: (i: number) => unknown; raw: (body: any) => Promise<unknown[]> };

@@ -15,35 +15,10 @@ import { stemmedText, withoutStopWords } from '../../src/text/analysis.ts';
 import { cli } from '../lib/args.ts';
 import { quantile, writeResult } from '../lib/measure.ts';
 import { rawEngine } from '../lib/sides.ts';
+import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
 const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
 const { es, posts: index } = rawEngine();
-
-const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = [
-  'showing a night-time skincare routine',
-  'doing budget meal prep for the week',
-  'explaining index funds simply',
-  'training a puppy to sit',
-  'packing a carry-on for two weeks',
-  'building a gaming setup on a budget',
-  'baking sourdough at home',
-  'doing a home workout without equipment',
-  'reviewing drugstore makeup',
-  'planning a toddler sleep schedule',
-];
-const HOW = [
-  'with a discount code',
-  'in under a minute',
-  'for small apartments',
-  'with honest results',
-  'as a beginner',
-  'before and after',
-  'step by step',
-  'on a tight budget',
-];
-const queryText = (i: number) =>
-  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
 
 type Q = estypes.QueryDslQueryContainer;
 const stemmedFields = POST_TEXT_FIELDS.map((f) => f.replace(/^([^^]+)/, '$1_stemmed'));

@@ -13,17 +13,12 @@ import Fastify from 'fastify';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round } from '../lib/measure.ts';
 import { apiClient, rawEngine, rawPostSearch } from '../lib/sides.ts';
+import { SEARCH_QUERIES } from '../lib/query-texts.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 500, min: 1 }] });
 const WARMUP = 30;
 const { es, posts } = rawEngine();
-const QUERIES = [
-  'night-time skincare routine with a discount code',
-  'budget meal prep for the week',
-  'strength training for beginners',
-  'how to save money on groceries',
-  'travel packing tips carry on',
-];
+const QUERIES = SEARCH_QUERIES.slice(0, 5);
 // PROXY_SCENARIO=query: the "posts: query" scenario of latency.ts instead of filters + sort.
 const body = (i: number) =>
   process.env.PROXY_SCENARIO === 'query'

@@ -25,8 +25,7 @@
  * Writes bench/results/search-throughput[-LABEL].json; prints a table. Deletes what it made.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { loadConfig } from '../../src/internal/config.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { Rng } from '../../src/seed/random.ts';
@@ -47,6 +46,7 @@ import {
 import { seedThroughIntake } from '../lib/stack-data.ts';
 import { queryTexts } from '../soak/mix.ts';
 import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -442,11 +442,7 @@ async function main(): Promise<void> {
         engine: p.engine,
       })),
     };
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(
-      path.join(REPO_ROOT, `bench/results/search-throughput${args.label ? `-${args.label}` : ''}.json`),
-      JSON.stringify(summary, null, 2),
-    );
+    writeResult(`search-throughput${args.label ? `-${args.label}` : ''}.json`, summary);
     console.table(
       phases.map((p) => ({
         round: p.round,

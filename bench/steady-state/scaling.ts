@@ -18,11 +18,12 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { elasticsearchUrls, log, REPO_ROOT } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -221,10 +222,7 @@ for (const prefix of prefixes) {
     };
   }
   rows.push(row);
-  writeFileSync(
-    path.join(REPO_ROOT, 'bench/results/scaling.json'),
-    JSON.stringify({ date: new Date().toISOString(), commit, rows }, null, 2) + '\n',
-  );
+  writeResult('scaling.json', { date: new Date().toISOString(), commit, rows });
 }
 console.log(JSON.stringify(rows, null, 2));
 await es.close();
