@@ -26,12 +26,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { loadConfig } from '../../src/internal/config.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { Rng } from '../../src/seed/random.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
 import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
@@ -40,6 +37,7 @@ import {
   exportCommit,
   log,
   REPO_ROOT,
+  startInProcessApi,
   startStack,
   type ServiceStack,
 } from '../lib/service-stack.ts';
@@ -146,18 +144,20 @@ async function record(
   stack: ServiceStack,
   list: Search[],
 ): Promise<{ recorded: Recorded[]; pitIndex: Map<string, string> }> {
-  const config = loadConfig({
-    ...process.env,
-    ...SERVICE_ENV,
-    ELASTICSEARCH_URL: elasticsearchUrls()[0],
-    INDEX_PREFIX: stack.prefix,
-    REDIS_PREFIX: stack.prefix,
-    LOG_LEVEL: 'silent',
+  const node = await startInProcessApi({
+    name: 'throughput recorder',
+    overrides: {
+      ...SERVICE_ENV,
+      ELASTICSEARCH_URL: elasticsearchUrls()[0]!,
+      INDEX_PREFIX: stack.prefix,
+      REDIS_PREFIX: stack.prefix,
+      LOG_LEVEL: 'silent',
+    },
+    listen: false,
+    scopes: [],
   });
-  const owned = openServiceProcess(config);
-  await owned.connections.redisReady();
-  const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder });
-  const client = owned.connections.elasticsearch();
+  const api = node.api!;
+  const client = node.service.connections.elasticsearch();
   let current: Array<{ path: string; body: Record<string, unknown> }> = [];
   const pitIndex = new Map<string, string>();
   client.diagnostic.on('request', (_error, event) => {
@@ -189,8 +189,7 @@ async function record(
     else dropped++;
   }
   if (dropped > 0) log(`note: ${dropped} searches made more than one engine search and are left out`);
-  await api.close();
-  await owned.close();
+  await node.close();
   return { recorded, pitIndex };
 }
 
