@@ -42,7 +42,7 @@ import {
   type EngineActivity,
 } from '../lib/engine-cpu.ts';
 import { cli } from '../lib/args.ts';
-import { writeResult } from '../lib/measure.ts';
+import { writeResult, quantile } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -118,8 +118,7 @@ async function alertStorageBytes(): Promise<{
   return out;
 }
 
-const percentile = (sorted: number[], q: number) =>
-  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const percentile = (values: number[], q: number) => quantile(values, q, null);
 
 // Generated before any connection opens: tens of thousands of observations keep the event loop
 // busy for seconds, past Redis's connect timeout.

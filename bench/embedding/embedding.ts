@@ -16,6 +16,7 @@ import path from 'node:path';
 import { createEmbedder, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 2 ** 20;
@@ -27,10 +28,7 @@ const config = (dtype: 'q8' | 'fp32', threads: number): EmbeddingConfig => ({
   EMBEDDING_THREADS: threads,
 });
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+const percentile = (values: number[], p: number) => quantile(values, p / 100);
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
 

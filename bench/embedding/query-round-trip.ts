@@ -19,7 +19,7 @@ import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createEmbedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { cli } from '../lib/args.ts';
-import { writeResult } from '../lib/measure.ts';
+import { writeResult, quantile } from '../lib/measure.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const REDIS_URL = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
@@ -29,10 +29,7 @@ const DOC_QUEUE = 'bench-document-embedding';
 const PREFIX = `bench-rt-${process.pid}`;
 const config: EmbeddingConfig = { MODEL_DIR, EMBEDDINGS: 'on', EMBEDDING_DTYPE: 'q8', EMBEDDING_THREADS: 2 };
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+const percentile = (values: number[], p: number) => quantile(values, p / 100);
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The worker process: embeds each job's text and returns the vector, as a queue round trip would. */

@@ -20,6 +20,7 @@ import { cpuSeconds } from './processes.ts';
 import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult } from '../lib/measure.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const args = cli({
   options: {
@@ -43,11 +44,6 @@ const POSTS = args.posts;
 const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
 const ROUNDS = args.rounds;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
-  const stats = await stack.es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
-}
 
 /** Points and disk of the history's months (primaries; one node, no replicas). */
 async function historyDisk(stack: ServiceStack): Promise<{ points: number; bytes: number; months: number }> {
@@ -114,7 +110,7 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const pids = { worker: stack.worker!.child.pid, api: stack.apis[0]!.child.pid };
     const before = {
-      es: await elasticsearchCpuSeconds(stack),
+      es: (await engineCpuMs(stack.es)) / 1000,
       worker: cpuSeconds(pids.worker) ?? 0,
       api: cpuSeconds(pids.api) ?? 0,
     };
@@ -143,7 +139,7 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
       observations: sent.accepted,
       seconds: round(elapsed, 2),
       obs_per_s: round(sent.accepted / elapsed, 0),
-      es_cpu_s: round((await elasticsearchCpuSeconds(stack)) - before.es),
+      es_cpu_s: round((await engineCpuMs(stack.es)) / 1000 - before.es),
       worker_cpu_s: round((cpuSeconds(pids.worker) ?? 0) - before.worker),
       api_cpu_s: round((cpuSeconds(pids.api) ?? 0) - before.api),
       engine: await engineWork(stack),

@@ -62,6 +62,7 @@ import type * as ConnectionsModule from '../../src/start/connections.ts';
 import type * as CoreModule from '../../src/start/core.ts';
 import type * as EmbedderModule from '../../src/embedding/embedder.ts';
 import { cli } from '../lib/args.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -365,7 +366,7 @@ async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Pr
   const ownWork = () => engineWork(ownPrefix).catch(() => ({ ops: 0, mergeS: 0 }));
   const before = {
     busy: machineBusySeconds(),
-    es: await elasticsearchCpuSeconds(),
+    es: (await engineCpuMs(es)) / 1000,
     own: own(),
     node: await engineWork(),
     mine: await ownWork(),
@@ -373,7 +374,7 @@ async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Pr
   return async () => {
     const after = {
       busy: machineBusySeconds(),
-      es: await elasticsearchCpuSeconds(),
+      es: (await engineCpuMs(es)) / 1000,
       own: own(),
       node: await engineWork(),
       mine: await ownWork(),
@@ -394,11 +395,6 @@ function flagInterference(phase: string, found: Interference, elapsedMs: number)
         `${found.foreign_index_ops} documents indexed into other indices, ${found.foreign_merge_s} s merging them`,
     );
   }
-}
-
-async function elasticsearchCpuSeconds(): Promise<number> {
-  const stats = await es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
 }
 
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -593,7 +589,7 @@ async function main(): Promise<void> {
   const cpuBefore = {
     worker: cpuSeconds(worker.pid) ?? 0,
     api: cpuSeconds(api.pid) ?? 0,
-    es: await elasticsearchCpuSeconds(),
+    es: (await engineCpuMs(es)) / 1000,
     bench: process.cpuUsage(),
   };
 
@@ -675,7 +671,7 @@ async function main(): Promise<void> {
   const cpuAfter = {
     worker: cpuSeconds(worker.pid) ?? 0,
     api: cpuSeconds(api.pid) ?? 0,
-    es: await elasticsearchCpuSeconds(),
+    es: (await engineCpuMs(es)) / 1000,
     bench: process.cpuUsage(cpuBefore.bench),
   };
   const serviceInterference = await serviceProbe();
@@ -756,14 +752,14 @@ async function main(): Promise<void> {
       await admin(RAW_PREFIX).apply();
     }
     await settle();
-    const esCpuBefore = await elasticsearchCpuSeconds();
+    const esCpuBefore = (await engineCpuMs(es)) / 1000;
     const rawProbe = await interferenceProbe(() => [], RAW_PREFIX);
     const bulk = await rawBulk(exported, {
       elasticsearchUrl: ELASTICSEARCH_URL,
       inFlight: 2,
       refreshIndices: [`${RAW_PREFIX}-posts`, `${RAW_PREFIX}-accounts`],
     });
-    const esCpuS = (await elasticsearchCpuSeconds()) - esCpuBefore;
+    const esCpuS = (await engineCpuMs(es)) / 1000 - esCpuBefore;
     const interference = await rawProbe();
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
     bulks.push({ ...bulk, esCpuS, interference, activity: await engineActivity(RAW_PREFIX) });

@@ -21,11 +21,12 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { quantile } from './api-search.ts';
+
 import { loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { harnessRuntime, startApiNode, type ApiNode } from './harness-service.ts';
 import { socialQuerySet } from './social-set.ts';
 import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
 const args = cli({
   options: {

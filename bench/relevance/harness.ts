@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { parseObservation } from '../../src/contract/observations.ts';
-import { askQueries, quantile, type BeirQuery } from './api-search.ts';
+import { askQueries, type BeirQuery } from './api-search.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir, type BeirDoc } from './beir.ts';
 import {
   authorObservations,
@@ -46,6 +46,7 @@ import {
 } from './harness-service.ts';
 import { meanNdcgAtK, type Qrels } from './ndcg.ts';
 import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
 const MODES: readonly RankingMode[] = ['lexical', 'semantic', 'hybrid'];
 /** Lines per intake request: a tenth of the contract's 5,000, one worker job each (OBSERVATIONS_PER_JOB). */

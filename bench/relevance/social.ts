@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
-import { quantile, rankScores } from './api-search.ts';
+import { rankScores } from './api-search.ts';
 import { REPO_ROOT } from './beir.ts';
 import {
   countPosts,
@@ -35,6 +35,7 @@ import {
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet, type SocialQuery } from './social-set.ts';
 import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
 const args = cli({
   options: {

@@ -44,6 +44,7 @@ import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } fr
 import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const args = cli({
   options: {
@@ -83,11 +84,6 @@ const SEARCH_RATE = args['search-rate'];
 const IN_FLIGHT = args['in-flight'];
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
-  const stats = await stack.es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
-}
 
 /** Engine counters of one index family (primaries): writes and what the intake's reads cost. */
 type FamilyWork = Record<
@@ -136,7 +132,7 @@ function workDelta(after: Record<string, FamilyWork>, before: Record<string, Fam
 async function cpu(stack: ServiceStack): Promise<Record<'es' | 'worker' | 'api' | 'bench' | 'machine', number>> {
   const own = process.cpuUsage();
   return {
-    es: await elasticsearchCpuSeconds(stack),
+    es: (await engineCpuMs(stack.es)) / 1000,
     worker: cpuSeconds(stack.worker!.child.pid) ?? 0,
     api: cpuSeconds(stack.apis[0]!.child.pid) ?? 0,
     bench: (own.user + own.system) / 1e6,
