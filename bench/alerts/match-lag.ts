@@ -16,10 +16,8 @@
  * which is the embedding bench's subject; here every match is lexical or by filter.
  * Writes bench/results/alerts-match-lag.json.
  */
-import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { pino } from 'pino';
 import { createProducer } from '../../src/queues/registry.ts';
 import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
 import { openAlertStores } from '../../src/start/alerts.ts';
@@ -32,6 +30,8 @@ import {
   sendObservations,
   startLoader,
   waitForQueueIdle,
+  benchLogger,
+  harnessEnv,
 } from '../relevance/harness-service.ts';
 import {
   activitySince,
@@ -64,23 +64,22 @@ const COUNTS = ['0', ...(args.rounds ?? `0,${args.searches}`).split(',')].map((r
   volume: r.endsWith('v'),
 }));
 const prefix = `bench-alerts-${process.pid}`;
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...process.env,
-  EMBEDDINGS: 'off',
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  SAVED_SEARCHES_PER_HOLDER: '100000',
-  RATE_LIMIT_READ_PER_MINUTE: '0',
-};
+const env = harnessEnv(
+  prefix,
+  {},
+  {
+    EMBEDDINGS: 'off',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    SAVED_SEARCHES_PER_HOLDER: '100000',
+    RATE_LIMIT_READ_PER_MINUTE: '0',
+  },
+);
 const RECEIVER = `
 const server = require('node:http').createServer((req, res) => {
   req.resume();
   req.on('end', () => res.writeHead(204).end());
 }).listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));`;
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 /**
  * Redis's own count (MEMORY USAGE) of what alerts keep, by family: the events' streams, the sets of

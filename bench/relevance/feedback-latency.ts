@@ -16,14 +16,10 @@
  * (the social set's English questions or the same topics as noun phrases; social.ts) or
  * `paraphrases` (the held-out questions, paraphrase-set.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { pino } from 'pino';
 import { generateObservations } from '../../src/seed/generator.ts';
 
-import { loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
-import { harnessRuntime, startApiNode, type ApiNode } from './harness-service.ts';
+import { loadQrels, loadQueries, scifactDir } from './beir.ts';
+import { harnessRuntime, startApiNode, type ApiNode, benchLogger, harnessEnv } from './harness-service.ts';
 import { socialQuerySet } from './social-set.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
@@ -40,16 +36,8 @@ const args = cli({
     accounts: { type: 'int', default: 150, min: 1 },
   },
 });
-const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
-  ...process.env,
-  INDEX_PREFIX: args.prefix,
-  REDIS_PREFIX: args.prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const env = harnessEnv(args.prefix);
+const logger = benchLogger();
 async function queryTexts(): Promise<string[]> {
   if (args.queries === 'scifact') {
     const dir = scifactDir();

@@ -18,11 +18,9 @@
  * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-lookalikes-<seed>-<posts>`, reused while it
  * holds every post (`--reingest`: dropped and loaded again). Writes bench/results/relevance-lookalikes.json.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { estypes } from '@elastic/elasticsearch';
-import { pino } from 'pino';
 import {
   LOOKALIKE_WEIGHTS,
   lookalikeVector,
@@ -45,6 +43,8 @@ import {
   startLoader,
   waitForQueueIdle,
   type Runtime,
+  benchLogger,
+  harnessEnv,
 } from './harness-service.ts';
 import { cli } from '../lib/args.ts';
 
@@ -62,17 +62,8 @@ const args = cli({
 });
 const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
 const prefix = args.prefix ?? `relevance-lookalikes-${size.seed}-${size.posts}`;
-const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
-  INTAKE_WAIT_TIMEOUT_MS: '600000',
-  ...process.env,
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const env = harnessEnv(prefix);
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const K = 10;
 /** A judged reference has published at least this many posts (a creator someone would look up). */
