@@ -13,6 +13,7 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
+import { interleave, quantile, round } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -68,24 +69,23 @@ const query = (v: number[], size: number) =>
     track_total_hits: false,
   });
 
-const times = { section: [] as number[], query: [] as number[] };
-const timed = async (side: 'section' | 'query', v: number[]) => {
-  const started = performance.now();
-  await (side === 'section' ? section(v, 21) : query(v, 21));
-  times[side].push(performance.now() - started);
-};
-for (let round = 0; round < args.rounds; round++)
-  for (const [i, v] of vectors.entries()) {
-    const order = i % 2 === 0 ? (['section', 'query'] as const) : (['query', 'section'] as const);
-    for (const side of order) await timed(side, v);
-  }
+// Pair by pair, which side goes first alternating, every reference vector once per round.
+const times = await interleave({
+  n: args.rounds * vectors.length,
+  warmup: 0,
+  request: (i) => vectors[i % vectors.length]!,
+  sides: [
+    ['section', (v) => section(v, 21)],
+    ['query', (v) => query(v, 21)],
+  ],
+});
 let identical = 0;
 for (const v of vectors.slice(0, 50)) {
   const [a, b] = await Promise.all([section(v, k), query(v, k)]);
   if (a.hits.hits.map((h) => h._id).join() === b.hits.hits.map((h) => h._id).join()) identical++;
 }
 await es.closePointInTime({ id: pit });
-const at = (xs: number[], q: number) => +[...xs].sort((x, y) => x - y)[Math.floor(q * xs.length)]!.toFixed(2);
+const at = (xs: number[], q: number) => round(quantile(xs, q));
 console.log(
   JSON.stringify({
     index,

@@ -12,6 +12,7 @@ import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/fu
 import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/nearest-query.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
+import { interleave, quantile, round } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -58,17 +59,16 @@ const search = (side: Side, v: number[]) =>
     track_total_hits: false,
   });
 
-const times: Record<Side, number[]> = { head: [], passages: [] };
-const timed = async (side: Side, v: number[]) => {
-  const started = performance.now();
-  await search(side, v);
-  times[side].push(performance.now() - started);
-};
-for (let round = 0; round < args.rounds; round++)
-  for (const [i, v] of vectors.entries()) {
-    const order: Side[] = i % 2 === 0 ? ['head', 'passages'] : ['passages', 'head'];
-    for (const side of order) await timed(side, v);
-  }
+// Pair by pair, which side goes first alternating, every reference vector once per round.
+const times = await interleave({
+  n: args.rounds * vectors.length,
+  warmup: 0,
+  request: (i) => vectors[i % vectors.length]!,
+  sides: [
+    ['head', (v) => search('head', v)],
+    ['passages', (v) => search('passages', v)],
+  ],
+});
 let changedTop10 = 0;
 let newInWindow = 0;
 for (const v of vectors) {
@@ -83,7 +83,7 @@ for (const v of vectors) {
   if (top(a) !== top(b)) changedTop10++;
 }
 await es.closePointInTime({ id: pit });
-const at = (xs: number[], q: number) => +[...xs].sort((x, y) => x - y)[Math.floor(q * xs.length)]!.toFixed(2);
+const at = (xs: number[], q: number) => round(quantile(xs, q));
 console.log(
   JSON.stringify({
     index,
