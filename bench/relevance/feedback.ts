@@ -49,6 +49,9 @@ import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { K, parsed, windowsOn, type Hit } from './windows.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
 const embedder = createEmbedder(config);

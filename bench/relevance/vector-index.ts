@@ -24,6 +24,9 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './bei
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
 import { writeResult } from '../lib/measure.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const dir = scifactDir();
 const collection = path.basename(dir);
