@@ -16,19 +16,13 @@
  * which is the embedding bench's subject; here every match is lexical or by filter.
  * Writes bench/results/alerts-match-lag.json.
  */
-import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { createProducer } from '../../src/queues/registry.ts';
 import { openAlertRedis } from '../../src/services/alerts/alert-redis.ts';
 import { openAlertStores } from '../../src/start/alerts.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
-import { REPO_ROOT } from '../relevance/beir.ts';
 import {
   destroyPrefix,
   harnessRuntime,
@@ -36,6 +30,8 @@ import {
   sendObservations,
   startLoader,
   waitForQueueIdle,
+  benchLogger,
+  harnessEnv,
 } from '../relevance/harness-service.ts';
 import {
   activitySince,
@@ -45,44 +41,45 @@ import {
   redisCpuMs,
   type EngineActivity,
 } from '../lib/engine-cpu.ts';
+import { cli } from '../lib/args.ts';
+import { writeResult, quantile } from '../lib/measure.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    base: { type: 'string', default: '20000' },
-    posts: { type: 'string', default: '5000' },
+    base: { type: 'int', default: 20000, min: 1 },
+    posts: { type: 'int', default: 5000, min: 1 },
     searches: { type: 'string', default: '1000,10000' },
     // The rounds' counts in order, instead of 0 then --searches: e.g. 0,1000,1000,0, so that a
     // trend over the run (the index grows, and its merges with it) weighs on both sides alike. A
     // count ending in `v` (1000v) gives every saved search of the round a volume rule.
     rounds: { type: 'string' },
-    keep: { type: 'boolean', default: false },
+    keep: { type: 'boolean' },
   },
 });
-const BASE = Number(args.base);
-const POSTS = Number(args.posts);
+const BASE = args.base;
+const POSTS = args.posts;
 // A first round without saved searches warms the processes up and is not reported.
 const COUNTS = ['0', ...(args.rounds ?? `0,${args.searches}`).split(',')].map((r) => ({
   count: Number(r.replace(/v$/, '')),
   volume: r.endsWith('v'),
 }));
 const prefix = `bench-alerts-${process.pid}`;
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...process.env,
-  EMBEDDINGS: 'off',
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  SAVED_SEARCHES_PER_HOLDER: '100000',
-  RATE_LIMIT_READ_PER_MINUTE: '0',
-};
+const env = harnessEnv(
+  prefix,
+  {},
+  {
+    EMBEDDINGS: 'off',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    SAVED_SEARCHES_PER_HOLDER: '100000',
+    RATE_LIMIT_READ_PER_MINUTE: '0',
+  },
+);
 const RECEIVER = `
 const server = require('node:http').createServer((req, res) => {
   req.resume();
   req.on('end', () => res.writeHead(204).end());
 }).listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));`;
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 /**
  * Redis's own count (MEMORY USAGE) of what alerts keep, by family: the events' streams, the sets of
@@ -120,8 +117,7 @@ async function alertStorageBytes(): Promise<{
   return out;
 }
 
-const percentile = (sorted: number[], q: number) =>
-  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const percentile = (values: number[], q: number) => quantile(values, q, null);
 
 // Generated before any connection opens: tens of thousands of observations keep the event loop
 // busy for seconds, past Redis's connect timeout.
@@ -392,20 +388,12 @@ try {
       `| ${label(r)} | ${per(a.get_ms)} (${per(a.gets)}) | ${per(a.search_ms)} (${per(a.searches)}) | ${per(a.index_ms)} | ${per(a.refresh_ms)} (${per(a.refreshes)}) | ${per(a.merge_ms)} (${per(a.merges)}) |`,
     );
   });
-  mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(
-    path.join(REPO_ROOT, 'bench/results/alerts-match-lag.json'),
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        base: BASE,
-        posts_per_round: POSTS,
-        rows: rows.map((r, i) => ({ ...r, engine_activity: activities[i] })),
-      },
-      null,
-      2,
-    ) + '\n',
-  );
+  writeResult('alerts-match-lag.json', {
+    date: new Date().toISOString(),
+    base: BASE,
+    posts_per_round: POSTS,
+    rows: rows.map((r, i) => ({ ...r, engine_activity: activities[i] })),
+  });
 } finally {
   receiver.kill();
   await observationsQueue.close();

@@ -7,7 +7,6 @@
  *
  *   INDEX_PREFIX=bench npx tsx bench/alerts/pass-cost.ts [--searches 1000] [--posts 1000] [--rounds 3]
  */
-import { parseArgs } from 'node:util';
 import { Client } from '@elastic/elasticsearch';
 import type { AlertQuery } from '../../src/engine/alerts.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
@@ -18,12 +17,13 @@ import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
 import { engineCpuMs } from '../lib/engine-cpu.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    searches: { type: 'string', default: '1000' },
-    posts: { type: 'string', default: '1000' },
-    rounds: { type: 'string', default: '3' },
+    searches: { type: 'int', default: 1000, min: 1 },
+    posts: { type: 'int', default: 1000, min: 1 },
+    rounds: { type: 'int', default: 3, min: 1 },
   },
 });
 const prefix = process.env['INDEX_PREFIX'] ?? 'bench';
@@ -34,7 +34,7 @@ const posts = [...generateObservations({ posts: 20_000, accounts: 1_000, seed: 5
   (o) => o['kind'] === 'post',
 );
 const shapes = savedSearchShapes(posts);
-const queries: AlertQuery[] = Array.from({ length: Number(args.searches) }, (_, i) => {
+const queries: AlertQuery[] = Array.from({ length: args.searches }, (_, i) => {
   const post = shapes.post(i);
   const request = parsePostSearchRequest({ post });
   if (request.kind !== 'initial') throw new Error('unreachable');
@@ -49,10 +49,10 @@ const matching = createAlertMatching({
   similarityFloor: null,
   projections: createWrittenProjections(),
 });
-for (let round = 0; round < Number(args.rounds); round++) {
+for (let round = 0; round < args.rounds; round++) {
   const sample = await client.search({
     index: postsIndex,
-    size: Number(args.posts),
+    size: args.posts,
     _source: false,
     query: { function_score: { functions: [{ random_score: { seed: round, field: '_seq_no' } }] } },
   });

@@ -13,9 +13,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEmbedder, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 2 ** 20;
@@ -27,10 +28,7 @@ const config = (dtype: 'q8' | 'fp32', threads: number): EmbeddingConfig => ({
   EMBEDDING_THREADS: threads,
 });
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+const percentile = (values: number[], p: number) => quantile(values, p / 100);
 const round2 = (x: number) => Math.round(x * 100) / 100;
 const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
@@ -309,17 +307,16 @@ async function documentThroughput(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const values = cli({
     options: {
-      docs: { type: 'string', default: '2000' },
-      queries: { type: 'string', default: '300' },
-      'rss-child': { type: 'string' },
+      docs: { type: 'int', default: 2000, min: 1 },
+      queries: { type: 'int', default: 300, min: 1 },
+      'rss-child': { type: 'string', choices: ['q8', 'fp32'] },
     },
-    allowPositionals: true,
   });
   if (values['rss-child']) return rssChild(values['rss-child'] as 'q8' | 'fp32');
-  const docCount = Number(values.docs);
-  const queryCount = Number(values.queries);
+  const docCount = values.docs;
+  const queryCount = values.queries;
   const started = new Date();
   const cores = availableParallelism();
 

@@ -22,19 +22,19 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { cosine } from '../../src/domain/lookalike.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { questionTermWeights, weightableTerms } from '../../src/text/question-weights.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { socialQuerySet } from '../relevance/social-set.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    claims: { type: 'string', default: '100' },
-    abstracts: { type: 'string', default: '100' },
+    claims: { type: 'int', default: 100, min: 1 },
+    abstracts: { type: 'int', default: 100, min: 1 },
     qemu: { type: 'string', default: 'Haswell,Nehalem' },
-    'qemu-texts': { type: 'string', default: '40' },
+    'qemu-texts': { type: 'int', default: 40, min: 1 },
   },
 });
 const MODEL = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
@@ -52,13 +52,13 @@ const every = <T>(items: T[], count: number) =>
 
 const claims = every(
   readJsonl<{ text: string }>(path.join(scifactDir(), 'queries.jsonl')).map((q) => q.text),
-  Number(args.claims),
+  args.claims,
 );
 const abstracts = every(
   readJsonl<{ title: string; text: string }>(path.join(scifactDir(), 'corpus.jsonl')).map(
     (d) => `${d.title}\n\n${d.text}`,
   ),
-  Number(args.abstracts),
+  args.abstracts,
 );
 const CROCHET = 'how can I get better at crochet without expensive stuff?';
 const questions = [
@@ -75,8 +75,8 @@ const weightTexts = (q: string) => {
 const all = [...new Set([...claims, ...abstracts, ...questions.flatMap(weightTexts)])];
 const emulated = [
   ...new Set([
-    ...claims.slice(0, Number(args['qemu-texts'])),
-    ...abstracts.slice(0, Number(args['qemu-texts'])),
+    ...claims.slice(0, args['qemu-texts']),
+    ...abstracts.slice(0, args['qemu-texts']),
     ...weightTexts(CROCHET),
   ]),
 ];

@@ -11,16 +11,16 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEmbedder, type Embedder } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     models: { type: 'string' },
-    docs: { type: 'string', default: '200' },
-    queries: { type: 'string', default: '200' },
-    rounds: { type: 'string', default: '4' },
+    docs: { type: 'int', default: 200, min: 1 },
+    queries: { type: 'int', default: 200, min: 1 },
+    rounds: { type: 'int', default: 4, min: 1 },
   },
 });
 if (!args.models) throw new Error('--models: two or more model folders, comma-separated');
@@ -33,9 +33,9 @@ const lines = (file: string) =>
     .map((l) => JSON.parse(l) as { title?: string; text: string });
 const corpus = lines(path.join(scifactDir(), 'corpus.jsonl'));
 const claims = lines(path.join(scifactDir(), 'queries.jsonl'));
-const rounds = Number(args.rounds);
-const docsPerRound = Math.ceil(Number(args.docs) / rounds);
-const queriesPerRound = Math.ceil(Number(args.queries) / rounds);
+const rounds = args.rounds;
+const docsPerRound = Math.ceil(args.docs / rounds);
+const queriesPerRound = Math.ceil(args.queries / rounds);
 
 const embedders: Embedder[] = folders.map((dir) =>
   createEmbedder({

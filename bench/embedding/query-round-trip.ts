@@ -13,12 +13,13 @@
  * Writes bench/results/query-round-trip.json.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createEmbedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { cli } from '../lib/args.ts';
+import { writeResult, quantile } from '../lib/measure.ts';
 
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const REDIS_URL = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
@@ -28,10 +29,7 @@ const DOC_QUEUE = 'bench-document-embedding';
 const PREFIX = `bench-rt-${process.pid}`;
 const config: EmbeddingConfig = { MODEL_DIR, EMBEDDINGS: 'on', EMBEDDING_DTYPE: 'q8', EMBEDDING_THREADS: 2 };
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
+const percentile = (values: number[], p: number) => quantile(values, p / 100);
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The worker process: embeds each job's text and returns the vector, as a queue round trip would. */
@@ -58,10 +56,7 @@ async function workerChild(prefix: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { queries: { type: 'string', default: '300' }, busy: { type: 'boolean', default: false } },
-  });
-  const n = Number(values.queries);
+  const n = args.queries;
   const texts = readFileSync(path.join(scifactDir(), 'queries.jsonl'), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
@@ -84,7 +79,7 @@ async function main(): Promise<void> {
   const inProcess: number[] = [];
   const roundTrip: number[] = [];
   const docQueue = new Queue<{ texts: string[] }, number>(DOC_QUEUE, { connection, prefix: PREFIX });
-  if (values.busy) {
+  if (args.busy) {
     const abstracts = readFileSync(path.join(scifactDir(), 'corpus.jsonl'), 'utf8')
       .split('\n')
       .filter((l) => l.trim() !== '')
@@ -124,16 +119,23 @@ async function main(): Promise<void> {
   });
   const result = {
     queries: texts.length,
-    worker_busy_with_documents: values.busy,
+    worker_busy_with_documents: args.busy,
     in_process_ms: stats(inProcess),
     queue_round_trip_ms: stats(roundTrip),
     ratio_p50: round2(percentile(roundTrip, 50) / percentile(inProcess, 50)),
     ratio_p99: round2(percentile(roundTrip, 99) / percentile(inProcess, 99)),
   };
   console.log(JSON.stringify(result, null, 2));
-  mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(path.join(REPO_ROOT, 'bench/results/query-round-trip.json'), JSON.stringify(result, null, 2));
+  writeResult('query-round-trip.json', result);
 }
 
-if (process.argv[2] === '--worker') await workerChild(process.argv[3]!);
+// `--worker <prefix>`: the child process the round trip goes to.
+const args = cli({
+  options: {
+    queries: { type: 'int', default: 300, min: 1 },
+    busy: { type: 'boolean' },
+    worker: { type: 'string' },
+  },
+});
+if (args.worker) await workerChild(args.worker);
 else await main();

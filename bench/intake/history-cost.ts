@@ -13,19 +13,21 @@
  * the history's months to one segment each (as months settle once written), and before it.
  * Writes bench/results/history-cost.json.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { generateLoad, sendLoad } from './load.ts';
 import { cpuSeconds } from './processes.ts';
 import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '20000' },
+    posts: { type: 'int', default: 20000, min: 1 },
     accounts: { type: 'string' },
-    rounds: { type: 'string', default: '2' },
-    'in-flight': { type: 'string', default: '3' },
+    rounds: { type: 'int', default: 2, min: 1 },
+    'in-flight': { type: 'int', default: 3, min: 1 },
     // first-load: the intake bench's dataset (each account and post observed once);
     // reobserved: accounts every three days over five weeks and recent posts several times.
     profile: { type: 'string', default: 'reobserved' },
@@ -38,15 +40,10 @@ if (!['first-load', 'reobserved'].includes(args.profile)) {
   process.exit(2);
 }
 const SERVICE_ROOT = exportCommit(args['service-commit']);
-const POSTS = Number(args.posts);
+const POSTS = args.posts;
 const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
-const ROUNDS = Number(args.rounds);
+const ROUNDS = args.rounds;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
-
-async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
-  const stats = await stack.es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
-}
 
 /** Points and disk of the history's months (primaries; one node, no replicas). */
 async function historyDisk(stack: ServiceStack): Promise<{ points: number; bytes: number; months: number }> {
@@ -113,12 +110,12 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const pids = { worker: stack.worker!.child.pid, api: stack.apis[0]!.child.pid };
     const before = {
-      es: await elasticsearchCpuSeconds(stack),
+      es: (await engineCpuMs(stack.es)) / 1000,
       worker: cpuSeconds(pids.worker) ?? 0,
       api: cpuSeconds(pids.api) ?? 0,
     };
     const sent = await Promise.race([
-      sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: Number(args['in-flight']) }),
+      sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: args['in-flight'] }),
       stack.failure,
     ]);
     await until(
@@ -142,7 +139,7 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
       observations: sent.accepted,
       seconds: round(elapsed, 2),
       obs_per_s: round(sent.accepted / elapsed, 0),
-      es_cpu_s: round((await elasticsearchCpuSeconds(stack)) - before.es),
+      es_cpu_s: round((await engineCpuMs(stack.es)) / 1000 - before.es),
       worker_cpu_s: round((cpuSeconds(pids.worker) ?? 0) - before.worker),
       api_cpu_s: round((cpuSeconds(pids.api) ?? 0) - before.api),
       engine: await engineWork(stack),
@@ -197,11 +194,7 @@ async function main(): Promise<void> {
       sides,
     };
     console.log(JSON.stringify(summary, null, 2));
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(
-      path.join(REPO_ROOT, `bench/results/history-cost-${args.profile}.json`),
-      JSON.stringify(summary, null, 2),
-    );
+    writeResult(`history-cost-${args.profile}.json`, summary);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(SERVICE_ROOT, { recursive: true, force: true });

@@ -13,11 +13,11 @@ import { Client } from '@elastic/elasticsearch';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../lib/service-stack.ts';
 import { engineCpuMs } from '../lib/engine-cpu.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: { points: { type: 'string', default: '200000' }, records: { type: 'string', default: '20000' } },
 });
 const POINTS = Number(args.points);

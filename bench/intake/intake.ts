@@ -43,7 +43,6 @@ import {
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Producer, QueueName } from '../../src/queues/registry.ts';
@@ -62,30 +61,32 @@ import type * as RegistryModule from '../../src/queues/registry.ts';
 import type * as ConnectionsModule from '../../src/start/connections.ts';
 import type * as CoreModule from '../../src/start/core.ts';
 import type * as EmbedderModule from '../../src/embedding/embedder.ts';
+import { cli } from '../lib/args.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
 const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '10000' },
-    accounts: { type: 'string' },
-    seed: { type: 'string', default: '1' },
-    embeddings: { type: 'boolean', default: false },
-    'in-flight': { type: 'string', default: '3' },
-    'per-request': { type: 'string', default: '5000' },
-    'bulk-mb': { type: 'string', default: '5' },
+    posts: { type: 'int', default: 10000, min: 0 },
+    accounts: { type: 'int', min: 1 },
+    seed: { type: 'int', default: 1, min: 0 },
+    embeddings: { type: 'boolean' },
+    'in-flight': { type: 'int', default: 3, min: 1 },
+    'per-request': { type: 'int', default: 5000, min: 1 },
+    'bulk-mb': { type: 'int', default: 5, min: 1 },
     'service-commit': { type: 'string' },
-    dist: { type: 'boolean', default: false },
+    dist: { type: 'boolean' },
     label: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    'timeout-min': { type: 'string', default: '120' },
-    'raw-repeats': { type: 'string', default: '3' },
+    keep: { type: 'boolean' },
+    'timeout-min': { type: 'int', default: 120, min: 1 },
+    'raw-repeats': { type: 'int', default: 3, min: 1 },
     'engine-cpus': { type: 'string' },
     'service-cpus': { type: 'string' },
-    'worker-node-arg': { type: 'string', multiple: true },
+    'worker-node-arg': { type: 'list' },
   },
 });
 if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) {
@@ -93,26 +94,18 @@ if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) {
   process.exit(2);
 }
 
-function integer(name: string, value: string | undefined, min: number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`--${name}: expected an integer ≥ ${min}, got ${value}\n`);
-    process.exit(2);
-  }
-  return n;
-}
-const POSTS = integer('posts', args.posts, 0);
+const POSTS = args.posts;
 // The 1M-post seed (bench/intake.md, "The 1M-post seed") has 100,000 accounts: one account per ten posts.
-const ACCOUNTS = integer('accounts', args.accounts ?? String(Math.max(1, Math.round(POSTS / 10))), 1);
-const SEED = integer('seed', args.seed, 0);
-const EMBEDDINGS = args.embeddings === true;
-const IN_FLIGHT = integer('in-flight', args['in-flight'], 1);
-const PER_REQUEST = integer('per-request', args['per-request'], 1);
-const BULK_BYTES = integer('bulk-mb', args['bulk-mb'], 1) * 1024 * 1024;
+const ACCOUNTS = args.accounts ?? Math.max(1, Math.round(POSTS / 10));
+const SEED = args.seed;
+const EMBEDDINGS = args.embeddings;
+const IN_FLIGHT = args['in-flight'];
+const PER_REQUEST = args['per-request'];
+const BULK_BYTES = args['bulk-mb'] * 1024 * 1024;
 /** Where the measured service runs from: a snapshot of this checkout or of a commit, under SCRATCH. */
 let SERVICE_ROOT = '';
-const RAW_REPEATS = integer('raw-repeats', args['raw-repeats'], 1);
-const TIMEOUT_MS = integer('timeout-min', args['timeout-min'], 1) * 60_000;
+const RAW_REPEATS = args['raw-repeats'];
+const TIMEOUT_MS = args['timeout-min'] * 60_000;
 const ELASTICSEARCH_URL = process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200';
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
@@ -365,7 +358,7 @@ async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Pr
   const ownWork = () => engineWork(ownPrefix).catch(() => ({ ops: 0, mergeS: 0 }));
   const before = {
     busy: machineBusySeconds(),
-    es: await elasticsearchCpuSeconds(),
+    es: (await engineCpuMs(es)) / 1000,
     own: own(),
     node: await engineWork(),
     mine: await ownWork(),
@@ -373,7 +366,7 @@ async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Pr
   return async () => {
     const after = {
       busy: machineBusySeconds(),
-      es: await elasticsearchCpuSeconds(),
+      es: (await engineCpuMs(es)) / 1000,
       own: own(),
       node: await engineWork(),
       mine: await ownWork(),
@@ -394,11 +387,6 @@ function flagInterference(phase: string, found: Interference, elapsedMs: number)
         `${found.foreign_index_ops} documents indexed into other indices, ${found.foreign_merge_s} s merging them`,
     );
   }
-}
-
-async function elasticsearchCpuSeconds(): Promise<number> {
-  const stats = await es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
 }
 
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -535,7 +523,7 @@ async function main(): Promise<void> {
     ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}),
   };
   // --worker-node-arg: flags NODE_OPTIONS refuses (--cpu-prof and its directory, for a profile of the worker).
-  const worker = startChild('worker', [...(args['worker-node-arg'] ?? []), bin, 'worker'], {
+  const worker = startChild('worker', [...args['worker-node-arg'], bin, 'worker'], {
     cwd: SERVICE_ROOT,
     env: workerEnv,
     logFile: logFile('worker'),
@@ -593,7 +581,7 @@ async function main(): Promise<void> {
   const cpuBefore = {
     worker: cpuSeconds(worker.pid) ?? 0,
     api: cpuSeconds(api.pid) ?? 0,
-    es: await elasticsearchCpuSeconds(),
+    es: (await engineCpuMs(es)) / 1000,
     bench: process.cpuUsage(),
   };
 
@@ -675,7 +663,7 @@ async function main(): Promise<void> {
   const cpuAfter = {
     worker: cpuSeconds(worker.pid) ?? 0,
     api: cpuSeconds(api.pid) ?? 0,
-    es: await elasticsearchCpuSeconds(),
+    es: (await engineCpuMs(es)) / 1000,
     bench: process.cpuUsage(cpuBefore.bench),
   };
   const serviceInterference = await serviceProbe();
@@ -756,14 +744,14 @@ async function main(): Promise<void> {
       await admin(RAW_PREFIX).apply();
     }
     await settle();
-    const esCpuBefore = await elasticsearchCpuSeconds();
+    const esCpuBefore = (await engineCpuMs(es)) / 1000;
     const rawProbe = await interferenceProbe(() => [], RAW_PREFIX);
     const bulk = await rawBulk(exported, {
       elasticsearchUrl: ELASTICSEARCH_URL,
       inFlight: 2,
       refreshIndices: [`${RAW_PREFIX}-posts`, `${RAW_PREFIX}-accounts`],
     });
-    const esCpuS = (await elasticsearchCpuSeconds()) - esCpuBefore;
+    const esCpuS = (await engineCpuMs(es)) / 1000 - esCpuBefore;
     const interference = await rawProbe();
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
     bulks.push({ ...bulk, esCpuS, interference, activity: await engineActivity(RAW_PREFIX) });

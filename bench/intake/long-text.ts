@@ -9,35 +9,32 @@
  *   npx tsx bench/intake/long-text.ts [--posts 1000] [--embeddings] [--wait true|vectors]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/intake/long-text.ts
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { loadCorpus, REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { authorObservations, postObservation } from '../relevance/beir-observations.ts';
-import { destroyPrefix, harnessRuntime, sendObservations, startLoader } from '../relevance/harness-service.ts';
+import {
+  destroyPrefix,
+  harnessRuntime,
+  sendObservations,
+  startLoader,
+  benchLogger,
+  harnessEnv,
+} from '../relevance/harness-service.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '1000' },
-    embeddings: { type: 'boolean', default: false },
+    posts: { type: 'int', default: 1000, min: 1 },
+    embeddings: { type: 'boolean' },
     wait: { type: 'string', default: 'true' },
   },
 });
 if (!['true', 'vectors'].includes(args.wait)) throw new Error('--wait is true or vectors');
-const POSTS = Number(args.posts);
+const POSTS = args.posts;
 const prefix = `bench-long-text-${process.pid}`;
 const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...process.env,
-  ...(args.embeddings ? { MODEL_DIR: modelDir } : { EMBEDDINGS: 'off' }),
-  INTAKE_WAIT_TIMEOUT_MS: '600000',
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const env = harnessEnv(prefix, {}, args.embeddings ? { MODEL_DIR: modelDir } : { EMBEDDINGS: 'off' });
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const collection = `longtext${process.pid}`;

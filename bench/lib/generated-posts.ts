@@ -18,6 +18,17 @@ import { projectAccount, projectPost } from '../../src/engine/elasticsearch/docu
 import type { Config } from '../../src/internal/config.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
+import type { PositionalSpec } from './args.ts';
+
+/**
+ * The command line of a bench that builds its index with {@link loadGeneratedPosts} then measures:
+ * `load <posts> [copies]` or `run [requests]`.
+ */
+export const GENERATED_POSTS_POSITIONALS = [
+  { name: 'mode', type: 'string', choices: ['run', 'load'], default: 'run' },
+  { name: 'count', type: 'int', min: 1, optional: true },
+  { name: 'copies', type: 'int', min: 1, default: 1 },
+] as const satisfies readonly PositionalSpec[];
 
 /** Builds and indexes `posts` generated posts (seed 1, one account per 10 posts), each `copies` times. */
 export async function loadGeneratedPosts(config: Config, posts: number, copies: number): Promise<void> {

@@ -4,6 +4,9 @@
  * REDIS_PREFIX on the shared Elasticsearch and Redis, as an operator would run them. Everything it
  * creates (indices, templates, Redis keys, processes) goes at {@link ServiceStack.cleanup}.
  *
+ * {@link startInProcessApi} is the other shape: one API node inside the bench's own process, on an
+ * index the caller names (INDEX_PREFIX), for latency benches that compare it with the raw engine.
+ *
  * Elasticsearch: `ELASTICSEARCH_URLS` (comma-separated, a cluster's nodes) or `ELASTICSEARCH_URL`;
  * the service processes get them all as ELASTICSEARCH_URL and the rest of the environment as is.
  */
@@ -13,9 +16,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { Pool } from 'undici';
 import { createIndexAdmin } from '../../src/engine/elasticsearch/admin/index-admin.ts';
+import { loadConfig, type Config } from '../../src/internal/config.ts';
 import { createProducer, INDEX_WRITING_QUEUES, type QueueName } from '../../src/queues/registry.ts';
+import { createApi, type Api } from '../../src/start/api.ts';
+import { openKeys } from '../../src/start/core.ts';
+import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
 import { startChild, type ServiceChild } from '../intake/processes.ts';
 import { freePort } from './ports.ts';
 
@@ -288,89 +294,6 @@ export function lastProbe(proc: StackProcess): Record<string, number> | null {
 }
 
 /**
- * Sends observations through the intake of `apiUrl` (NDJSON requests of `perRequest`, 202, two in
- * flight) until `posts` post observations have gone, then waits until the worker has indexed them
- * (observations and follow-ups queues empty; embeddings may go on) and refreshes.
- */
-export async function seedThroughIntake(
-  stack: ServiceStack,
-  observations: Iterator<Record<string, unknown>>,
-  posts: number,
-  perRequest = 500,
-): Promise<{ observations: number; posts: number }> {
-  const pool = new Pool(stack.apis[0]!.url, { connections: 2 });
-  let sentPosts = 0;
-  let sent = 0;
-  const nextBody = (): string | null => {
-    const lines: string[] = [];
-    while (lines.length < perRequest && sentPosts < posts) {
-      const next = observations.next();
-      if (next.done) break;
-      if (next.value['kind'] === 'post') sentPosts++;
-      lines.push(JSON.stringify(next.value));
-    }
-    sent += lines.length;
-    return lines.length > 0 ? `${lines.join('\n')}\n` : null;
-  };
-  const lane = async () => {
-    for (let body = nextBody(); body !== null; body = nextBody()) {
-      const response = await pool.request({
-        path: '/internal/v1/social/observations',
-        method: 'POST',
-        body,
-        headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/x-ndjson' },
-      });
-      const text = await response.body.text();
-      const answer = JSON.parse(text) as { rejected?: unknown[] };
-      if (response.statusCode !== 202 || (answer.rejected?.length ?? 0) > 0)
-        throw new Error(`seeding: intake answered ${response.statusCode}: ${text.slice(0, 500)}`);
-    }
-  };
-  await Promise.race([Promise.all([lane(), lane()]), stack.failure]);
-  await pool.close();
-  await until(
-    'the worker to index the seed',
-    async () => {
-      const depth = await stack.queueDepth();
-      return depth.observations === 0 && depth['follow-ups'] === 0;
-    },
-    30 * 60_000,
-    500,
-  );
-  await stack.es.indices.refresh({ index: `${stack.prefix}-posts,${stack.prefix}-accounts` });
-  return { observations: sent, posts: sentPosts };
-}
-
-/** Ids and alternate keys of what the stack's indices hold, for GETs (up to `max` of each). */
-export async function readTargets(
-  stack: ServiceStack,
-  max = 10_000,
-): Promise<{
-  posts: Array<{ id: string; shortcode: string | null }>;
-  accounts: Array<{ id: string; handle: string | null }>;
-}> {
-  const ids = async (index: string, field: string) => {
-    const response = await stack.es.search({
-      index,
-      size: max,
-      _source: false,
-      fields: [field],
-      query: { term: { servable: true } },
-    });
-    return response.hits.hits.map((h) => ({
-      id: h._id!,
-      value: ((h.fields?.[field] as string[] | undefined) ?? [null])[0] ?? null,
-    }));
-  };
-  const posts = await ids(`${stack.prefix}-posts`, 'shortcode');
-  const accounts = await ids(`${stack.prefix}-accounts`, 'handle');
-  return {
-    posts: posts.map((p) => ({ id: p.id, shortcode: p.value })),
-    accounts: accounts.map((a) => ({ id: a.id, handle: a.value })),
-  };
-}
-
-/**
  * The service as committed at `rev`, exported (`git archive`, read-only for the repository) into
  * a scratch folder with this checkout's node_modules linked, so a bench can measure the code
  * before a change in the same conditions as after it. The caller removes the folder.
@@ -399,4 +322,78 @@ export function compileService(root: string): void {
     [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
     { cwd: root, stdio: 'inherit' },
   );
+}
+
+/**
+ * The service's configuration for a bench in this process: production mode (no per-response
+ * schema check), a fresh signing secret, `defaults` unless the environment says otherwise,
+ * `overrides` whatever it says.
+ */
+export function benchConfig(defaults: Record<string, string> = {}, overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'production',
+    SIGNING_SECRET: randomBytes(32).toString('hex'),
+    ...defaults,
+    ...process.env,
+    ...overrides,
+  });
+}
+
+/** An API node in the bench's own process ({@link startInProcessApi}). */
+export interface InProcessApi {
+  config: Config;
+  service: ServiceProcess;
+  /** Null when `API_URL` names a service running elsewhere. */
+  api: Api | null;
+  /** Base URL the bench sends its requests to. */
+  address: string;
+  /** A key with the asked scopes (default `search`; none: no key), created in the prefix's key store. */
+  key: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the service's parts on the environment's INDEX_PREFIX / REDIS_PREFIX and serves the API on
+ * a free loopback port in this process, configured by {@link benchConfig} (`defaults` e.g. a rate
+ * limit far above the bench's pace: the limiter runs and is measured, never trips; `overrides`
+ * e.g. `SEARCH_RANKING`). With `apiUrl` (a service run as `social-search serve` on
+ * the same prefixes, so the load generator and the service do not share an event loop) nothing
+ * listens here and only the key is made. `model`: wait for the embedder and fail unless it is ready.
+ */
+export async function startInProcessApi(options: {
+  name: string;
+  defaults?: Record<string, string>;
+  overrides?: Record<string, string>;
+  scopes?: Array<'search' | 'ingest'>;
+  apiUrl?: string;
+  model?: boolean;
+  listen?: boolean;
+}): Promise<InProcessApi> {
+  const config = benchConfig(options.defaults, options.overrides);
+  const service = openServiceProcess(config);
+  const { connections, engine, embedder } = service;
+  await connections.redisReady();
+  if (options.model) {
+    await embedder.ready();
+    if (embedder.status().state !== 'ready') throw new Error('set MODEL_DIR: this bench needs the model');
+  }
+  const api = options.apiUrl ? null : createApi(config, connections, { engine, embedder });
+  const address =
+    options.apiUrl ?? (options.listen === false ? '' : await api!.app.listen({ host: '127.0.0.1', port: 0 }));
+  const keys = openKeys(config, connections, { cached: false });
+  const scopes = options.scopes ?? ['search'];
+  const key =
+    scopes.length > 0 ? (await keys.create({ owner: 'bench@example.com', name: options.name, scopes })).key : '';
+  return {
+    config,
+    service,
+    api,
+    address,
+    key,
+    async close() {
+      await api?.close();
+      await keys.close();
+      await service.close();
+    },
+  };
 }

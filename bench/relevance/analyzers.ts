@@ -20,6 +20,9 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir, type BeirDoc
 import { clientAnalyze, loadStemmer, type ClientStemmer } from './client-analysis.ts';
 import { meanNdcgAtK, type Qrels, type ScoredDoc } from './ndcg.ts';
 import { median, pairedRandomizationP } from './stats.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const ES_URL = process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200';
 const STEMMER_DIR = process.env['STEMMER_DIR'] ?? '/tmp/stemmer-scratch';

@@ -38,12 +38,6 @@ export function rankScores(docIds: readonly string[]): ScoredDoc[] {
   return docIds.map((id, rank) => ({ id, score: docIds.length - rank }));
 }
 
-/** Nearest-rank quantile of already sorted values (the definition bench/search/latency.ts uses). */
-export function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
 /** A keep-alive JSON POST client, lean like bench/search/latency.ts's, so timings measure the service. */
 function createClient(baseUrl: string, key: string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -8,14 +8,16 @@
  *   npx tsx bench/relevance/compare-runs.ts <before.json> <after.json> [--mode hybrid]
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { cli } from '../lib/args.ts';
 import { pairedRandomizationP } from './stats.ts';
 
-const { values: args, positionals } = parseArgs({
-  allowPositionals: true,
+const args = cli({
+  positionals: [
+    { name: 'before', type: 'string' },
+    { name: 'after', type: 'string' },
+  ],
   options: { mode: { type: 'string', default: 'hybrid' } },
 });
-if (positionals.length !== 2) throw new Error('usage: compare-runs.ts <before.json> <after.json> [--mode hybrid]');
 
 type Scores = Record<string, number>;
 /** Per-query nDCG@10 (and off-niche counts, social only) of one mode of a run. */
@@ -31,8 +33,8 @@ function perQuery(file: string): { ndcg: Scores; offNiche: Scores | null } {
   return { ndcg: result.per_query_ndcg_at_10, offNiche: result.per_query_off_niche ?? null };
 }
 
-const before = perQuery(positionals[0]!);
-const after = perQuery(positionals[1]!);
+const before = perQuery(args.before!);
+const after = perQuery(args.after!);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** The social bench's query ids start with their kind (`question:…`, `lang:es:…`); SciFact's are numbers. */

@@ -13,11 +13,9 @@
 import { Client } from '@elastic/elasticsearch';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
-import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import {
   POST_STEMMED_FIELDS,
   POST_TEXT_FIELDS,
@@ -29,7 +27,7 @@ import { loadConfig } from '../../src/internal/config.ts';
 import { byScoreThenId } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
-import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
+import { type PostSearch } from '../../src/query/search-request.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { isQuestion } from '../../src/text/question-weights.ts';
@@ -40,15 +38,17 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './bei
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
+import { cli } from '../lib/args.ts';
+import { K, parsed, windowsOn, type Hit } from './windows.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     only: { type: 'string' },
-    seed: { type: 'string', default: '5' },
-    posts: { type: 'string', default: '1500' },
-    accounts: { type: 'string', default: '150' },
+    seed: { type: 'int', default: 5, min: 0 },
+    posts: { type: 'int', default: 1500, min: 1 },
+    accounts: { type: 'int', default: 150, min: 1 },
     scifact: { type: 'boolean', default: true },
-    'no-scifact': { type: 'boolean', default: false },
+    'no-scifact': { type: 'boolean' },
     kinds: { type: 'string' },
     dump: { type: 'string' },
   },
@@ -57,10 +57,8 @@ const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models
 const embedder = createEmbedder(config);
 await embedder.ready();
 const es = new Client({ node: config.ELASTICSEARCH_URL });
-const K = 10;
 const FLOOR = config.SEARCH_SIMILARITY_FLOOR;
 
-type Hit = { _id: string; _score: number; matched_queries?: string[] | Record<string, number> };
 interface Case {
   set: 'social' | 'scifact';
   id: string;
@@ -123,31 +121,7 @@ async function leaveOneOutQuery(search: PostSearch & { query: string }, vector: 
   };
 }
 
-const lexicalBody = (query: unknown) => ({
-  query,
-  sort: [{ _score: { order: 'desc' as const } }, { id: 'asc' as const }],
-  size: FUSION_WINDOW + 1,
-  _source: false,
-});
-async function lexicalWindow(index: string, query: unknown): Promise<Hit[]> {
-  const r = await es.search({ index, ...(lexicalBody(query) as object) });
-  return r.hits.hits.map((h) => ({ _id: h._id!, _score: h._score ?? 0, matched_queries: h.matched_queries }));
-}
-async function semanticWindow(index: string, search: PostSearch, vector: number[]): Promise<Hit[]> {
-  if (vector.length === 0) return [];
-  const r = await es.search({
-    index,
-    ...nearestPostsQuery({ vector, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter: postSearchFilter(search) }),
-    size: FUSION_WINDOW,
-    _source: false,
-  });
-  return r.hits.hits.map((h) => ({ _id: h._id!, _score: h._score ?? 0 }));
-}
-function parsed(text: string): PostSearch & { query: string } {
-  const request = parsePostSearchRequest({ post: { query: text.slice(0, 2000) }, limit: K });
-  if (request.kind !== 'initial') throw new Error('an initial request');
-  return { ...request.search, query: request.search.query! };
-}
+const { lexicalWindow, semanticWindow } = windowsOn(es);
 
 /** The distinct content words of a query and their English stems. */
 function contentWords(text: string): { words: string[]; stems: string[] } {
@@ -260,7 +234,7 @@ async function makeCase(
 
 async function socialCases(): Promise<Case[]> {
   const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;
-  const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+  const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
   const observations = [...generateObservations(size)];
   const servable = await es.search({ index, query: { term: { servable: true } }, size: 10_000, _source: false });
   const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)), seedPostLabels(size));

@@ -16,39 +16,28 @@
  * (the social set's English questions or the same topics as noun phrases; social.ts) or
  * `paraphrases` (the held-out questions, paraphrase-set.ts).
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { quantile } from './api-search.ts';
-import { loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
-import { harnessRuntime, startApiNode, type ApiNode } from './harness-service.ts';
-import { socialQuerySet } from './social-set.ts';
 
-const { values: args } = parseArgs({
+import { loadQrels, loadQueries, scifactDir } from './beir.ts';
+import { harnessRuntime, startApiNode, type ApiNode, benchLogger, harnessEnv } from './harness-service.ts';
+import { socialQuerySet } from './social-set.ts';
+import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
+
+const args = cli({
   options: {
     prefix: { type: 'string', default: 'relevance-harness-scifact' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'int', default: 3, min: 1 },
     queries: { type: 'string', default: 'scifact' },
     compare: { type: 'string', default: 'defaults' },
-    cold: { type: 'boolean', default: false },
-    seed: { type: 'string', default: '5' },
-    posts: { type: 'string', default: '1500' },
-    accounts: { type: 'string', default: '150' },
+    cold: { type: 'boolean' },
+    seed: { type: 'int', default: 5, min: 0 },
+    posts: { type: 'int', default: 1500, min: 1 },
+    accounts: { type: 'int', default: 150, min: 1 },
   },
 });
-const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
-  ...process.env,
-  INDEX_PREFIX: args.prefix,
-  REDIS_PREFIX: args.prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const env = harnessEnv(args.prefix);
+const logger = benchLogger();
 async function queryTexts(): Promise<string[]> {
   if (args.queries === 'scifact') {
     const dir = scifactDir();
@@ -56,7 +45,7 @@ async function queryTexts(): Promise<string[]> {
     return [...(await loadQueries(dir))].filter(([id]) => qrels.has(id)).map(([, t]) => t.slice(0, 2000));
   }
   const kind = args.queries === 'questions' ? 'question' : args.queries === 'paraphrases' ? 'paraphrase' : 'topic';
-  const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+  const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
   const observations = [...generateObservations(size)];
   return socialQuerySet(observations, new Set())
     .filter((q) => q.kind === kind)
@@ -96,7 +85,7 @@ try {
   // Warm-up: every text once per node (its vector is then cached on that node, unless --cold).
   for (const text of texts) for (const node of Object.values(nodes)) await ask(node, text);
   const times: Record<'off' | 'on', number[]> = { off: [], on: [] };
-  for (let round = 0; round < Number(args.rounds); round++) {
+  for (let round = 0; round < args.rounds; round++) {
     for (const [i, text] of texts.entries()) {
       const order: Array<'off' | 'on'> = (i + round) % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
       for (const mode of order) times[mode].push(await ask(nodes[mode], text));

@@ -22,9 +22,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
-import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { withEntities } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import {
@@ -37,7 +36,7 @@ import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-
 import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
-import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
+import { type PostSearch } from '../../src/query/search-request.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';
@@ -49,14 +48,16 @@ import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './bei
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
+import { K, parsed, windowsOn, type Hit } from './windows.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
 const embedder = createEmbedder(config);
 await embedder.ready();
 const es = new Client({ node: config.ELASTICSEARCH_URL });
-const K = 10;
 
-type Hit = { _id: string; _score: number; matched_queries?: string[] | Record<string, number> };
 /** One query of either set, with its two windows as the service asks them. */
 interface Case {
   set: 'social' | 'scifact';
@@ -74,36 +75,7 @@ interface Case {
   judged(id: string): boolean;
 }
 
-const lexicalBody = (query: unknown) => ({
-  query,
-  sort: [{ _score: { order: 'desc' as const } }, { id: 'asc' as const }],
-  size: FUSION_WINDOW + 1,
-  _source: false,
-});
-async function lexicalWindow(index: string, query: unknown): Promise<Hit[]> {
-  const r = await es.search({ index, ...(lexicalBody(query) as object) });
-  return r.hits.hits.map((h) => ({ _id: h._id!, _score: h._score ?? 0, matched_queries: h.matched_queries }));
-}
-async function semanticWindow(index: string, search: PostSearch, vector: number[]): Promise<Hit[]> {
-  if (vector.length === 0) return [];
-  const r = await es.search({
-    index,
-    ...nearestPostsQuery({
-      vector,
-      k: FUSION_WINDOW,
-      candidates: KNN_CANDIDATES,
-      filter: postSearchFilter(search),
-    }),
-    size: FUSION_WINDOW,
-    _source: false,
-  });
-  return r.hits.hits.map((h) => ({ _id: h._id!, _score: h._score ?? 0 }));
-}
-function parsed(text: string): PostSearch & { query: string } {
-  const request = parsePostSearchRequest({ post: { query: text.slice(0, 2000) }, limit: K });
-  if (request.kind !== 'initial') throw new Error('an initial request');
-  return { ...request.search, query: request.search.query! };
-}
+const { lexicalWindow, semanticWindow } = windowsOn(es);
 
 async function socialCases(): Promise<Case[]> {
   const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;

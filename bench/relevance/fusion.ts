@@ -8,7 +8,6 @@
  * Writes bench/results/fusion-<collection>.json.
  */
 import { Client } from '@elastic/elasticsearch';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/internal/config.ts';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
@@ -20,6 +19,10 @@ import { fuseReciprocalRank } from './rrf.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
+import { writeResult } from '../lib/measure.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const dir = scifactDir();
 const collection = path.basename(dir);
@@ -158,21 +161,14 @@ const calibration = {
   p50: pct(0.5),
 };
 console.log('cosine of judged-relevant kNN hits:', calibration);
-writeFileSync(
-  path.join(REPO_ROOT, `bench/results/fusion-${collection.toLowerCase()}.json`),
-  JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      collection,
-      window: FUSION_WINDOW,
-      fetched: WIDE,
-      queries: windows.length,
-      rows,
-      calibration,
-    },
-    null,
-    2,
-  ),
-);
+writeResult(`fusion-${collection.toLowerCase()}.json`, {
+  date: new Date().toISOString(),
+  collection,
+  window: FUSION_WINDOW,
+  fetched: WIDE,
+  queries: windows.length,
+  rows,
+  calibration,
+});
 await embedder.close();
 await es.close();

@@ -6,7 +6,10 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { pino, type Logger } from 'pino';
 import type { Embedder } from '../../src/embedding/embedder.ts';
 import type { IndexAdmin } from '../../src/engine/index-admin.ts';
 import { loadConfig, type Config } from '../../src/internal/config.ts';
@@ -16,6 +19,37 @@ import { createApi } from '../../src/start/api.ts';
 import { openKeys, type Closable } from '../../src/start/core.ts';
 import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
 import { startWorkerProcess } from '../../src/start/worker-process.ts';
+import { REPO_ROOT } from './beir.ts';
+
+const MODEL_DIR = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+
+/**
+ * A harness environment on `prefix`: production settings (no per-response schema check in the
+ * timings), a fresh signing secret, the shared model when present and a long intake wait (a
+ * waited request embeds what it changed inline, on cores the worker shares: the default 30 s is
+ * too tight to be a useful failure signal), then `defaults`, the process's environment, the
+ * prefix and `overrides`.
+ */
+export function harnessEnv(
+  prefix: string,
+  defaults: NodeJS.ProcessEnv = {},
+  overrides: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
+  return {
+    NODE_ENV: 'production',
+    SIGNING_SECRET: randomBytes(32).toString('hex'),
+    ...(existsSync(MODEL_DIR) ? { MODEL_DIR } : {}),
+    INTAKE_WAIT_TIMEOUT_MS: '600000',
+    ...defaults,
+    ...process.env,
+    INDEX_PREFIX: prefix,
+    REDIS_PREFIX: prefix,
+    ...overrides,
+  };
+}
+
+/** The benches' logger: LOG_LEVEL (default warnings and up), on stderr. */
+export const benchLogger = (): Logger => pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
 
 /** The ranking modes of config `SEARCH_RANKING`. */
 export type RankingMode = Config['SEARCH_RANKING'];

@@ -16,13 +16,10 @@
  * for BM25 only). Writes bench/results/relevance-<collection>.json; prints a table.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { parseObservation } from '../../src/contract/observations.ts';
-import { askQueries, quantile, type BeirQuery } from './api-search.ts';
+import { askQueries, type BeirQuery } from './api-search.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir, type BeirDoc } from './beir.ts';
 import {
   authorObservations,
@@ -44,8 +41,12 @@ import {
   waitForQueueIdle,
   type Loader,
   type RankingMode,
+  benchLogger,
+  harnessEnv,
 } from './harness-service.ts';
 import { meanNdcgAtK, type Qrels } from './ndcg.ts';
+import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
 const MODES: readonly RankingMode[] = ['lexical', 'semantic', 'hybrid'];
 /** Lines per intake request: a tenth of the contract's 5,000, one worker job each (OBSERVATIONS_PER_JOB). */
@@ -53,15 +54,15 @@ const BATCH = 500;
 const K = 10;
 const QUEUE_TIMEOUT_MS = 60 * 60_000;
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     modes: { type: 'string', default: MODES.join(',') },
     collection: { type: 'string' },
     queries: { type: 'string' },
-    reingest: { type: 'boolean', default: false },
+    reingest: { type: 'boolean' },
     prefix: { type: 'string' },
-    drop: { type: 'boolean', default: false },
-    'force-merge': { type: 'boolean', default: false },
+    drop: { type: 'boolean' },
+    'force-merge': { type: 'boolean' },
   },
 });
 const modes = args.modes
@@ -83,22 +84,9 @@ const collection = path
 // Not `relevance-<collection>`: bench/relevance/api-harness.ts owns that prefix, and a --reingest
 // here must never drop another script's data.
 const prefix = args.prefix ?? `relevance-harness-${collection}`;
-const defaultModelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  // Production settings, as bench/search/latency.ts: no per-response schema check in the timings.
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...(existsSync(defaultModelDir) ? { MODEL_DIR: defaultModelDir } : {}),
-  // A waited request embeds what it changed inline (the 50 authors on a first load), on a machine
-  // whose cores the worker shares: the default 30 s is too tight to be a useful failure signal.
-  INTAKE_WAIT_TIMEOUT_MS: '600000',
-  // Hundreds of queries per minute from one key are the point here, not abuse.
-  RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
-  ...process.env,
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+// Hundreds of queries per minute from one key are the point here, not abuse.
+const env = harnessEnv(prefix, { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' });
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 // Progress redraws one terminal line; piped into a file it would be thousands of lines of noise.
 const progress = (line: string) => void (process.stderr.isTTY && process.stderr.write(`\r${line}\x1b[K`));

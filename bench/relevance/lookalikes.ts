@@ -18,12 +18,9 @@
  * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-lookalikes-<seed>-<posts>`, reused while it
  * holds every post (`--reingest`: dropped and loaded again). Writes bench/results/relevance-lookalikes.json.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { estypes } from '@elastic/elasticsearch';
-import { pino } from 'pino';
 import {
   LOOKALIKE_WEIGHTS,
   lookalikeVector,
@@ -46,37 +43,31 @@ import {
   startLoader,
   waitForQueueIdle,
   type Runtime,
+  benchLogger,
+  harnessEnv,
 } from './harness-service.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '40000' },
-    accounts: { type: 'string', default: '2000' },
-    seed: { type: 'string', default: '11' },
-    references: { type: 'string', default: '300' },
-    'min-posts': { type: 'string', default: '5' },
+    posts: { type: 'int', default: 40000, min: 1 },
+    accounts: { type: 'int', default: 2000, min: 1 },
+    seed: { type: 'int', default: 11, min: 0 },
+    references: { type: 'int', default: 300, min: 1 },
+    'min-posts': { type: 'int', default: 5, min: 1 },
     prefix: { type: 'string' },
-    reingest: { type: 'boolean', default: false },
-    drop: { type: 'boolean', default: false },
+    reingest: { type: 'boolean' },
+    drop: { type: 'boolean' },
   },
 });
-const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
 const prefix = args.prefix ?? `relevance-lookalikes-${size.seed}-${size.posts}`;
-const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
-  INTAKE_WAIT_TIMEOUT_MS: '600000',
-  ...process.env,
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const env = harnessEnv(prefix);
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const K = 10;
 /** A judged reference has published at least this many posts (a creator someone would look up). */
-const MIN_REFERENCE_POSTS = Number(args['min-posts']);
+const MIN_REFERENCE_POSTS = args['min-posts'];
 
 /**
  * Loads the seed through the intake unless the posts are all there, then lets the worker give every
@@ -431,7 +422,7 @@ async function measure(base: Runtime): Promise<void> {
       const j = Math.floor(rng.next() * (i + 1));
       [eligible[i], eligible[j]] = [eligible[j]!, eligible[i]!];
     }
-    const references = eligible.slice(0, Number(args.references)).map(([id]) => id);
+    const references = eligible.slice(0, args.references).map(([id]) => id);
     say(
       `candidates ${data.candidates.size}, judged references ${references.length} (of ${eligible.length} with ≥ ${MIN_REFERENCE_POSTS} posts)`,
     );

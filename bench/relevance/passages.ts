@@ -29,6 +29,9 @@ import { captionOf, postServiceId } from './beir-observations.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { ndcgAtK } from './ndcg.ts';
 import { pairedRandomizationP } from './stats.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
 const embedder = createEmbedder(config);

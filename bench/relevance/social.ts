@@ -13,13 +13,10 @@
  * recall@10 of entity queries, the share of nonsense queries answered with an empty page, and the
  * cosine similarities that calibrate the relevance floor. Writes bench/results/relevance-social.json.
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
-import { quantile, rankScores } from './api-search.ts';
+import { rankScores } from './api-search.ts';
 import { REPO_ROOT } from './beir.ts';
 import {
   countPosts,
@@ -32,36 +29,31 @@ import {
   waitForQueueIdle,
   type RankingMode,
   type Runtime,
+  benchLogger,
+  harnessEnv,
 } from './harness-service.ts';
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet, type SocialQuery } from './social-set.ts';
+import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '1500' },
-    accounts: { type: 'string', default: '150' },
-    seed: { type: 'string', default: '5' },
+    posts: { type: 'int', default: 1500, min: 1 },
+    accounts: { type: 'int', default: 150, min: 1 },
+    seed: { type: 'int', default: 5, min: 0 },
     modes: { type: 'string', default: 'lexical,semantic,hybrid' },
     prefix: { type: 'string' },
-    reingest: { type: 'boolean', default: false },
-    drop: { type: 'boolean', default: false },
-    'judge-enriched-only': { type: 'boolean', default: false },
+    reingest: { type: 'boolean' },
+    drop: { type: 'boolean' },
+    'judge-enriched-only': { type: 'boolean' },
   },
 });
-const size = { posts: Number(args.posts), accounts: Number(args.accounts), seed: Number(args.seed) };
+const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
 const modes = args.modes.split(',').map((m) => m.trim()) as RankingMode[];
 const prefix = args.prefix ?? `relevance-social-${size.seed}-${size.posts}`;
-const modelDir = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-const env: NodeJS.ProcessEnv = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  ...(existsSync(modelDir) ? { MODEL_DIR: modelDir } : {}),
-  INTAKE_WAIT_TIMEOUT_MS: '600000',
-  ...process.env,
-  INDEX_PREFIX: prefix,
-  REDIS_PREFIX: prefix,
-};
-const logger = pino({ level: process.env['LOG_LEVEL'] ?? 'warn' }, pino.destination(2));
+const env = harnessEnv(prefix);
+const logger = benchLogger();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const observations = [...generateObservations(size)];
 // Posts still pending enrichment are judged by the topic their caption was written about (the

@@ -10,6 +10,9 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { loadCorpus, scifactDir } from './beir.ts';
 import { loadStemmer } from './client-analysis.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const client = new Client({ node: process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200' });
 const stemDir = process.env['STEMMER_DIR'] ?? '/tmp/stemmer-scratch';

@@ -12,7 +12,6 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../../src/internal/config.ts';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
@@ -24,6 +23,10 @@ import { decodeVector } from '../../src/text/vector-codec.ts';
 import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
+import { writeResult } from '../lib/measure.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const dir = scifactDir();
 const collection = path.basename(dir);
@@ -154,22 +157,15 @@ try {
     index_mb: +(sizes[variant]! / 1024 / 1024).toFixed(1),
   }));
   console.table(rows);
-  writeFileSync(
-    path.join(REPO_ROOT, `bench/results/vector-index-${collection.toLowerCase()}.json`),
-    JSON.stringify(
-      {
-        date: new Date().toISOString(),
-        collection,
-        vectors: vectors.length,
-        queries: queries.length,
-        k: FUSION_WINDOW,
-        num_candidates: 2 * FUSION_WINDOW,
-        rows,
-      },
-      null,
-      2,
-    ),
-  );
+  writeResult(`vector-index-${collection.toLowerCase()}.json`, {
+    date: new Date().toISOString(),
+    collection,
+    vectors: vectors.length,
+    queries: queries.length,
+    k: FUSION_WINDOW,
+    num_candidates: 2 * FUSION_WINDOW,
+    rows,
+  });
 } finally {
   await cleanup();
   await es.close();

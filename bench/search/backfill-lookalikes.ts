@@ -17,6 +17,9 @@ import type { RebuildTransform } from '../../src/engine/index-admin.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { createLookalikes } from '../../src/services/intake/lookalikes.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
+import { cli } from '../lib/args.ts';
+
+cli({});
 
 const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
 const service = openServiceProcess(config);

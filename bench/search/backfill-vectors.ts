@@ -19,8 +19,9 @@ import type { RebuildTransform } from '../../src/engine/index-admin.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { embeddingTextHash, postEmbeddingText } from '../../src/text/embedding-text.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
+import { cli } from '../lib/args.ts';
 
-const POOL = Number(process.argv[2] ?? 3000);
+const { 'pool-size': POOL } = cli({ positionals: [{ name: 'pool-size', type: 'int', default: 3000, min: 1 }] });
 const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
 const service = openServiceProcess(config);
 await service.connections.redisReady();

@@ -7,26 +7,14 @@
  *
  * Needs a seeded prefix (e.g. `social-search seed --posts 20000 --accounts 2000`).
  */
-import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
-import { loadConfig } from '../../src/internal/config.ts';
-import { openKeys } from '../../src/start/core.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
+import { cli } from '../lib/args.ts';
+import { quantile } from '../lib/measure.ts';
+import { startInProcessApi } from '../lib/service-stack.ts';
 
-const N = Number(process.argv[2] ?? 300);
-const config = loadConfig({
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  RATE_LIMIT_SEARCH_PER_MINUTE: '0',
-  ...process.env,
-});
-const service = openServiceProcess(config);
-await service.connections.redisReady();
-const api = createApi(config, service.connections, { engine: service.engine, embedder: service.embedder });
-const address = await api.app.listen({ host: '127.0.0.1', port: 0 });
-const keys = openKeys(config, service.connections, { cached: false });
-const { key } = await keys.create({ owner: 'bench@example.com', name: 'compression bench', scopes: ['search'] });
+const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 300, min: 1 }] });
+const node = await startInProcessApi({ name: 'compression bench', defaults: { RATE_LIMIT_SEARCH_PER_MINUTE: '0' } });
+const { address, key } = node;
 const pool = new Pool(address, { connections: 1 });
 
 const QUERIES = [
@@ -66,8 +54,7 @@ for (let i = 0; i < N; i++) {
     samples[e]!.bytes.push(bytes);
   }
 }
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const pct = quantile;
 const base = pct(samples.identity!.ms, 0.5);
 console.table(
   ENCODINGS.map((e) => ({
@@ -79,6 +66,4 @@ console.table(
   })),
 );
 await pool.close();
-await api.close();
-await keys.close();
-await service.close();
+await node.close();

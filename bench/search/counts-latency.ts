@@ -13,28 +13,20 @@
  * histogram counting them per bucket, as two requests. Results: bench/results/counts-latency-<posts>.json.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Pool } from 'undici';
 import { histogramAggregations, windowQuery } from '../../src/engine/elasticsearch/reads/count-search.ts';
 import { esPath } from '../../src/engine/elasticsearch/queries/filter-compiler.ts';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { bucketStarts, countWindow } from '../../src/query/count-window.ts';
 import { postCountsRequestSchema } from '../../src/query/counts-request.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openKeys } from '../../src/start/core.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
-import { loadGeneratedPosts } from '../lib/generated-posts.ts';
+import { cli } from '../lib/args.ts';
+import { GENERATED_POSTS_POSITIONALS, loadGeneratedPosts } from '../lib/generated-posts.ts';
+import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
+import { benchConfig, startInProcessApi } from '../lib/service-stack.ts';
+import { apiClient } from '../lib/sides.ts';
 
-const [mode = 'run', arg1, arg2] = process.argv.slice(2);
-const config = loadConfig({
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
-  EMBEDDINGS: 'off',
-  ...process.env,
-});
+const args = cli({ positionals: GENERATED_POSTS_POSITIONALS });
+const DEFAULTS = { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', EMBEDDINGS: 'off' };
+const config = benchConfig(DEFAULTS);
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const postsAlias = `${config.INDEX_PREFIX}-posts`;
 const DAY = 86_400_000;
@@ -80,24 +72,9 @@ function iso(ms: number): string {
 
 async function run(n: number): Promise<void> {
   const warmup = 20;
-  const service = openServiceProcess(config);
-  await service.connections.redisReady();
-  const server = createApi(config, service.connections, { engine: service.engine, embedder: service.embedder });
-  const address = await server.app.listen({ host: '127.0.0.1', port: 0 });
-  const keys = openKeys(config, service.connections, { cached: false });
-  const { key } = await keys.create({ owner: 'bench@example.com', name: 'counts bench', scopes: ['search'] });
-  const pool = new Pool(address, { connections: 1, pipelining: 1 });
-  const api = async (body: unknown) => {
-    const response = await pool.request({
-      path: '/v1/social/posts/counts',
-      method: 'POST',
-      body: JSON.stringify(body),
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) throw new Error(`counts answered ${response.statusCode}: ${text}`);
-    return JSON.parse(text) as { total: number };
-  };
+  const node = await startInProcessApi({ name: 'counts bench', defaults: DEFAULTS });
+  const client = apiClient(node.address, node.key);
+  const api = (body: unknown) => client.post('/v1/social/posts/counts', body);
   /** The engine adapter's requests, sent straight to Elasticsearch (no point in time). */
   const raw = async (body: unknown, breakdown: boolean) => {
     const request = postCountsRequestSchema.parse(body);
@@ -136,30 +113,25 @@ async function run(n: number): Promise<void> {
     });
     return (top.hits.total as { value: number }).value;
   };
-  const quantile = (xs: number[], q: number) =>
-    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   const rows: Record<string, unknown>[] = [];
   for (const scenario of SCENARIOS) {
-    const t = { counts: [] as number[], raw: [] as number[], breakdown: [] as number[], rawBreakdown: [] as number[] };
     const matched: number[] = [];
-    const sides: Array<[keyof typeof t, (body: object) => Promise<unknown>]> = [
-      ['counts', (body) => api(body)],
-      ['raw', (body) => raw(body, false)],
-      ['breakdown', (body) => api({ ...body, breakdown: BREAKDOWN })],
-      ['rawBreakdown', (body) => raw(body, true)],
-    ];
-    for (let i = 0; i < n + warmup; i++) {
-      const body = scenario.body(i);
-      const order = [...sides.slice(i % 4), ...sides.slice(0, i % 4)];
-      for (const [name, call] of order) {
-        const start = performance.now();
-        const answer = await call(body);
-        if (i >= warmup) t[name].push(performance.now() - start);
-        if (name === 'counts' && i >= warmup) matched.push((answer as { total: number }).total);
-      }
-    }
-    const p = (xs: number[], q: number) => +quantile(xs, q).toFixed(2);
-    const ratio = (a: number[], b: number[], q: number) => +(quantile(a, q) / quantile(b, q)).toFixed(2);
+    const t = await interleave({
+      n,
+      warmup,
+      request: (i): object => scenario.body(i),
+      sides: [
+        ['counts', (body) => api(body)],
+        ['raw', (body) => raw(body, false)],
+        ['breakdown', (body) => api({ ...body, breakdown: BREAKDOWN })],
+        ['rawBreakdown', (body) => raw(body, true)],
+      ],
+      answer: (side, answer, _body, kept) => {
+        if (side === 'counts' && kept) matched.push((answer as { total: number }).total);
+      },
+    });
+    const p = (xs: number[], q: number) => round(quantile(xs, q));
+    const ratio = (a: number[], b: number[], q: number) => round(quantile(a, q) / quantile(b, q));
     const row = {
       scenario: scenario.name,
       requests: n,
@@ -180,18 +152,12 @@ async function run(n: number): Promise<void> {
     console.log(JSON.stringify(row));
   }
   const posts = (await es.count({ index: postsAlias })).count;
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(
-    `bench/results/counts-latency-${posts}.json`,
-    JSON.stringify({ date: new Date().toISOString(), posts, breakdown: BREAKDOWN, rows }, null, 2),
-  );
+  writeResult(`counts-latency-${posts}.json`, { date: new Date().toISOString(), posts, breakdown: BREAKDOWN, rows });
   console.table(rows);
-  await pool.close();
-  await server.close();
-  await keys.close();
-  await service.close();
+  await client.close();
+  await node.close();
 }
 
-if (mode === 'load') await loadGeneratedPosts(config, Number(arg1 ?? 10_000), Number(arg2 ?? 1));
-else await run(Number(arg1 ?? 200));
+if (args.mode === 'load') await loadGeneratedPosts(config, args.count ?? 10_000, args.copies);
+else await run(args.count ?? 200);
 await es.close();

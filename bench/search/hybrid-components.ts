@@ -6,16 +6,17 @@
  *
  * Prints per-variant p50/p99 of wall time (the Elasticsearch client's round trip) and `took`.
  */
-import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import type { PostSearch } from '../../src/query/search-request.ts';
+import { cli } from '../lib/args.ts';
+import { quantile, round } from '../lib/measure.ts';
+import { rawEngine } from '../lib/sides.ts';
+import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
-const N = Number(process.argv[2] ?? 60);
-const prefix = process.env.INDEX_PREFIX ?? 'bench';
-const index = `${prefix}-posts`;
-const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
+const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
+const { es, posts: index } = rawEngine();
 const embedder = createEmbedder({
   MODEL_DIR: process.env.MODEL_DIR ?? '../shared/models/all-MiniLM-L6-v2',
   MODEL_ID: undefined,
@@ -24,32 +25,6 @@ const embedder = createEmbedder({
   EMBEDDING_THREADS: 0,
 } as never);
 await embedder.ready();
-
-const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = [
-  'showing a night-time skincare routine',
-  'doing budget meal prep for the week',
-  'explaining index funds simply',
-  'training a puppy to sit',
-  'packing a carry-on for two weeks',
-  'building a gaming setup on a budget',
-  'baking sourdough at home',
-  'doing a home workout without equipment',
-  'reviewing drugstore makeup',
-  'planning a toddler sleep schedule',
-];
-const HOW = [
-  'with a discount code',
-  'in under a minute',
-  'for small apartments',
-  'with honest results',
-  'as a beginner',
-  'before and after',
-  'step by step',
-  'on a tight budget',
-];
-const queryText = (i: number) =>
-  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
 
 const search = (text: string): PostSearch => ({ query: text, filter: { kind: 'and', children: [] }, sort: null });
 const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;
@@ -96,8 +71,6 @@ variants['records fetch: 20 ids + source'] = () => ({
   _source: SEARCH_SOURCE,
 });
 
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const results: Record<string, { wall: number[]; took: number[] }> = {};
 for (const name of Object.keys(variants)) results[name] = { wall: [], took: [] };
 for (let i = 0; i < N + 10; i++) {
@@ -119,8 +92,8 @@ for (let i = 0; i < N + 10; i++) {
 console.table(
   Object.entries(results).map(([name, r]) => ({
     variant: name,
-    wall_p50: +quantile(r.wall, 0.5).toFixed(1),
-    wall_p99: +quantile(r.wall, 0.99).toFixed(1),
+    wall_p50: round(quantile(r.wall, 0.5), 1),
+    wall_p99: round(quantile(r.wall, 0.99), 1),
     took_p50: quantile(r.took, 0.5),
   })),
 );

@@ -10,82 +10,37 @@
  * request pays a real query embedding; a second pass repeats earlier texts (embedding cache hits).
  * Writes bench/results/hybrid-latency.json.
  */
-import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { loadConfig } from '../../src/internal/config.ts';
-import { createApi, type Api } from '../../src/start/api.ts';
-import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
+import { cli } from '../lib/args.ts';
+import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
+import { startInProcessApi } from '../lib/service-stack.ts';
+import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
-const N = Number(process.argv[2] ?? 200);
+const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 200, min: 1 }] });
 const WARMUP = 20;
 // A rate limit far above the bench's pace: the limiter still runs (its cost is measured), never trips.
-const env = {
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
-  ...process.env,
-};
-
-async function node(
-  ranking: 'hybrid' | 'lexical',
-): Promise<{ service: ServiceProcess; api: Api; address: string; close(): Promise<void> }> {
-  const service = openServiceProcess(loadConfig({ ...env, SEARCH_RANKING: ranking }));
-  const { config, connections, engine, embedder } = service;
-  await connections.redisReady();
-  await embedder.ready();
-  const api = createApi(config, connections, { engine, embedder });
-  const address = await api.app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    service,
-    api,
-    address,
-    close: async () => {
-      await api.close();
-      await service.close();
-    },
-  };
-}
-const hybrid = await node('hybrid');
-const lexical = await node('lexical');
-if (hybrid.service.embedder.status().state !== 'ready') throw new Error('set MODEL_DIR: the hybrid node has no model');
-const { key } = await hybrid.api.keys.create({
-  owner: 'bench@example.com',
+const DEFAULTS = { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' };
+const hybrid = await startInProcessApi({
   name: 'hybrid latency bench',
-  scopes: ['search'],
+  defaults: DEFAULTS,
+  overrides: { SEARCH_RANKING: 'hybrid' },
+  model: true,
 });
+// Both nodes as one deployment: the same signing secret.
+const lexical = await startInProcessApi({
+  name: 'hybrid latency bench',
+  defaults: { ...DEFAULTS, SIGNING_SECRET: hybrid.config.SIGNING_SECRET },
+  overrides: { SEARCH_RANKING: 'lexical' },
+  model: true,
+  scopes: [],
+});
+const key = hybrid.key;
 const hybridEs = hybrid.service.connections.elasticsearch();
 const counts = await hybridEs.count({
-  index: `${hybrid.service.config.INDEX_PREFIX}-posts`,
+  index: `${hybrid.config.INDEX_PREFIX}-posts`,
   query: { exists: { field: 'embedding' } },
 });
-const total = await hybridEs.count({ index: `${hybrid.service.config.INDEX_PREFIX}-posts` });
-
-const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = [
-  'showing a night-time skincare routine',
-  'doing budget meal prep for the week',
-  'explaining index funds simply',
-  'training a puppy to sit',
-  'packing a carry-on for two weeks',
-  'building a gaming setup on a budget',
-  'baking sourdough at home',
-  'doing a home workout without equipment',
-  'reviewing drugstore makeup',
-  'planning a toddler sleep schedule',
-];
-const HOW = [
-  'with a discount code',
-  'in under a minute',
-  'for small apartments',
-  'with honest results',
-  'as a beginner',
-  'before and after',
-  'step by step',
-  'on a tight budget',
-];
-const queryText = (i: number) =>
-  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
+const total = await hybridEs.count({ index: `${hybrid.config.INDEX_PREFIX}-posts` });
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
 function search(address: string, query: string): Promise<void> {
@@ -117,28 +72,27 @@ function search(address: string, query: string): Promise<void> {
   });
 }
 
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 async function pass(name: string, text: (i: number) => string) {
-  const times = { hybrid: [] as number[], lexical: [] as number[] };
-  for (let i = 0; i < N + WARMUP; i++) {
-    for (const side of i % 2 === 0 ? (['hybrid', 'lexical'] as const) : (['lexical', 'hybrid'] as const)) {
-      const started = performance.now();
-      await search(side === 'hybrid' ? hybrid.address : lexical.address, text(i));
-      if (i >= WARMUP) times[side].push(performance.now() - started);
-    }
-  }
+  const times = await interleave({
+    n: N,
+    warmup: WARMUP,
+    request: (i) => i,
+    sides: [
+      ['hybrid', (i) => search(hybrid.address, text(i))],
+      ['lexical', (i) => search(lexical.address, text(i))],
+    ],
+  });
   // Paired by query text (both sides asked it back to back): robust to the machine's drift.
   const paired = times.hybrid.map((h, i) => h - times.lexical[i]!);
   const row = {
     pass: name,
     requests: N,
-    paired_difference_p50_ms: +quantile(paired, 0.5).toFixed(1),
-    hybrid_p50_ms: +quantile(times.hybrid, 0.5).toFixed(1),
-    lexical_p50_ms: +quantile(times.lexical, 0.5).toFixed(1),
-    p50_difference_ms: +(quantile(times.hybrid, 0.5) - quantile(times.lexical, 0.5)).toFixed(1),
-    hybrid_p99_ms: +quantile(times.hybrid, 0.99).toFixed(1),
-    lexical_p99_ms: +quantile(times.lexical, 0.99).toFixed(1),
+    paired_difference_p50_ms: round(quantile(paired, 0.5), 1),
+    hybrid_p50_ms: round(quantile(times.hybrid, 0.5), 1),
+    lexical_p50_ms: round(quantile(times.lexical, 0.5), 1),
+    p50_difference_ms: round(quantile(times.hybrid, 0.5) - quantile(times.lexical, 0.5), 1),
+    hybrid_p99_ms: round(quantile(times.hybrid, 0.99), 1),
+    lexical_p99_ms: round(quantile(times.lexical, 0.99), 1),
   };
   console.log(JSON.stringify(row));
   return row;
@@ -147,10 +101,12 @@ const rows = [
   await pass('distinct queries (embedding each)', (i) => queryText(i)),
   await pass('repeated queries (embedding cached)', (i) => queryText(i)),
 ];
-writeFileSync(
-  'bench/results/hybrid-latency.json',
-  JSON.stringify({ date: new Date().toISOString(), posts: total.count, with_vectors: counts.count, rows }, null, 2),
-);
+writeResult('hybrid-latency.json', {
+  date: new Date().toISOString(),
+  posts: total.count,
+  with_vectors: counts.count,
+  rows,
+});
 console.table(rows);
 agent.destroy();
 await hybrid.close();

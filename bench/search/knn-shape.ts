@@ -10,30 +10,31 @@
  * `--index` is an index or alias (a prefix's `<prefix>-accounts` or `<prefix>-posts`); `--field`
  * is `lookalike_embedding` on accounts, `embedding` on posts.
  */
-import { parseArgs } from 'node:util';
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { decodeVector } from '../../src/text/vector-codec.ts';
+import { cli } from '../lib/args.ts';
+import { interleave, quantile, round } from '../lib/measure.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     index: { type: 'string', default: 'bench-accounts' },
     field: { type: 'string', default: 'lookalike_embedding' },
-    k: { type: 'string', default: '100' },
-    candidates: { type: 'string', default: '200' },
-    references: { type: 'string', default: '300' },
-    rounds: { type: 'string', default: '2' },
+    k: { type: 'int', default: 100, min: 1 },
+    candidates: { type: 'int', default: 200, min: 1 },
+    references: { type: 'int', default: 300, min: 1 },
+    rounds: { type: 'int', default: 2, min: 1 },
   },
 });
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
 const index = args.index;
 const field = args.field;
-const k = Number(args.k);
-const candidates = Number(args.candidates);
+const k = args.k;
+const candidates = args.candidates;
 
 type Stored = { record: { lookalike?: { vector: string }; embedding?: { vector: string | null } } };
 const sample = await es.search({
   index,
-  size: Number(args.references),
+  size: args.references,
   query: {
     function_score: { query: { exists: { field } }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] },
   },
@@ -68,24 +69,23 @@ const query = (v: number[], size: number) =>
     track_total_hits: false,
   });
 
-const times = { section: [] as number[], query: [] as number[] };
-const timed = async (side: 'section' | 'query', v: number[]) => {
-  const started = performance.now();
-  await (side === 'section' ? section(v, 21) : query(v, 21));
-  times[side].push(performance.now() - started);
-};
-for (let round = 0; round < Number(args.rounds); round++)
-  for (const [i, v] of vectors.entries()) {
-    const order = i % 2 === 0 ? (['section', 'query'] as const) : (['query', 'section'] as const);
-    for (const side of order) await timed(side, v);
-  }
+// Pair by pair, which side goes first alternating, every reference vector once per round.
+const times = await interleave({
+  n: args.rounds * vectors.length,
+  warmup: 0,
+  request: (i) => vectors[i % vectors.length]!,
+  sides: [
+    ['section', (v) => section(v, 21)],
+    ['query', (v) => query(v, 21)],
+  ],
+});
 let identical = 0;
 for (const v of vectors.slice(0, 50)) {
   const [a, b] = await Promise.all([section(v, k), query(v, k)]);
   if (a.hits.hits.map((h) => h._id).join() === b.hits.hits.map((h) => h._id).join()) identical++;
 }
 await es.closePointInTime({ id: pit });
-const at = (xs: number[], q: number) => +[...xs].sort((x, y) => x - y)[Math.floor(q * xs.length)]!.toFixed(2);
+const at = (xs: number[], q: number) => round(quantile(xs, q));
 console.log(
   JSON.stringify({
     index,

@@ -8,41 +8,17 @@
  * Prints `took` p50/p90 per variant; writes bench/results/lexical-shape.json. Relevance of the
  * adopted shape is measured separately through the API (bench/relevance/harness.ts).
  */
-import { Client, type estypes } from '@elastic/elasticsearch';
-import { writeFileSync } from 'node:fs';
+import type { estypes } from '@elastic/elasticsearch';
 import { POST_TEXT_FIELDS, postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { and } from '../../src/query/ast.ts';
 import { stemmedText, withoutStopWords } from '../../src/text/analysis.ts';
+import { cli } from '../lib/args.ts';
+import { quantile, writeResult } from '../lib/measure.ts';
+import { rawEngine } from '../lib/sides.ts';
+import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
-const N = Number(process.argv[2] ?? 60);
-const index = `${process.env.INDEX_PREFIX ?? 'bench'}-posts`;
-const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
-
-const WHO = ['creators', 'a creator', 'beginners', 'people', 'someone', 'a coach', 'a mom', 'students'];
-const WHAT = [
-  'showing a night-time skincare routine',
-  'doing budget meal prep for the week',
-  'explaining index funds simply',
-  'training a puppy to sit',
-  'packing a carry-on for two weeks',
-  'building a gaming setup on a budget',
-  'baking sourdough at home',
-  'doing a home workout without equipment',
-  'reviewing drugstore makeup',
-  'planning a toddler sleep schedule',
-];
-const HOW = [
-  'with a discount code',
-  'in under a minute',
-  'for small apartments',
-  'with honest results',
-  'as a beginner',
-  'before and after',
-  'step by step',
-  'on a tight budget',
-];
-const queryText = (i: number) =>
-  `${WHO[i % WHO.length]} ${WHAT[Math.floor(i / WHO.length) % WHAT.length]} ${HOW[Math.floor(i / (WHO.length * WHAT.length)) % HOW.length]} ${i}`;
+const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
+const { es, posts: index } = rawEngine();
 
 type Q = estypes.QueryDslQueryContainer;
 const stemmedFields = POST_TEXT_FIELDS.map((f) => f.replace(/^([^^]+)/, '$1_stemmed'));
@@ -89,8 +65,6 @@ for (let i = 0; i < N + WARMUP; i++) {
     if (i >= WARMUP) took[name]!.push(response.took);
   }
 }
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const rows = Object.entries(took).map(([variant, xs]) => ({
   variant,
   took_p50_ms: quantile(xs, 0.5),
@@ -98,8 +72,5 @@ const rows = Object.entries(took).map(([variant, xs]) => ({
 }));
 console.table(rows);
 const posts = (await es.count({ index })).count;
-writeFileSync(
-  'bench/results/lexical-shape.json',
-  JSON.stringify({ date: new Date().toISOString(), posts, queries: N, rows }, null, 2),
-);
+writeResult('lexical-shape.json', { date: new Date().toISOString(), posts, queries: N, rows });
 await es.close();

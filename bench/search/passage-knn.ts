@@ -7,17 +7,18 @@
  *
  *   npx tsx bench/search/passage-knn.ts [--index relevance-harness-passages-posts] [--references 300] [--rounds 2]
  */
-import { parseArgs } from 'node:util';
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
+import { cli } from '../lib/args.ts';
+import { interleave, quantile, round } from '../lib/measure.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     index: { type: 'string', default: 'relevance-harness-passages-posts' },
-    references: { type: 'string', default: '300' },
-    rounds: { type: 'string', default: '2' },
+    references: { type: 'int', default: 300, min: 1 },
+    rounds: { type: 'int', default: 2, min: 1 },
   },
 });
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
@@ -25,7 +26,7 @@ const index = args.index;
 
 const sample = await es.search<{ record: { embedding?: { vector: string } } }>({
   index,
-  size: Number(args.references),
+  size: args.references,
   query: {
     function_score: {
       query: { exists: { field: 'embedding' } },
@@ -58,17 +59,16 @@ const search = (side: Side, v: number[]) =>
     track_total_hits: false,
   });
 
-const times: Record<Side, number[]> = { head: [], passages: [] };
-const timed = async (side: Side, v: number[]) => {
-  const started = performance.now();
-  await search(side, v);
-  times[side].push(performance.now() - started);
-};
-for (let round = 0; round < Number(args.rounds); round++)
-  for (const [i, v] of vectors.entries()) {
-    const order: Side[] = i % 2 === 0 ? ['head', 'passages'] : ['passages', 'head'];
-    for (const side of order) await timed(side, v);
-  }
+// Pair by pair, which side goes first alternating, every reference vector once per round.
+const times = await interleave({
+  n: args.rounds * vectors.length,
+  warmup: 0,
+  request: (i) => vectors[i % vectors.length]!,
+  sides: [
+    ['head', (v) => search('head', v)],
+    ['passages', (v) => search('passages', v)],
+  ],
+});
 let changedTop10 = 0;
 let newInWindow = 0;
 for (const v of vectors) {
@@ -83,7 +83,7 @@ for (const v of vectors) {
   if (top(a) !== top(b)) changedTop10++;
 }
 await es.closePointInTime({ id: pit });
-const at = (xs: number[], q: number) => +[...xs].sort((x, y) => x - y)[Math.floor(q * xs.length)]!.toFixed(2);
+const at = (xs: number[], q: number) => round(quantile(xs, q));
 console.log(
   JSON.stringify({
     index,

@@ -9,23 +9,16 @@
  * If even this proxy is over 1.25x, the latency target for a query this fast measures the
  * machine's HTTP hop, not the service.
  */
-import { Client } from '@elastic/elasticsearch';
 import Fastify from 'fastify';
-import { Pool } from 'undici';
-import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
-import { parsePostSearchRequest } from '../../src/query/search-request.ts';
+import { cli } from '../lib/args.ts';
+import { interleave, quantile, round } from '../lib/measure.ts';
+import { apiClient, rawEngine, rawPostSearch } from '../lib/sides.ts';
+import { SEARCH_QUERIES } from '../lib/query-texts.ts';
 
-const N = Number(process.argv[2] ?? 500);
+const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 500, min: 1 }] });
 const WARMUP = 30;
-const posts = `${process.env.INDEX_PREFIX ?? 'bench'}-posts`;
-const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
-const QUERIES = [
-  'night-time skincare routine with a discount code',
-  'budget meal prep for the week',
-  'strength training for beginners',
-  'how to save money on groceries',
-  'travel packing tips carry on',
-];
+const { es, posts } = rawEngine();
+const QUERIES = SEARCH_QUERIES.slice(0, 5);
 // PROXY_SCENARIO=query: the "posts: query" scenario of latency.ts instead of filters + sort.
 const body = (i: number) =>
   process.env.PROXY_SCENARIO === 'query'
@@ -42,18 +35,7 @@ const body = (i: number) =>
         limit: 20,
       };
 
-async function rawSearch(request: unknown) {
-  const parsed = parsePostSearchRequest(request);
-  if (parsed.kind !== 'initial') throw new Error('initial requests only');
-  return es.search<{ record: unknown }>({
-    index: posts,
-    query: postSearchQuery(parsed.search),
-    sort: postSearchSort(parsed.search),
-    size: parsed.limit + 1,
-    _source: SEARCH_SOURCE,
-    track_total_hits: false,
-  });
-}
+const rawSearch = (request: unknown) => rawPostSearch(es, posts, request);
 
 const app = Fastify({ logger: false });
 app.post('/search', async (request) => {
@@ -66,42 +48,31 @@ app.post('/search-ids', async (request) => {
   return { data: response.hits.hits.slice(0, 20).map((h) => h._id) };
 });
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
-const pool = new Pool(address, { connections: 1 });
-async function proxied(request: unknown, path = '/search') {
-  const response = await pool.request({
-    path,
-    method: 'POST',
-    body: JSON.stringify(request),
-    headers: { 'content-type': 'application/json' },
-  });
-  JSON.parse(await response.body.text());
-}
-
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const client = apiClient(address, null);
 for (const path of ['/search', '/search-ids']) {
-  const times = { proxy: [] as number[], raw: [] as number[] };
-  for (let i = 0; i < N + WARMUP; i++) {
-    for (const side of i % 2 === 0 ? (['proxy', 'raw'] as const) : (['raw', 'proxy'] as const)) {
-      const started = performance.now();
-      if (side === 'proxy') await proxied(body(i), path);
-      else await rawSearch(body(i));
-      if (i >= WARMUP) times[side].push(performance.now() - started);
-    }
-  }
+  const times = await interleave({
+    n: N,
+    warmup: WARMUP,
+    request: body,
+    sides: [
+      ['proxy', (request) => client.post(path, request)],
+      ['raw', rawSearch],
+    ],
+  });
+  const q = (side: keyof typeof times, at: number) => quantile(times[side], at);
   console.log(
     JSON.stringify({
       proxy: path === '/search' ? 'returns the 20 records' : 'returns 20 ids',
       requests: N,
-      proxy_p50_ms: +quantile(times.proxy, 0.5).toFixed(2),
-      raw_p50_ms: +quantile(times.raw, 0.5).toFixed(2),
-      p50_ratio: +(quantile(times.proxy, 0.5) / quantile(times.raw, 0.5)).toFixed(2),
-      proxy_p99_ms: +quantile(times.proxy, 0.99).toFixed(2),
-      raw_p99_ms: +quantile(times.raw, 0.99).toFixed(2),
-      p99_ratio: +(quantile(times.proxy, 0.99) / quantile(times.raw, 0.99)).toFixed(2),
+      proxy_p50_ms: round(q('proxy', 0.5)),
+      raw_p50_ms: round(q('raw', 0.5)),
+      p50_ratio: round(q('proxy', 0.5) / q('raw', 0.5)),
+      proxy_p99_ms: round(q('proxy', 0.99)),
+      raw_p99_ms: round(q('raw', 0.99)),
+      p99_ratio: round(q('proxy', 0.99) / q('raw', 0.99)),
     }),
   );
 }
-await pool.close();
+await client.close();
 await app.close();
 await es.close();

@@ -10,7 +10,6 @@
  *   npx tsx bench/search/query-analysis.ts [--index relevance-social-5-1500-posts]
  */
 import { Client } from '@elastic/elasticsearch';
-import { parseArgs } from 'node:util';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { and } from '../../src/query/ast.ts';
 import { analyze, memo, withoutStopWords } from '../../src/text/analysis.ts';
@@ -19,8 +18,9 @@ import porter2 from 'wink-porter2-stemmer';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { NONSENSE_QUERIES, socialQuerySet } from '../relevance/social-set.ts';
 import { mintId } from '../../src/contract/ids.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: { index: { type: 'string', default: 'relevance-social-5-1500-posts' } },
 });
 const observations = [...generateObservations({ posts: 1500, accounts: 150, seed: 5 })];

@@ -5,20 +5,16 @@
  *
  *   INDEX_PREFIX=bench REDIS_PREFIX=bench npx tsx bench/search/serialize-page.ts
  */
-import { randomBytes } from 'node:crypto';
 import fastJson from 'fast-json-stringify';
 import { z } from 'zod';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
+import { cli } from '../lib/args.ts';
+import { startInProcessApi } from '../lib/service-stack.ts';
 
-const config = loadConfig({ NODE_ENV: 'production', SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
-const service = openServiceProcess(config);
-const { connections, engine, embedder } = service;
-await connections.redisReady();
-const api = createApi(config, connections, { engine, embedder });
+cli({});
+const node = await startInProcessApi({ name: 'serialize bench', listen: false, scopes: [] });
+const api = node.api!;
 const page = await api.postSearch.search(
   parsePostSearchRequest({
     post: { filters: { format: { in: ['reel'] }, views: { gte: 1000 } } },
@@ -44,5 +40,4 @@ console.log({
   fast_json_ms: time(() => compiled(body)),
   parse_ms: time(() => JSON.parse(text)),
 });
-await api.close();
-await service.close();
+await node.close();

@@ -13,33 +13,23 @@
  * Needs an index with post vectors and accounts' lookalike vectors (bench/search.md says how the
  * 1M-post one is made). Writes bench/results/similar-latency.json.
  */
-import { randomBytes } from 'node:crypto';
 import type { estypes } from '@elastic/elasticsearch';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadConfig } from '../../src/internal/config.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
+import { cli } from '../lib/args.ts';
+import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
+import { startInProcessApi } from '../lib/service-stack.ts';
 
-const N = Number(process.argv[2] ?? 300);
+const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 300, min: 1 }] });
 const WARMUP = 30;
 const LIMIT = 20;
-const config = loadConfig({
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  // Far above the bench's pace: the limiter runs (its cost is measured) but never trips.
-  RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
-  ...process.env,
-  SEARCH_RANKING: 'hybrid',
+// Far above the bench's pace: the limiter runs (its cost is measured) but never trips.
+const node = await startInProcessApi({
+  name: 'similar latency',
+  defaults: { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' },
+  overrides: { SEARCH_RANKING: 'hybrid' },
+  model: true,
 });
-const service = openServiceProcess(config);
-const { connections, engine, embedder } = service;
-await connections.redisReady();
-await embedder.ready();
-if (embedder.status().state !== 'ready') throw new Error('set MODEL_DIR: hybrid search needs the model');
-const api = createApi(config, connections, { engine, embedder });
-const address = await api.app.listen({ host: '127.0.0.1', port: 0 });
-const { key } = await api.keys.create({ owner: 'bench@example.com', name: 'similar latency', scopes: ['search'] });
-const es = connections.elasticsearch();
+const { config, address, key } = node;
+const es = node.service.connections.elasticsearch();
 
 /** `count` random IDs of documents matching `filter` (seeded: the same index gives the same sample). */
 async function sample(index: string, filter: estypes.QueryDslQueryContainer[], count: number): Promise<string[]> {
@@ -98,43 +88,42 @@ const WHAT = [
 const HOW = ['for beginners', 'in under a minute', 'with honest results', 'step by step', 'on a tight budget'];
 const queryText = (i: number) => `${WHAT[i % WHAT.length]} ${HOW[Math.floor(i / WHAT.length) % HOW.length]} ${i}`;
 
-async function search(kind: 'accounts' | 'posts', body: object): Promise<number> {
-  const started = performance.now();
+// Global fetch, as a browser-side client would call it (the status is checked after the clock stops).
+async function search(kind: 'accounts' | 'posts', body: object): Promise<{ status: number; text: string }> {
   const response = await fetch(`${address}/v1/social/${kind}/search`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  const text = await response.text();
-  const elapsed = performance.now() - started;
-  if (response.status !== 200) throw new Error(`${kind} ${JSON.stringify(body)}: ${response.status} ${text}`);
-  return elapsed;
+  return { status: response.status, text: await response.text() };
 }
-
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 /** N pairs after WARMUP, the two sides of each pair back to back in alternating order. */
 async function compare(name: string, kind: 'accounts' | 'posts', pair: (i: number) => [object, object]) {
-  const times = { similar: [] as number[], baseline: [] as number[] };
-  for (let i = 0; i < N + WARMUP; i++) {
-    const [similar, baseline] = pair(i);
-    const order = i % 2 === 0 ? (['similar', 'baseline'] as const) : (['baseline', 'similar'] as const);
-    for (const side of order) {
-      const elapsed = await search(kind, side === 'similar' ? similar : baseline);
-      if (i >= WARMUP) times[side].push(elapsed);
-    }
-  }
-  const at = (side: 'similar' | 'baseline', q: number) => +quantile(times[side], q).toFixed(1);
+  const times = await interleave({
+    n: N,
+    warmup: WARMUP,
+    request: pair,
+    sides: [
+      ['similar', ([similar]) => search(kind, similar)],
+      ['baseline', ([, baseline]) => search(kind, baseline)],
+    ],
+    answer: (side, answer, [similar, baseline]) => {
+      const { status, text } = answer as { status: number; text: string };
+      if (status !== 200)
+        throw new Error(`${kind} ${JSON.stringify(side === 'similar' ? similar : baseline)}: ${status} ${text}`);
+    },
+  });
+  const at = (side: 'similar' | 'baseline', q: number) => round(quantile(times[side], q), 1);
   const row = {
     measure: name,
     requests: N,
     similar_p50_ms: at('similar', 0.5),
     baseline_p50_ms: at('baseline', 0.5),
-    ratio_p50: +(at('similar', 0.5) / at('baseline', 0.5)).toFixed(2),
+    ratio_p50: round(at('similar', 0.5) / at('baseline', 0.5)),
     similar_p99_ms: at('similar', 0.99),
     baseline_p99_ms: at('baseline', 0.99),
-    ratio_p99: +(at('similar', 0.99) / at('baseline', 0.99)).toFixed(2),
+    ratio_p99: round(at('similar', 0.99) / at('baseline', 0.99)),
   };
   console.log(JSON.stringify(row));
   return row;
@@ -153,11 +142,6 @@ const rows = [
     { post: { query: queryText(i) }, limit: LIMIT },
   ]),
 ];
-mkdirSync('bench/results', { recursive: true });
-writeFileSync(
-  'bench/results/similar-latency.json',
-  JSON.stringify({ date: new Date().toISOString(), ...totals, rows }, null, 2) + '\n',
-);
+writeResult('similar-latency.json', { date: new Date().toISOString(), ...totals, rows });
 console.table(rows);
-await api.close();
-await service.close();
+await node.close();

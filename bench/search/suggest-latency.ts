@@ -13,35 +13,29 @@
  * writes bench/results/suggest-latency.json. The scratch dictionary index is deleted at the end.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { createNameSuggester } from '../../src/engine/elasticsearch/reads/name-suggestions.ts';
 import { NAME_SEPARATOR } from '../../src/engine/elasticsearch/documents/projection.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { labelOf } from '../../src/query/taxonomies.ts';
-import { openKeys } from '../../src/start/core.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
 import { foldName } from '../../src/text/name-keys.ts';
+import { cli } from '../lib/args.ts';
+import { quantile, round, writeResult } from '../lib/measure.ts';
+import { startInProcessApi } from '../lib/service-stack.ts';
 
-const ROUNDS = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 3);
-const ALTERNATIVES = process.argv.includes('--alternatives');
+const args = cli({
+  positionals: [{ name: 'rounds', type: 'int', default: 3, min: 1 }],
+  options: { alternatives: { type: 'boolean' } },
+});
+const ROUNDS = args.rounds;
+const ALTERNATIVES = args.alternatives;
 const KINDS = ['account', 'hashtag', 'mention', 'topic', 'niche'] as const;
 
-const config = loadConfig({
-  NODE_ENV: 'production',
-  SIGNING_SECRET: randomBytes(32).toString('hex'),
-  RATE_LIMIT_READ_PER_MINUTE: '10000000',
-  ...process.env,
+const node = await startInProcessApi({
+  name: 'suggest bench',
+  defaults: { RATE_LIMIT_READ_PER_MINUTE: '10000000' },
+  ...(process.env.API_URL ? { apiUrl: process.env.API_URL } : {}),
 });
-const service = openServiceProcess(config);
-const { connections, engine, embedder } = service;
-await connections.redisReady();
-const server = process.env.API_URL ? null : createApi(config, connections, { engine, embedder });
-const address = process.env.API_URL ?? (await server!.app.listen({ host: '127.0.0.1', port: 0 }));
-const keys = openKeys(config, connections, { cached: false });
-const { key } = await keys.create({ owner: 'bench@example.com', name: 'suggest bench', scopes: ['search'] });
+const { config, address, key } = node;
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const posts = `${config.INDEX_PREFIX}-posts`;
 const accounts = `${config.INDEX_PREFIX}-accounts`;
@@ -96,11 +90,6 @@ async function rawSide(q: string): Promise<number> {
   return performance.now() - started;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
 type Sample = { length: number; api: number; raw: number };
 const samples: Sample[] = [];
 // Warm-up: one pass each side.
@@ -120,31 +109,31 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 function row(label: string, xs: Sample[]) {
-  const apiP50 = pct(
+  const apiP50 = quantile(
     xs.map((s) => s.api),
-    50,
+    0.5,
   );
-  const rawP50 = pct(
+  const rawP50 = quantile(
     xs.map((s) => s.raw),
-    50,
+    0.5,
   );
-  const apiP99 = pct(
+  const apiP99 = quantile(
     xs.map((s) => s.api),
-    99,
+    0.99,
   );
-  const rawP99 = pct(
+  const rawP99 = quantile(
     xs.map((s) => s.raw),
-    99,
+    0.99,
   );
   return {
     label,
     n: xs.length,
-    api_p50: +apiP50.toFixed(2),
-    raw_p50: +rawP50.toFixed(2),
-    ratio_p50: +(apiP50 / rawP50).toFixed(2),
-    api_p99: +apiP99.toFixed(2),
-    raw_p99: +rawP99.toFixed(2),
-    ratio_p99: +(apiP99 / rawP99).toFixed(2),
+    api_p50: round(apiP50),
+    raw_p50: round(rawP50),
+    ratio_p50: round(apiP50 / rawP50),
+    api_p99: round(apiP99),
+    raw_p99: round(rawP99),
+    ratio_p99: round(apiP99 / rawP99),
   };
 }
 
@@ -178,12 +167,9 @@ const result: Record<string, unknown> = {
 };
 if (ALTERNATIVES) result.alternatives = await alternatives();
 
-mkdirSync('bench/results', { recursive: true });
-writeFileSync('bench/results/suggest-latency.json', `${JSON.stringify(result, null, 2)}\n`);
+writeResult('suggest-latency.json', result);
 await pool.close();
-await server?.close();
-await keys.close();
-await service.close();
+await node.close();
 process.exit(0);
 
 /**
@@ -345,7 +331,7 @@ async function alternatives() {
     }
   }
   for (const [name, xs] of Object.entries(times)) {
-    out[name] = { p50: +pct(xs, 50).toFixed(2), p99: +pct(xs, 99).toFixed(2) };
+    out[name] = { p50: round(quantile(xs, 0.5)), p99: round(quantile(xs, 0.99)) };
   }
   await es.indices.delete({ index, ignore_unavailable: true });
   console.log(out);

@@ -25,15 +25,10 @@
  * Writes bench/results/search-throughput[-LABEL].json; prints a table. Deletes what it made.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../../src/internal/config.ts';
+import { rmSync } from 'node:fs';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { Rng } from '../../src/seed/random.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
-import { createApi } from '../../src/start/api.ts';
-import { openServiceProcess } from '../../src/start/process.ts';
 import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
@@ -42,21 +37,24 @@ import {
   exportCommit,
   log,
   REPO_ROOT,
-  seedThroughIntake,
+  startInProcessApi,
   startStack,
   type ServiceStack,
 } from '../lib/service-stack.ts';
+import { seedThroughIntake } from '../lib/stack-data.ts';
 import { queryTexts } from '../soak/mix.ts';
+import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '20000' },
-    connections: { type: 'string', default: '16' },
-    seconds: { type: 'string', default: '20' },
-    rounds: { type: 'string', default: '3' },
-    bodies: { type: 'string', default: '150' },
-    seed: { type: 'string', default: '3' },
-    'node-arg': { type: 'string', multiple: true, default: [] },
+    posts: { type: 'int', default: 20000, min: 1 },
+    connections: { type: 'int', default: 16, min: 1 },
+    seconds: { type: 'int', default: 20, min: 1 },
+    rounds: { type: 'int', default: 3, min: 1 },
+    bodies: { type: 'int', default: 150, min: 1 },
+    seed: { type: 'int', default: 3, min: 0 },
+    'node-arg': { type: 'list' },
     'service-commit': { type: 'string' },
     launcher: { type: 'string' },
     'engine-cpus': { type: 'string' },
@@ -66,12 +64,12 @@ const { values: args } = parseArgs({
 });
 if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus']))
   throw new Error('--engine-cpus and --service-cpus go together');
-const POSTS = Number(args.posts);
-const CONNECTIONS = Number(args.connections);
-const SECONDS = Number(args.seconds);
-const ROUNDS = Number(args.rounds);
-const BODIES = Number(args.bodies);
-const SEED = Number(args.seed);
+const POSTS = args.posts;
+const CONNECTIONS = args.connections;
+const SECONDS = args.seconds;
+const ROUNDS = args.rounds;
+const BODIES = args.bodies;
+const SEED = args.seed;
 const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 /** The service environment of both API nodes and of the in-process node that records the engine requests. */
@@ -146,18 +144,20 @@ async function record(
   stack: ServiceStack,
   list: Search[],
 ): Promise<{ recorded: Recorded[]; pitIndex: Map<string, string> }> {
-  const config = loadConfig({
-    ...process.env,
-    ...SERVICE_ENV,
-    ELASTICSEARCH_URL: elasticsearchUrls()[0],
-    INDEX_PREFIX: stack.prefix,
-    REDIS_PREFIX: stack.prefix,
-    LOG_LEVEL: 'silent',
+  const node = await startInProcessApi({
+    name: 'throughput recorder',
+    overrides: {
+      ...SERVICE_ENV,
+      ELASTICSEARCH_URL: elasticsearchUrls()[0]!,
+      INDEX_PREFIX: stack.prefix,
+      REDIS_PREFIX: stack.prefix,
+      LOG_LEVEL: 'silent',
+    },
+    listen: false,
+    scopes: [],
   });
-  const owned = openServiceProcess(config);
-  await owned.connections.redisReady();
-  const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder });
-  const client = owned.connections.elasticsearch();
+  const api = node.api!;
+  const client = node.service.connections.elasticsearch();
   let current: Array<{ path: string; body: Record<string, unknown> }> = [];
   const pitIndex = new Map<string, string>();
   client.diagnostic.on('request', (_error, event) => {
@@ -189,8 +189,7 @@ async function record(
     else dropped++;
   }
   if (dropped > 0) log(`note: ${dropped} searches made more than one engine search and are left out`);
-  await api.close();
-  await owned.close();
+  await node.close();
   return { recorded, pitIndex };
 }
 
@@ -442,11 +441,7 @@ async function main(): Promise<void> {
         engine: p.engine,
       })),
     };
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(
-      path.join(REPO_ROOT, `bench/results/search-throughput${args.label ? `-${args.label}` : ''}.json`),
-      JSON.stringify(summary, null, 2),
-    );
+    writeResult(`search-throughput${args.label ? `-${args.label}` : ''}.json`, summary);
     console.table(
       phases.map((p) => ({
         round: p.round,

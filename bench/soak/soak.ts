@@ -24,7 +24,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { cpuSeconds } from '../intake/processes.ts';
 import { startLoad } from '../lib/load.ts';
@@ -33,47 +32,39 @@ import {
   exportCommit,
   lastProbe,
   log,
-  readTargets,
   REPO_ROOT,
-  seedThroughIntake,
   startStack,
   type ServiceStack,
   type StackProcess,
 } from '../lib/service-stack.ts';
+import { readTargets, seedThroughIntake } from '../lib/stack-data.ts';
+import { cli, numberArg } from '../lib/args.ts';
 import { createMix } from './mix.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    minutes: { type: 'string', default: '15' },
+    minutes: { type: 'number', default: 15, min: 0.1 },
+    // Requests per second overall, or `max`: as fast as the connections go.
     rate: { type: 'string', default: '300' },
-    connections: { type: 'string', default: '16' },
-    'sample-seconds': { type: 'string', default: '30' },
-    posts: { type: 'string', default: '3000' },
-    'intake-batch': { type: 'string', default: '10' },
-    seed: { type: 'string', default: '7' },
+    connections: { type: 'int', default: 16, min: 1 },
+    'sample-seconds': { type: 'number', default: 30, min: 1 },
+    posts: { type: 'int', default: 3000, min: 1 },
+    'intake-batch': { type: 'int', default: 10, min: 1 },
+    seed: { type: 'int', default: 7, min: 0 },
     label: { type: 'string', default: 'soak' },
-    env: { type: 'string', multiple: true, default: [] },
-    'node-arg': { type: 'string', multiple: true, default: [] },
-    dist: { type: 'boolean', default: false },
+    env: { type: 'list' },
+    'node-arg': { type: 'list' },
+    dist: { type: 'boolean' },
     'service-commit': { type: 'string' },
-    launcher: { type: 'string' },
+    launcher: { type: 'string', choices: ['bin', 'node'] },
   },
 });
-
-const number = (name: string, value: string | undefined, min: number): number => {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min) {
-    process.stderr.write(`--${name}: expected a number ≥ ${min}, got ${value}\n`);
-    process.exit(2);
-  }
-  return n;
-};
-const MINUTES = number('minutes', args.minutes, 0.1);
-const RATE = args.rate === 'max' ? null : number('rate', args.rate, 1);
-const CONNECTIONS = number('connections', args.connections, 1);
-const SAMPLE_S = number('sample-seconds', args['sample-seconds'], 1);
-const POSTS = number('posts', args.posts, 1);
-const SEED = number('seed', args.seed, 0);
+const MINUTES = args.minutes;
+const RATE = args.rate === 'max' ? null : numberArg('--rate', args.rate, { type: 'number', min: 1 });
+const CONNECTIONS = args.connections;
+const SAMPLE_S = args['sample-seconds'];
+const POSTS = args.posts;
+const SEED = args.seed;
 const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 1024 * 1024;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -215,7 +206,7 @@ async function main(): Promise<void> {
       targets,
       observations,
       seed: SEED,
-      intakeBatch: number('intake-batch', args['intake-batch'], 1),
+      intakeBatch: args['intake-batch'],
     });
     const load = startLoad({
       urls: [api.url],

@@ -9,19 +9,19 @@
  * `--mantissas` sets the metrics' bucket edges per decade (the counters keep the service's), to see
  * whether coarser buckets would settle the metrics.
  */
-import { parseArgs } from 'node:util';
 import { accountMetrics, type AccountPostFacts, type FollowersPoint } from '../../src/domain/derived.ts';
 import { coarse } from '../../src/domain/volatile-facts.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { generateDay } from './day-load.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '20000' },
+    posts: { type: 'int', default: 20000, min: 1 },
     mantissas: { type: 'string', default: '1,1.2,1.5,2,2.5,3,4,5,6,8' },
   },
 });
-const POSTS = Number(args.posts);
+const POSTS = args.posts;
 const options = { posts: POSTS, accounts: Math.max(1, Math.round(POSTS / 10)), seed: 1 };
 
 /** The metrics' edges: the given mantissas in every decade the service covers, mirrored, and zero. */

@@ -25,7 +25,6 @@
  * it with `?wait=true` to a fresh stack holding the dataset and requires zero rejections.
  */
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { parseObservation } from '../../src/contract/observations.ts';
 import { accountObservation, DAY, iso, planAccounts, type SeedAccount } from '../../src/seed/accounts.ts';
 import { postEnrichment } from '../../src/seed/enrichment.ts';
@@ -34,6 +33,7 @@ import { followerCurve } from '../../src/seed/history.ts';
 import { PostBuilder } from '../../src/seed/posts.ts';
 import { hash2, Rng } from '../../src/seed/random.ts';
 import { writeLoad, type GeneratedLoad } from '../intake/load.ts';
+import { cli } from '../lib/args.ts';
 
 /** Posts posted this many days before the day are re-observed (as history.ts re-observes them). */
 const RECENT_POST_DAYS = 30;
@@ -417,12 +417,12 @@ async function checkThroughIntake(posts: number, accounts: number, serviceCommit
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values: args } = parseArgs({
+  const args = cli({
     options: {
-      check: { type: 'boolean', default: false },
-      intake: { type: 'boolean', default: false },
-      posts: { type: 'string', default: '3000' },
-      accounts: { type: 'string' },
+      check: { type: 'boolean' },
+      intake: { type: 'boolean' },
+      posts: { type: 'int', default: 3000, min: 1 },
+      accounts: { type: 'int', min: 1 },
       'service-commit': { type: 'string', default: 'HEAD' },
     },
   });
@@ -432,8 +432,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     );
     process.exit(2);
   }
-  const posts = Number(args.posts);
-  const accounts = Number(args.accounts ?? Math.max(1, Math.round(posts / 10)));
+  const posts = args.posts;
+  const accounts = args.accounts ?? Math.max(1, Math.round(posts / 10));
   const counts = checkDayLoad({ posts, accounts });
   const intake = args.intake
     ? { accepted_with_wait: await checkThroughIntake(posts, accounts, args['service-commit']) }

@@ -29,7 +29,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import {
@@ -44,18 +43,20 @@ import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
 import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
+import { cli } from '../lib/args.ts';
+import { engineCpuMs } from '../lib/engine-cpu.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
-    posts: { type: 'string', default: '100000' },
+    posts: { type: 'int', default: 100000, min: 1 },
     accounts: { type: 'string' },
     'service-commit': { type: 'string', default: 'HEAD' },
-    'search-rate': { type: 'string', default: '10' },
-    'idle-seconds': { type: 'string', default: '60' },
-    'warmup-seconds': { type: 'string', default: '10' },
-    'per-request': { type: 'string', default: '1000' },
-    'in-flight': { type: 'string', default: '3' },
-    embeddings: { type: 'boolean', default: false },
+    'search-rate': { type: 'number', default: 10, min: 0 },
+    'idle-seconds': { type: 'int', default: 60, min: 0 },
+    'warmup-seconds': { type: 'int', default: 10, min: 0 },
+    'per-request': { type: 'int', default: 1000, min: 1 },
+    'in-flight': { type: 'int', default: 3, min: 1 },
+    embeddings: { type: 'boolean' },
     // history: the seed with its re-observations (accounts every three days up to hours before
     // the day, recent posts several times): the day then moves each counter by a day's growth, as
     // in a steady state. first-load: each account observed once, weeks or months before the day,
@@ -74,20 +75,15 @@ if (!['history', 'first-load'].includes(args.base)) {
   process.stderr.write('--base: history or first-load\n');
   process.exit(2);
 }
-const POSTS = Number(args.posts);
+const POSTS = args.posts;
 const ON = args.on;
 const SAMPLE_EVERY = BigInt(args['sample-every']);
 const SAMPLE_OFFSET = BigInt(args['sample-offset']);
 const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
-const SEARCH_RATE = Number(args['search-rate']);
-const IN_FLIGHT = Number(args['in-flight']);
+const SEARCH_RATE = args['search-rate'];
+const IN_FLIGHT = args['in-flight'];
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function elasticsearchCpuSeconds(stack: ServiceStack): Promise<number> {
-  const stats = await stack.es.nodes.stats({ metric: 'process' });
-  return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
-}
 
 /** Engine counters of one index family (primaries): writes and what the intake's reads cost. */
 type FamilyWork = Record<
@@ -136,7 +132,7 @@ function workDelta(after: Record<string, FamilyWork>, before: Record<string, Fam
 async function cpu(stack: ServiceStack): Promise<Record<'es' | 'worker' | 'api' | 'bench' | 'machine', number>> {
   const own = process.cpuUsage();
   return {
-    es: await elasticsearchCpuSeconds(stack),
+    es: (await engineCpuMs(stack.es)) / 1000,
     worker: cpuSeconds(stack.worker!.child.pid) ?? 0,
     api: cpuSeconds(stack.apis[0]!.child.pid) ?? 0,
     bench: (own.user + own.system) / 1e6,
@@ -303,11 +299,7 @@ async function main(): Promise<void> {
           path.join(scratch, 'base.ndjson'),
         );
     const day = generateDay({ posts: POSTS, accounts: ACCOUNTS, seed: 1 });
-    const dayLoad = writeLoad(
-      sampled(day.observations()),
-      Number(args['per-request']),
-      path.join(scratch, 'day.ndjson'),
-    );
+    const dayLoad = writeLoad(sampled(day.observations()), args['per-request'], path.join(scratch, 'day.ndjson'));
     log(
       `base: ${base.observations} observations; day: ${dayLoad.observations} (${JSON.stringify(day.counts)}), ` +
         `generated in ${round((performance.now() - generating) / 1000)} s`,
@@ -346,13 +338,13 @@ async function main(): Promise<void> {
 
     // The search load: a warm-up (not recorded), then idle, then the day, without a pause.
     search = startSearchLoad({ baseUrl: api, key: s.key, rate: SEARCH_RATE, now: DEFAULT_SEED_NOW.getTime() });
-    await sleep(Number(args['warmup-seconds']) * 1000);
+    await sleep(args['warmup-seconds'] * 1000);
     if (search.failures().length > 0)
       throw new Error(`searches failed: ${JSON.stringify(search.failures().slice(0, 3))}`);
     const idleBefore = await cpu(s);
     const idleStarted = performance.now();
     search.setPhase('idle');
-    await Promise.race([sleep(Number(args['idle-seconds']) * 1000), s.failure]);
+    await Promise.race([sleep(args['idle-seconds'] * 1000), s.failure]);
     search.setPhase(null);
     const idleSeconds = (performance.now() - idleStarted) / 1000;
     const idleAfter = await cpu(s);
@@ -426,7 +418,7 @@ async function main(): Promise<void> {
         kinds: dayLoad.kinds,
         causes: day.counts,
         requests: dayLoad.requests.length,
-        per_request: Number(args['per-request']),
+        per_request: args['per-request'],
         in_flight: IN_FLIGHT,
         refused_503: sent.refused,
         seconds_to_send: round(allSent, 2),

@@ -23,7 +23,6 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { mintId } from '../../src/contract/ids.ts';
 import type { AccountRecord, PostRecord } from '../../src/domain/records.ts';
@@ -32,23 +31,24 @@ import { loadConfig } from '../../src/internal/config.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 import { elasticsearchUrls } from '../lib/service-stack.ts';
+import { cli } from '../lib/args.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     from: { type: 'string', default: 'bench' },
     to: { type: 'string' },
-    copies: { type: 'string', default: '1' },
-    'first-copy': { type: 'string', default: '0' },
-    fraction: { type: 'string', default: '1' },
-    'in-flight': { type: 'string', default: '2' },
+    copies: { type: 'int', default: 1, min: 1 },
+    'first-copy': { type: 'int', default: 0, min: 0 },
+    fraction: { type: 'number', default: 1, min: 0 },
+    'in-flight': { type: 'int', default: 2, min: 1 },
     'source-url': { type: 'string' },
   },
 });
 if (!args.to) throw new Error('--to PREFIX');
-const COPIES = Number(args.copies);
-const FIRST = Number(args['first-copy']);
-const KEEP_EVERY = BigInt(Math.round(1 / Number(args.fraction)));
-const IN_FLIGHT = Number(args['in-flight']);
+const COPIES = args.copies;
+const FIRST = args['first-copy'];
+const KEEP_EVERY = BigInt(Math.round(1 / args.fraction));
+const IN_FLIGHT = args['in-flight'];
 const BATCH_BYTES = 5 * 1024 * 1024;
 
 const config = loadConfig({

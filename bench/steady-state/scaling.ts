@@ -18,21 +18,22 @@
  */
 import { Client } from '@elastic/elasticsearch';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { elasticsearchUrls, log, REPO_ROOT } from '../lib/service-stack.ts';
+import { cli } from '../lib/args.ts';
+import { writeResult } from '../lib/measure.ts';
 
-const { values: args } = parseArgs({
+const args = cli({
   options: {
     prefixes: { type: 'string', default: 'scale100k,scale1m,scale3m' },
     requests: { type: 'string', default: '300' },
     'hybrid-requests': { type: 'string', default: '150' },
     'sample-every': { type: 'string', default: '40' },
     'sample-offset': { type: 'string', default: '20' },
-    'skip-intake': { type: 'boolean', default: false },
-    'skip-search': { type: 'boolean', default: false },
+    'skip-intake': { type: 'boolean' },
+    'skip-search': { type: 'boolean' },
   },
 });
 const es = new Client({ node: elasticsearchUrls()[0]! });
@@ -221,10 +222,7 @@ for (const prefix of prefixes) {
     };
   }
   rows.push(row);
-  writeFileSync(
-    path.join(REPO_ROOT, 'bench/results/scaling.json'),
-    JSON.stringify({ date: new Date().toISOString(), commit, rows }, null, 2) + '\n',
-  );
+  writeResult('scaling.json', { date: new Date().toISOString(), commit, rows });
 }
 console.log(JSON.stringify(rows, null, 2));
 await es.close();

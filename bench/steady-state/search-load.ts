@@ -18,6 +18,7 @@ import { DAY } from '../../src/seed/accounts.ts';
 import { Rng } from '../../src/seed/random.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
 import { queryTexts } from '../soak/mix.ts';
+import { quantile } from '../lib/measure.ts';
 
 /** The kinds of search, in the order they are sent. */
 export const SEARCH_KINDS = [
@@ -48,8 +49,6 @@ export interface LatencyStats {
   mean_results: number;
 }
 
-const quantile = (sorted: number[], q: number) =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const ms = (x: number) => Math.round(x * 10) / 10;
 
 function stats(list: number[], errors: number, results: number): LatencyStats {
@@ -57,9 +56,9 @@ function stats(list: number[], errors: number, results: number): LatencyStats {
   return {
     requests: list.length,
     errors,
-    p50_ms: ms(quantile(sorted, 0.5)),
-    p90_ms: ms(quantile(sorted, 0.9)),
-    p99_ms: ms(quantile(sorted, 0.99)),
+    p50_ms: ms(quantile(sorted, 0.5, 0)),
+    p90_ms: ms(quantile(sorted, 0.9, 0)),
+    p99_ms: ms(quantile(sorted, 0.99, 0)),
     max_ms: ms(sorted.at(-1) ?? 0),
     mean_results: list.length === 0 ? 0 : ms(results / list.length),
   };
