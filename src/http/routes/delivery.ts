@@ -20,7 +20,7 @@ export const deliveryRoutes: FastifyPluginAsyncZod<{ signer: DeliverySigner; now
       schema: {
         operationId: 'deliver',
         params: z.strictObject({
-          kind: z.enum(DELIVERY_KINDS as [string, ...string[]]),
+          kind: z.enum(DELIVERY_KINDS),
           id: z.string().min(1).max(PATH_ID_MAX_LENGTH),
         }),
         querystring: z.object({
