@@ -164,7 +164,8 @@ export function createWebhookSender(options: {
         });
         let read = 0;
         for await (const chunk of response.body) {
-          read += (chunk as Buffer).length;
+          const bytes: unknown = chunk;
+          read += bytes instanceof Uint8Array ? bytes.length : 0;
           if (read >= MAX_RESPONSE_BYTES) break;
         }
         response.body.destroy();
