@@ -172,6 +172,7 @@ export function ownedRecords<T extends { id: string; owner: string; created_at: 
     /** Sets fields of an existing record (null clears one); false when it is gone. */
     update: (id: string, fields: Partial<Omit<T, 'id' | 'owner'>>) =>
       store.run(async () => {
+        // Fields of T without its key fields: a partial T, which the codec encodes field by field.
         const { set, cleared } = codec.encode(fields as Partial<T>);
         const pairs = Object.entries(set).flat();
         return (await redis.eval(UPDATE, 1, keyOf(id), pairs.length / 2, ...pairs, ...cleared)) === 1;
