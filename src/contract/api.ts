@@ -232,6 +232,7 @@ export type HistoryInterval = (typeof HISTORY_INTERVALS)[number];
 function historyPointSchema<K extends string>(counters: readonly K[]) {
   return z.strictObject({
     at: timestamp,
+    // Object.fromEntries answers a string-keyed record: its keys are exactly `counters`.
     ...(Object.fromEntries(counters.map((c) => [c, z.number().int().optional()])) as Record<
       K,
       z.ZodOptional<z.ZodNumber>

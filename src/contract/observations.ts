@@ -40,9 +40,10 @@ export const utcTimestamp = z
   })
   .transform((value) => {
     const [date = '', time = ''] = value.split('T');
-    const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
-    const [h, mi, rest = '00'] = time.replace(/(Z|[+-]00:00)$/, '').split(':') as [string, string, string?];
-    const [s, fraction = ''] = rest.split('.') as [string, string?];
+    // The shape was checked above: every part is there (the defaults only satisfy the types).
+    const [y = 0, mo = 1, d = 1] = date.split('-').map(Number);
+    const [h = '0', mi = '0', rest = '00'] = time.replace(/(Z|[+-]00:00)$/, '').split(':');
+    const [s = '0', fraction = ''] = rest.split('.');
     const instant = new Date(
       Date.UTC(2000, mo - 1, d, Number(h), Number(mi), Number(s), Number((fraction + '000').slice(0, 3))),
     );

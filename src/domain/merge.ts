@@ -115,8 +115,8 @@ function mergeRegister<V, K extends keyof V>(
   field: K,
   t: string,
 ): void {
-  const value = given[field];
-  if (value !== undefined) registers[field] = pickLww(registers[field], { t, v: value as V[K] }) ?? undefined;
+  const value: V[K] | undefined = given[field];
+  if (value !== undefined) registers[field] = pickLww(registers[field], { t, v: value }) ?? undefined;
 }
 
 /** The observations of one batch that apply to one record, in batch order. */
@@ -228,8 +228,10 @@ export function sameRecord(a: unknown, b: unknown): boolean {
     // JSON writes an `undefined` array element as null.
     return a.every((x, i) => sameRecord(x ?? null, b[i] ?? null));
   }
+  // Objects that are neither null nor arrays: records read from JSON, indexed by their own keys
+  // (plain property reads, no per-key check, on the intake's hottest comparison).
   const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
+  const y = b as Record<string, unknown>; // as x
   let keys = 0;
   for (const k in x) {
     if (x[k] === undefined) continue;

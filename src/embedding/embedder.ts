@@ -1,22 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { basename, join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
-import type { Config } from '../internal/config.ts';
-import {
-  startModelThread,
-  type ModelThread,
-  type ModelThreadOptions,
-  type Prompts,
-  type TextKind,
-} from './model-thread.ts';
+import { startModelThread, type ModelThread, type TextKind } from './model-thread.ts';
+import { planEmbedder, type EmbeddingConfig, type Plan } from './model-plan.ts';
 
-/** The embedding settings of the configuration (the query cache's size defaults to the configuration's default). */
-export type EmbeddingConfig = Pick<
-  Config,
-  'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'
-> &
-  Partial<Pick<Config, 'EMBEDDING_QUERY_CACHE_MB' | 'EMBEDDING_NOISE'>>;
+export type { EmbeddingConfig } from './model-plan.ts';
 
 export type EmbedderState = 'off' | 'loading' | 'ready' | 'failed';
 
@@ -98,121 +84,8 @@ export interface EmbedderLogger {
  */
 const QUERY_BATCH = 32;
 const DOCUMENT_BATCH = 8;
-/** EMBEDDING_QUERY_CACHE_MB when the caller passes none (the configuration's default). */
-const QUERY_CACHE_DEFAULT_MB = 4;
 /** What an entry costs besides its vector and key (measured: 10,000 entries took ~17.9 MiB). */
 const QUERY_CACHE_ENTRY_OVERHEAD = 200;
-
-type Plan =
-  | { kind: 'off'; detail: string }
-  | { kind: 'failed'; modelId: string | null; detail: string }
-  | {
-      kind: 'thread';
-      modelId: string;
-      dimensions: number;
-      source: string;
-      thread: ModelThreadOptions;
-      cacheBytes: number;
-    };
-
-const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = {
-  q8: 'onnx/model_quantized.onnx',
-  fp32: 'onnx/model.onnx',
-};
-
-/** sentence-transformers' truncation length (sentence_bert_config.json), which the model was trained and evaluated with. */
-function maxSeqLength(dir: string): number | null {
-  try {
-    const value = (
-      JSON.parse(readFileSync(join(dir, 'sentence_bert_config.json'), 'utf8')) as { max_seq_length?: unknown }
-    ).max_seq_length;
-    return typeof value === 'number' && value > 0 ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-const NO_PROMPTS: Prompts = { query: '', document: '' };
-
-/**
- * The prompts of a model folder (sentence-transformers' `config_sentence_transformers.json`,
- * `prompts`: e5's `{"query": "query: ", "document": "passage: "}`; `passage` is taken for
- * `document`). A model trained with them reads a query or a passage well only after its prompt.
- */
-function promptsOf(dir: string): Prompts {
-  try {
-    const prompts = (
-      JSON.parse(readFileSync(join(dir, 'config_sentence_transformers.json'), 'utf8')) as {
-        prompts?: Record<string, unknown>;
-      }
-    ).prompts;
-    const text = (value: unknown) => (typeof value === 'string' ? value : '');
-    return { query: text(prompts?.['query']), document: text(prompts?.['document'] ?? prompts?.['passage']) };
-  } catch {
-    return NO_PROMPTS;
-  }
-}
-
-/** Decides from the configuration alone what to start, checking a model folder before any thread exists. */
-function plan(config: EmbeddingConfig): Plan {
-  if (config.EMBEDDINGS === 'off') return { kind: 'off', detail: 'off: EMBEDDINGS=off (BM25 only)' };
-  const dtype = config.EMBEDDING_DTYPE;
-  const cacheBytes = (config.EMBEDDING_QUERY_CACHE_MB ?? QUERY_CACHE_DEFAULT_MB) * 1024 * 1024;
-  const threads = config.EMBEDDING_THREADS > 0 ? config.EMBEDDING_THREADS : availableParallelism();
-  if (config.MODEL_DIR) {
-    const dir = resolve(config.MODEL_DIR);
-    const name = basename(dir);
-    const modelId = `${name}@${dtype}`;
-    const failed = (why: string): Plan => ({ kind: 'failed', modelId, detail: `${modelId}: MODEL_DIR ${dir} ${why}` });
-    if (!existsSync(dir)) return failed('does not exist');
-    let hiddenSize: unknown;
-    try {
-      hiddenSize = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { hidden_size?: unknown })
-        .hidden_size;
-    } catch (error) {
-      return failed(`has no readable config.json (${(error as Error).message})`);
-    }
-    if (!existsSync(join(dir, ONNX_FILES[dtype])))
-      return failed(`has no ${ONNX_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`);
-    return {
-      kind: 'thread',
-      modelId,
-      dimensions: typeof hiddenSize === 'number' ? hiddenSize : 0,
-      source: dir,
-      thread: {
-        source: { folder: dir, weights: join(dir, ONNX_FILES[dtype]) },
-        dtype,
-        threads,
-        maxTokens: maxSeqLength(dir),
-        prompts: promptsOf(dir),
-        noise: config.EMBEDDING_NOISE ?? null,
-      },
-      cacheBytes,
-    };
-  }
-  if (config.MODEL_ID) {
-    // The hub id, not just its last part: another publisher's export of the same model has other weights.
-    const modelId = `${config.MODEL_ID}@${dtype}`;
-    return {
-      kind: 'thread',
-      modelId,
-      dimensions: 0,
-      source: `the hub (${config.MODEL_ID})`,
-      thread: {
-        source: { hubId: config.MODEL_ID },
-        dtype,
-        threads,
-        maxTokens: null,
-        prompts: NO_PROMPTS,
-        noise: config.EMBEDDING_NOISE ?? null,
-      },
-      cacheBytes,
-    };
-  }
-  if (config.EMBEDDINGS === 'on')
-    return { kind: 'failed', modelId: null, detail: 'EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set' };
-  return { kind: 'off', detail: 'off: MODEL_DIR is unset (BM25 only)' };
-}
 
 /**
  * Creates the embedder the configuration asks for: off, failed (a model folder that cannot load;
@@ -220,7 +93,7 @@ function plan(config: EmbeddingConfig): Plan {
  * `ready()` and decides.
  */
 export function createEmbedder(config: EmbeddingConfig, logger?: EmbedderLogger): Embedder {
-  const decided = plan(config);
+  const decided = planEmbedder(config);
   if (decided.kind === 'thread') return createThreadEmbedder(decided, logger);
   const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0, modelSeconds: 0 };
   const state: EmbedderState = decided.kind;

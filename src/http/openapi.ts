@@ -180,6 +180,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
     transformObject: createJsonSchemaTransformObject({}),
     transform(args) {
       const { url } = args;
+      // Every route's schema here is the zod route schema object this module registers.
       const route = args.schema as Record<string, unknown> & { response?: Record<string, unknown> };
       const authenticated =
         (url.startsWith('/v1/social/') && !url.startsWith('/v1/social/delivery')) || url === INTAKE_PATH;
@@ -187,6 +188,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       // The intake body is a parsed container: described by hand below, per content type.
       const input = isIntake ? { ...route, body: undefined } : route;
       const out = zodTransform({ ...args, schema: input });
+      // zodTransform answers the JSON-schema route object (its type is the plugin's loose one).
       const schema = { ...(out.schema as Record<string, unknown>) } as Record<string, unknown> & {
         response?: Record<string, unknown>;
       };
@@ -196,6 +198,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       for (const code of Object.keys(responses)) {
         if (Number(code) >= 400) responses[code] = problemResponse(Number(code), problemSchema);
         else if (Number(code) >= 300)
+          // A response entry of the transformed route: an OpenAPI response object.
           responses[code] = { description: (responses[code] as { description?: string }).description ?? 'Redirect.' };
       }
       for (const { status, when } of COMMON_STATUSES) {
@@ -207,6 +210,7 @@ export function registerOpenApi(app: FastifyInstance, options: { baseUrl: string
       const operationId = typeof route.operationId === 'string' ? route.operationId : '';
       if (BODY_EXAMPLES[operationId] && schema.body)
         schema.body = { ...schema.body, examples: BODY_EXAMPLES[operationId] };
+      // The params' JSON schema is an object schema (zod strictObject), with properties.
       const params = schema.params as { properties?: Record<string, Record<string, unknown>> } | undefined;
       if (ID_EXAMPLES[operationId] && params?.properties?.id) {
         schema.params = {

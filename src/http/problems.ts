@@ -42,6 +42,7 @@ export function sendProblem(reply: FastifyReply, error: DomainError, baseUrl: st
 /** Turns any error thrown while handling a request into a domain error. */
 function toDomainError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
+  // Not a DomainError: Fastify's and its plugins' errors, read by their optional `code`.
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -121,6 +122,7 @@ function concretePathsFirst(app: FastifyInstance, table: RouteTable): void {
     const template = request.routeOptions.url;
     // Only parameters (`:id`): a wildcard route (CORS preflights) answers every path on purpose.
     if (template === undefined || !template.includes(':') || template.includes('*')) return;
+    // Route parameters are strings (Fastify's path parser), absent when the route has none.
     const params = request.params as Record<string, string | undefined>;
     // The path as the router read it (parameters decoded), so `%73earch` is `search` here too.
     const path = template.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => params[name] ?? '');

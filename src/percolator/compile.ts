@@ -1,4 +1,4 @@
-import type { estypes } from '@elastic/elasticsearch';
+import { fieldOf } from '../internal/typed-objects.ts';
 import { unsupported, type MemoryQuery, type Query } from './compiled.ts';
 import type { FieldTable } from './document.ts';
 import { compileBool } from './queries/bool.ts';
@@ -18,31 +18,19 @@ import { compileTerms } from './queries/terms.ts';
  * produce are known; any other is refused here (an error, never a different answer).
  */
 export function compileQuery(query: Query, fields: FieldTable): MemoryQuery {
-  const entries = Object.entries(query as Record<string, unknown>).filter(([, v]) => v !== undefined);
-  if (entries.length !== 1) unsupported(`a query with ${entries.length} kinds`);
-  const [kind, body] = entries[0]!;
-  switch (kind) {
-    case 'bool':
-      return compileBool(body as estypes.QueryDslBoolQuery, fields, compileQuery);
-    case 'dis_max':
-      return compileDisMax(body as estypes.QueryDslDisMaxQuery, fields, compileQuery);
-    case 'constant_score':
-      return compileConstantScore(body as estypes.QueryDslConstantScoreQuery, fields, compileQuery);
-    case 'match_all':
-      return compileMatchAll();
-    case 'match_none':
-      return compileMatchNone();
-    case 'term':
-      return compileTerm(body as Record<string, unknown>, fields);
-    case 'terms':
-      return compileTerms(body as Record<string, unknown>, fields);
-    case 'range':
-      return compileRange(body as Record<string, estypes.QueryDslRangeQuery>, fields);
-    case 'exists':
-      return compileExists(body as estypes.QueryDslExistsQuery, fields);
-    case 'multi_match':
-      return compileMultiMatch(body as estypes.QueryDslMultiMatchQuery, fields);
-    default:
-      return unsupported(`the query kind ${kind}`);
-  }
+  // The client's type (exactly one of its kinds) admits `undefined`: no kind at all.
+  if (query === undefined) return unsupported('a query with 0 kinds');
+  const kinds = Object.keys(query).filter((kind) => fieldOf(query, kind) !== undefined);
+  if (kinds.length !== 1) unsupported(`a query with ${kinds.length} kinds`);
+  if (query.bool !== undefined) return compileBool(query.bool, fields, compileQuery);
+  if (query.dis_max !== undefined) return compileDisMax(query.dis_max, fields, compileQuery);
+  if (query.constant_score !== undefined) return compileConstantScore(query.constant_score, fields, compileQuery);
+  if (query.match_all !== undefined) return compileMatchAll();
+  if (query.match_none !== undefined) return compileMatchNone();
+  if (query.term !== undefined) return compileTerm(query.term, fields);
+  if (query.terms !== undefined) return compileTerms(query.terms, fields);
+  if (query.range !== undefined) return compileRange(query.range, fields);
+  if (query.exists !== undefined) return compileExists(query.exists, fields);
+  if (query.multi_match !== undefined) return compileMultiMatch(query.multi_match, fields);
+  return unsupported(`the query kind ${kinds[0]}`);
 }

@@ -30,8 +30,8 @@ export interface MappingProperty {
 
 /** The index's analysis settings, as far as matching reads them. */
 export interface AnalysisSettings {
-  analyzer?: Record<string, unknown>;
-  normalizer?: Record<string, unknown>;
+  analyzer?: Record<string, AnalyzerDefinition>;
+  normalizer?: Record<string, AnalyzerDefinition>;
 }
 
 const NUMBER_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'unsigned_long']);
@@ -44,8 +44,8 @@ const NUMBER_TYPES = new Set(['long', 'integer', 'short', 'byte', 'double', 'uns
 export function fieldTable(properties: Record<string, MappingProperty>, analysis: AnalysisSettings = {}): FieldTable {
   const out = new Map<string, FieldKind>();
   const analyzer = (name: string | undefined) =>
-    textAnalyzer(analysis.analyzer?.[name ?? 'standard'] as AnalyzerDefinition | undefined, name ?? 'standard');
-  const normalizer = (name: string) => analysis.normalizer?.[name] as AnalyzerDefinition | undefined;
+    textAnalyzer(analysis.analyzer?.[name ?? 'standard'], name ?? 'standard');
+  const normalizer = (name: string) => analysis.normalizer?.[name];
   const walk = (props: Record<string, MappingProperty>, prefix: string) => {
     for (const [name, prop] of Object.entries(props)) {
       const path = `${prefix}${name}`;
@@ -97,8 +97,8 @@ export class MemoryDoc {
       const next: unknown[] = [];
       for (const value of current) {
         if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-        const child = (value as Record<string, unknown>)[part];
-        if (Array.isArray(child)) next.push(...(child as unknown[]));
+        const child: unknown = Reflect.get(value, part);
+        if (Array.isArray(child)) for (const item of child) next.push(item);
         else if (child !== undefined && child !== null) next.push(child);
       }
       current = next;

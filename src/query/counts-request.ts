@@ -3,6 +3,7 @@ import { and, isMatchAll } from './ast.ts';
 import { canonicalTimeZone, COUNT_INTERVALS, type CountInterval } from './count-window.ts';
 import { FILTER_FIELDS, type FieldDef } from './fields.ts';
 import { closedObject } from './filter-schema.ts';
+import { keysOf } from '../internal/typed-objects.ts';
 import {
   expectedKeys,
   normalizeQuery,
@@ -56,7 +57,7 @@ const BY_EXPECTED = `expected one of ${Object.keys(BREAKDOWN_FIELDS)
 const breakdownSchema = closedObject(
   {
     by: z
-      .enum(Object.keys(BREAKDOWN_FIELDS) as [string, ...string[]], { error: BY_EXPECTED })
+      .enum(keysOf(BREAKDOWN_FIELDS), { error: BY_EXPECTED })
       .meta({ description: 'The field whose values split each bucket.' }),
     size: z
       .int({ error: SIZE_EXPECTED })

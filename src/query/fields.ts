@@ -44,6 +44,7 @@ export interface FieldDef {
 type Spec = Omit<FieldDef, 'name' | 'field'>;
 
 function scoped(scope: FilterScope, specs: Record<string, Spec>): Readonly<Record<string, FieldDef>> {
+  // A prototype-less table (no inherited `constructor` to look up); Object.create answers any.
   const out = Object.create(null) as Record<string, FieldDef>;
   for (const [name, spec] of Object.entries(specs)) {
     out[name] = Object.freeze({ name, field: `${scope}.${name}`, ...spec });

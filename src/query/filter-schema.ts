@@ -113,32 +113,47 @@ function listValue(field: FieldDef) {
 /** The operand of one operator; its output is the normalized value the AST carries. */
 export type ValueSchema = z.ZodType<unknown>;
 
-function valueSchema(field: FieldDef, op: Operator): ValueSchema {
+/** The operand of a bound (`gt`, `gte`, `lt`, `lte`): a number, or a timestamp (ISO string). */
+export function boundSchemaOf(field: FieldDef): z.ZodType<number | string> {
+  return field.type === 'timestamp' ? timestampValue : field.type === 'integer' ? integerValue : numberValue;
+}
+
+// Schemas are pure functions of the field: build each once.
+const eqCache = new WeakMap<FieldDef, z.ZodType<string | boolean>>();
+const listCache = new WeakMap<FieldDef, z.ZodType<string[]>>();
+
+/** The operand of `eq`: a boolean, or one string value. */
+export function eqSchemaOf(field: FieldDef): z.ZodType<string | boolean> {
+  let schema = eqCache.get(field);
+  if (!schema) eqCache.set(field, (schema = field.type === 'boolean' ? booleanValue : stringValue(field)));
+  return schema;
+}
+
+/** The operand of the list operators (`in`, `not_in`, `contains_*`). */
+export function listSchemaOf(field: FieldDef): z.ZodType<string[]> {
+  let schema = listCache.get(field);
+  if (!schema) listCache.set(field, (schema = listValue(field)));
+  return schema;
+}
+
+/** The operand of `exists`. */
+export const existsSchema: z.ZodType<boolean> = booleanValue;
+
+/** The schema of the operand of `op` on `field`. */
+export function valueSchemaOf(field: FieldDef, op: Operator): ValueSchema {
   switch (op) {
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte':
-      return field.type === 'timestamp' ? timestampValue : field.type === 'integer' ? integerValue : numberValue;
+      return boundSchemaOf(field);
     case 'eq':
-      return field.type === 'boolean' ? booleanValue : stringValue(field);
+      return eqSchemaOf(field);
     case 'exists':
-      return booleanValue;
+      return existsSchema;
     default:
-      return listValue(field);
+      return listSchemaOf(field);
   }
-}
-
-// Schemas are pure functions of (field, operator): build each once.
-const valueCache = new WeakMap<FieldDef, Map<Operator, ValueSchema>>();
-
-/** The schema of the operand of `op` on `field`. */
-export function valueSchemaOf(field: FieldDef, op: Operator): ValueSchema {
-  let byOp = valueCache.get(field);
-  if (!byOp) valueCache.set(field, (byOp = new Map<Operator, ValueSchema>()));
-  let schema = byOp.get(op);
-  if (!schema) byOp.set(op, (schema = valueSchema(field, op)));
-  return schema;
 }
 
 /** Fixed reasons of the grammar. */
@@ -189,7 +204,7 @@ export function noOperatorReason(field: FieldDef): string {
 
 /** `op` is not one of the field's operators. */
 export function operatorReason(field: FieldDef, op: string): string {
-  const known = (OPERATORS as readonly string[]).includes(op);
+  const known = OPERATORS.some((o) => o === op);
   return `${known ? `operator not allowed on the ${describe(field)}` : 'unknown operator'}; expected one of ${operatorsOf(field).join(', ')}`;
 }
 

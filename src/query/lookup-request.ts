@@ -87,8 +87,7 @@ export type PostLookupRequest = z.output<typeof postLookupRequestSchema>;
 export function lookupCost(body: unknown): number {
   let entries = 0;
   if (body !== null && typeof body === 'object') {
-    for (const value of Object.values(body as Record<string, unknown>))
-      if (Array.isArray(value)) entries += value.length;
+    for (const value of Object.values(body)) if (Array.isArray(value)) entries += value.length;
   }
   return Math.min(LOOKUP_MAX_ENTRIES, Math.max(1, entries));
 }

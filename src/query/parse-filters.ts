@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { toPointer } from '../contract/observations.ts';
 import { ValidationFailedError } from '../internal/errors.ts';
 import type { FilterNode, LeafNode, RangeNode } from './ast.ts';
-import { FILTER_FIELDS, operatorsOf, type FieldDef, type FilterScope, type Operator } from './fields.ts';
+import { FILTER_FIELDS, operatorsOf, type FieldDef, type FilterScope } from './fields.ts';
 import {
   FILTER_LIMITS,
   FILTER_REASONS,
@@ -12,7 +12,10 @@ import {
   notOperatorsReason,
   operatorReason,
   unknownFieldReason,
-  valueSchemaOf,
+  boundSchemaOf,
+  eqSchemaOf,
+  existsSchema,
+  listSchemaOf,
 } from './filter-schema.ts';
 
 export { FILTER_LIMITS } from './filter-schema.ts';
@@ -220,7 +223,7 @@ function parseBranches(
 }
 
 function parseField(field: FieldDef, input: unknown, path: PropertyKey[], ctx: Context): LeafOrNot[] {
-  const allowed: readonly string[] = operatorsOf(field);
+  const allowed = operatorsOf(field);
   if (!isPlainObject(input)) {
     ctx.issue(path, notOperatorsReason(field));
     return [];
@@ -234,57 +237,57 @@ function parseField(field: FieldDef, input: unknown, path: PropertyKey[], ctx: C
   let range: RangeNode | undefined;
   for (const [op, raw] of entries) {
     const at = [...path, op];
-    if (!allowed.includes(op)) {
+    const operator = allowed.find((o) => o === op);
+    if (operator === undefined) {
       ctx.issue(at, operatorReason(field, op));
       continue;
     }
     if (!ctx.count(at)) continue;
-    const operator = op as Operator;
-    const value = ctx.check(valueSchemaOf(field, operator), raw, at);
-    if (value === undefined) continue;
     switch (operator) {
       case 'gt':
       case 'gte':
       case 'lt':
-      case 'lte':
+      case 'lte': {
+        const value = ctx.check(boundSchemaOf(field), raw, at);
+        if (value === undefined) continue;
         // All bounds of one field form one range, in the position of the first bound.
         if (!range) nodes.push((range = { kind: 'range', field: field.field }));
         range[operator] =
-          field.type === 'timestamp'
-            ? millisecondBound(operator, raw as string, value as string)
-            : (value as number | string);
+          typeof value === 'string' && typeof raw === 'string' ? millisecondBound(operator, raw, value) : value;
         break;
-      case 'eq':
-        nodes.push({ kind: 'term', field: field.field, value: value as string | boolean });
+      }
+      case 'eq': {
+        const value = ctx.check(eqSchemaOf(field), raw, at);
+        if (value === undefined) continue;
+        nodes.push({ kind: 'term', field: field.field, value });
         break;
-      case 'in':
-        nodes.push({ kind: 'terms', field: field.field, values: value as string[] });
-        break;
-      case 'not_in':
-        nodes.push({ kind: 'not', child: { kind: 'terms', field: field.field, values: value as string[] } });
-        break;
-      case 'contains_any':
-      case 'contains_all':
-        nodes.push({
-          kind: 'contains',
-          field: field.field,
-          mode: operator === 'contains_any' ? 'any' : 'all',
-          values: value as string[],
-        });
-        break;
-      case 'contains_none':
-        nodes.push({
-          kind: 'not',
-          child: { kind: 'contains', field: field.field, mode: 'any', values: value as string[] },
-        });
-        break;
-      case 'exists':
+      }
+      case 'exists': {
+        const value = ctx.check(existsSchema, raw, at);
+        if (value === undefined) continue;
         nodes.push(
           value
             ? { kind: 'exists', field: field.field }
             : { kind: 'not', child: { kind: 'exists', field: field.field } },
         );
         break;
+      }
+      default: {
+        const values = ctx.check(listSchemaOf(field), raw, at);
+        if (values === undefined) continue;
+        if (operator === 'in') nodes.push({ kind: 'terms', field: field.field, values });
+        else if (operator === 'not_in')
+          nodes.push({ kind: 'not', child: { kind: 'terms', field: field.field, values } });
+        else if (operator === 'contains_none')
+          nodes.push({ kind: 'not', child: { kind: 'contains', field: field.field, mode: 'any', values } });
+        else
+          nodes.push({
+            kind: 'contains',
+            field: field.field,
+            mode: operator === 'contains_any' ? 'any' : 'all',
+            values,
+          });
+      }
     }
   }
   return nodes;

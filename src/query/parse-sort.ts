@@ -18,7 +18,7 @@ export interface SortSpec {
 
 function schemaOf(scope: SortScope) {
   const fields = sortFields(scope);
-  const names = fields.map((f) => f.name) as [string, ...string[]];
+  const names = fields.map((f) => f.name);
   const keys = new Map(fields.map((f) => [f.name, f.field]));
   return z
     .strictObject(

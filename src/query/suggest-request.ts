@@ -32,7 +32,10 @@ export const suggestQuerySchema = z.strictObject({
     .regex(KINDS_PATTERN, { error: KINDS_EXPECTED })
     .optional()
     .transform((value) =>
-      value === undefined ? [...KIND_NAMES] : ([...new Set(value.split(','))] as SuggestKindName[]),
+      // The pattern admits kind names only: the filter keeps every one.
+      value === undefined
+        ? [...KIND_NAMES]
+        : [...new Set(value.split(','))].filter((k): k is SuggestKindName => KIND_NAMES.some((n) => n === k)),
     )
     .meta({
       description: `Which kinds, in the order answered, comma-separated: ${KIND_NAMES.join(', ')} (default: all, in this order).`,

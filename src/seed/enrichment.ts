@@ -197,12 +197,16 @@ export function postEnrichment(p: PostPlan, rng: Rng, producedAt: number): Recor
     ? [offerSummary(offer, args)].map((o) => ({ summary: o.summary, types: o.types, stated_terms: o.terms }))
     : [];
   const ctaMods = ctaModalities(p);
-  const ctas = p.ctas.map((action) => ({
-    summary: EN_CTAS[action].summary(p.niche.label),
-    actions: [action as string],
-    stages: [action === 'follow_account' && p.followFirst && p.format === 'reel' ? 'opening' : 'closing'],
-    modalities: ctaMods,
-  }));
+  const ctas = p.ctas.map((action) => {
+    // Any action name: the offer's call to action below adds others.
+    const actions: string[] = [action];
+    return {
+      summary: EN_CTAS[action].summary(p.niche.label),
+      actions,
+      stages: [action === 'follow_account' && p.followFirst && p.format === 'reel' ? 'opening' : 'closing'],
+      modalities: ctaMods,
+    };
+  });
   if (offer?.kind === 'code') {
     ctas.push({
       summary: `Asks viewers to use code ${offer.code} at checkout`,

@@ -83,7 +83,7 @@ export function* accountReobservations(
       ...base,
       observed_at: iso(at),
       followers_count: Math.max(0, Math.round(acc.followers * curve.factor(at))),
-      posts_count: Math.max(0, (base.posts_count as number) + Math.round((at - acc.observedAt) / (3 * DAY))),
+      posts_count: Math.max(0, Number(base.posts_count) + Math.round((at - acc.observedAt) / (3 * DAY))),
     };
   }
 }
@@ -110,9 +110,9 @@ export function* postReobservations(
   const rng = new Rng(hash2(salt ^ 0x5eed_0003, idHash(String(post.platform_id))));
   const reach = (at: number, tau: number, floor: number) =>
     Math.max(floor, 1 - Math.exp(-(at - postedAt) / (tau * DAY)));
-  let views = post.views as number | null;
-  let likes = post.likes as number;
-  let comments = post.comments as number;
+  let views = typeof post.views === 'number' ? post.views : null;
+  let likes = Number(post.likes);
+  let comments = Number(post.comments);
   let previous = observedAt;
   for (const days of POST_AGAIN_AFTER_DAYS) {
     const at = observedAt + days * DAY + rng.uniform(-2 * HOUR, 2 * HOUR);

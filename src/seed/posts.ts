@@ -132,7 +132,8 @@ export class PostBuilder {
     const hookText =
       lang.code === 'en'
         ? EN_HOOKS[hookIndex]!.render(args)
-        : lang.hooks[hookIndex as 0](lang.niches[niche.id] ?? niche.label);
+        : // rng.int(0, 3) is an index of the four hooks every language has.
+          lang.hooks[hookIndex as 0](lang.niches[niche.id] ?? niche.label);
     const plan: PostPlan = {
       id,
       acc,

@@ -117,7 +117,8 @@ export function createApi(
   // Queue handles for the depth gauges: producers only, on the producers' connection.
   const queues =
     config.METRICS === 'on'
-      ? (Object.fromEntries(
+      ? // Object.fromEntries answers a string-keyed record: its keys are exactly INDEX_WRITING_QUEUES.
+        (Object.fromEntries(
           INDEX_WRITING_QUEUES.map((name) => [
             name,
             createProducer(name, { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX }),

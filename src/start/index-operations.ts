@@ -50,6 +50,7 @@ export function openIndexOperations(config: Config, connections: Connections, lo
     admin: engine.admin,
     rebuilds,
     async queueDepths() {
+      // Filled below with every one of INDEX_WRITING_QUEUES before it is returned.
       const depths = {} as QueueDepths;
       for (const name of INDEX_WRITING_QUEUES) {
         const queue = writing[name];

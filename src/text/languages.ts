@@ -159,6 +159,7 @@ const footprint = await pruneDetectorDatabase();
 async function pruneDetectorDatabase(): Promise<{ ngrams: number; pruned: number } | null> {
   try {
     const url = new URL('../ngrams/extrasmall.js', import.meta.resolve('eld/extrasmall'));
+    // The eld package's n-gram module: its export has no type declaration.
     const { ngramsData } = (await import(url.href)) as {
       ngramsData?: { languages?: Record<string, string>; ngrams?: Record<string, Record<string, number>> };
     };

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { INDEX_NAMES, type HistoryStatus, type IndexName, type IndexStatus } from '../../engine/index-admin.ts';
+import { INDEX_NAMES, type HistoryStatus, type IndexStatus } from '../../engine/index-admin.ts';
 import { openIndexOperations } from '../../start/index-operations.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
@@ -50,7 +50,8 @@ export function registerIndices(program: Command): void {
     .option('--keep-old', 'keep the previous concrete index after the alias swap')
     .action((name: string, options: { keepOld?: boolean }) =>
       runCommand(async ({ config, connections, logger, use }) => {
-        if (!INDEX_NAMES.includes(name as IndexName)) {
+        const index = INDEX_NAMES.find((n) => n === name);
+        if (index === undefined) {
           process.stderr.write(`social-search: unknown index "${name}"; expected ${INDEX_NAMES.join(' or ')}\n`);
           return EXIT.usage;
         }
@@ -67,7 +68,7 @@ export function registerIndices(program: Command): void {
         try {
           await connections.redisReady();
           const { rebuilds } = use(openIndexOperations(config, connections, logger));
-          const outcome = await rebuilds.rebuild(name as IndexName, {
+          const outcome = await rebuilds.rebuild(index, {
             keepOld: options.keepOld === true,
             signal: abort.signal,
             // One line rewritten on a terminal; a line each in a log, where `\r` would join them into one.

@@ -1,5 +1,6 @@
 import { errors, type Client } from '@elastic/elasticsearch';
 import { DomainError, InternalError, ServiceUnavailableError } from '../../internal/errors.ts';
+import { fieldOf } from '../../internal/typed-objects.ts';
 
 /**
  * Translates an Elasticsearch client failure into a domain error. Only this adapter sees driver
@@ -35,8 +36,7 @@ export function indicesNotInstalled(cause?: unknown): ServiceUnavailableError {
 }
 
 function isMissingIndex(error: InstanceType<typeof errors.ResponseError>): boolean {
-  const body = error.body as { error?: { type?: string } } | undefined;
-  return body?.error?.type === 'index_not_found_exception';
+  return fieldOf(fieldOf(error.body, 'error'), 'type') === 'index_not_found_exception';
 }
 
 /** The engine refused an aggregation of more buckets than `search.max_buckets` (65,536 by default). */

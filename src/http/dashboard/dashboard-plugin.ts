@@ -85,6 +85,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
   });
   await app.register(csrf, {
     sessionPlugin: '@fastify/session',
+    // The dashboard's forms are urlencoded objects (formbody), so `_csrf` is a field or absent.
     getToken: (request) => (request.body as { _csrf?: string } | undefined)?._csrf,
   });
   await app.register(helmet, {

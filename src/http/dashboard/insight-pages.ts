@@ -188,7 +188,10 @@ export function registerInsightPages(
     if (options && Date.now() - options.at < OPTIONS_TTL_MS) return options.value;
     const value = Promise.all(
       EXPLORE_PICKERS.map(async (name) => [name, await services.taxonomies.list(name)] as const),
-    ).then((lists) => Object.fromEntries(lists) as PickerOptions);
+    ).then(
+      // Object.fromEntries answers a string-keyed record: its keys are exactly EXPLORE_PICKERS.
+      (lists) => Object.fromEntries(lists) as PickerOptions,
+    );
     options = { at: Date.now(), value };
     value.catch(() => (options = null));
     return value;

@@ -119,6 +119,7 @@ ${EXPLORE_PICKERS.map((name) => picker(name, state.options[name], f[name]))}
 /** The Explore page's address for a filled form (a search is a link). */
 export function exploreHref(base: string, form: ExploreForm): string {
   const params = new URLSearchParams();
+  // Object.entries answers [string, any]: an ExploreForm's fields are strings or string lists.
   for (const [name, value] of Object.entries(form) as Array<[string, string | string[]]>)
     for (const v of [value].flat()) if (v !== '') params.append(name, v);
   return `${base}/explore?${params.toString()}`;
@@ -222,6 +223,7 @@ function fact(label: string, value: string | number | null | undefined): Html {
 export function accountPage(ctx: PageContext, state: AccountPageState): Html {
   const a = state.account;
   const growth = (v: unknown) => (typeof v === 'number' ? `${(v * 100).toFixed(1)} %` : null);
+  // The account as the API renders it: fields after the spec's (additions) are read by name.
   const extra = a as Account & Record<string, unknown>;
   const lookalikes = Array.isArray(state.lookalikes)
     ? state.lookalikes.length > 0

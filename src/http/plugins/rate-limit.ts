@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { RateLimitExceededError } from '../../internal/errors.ts';
 import type { KeyLimits } from '../../services/keys/key-store.ts';
+import { NUMBERS, replyOf } from '../../internal/redis-replies.ts';
 
 /** The operations a limit applies to: searches (and facets), and the two GETs. */
 export type RateLimitPolicy = keyof KeyLimits;
@@ -170,13 +171,16 @@ export async function registerRateLimit(
   /** The plugin's answer for a count of `cost` on the plugin's own counter (same key, same window). */
   async function weighted(keyId: string, cost: number, max: number) {
     try {
-      const [current, ttl] = (await options.redis.eval(
-        WEIGHTED_COUNT,
-        1,
-        `${options.namespace}${policy}:${keyId}`,
-        WINDOW_SECONDS * 1000,
-        cost,
-      )) as [number, number];
+      const [current = 0, ttl = 0] = replyOf(
+        await options.redis.eval(
+          WEIGHTED_COUNT,
+          1,
+          `${options.namespace}${policy}:${keyId}`,
+          WINDOW_SECONDS * 1000,
+          cost,
+        ),
+        NUMBERS,
+      );
       return {
         isAllowed: false,
         max,

@@ -20,7 +20,7 @@ export const mediaRoutes: FastifyPluginAsyncZod<{ signer: MediaUrlSigner; now?: 
       schema: {
         operationId: 'deliver',
         params: z.strictObject({
-          kind: z.enum(MEDIA_KINDS as [string, ...string[]]),
+          kind: z.enum(MEDIA_KINDS),
           id: z.string().min(1).max(PATH_ID_MAX_LENGTH),
         }),
         querystring: z.object({

@@ -9,8 +9,12 @@ const OPTIONS = new Set(['gt', 'gte', 'lt', 'lte', 'boost', '_name']);
  * instants; date math (`now-7d`, `||/d`), formats and time zones are refused, since the filter
  * grammar sends ISO 8601 instants only.
  */
-export function compileRange(body: Record<string, estypes.QueryDslRangeQuery>, fields: FieldTable): MemoryQuery {
-  const [path, spec] = single(body, 'range') as [string, Record<string, unknown>];
+export function compileRange(
+  body: Partial<Record<string, estypes.QueryDslRangeQuery>>,
+  fields: FieldTable,
+): MemoryQuery {
+  const [path, spec] = single(body, 'range');
+  if (spec === null || typeof spec !== 'object') return unsupported(`a range on ${path} without bounds`);
   const field = fieldOf(fields, path);
   if (field.kind !== 'number' && field.kind !== 'date') unsupported(`a range on the ${field.kind} field ${path}`);
   for (const key of Object.keys(spec)) if (!OPTIONS.has(key)) unsupported(`the range option ${key}`);
@@ -21,7 +25,10 @@ export function compileRange(body: Record<string, estypes.QueryDslRangeQuery>, f
     if (Number.isNaN(ms) || /now|\|\|/.test(String(v))) unsupported(`the date ${String(v)}`);
     return ms;
   };
-  const bound = (op: string) => (spec[op] === undefined || spec[op] === null ? undefined : asNumber(spec[op]));
+  const bound = (op: string) => {
+    const value: unknown = Reflect.get(spec, op);
+    return value === undefined || value === null ? undefined : asNumber(value);
+  };
   const [gt, gte, lt, lte] = [bound('gt'), bound('gte'), bound('lt'), bound('lte')];
   return {
     matches: (doc) =>

@@ -33,7 +33,7 @@ export function valueTest(
 /** `term`: one value of one field (`{field: value}` or `{field: {value}}`). */
 export function compileTerm(body: Record<string, unknown>, fields: FieldTable): MemoryQuery {
   const [path, spec] = single(body, 'term');
-  const value = spec !== null && typeof spec === 'object' ? (spec as { value: unknown }).value : spec;
+  const value: unknown = spec !== null && typeof spec === 'object' ? Reflect.get(spec, 'value') : spec;
   const { test, key } = valueTest(path, fieldOf(fields, path), value);
   return { matches: test, triggers: key ? { keys: [key] } : null, text: NO_TEXT };
 }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { InternalError } from '../../internal/errors.ts';
 import { isNoScript, type LuaScript } from '../../internal/lua-script.ts';
 import { createRedisGuard, type RedisGuard } from '../../internal/redis-guard.ts';
+import { HASH, NUMBER, replyOf, repliesOf } from '../../internal/redis-replies.ts';
 
 /**
  * What the alert stores share: one Redis, their keys under `{prefix}:alert-store` (not
@@ -47,9 +48,7 @@ export function openAlertRedis(deps: { redis: Redis; prefix: string; timeoutMs?:
       for (let i = 0; i < keys.length; i += PIPELINE_SIZE) {
         const pipeline = redis.pipeline();
         for (const key of keys.slice(i, i + PIPELINE_SIZE)) pipeline.hgetall(key);
-        out.push(
-          ...((await guard.run(async () => guard.unwrap(await pipeline.exec()))) as Array<Record<string, string>>),
-        );
+        out.push(...repliesOf(await guard.run(async () => guard.unwrap(await pipeline.exec())), HASH));
       }
       return out;
     },
@@ -173,6 +172,7 @@ export function ownedRecords<T extends { id: string; owner: string; created_at: 
     /** Sets fields of an existing record (null clears one); false when it is gone. */
     update: (id: string, fields: Partial<Omit<T, 'id' | 'owner'>>) =>
       store.run(async () => {
+        // Fields of T without its key fields: a partial T, which the codec encodes field by field.
         const { set, cleared } = codec.encode(fields as Partial<T>);
         const pairs = Object.entries(set).flat();
         return (await redis.eval(UPDATE, 1, keyOf(id), pairs.length / 2, ...pairs, ...cleared)) === 1;
@@ -185,7 +185,7 @@ export function ownedRecords<T extends { id: string; owner: string; created_at: 
           .del(keyOf(record.id), ...also)
           .zrem(ownedBy(record.owner), record.id);
         if (every.length > 0) tx.zrem(every[0]!, record.id).incr(every[1]!);
-        return ((store.unwrap(await tx.exec())[0] as number) ?? 0) > 0;
+        return replyOf(store.unwrap(await tx.exec())[0], NUMBER) > 0;
       }),
   };
 }

@@ -249,6 +249,7 @@ export function createAlertService(deps: {
       await ownedSearch(owner, id);
       const { events, next, more } = await deps.events.page(id, after, page.limit);
       return {
+        // Written by this service alone, from an AlertEvent (event-store.ts), and served as stored.
         data: events.map((e) => JSON.parse(e.body) as AlertEvent),
         has_more: more,
         next_cursor: encodeCursor(next ?? '0-0'),

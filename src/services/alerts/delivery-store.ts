@@ -1,5 +1,6 @@
 import { luaScript } from '../../internal/lua-script.ts';
 import type { AlertRedis } from './alert-redis.ts';
+import { NUMBER, STRINGS, replyOf } from '../../internal/redis-replies.ts';
 
 /** One delivery waiting in an endpoint's outbox: a test event whole, or a matched event by reference. */
 export interface OutboxEntry {
@@ -91,7 +92,7 @@ export function createDeliveryStore(store: AlertRedis) {
         const sent = store.unwrap(
           await redis.multi().incr(testsOf(endpoint)).expire(testsOf(endpoint), 60, 'NX').exec(),
         );
-        if ((sent[0] as number) > perMinute) return false;
+        if (replyOf(sent[0], NUMBER) > perMinute) return false;
         store.unwrap(
           await redis
             .multi()
@@ -103,12 +104,15 @@ export function createDeliveryStore(store: AlertRedis) {
       }),
 
     /** Endpoints to take a turn at, at most `want`, each leased for `leaseMs` (`holder\tendpoint`). */
-    claim: (want: number, options: { leaseMs: number; share: number; now?: number }) =>
-      store.evalsha(
-        CLAIM,
-        [due, leases, holders],
-        [options.now ?? Date.now(), options.leaseMs, options.share, want, 4 * want + 64],
-      ) as Promise<string[]>,
+    claim: async (want: number, options: { leaseMs: number; share: number; now?: number }) =>
+      replyOf(
+        await store.evalsha(
+          CLAIM,
+          [due, leases, holders],
+          [options.now ?? Date.now(), options.leaseMs, options.share, want, 4 * want + 64],
+        ),
+        STRINGS,
+      ),
 
     /** Ends a turn at `member`'s endpoint; it is due again at `next` while its outbox holds anything. */
     finish: async (member: string, next: number) => {
@@ -154,8 +158,7 @@ export function createDeliveryStore(store: AlertRedis) {
       }),
 
     /** Delivery failures by cause since the deployment began. */
-    failureCounts: () =>
-      store.run(async () => (await redis.hgetall(failures)) as Partial<Record<FailureCause, string>>),
+    failureCounts: (): Promise<Partial<Record<FailureCause, string>>> => store.run(() => redis.hgetall(failures)),
 
     /** How many endpoints have deliveries waiting. */
     dueCount: () => store.run(() => redis.zcard(due)),

@@ -25,16 +25,17 @@ const endpointSchema = z.object({
 /** A webhook endpoint as stored. */
 export type EndpointRecord = z.infer<typeof endpointSchema>;
 
-/** One delivery attempt, as the delivery log shows it. */
-export interface DeliveryAttempt {
-  at: string;
-  event_id: string;
-  attempt: number;
+/** One delivery attempt, as the delivery log shows it (and stores it, one JSON line each). */
+const deliveryAttemptSchema = z.object({
+  at: z.string(),
+  event_id: z.string(),
+  attempt: z.number(),
   /** The receiver's HTTP status (null: no response). */
-  status: number | null;
-  latency_ms: number;
-  error: string | null;
-}
+  status: z.number().nullable(),
+  latency_ms: z.number(),
+  error: z.string().nullable(),
+});
+export type DeliveryAttempt = z.infer<typeof deliveryAttemptSchema>;
 
 /** An endpoint's failure state after a good turn (or re-enabled). */
 export const HEALTHY = { failing_since: null, failed_turns: 0, last_error: null } as const;
@@ -77,7 +78,9 @@ export function createEndpointStore(store: AlertRedis) {
     /** An endpoint's last delivery attempts, newest first. */
     deliveries: (id: string, limit: number) =>
       store.run(async () =>
-        (await redis.lrange(deliveriesOf(id), 0, limit - 1)).map((line) => JSON.parse(line) as DeliveryAttempt),
+        (await redis.lrange(deliveriesOf(id), 0, limit - 1)).map((line) =>
+          deliveryAttemptSchema.parse(JSON.parse(line)),
+        ),
       ),
   };
 }

@@ -2,6 +2,7 @@ import { luaScript } from '../../internal/lua-script.ts';
 import type { AlertRedis } from './alert-redis.ts';
 import type { DeliveryStore } from './delivery-store.ts';
 import { eventIdOf, matchedEventBody } from './events.ts';
+import { NUMBERS, replyOf } from '../../internal/redis-replies.ts';
 
 /**
  * How long a post is news: a pair (saved search, post) can become an event only within this long
@@ -158,7 +159,7 @@ export function createEventStore(
           args.push(search.id, endpoint ? deps.deliveries.memberOf(search.owner, endpoint) : '', ids.length);
           for (const id of ids) args.push(indexOf.get(id)!, eventIdOf(search.id, id));
         }
-        const counts = (await store.evalsha(RECORD, keys, args)) as number[];
+        const counts = replyOf(await store.evalsha(RECORD, keys, args), NUMBERS);
         chunk.forEach(({ search }, i) => out.set(search.id, { recorded: counts[2 * i]!, dropped: counts[2 * i + 1]! }));
       }
       return out;

@@ -1,4 +1,5 @@
 import type { AlertRedis } from './alert-redis.ts';
+import { NUMBER, STRING, replyOf, repliesOf } from '../../internal/redis-replies.ts';
 
 /**
  * How long an intake job's intent is kept: as long as a failed job may be retried by an operator
@@ -63,7 +64,7 @@ export function createPendingStore(store: AlertRedis) {
 
     /** Settles job `job`'s intent once `matched` are; returns how many posts it left to the pass. */
     settle: (job: string, matched: readonly string[]) =>
-      store.run(async () => (await redis.eval(SETTLE, 2, intentOf(job), pending, ...matched)) as number),
+      store.run(async () => replyOf(await redis.eval(SETTLE, 2, intentOf(job), pending, ...matched), NUMBER)),
 
     /** Leaves posts to the recovery pass (their writer could not match them). */
     leave: (posts: readonly string[]) =>
@@ -77,8 +78,11 @@ export function createPendingStore(store: AlertRedis) {
      */
     claim: (run: string, count: number) =>
       store.run(async () => {
-        const [left, ...posts] = (await redis.eval(CLAIM, 2, pending, claimOf(run), count)) as [number, ...string[]];
-        return { posts, left };
+        // The script answers how many stay pending, then the claimed posts.
+        const reply: unknown = await redis.eval(CLAIM, 2, pending, claimOf(run), count);
+        const items: unknown[] = Array.isArray(reply) ? reply : [];
+        const [left, ...posts] = items;
+        return { posts: repliesOf(posts, STRING), left: replyOf(left, NUMBER) };
       }),
 
     /** Forgets pass `run`'s claim once its work is done. */

@@ -2,6 +2,7 @@ import { luaScript } from '../../internal/lua-script.ts';
 import type { AlertRedis } from './alert-redis.ts';
 import type { DeliveryStore } from './delivery-store.ts';
 import { DELIVERY_WINDOW_MS, NEWS_WINDOW_MS } from './event-store.ts';
+import { NUMBERS, replyOf } from '../../internal/redis-replies.ts';
 
 /**
  * Posts a window counts one by one (an exact set of their ids); past them, a HyperLogLog (at most
@@ -202,7 +203,7 @@ export function createVolumeStore(
             ...w.posts,
           );
         }
-        const flat = (await store.evalsha(COUNT, keys, args)) as number[];
+        const flat = replyOf(await store.evalsha(COUNT, keys, args), NUMBERS);
         chunk.forEach((_, i) =>
           out.push({
             count: flat[4 * i]!,

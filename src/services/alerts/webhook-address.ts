@@ -10,8 +10,7 @@ const PUBLIC_RANGES = new Set(['unicast']);
 /** True when `address` (an IP literal) is on the public internet. */
 export function isPublicAddress(address: string): boolean {
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) parsed = parsed.toIPv4Address();
   return PUBLIC_RANGES.has(parsed.range());
 }
 

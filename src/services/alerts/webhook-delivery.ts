@@ -118,12 +118,13 @@ export function createWebhookDelivery(deps: {
     const log: DeliveryAttempt[] = [];
     const done: string[] = [];
     const retried: string[] = [];
-    let retry: SendOutcome | null = null;
+    // In a holder: the workers set it from callbacks that flow analysis does not follow.
+    const first: { retry: SendOutcome | null } = { retry: null };
     let gone = false;
     let delivered = false;
     let next = 0;
     const worker = async () => {
-      while (next < live.length && retry === null && !gone && performance.now() - started < TURN_BUDGET_MS) {
+      while (next < live.length && first.retry === null && !gone && performance.now() - started < TURN_BUDGET_MS) {
         const i = next++;
         const { entry, attempts } = live[i]!;
         const body = bodies[i]!;
@@ -138,7 +139,7 @@ export function createWebhookDelivery(deps: {
         log.push({ at: iso(), event_id: entry.event, attempt, status, latency_ms, error });
         if (outcome.result === 'retry') {
           retried.push(entry.id);
-          retry ??= outcome;
+          first.retry ??= outcome;
         } else {
           done.push(entry.id);
           if (outcome.result === 'gone') gone = true;
@@ -151,7 +152,7 @@ export function createWebhookDelivery(deps: {
       deps.deliveries.settle(endpoint.id, done, retried),
       deps.endpoints.logDeliveries(endpoint.id, log),
     ]);
-    return { retry: retry as SendOutcome | null, gone, delivered, log };
+    return { retry: first.retry, gone, delivered, log };
   }
 
   /** One turn, the service's failures thrown. */

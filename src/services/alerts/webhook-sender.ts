@@ -122,8 +122,10 @@ export function createWebhookSender(options: {
     resolveWebhookAddress(new URL(`http://${hostname}`), options.allowPrivate).then(
       (pinned) =>
         lookupOptions.all
-          ? (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned])
+          ? // With `all`, node's lookup callback takes an address list (the overload TypeScript cannot pick).
+            (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned])
           : callback(null, pinned.address, pinned.family),
+      // The lookup callback's error type; a resolution failure is an errno error.
       (error: Error) => callback(error as NodeJS.ErrnoException, '', 4),
     );
   };
@@ -162,7 +164,8 @@ export function createWebhookSender(options: {
         });
         let read = 0;
         for await (const chunk of response.body) {
-          read += (chunk as Buffer).length;
+          const bytes: unknown = chunk;
+          read += bytes instanceof Uint8Array ? bytes.length : 0;
           if (read >= MAX_RESPONSE_BYTES) break;
         }
         response.body.destroy();

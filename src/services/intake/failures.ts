@@ -107,8 +107,8 @@ function describe(job: Job): FailedObservationJob {
 /** The kind of an observation and the id of the account or post it is about. */
 function subjectOf(entry: unknown): { kind: string; platformId: string | null } {
   if (typeof entry !== 'object' || entry === null) return { kind: 'unreadable', platformId: null };
-  const o = entry as Record<string, unknown>;
-  const kind = typeof o.kind === 'string' ? o.kind : 'unreadable';
-  const id = o.platform_id ?? o.post_platform_id ?? o.account_platform_id;
-  return { kind, platformId: typeof id === 'string' ? id : null };
+  const kind = fieldOf(entry, 'kind');
+  const id =
+    fieldOf(entry, 'platform_id') ?? fieldOf(entry, 'post_platform_id') ?? fieldOf(entry, 'account_platform_id');
+  return { kind: typeof kind === 'string' ? kind : 'unreadable', platformId: typeof id === 'string' ? id : null };
 }

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { FollowUpWork } from './follow-ups.ts';
+import { STRINGS, replyOf } from '../../internal/redis-replies.ts';
 
 /**
  * Follow-up work that batches left for later, kept in Redis until a run has done it.
@@ -56,7 +57,9 @@ export function createFollowUpBacklog(deps: {
 
     async claim(runId) {
       const [accounts, authors, history] = await Promise.all(
-        WORK_SETS.map((set) => deps.redis.eval(CLAIM, 2, pending(set), claimed(set, runId)) as Promise<string[]>),
+        WORK_SETS.map(async (set) =>
+          replyOf(await deps.redis.eval(CLAIM, 2, pending(set), claimed(set, runId)), STRINGS),
+        ),
       );
       return { accounts: accounts ?? [], authors: authors ?? [], history: history ?? [] };
     },

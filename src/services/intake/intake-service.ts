@@ -38,7 +38,8 @@ export function entriesOfArray(body: unknown): IntakeEntry[] {
   if (!Array.isArray(body)) {
     throw new MalformedRequestError('An application/json intake body must be an array of observations.');
   }
-  return (body as unknown[]).map((value, i) => ({ line: i + 1, value }));
+  const values: unknown[] = body;
+  return values.map((value, i) => ({ line: i + 1, value }));
 }
 
 /** Validates and enqueues observations; optionally waits until they are searchable. */

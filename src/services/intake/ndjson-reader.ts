@@ -17,11 +17,11 @@ export async function readNdjson(
   const entries: IntakeEntry[] = [];
   const rejected: RejectedLine[] = [];
   let bytes = 0;
-  // Typed with `as`: `stop` assigns it from callbacks that flow analysis does not follow.
-  let tooLarge = null as PayloadTooLargeError | null;
+  // In a holder: `stop` sets it from callbacks that flow analysis does not follow.
+  const limit: { tooLarge: PayloadTooLargeError | null } = { tooLarge: null };
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
   const stop = (error: PayloadTooLargeError) => {
-    tooLarge ??= error;
+    limit.tooLarge ??= error;
     // Ends the line iterator too: a destroyed input emits no 'end' for readline to see.
     lines.close();
     stream.destroy();
@@ -53,10 +53,10 @@ export async function readNdjson(
       }
     }
   } catch (error) {
-    if (!tooLarge) throw error;
+    if (!limit.tooLarge) throw error;
   } finally {
     lines.close();
   }
-  if (tooLarge) throw tooLarge;
+  if (limit.tooLarge) throw limit.tooLarge;
   return { entries, rejected };
 }

@@ -109,6 +109,7 @@ export function createRecordEmbeddings(deps: {
     textsOf: (r: R) => Texts,
   ): Promise<Array<{ before: R | null; after: R }>> {
     if (ids.length === 0) return [];
+    // Records read back by ID carry their `id` (every stored record has one).
     const current = [...(await store.get(ids)).values()] as Array<R & { id: string }>;
     const computed = new Map(
       [...(await embeddingsFor(current, textsOf))].map(([i, embedding]) => [current[i]!.id, embedding]),
@@ -126,6 +127,7 @@ export function createRecordEmbeddings(deps: {
     modelId,
     async withVectors(kind, records) {
       const textsOf = (r: PostRecord | AccountRecord) =>
+        // `kind` says which records these are (the rebuild passes one index's records).
         kind === 'post' ? postTexts(r as PostRecord) : accountTexts(r as AccountRecord);
       const computed = await embeddingsFor(records, textsOf);
       const embedded = records.map((record, i) =>

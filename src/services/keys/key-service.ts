@@ -226,6 +226,7 @@ export function createKeyService({ store, holders, now = () => new Date() }: Key
       const parsed = limitsSchema.safeParse(limits);
       if (!parsed.success) throw new ValidationFailedError(parsed.error.issues.map((i) => i.message).join('; '));
       if (!isKeyId(id)) return false;
+      // Object.fromEntries of the parsed limits, absent ones dropped: a partial KeyLimits.
       const given = Object.fromEntries(
         Object.entries(parsed.data).filter(([, v]) => v !== undefined),
       ) as Partial<KeyLimits>;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createRedisGuard } from '../../internal/redis-guard.ts';
+import { HASH, repliesOf } from '../../internal/redis-replies.ts';
 
 /**
  * Redis storage of API keys. It holds secret *hashes* only; a clear key never reaches it.
@@ -100,7 +101,7 @@ function parseLimit(value: string | undefined): number | null {
 function parseScopes(value: string | undefined): KeyScope[] {
   if (!value) return [];
   // Unknown scopes (written by a newer version) are ignored rather than trusted.
-  return value.split(',').filter((s): s is KeyScope => (KEY_SCOPES as readonly string[]).includes(s));
+  return value.split(',').filter((s): s is KeyScope => KEY_SCOPES.some((scope) => scope === s));
 }
 
 function toRecord(hash: Record<string, string>): KeyRecord | null {
@@ -167,7 +168,7 @@ export function createKeyStore({ redis, prefix, timeoutMs = 2_000 }: KeyStoreDep
         if (ids.length === 0) return [];
         const pipeline = redis.pipeline();
         for (const id of ids) pipeline.hgetall(keyOf(id));
-        const hashes = unwrap(await pipeline.exec()) as Record<string, string>[];
+        const hashes = repliesOf(unwrap(await pipeline.exec()), HASH);
         return hashes.map(toRecord).filter((r): r is KeyRecord => r !== null);
       });
     },

@@ -38,7 +38,8 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [N, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  // Six parts were checked above: the defaults (refused below) only satisfy the types.
+  const [N = 0, r = 0, p = 0] = parts.slice(1, 4).map(Number);
   if (![N, r, p].every((n) => Number.isInteger(n) && n > 0) || N > 2 ** 20) return false;
   const salt = Buffer.from(parts[4] ?? '', 'base64url');
   const expected = Buffer.from(parts[5] ?? '', 'base64url');

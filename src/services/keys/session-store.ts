@@ -39,6 +39,7 @@ export function createSessionStore<S extends object>({
         (value) => {
           if (value === null) return callback(null, null);
           try {
+            // Sessions are written by this store alone (set), as JSON of S.
             callback(null, JSON.parse(value) as S);
           } catch {
             // A corrupt entry is no session, not an error page.

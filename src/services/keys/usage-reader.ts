@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { lastUsedKey, usageKey, USAGE_OPERATIONS, type UsageOperation } from './usage-recorder.ts';
+import { HASH } from '../../internal/redis-replies.ts';
 
 /** One key's usage on one day (UTC). */
 export interface DailyUsage {
@@ -26,6 +27,7 @@ function dayList(days: number, today: Date): string[] {
 }
 
 function toDaily(day: string, hash: Record<string, string>): DailyUsage {
+  // Object.fromEntries answers a string-keyed record: its keys are exactly USAGE_OPERATIONS.
   const byOperation = Object.fromEntries(USAGE_OPERATIONS.map((op) => [op, Number(hash[`op:${op}`] ?? 0)])) as Record<
     UsageOperation,
     number
@@ -56,9 +58,11 @@ export function createUsageReader({ redis, prefix }: { redis: Redis; prefix: str
       keyIds.forEach((id, k) => {
         out.set(
           id,
-          dayKeys.map((day, d) =>
-            toDaily(day, (results?.[k * dayKeys.length + d]?.[1] as Record<string, string> | undefined) ?? {}),
-          ),
+          dayKeys.map((day, d) => {
+            // A failed read counts as no usage that day.
+            const hash: unknown = results?.[k * dayKeys.length + d]?.[1];
+            return toDaily(day, HASH.is(hash) ? hash : {});
+          }),
         );
       });
       return out;
@@ -68,7 +72,12 @@ export function createUsageReader({ redis, prefix }: { redis: Redis; prefix: str
       const values = await redis.hmget(lastUsedKey(prefix), ...keyIds).catch((cause: unknown) => {
         throw new ServiceUnavailableError('the usage store is unreachable', { cause });
       });
-      return new Map(keyIds.flatMap((id, i) => (values[i] ? [[id, values[i]] as [string, string]] : [])));
+      return new Map(
+        keyIds.flatMap((id, i): Array<[string, string]> => {
+          const value = values[i];
+          return value ? [[id, value]] : [];
+        }),
+      );
     },
   };
 }

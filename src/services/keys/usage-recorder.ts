@@ -77,7 +77,8 @@ export function createUsageRecorder({
   async function write(batch: Map<string, Map<string, number>>, used: Map<string, string>): Promise<void> {
     const pipeline = redis.pipeline();
     for (const [slot, counters] of batch) {
-      const [keyId, day] = slot.split('\n') as [string, string];
+      // A slot is `keyId\nday`, as collected: the defaults only satisfy the types.
+      const [keyId = '', day = ''] = slot.split('\n');
       const key = usageKey(prefix, keyId, day);
       for (const [field, count] of counters) pipeline.hincrby(key, field, count);
       pipeline.expire(key, retentionDays * 86_400);

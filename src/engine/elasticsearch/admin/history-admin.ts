@@ -3,6 +3,8 @@ import type { ApplyLine, HistoryStatus, PruneOutcome } from '../../index-admin.t
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { monthEnd, type MetricHistoryNames } from '../documents/metric-history.ts';
 import { adminCall, hashOf, putIndexTemplateIfChanged, type TemplateFile } from './templates.ts';
+import { firstString } from '../response-values.ts';
+import { fieldOf } from '../../../internal/typed-objects.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Points older than this may be thinned to the last of each (record, UTC day). */
@@ -49,7 +51,7 @@ export function createHistoryAdmin(deps: {
         index: String(r.index),
         docs: Number(r['docs.count'] ?? 0),
         bytes: Number(r['store.size'] ?? 0),
-        thinned: (mappings[String(r.index)]?.mappings._meta as { thinned?: boolean } | undefined)?.thinned === true,
+        thinned: fieldOf(mappings[String(r.index)]?.mappings._meta, 'thinned') === true,
       }))
       .sort((a, b) => a.index.localeCompare(b.index));
   }
@@ -59,8 +61,8 @@ export function createHistoryAdmin(deps: {
     await adminCall(() => client.indices.refresh({ index }));
     let deleted = 0;
     let after: estypes.SortResults | undefined;
-    // Typed with `as`: a `null` initialiser narrows it to `null` where the loop reads it before its first assignment.
-    let last = null as { key: string; docId: string } | null;
+    // The previous hit's (record, day) key, never empty (it holds a `|`), and document.
+    const last = { key: '', docId: '' };
     for (;;) {
       const page = await adminCall(() =>
         client.search({
@@ -77,11 +79,11 @@ export function createHistoryAdmin(deps: {
       const hits = page.hits.hits;
       const doomed: string[] = [];
       for (const hit of hits) {
-        const f = hit.fields as Record<string, string[]>;
-        const key = `${f.id?.[0]}|${f['@timestamp']?.[0]?.slice(0, 10)}`;
+        const key = `${firstString(hit, 'id')}|${firstString(hit, '@timestamp')?.slice(0, 10)}`;
         // Sorted by time within a record: a later point of the same day replaces the one before.
-        if (last?.key === key) doomed.push(last.docId);
-        last = { key, docId: hit._id! };
+        if (last.key === key) doomed.push(last.docId);
+        last.key = key;
+        last.docId = hit._id!;
       }
       if (doomed.length > 0) {
         await adminCall(() =>
@@ -135,16 +137,15 @@ export function createHistoryAdmin(deps: {
       let newest: string | null = null;
       if (all.some((m) => m.docs > 0)) {
         const range = await adminCall(() =>
-          client.search({
+          client.search<unknown, Record<'oldest' | 'newest', estypes.AggregationsMinAggregate>>({
             index: names.read,
             size: 0,
             track_total_hits: false,
             aggs: { oldest: { min: { field: '@timestamp' } }, newest: { max: { field: '@timestamp' } } },
           }),
         );
-        const aggs = range.aggregations as Record<string, { value_as_string?: string }> | undefined;
-        oldest = aggs?.oldest?.value_as_string ?? null;
-        newest = aggs?.newest?.value_as_string ?? null;
+        oldest = range.aggregations?.oldest.value_as_string ?? null;
+        newest = range.aggregations?.newest.value_as_string ?? null;
       }
       const points = all.reduce((n, m) => n + m.docs, 0);
       const bytes = all.reduce((n, m) => n + m.bytes, 0);

@@ -1,4 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
+import { z } from 'zod';
+import { fieldOf } from '../../../internal/typed-objects.ts';
 import { refreshAll } from '../errors.ts';
 import {
   adminCall as engineCall,
@@ -9,6 +11,7 @@ import {
   withLayout,
   type TemplateFile,
   fieldPaths,
+  metaString,
 } from './templates.ts';
 import {
   INDEX_NAMES,
@@ -27,6 +30,13 @@ import { metricHistoryNames } from '../documents/metric-history.ts';
 import { projectAccount, projectPost } from '../documents/projection.ts';
 import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
 
+/** The layout settings the component template file must declare (withLayout may override them). */
+const COMPONENT_LAYOUT = z.object({
+  number_of_shards: z.number(),
+  number_of_replicas: z.number(),
+  refresh_interval: z.string(),
+});
+
 /** Creates the index admin for INDEX_PREFIX, reading templates from `templatesDir`. */
 export function createIndexAdmin(deps: {
   client: Client;
@@ -43,11 +53,7 @@ export function createIndexAdmin(deps: {
   const read = (file: string): TemplateFile => readTemplate(deps.templatesDir, file);
   const file = read('shared-settings.component.json');
   const component = withLayout(file, deps.layout ?? {});
-  const layout = component.template.settings as {
-    number_of_shards: number;
-    number_of_replicas: number;
-    refresh_interval: string;
-  };
+  const layout = COMPONENT_LAYOUT.parse(component.template.settings);
   // What shapes an index: the shard count does (only a rebuild changes it), the replica count and
   // the refresh interval do not (apply sets them on live indices), so they are left out of the
   // hash that says "rebuild needed".
@@ -90,7 +96,7 @@ export function createIndexAdmin(deps: {
       nullWhenAbsent(client.cluster.getComponentTemplate({ name: componentName })),
     );
     const installed = existing?.component_templates[0]?.component_template;
-    const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
+    const installedHash = metaString(installed?._meta, 'content_hash');
     if (installedHash === hash) return { object: `component template ${componentName}`, action: 'unchanged' };
     await engineCall(() =>
       client.cluster.putComponentTemplate({
@@ -225,9 +231,7 @@ export function createIndexAdmin(deps: {
 
   async function staleIndices(indices: string[], hash: string): Promise<string[]> {
     const mappings = await engineCall(() => client.indices.getMapping({ index: indices }));
-    return indices.filter(
-      (i) => (mappings[i]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash !== hash,
-    );
+    return indices.filter((i) => fieldOf(mappings[i]?.mappings._meta, 'template_hash') !== hash);
   }
 
   return {
@@ -259,9 +263,7 @@ export function createIndexAdmin(deps: {
         let copies: ShardCopy[] = [];
         if (targets.length > 0) {
           const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
-          const versions = targets.map(
-            (i) => (mappings[i]?.mappings._meta as { template_version?: number } | undefined)?.template_version,
-          );
+          const versions = targets.map((i) => fieldOf(mappings[i]?.mappings._meta, 'template_version'));
           builtFrom = versions.every((v) => typeof v === 'number') ? Math.min(...versions) : null;
           const count = await engineCall(() => client.count({ index: desired.names.read }));
           docs = count.count;
@@ -298,22 +300,23 @@ export function createIndexAdmin(deps: {
       await engineCall(() =>
         client.indices.create({ index: to, settings: { refresh_interval: '-1' }, wait_for_active_shards: 1 }),
       );
-      const project = (record: PostRecord | AccountRecord) =>
-        name === 'posts' ? projectPost(record as PostRecord) : projectAccount(record as AccountRecord);
       let copied: number;
       try {
         // A point in time sees only refreshed segments: without this refresh, the writes of the
         // last jobs before the pause (up to one refresh interval) would not be copied, and would
         // be lost with the old index.
         await refreshAll(client, desired.names.read);
-        copied = await copyRecords(client, {
+        const copy = {
           from: desired.names.read,
           to,
-          project,
           ...(options.transform ? { transform: options.transform } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        });
+        };
+        copied =
+          name === 'posts'
+            ? await copyRecords<PostRecord>(client, { ...copy, project: projectPost })
+            : await copyRecords<AccountRecord>(client, { ...copy, project: projectAccount });
         await engineCall(() =>
           client.indices.putSettings({ index: to, settings: { refresh_interval: layout.refresh_interval } }),
         );

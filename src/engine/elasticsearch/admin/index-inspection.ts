@@ -1,8 +1,9 @@
-import type { Client } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
 import type { RebuildTransform, ShardCopy } from '../../index-admin.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { adminCall as engineCall } from './templates.ts';
+import { fieldOf } from '../../../internal/typed-objects.ts';
 
 /** What the index admin reads of live indices (their settings, where their copies are) and copies between them. */
 
@@ -24,14 +25,15 @@ export async function liveSettings(client: Client, indices: string[]): Promise<M
   );
   return new Map(
     Object.entries(settings).map(([index, s]) => {
-      const flat = (s.settings ?? {}) as Record<string, string | undefined>;
+      // Flat settings: dotted names as keys, values as strings.
+      const interval = fieldOf(s.settings, 'index.refresh_interval');
       return [
         index,
         {
-          primaries: Number(flat['index.number_of_shards']),
-          replicas: Number(flat['index.number_of_replicas']),
+          primaries: Number(fieldOf(s.settings, 'index.number_of_shards')),
+          replicas: Number(fieldOf(s.settings, 'index.number_of_replicas')),
           // Absent when never set: the engine's default.
-          refreshInterval: flat['index.refresh_interval'] ?? '1s',
+          refreshInterval: typeof interval === 'string' ? interval : '1s',
         },
       ];
     }),
@@ -65,12 +67,12 @@ export async function shardAllocation(client: Client, indices: string[]): Promis
  * rebuild also picks up new indexed fields), through a point in time in `_shard_doc` order.
  * Returns how many it copied. Stops between pages when `signal` aborts.
  */
-export async function copyRecords(
+export async function copyRecords<R extends PostRecord | AccountRecord>(
   client: Client,
   options: {
     from: string;
     to: string;
-    project: (record: PostRecord | AccountRecord) => Record<string, unknown>;
+    project: (record: R) => Record<string, unknown>;
     transform?: RebuildTransform;
     signal?: AbortSignal;
     onProgress?: (copied: number) => void;
@@ -80,21 +82,21 @@ export async function copyRecords(
   let copied = 0;
   const pit = await engineCall(() => client.openPointInTime({ index: options.from, keep_alive: '5m' }));
   try {
-    let after: unknown[] | undefined;
+    let after: estypes.SortResults | undefined;
     // One bulk in flight while the next page is read and projected: the engine indexes while
     // this process computes, instead of each waiting for the other.
     let inFlight: Promise<void> | null = null;
     for (;;) {
       options.signal?.throwIfAborted();
       const page = await engineCall(() =>
-        client.search<{ record: PostRecord | AccountRecord }>({
+        client.search<{ record: R }>({
           // A page missing a lost shard would be missing from the new index too.
           ...COMPLETE_RESULTS,
           pit: { id: pit.id, keep_alive: '5m' },
           sort: [{ _shard_doc: 'asc' }],
           size: 1000,
           track_total_hits: false,
-          ...(after ? { search_after: after as never } : {}),
+          ...(after ? { search_after: after } : {}),
         }),
       );
       const hits = page.hits.hits;

@@ -5,18 +5,31 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InternalError } from '../../../internal/errors.ts';
 import { stableStringify } from '../../../internal/stable-json.ts';
+import { fieldOf } from '../../../internal/typed-objects.ts';
+import { z } from 'zod';
 import type { ApplyLine, IndexLayout } from '../../index-admin.ts';
 import { translateEngineError } from '../errors.ts';
 
 /** Template files under `index-templates/`, and installing them: what `indices apply` shares. */
 
 /** A template file of `index-templates/`. */
-export type TemplateFile = {
-  version: number;
-  priority?: number;
-  _meta?: Record<string, unknown>;
-  template: { settings?: Record<string, unknown>; mappings?: Record<string, unknown> };
-};
+export type TemplateFile = z.infer<typeof TEMPLATE_FILE>;
+
+const TEMPLATE_FILE = z.looseObject({
+  version: z.number(),
+  priority: z.number().optional(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
+  template: z.looseObject({
+    settings: z.record(z.string(), z.unknown()).optional(),
+    mappings: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
+
+/** String `key` of an installed object's `_meta` (absent, or not a string: undefined). */
+export function metaString(meta: estypes.Metadata | undefined, key: string): string | undefined {
+  const value = fieldOf(meta, key);
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** An engine call's answer, or null when Elasticsearch answers 404 (the object is absent). */
 export function nullWhenAbsent<T>(request: Promise<T>): Promise<T | null> {
@@ -35,9 +48,11 @@ export async function adminCall<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof errors.ResponseError && (error.statusCode ?? 500) < 500) {
-      const body = error.body as { error?: { type?: string; reason?: string } } | undefined;
+      const cause = fieldOf(error.body, 'error');
+      const type = fieldOf(cause, 'type');
+      const reason = fieldOf(cause, 'reason');
       throw new InternalError(
-        `Elasticsearch refused: ${body?.error?.type ?? 'error'}: ${body?.error?.reason ?? error.message}`,
+        `Elasticsearch refused: ${typeof type === 'string' ? type : 'error'}: ${typeof reason === 'string' ? reason : error.message}`,
         { cause: error },
       );
     }
@@ -67,7 +82,7 @@ export function withLayout(component: TemplateFile, layout: Partial<IndexLayout>
 
 /** Reads a template file of `dir`. */
 export function readTemplate(dir: string, file: string): TemplateFile {
-  return JSON.parse(readFileSync(join(dir, file), 'utf8')) as TemplateFile;
+  return TEMPLATE_FILE.parse(JSON.parse(readFileSync(join(dir, file), 'utf8')));
 }
 
 /**
@@ -83,7 +98,7 @@ export async function putIndexTemplateIfChanged(
 ): Promise<ApplyLine> {
   const existing = await adminCall(() => nullWhenAbsent(client.indices.getIndexTemplate({ name })));
   const installed = existing?.index_templates[0]?.index_template;
-  const installedHash = (installed?._meta as { content_hash?: string } | undefined)?.content_hash;
+  const installedHash = metaString(installed?._meta, 'content_hash');
   const object = `index template ${name}`;
   if (installedHash === hash) return { object, action: 'unchanged' };
   await adminCall(() => client.indices.putIndexTemplate({ name, ...body }));
@@ -99,11 +114,9 @@ export async function putIndexTemplateIfChanged(
 /** Dotted paths of every field a mapping's `properties` declare (sub-fields included). */
 export function fieldPaths(properties: unknown, prefix = ''): string[] {
   if (typeof properties !== 'object' || properties === null) return [];
-  return Object.entries(properties as Record<string, { properties?: unknown; fields?: unknown }>).flatMap(
-    ([name, field]) => [
-      prefix + name,
-      ...fieldPaths(field.properties, `${prefix}${name}.`),
-      ...fieldPaths(field.fields, `${prefix}${name}.`),
-    ],
-  );
+  return Object.entries(properties).flatMap(([name, field]: [string, unknown]) => [
+    prefix + name,
+    ...fieldPaths(fieldOf(field, 'properties'), `${prefix}${name}.`),
+    ...fieldPaths(fieldOf(field, 'fields'), `${prefix}${name}.`),
+  ]);
 }

@@ -3,6 +3,7 @@ import { COUNTERS, type Counter, type MetricPoint } from '../../../domain/histor
 import type { FollowersPoint } from '../../../domain/derived.ts';
 import type { EntityKind } from '../../../domain/records.ts';
 import { COMPLETE_RESULTS, engineCall, indicesNotInstalled, refreshAll } from '../errors.ts';
+import { firstNumber, firstString } from '../response-values.ts';
 
 /**
  * Metric history in Elasticsearch: one time series index per calendar month of the point's time
@@ -135,19 +136,19 @@ export function createMetricHistory(deps: { client: Client; names: MetricHistory
         }),
       );
       const hits = response.hits.hits;
-      for (const hit of hits) yield { _id: hit._id!, fields: hit.fields as Record<string, unknown[]> };
+      yield* hits;
       if (hits.length < PAGE) return;
       after = hits.at(-1)!.sort;
     }
   }
 
-  function toPoint(entity: EntityKind, fields: Record<string, unknown[]>): MetricPoint {
+  function toPoint(entity: EntityKind, hit: estypes.SearchHit): MetricPoint {
     const counters: MetricPoint['counters'] = {};
     for (const counter of COUNTERS[entity]) {
-      const value = fields[counter]?.[0];
-      if (typeof value === 'number') counters[counter] = value;
+      const value = firstNumber(hit, counter);
+      if (value !== undefined) counters[counter] = value;
     }
-    return { entity, id: String(fields.id?.[0]), at: String(fields['@timestamp']?.[0]), counters };
+    return { entity, id: String(firstString(hit, 'id')), at: String(firstString(hit, '@timestamp')), counters };
   }
 
   return {
@@ -176,7 +177,7 @@ export function createMetricHistory(deps: { client: Client; names: MetricHistory
       const out: MetricPoint[] = [];
       for await (const hit of scan(from, to, [{ term: { id } }], COUNTERS[entity])) {
         if (out.length === limit) return null;
-        out.push(toPoint(entity, hit.fields));
+        out.push(toPoint(entity, hit));
       }
       return out;
     },
@@ -197,7 +198,7 @@ export function createMetricHistory(deps: { client: Client; names: MetricHistory
       if (accountIds.length === 0 || from > to) return out;
       if (options.fresh) await refreshAll(client, rangeTargets(names, from, to), { allowMissing: true });
       for await (const hit of scan(from, to, [{ terms: { id: [...accountIds] } }], ['followers_count'])) {
-        const point = toPoint('account', hit.fields);
+        const point = toPoint('account', hit);
         const followers = point.counters.followers_count;
         if (followers !== undefined) out.get(point.id)?.push({ at: point.at, followers });
       }

@@ -21,8 +21,8 @@ function distinct(values: Iterable<string>): string[] {
   return [...new Set(values)];
 }
 
-function items<T>(value: unknown): T[] {
-  return Array.isArray(value) ? (value as T[]) : [];
+function items(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 function joinText(parts: Array<string | null | undefined>): string | undefined {
@@ -168,7 +168,7 @@ function stemmedCompanions(doc: Doc): Doc {
 
 /** Caption mentions (`@name` or `name`) as lowercase handles, for exact `@name` queries. */
 function mentionsOf(mentions: unknown): string[] | undefined {
-  const out = items<unknown>(mentions)
+  const out = items(mentions)
     .filter((m): m is string => typeof m === 'string')
     .map((m) => foldCase(m.trim().replace(/^@/, '')))
     .filter((m) => m !== '');

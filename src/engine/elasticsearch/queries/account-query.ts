@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { ACCOUNT_ONLY_AUTHOR_FIELDS, VOLATILE_AUTHOR_FIELDS } from '../../../domain/volatile-facts.ts';
 import { ValidationFailedError } from '../../../internal/errors.ts';
 import { and, isMatchAll, type FilterNode } from '../../../query/ast.ts';
-import { FILTER_FIELDS, foldCase, type FieldKey } from '../../../query/fields.ts';
+import { FILTER_FIELDS, foldCase } from '../../../query/fields.ts';
 import type { AccountSearch, PostsScope } from '../../../query/search-request.ts';
 import { COMPLETE_RESULTS, isTooManyBuckets } from '../errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
@@ -114,12 +114,16 @@ async function qualifyingAccounts(
       `/account/posts/filters: matches the posts of more than ${MAX_QUALIFYING_ACCOUNTS} accounts; narrow the posts filters`,
     );
   const response = await client
-    .search({ ...COMPLETE_RESULTS, pit: { id: pit }, ...qualifyingRequest(scope) })
+    .search<unknown, { authors?: estypes.AggregationsStringTermsAggregate }>({
+      ...COMPLETE_RESULTS,
+      pit: { id: pit },
+      ...qualifyingRequest(scope),
+    })
     // A cluster whose operator set `search.max_buckets` lower refuses sooner: the same 422.
     .catch((error: unknown) => {
       throw isTooManyBuckets(error) ? tooBroad() : error;
     });
-  const authors = response.aggregations?.authors as estypes.AggregationsStringTermsAggregate | undefined;
+  const authors = response.aggregations?.authors;
   const buckets = authors?.buckets;
   const ids = (Array.isArray(buckets) ? buckets : []).map((b) => String(b.key));
   // Over several shards (INDEX_SHARDS > 1) each lists its top authors only; past that, an author's
@@ -153,7 +157,7 @@ function onAuthorCopies(node: FilterNode): FilterNode | null {
     default: {
       const name = node.field.slice('account.'.length);
       return node.field.startsWith('account.') && EXACT_AUTHOR_COPIES.has(name)
-        ? { ...node, field: `author.${name}` as FieldKey }
+        ? { ...node, field: `author.${name}` as const }
         : null;
     }
   }

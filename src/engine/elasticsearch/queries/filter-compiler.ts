@@ -10,14 +10,9 @@ import type {
   TermNode,
   TermsNode,
 } from '../../../query/ast.ts';
-import {
-  FIELDS_BY_KEY,
-  type FieldKey,
-  type FieldType,
-  type FilterScope,
-  type SortScope,
-} from '../../../query/fields.ts';
+import { FIELDS_BY_KEY, type FieldKey, type FieldType, type FilterScope, type SortScope } from '../../../query/fields.ts';
 import type { SortSpec } from '../../../query/parse-sort.ts';
+import { isKeyOf } from '../../../internal/typed-objects.ts';
 
 /**
  * Compiles the engine-neutral filter AST (src/query/ast.ts) to Elasticsearch query DSL, one
@@ -56,7 +51,8 @@ export function esPath(key: FieldKey): string {
 }
 
 function pathIn(key: FieldKey, scope: FilterScope): string {
-  const index = INDEX_OF_SCOPE[key.slice(0, key.indexOf('.')) as FilterScope];
+  const prefix = key.slice(0, key.indexOf('.'));
+  const index = isKeyOf(INDEX_OF_SCOPE, prefix) ? INDEX_OF_SCOPE[prefix] : undefined;
   // A parser bug, not a client error: a leaf of the other index would silently match nothing.
   if (index !== INDEX_OF_SCOPE[scope]) throw new Error(`field ${key} is not in the ${INDEX_OF_SCOPE[scope]} index`);
   return esPath(key);
@@ -143,12 +139,13 @@ function compileNot(node: NotNode, scope: FilterScope): Query {
 }
 
 function compileRange(node: RangeNode, scope: FilterScope): Query {
-  const bounds: estypes.QueryDslNumberRangeQuery | estypes.QueryDslDateRangeQuery = {};
   // Fixed key order keeps the output stable for tests and query-cache keys.
-  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
-    const value = node[op];
-    if (value !== undefined) (bounds as Record<string, number | string>)[op] = value;
-  }
+  const bounds = {
+    ...(node.gt !== undefined && { gt: node.gt }),
+    ...(node.gte !== undefined && { gte: node.gte }),
+    ...(node.lt !== undefined && { lt: node.lt }),
+    ...(node.lte !== undefined && { lte: node.lte }),
+  };
   return { range: { [pathIn(node.field, scope)]: bounds } };
 }
 

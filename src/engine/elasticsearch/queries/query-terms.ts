@@ -4,6 +4,7 @@ import { coverageOf, informationOf, type TermStatistics } from '../../../query/t
 import { functionWordsOf } from '../../../text/function-words.ts';
 import { analyzeIn, analyzeQuery, unspacedWords } from '../../../text/languages.ts';
 import { POST_STEMMED_FIELDS, POST_TEXT_FIELDS } from './post-query.ts';
+import { termOptions } from '../response-values.ts';
 
 /**
  * The content words of a fused search's query as the corpus sees them (bench/relevance.md,
@@ -180,24 +181,27 @@ export async function corrections(
   const out = new Map<string, Correction>();
   if (candidates.length === 0) return out;
   const functionWords = functionWordsOf(language);
-  const termSuggester = (field: string): estypes.SearchFieldSuggester => ({
-    // `accuracy` (Lucene's DirectSpellChecker's) is accepted by the engine, though the client's types omit it.
-    term: {
+  const termSuggester = (field: string): estypes.SearchFieldSuggester => {
+    // `accuracy` (Lucene's DirectSpellChecker's) is accepted by the engine, though the client's
+    // types omit it: built apart from the literal typed as the client's, it passes as a property
+    // the type does not name.
+    const term = {
       field,
-      suggest_mode: 'missing',
+      suggest_mode: 'missing' as const,
       accuracy: CORRECTION_ACCURACY,
       min_doc_freq: CORRECTION_MIN_POSTS,
       min_word_length: 4,
       prefix_length: 1,
       max_edits: 2,
       size: 1,
-      sort: 'score',
-    } as estypes.SearchTermSuggester,
-  });
-  const suggest = {
+      sort: 'score' as const,
+    };
+    return { term };
+  };
+  const suggest: estypes.SearchSuggester = {
     text: candidates.join(' '),
     ...Object.fromEntries(SUGGESTING_FIELDS.map((field) => [field, termSuggester(field)])),
-  } as estypes.SearchSuggester;
+  };
   let response: estypes.SearchResponse;
   try {
     response = await client.search({ index, size: 0, track_total_hits: false, suggest });
@@ -206,9 +210,8 @@ export async function corrections(
   }
   const best = new Map<string, { word: string; docFreq: number; score: number }>();
   for (const field of SUGGESTING_FIELDS) {
-    for (const entry of (response.suggest?.[field] ?? []) as estypes.SearchTermSuggest[]) {
-      const options = Array.isArray(entry.options) ? entry.options : [entry.options];
-      const option = options[0];
+    for (const entry of response.suggest?.[field] ?? []) {
+      const option = termOptions(entry)[0];
       if (!option || !CORRECTABLE.test(option.text) || functionWords.has(option.text)) continue;
       const known = best.get(entry.text);
       if (!known || option.score > known.score || (option.score === known.score && option.freq > known.docFreq))

@@ -10,6 +10,7 @@ import {
 } from '../../../domain/volatile-facts.ts';
 import type { ExistsNode, FilterNode, RangeNode } from '../../../query/ast.ts';
 import { engineCall } from '../errors.ts';
+import { firstNumber, firstString } from '../response-values.ts';
 
 /**
  * Exact author filters over coarse copies. Posts keep their author's volatile facts (counters,
@@ -161,8 +162,8 @@ export function createVolatileBounds(deps: { client: Client; accountsIndex: stri
       );
       const hits = response.hits.hits;
       for (const hit of hits) {
-        const id = (hit.fields?.['id'] as string[] | undefined)?.[0];
-        const value = (hit.fields?.[name] as number[] | undefined)?.[0];
+        const id = firstString(hit, 'id');
+        const value = firstNumber(hit, name);
         if (id !== undefined && value !== undefined && keep(value)) ids.push(id);
       }
       if (hits.length < PAGE) return ids;

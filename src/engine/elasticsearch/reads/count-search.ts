@@ -6,7 +6,7 @@ import type { FieldDef } from '../../../query/fields.ts';
 import type { CountBucket, CountEngine } from '../../counts.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
-import { exactAggregations, facetAggregations, readFacets } from './facet-search.ts';
+import { exactAggregations, facetAggregations, readFacets, type FacetAggregations } from './facet-search.ts';
 import { esPath } from '../queries/filter-compiler.ts';
 import { firstPage } from './paged-search.ts';
 import { createPostResults } from './post-results.ts';
@@ -73,17 +73,22 @@ interface HistogramBucket {
   o?: { doc_count: number };
 }
 
+/** What the engine answers for {@link histogramAggregations} (the searches' generic types it). */
+interface HistogramAggregations {
+  h?: { buckets?: HistogramBucket[] };
+}
+
 /**
  * The buckets of a histogram response, checked against the service's own calendar (`starts`):
  * a bucket the service would not cut (time-zone rules that differ between the engine's data and
  * the service's) is refused, never answered.
  */
 export function readHistogram(
-  aggregations: Record<string, unknown> | undefined,
+  aggregations: HistogramAggregations | undefined,
   starts: readonly number[],
   values?: string[],
 ): CountBucket[] {
-  const buckets = (aggregations?.['h'] as { buckets?: HistogramBucket[] } | undefined)?.buckets ?? [];
+  const buckets = aggregations?.h?.buckets ?? [];
   const keys = buckets.map((b) => b.key);
   if (keys.length !== starts.length || keys.some((key, i) => key !== starts[i])) {
     throw new InternalError(
@@ -136,8 +141,9 @@ export function createCountEngine(deps: {
       const top: FacetSpec | null = breakdown
         ? { kind: 'terms', name: 'top', field: breakdown.field.field, type: breakdown.field.type, size: breakdown.size }
         : null;
+      // Answers the facet's aggregations or the histogram's, as `aggs` asks.
       const search0 = async (pit: string, aggs: Aggs, totals: boolean) =>
-        client.search({
+        client.search<unknown, FacetAggregations & HistogramAggregations>({
           ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: keepAlive },
           query: await queryOn(pit),

@@ -80,9 +80,9 @@ export function facetAggregations(
 }
 
 /** The aggregation keys (`f<i>`) of the terms facets whose counts the engine says may be off. */
-export function approximateFacets(facets: FacetSpec[], aggregations: Record<string, unknown> | undefined): string[] {
+export function approximateFacets(facets: FacetSpec[], aggregations: FacetAggregations | undefined): string[] {
   return facets.flatMap((facet, i) => {
-    const agg = aggregations?.[`f${i}`] as { buckets?: TermBucket[]; doc_count_error_upper_bound?: number } | undefined;
+    const agg = aggregations?.[`f${i}`];
     const off =
       facet.kind === 'terms' &&
       ((agg?.doc_count_error_upper_bound ?? 0) > 0 ||
@@ -98,9 +98,9 @@ export function approximateFacets(facets: FacetSpec[], aggregations: Record<stri
  */
 export async function exactAggregations(
   facets: FacetSpec[],
-  aggregations: Record<string, unknown> | undefined,
-  search: (aggs: Aggs) => Promise<{ aggregations?: Record<string, unknown> | undefined }>,
-): Promise<Record<string, unknown> | undefined> {
+  aggregations: FacetAggregations | undefined,
+  search: (aggs: Aggs) => Promise<{ aggregations?: FacetAggregations | undefined }>,
+): Promise<FacetAggregations | undefined> {
   const again = new Set(approximateFacets(facets, aggregations));
   if (again.size === 0) return aggregations;
   const aggs = Object.fromEntries(
@@ -116,14 +116,24 @@ interface TermBucket {
   doc_count_error_upper_bound?: number;
 }
 
+/**
+ * What the engine answers for the aggregations {@link facetAggregations} asks: per facet `f<i>`
+ * its buckets (terms or keyed ranges), and `m<i>` its missing count. The searches asking them
+ * type their answer with it (the client's generic), as the client cannot tell from the request.
+ */
+export type FacetAggregations = Record<
+  string,
+  { buckets?: TermBucket[]; doc_count_error_upper_bound?: number; doc_count?: number }
+>;
+
 /** The buckets of each facet, values as the API spells them; null last (only when some results lack a value). */
 export function readFacets(
   facets: FacetSpec[],
-  aggregations: Record<string, unknown> | undefined,
+  aggregations: FacetAggregations | undefined,
 ): Record<string, FacetBucket[]> {
   const out: Record<string, FacetBucket[]> = {};
   for (const [i, facet] of facets.entries()) {
-    const agg = aggregations?.[`f${i}`] as { buckets?: TermBucket[]; doc_count_error_upper_bound?: number } | undefined;
+    const agg = aggregations?.[`f${i}`];
     const buckets = agg?.buckets ?? [];
     let values: FacetBucket[];
     if (facet.kind === 'terms') {
@@ -142,7 +152,7 @@ export function readFacets(
       const byKey = new Map(buckets.map((b) => [String(b.key), b.doc_count]));
       values = facet.ranges.map((range, j) => ({ value: range, count: byKey.get(`r${j}`) ?? 0 }));
     }
-    const missing = (aggregations?.[`m${i}`] as { doc_count?: number } | undefined)?.doc_count ?? 0;
+    const missing = aggregations?.[`m${i}`]?.doc_count ?? 0;
     if (missing > 0) values.push({ value: null, count: missing });
     out[facet.name] = values;
   }
@@ -181,7 +191,7 @@ export function createFacetEngine(deps: {
     rangeFilters?: ReadonlyMap<number, ResolvedRanges>,
   ): Promise<FacetCounts> {
     const run = async (pit: string) =>
-      client.search({
+      client.search<unknown, FacetAggregations>({
         ...COMPLETE_RESULTS,
         pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
         query: await queryOn(pit),
@@ -190,11 +200,11 @@ export function createFacetEngine(deps: {
         aggs: facetAggregations(facets, undefined, rangeFilters),
       });
     const { pit, shared, response } = await firstPage(deps, index, keepAliveSeconds, run);
-    let aggregations: Record<string, unknown> | undefined;
+    let aggregations: FacetAggregations | undefined;
     try {
       aggregations = await exactAggregations(facets, response.aggregations, async (aggs) =>
         engineCall(async () =>
-          client.search({
+          client.search<unknown, FacetAggregations>({
             ...COMPLETE_RESULTS,
             pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
             query: await queryOn(pit),

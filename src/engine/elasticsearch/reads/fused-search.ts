@@ -172,7 +172,10 @@ export async function fusedPostSearch(deps: {
     // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
     const semanticSearch = quantized.then(async (q) => {
       const vector = dequantizeVector(q);
-      if (vector.length === 0) return { hits: [] as Hit[], q };
+      if (vector.length === 0) {
+        const hits: Hit[] = [];
+        return { hits, q };
+      }
       const first = (await client.search<{ record: PostRecord }>(knn(pit, vector))).hits.hits;
       if (!feedback) return { hits: first, q };
       // The first fusion's best results move the vector; the window is asked again with it.

@@ -7,6 +7,9 @@ import { nearestQuery } from '../queries/nearest-query.ts';
 const TOPICS_PER_ACCOUNT = 50;
 
 /** The evidence of `similar_to` account searches, from the posts index. */
+/** The `authors` aggregation's answer: each author's top topics. */
+type Buckets = { buckets: Array<{ key: string; topics: { buckets: Array<{ key: string }> } }> };
+
 export function createLikenessEvidence(deps: { client: Client; postsIndex: string }): LikenessEvidence {
   const { client } = deps;
   const available = { term: { status: 'available' } };
@@ -15,7 +18,7 @@ export function createLikenessEvidence(deps: { client: Client; postsIndex: strin
       const out = new Map<string, string[]>(accountIds.map((id) => [id, []]));
       if (accountIds.length === 0) return out;
       const response = await engineCall(() =>
-        client.search({
+        client.search<unknown, { authors?: Buckets }>({
           ...COMPLETE_RESULTS,
           index: deps.postsIndex,
           size: 0,
@@ -29,8 +32,7 @@ export function createLikenessEvidence(deps: { client: Client; postsIndex: strin
           },
         }),
       );
-      type Buckets = { buckets: Array<{ key: string; topics: { buckets: Array<{ key: string }> } }> };
-      for (const bucket of (response.aggregations?.authors as Buckets | undefined)?.buckets ?? []) {
+      for (const bucket of response.aggregations?.authors?.buckets ?? []) {
         out.set(
           bucket.key,
           bucket.topics.buckets.map((t) => t.key),

@@ -109,17 +109,17 @@ export function createNameSuggester(deps: {
     }
   }
 
-  function suggestionsOf(kind: SuggestionKind, response: estypes.MsearchResponseItem<unknown>): Suggestion[] {
+  function suggestionsOf(kind: SuggestionKind, response: estypes.MsearchResponseItem<AccountSource>): Suggestion[] {
     if ('error' in response) throw translateEngineError(response.error);
     if (kind === 'account') {
       return response.hits.hits.flatMap((hit) => {
-        const profile = (hit._source as { record?: { profile?: { v?: AccountFacts } } } | undefined)?.record?.profile
-          ?.v;
+        const profile = hit._source?.record?.profile?.v;
         return profile
           ? [{ kind, value: `@${profile.handle}`, label: profile.display_name, count: profile.followers_count }]
           : [];
       });
     }
+    // The client cannot type a multi-search's aggregations: `names` is the terms aggregation valueCounts asks.
     const buckets = (response.aggregations?.names as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
     return (Array.isArray(buckets) ? buckets : []).map((bucket) => {
       const key = String(bucket.key);
@@ -142,10 +142,15 @@ export function createNameSuggester(deps: {
         const { index, body } = searchOf(kind, prefix, limit);
         return [{ index, ...COMPLETE_RESULTS }, body];
       });
-      const response = await engineCall(() => client.msearch({ searches }));
+      const response = await engineCall(() => client.msearch<AccountSource>({ searches }));
       return kinds.flatMap((kind, i) => suggestionsOf(kind, response.responses[i]!));
     },
   };
+}
+
+/** What an account suggestion reads of its record (`_source` filtering leaves the rest out). */
+interface AccountSource {
+  record?: { profile?: { v?: AccountFacts } };
 }
 
 interface AccountFacts {

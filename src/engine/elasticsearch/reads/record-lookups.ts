@@ -2,6 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
 import type { Looked, RecordLookups } from '../../lookups.ts';
 import { COMPLETE_RESULTS, engineCall, translateEngineError } from '../errors.ts';
+import { firstString } from '../response-values.ts';
 
 /** How an alias field is matched and which of its claimants is its holder. */
 interface AliasField {
@@ -77,7 +78,7 @@ export function createRecordLookups(deps: {
     if (terms.length > 0) {
       const byTerm = new Map<string, R>();
       for (const hit of answers.shift()!) {
-        const key = (hit.fields?.[alias.field] as string[] | undefined)?.[0];
+        const key = firstString(hit, alias.field);
         if (key !== undefined && hit._source) byTerm.set(key, hit._source.record);
       }
       for (const a of aliases) {

@@ -1,14 +1,13 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Correction, SpellingCorrector, WordCorrections } from '../../spelling.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
+import { termOptions } from '../response-values.ts';
 import { POST_TEXT_FIELDS } from '../queries/post-query.ts';
 
 /** The unstemmed text fields a post query searches (their words are the vocabulary). */
 const TEXT_FIELDS = POST_TEXT_FIELDS.map((weighted) => weighted.split('^')[0]!);
 /** Candidates kept per word and field (the suggester's own `size`). */
 const CANDIDATES = 3;
-
-type TermOption = estypes.SearchTermSuggestOption;
 
 /**
  * The engine's term suggester (in the core build, unlike the phrase suggester's collate, which
@@ -49,7 +48,7 @@ export function createSpellingCorrector(deps: { client: Client; postsIndex: stri
       for (const entry of entries) {
         const best = scored.get(entry.text);
         if (!best) continue;
-        for (const option of entry.options as TermOption[]) {
+        for (const option of termOptions(entry)) {
           if (option.text === entry.text) continue;
           best.set(option.text, Math.max(best.get(option.text) ?? 0, option.score));
         }
@@ -68,7 +67,8 @@ export function createSpellingCorrector(deps: { client: Client; postsIndex: stri
       multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and' },
     });
     const response = await engineCall(() =>
-      client.search({
+      // Keyed filters (an object of filters, as asked) answer keyed buckets.
+      client.search<unknown, { words?: { buckets?: Record<string, { doc_count: number }> } }>({
         index,
         size: 0,
         track_total_hits: false,
@@ -81,8 +81,7 @@ export function createSpellingCorrector(deps: { client: Client; postsIndex: stri
         },
       }),
     );
-    const buckets = (response.aggregations?.words as estypes.AggregationsFiltersAggregate | undefined)?.buckets;
-    const keyed = (buckets ?? {}) as Record<string, { doc_count: number }>;
+    const keyed = response.aggregations?.words?.buckets ?? {};
     return new Map(words.map((word, i) => [word, keyed[`w${i}`]?.doc_count ?? 0]));
   }
 

@@ -1,0 +1,133 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { Config } from '../internal/config.ts';
+import { fieldOf } from '../internal/typed-objects.ts';
+import type { ModelThreadOptions, Prompts } from './model-thread.ts';
+
+/**
+ * Reading a model folder and the configuration into a plan: which model, which weights, which
+ * prompts and truncation, or why there is none. Nothing here starts a thread.
+ */
+
+/** The embedding settings of the configuration (the query cache's size defaults to the configuration's default). */
+export type EmbeddingConfig = Pick<
+  Config,
+  'MODEL_DIR' | 'MODEL_ID' | 'EMBEDDINGS' | 'EMBEDDING_DTYPE' | 'EMBEDDING_THREADS'
+> &
+  Partial<Pick<Config, 'EMBEDDING_QUERY_CACHE_MB' | 'EMBEDDING_NOISE'>>;
+
+/** A JSON file of the model folder, as the unknown it is (its fields are read one by one). */
+function readJson(path: string): unknown {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** EMBEDDING_QUERY_CACHE_MB when the caller passes none (the configuration's default). */
+const QUERY_CACHE_DEFAULT_MB = 4;
+/** What {@link planEmbedder} decides: no model, a model that cannot load, or a model thread to start. */
+export type Plan =
+  | { kind: 'off'; detail: string }
+  | { kind: 'failed'; modelId: string | null; detail: string }
+  | {
+      kind: 'thread';
+      modelId: string;
+      dimensions: number;
+      source: string;
+      thread: ModelThreadOptions;
+      cacheBytes: number;
+    };
+
+const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = {
+  q8: 'onnx/model_quantized.onnx',
+  fp32: 'onnx/model.onnx',
+};
+
+/** sentence-transformers' truncation length (sentence_bert_config.json), which the model was trained and evaluated with. */
+function maxSeqLength(dir: string): number | null {
+  try {
+    const value = fieldOf(readJson(join(dir, 'sentence_bert_config.json')), 'max_seq_length');
+    return typeof value === 'number' && value > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+const NO_PROMPTS: Prompts = { query: '', document: '' };
+
+/**
+ * The prompts of a model folder (sentence-transformers' `config_sentence_transformers.json`,
+ * `prompts`: e5's `{"query": "query: ", "document": "passage: "}`; `passage` is taken for
+ * `document`). A model trained with them reads a query or a passage well only after its prompt.
+ */
+function promptsOf(dir: string): Prompts {
+  try {
+    const prompts = fieldOf(readJson(join(dir, 'config_sentence_transformers.json')), 'prompts');
+    const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    return {
+      query: text(fieldOf(prompts, 'query')),
+      document: text(fieldOf(prompts, 'document') ?? fieldOf(prompts, 'passage')),
+    };
+  } catch {
+    return NO_PROMPTS;
+  }
+}
+
+/** Decides from the configuration alone what to start, checking a model folder before any thread exists. */
+export function planEmbedder(config: EmbeddingConfig): Plan {
+  if (config.EMBEDDINGS === 'off') return { kind: 'off', detail: 'off: EMBEDDINGS=off (BM25 only)' };
+  const dtype = config.EMBEDDING_DTYPE;
+  const cacheBytes = (config.EMBEDDING_QUERY_CACHE_MB ?? QUERY_CACHE_DEFAULT_MB) * 1024 * 1024;
+  const threads = config.EMBEDDING_THREADS > 0 ? config.EMBEDDING_THREADS : availableParallelism();
+  if (config.MODEL_DIR) {
+    const dir = resolve(config.MODEL_DIR);
+    const name = basename(dir);
+    const modelId = `${name}@${dtype}`;
+    const failed = (why: string): Plan => ({ kind: 'failed', modelId, detail: `${modelId}: MODEL_DIR ${dir} ${why}` });
+    if (!existsSync(dir)) return failed('does not exist');
+    let hiddenSize: unknown;
+    try {
+      hiddenSize = fieldOf(readJson(join(dir, 'config.json')), 'hidden_size');
+    } catch (error) {
+      return failed(`has no readable config.json (${error instanceof Error ? error.message : String(error)})`);
+    }
+    if (!existsSync(join(dir, ONNX_FILES[dtype])))
+      return failed(`has no ${ONNX_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`);
+    return {
+      kind: 'thread',
+      modelId,
+      dimensions: typeof hiddenSize === 'number' ? hiddenSize : 0,
+      source: dir,
+      thread: {
+        source: { folder: dir, weights: join(dir, ONNX_FILES[dtype]) },
+        dtype,
+        threads,
+        maxTokens: maxSeqLength(dir),
+        prompts: promptsOf(dir),
+        noise: config.EMBEDDING_NOISE ?? null,
+      },
+      cacheBytes,
+    };
+  }
+  if (config.MODEL_ID) {
+    // The hub id, not just its last part: another publisher's export of the same model has other weights.
+    const modelId = `${config.MODEL_ID}@${dtype}`;
+    return {
+      kind: 'thread',
+      modelId,
+      dimensions: 0,
+      source: `the hub (${config.MODEL_ID})`,
+      thread: {
+        source: { hubId: config.MODEL_ID },
+        dtype,
+        threads,
+        maxTokens: null,
+        prompts: NO_PROMPTS,
+        noise: config.EMBEDDING_NOISE ?? null,
+      },
+      cacheBytes,
+    };
+  }
+  if (config.EMBEDDINGS === 'on')
+    return { kind: 'failed', modelId: null, detail: 'EMBEDDINGS=on but neither MODEL_DIR nor MODEL_ID is set' };
+  return { kind: 'off', detail: 'off: MODEL_DIR is unset (BM25 only)' };
+}

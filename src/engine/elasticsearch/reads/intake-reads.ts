@@ -1,0 +1,133 @@
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type { PostVector } from '../../../domain/lookalike.ts';
+import type { PostRecord } from '../../../domain/records.ts';
+import { decodeVector } from '../../../text/vector-codec.ts';
+import type { AuthorPostFacts, IntakeStore } from '../../intake-store.ts';
+import { COMPLETE_RESULTS, engineCall, translateEngineError } from '../errors.ts';
+import { firstNumber, firstString } from '../response-values.ts';
+
+const PAGE = 2000;
+
+/** The posts the intake's follow-up steps read: fan-out targets, baselines, lookalike vectors. */
+export type IntakeReads = Pick<IntakeStore, 'postIdsLinkedTo' | 'authorPostFacts' | 'recentPostVectors'>;
+
+/**
+ * The intake's reads of the posts index: every post linked to accounts (fan-out), the metric facts
+ * of authors' posts (baselines), and authors' newest post vectors (lookalike accounts).
+ */
+export function createIntakeReads(deps: { client: Client; postsIndex: string }): IntakeReads {
+  const { client, postsIndex } = deps;
+
+  /** Pages through every hit of a filter query in `id` order, with the given doc-value fields. */
+  async function* pages(filter: estypes.QueryDslQueryContainer[], fields: string[]) {
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const response = await engineCall(() =>
+        client.search({
+          // A fan-out or baseline that missed a shard would leave records stale.
+          ...COMPLETE_RESULTS,
+          index: postsIndex,
+          query: { bool: { filter } },
+          _source: false,
+          docvalue_fields: fields.map((field) =>
+            field === 'posted_at' ? { field, format: 'strict_date_time' } : { field },
+          ),
+          sort: [{ id: 'asc' }],
+          size: PAGE,
+          track_total_hits: false,
+          ...(after ? { search_after: after } : {}),
+        }),
+      );
+      const hits = response.hits.hits;
+      if (hits.length > 0) yield hits;
+      if (hits.length < PAGE) return;
+      after = hits.at(-1)!.sort;
+    }
+  }
+
+  async function* postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]> {
+    if (accountIds.length === 0) return;
+    for await (const hits of pages([{ terms: { linked_account_ids: [...accountIds] } }], [])) {
+      yield hits.map((h) => h._id!);
+    }
+  }
+
+  async function authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>> {
+    const out = new Map<string, AuthorPostFacts[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return out;
+    const filter = [
+      { terms: { 'author.id': [...authorIds] } },
+      { term: { status: 'available' } },
+      { exists: { field: 'posted_at' } },
+    ];
+    const fields = ['author.id', 'posted_at', 'views', 'likes', 'comments', 'view_ratio_to_account_baseline'];
+    for await (const hits of pages(filter, fields)) {
+      for (const hit of hits) {
+        const authorId = String(firstString(hit, 'author.id'));
+        out.get(authorId)?.push({
+          id: hit._id!,
+          authorId,
+          postedAt: String(firstString(hit, 'posted_at')),
+          views: firstNumber(hit, 'views') ?? null,
+          likes: firstNumber(hit, 'likes') ?? 0,
+          comments: firstNumber(hit, 'comments') ?? 0,
+          viewRatioToAccountBaseline: firstNumber(hit, 'view_ratio_to_account_baseline') ?? null,
+        });
+      }
+    }
+    return out;
+  }
+
+  async function recentPostVectors(
+    authorIds: readonly string[],
+    model: string,
+    limit: number,
+  ): Promise<Map<string, PostVector[]>> {
+    const out = new Map<string, PostVector[]>(authorIds.map((id) => [id, []]));
+    if (authorIds.length === 0) return out;
+    // One small search per author, in one request: the newest posts of each, vectors from the record.
+    const searches = authorIds.flatMap((id): estypes.MsearchRequestItem[] => [
+      // In a multi-search the header line carries the request parameters.
+      { index: postsIndex, ...COMPLETE_RESULTS },
+      {
+        query: {
+          bool: {
+            filter: [
+              { term: { 'author.id': id } },
+              { term: { status: 'available' } },
+              { exists: { field: 'embedding' } },
+            ],
+          },
+        },
+        sort: [{ posted_at: { order: 'desc' } }, { id: 'asc' }],
+        size: limit,
+        _source: ['record.embedding', 'record.raw.v.posted_at', 'record.enrichment.topics'],
+        track_total_hits: false,
+      },
+    ]);
+    const response = await engineCall(() =>
+      client.msearch<{
+        record: Pick<PostRecord, 'embedding'> & {
+          raw: { v: { posted_at: string } };
+          enrichment?: { topics?: { v?: string[] | null } };
+        };
+      }>({ searches }),
+    );
+    response.responses.forEach((answer, i) => {
+      if ('error' in answer) throw translateEngineError(answer.error);
+      const vectors = out.get(authorIds[i]!)!;
+      for (const hit of answer.hits.hits) {
+        const record = hit._source?.record;
+        if (record?.embedding?.model !== model) continue;
+        vectors.push({
+          postedAt: record.raw.v.posted_at,
+          vector: decodeVector(record.embedding.vector),
+          topics: record.enrichment?.topics?.v ?? [],
+        });
+      }
+    });
+    return out;
+  }
+
+  return { postIdsLinkedTo, authorPostFacts, recentPostVectors };
+}
