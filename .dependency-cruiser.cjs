@@ -90,7 +90,8 @@ module.exports = {
     },
     {
       name: 'elasticsearch-foundations',
-      comment: 'queries/ and documents/ serve every role, so they import none of them, nor each other, nor engine.ts (only errors, names and response values)',
+      comment:
+        'queries/ and documents/ serve every role, so they import none of them, nor each other, nor engine.ts (only errors, names and response values)',
       severity: 'error',
       from: { path: '^src/engine/elasticsearch/(queries|documents)/' },
       to: {

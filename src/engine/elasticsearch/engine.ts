@@ -30,7 +30,13 @@ import { createSpellingCorrector } from './reads/spelling.ts';
 import { createRecordStore } from './writes/record-store.ts';
 import { createSearchEngine } from './reads/search-engine.ts';
 import { createLikenessEvidence } from './reads/likeness-evidence.ts';
-import { createMetricHistory, metricHistoryNames, monthIndex, monthTargets, pointWrite } from './documents/metric-history.ts';
+import {
+  createMetricHistory,
+  metricHistoryNames,
+  monthIndex,
+  monthTargets,
+  pointWrite,
+} from './documents/metric-history.ts';
 import type { MetricPoint } from '../../domain/history.ts';
 import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';

@@ -10,7 +10,13 @@ import type {
   TermNode,
   TermsNode,
 } from '../../../query/ast.ts';
-import { FIELDS_BY_KEY, type FieldKey, type FieldType, type FilterScope, type SortScope } from '../../../query/fields.ts';
+import {
+  FIELDS_BY_KEY,
+  type FieldKey,
+  type FieldType,
+  type FilterScope,
+  type SortScope,
+} from '../../../query/fields.ts';
 import type { SortSpec } from '../../../query/parse-sort.ts';
 import { isKeyOf } from '../../../internal/typed-objects.ts';
 
