@@ -37,7 +37,8 @@ import { usesVectorFeedback } from '../../src/engine/elasticsearch/vector-feedba
 import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
-import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
+import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';

@@ -10,7 +10,7 @@ import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/fused-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/post-query.ts';
-import type { PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
 
 const N = Number(process.argv[2] ?? 60);
 const prefix = process.env.INDEX_PREFIX ?? 'bench';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PagedState } from '../../src/engine/search.ts';
 import { ExpiredCursorError, type ValidationFailedError } from '../../src/internal/errors.ts';
 import { createCursorCodec } from '../../src/query/cursor-codec.ts';
-import type { AccountSearch, PostSearch } from '../../src/query/search-request.ts';
+import type { AccountSearch, PostSearch } from '../../src/query/search-codec.ts';
 import { accountCursors, postCursors } from '../../src/services/search/cursors.ts';
 
 const codec = createCursorCodec({ secret: 'unit-test-signing-secret-0123456789abcdef', ttlSeconds: 3600 });

@@ -9,16 +9,14 @@ import { ValidationFailedError } from '../../src/internal/errors.ts';
 import { createCursorCodec } from '../../src/query/cursor-codec.ts';
 import { FILTER_FIELDS, operatorsOf, sortFields, type FilterScope, type SortScope } from '../../src/query/fields.ts';
 import { parseFilters, walkFilters } from '../../src/query/parse-filters.ts';
+import { MAX_CURSOR_LENGTH, MAX_SEARCH_JSON_LENGTH, type PostSearch } from '../../src/query/search-codec.ts';
 import {
   LIMITS,
-  MAX_CURSOR_LENGTH,
   MAX_QUERY_LENGTH,
-  MAX_SEARCH_JSON_LENGTH,
   accountSearchRequestSchema,
   parseAccountSearchRequest,
   parsePostSearchRequest,
   postSearchRequestSchema,
-  type PostSearch,
   type SearchRequest,
 } from '../../src/query/search-request.ts';
 
