@@ -3,9 +3,9 @@ import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
 import type { SimilarEvidence } from './similar-evidence.ts';
 import type { DeliverySigner } from '../../delivery/signer.ts';
 import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
-import type { AccountRecord, PostRecord, SearchedPost } from '../../domain/records.ts';
+import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import type { RecordReads } from '../../engine/reads.ts';
-import type { AccountSearchState, SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
+import type { SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { References } from './references.ts';
 import { ValidationFailedError } from '../../internal/errors.ts';
@@ -22,9 +22,7 @@ import {
   postLookalike,
   postRankingOf,
   postSearchKind,
-  type AccountSearchKind,
   type Lookalike,
-  type PostSearchKind,
   type RankingPolicy,
 } from './ranking.ts';
 import { SUGGEST_BELOW } from './did-you-mean.ts';
@@ -159,15 +157,7 @@ export function createPostSearchService(
     };
   }
 
-  return createPagedSearch<
-    PostSearch,
-    SearchState,
-    SearchedPost,
-    PostSummary,
-    PostMatch,
-    PostSearchKind,
-    Lookalike<PostRecord> | null
-  >({
+  return createPagedSearch({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
     kinds: { first: (search) => postSearchKind(search, deps), next: (search) => postLookalike(search, deps) },
@@ -198,15 +188,7 @@ export function createAccountSearchService(
   deps: SearchDeps & { references: References; similarEvidence: SimilarEvidence },
 ): AccountSearchService {
   const kind = (search: AccountSearch) => accountSearchKind(search, deps);
-  return createPagedSearch<
-    AccountSearch,
-    AccountSearchState,
-    AccountRecord,
-    Account,
-    AccountMatch,
-    AccountSearchKind,
-    AccountSearchKind
-  >({
+  return createPagedSearch({
     cursors: accountCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
     kinds: { first: async (search) => kind(search), next: kind },
