@@ -27,7 +27,7 @@ import { loadConfig } from '../../src/internal/config.ts';
 import { byScoreThenId } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
-import { type PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { isQuestion } from '../../src/text/question-weights.ts';

@@ -36,7 +36,7 @@ import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-
 import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
-import { type PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';

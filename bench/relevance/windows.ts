@@ -7,7 +7,8 @@ import type { Client } from '@elastic/elasticsearch';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { postSearchFilter } from '../../src/engine/elasticsearch/queries/post-query.ts';
-import { parsePostSearchRequest, type PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
+import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 
 /** The page size the benches judge (nDCG@10). */
 export const K = 10;

@@ -9,7 +9,7 @@
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
-import type { PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
 import { cli } from '../lib/args.ts';
 import { quantile, round } from '../lib/measure.ts';
 import { rawEngine } from '../lib/sides.ts';

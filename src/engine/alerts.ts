@@ -1,5 +1,5 @@
 import type { PostRecord } from '../domain/records.ts';
-import type { PostSearch } from '../query/search-request.ts';
+import type { PostSearch } from '../query/search-codec.ts';
 
 /** One saved search as matching asks the engine about it. */
 export interface AlertQuery {

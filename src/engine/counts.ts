@@ -1,6 +1,6 @@
 import type { CountWindow } from '../query/count-window.ts';
 import type { FieldDef } from '../query/fields.ts';
-import type { PostSearch } from '../query/search-request.ts';
+import type { PostSearch } from '../query/search-codec.ts';
 import type { PostRanking } from './search.ts';
 
 /** One bucket of post counts. */

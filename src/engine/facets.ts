@@ -1,7 +1,7 @@
 import type { FacetBucket } from '../contract/search-extras.ts';
 import type { FacetSpec } from '../query/facet-request.ts';
-import type { AccountSearch, PostSearch } from '../query/search-request.ts';
-import type { PostRanking, SimilarRanking } from './search.ts';
+import type { AccountSearch, PostSearch } from '../query/search-codec.ts';
+import type { AccountRanking, PostRanking } from './search.ts';
 
 /** Exact counts over the results of one search. */
 export interface FacetCounts {
@@ -29,6 +29,6 @@ export interface FacetEngine {
   accountFacets(
     search: AccountSearch,
     facets: FacetSpec[],
-    options: { keepAliveSeconds: number; ranking?: { kind: 'lexical' } | SimilarRanking },
+    options: { keepAliveSeconds: number; ranking: AccountRanking },
   ): Promise<FacetCounts>;
 }

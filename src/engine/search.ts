@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AccountRecord, SearchedPost } from '../domain/records.ts';
-import type { AccountSearch, PostSearch } from '../query/search-request.ts';
+import type { AccountSearch, PostSearch } from '../query/search-codec.ts';
 
 /** Sort values of the last hit shown (the engine's `search_after` position). */
 const sortValues = z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]));
@@ -121,9 +121,11 @@ export interface SimilarRanking {
 /** A first page (with its ranking) or the next page of a search. */
 export type PostPage = PageSize & ({ state: null; ranking: PostRanking } | { state: SearchState });
 
-/** A first page (ranked by the search, or by likeness) or the next page of an account search. */
-export type AccountPage = PageSize &
-  ({ state: null; ranking?: { kind: 'lexical' } | SimilarRanking } | { state: AccountSearchState });
+/** How a first page of accounts ranks: by its query or sort, or by likeness to a reference. */
+export type AccountRanking = { kind: 'lexical' } | SimilarRanking;
+
+/** A first page (with its ranking) or the next page of an account search. */
+export type AccountPage = PageSize & ({ state: null; ranking: AccountRanking } | { state: AccountSearchState });
 
 /** What the search operations (spec 4.1, 4.2) need of the engine. */
 export interface SearchEngine {

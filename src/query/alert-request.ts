@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { canonicalTimeZone } from './count-window.ts';
 import { closedObject } from './filter-schema.ts';
-import { expectedKeys, OBJECT_EXPECTED, postScope, toPostRequest, type PostSearch } from './search-request.ts';
+import type { PostSearch } from './search-codec.ts';
+import { expectedKeys, OBJECT_EXPECTED, postScope, toPostRequest } from './search-request.ts';
 
 /** The longest webhook URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -47,9 +48,12 @@ export interface VolumeRule {
   spike?: { factor: number; baseline_intervals: number; min_count: number };
 }
 
-/** A validated saved search: its name, the normalized search, the endpoint it pushes to, its events. */
+/** A validated saved search: its name, its scope, the endpoint it pushes to, its events. */
 export interface SavedSearchInput {
   name: string;
+  /** The `post` scope as the client sent it: what is stored and shown back (search-store.ts says why). */
+  post: Record<string, unknown>;
+  /** The normalized search of `post`. */
   search: PostSearch;
   webhookEndpointId: string | null;
   /** What it tells of (default `["posts"]`, and `"volume"` too with a volume rule). */
@@ -178,10 +182,33 @@ function toSavedSearch(post: z.output<typeof postScope>, ctx: z.RefinementCtx): 
   return request.kind === 'initial' ? request.search : z.NEVER;
 }
 
+const sentScopeSchema = z.record(z.string(), z.unknown());
+
 /**
- * A stored saved search's scope (`{post}`, as its client sent it) read back into the normalized
- * search, by the very schema that validated it at creation: the worker reads saved searches with
- * it (search-set.ts), never by casting stored JSON.
+ * The `post` scope of a saved search to create: validated by post search's scope, and kept as the
+ * client sent it besides (the scope's output is normalized). The first step hands the value sent
+ * to the last; every step is synchronous, so no other parse comes in between (as in
+ * parse-filters.ts), and the reference is weak so that a body that failed does not linger.
+ */
+const postScopeAsSent = (() => {
+  let sent: WeakRef<object> | undefined;
+  return z.preprocess(
+    (input) => {
+      sent = typeof input === 'object' && input !== null ? new WeakRef(input) : undefined;
+      return input;
+    },
+    postScope.transform((scope) => {
+      const kept = sentScopeSchema.parse(sent?.deref());
+      sent = undefined;
+      return { scope, sent: kept };
+    }),
+  );
+})();
+
+/**
+ * A stored saved search's scope (`{post}`, as its client sent it: search-store.ts says why) read
+ * back into the normalized search by the schema that validated it at creation; the worker reads
+ * saved searches with it (search-set.ts).
  */
 export const storedSavedSearchSchema = z
   .object({ post: postScope })
@@ -191,7 +218,7 @@ export const storedSavedSearchSchema = z
 export const createSavedSearchSchema = closedObject(
   {
     name: text(200, 'A name for the holder.').min(1, { error: 'expected a non-empty name' }),
-    post: postScope,
+    post: postScopeAsSent,
     webhook_endpoint_id: z
       .string({ error: 'expected a webhook endpoint ID' })
       .max(100, { error: 'expected a webhook endpoint ID' })
@@ -204,9 +231,15 @@ export const createSavedSearchSchema = closedObject(
   OBJECT_EXPECTED,
   expectedKeys(['name', 'post', 'webhook_endpoint_id', 'volume', 'events']),
 ).transform((body, ctx): SavedSearchInput => {
-  const search = toSavedSearch(body.post, ctx);
+  const search = toSavedSearch(body.post.scope, ctx);
   const told = toEvents(body, ctx);
-  return { name: body.name, search, webhookEndpointId: body.webhook_endpoint_id ?? null, ...told };
+  return {
+    name: body.name,
+    post: body.post.sent,
+    search,
+    webhookEndpointId: body.webhook_endpoint_id ?? null,
+    ...told,
+  };
 });
 
 /** `GET /v1/social/saved-searches/{id}/matches`. */

@@ -3,15 +3,9 @@ import { and, isMatchAll } from './ast.ts';
 import { canonicalTimeZone, COUNT_INTERVALS, type CountInterval } from './count-window.ts';
 import { FILTER_FIELDS, type FieldDef } from './fields.ts';
 import { closedObject } from './filter-schema.ts';
+import { expectedKeys, normalizeQuery, OBJECT_EXPECTED, postScope, similarAllowed } from './search-request.ts';
+import type { PostSearch } from './search-codec.ts';
 import { keysOf } from '../internal/typed-objects.ts';
-import {
-  expectedKeys,
-  normalizeQuery,
-  OBJECT_EXPECTED,
-  postScope,
-  similarConflict,
-  type PostSearch,
-} from './search-request.ts';
 
 /**
  * The fields a count may be broken down by, under the names a trend chart uses, each one field of
@@ -102,9 +96,8 @@ export const postCountsRequestSchema = closedObject(
     if (timeZone === null) ctx.addIssue({ code: 'custom', path: ['time_zone'], message: ZONE_EXPECTED });
     const query = normalizeQuery(body.post.query);
     const similarTo = body.post.similar_to;
-    if (similarTo !== undefined && query !== null)
-      ctx.addIssue({ code: 'custom', path: ['post', 'similar_to'], message: similarConflict('post', '"post.query"') });
-    if (timeZone === null || (similarTo !== undefined && query !== null)) return z.NEVER;
+    const similar = similarAllowed('post', similarTo, query, false, ctx);
+    if (timeZone === null || !similar) return z.NEVER;
     const filter = and(
       [body.post.filters ?? and([]), body.post.author?.filters ?? and([])].filter((f) => !isMatchAll(f)),
     );

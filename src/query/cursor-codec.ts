@@ -52,6 +52,7 @@ export function createCursorCodec(deps: {
       if (!signed) throw new ValidationFailedError(TAMPERED);
       let payload: Record<string, unknown>;
       try {
+        // Signed by this service, so JSON it wrote; cursors.ts checks its shape against the cursor schema.
         payload = JSON.parse(inflateRawSync(Buffer.from(body, 'base64url')).toString()) as Record<string, unknown>;
       } catch {
         throw new ValidationFailedError(TAMPERED);

@@ -8,11 +8,9 @@ import {
   normalizeQuery,
   OBJECT_EXPECTED,
   postScope,
-  similarConflict,
-  type AccountSearch,
-  type PostSearch,
-  type PostsScope,
+  similarAllowed,
 } from './search-request.ts';
+import type { AccountSearch, PostSearch, PostsScope } from './search-codec.ts';
 
 /** Bounds of a facets request (docs/filters.md, "Facets"). */
 export const FACET_LIMITS = Object.freeze({ facets: 20, defaultSize: 10, maxSize: 100, ranges: 20 });
@@ -174,10 +172,7 @@ function toPostFacets(body: { post: PostScopeInput; facets: FacetInput[] }, ctx:
     [body.post.filters ?? and([]), body.post.author?.filters ?? and([])].filter((f) => !isMatchAll(f)),
   );
   const similarTo = body.post.similar_to;
-  if (similarTo !== undefined && query !== null) {
-    issue(ctx, ['post', 'similar_to'], similarConflict('post', '"post.query"'));
-    return z.NEVER;
-  }
+  if (!similarAllowed('post', similarTo, query, false, ctx)) return z.NEVER;
   if (facets === null) return z.NEVER;
   return { search: { query, filter, sort: null, ...(similarTo !== undefined && { similarTo }) }, facets };
 }
@@ -208,10 +203,7 @@ function toAccountFacets(
   const filter: FilterNode = body.account.filters ?? and([]);
   const query = normalizeQuery(body.account.query);
   const similarTo = body.account.similar_to;
-  if (similarTo !== undefined && query !== null) {
-    issue(ctx, ['account', 'similar_to'], similarConflict('account', '"account.query"'));
-    return z.NEVER;
-  }
+  if (!similarAllowed('account', similarTo, query, false, ctx)) return z.NEVER;
   if (facets === null) return z.NEVER;
   return {
     search: { query, filter, posts, sort: null, ...(similarTo !== undefined && { similarTo }) },

@@ -1,10 +1,21 @@
 import { z } from 'zod';
+import { accountRef, postRef, type ResourceRef } from '../contract/ids.ts';
 import { formatIssues } from '../contract/observations.ts';
 import { ValidationFailedError } from '../internal/errors.ts';
 import { and, isMatchAll, type FilterNode } from './ast.ts';
 import { closedObject } from './filter-schema.ts';
 import { filtersSchema } from './parse-filters.ts';
 import { SORT_SCHEMAS, type SortSpec } from './parse-sort.ts';
+import {
+  MAX_CURSOR_LENGTH,
+  MAX_SEARCH_JSON_LENGTH,
+  POST_INCLUDES,
+  type AccountSearch,
+  type PostInclude,
+  type PostSearch,
+  type PostsScope,
+  type SearchReference,
+} from './search-codec.ts';
 
 /** The most characters `post.query` / `account.query` may have (spec part 8). */
 export const MAX_QUERY_LENGTH = 2000;
@@ -12,67 +23,6 @@ export const MAX_QUERY_LENGTH = 2000;
 export const LIMITS = { default: 20, min: 1, max: 100 } as const;
 /** The provisional maximum of `minimum_matching_posts` (spec 8). */
 export const MAX_MINIMUM_MATCHING_POSTS = 3;
-
-/**
- * The longest cursor a continuation accepts. Its body, `{"cursor": "…", "limit": 100}`, then stays
- * under the 1 MiB (1,048,576 bytes) body limit of the routes (`bodyLimit` in src/http/app.ts).
- */
-export const MAX_CURSOR_LENGTH = 1_000_000;
-
-/**
- * The largest normalized search an initial request may have, in UTF-8 bytes of
- * `JSON.stringify(search)`, so that every cursor it leads to is at most MAX_CURSOR_LENGTH. Bytes,
- * not characters: a 200-character value is up to 600 bytes of UTF-8, and bytes are what deflate
- * and base64 see. A cursor is `base64url(deflateRaw(payload)) "." base64url(HMAC-SHA256)`
- * (cursor-codec.ts), the payload being the JSON of `{v, op, search, limit, state, exp}`:
- *
- * - payload ≤ search + 2,000 bytes: `state` is at most ~1,500 (a point-in-time id of 200 to 400
- *   characters, sort values, a 520-character quantized vector), the other members under 100;
- * - deflate expands incompressible input by at most 5 bytes per stored block, and at the codec's
- *   memory level 2 a block holds at least 255 input bytes: at most × 260/255, + 5;
- * - base64url multiplies by 4/3, rounded up; then come "." and the 43-character signature.
- *
- * 700,000 + 2,000 = 702,000 → deflate ≤ 715,770 → base64url ≤ 954,360 → cursor ≤ 954,404, under
- * 1,000,000. (Without the deflate term, ⌈702,000 × 4/3⌉ + 100 = 936,100; the difference is the
- * measured worst case of random bytes, 1.96 %.)
- */
-export const MAX_SEARCH_JSON_LENGTH = 700_000;
-
-/** A validated, normalized initial post search. */
-export interface PostSearch {
-  query: string | null;
-  /** Post and author filters as one tree (both target posts). */
-  filter: FilterNode;
-  /** Only on filters-only requests; null means the documented default. */
-  sort: SortSpec | null;
-  /** Opt-in additions to the envelope; absent when none (so cursors without them are unchanged). */
-  include?: PostInclude[];
-  /** `post.similar_to` as given (a post ID or shortcode): rank by likeness to that post. */
-  similarTo?: string;
-}
-
-/** What `include` may ask a post search to add: `matches`, the match evidence (docs/api-decisions.md). */
-export const POST_INCLUDES = ['matches'] as const;
-export type PostInclude = (typeof POST_INCLUDES)[number];
-
-/** The publishing scope of an account search (spec 4.2). */
-export interface PostsScope {
-  /** 1 to 3 distinct posts that must each satisfy the whole `filter`. */
-  minimum: number;
-  filter: FilterNode;
-}
-
-/** A validated, normalized initial account search. */
-export interface AccountSearch {
-  query: string | null;
-  filter: FilterNode;
-  posts: PostsScope | null;
-  sort: SortSpec | null;
-  /** `account.similar_to` as given (an account ID, handle or `@handle`): rank by likeness to that account. */
-  similarTo?: string;
-  /** Opt-in additions (with `similar_to` only): `matches`, why each account is alike. */
-  include?: PostInclude[];
-}
 
 /** Either a first page or a continuation (spec 4.1 rules 1–4). */
 export type SearchRequest<S> =
@@ -106,18 +56,35 @@ const cursorSchema = z
 const MAX_REFERENCE_LENGTH = 256;
 const REFERENCE_EXPECTED = `expected a non-empty string of at most ${MAX_REFERENCE_LENGTH} characters`;
 
-function referenceSchema(description: string) {
+/** The reason a `similar_to` names no record a search can start from (references.ts says it too). */
+export const UNKNOWN_REFERENCE = {
+  post: 'no tracked post has this ID or shortcode, or it is currently unavailable',
+  account: 'no tracked, available account has this ID or handle',
+} as const;
+
+/**
+ * `similar_to`, parsed here once into an ID or an alias: a value that can be neither names no
+ * record, like an unknown one.
+ */
+function referenceSchema(scope: 'post' | 'account', description: string) {
+  const parse: (value: string) => ResourceRef = scope === 'post' ? postRef : accountRef;
   return z
     .string({ error: REFERENCE_EXPECTED })
     .trim()
     .min(1, { error: REFERENCE_EXPECTED })
     .max(MAX_REFERENCE_LENGTH, { error: REFERENCE_EXPECTED })
+    .transform((value, ctx): SearchReference => {
+      const reference = parse(value);
+      if (reference) return reference;
+      ctx.addIssue({ code: 'custom', message: UNKNOWN_REFERENCE[scope] });
+      return z.NEVER;
+    })
     .optional()
     .meta({ description });
 }
 
 /** The reason `similar_to` refuses a query or a sort beside it (`what`: `"post.query"`, `"sort"`). */
-export const similarConflict = (scope: 'post' | 'account', what: string) =>
+const similarConflict = (scope: 'post' | 'account', what: string) =>
   `"${scope}.similar_to" orders results by likeness to the reference; it cannot be combined with ${what}`;
 
 function querySchema(description: string) {
@@ -163,20 +130,21 @@ function continuationOf(body: Envelope & Record<string, unknown>, ctx: Ctx): Sea
 }
 
 /**
- * False (and an issue) when `similar_to` comes with a query of its scope or a sort: each of them
- * would order the results another way.
+ * False (and an issue) when `similar_to` comes with a query of its scope or a sort (`sorted`):
+ * each of them would order the results another way. Every request with a scope (searches, facets,
+ * counts) checks it here.
  */
-function similarAllowed(
-  body: Envelope,
+export function similarAllowed(
   scope: 'post' | 'account',
-  similarTo: string | undefined,
+  similarTo: SearchReference | undefined,
   query: string | null,
+  sorted: boolean,
   ctx: Ctx,
 ): boolean {
   if (similarTo === undefined) return true;
   if (query !== null) issue(ctx, [scope, 'similar_to'], similarConflict(scope, `"${scope}.query"`));
-  if (body.sort !== undefined) issue(ctx, ['sort'], similarConflict(scope, '"sort"'));
-  return query === null && body.sort === undefined;
+  if (sorted) issue(ctx, ['sort'], similarConflict(scope, '"sort"'));
+  return query === null && !sorted;
 }
 
 /** False (and an issue) when `sort` comes with a query (spec 4.1 rule 3). */
@@ -222,6 +190,7 @@ export const postScope = closedObject(
     filters: filtersSchema('post', '/post/filters').optional(),
     author: authorScope.optional(),
     similar_to: referenceSchema(
+      'post',
       'A post ID or shortcode: posts like that one, most alike first (not with "query" or "sort"; the reference itself is left out).',
     ),
   },
@@ -255,7 +224,7 @@ export function toPostRequest(body: PostBody, ctx: Ctx): SearchRequest<PostSearc
     issue(ctx, ['post'], 'an initial request needs a non-empty "query", "similar_to" or at least one filter');
     return z.NEVER;
   }
-  if (!similarAllowed(body, 'post', similarTo, query, ctx)) return z.NEVER;
+  if (!similarAllowed('post', similarTo, query, body.sort !== undefined, ctx)) return z.NEVER;
   if (!sortAllowed(body, query, 'post', ctx)) return z.NEVER;
   const search: PostSearch = {
     query,
@@ -318,6 +287,7 @@ export const accountScope = closedObject(
     filters: filtersSchema('account', '/account/filters').optional(),
     posts: postsScope.optional(),
     similar_to: referenceSchema(
+      'account',
       'An account ID, handle or @handle: accounts like that one, most alike first (not with "query" or "sort"; the reference itself is left out).',
     ),
   },
@@ -349,7 +319,7 @@ function toAccountRequest(body: AccountBody, ctx: Ctx): SearchRequest<AccountSea
     issue(ctx, ['account'], 'an initial request needs a non-empty "query", "similar_to", "filters" or "posts" scope');
     return z.NEVER;
   }
-  if (!similarAllowed(body, 'account', similarTo, query, ctx)) return z.NEVER;
+  if (!similarAllowed('account', similarTo, query, body.sort !== undefined, ctx)) return z.NEVER;
   if (!sortAllowed(body, query, 'account', ctx)) return z.NEVER;
   if (body.include && body.include.length > 0 && similarTo === undefined) {
     issue(ctx, ['include'], 'account search explains its matches only with "account.similar_to"');

@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { createMediaUrlSigner } from '../../src/media/url-signer.ts';
+import type { RecordReads } from '../../src/engine/reads.ts';
+import { createCursorCodec } from '../../src/query/cursor-codec.ts';
+import { createMatchEvidence } from '../../src/services/search/match-evidence.ts';
+import { createReferences } from '../../src/services/search/references.ts';
+import { createAccountSearchService, createPostSearchService } from '../../src/services/search/search-service.ts';
+import { createSimilarEvidence } from '../../src/services/search/similar-evidence.ts';
 import { accountEnrichmentObs, accountObs, at, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -222,6 +229,80 @@ describe('posts like this one', () => {
   });
 });
 
+describe('a page resolves its reference once', () => {
+  /** The searches as the API composes them, over reads that count the reference's lookups. */
+  function countedSearches() {
+    const { engine, config } = stack.runtime;
+    const lookups: string[] = [];
+    const reads: RecordReads = {
+      ...engine.reads,
+      posts: { get: (list) => (lookups.push(...list.map((id) => `post ${id}`)), engine.reads.posts.get(list)) },
+      accounts: {
+        get: (list) => (lookups.push(...list.map((id) => `account ${id}`)), engine.reads.accounts.get(list)),
+      },
+    };
+    const signer = createMediaUrlSigner({
+      baseUrl: config.PUBLIC_BASE_URL,
+      secret: config.SIGNING_SECRET,
+      ttlSeconds: 60,
+    });
+    const search = {
+      engine: engine.search,
+      references: createReferences({ reads, model: () => 'ready' }),
+      similarEvidence: createSimilarEvidence({ engine: engine.likeness }),
+      signer,
+      cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: 60 }),
+      cursorTtlSeconds: 60,
+    };
+    const posts = createPostSearchService({
+      ...search,
+      reads,
+      evidence: createMatchEvidence({ highlighter: engine.highlights, signer }),
+    });
+    return { posts, accounts: createAccountSearchService(search), lookups };
+  }
+
+  it('reads a post reference once for a first page ranked and explained by it, and a next page only to explain it', async () => {
+    const { posts, lookups } = countedSearches();
+    const similarTo = { kind: 'id' as const, id: postId('glow', 0) };
+    const first = await posts.search({
+      kind: 'initial',
+      search: { query: null, filter: { kind: 'and', children: [] }, sort: null, include: ['matches'], similarTo },
+      limit: 2,
+    });
+    expect(first.matches?.map((m) => m.id)).toEqual(first.data.map((p) => p.id));
+    expect(lookups).toEqual([`post ${postId('glow', 0)}`]);
+    const next = await posts.search({ kind: 'continuation', cursor: first.next_cursor!, limit: null });
+    expect(next.matches?.map((m) => m.similar?.shared.topics)).toHaveLength(2);
+    expect(lookups).toHaveLength(2);
+    const unexplained = await posts.search({
+      kind: 'initial',
+      search: { query: null, filter: { kind: 'and', children: [] }, sort: null, similarTo },
+      limit: 2,
+    });
+    await posts.search({ kind: 'continuation', cursor: unexplained.next_cursor!, limit: null });
+    expect(lookups).toHaveLength(3);
+  });
+
+  it('reads an account reference once for a first page ranked and explained by it', async () => {
+    const { accounts, lookups } = countedSearches();
+    const page = await accounts.search({
+      kind: 'initial',
+      search: {
+        query: null,
+        filter: { kind: 'and', children: [] },
+        posts: null,
+        sort: null,
+        include: ['matches'],
+        similarTo: { kind: 'alias', alias: 'glow.ref' },
+      },
+      limit: 2,
+    });
+    expect(page.matches).toHaveLength(2);
+    expect(lookups).toEqual([`account ${accountId('glow')}`]);
+  });
+});
+
 describe('what similar_to refuses', () => {
   const cases: Array<[string, string, unknown, string]> = [
     ['accounts', 'with a query', { account: { similar_to: '@glow.ref', query: 'skincare' } }, '/account/similar_to'],
@@ -238,6 +319,18 @@ describe('what similar_to refuses', () => {
     ['posts', 'with a query', { post: { similar_to: postId('glow', 0), query: 'serum' } }, '/post/similar_to'],
     ['posts', 'with a sort', { post: { similar_to: postId('glow', 0) }, sort: { by: 'views' } }, '/sort'],
     ['posts', 'an unknown shortcode', { post: { similar_to: 'SCnothing' } }, '/post/similar_to'],
+    [
+      'posts',
+      'a value neither an ID nor a shortcode',
+      { post: { similar_to: 'not a shortcode!' } },
+      '/post/similar_to: no tracked post has this ID or shortcode',
+    ],
+    [
+      'accounts',
+      'a value neither an ID nor a handle',
+      { account: { similar_to: '@no spaces' } },
+      '/account/similar_to: no tracked, available account has this ID or handle',
+    ],
   ];
   for (const [operation, what, body, says] of cases) {
     it(`answers 422 for ${operation} ${what}`, async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { and } from '../../src/query/ast.ts';
-import type { PostSearch } from '../../src/query/search-request.ts';
+import type { PostSearch } from '../../src/query/search-codec.ts';
 import { withoutStopWords } from '../../src/text/analysis.ts';
 
 const search = (query: string | null): PostSearch => ({ query, filter: and([]), sort: null });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PagedState } from '../../src/engine/search.ts';
 import { ExpiredCursorError, type ValidationFailedError } from '../../src/internal/errors.ts';
 import { createCursorCodec } from '../../src/query/cursor-codec.ts';
-import type { AccountSearch, PostSearch } from '../../src/query/search-request.ts';
+import { SEARCH_VERSION, type AccountSearch, type PostSearch } from '../../src/query/search-codec.ts';
 import { accountCursors, postCursors } from '../../src/services/search/cursors.ts';
 
 const codec = createCursorCodec({ secret: 'unit-test-signing-secret-0123456789abcdef', ttlSeconds: 3600 });
@@ -65,16 +65,36 @@ describe('search cursors', () => {
         'This cursor was issued by an earlier version of the service; start the search again from the first page.',
     });
     const { vector: _dropped, ...withoutVector } = fused;
-    const misshapen = codec.encode({ v: 2, op: 'post', search: postSearch, limit: 20, state: withoutVector });
+    const misshapen = codec.encode({
+      v: SEARCH_VERSION,
+      op: 'post',
+      search: postSearch,
+      limit: 20,
+      state: withoutVector,
+    });
     expect(() => posts.decode(misshapen)).toThrow(ExpiredCursorError);
     const badFilter = codec.encode({
-      v: 2,
+      v: SEARCH_VERSION,
       op: 'post',
       search: { ...postSearch, filter: { kind: 'near', field: 'post.views' } },
       limit: 20,
       state: fused,
     });
     expect(() => posts.decode(badFilter)).toThrow(ExpiredCursorError);
+  });
+
+  it('answer a cursor of the previous version, whose similar_to was the string sent, with 410', () => {
+    const lookalike: PostSearch = { ...postSearch, query: null, similarTo: { kind: 'alias', alias: 'SClk-1' } };
+    const similar = { kind: 'similar', snapshot: 'pit-1', shared: true, vector: 'AAAA', exclude: 'post_x', offset: 5 };
+    const current = { op: 'post', search: lookalike, limit: 5, state: similar };
+    expect(posts.decode(codec.encode({ v: SEARCH_VERSION, ...current })).search.similarTo).toEqual({
+      kind: 'alias',
+      alias: 'SClk-1',
+    });
+    const previous = { ...current, search: { ...lookalike, similarTo: 'SClk-1' } };
+    expect(() => posts.decode(codec.encode({ v: SEARCH_VERSION - 1, ...previous }))).toThrow(ExpiredCursorError);
+    // The same payload claiming the current version is refused by its shape.
+    expect(() => posts.decode(codec.encode({ v: SEARCH_VERSION, ...previous }))).toThrow(ExpiredCursorError);
   });
 
   it('refuse a cursor of the other operation with 422', () => {

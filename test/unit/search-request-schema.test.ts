@@ -3,22 +3,23 @@ import Fastify from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toPointer } from '../../src/contract/observations.ts';
+import { mintId } from '../../src/contract/ids.ts';
+import { formatIssues, toPointer } from '../../src/contract/observations.ts';
 import { zodValidatorCompiler } from '../../src/http/validation.ts';
 import { ValidationFailedError } from '../../src/internal/errors.ts';
+import { postCountsRequestSchema } from '../../src/query/counts-request.ts';
 import { createCursorCodec } from '../../src/query/cursor-codec.ts';
+import { postFacetsRequestSchema } from '../../src/query/facet-request.ts';
 import { FILTER_FIELDS, operatorsOf, sortFields, type FilterScope, type SortScope } from '../../src/query/fields.ts';
 import { parseFilters, walkFilters } from '../../src/query/parse-filters.ts';
+import { MAX_CURSOR_LENGTH, MAX_SEARCH_JSON_LENGTH, type PostSearch } from '../../src/query/search-codec.ts';
 import {
   LIMITS,
-  MAX_CURSOR_LENGTH,
   MAX_QUERY_LENGTH,
-  MAX_SEARCH_JSON_LENGTH,
   accountSearchRequestSchema,
   parseAccountSearchRequest,
   parsePostSearchRequest,
   postSearchRequestSchema,
-  type PostSearch,
   type SearchRequest,
 } from '../../src/query/search-request.ts';
 
@@ -426,5 +427,31 @@ describe('cursor sizes: what a first request produces, its continuation accepts'
         '/cursor: expected a cursor string from a previous response',
       );
     }
+  });
+});
+
+describe('similar_to, parsed where the request is', () => {
+  it('becomes an ID or an alias (a handle without its @), which cursors and references take as they are', () => {
+    const id = mintId('post', 'ref-1');
+    const posts = parsePostSearchRequest({ post: { similar_to: ` ${id} ` } });
+    expect(posts.kind === 'initial' && posts.search.similarTo).toEqual({ kind: 'id', id });
+    const byShortcode = parsePostSearchRequest({ post: { similar_to: 'SClk-1' } });
+    expect(byShortcode.kind === 'initial' && byShortcode.search.similarTo).toEqual({ kind: 'alias', alias: 'SClk-1' });
+    const accounts = parseAccountSearchRequest({ account: { similar_to: '@Glow.Ref' } });
+    expect(accounts.kind === 'initial' && accounts.search.similarTo).toEqual({ kind: 'alias', alias: 'Glow.Ref' });
+  });
+
+  it('refuses a value that can be neither, as it refuses an unknown one, in searches, facets and counts alike', () => {
+    const unknown = '/post/similar_to: no tracked post has this ID or shortcode, or it is currently unavailable';
+    expect(detailOf(() => parsePostSearchRequest({ post: { similar_to: 'not a shortcode!' } }))).toBe(unknown);
+    const facets = postFacetsRequestSchema.safeParse({
+      post: { similar_to: 'not a shortcode!' },
+      facets: [{ field: 'format' }],
+    });
+    expect(facets.error && formatIssues(facets.error.issues)).toBe(unknown);
+    const counts = postCountsRequestSchema.safeParse({ post: { similar_to: 'SClk-1', query: 'x' }, interval: 'day' });
+    expect(counts.error && formatIssues(counts.error.issues)).toBe(
+      '/post/similar_to: "post.similar_to" orders results by likeness to the reference; it cannot be combined with "post.query"',
+    );
   });
 });

@@ -250,8 +250,7 @@ export function registerInsightPages(
     const body = { name: form.name, post, webhook_endpoint_id: form.webhook_endpoint_id, ...volumeOf(form) };
     const parsed = createSavedSearchSchema.safeParse(body);
     if (!parsed.success) throw new ValidationFailedError(formatIssues(parsed.error.issues));
-    // The schema accepted `post`, so it is the object the holder's search sent (kept as sent).
-    const saved = await deps.alerts.createSearch(owner(request), parsed.data, post as Record<string, unknown>);
+    const saved = await deps.alerts.createSearch(owner(request), parsed.data);
     return reply.redirect(
       `${base}/alerts?notice=${encodeURIComponent(`Saved search “${saved.name}” created: new matches go to its endpoint.`)}`,
       303,

@@ -35,13 +35,6 @@ const errors = {
 const deleted = z.null().meta({ description: 'Deleted.' });
 const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).optional() });
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** A saved search's `post` scope as the client sent it (shown back), kept before validation. */
-    postAsSent?: Record<string, unknown>;
-  }
-}
-
 /**
  * Webhook endpoints and saved searches (additive, docs/api-decisions.md "Alerts"): owned by the
  * key's holder; the `search` scope and the reads' rate limit, which a request that changes
@@ -68,6 +61,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{
       operationId,
       params: resourceParamsSchema,
       response: { ...response, ...errors },
+      // Either no key or `{ querystring }`: Fastify types the route by the key's type either way.
       ...((querystring ? { querystring } : {}) as { querystring: Q }),
     },
   });
@@ -152,13 +146,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{
   app.post(
     '/v1/social/saved-searches',
     {
-      onRequest,
-      preValidation: [
-        async (request) => {
-          request.postAsSent = (request.body as { post?: Record<string, unknown> } | null)?.post;
-        },
-        reads.count,
-      ],
+      ...common,
       schema: {
         operationId: 'createSavedSearch',
         body: createSavedSearchSchema,
@@ -166,9 +154,7 @@ export const alertRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const created = await reads.mutate(request, reply, () =>
-        alerts.createSearch(owner(request), request.body, request.postAsSent!),
-      );
+      const created = await reads.mutate(request, reply, () => alerts.createSearch(owner(request), request.body));
       return reply.code(201).send(created);
     },
   );

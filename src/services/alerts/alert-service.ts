@@ -207,7 +207,7 @@ export function createAlertService(deps: {
       return endpoints.deliveries(id, limit);
     },
 
-    async createSearch(owner: string, input: SavedSearchInput, post: Record<string, unknown>) {
+    async createSearch(owner: string, input: SavedSearchInput) {
       if (input.webhookEndpointId !== null) {
         const endpoint = await endpoints.get(input.webhookEndpointId);
         if (!endpoint || endpoint.owner !== owner)
@@ -220,7 +220,7 @@ export function createAlertService(deps: {
         id: newId('srch'),
         owner,
         name: input.name,
-        post,
+        post: input.post,
         vector: vector ? encodeVector(Float32Array.from(vector)) : null,
         webhook_endpoint_id: input.webhookEndpointId,
         created_at: now().toISOString(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SAVED_SEARCH_EVENTS } from '../../query/alert-request.ts';
 import { hashCodec, ownedRecords, type AlertRedis } from './alert-redis.ts';
 
 const searchSchema = z.object({
@@ -6,8 +7,12 @@ const searchSchema = z.object({
   owner: z.string(),
   name: z.string(),
   /**
-   * The `post` scope as the client sent it: what the API shows, and what the search is read from
-   * again (alert-request.ts, `storedSavedSearchSchema`): one schema validates and normalizes it.
+   * The `post` scope as the client sent it, not the normalized search: the API shows it back as
+   * sent, and a saved search lives until it is deleted, so what is stored must read in every later
+   * version. The scope is the v1 contract, which only grows; the normalized search is internal and
+   * versioned (search-codec.ts), which a cursor can afford since it expires and a cursor of another
+   * version is answered 410. The worker reads the normalized search from it by the schema that
+   * validated it at creation (alert-request.ts, `storedSavedSearchSchema`).
    */
   post: z.record(z.string(), z.unknown()),
   /** The query's embedding, base64 of little-endian float32 (null: no query, or no model yet). */
@@ -16,9 +21,9 @@ const searchSchema = z.object({
   created_at: z.string(),
   last_match_at: z.string().nullable(),
   /** Matches not recorded because the search had recorded its limit of events in 30 days (event-store.ts). */
-  events_dropped: z.coerce.number().int().default(0),
-  /** What it tells of; a search stored without the field tells of its posts, as every search did before volume rules. */
-  events: z.array(z.enum(['posts', 'volume'])).default(['posts']),
+  events_dropped: z.coerce.number().int(),
+  /** What it tells of. */
+  events: z.array(z.enum(SAVED_SEARCH_EVENTS)),
   /** Its volume rule (volume.ts), or null. */
   volume: z
     .object({
@@ -54,6 +59,7 @@ export function createSearchStore(store: AlertRedis) {
       every: true,
     },
   );
+  // Asked with `every: true`, ownedRecords names the set of them all and its version.
   const [every, version] = records.every as [string, string];
   return {
     ...records,

@@ -8,7 +8,7 @@ import {
   type CountWindow,
 } from '../../query/count-window.ts';
 import type { VolumeRule } from '../../query/alert-request.ts';
-import type { PostSearch } from '../../query/search-request.ts';
+import type { PostSearch } from '../../query/search-codec.ts';
 import { exceededTail, spikedTail, volumeEventHead, volumeEventIdOf } from './events.ts';
 import type { VolumeCount, VolumeStore } from './volume-store.ts';
 

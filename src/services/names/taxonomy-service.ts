@@ -48,6 +48,7 @@ export function createTaxonomyService(deps: {
       const counts =
         taxonomy.counted === 'accounts'
           ? await deps.facets.accountFacets({ ...scope, posts: null }, [facet], {
+              ranking: { kind: 'lexical' },
               keepAliveSeconds: deps.keepAliveSeconds,
             })
           : await deps.facets.postFacets(scope, [facet], {

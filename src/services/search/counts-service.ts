@@ -9,8 +9,8 @@ import {
   type CountWindow,
 } from '../../query/count-window.ts';
 import type { BreakdownSpec, CountsRequest } from '../../query/counts-request.ts';
-import type { PostSearch } from '../../query/search-request.ts';
-import { postRankingOf, type RankingPolicy } from './ranking.ts';
+import type { PostSearch } from '../../query/search-codec.ts';
+import { postRankingOf, postSearchKind, type RankingPolicy } from './ranking.ts';
 import type { References } from './references.ts';
 
 /** One bucket as the API answers it. */
@@ -70,7 +70,7 @@ export function createPostCountsService(deps: {
         `/interval: the window ${describeWindow(window)} holds more than ${COUNT_LIMITS.buckets} ${window.interval} buckets; choose a longer interval or a narrower /post/filters/posted_at range`,
       );
     }
-    const ranking = await postRankingOf(search, deps);
+    const ranking = await postRankingOf(await postSearchKind(search, deps));
     return deps.engine.postCounts(search, window, {
       ranking,
       keepAliveSeconds: deps.keepAliveSeconds,

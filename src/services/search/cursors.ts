@@ -6,54 +6,36 @@ import {
   type SearchState,
 } from '../../engine/search.ts';
 import { ExpiredCursorError, InternalError, ValidationFailedError } from '../../internal/errors.ts';
-import { filterNodeSchema } from '../../query/ast.ts';
 import type { CursorCodec } from '../../query/cursor-codec.ts';
-import { MAX_CURSOR_LENGTH, POST_INCLUDES, type AccountSearch, type PostSearch } from '../../query/search-request.ts';
+import {
+  accountSearchSchema,
+  MAX_CURSOR_LENGTH,
+  postSearchSchema,
+  SEARCH_VERSION,
+  type AccountSearch,
+  type PostSearch,
+} from '../../query/search-codec.ts';
 
-/**
- * The version of the cursor payload. Bump it whenever the payload's shape changes: a cursor of
- * another version is answered 410 (start again), never misread.
- */
-const CURSOR_VERSION = 3;
-
-const sortSpec = z.strictObject({
-  field: z.custom<`${'post' | 'account'}.${string}`>((v) => typeof v === 'string'),
-  order: z.enum(['asc', 'desc']),
-});
 const limit = z.int().min(1);
 const exp = z.number();
 
-// `include` is optional: cursors of searches without it (all cursors issued before it existed) are unchanged.
-const postSearch = z.strictObject({
-  query: z.string().nullable(),
-  filter: filterNodeSchema,
-  sort: sortSpec.nullable(),
-  include: z.array(z.enum(POST_INCLUDES)).optional(),
-  similarTo: z.string().optional(),
-});
-const accountSearch = z.strictObject({
-  query: z.string().nullable(),
-  filter: filterNodeSchema,
-  posts: z.strictObject({ minimum: z.int().min(1), filter: filterNodeSchema }).nullable(),
-  sort: sortSpec.nullable(),
-  similarTo: z.string().optional(),
-  include: z.array(z.enum(POST_INCLUDES)).optional(),
-});
-
-/** What a cursor carries: the operation, its normalized request, the original limit and where the engine stands. */
+/**
+ * What a cursor carries: the version of the search codec (search-codec.ts), the operation, its
+ * normalized search, the original limit and where the engine stands.
+ */
 const cursorSchema = z.discriminatedUnion('op', [
   z.strictObject({
-    v: z.literal(CURSOR_VERSION),
+    v: z.literal(SEARCH_VERSION),
     op: z.literal('post'),
-    search: postSearch,
+    search: postSearchSchema,
     limit,
     state: searchStateSchema,
     exp,
   }),
   z.strictObject({
-    v: z.literal(CURSOR_VERSION),
+    v: z.literal(SEARCH_VERSION),
     op: z.literal('account'),
-    search: accountSearch,
+    search: accountSearchSchema,
     limit,
     state: accountSearchStateSchema,
     exp,
@@ -97,7 +79,7 @@ function encodeBounded(codec: CursorCodec, payload: object): string {
 
 function decodeAny(codec: CursorCodec, cursor: string): z.infer<typeof cursorSchema> {
   const payload = codec.decode(cursor);
-  if (payload.v !== CURSOR_VERSION) throw new ExpiredCursorError(OUTDATED);
+  if (payload.v !== SEARCH_VERSION) throw new ExpiredCursorError(OUTDATED);
   const parsed = cursorSchema.safeParse(payload);
   // Signed by this deployment but of a shape this version does not know: an older release.
   if (!parsed.success) throw new ExpiredCursorError(OUTDATED);
@@ -116,7 +98,7 @@ function operationCursors<S, St>(
   pick: (payload: z.infer<typeof cursorSchema>) => Cursor<S, St> | null,
 ): OperationCursors<S, St> {
   return {
-    encode: ({ search, limit, state }) => encodeBounded(codec, { v: CURSOR_VERSION, op, search, limit, state }),
+    encode: ({ search, limit, state }) => encodeBounded(codec, { v: SEARCH_VERSION, op, search, limit, state }),
     decode(cursor) {
       const picked = pick(decodeAny(codec, cursor));
       if (!picked) throw new ValidationFailedError(OTHER_OPERATION);

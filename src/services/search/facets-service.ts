@@ -1,7 +1,7 @@
 import type { FacetCounts, FacetEngine } from '../../engine/facets.ts';
 import type { FacetsRequest } from '../../query/facet-request.ts';
-import type { AccountSearch, PostSearch } from '../../query/search-request.ts';
-import { accountRankingOf, postRankingOf, type RankingPolicy } from './ranking.ts';
+import type { AccountSearch, PostSearch } from '../../query/search-codec.ts';
+import { accountRankingOf, accountSearchKind, postRankingOf, postSearchKind, type RankingPolicy } from './ranking.ts';
 import type { References } from './references.ts';
 
 /** Facets of one search operation: exact counts over what the matching search returns. */
@@ -29,7 +29,7 @@ export function createPostFacetsService(
 ): PostFacetsService {
   return {
     async facets({ search, facets }) {
-      const ranking = await postRankingOf(search, deps);
+      const ranking = await postRankingOf(await postSearchKind(search, deps));
       return deps.engine.postFacets(search, facets, { ranking, keepAliveSeconds: deps.keepAliveSeconds });
     },
   };
@@ -39,7 +39,7 @@ export function createPostFacetsService(
 export function createAccountFacetsService(deps: FacetsDeps & { references: References }): AccountFacetsService {
   return {
     async facets({ search, facets }) {
-      const ranking = await accountRankingOf(search, deps);
+      const ranking = await accountRankingOf(accountSearchKind(search, deps));
       return deps.engine.accountFacets(search, facets, { keepAliveSeconds: deps.keepAliveSeconds, ranking });
     },
   };

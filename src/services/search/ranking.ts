@@ -1,6 +1,7 @@
-import type { PostRanking, SimilarRanking } from '../../engine/search.ts';
-import type { AccountSearch, PostSearch } from '../../query/search-request.ts';
-import type { References } from './references.ts';
+import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import type { AccountRanking, FusedRanking, PostRanking, SimilarRanking } from '../../engine/search.ts';
+import type { AccountSearch, PostSearch } from '../../query/search-codec.ts';
+import type { Reference, References } from './references.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { queryEntities } from '../../query/entities.ts';
 import { questionTermWeights } from '../../text/question-weights.ts';
@@ -27,7 +28,10 @@ export interface RankingPolicy {
  * embedding when the policy asks for it and the model serves, else lexical (the model being off
  * or broken must not take search down). Continuations follow the kind of their cursor's state.
  */
-export async function rankingFor(policy: RankingPolicy | undefined, query: string | null): Promise<PostRanking> {
+export async function rankingFor(
+  policy: RankingPolicy | undefined,
+  query: string | null,
+): Promise<{ kind: 'lexical' } | FusedRanking> {
   if (query === null || !policy || policy.mode === 'lexical') return { kind: 'lexical' };
   const { embedder } = policy;
   const state = embedder.status().state;
@@ -54,22 +58,63 @@ export async function rankingFor(policy: RankingPolicy | undefined, query: strin
   return { kind: 'fused', mode: policy.mode, vector, termWeights };
 }
 
-/** The ranking of a post search's first page: by likeness to its `similar_to` reference, else as the policy says. */
-export async function postRankingOf(
-  search: PostSearch,
-  deps: { ranking?: RankingPolicy; references: References },
-): Promise<PostRanking> {
-  if (search.similarTo === undefined) return rankingFor(deps.ranking, search.query);
-  const reference = await deps.references.post(search.similarTo);
-  return { kind: 'similar', vector: reference.vector, exclude: reference.record.id };
+/**
+ * A search by likeness to a reference (`similar_to`). Its reference is resolved when first asked
+ * for (by the ranking of a first page, or by the evidence of `matches`), once per page: every
+ * asker gets that one.
+ */
+export interface Lookalike<R> {
+  kind: 'lookalike';
+  reference(): Promise<Reference<R>>;
 }
 
-/** The ranking of an account search's first page: by likeness with `similar_to`, else the search's own. */
-export async function accountRankingOf(
-  search: AccountSearch,
-  deps: { references: References },
-): Promise<{ kind: 'lexical' } | SimilarRanking> {
-  if (search.similarTo === undefined) return { kind: 'lexical' };
-  const reference = await deps.references.account(search.similarTo);
-  return { kind: 'similar', vector: reference.vector, exclude: reference.record.id };
+/** What a first page of posts is ranked by: BM25 or a sort, the query's embedding, or likeness to a reference. */
+export type PostSearchKind = { kind: 'lexical' } | FusedRanking | Lookalike<PostRecord>;
+
+/** What an account search is ranked by, on every page: its query or sort, or likeness to a reference. */
+export type AccountSearchKind = { kind: 'lexical' } | Lookalike<AccountRecord>;
+
+function lookalike<R>(resolve: () => Promise<Reference<R>>): Lookalike<R> {
+  let resolved: Promise<Reference<R>> | undefined;
+  return { kind: 'lookalike', reference: () => (resolved ??= resolve()) };
+}
+
+/**
+ * Whether a post search ranks by likeness, the one place that reads its `similar_to`. All a next
+ * page needs to know: its order follows its cursor's state, and only a lookalike's evidence needs
+ * more (its reference).
+ */
+export function postLookalike(search: PostSearch, deps: { references: References }): Lookalike<PostRecord> | null {
+  const { similarTo } = search;
+  return similarTo === undefined ? null : lookalike(() => deps.references.post(similarTo));
+}
+
+/** The kind of a post search's first page: by likeness to its `similar_to` reference, else as the policy says. */
+export async function postSearchKind(
+  search: PostSearch,
+  deps: { ranking?: RankingPolicy; references: References },
+): Promise<PostSearchKind> {
+  return postLookalike(search, deps) ?? rankingFor(deps.ranking, search.query);
+}
+
+/** The kind of an account search, the one place that reads its `similar_to`. */
+export function accountSearchKind(search: AccountSearch, deps: { references: References }): AccountSearchKind {
+  const { similarTo } = search;
+  return similarTo === undefined ? { kind: 'lexical' } : lookalike(() => deps.references.account(similarTo));
+}
+
+/** The engine's ranking of a lookalike: its reference's vector, the reference itself left out. */
+async function similarRanking<R extends { id: string }>(kind: Lookalike<R>): Promise<SimilarRanking> {
+  const { record, vector } = await kind.reference();
+  return { kind: 'similar', vector, exclude: record.id };
+}
+
+/** The engine's ranking of a first page of posts of this kind. */
+export async function postRankingOf(kind: PostSearchKind): Promise<PostRanking> {
+  return kind.kind === 'lookalike' ? similarRanking(kind) : kind;
+}
+
+/** The engine's ranking of a first page of accounts of this kind. */
+export async function accountRankingOf(kind: AccountSearchKind): Promise<AccountRanking> {
+  return kind.kind === 'lookalike' ? similarRanking(kind) : kind;
 }

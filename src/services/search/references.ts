@@ -1,8 +1,9 @@
-import { accountRef, postRef } from '../../contract/ids.ts';
 import { accountAvailability, isServablePost } from '../../domain/availability.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { ServiceUnavailableError, ValidationFailedError } from '../../internal/errors.ts';
+import type { SearchReference } from '../../query/search-codec.ts';
+import { UNKNOWN_REFERENCE } from '../../query/search-request.ts';
 import { postEmbeddingText } from '../../text/embedding-text.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 
@@ -12,12 +13,12 @@ export interface Reference<R> {
   vector: number[];
 }
 
-/** Resolves `similar_to` references like the GETs resolve their IDs and aliases. */
+/** Resolves `similar_to` references, as parsed by the request schema, like the GETs resolve their IDs and aliases. */
 export interface References {
   /** `post.similar_to`: a post ID or shortcode, servable, with a vector. */
-  post(value: string): Promise<Reference<PostRecord>>;
-  /** `account.similar_to`: an account ID, handle or `@handle`, servable, public, with a lookalike vector. */
-  account(value: string): Promise<Reference<AccountRecord>>;
+  post(reference: SearchReference): Promise<Reference<PostRecord>>;
+  /** `account.similar_to`: an account ID or handle, servable, public, with a lookalike vector. */
+  account(reference: SearchReference): Promise<Reference<AccountRecord>>;
 }
 
 /** Where the embedding model stands, as far as references care (src/embedding's states). */
@@ -52,14 +53,10 @@ export function createReferences(deps: {
     );
   }
   return {
-    async post(value) {
-      const ref = postRef(value);
-      const id = ref?.kind === 'alias' ? await deps.reads.findPostIdByShortcode(ref.alias) : (ref?.id ?? null);
+    async post(ref) {
+      const id = ref.kind === 'alias' ? await deps.reads.findPostIdByShortcode(ref.alias) : ref.id;
       const record = id === null ? null : ((await deps.reads.posts.get([id])).get(id) ?? null);
-      if (!isServablePost(record))
-        throw new ValidationFailedError(
-          '/post/similar_to: no tracked post has this ID or shortcode, or it is currently unavailable',
-        );
+      if (!isServablePost(record)) throw new ValidationFailedError(`/post/similar_to: ${UNKNOWN_REFERENCE.post}`);
       if (record.embedding?.vector) return { record, vector: decodeVector(record.embedding.vector) };
       throw noVector(
         '/post/similar_to',
@@ -72,12 +69,11 @@ export function createReferences(deps: {
       );
     },
 
-    async account(value) {
-      const ref = accountRef(value);
-      const id = ref?.kind === 'alias' ? await deps.reads.findAccountIdByHandle(ref.alias) : (ref?.id ?? null);
+    async account(ref) {
+      const id = ref.kind === 'alias' ? await deps.reads.findAccountIdByHandle(ref.alias) : ref.id;
       const record = id === null ? null : ((await deps.reads.accounts.get([id])).get(id) ?? null);
       if (accountAvailability(record) !== 'servable')
-        throw new ValidationFailedError('/account/similar_to: no tracked, available account has this ID or handle');
+        throw new ValidationFailedError(`/account/similar_to: ${UNKNOWN_REFERENCE.account}`);
       if (record!.profile!.v.is_private)
         throw new ValidationFailedError(
           '/account/similar_to: this account is private: its posts are not served, so nothing is compared with it',

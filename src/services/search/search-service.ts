@@ -3,19 +3,28 @@ import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
 import type { SimilarEvidence } from './similar-evidence.ts';
 import type { MediaUrlSigner } from '../../media/url-signer.ts';
 import { isSearchableAccount, isServablePost } from '../../domain/availability.ts';
-import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
+import type { PostRecord, SearchedPost } from '../../domain/records.ts';
 import type { RecordReads } from '../../engine/reads.ts';
-import type { AccountSearchState, SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
+import type { SearchEngine, SearchPage, SearchState } from '../../engine/search.ts';
 import { snapshotAccountsOf, withCurrentFollowers } from '../../domain/snapshots.ts';
 import type { References } from './references.ts';
 import { ValidationFailedError } from '../../internal/errors.ts';
 import type { CursorCodec } from '../../query/cursor-codec.ts';
-import type { AccountSearch, PostSearch, SearchRequest } from '../../query/search-request.ts';
+import type { AccountSearch, PostSearch } from '../../query/search-codec.ts';
+import type { SearchRequest } from '../../query/search-request.ts';
 import { renderAccount } from '../../render/account.ts';
 import { renderPostSummary } from '../../render/post.ts';
 import type { MatchEvidence } from './match-evidence.ts';
 import { accountCursors, postCursors, type Cursor, type OperationCursors } from './cursors.ts';
-import { accountRankingOf, postRankingOf, type RankingPolicy } from './ranking.ts';
+import {
+  accountRankingOf,
+  accountSearchKind,
+  postLookalike,
+  postRankingOf,
+  postSearchKind,
+  type Lookalike,
+  type RankingPolicy,
+} from './ranking.ts';
 import { SUGGEST_BELOW } from './did-you-mean.ts';
 
 /** A page of search results as the API returns it (the route adds `request_id`). */
@@ -35,50 +44,59 @@ export interface SearchService<S, T, M> {
 }
 
 /**
+ * What the service decided a page is (ranking.ts), once per page: a first page's kind, or, on a
+ * next page (whose order follows its cursor's state), what its evidence needs.
+ */
+type Plan<St, First, Next> = { state: null; kind: First } | { state: St; kind: Next };
+
+/**
  * The paging protocol shared by both searches (spec 4.1 rules 4–5): a continuation carries only
  * the cursor (and optionally a lower limit); the cursor carries the normalized request, the
  * original limit and the engine's snapshot position, signed, expiring and versioned.
  */
-function createPagedSearch<S, St extends SearchState, R, T, M>(deps: {
+function createPagedSearch<S, St extends SearchState, R, T, M, First, Next>(deps: {
   cursors: OperationCursors<S, St>;
   cursorTtlSeconds: number;
-  run: (search: S, page: { limit: number; keepAliveSeconds: number; state: St | null }) => Promise<SearchPage<R, St>>;
+  /** The kind of a first page, and what a next page's evidence needs: decided once per page. */
+  kinds: { first: (search: S) => Promise<First>; next: (search: S) => Next };
+  run: (
+    search: S,
+    plan: Plan<St, First, Next>,
+    page: { limit: number; keepAliveSeconds: number },
+  ) => Promise<SearchPage<R, St>>;
   render: (records: R[]) => T[];
   /** Opt-in additions to the envelope (after the spec's members, so without them the bytes are unchanged). */
   extras?: (
     search: S,
+    plan: Plan<St, First, Next>,
     page: SearchPage<R, St>,
     data: T[],
-    first: boolean,
   ) => Promise<Pick<SearchResult<T, M>, 'matches' | 'suggested_query'>>;
 }): SearchService<S, T, M> {
   const { cursors } = deps;
+  /** The search, the original limit and the page's plan of a request. */
+  async function planOf(request: SearchRequest<S>) {
+    if (request.kind === 'initial') {
+      const plan: Plan<St, First, Next> = { state: null, kind: await deps.kinds.first(request.search) };
+      return { search: request.search, originalLimit: request.limit, limit: request.limit, plan };
+    }
+    const cursor: Cursor<S, St> = cursors.decode(request.cursor);
+    if (request.limit !== null && request.limit > cursor.limit) {
+      throw new ValidationFailedError(
+        `/limit: a continuation may not raise the limit above the original ${cursor.limit}`,
+      );
+    }
+    const plan: Plan<St, First, Next> = { state: cursor.state, kind: deps.kinds.next(cursor.search) };
+    return { search: cursor.search, originalLimit: cursor.limit, limit: request.limit ?? cursor.limit, plan };
+  }
   return {
     async search(request) {
-      let cursor: Cursor<S, St> | null = null;
-      let limit: number;
-      if (request.kind === 'initial') {
-        limit = request.limit;
-      } else {
-        cursor = cursors.decode(request.cursor);
-        if (request.limit !== null && request.limit > cursor.limit) {
-          throw new ValidationFailedError(
-            `/limit: a continuation may not raise the limit above the original ${cursor.limit}`,
-          );
-        }
-        limit = request.limit ?? cursor.limit;
-      }
-      const search = request.kind === 'initial' ? request.search : cursor!.search;
-      const page = await deps.run(search, {
-        limit,
-        keepAliveSeconds: deps.cursorTtlSeconds,
-        state: cursor?.state ?? null,
-      });
-      const originalLimit = cursor?.limit ?? limit;
+      const { search, originalLimit, limit, plan } = await planOf(request);
+      const page = await deps.run(search, plan, { limit, keepAliveSeconds: deps.cursorTtlSeconds });
       const next = page.state ? cursors.encode({ search, limit: originalLimit, state: page.state }) : null;
       const data = deps.render(page.records);
       const result = { data, has_more: page.hasMore, next_cursor: next };
-      return deps.extras ? { ...result, ...(await deps.extras(search, page, data, cursor === null)) } : result;
+      return deps.extras ? { ...result, ...(await deps.extras(search, plan, page, data)) } : result;
     },
   };
 }
@@ -104,11 +122,11 @@ export function createPostSearchService(
 ): PostSearchService {
   /**
    * A first page of a query that found fewer than {@link SUGGEST_BELOW} posts in all may carry a
-   * corrected query. A suggestion is an aid, not the answer: if asking for it fails, the page is
-   * answered without one.
+   * corrected query (a lookalike has no query). A suggestion is an aid, not the answer: if asking
+   * for it fails, the page is answered without one.
    */
   async function suggestion(search: PostSearch, found: number, hasMore: boolean) {
-    if (!deps.didYouMean || search.query === null || search.similarTo !== undefined) return {};
+    if (!deps.didYouMean || search.query === null) return {};
     if (hasMore || found >= SUGGEST_BELOW) return {};
     const suggested = await deps.didYouMean(search.query).catch(() => null);
     return suggested !== null && suggested !== search.query ? { suggested_query: suggested } : {};
@@ -116,14 +134,15 @@ export function createPostSearchService(
 
   async function matchesOf(
     search: PostSearch,
+    lookalike: Lookalike<PostRecord> | null,
     page: SearchPage<SearchedPost, SearchState>,
     data: PostSummary[],
   ): Promise<{ matches?: PostMatch[] }> {
     if (!search.include?.includes('matches')) return {};
-    if (search.similarTo !== undefined)
+    if (lookalike)
       return {
-        matches: await deps.similarEvidence.posts(
-          search.similarTo,
+        matches: deps.similarEvidence.posts(
+          await lookalike.reference(),
           page.records.filter((r) => data.some((d) => d.id === r.id)),
           page.similarity ?? new Map(),
         ),
@@ -138,24 +157,26 @@ export function createPostSearchService(
     };
   }
 
-  return createPagedSearch<PostSearch, SearchState, SearchedPost, PostSummary, PostMatch>({
+  return createPagedSearch({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
-    run: async (search, page) => {
+    kinds: { first: (search) => postSearchKind(search, deps), next: (search) => postLookalike(search, deps) },
+    run: async (search, plan, page) => {
       const found =
-        page.state === null
-          ? await deps.engine.searchPosts(search, { ...page, state: null, ranking: await postRankingOf(search, deps) })
-          : await deps.engine.searchPosts(search, { ...page, state: page.state });
+        plan.state === null
+          ? await deps.engine.searchPosts(search, { ...page, state: null, ranking: await postRankingOf(plan.kind) })
+          : await deps.engine.searchPosts(search, { ...page, state: plan.state });
       // Posts keep their authors' counters coarsened: the summaries show the current ones.
       const followers = await deps.reads.currentFollowers(snapshotAccountsOf(found.records));
       return { ...found, records: found.records.map((r) => withCurrentFollowers(r, followers)) };
     },
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
-    extras: async (search, page, data, first) => {
+    extras: async (search, plan, page, data) => {
+      const lookalike = plan.kind?.kind === 'lookalike' ? plan.kind : null;
       const [matches, suggested] = await Promise.all([
-        matchesOf(search, page, data),
-        first ? suggestion(search, data.length, page.hasMore) : {},
+        matchesOf(search, lookalike, page, data),
+        plan.state === null ? suggestion(search, data.length, page.hasMore) : {},
       ]);
       return { ...matches, ...suggested };
     },
@@ -166,27 +187,21 @@ export function createPostSearchService(
 export function createAccountSearchService(
   deps: SearchDeps & { references: References; similarEvidence: SimilarEvidence },
 ): AccountSearchService {
-  return createPagedSearch<AccountSearch, AccountSearchState, AccountRecord, Account, AccountMatch>({
+  const kind = (search: AccountSearch) => accountSearchKind(search, deps);
+  return createPagedSearch({
     cursors: accountCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
-    run: async (search, page) => {
-      if (page.state !== null || search.similarTo === undefined)
-        return deps.engine.searchAccounts(
-          search,
-          page.state === null ? { ...page, state: null } : { ...page, state: page.state },
-        );
-      return deps.engine.searchAccounts(search, {
-        ...page,
-        state: null,
-        ranking: await accountRankingOf(search, deps),
-      });
-    },
+    kinds: { first: async (search) => kind(search), next: kind },
+    run: async (search, plan, page) =>
+      plan.state === null
+        ? deps.engine.searchAccounts(search, { ...page, state: null, ranking: await accountRankingOf(plan.kind) })
+        : deps.engine.searchAccounts(search, { ...page, state: plan.state }),
     render: (records) => records.filter(isSearchableAccount).map((r) => renderAccount(r, deps.signer)),
-    extras: async (search, page) =>
-      search.include?.includes('matches') && search.similarTo !== undefined
+    extras: async (search, plan, page) =>
+      search.include?.includes('matches') && plan.kind.kind === 'lookalike'
         ? {
             matches: await deps.similarEvidence.accounts(
-              search.similarTo,
+              await plan.kind.reference(),
               page.records.filter(isSearchableAccount),
               page.similarity ?? new Map(),
             ),

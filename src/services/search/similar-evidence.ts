@@ -1,8 +1,8 @@
 import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
 import { linksOf } from '../../domain/links.ts';
-import type { AccountRecord, SearchedPost } from '../../domain/records.ts';
+import type { AccountRecord, PostRecord, SearchedPost } from '../../domain/records.ts';
 import type { LikenessEvidence } from '../../engine/matches.ts';
-import type { References } from './references.ts';
+import type { Reference } from './references.ts';
 
 /** Posts of a result shown as closest to the reference, at most. */
 const CLOSEST_POSTS = 3;
@@ -38,25 +38,27 @@ export function shownSimilarity(value: number): number {
   return Math.round(value * 1e4) / 1e4;
 }
 
-/** Why results of `similar_to` searches are alike their reference (`"include": ["matches"]`). */
+/**
+ * Why results of `similar_to` searches are alike their reference (`"include": ["matches"]`), the
+ * reference as the page resolved it.
+ */
 export interface SimilarEvidence {
   posts(
-    similarTo: string,
+    reference: Reference<PostRecord>,
     results: readonly SearchedPost[],
     similarity: ReadonlyMap<string, number>,
-  ): Promise<PostMatch[]>;
+  ): PostMatch[];
   accounts(
-    similarTo: string,
+    reference: Reference<AccountRecord>,
     results: readonly AccountRecord[],
     similarity: ReadonlyMap<string, number>,
   ): Promise<AccountMatch[]>;
 }
 
 /** Creates the evidence of `similar_to` searches. */
-export function createSimilarEvidence(deps: { engine: LikenessEvidence; references: References }): SimilarEvidence {
+export function createSimilarEvidence(deps: { engine: LikenessEvidence }): SimilarEvidence {
   return {
-    async posts(similarTo, results, similarity) {
-      const { record: reference } = await deps.references.post(similarTo);
+    posts({ record: reference }, results, similarity) {
       return results.map((post) => ({
         id: post.id,
         retrieved_by: 'semantic',
@@ -73,8 +75,7 @@ export function createSimilarEvidence(deps: { engine: LikenessEvidence; referenc
       }));
     },
 
-    async accounts(similarTo, results, similarity) {
-      const reference = await deps.references.account(similarTo);
+    async accounts(reference, results, similarity) {
       const ids = results.map((a) => a.id);
       const [topics, closest] = await Promise.all([
         deps.engine.accountTopics([reference.record.id, ...ids]),

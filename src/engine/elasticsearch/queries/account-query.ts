@@ -4,7 +4,7 @@ import { ACCOUNT_ONLY_AUTHOR_FIELDS, VOLATILE_AUTHOR_FIELDS } from '../../../dom
 import { ValidationFailedError } from '../../../internal/errors.ts';
 import { and, isMatchAll, type FilterNode } from '../../../query/ast.ts';
 import { FILTER_FIELDS, foldCase } from '../../../query/fields.ts';
-import type { AccountSearch, PostsScope } from '../../../query/search-request.ts';
+import type { AccountSearch, PostsScope } from '../../../query/search-codec.ts';
 import { COMPLETE_RESULTS, isTooManyBuckets } from '../errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 

@@ -1,5 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { PostSearch } from '../../../query/search-request.ts';
+import type { PostSearch } from '../../../query/search-codec.ts';
 import { queryEntities } from '../../../query/entities.ts';
 import { withoutStopWords } from '../../../text/analysis.ts';
 import { weightableTerms } from '../../../text/question-weights.ts';

@@ -2,7 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import type { FacetBucket } from '../../../contract/search-extras.ts';
 import { InternalError } from '../../../internal/errors.ts';
 import type { FacetSpec } from '../../../query/facet-request.ts';
-import type { PostsScope } from '../../../query/search-request.ts';
+import type { PostsScope } from '../../../query/search-codec.ts';
 import type { FacetCounts, FacetEngine } from '../../facets.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { accountSearchFilter, accountSearchQuery, narrowedScope } from '../queries/account-query.ts';
@@ -269,7 +269,7 @@ export function createFacetEngine(deps: {
       const index = scope ? [deps.accountsIndex, deps.postsIndex] : deps.accountsIndex;
       return count(index, facets, keepAliveSeconds, async (pit) => {
         const qualifying = scope ? [await deps.qualifying(pit, narrowedScope(scope, search.filter))] : [];
-        if (ranking?.kind === 'similar') {
+        if (ranking.kind === 'similar') {
           const filter = [...accountSearchFilter(search), ...qualifying];
           return similarOnly(client, { pit, keepAliveSeconds, field: 'lookalike_embedding', filter, ranking });
         }

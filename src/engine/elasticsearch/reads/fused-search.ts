@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PostRecord } from '../../../domain/records.ts';
-import type { PostSearch } from '../../../query/search-request.ts';
+import type { PostSearch } from '../../../query/search-codec.ts';
 import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { analyzeQuery } from '../../../text/languages.ts';
 import { hybridWindows } from '../queries/hybrid-windows.ts';

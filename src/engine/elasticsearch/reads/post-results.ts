@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { analyzeQuery } from '../../../text/languages.ts';
-import type { PostSearch } from '../../../query/search-request.ts';
+import type { PostSearch } from '../../../query/search-codec.ts';
 import type { PostRanking, SimilarRanking } from '../../search.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';

@@ -100,14 +100,11 @@ export function createSearchEngine(deps: {
       const narrowed = scope ? narrowedScope(scope, search.filter) : null;
       const refine = narrowed ? { refine: async (pit: string) => [await qualifying(pit, narrowed)] } : {};
       const { limit, keepAliveSeconds } = page;
+      // The service chose the ranking of a first page; a next page follows the kind of its state.
       const similar =
         page.state === null
-          ? page.ranking?.kind === 'similar'
-            ? { limit, keepAliveSeconds, state: null, ranking: page.ranking }
-            : null
-          : page.state.kind === 'similar'
-            ? { limit, keepAliveSeconds, state: page.state }
-            : null;
+          ? page.ranking.kind === 'similar' && { limit, keepAliveSeconds, state: null, ranking: page.ranking }
+          : page.state.kind === 'similar' && { limit, keepAliveSeconds, state: page.state };
       if (similar) {
         const filter = accountSearchFilter(search);
         return similarSearch<AccountRecord>({
