@@ -176,10 +176,10 @@ export function startModelThread(options: ModelThreadOptions, events: ModelThrea
       }
     }
   });
-  worker.on('error', (error) => die(`the embedding thread crashed: ${error.message}`, false));
-  worker.on('messageerror', (error) => die(`the embedding thread sent an unreadable message: ${error.message}`, true));
+  worker.on('error', (error) => die(`the model thread crashed: ${error.message}`, false));
+  worker.on('messageerror', (error) => die(`the model thread sent an unreadable message: ${error.message}`, true));
   worker.on('exit', (code) =>
-    die(closing ? 'the embedder is closed' : `the embedding thread exited (code ${code})`, false),
+    die(closing ? 'the embedder is closed' : `the model thread exited (code ${code})`, false),
   );
 
   return {

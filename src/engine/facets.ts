@@ -24,7 +24,7 @@ export interface FacetEngine {
   ): Promise<FacetCounts>;
   /**
    * Counts over exactly the accounts an account search returns (private accounts never; with a
-   * `similar` ranking, its window of lookalikes).
+   * `similar` ranking, its window of similar accounts).
    */
   accountFacets(
     search: AccountSearch,

@@ -34,7 +34,7 @@ export interface PostSimilarity {
 }
 
 /** What the evidence of a `similar_to` account search needs of the engine. */
-export interface LikenessEvidence {
+export interface SimilarityEvidence {
   /** The topics each account's available posts carry (those the engine counts most first). Near real time. */
   accountTopics(accountIds: readonly string[]): Promise<Map<string, string[]>>;
   /** Each account's `n` available posts closest to `vector`, closest first. Near real time. */

@@ -57,7 +57,7 @@ export const similarStateSchema = z.strictObject({
  */
 export const searchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, fusedStateSchema, similarStateSchema]);
 
-/** Where an account search stands: paged, or a window of lookalikes. */
+/** Where an account search stands: paged, or a window of similar accounts. */
 export const accountSearchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, similarStateSchema]);
 
 export type PagedState = z.infer<typeof pagedStateSchema>;
@@ -74,7 +74,7 @@ export interface SearchPage<R, S extends SearchState = SearchState> {
   records: R[];
   /** Fused rankings only: which side retrieved each record, by id. */
   retrievedBy?: ReadonlyMap<string, Retrieval>;
-  /** Searches by likeness only: each record's cosine similarity to the reference, by id. */
+  /** Searches by similarity only: each record's cosine similarity to the reference, by id. */
   similarity?: ReadonlyMap<string, number>;
   /** Exact: true only when at least one more result exists. */
   hasMore: boolean;
@@ -109,7 +109,7 @@ export type PostRanking =
 export type FusedRanking = Extract<PostRanking, { kind: 'fused' }>;
 
 /**
- * A first page ranked by likeness to a reference (`similar_to`): its vector's nearest neighbours,
+ * A first page ranked by similarity to a reference (`similar_to`): its vector's nearest neighbours,
  * the reference itself left out.
  */
 export interface SimilarRanking {
@@ -121,7 +121,7 @@ export interface SimilarRanking {
 /** A first page (with its ranking) or the next page of a search. */
 export type PostPage = PageSize & ({ state: null; ranking: PostRanking } | { state: SearchState });
 
-/** How a first page of accounts ranks: by its query or sort, or by likeness to a reference. */
+/** How a first page of accounts ranks: by its query or sort, or by similarity to a reference. */
 export type AccountRanking = { kind: 'lexical' } | SimilarRanking;
 
 /** A first page (with its ranking) or the next page of an account search. */

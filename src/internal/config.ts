@@ -228,7 +228,7 @@ const envSchema = z.object({
    * query), so repeated queries skip the model; 0: no cache.
    */
   EMBEDDING_QUERY_CACHE_MB: z.coerce.number().min(0).max(4096).default(4),
-  /** onnxruntime intra-op threads of the embedding thread (0: one per core). */
+  /** onnxruntime intra-op threads of the model thread (0: one per core). */
   EMBEDDING_THREADS: z.coerce.number().int().min(0).max(64).default(0),
   /**
    * Test-only, off by default: `<distance>:<seed>` moves every vector the model makes, before it

@@ -67,7 +67,7 @@ export const postSearchSchema = z.strictObject({
   /** Only on filters-only requests; null means the documented default. */
   sort: sortSchema.nullable(),
   include: z.array(z.enum(POST_INCLUDES)).optional(),
-  /** `post.similar_to`: rank by likeness to that post. */
+  /** `post.similar_to`: rank by similarity to that post. */
   similarTo: referenceSchema.optional(),
 });
 
@@ -90,7 +90,7 @@ export const accountSearchSchema = z.strictObject({
   filter: filterNodeSchema,
   posts: postsScopeSchema.nullable(),
   sort: sortSchema.nullable(),
-  /** `account.similar_to`: rank by likeness to that account. */
+  /** `account.similar_to`: rank by similarity to that account. */
   similarTo: referenceSchema.optional(),
   /** Opt-in additions (with `similar_to` only): `matches`, why each account is alike. */
   include: z.array(z.enum(POST_INCLUDES)).optional(),

@@ -85,7 +85,7 @@ function referenceSchema(scope: 'post' | 'account', description: string) {
 
 /** The reason `similar_to` refuses a query or a sort beside it (`what`: `"post.query"`, `"sort"`). */
 const similarConflict = (scope: 'post' | 'account', what: string) =>
-  `"${scope}.similar_to" orders results by likeness to the reference; it cannot be combined with ${what}`;
+  `"${scope}.similar_to" orders results by similarity to the reference; it cannot be combined with ${what}`;
 
 function querySchema(description: string) {
   return z

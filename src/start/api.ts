@@ -77,7 +77,7 @@ export function createApi(
   const search = {
     engine: engine.search,
     references,
-    similarEvidence: createSimilarEvidence({ engine: engine.likeness }),
+    similarEvidence: createSimilarEvidence({ engine: engine.similarity }),
     signer,
     cursors: createCursorCodec({
       secret: config.SIGNING_SECRET,

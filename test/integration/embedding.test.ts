@@ -399,7 +399,7 @@ describe('embedder configuration', () => {
       void worker.terminate();
       await expect(dying.embedQuery('sent to a dead thread')).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
       expect(dying.status().state).toBe('failed');
-      expect(dying.status().detail).toMatch(/the embedding thread exited/);
+      expect(dying.status().detail).toMatch(/the model thread exited/);
       expect(warnings).toHaveLength(1);
       await expect(dying.embedDocuments(['after the crash'])).rejects.toBeInstanceOf(EmbeddingsUnavailableError);
       expect(await dying.embedQuery('first query')).toHaveLength(384); // the cache still answers

@@ -176,7 +176,7 @@ describe('creators like this one', () => {
   });
 
   it('follows what the reference publishes: new cooking posts move it towards the cooks', async () => {
-    // The chef's likeness to the lifter, and the order. Whether the chef already leads before is
+    // The chef's similarity to the lifter, and the order. Whether the chef already leads before is
     // a near tie the model's arithmetic decides ("high protein breakfast" is food too): what must
     // hold is that recipes move the lifter towards the cook, and the cook then leads.
     const lookalikes = async () => {
@@ -195,7 +195,7 @@ describe('creators like this one', () => {
 });
 
 describe('posts like this one', () => {
-  it('ranks posts by likeness to the reference, composed with post and author filters, the reference left out', async () => {
+  it('ranks posts by similarity to the reference, composed with post and author filters, the reference left out', async () => {
     const reference = postId('glow', 0);
     const response = await searchPosts({ post: { similar_to: reference }, limit: 5 });
     expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
@@ -249,7 +249,7 @@ describe('a page resolves its reference once', () => {
     const search = {
       engine: engine.search,
       references: createReferences({ reads, model: () => 'ready' }),
-      similarEvidence: createSimilarEvidence({ engine: engine.likeness }),
+      similarEvidence: createSimilarEvidence({ engine: engine.similarity }),
       signer,
       cursors: createCursorCodec({ secret: config.SIGNING_SECRET, ttlSeconds: 60 }),
       cursorTtlSeconds: 60,

@@ -451,7 +451,7 @@ describe('similar_to, parsed where the request is', () => {
     expect(facets.error && formatIssues(facets.error.issues)).toBe(unknown);
     const counts = postCountsRequestSchema.safeParse({ post: { similar_to: 'SClk-1', query: 'x' }, interval: 'day' });
     expect(counts.error && formatIssues(counts.error.issues)).toBe(
-      '/post/similar_to: "post.similar_to" orders results by likeness to the reference; it cannot be combined with "post.query"',
+      '/post/similar_to: "post.similar_to" orders results by similarity to the reference; it cannot be combined with "post.query"',
     );
   });
 });

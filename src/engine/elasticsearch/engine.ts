@@ -3,7 +3,7 @@ import { ServiceUnavailableError } from '../../internal/errors.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
 import type { CountEngine } from '../counts.ts';
-import type { LikenessEvidence, MatchHighlighter } from '../matches.ts';
+import type { SimilarityEvidence, MatchHighlighter } from '../matches.ts';
 import type { EngineHealth } from '../health.ts';
 import type { IndexAdmin, IndexLayout } from '../index-admin.ts';
 import type { IntakeStore } from '../intake-store.ts';
@@ -29,7 +29,7 @@ import { createNameSuggester } from './reads/name-suggestions.ts';
 import { createSpellingCorrector } from './reads/spelling.ts';
 import { createRecordStore } from './writes/record-store.ts';
 import { createSearchEngine } from './reads/search-engine.ts';
-import { createLikenessEvidence } from './reads/likeness-evidence.ts';
+import { createSimilarityEvidence } from './reads/similarity-evidence.ts';
 import {
   createMetricHistory,
   metricHistoryNames,
@@ -54,7 +54,7 @@ export interface ElasticsearchEngine {
   readonly facets: FacetEngine;
   readonly counts: CountEngine;
   readonly highlights: MatchHighlighter;
-  readonly likeness: LikenessEvidence;
+  readonly similarity: SimilarityEvidence;
   readonly intake: IntakeStore;
   readonly admin: IndexAdmin;
   readonly history: HistoryReads;
@@ -193,7 +193,7 @@ export function createElasticsearchEngine(deps: {
       similarityFloor: deps.similarityFloor ?? null,
       projections,
     }),
-    likeness: createLikenessEvidence({ client, postsIndex: posts.read }),
+    similarity: createSimilarityEvidence({ client, postsIndex: posts.read }),
     intake,
     admin: createIndexAdmin({
       client,

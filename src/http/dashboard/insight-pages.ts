@@ -272,7 +272,7 @@ export function registerInsightPages(
     const [followers, views, lookalikes] = await Promise.all([
       followerSeries(services, account),
       viewSeries(services, account),
-      lookalikesOf(services, account),
+      similarAccountsOf(services, account),
     ]);
     return sendPage(reply, accountPage(deps.context(request, reply), { account, followers, views, lookalikes }));
   });
@@ -302,7 +302,7 @@ async function viewSeries(services: InsightServices, account: Account): Promise<
   );
 }
 
-async function lookalikesOf(services: InsightServices, account: Account): Promise<Account[] | { unavailable: string }> {
+async function similarAccountsOf(services: InsightServices, account: Account): Promise<Account[] | { unavailable: string }> {
   try {
     const page = await services.accountSearch.search(
       parseAccountSearchRequest({ account: { similar_to: account.id }, limit: 6 }),

@@ -35,7 +35,7 @@ export function createPostFacetsService(
   };
 }
 
-/** Account facets: the accounts an account search returns, never private ones (with `similar_to`, its lookalikes). */
+/** Account facets: the accounts an account search returns, never private ones (with `similar_to`, the similar ones). */
 export function createAccountFacetsService(deps: FacetsDeps & { references: References }): AccountFacetsService {
   return {
     async facets({ search, facets }) {

@@ -59,62 +59,62 @@ export async function rankingFor(
 }
 
 /**
- * A search by likeness to a reference (`similar_to`). Its reference is resolved when first asked
+ * A search by similarity to a reference (`similar_to`). Its reference is resolved when first asked
  * for (by the ranking of a first page, or by the evidence of `matches`), once per page: every
  * asker gets that one.
  */
-export interface Lookalike<R> {
-  kind: 'lookalike';
+export interface SimilarSearch<R> {
+  kind: 'similar';
   reference(): Promise<Reference<R>>;
 }
 
-/** What a first page of posts is ranked by: BM25 or a sort, the query's embedding, or likeness to a reference. */
-export type PostSearchKind = { kind: 'lexical' } | FusedRanking | Lookalike<PostRecord>;
+/** What a first page of posts is ranked by: BM25 or a sort, the query's embedding, or similarity to a reference. */
+export type PostSearchKind = { kind: 'lexical' } | FusedRanking | SimilarSearch<PostRecord>;
 
-/** What an account search is ranked by, on every page: its query or sort, or likeness to a reference. */
-export type AccountSearchKind = { kind: 'lexical' } | Lookalike<AccountRecord>;
+/** What an account search is ranked by, on every page: its query or sort, or similarity to a reference. */
+export type AccountSearchKind = { kind: 'lexical' } | SimilarSearch<AccountRecord>;
 
-function lookalike<R>(resolve: () => Promise<Reference<R>>): Lookalike<R> {
+function similar<R>(resolve: () => Promise<Reference<R>>): SimilarSearch<R> {
   let resolved: Promise<Reference<R>> | undefined;
-  return { kind: 'lookalike', reference: () => (resolved ??= resolve()) };
+  return { kind: 'similar', reference: () => (resolved ??= resolve()) };
 }
 
 /**
- * Whether a post search ranks by likeness, the one place that reads its `similar_to`. All a next
- * page needs to know: its order follows its cursor's state, and only a lookalike's evidence needs
+ * Whether a post search ranks by similarity, the one place that reads its `similar_to`. All a next
+ * page needs to know: its order follows its cursor's state, and only a similar search's evidence needs
  * more (its reference).
  */
-export function postLookalike(search: PostSearch, deps: { references: References }): Lookalike<PostRecord> | null {
+export function postSimilar(search: PostSearch, deps: { references: References }): SimilarSearch<PostRecord> | null {
   const { similarTo } = search;
-  return similarTo === undefined ? null : lookalike(() => deps.references.post(similarTo));
+  return similarTo === undefined ? null : similar(() => deps.references.post(similarTo));
 }
 
-/** The kind of a post search's first page: by likeness to its `similar_to` reference, else as the policy says. */
+/** The kind of a post search's first page: by similarity to its `similar_to` reference, else as the policy says. */
 export async function postSearchKind(
   search: PostSearch,
   deps: { ranking?: RankingPolicy; references: References },
 ): Promise<PostSearchKind> {
-  return postLookalike(search, deps) ?? rankingFor(deps.ranking, search.query);
+  return postSimilar(search, deps) ?? rankingFor(deps.ranking, search.query);
 }
 
 /** The kind of an account search, the one place that reads its `similar_to`. */
 export function accountSearchKind(search: AccountSearch, deps: { references: References }): AccountSearchKind {
   const { similarTo } = search;
-  return similarTo === undefined ? { kind: 'lexical' } : lookalike(() => deps.references.account(similarTo));
+  return similarTo === undefined ? { kind: 'lexical' } : similar(() => deps.references.account(similarTo));
 }
 
-/** The engine's ranking of a lookalike: its reference's vector, the reference itself left out. */
-async function similarRanking<R extends { id: string }>(kind: Lookalike<R>): Promise<SimilarRanking> {
+/** The engine's ranking of a similar search: its reference's vector, the reference itself left out. */
+async function similarRanking<R extends { id: string }>(kind: SimilarSearch<R>): Promise<SimilarRanking> {
   const { record, vector } = await kind.reference();
   return { kind: 'similar', vector, exclude: record.id };
 }
 
 /** The engine's ranking of a first page of posts of this kind. */
 export async function postRankingOf(kind: PostSearchKind): Promise<PostRanking> {
-  return kind.kind === 'lookalike' ? similarRanking(kind) : kind;
+  return kind.kind === 'similar' ? similarRanking(kind) : kind;
 }
 
 /** The engine's ranking of a first page of accounts of this kind. */
 export async function accountRankingOf(kind: AccountSearchKind): Promise<AccountRanking> {
-  return kind.kind === 'lookalike' ? similarRanking(kind) : kind;
+  return kind.kind === 'similar' ? similarRanking(kind) : kind;
 }

@@ -7,7 +7,7 @@ import { UNKNOWN_REFERENCE } from '../../query/search-request.ts';
 import { postEmbeddingText } from '../../text/embedding-text.ts';
 import { decodeVector } from '../../text/vector-codec.ts';
 
-/** The reference of a `similar_to` search: the record and the vector likeness is measured from. */
+/** The reference of a `similar_to` search: the record and the vector similarity is measured from. */
 export interface Reference<R> {
   record: R;
   vector: number[];

@@ -19,10 +19,10 @@ import { accountCursors, postCursors, type Cursor, type OperationCursors } from 
 import {
   accountRankingOf,
   accountSearchKind,
-  postLookalike,
+  postSimilar,
   postRankingOf,
   postSearchKind,
-  type Lookalike,
+  type SimilarSearch,
   type RankingPolicy,
 } from './ranking.ts';
 import { SUGGEST_BELOW } from './did-you-mean.ts';
@@ -122,7 +122,7 @@ export function createPostSearchService(
 ): PostSearchService {
   /**
    * A first page of a query that found fewer than {@link SUGGEST_BELOW} posts in all may carry a
-   * corrected query (a lookalike has no query). A suggestion is an aid, not the answer: if asking
+   * corrected query (a similar search has no query). A suggestion is an aid, not the answer: if asking
    * for it fails, the page is answered without one.
    */
   async function suggestion(search: PostSearch, found: number, hasMore: boolean) {
@@ -134,15 +134,15 @@ export function createPostSearchService(
 
   async function matchesOf(
     search: PostSearch,
-    lookalike: Lookalike<PostRecord> | null,
+    similar: SimilarSearch<PostRecord> | null,
     page: SearchPage<SearchedPost, SearchState>,
     data: PostSummary[],
   ): Promise<{ matches?: PostMatch[] }> {
     if (!search.include?.includes('matches')) return {};
-    if (lookalike)
+    if (similar)
       return {
         matches: deps.similarEvidence.posts(
-          await lookalike.reference(),
+          await similar.reference(),
           page.records.filter((r) => data.some((d) => d.id === r.id)),
           page.similarity ?? new Map(),
         ),
@@ -160,7 +160,7 @@ export function createPostSearchService(
   return createPagedSearch({
     cursors: postCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
-    kinds: { first: (search) => postSearchKind(search, deps), next: (search) => postLookalike(search, deps) },
+    kinds: { first: (search) => postSearchKind(search, deps), next: (search) => postSimilar(search, deps) },
     run: async (search, plan, page) => {
       const found =
         plan.state === null
@@ -173,9 +173,9 @@ export function createPostSearchService(
     // The engine filters on the indexed `servable` flag; the check guards rendering.
     render: (records) => records.filter(isServablePost).map((r) => renderPostSummary(r, deps.signer)),
     extras: async (search, plan, page, data) => {
-      const lookalike = plan.kind?.kind === 'lookalike' ? plan.kind : null;
+      const similar = plan.kind?.kind === 'similar' ? plan.kind : null;
       const [matches, suggested] = await Promise.all([
-        matchesOf(search, lookalike, page, data),
+        matchesOf(search, similar, page, data),
         plan.state === null ? suggestion(search, data.length, page.hasMore) : {},
       ]);
       return { ...matches, ...suggested };
@@ -198,7 +198,7 @@ export function createAccountSearchService(
         : deps.engine.searchAccounts(search, { ...page, state: plan.state }),
     render: (records) => records.filter(isSearchableAccount).map((r) => renderAccount(r, deps.signer)),
     extras: async (search, plan, page) =>
-      search.include?.includes('matches') && plan.kind.kind === 'lookalike'
+      search.include?.includes('matches') && plan.kind.kind === 'similar'
         ? {
             matches: await deps.similarEvidence.accounts(
               await plan.kind.reference(),

@@ -1,7 +1,7 @@
 import type { AccountMatch, PostMatch } from '../../contract/search-extras.ts';
 import { linksOf } from '../../domain/links.ts';
 import type { AccountRecord, PostRecord, SearchedPost } from '../../domain/records.ts';
-import type { LikenessEvidence } from '../../engine/matches.ts';
+import type { SimilarityEvidence } from '../../engine/matches.ts';
 import type { Reference } from './references.ts';
 
 /** Posts of a result shown as closest to the reference, at most. */
@@ -56,7 +56,7 @@ export interface SimilarEvidence {
 }
 
 /** Creates the evidence of `similar_to` searches. */
-export function createSimilarEvidence(deps: { engine: LikenessEvidence }): SimilarEvidence {
+export function createSimilarEvidence(deps: { engine: SimilarityEvidence }): SimilarEvidence {
   return {
     posts({ record: reference }, results, similarity) {
       return results.map((post) => ({

@@ -5,10 +5,7 @@ import type { estypes } from '@elastic/elasticsearch';
  * section. The section runs as a search phase of its own before the query phase (the engine's
  * DFS round), the query runs inside the query phase. Same hits: each shard's `k` nearest, and the
  * global top `k` by score is always within the union of the shards' (so `from`/`size` within `k`
- * page the same window). Measured on the 1M-post bench index, the engine alone, 600 interleaved
- * pairs (`bench/search/knn-shape.ts`, 2026-11-27, while another index was being built): accounts'
- * lookalikes (k 100, 200 candidates) p50 8.3 → 6.8 ms, posts (k 50, 100 candidates) 6.4 →
- * 6.0 ms; the same window for 50 of 50 references on both.
+ * page the same window), and faster at 1M posts (`bench/search/knn-shape.ts`; bench/search.md).
  */
 export function nearestQuery(options: {
   field: string;

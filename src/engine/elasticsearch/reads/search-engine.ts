@@ -20,7 +20,7 @@ import type { VectorFeedback } from './vector-feedback.ts';
 
 /**
  * Both searches on Elasticsearch: the ranking of a first page is the service's choice (BM25 or a
- * sort, fused with the query's embedding, or likeness to a reference); a next page follows the
+ * sort, fused with the query's embedding, or similarity to a reference); a next page follows the
  * kind of its cursor's state.
  */
 export function createSearchEngine(deps: {

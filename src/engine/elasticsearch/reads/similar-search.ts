@@ -82,9 +82,8 @@ export async function similarSearch<R>(deps: {
 
   const run = async (pit: string) => {
     const refined = deps.refine ? await deps.refine(pit) : [];
-    // One request: the page's slice of the window, with its records (a second request for the
-    // records made a first page 5-7 ms slower at 1M posts: p50 19 ms, now 12-14; bench/search.md,
-    // "Lookalikes: latency").
+    // One request: the page's slice of the window with its records; a second request for the
+    // records is slower (bench/search.md, "Lookalikes: latency").
     const size = Math.max(0, Math.min(want, SIMILAR_WINDOW - offset));
     const window =
       size === 0

@@ -1,5 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import type { LikenessEvidence, PostSimilarity } from '../../matches.ts';
+import type { SimilarityEvidence, PostSimilarity } from '../../matches.ts';
 import { COMPLETE_RESULTS, engineCall, translateEngineError } from '../errors.ts';
 import { nearestQuery } from '../queries/nearest-query.ts';
 
@@ -10,7 +10,7 @@ const TOPICS_PER_ACCOUNT = 50;
 /** The `authors` aggregation's answer: each author's top topics. */
 type Buckets = { buckets: Array<{ key: string; topics: { buckets: Array<{ key: string }> } }> };
 
-export function createLikenessEvidence(deps: { client: Client; postsIndex: string }): LikenessEvidence {
+export function createSimilarityEvidence(deps: { client: Client; postsIndex: string }): SimilarityEvidence {
   const { client } = deps;
   const available = { term: { status: 'available' } };
   return {
