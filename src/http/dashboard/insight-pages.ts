@@ -302,7 +302,10 @@ async function viewSeries(services: InsightServices, account: Account): Promise<
   );
 }
 
-async function similarAccountsOf(services: InsightServices, account: Account): Promise<Account[] | { unavailable: string }> {
+async function similarAccountsOf(
+  services: InsightServices,
+  account: Account,
+): Promise<Account[] | { unavailable: string }> {
   try {
     const page = await services.accountSearch.search(
       parseAccountSearchRequest({ account: { similar_to: account.id }, limit: 6 }),
