@@ -5,6 +5,20 @@ import proxyAddr from 'proxy-addr';
 /** Name of the response header that carries the request identity (spec 4.5). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** Random bytes drawn 256 ids at a time: a draw per request was ~1 % of an API node's CPU on a typeahead. */
+const ID_BYTES = 12;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
+function randomId(): string {
+  if (offset + ID_BYTES > pool.length) {
+    pool = randomBytes(ID_BYTES * 256);
+    offset = 0;
+  }
+  offset += ID_BYTES;
+  return pool.toString('base64url', offset - ID_BYTES, offset);
+}
+
 /** What a forwarded request id may look like: short, printable, nothing to inject into logs. */
 const ACCEPTABLE_ID = /^[A-Za-z0-9._~:@+=/-]{8,128}$/;
 
@@ -21,6 +35,6 @@ export function requestIdGenerator(trustedProxies: readonly string[]): (request:
     const peer = request.socket.remoteAddress;
     if (trusted && peer && typeof forwarded === 'string' && ACCEPTABLE_ID.test(forwarded) && trusted(peer, 0))
       return forwarded;
-    return `req_${randomBytes(12).toString('base64url')}`;
+    return `req_${randomId()}`;
   };
 }
