@@ -9,7 +9,7 @@ import type { AccountService } from '../services/accounts/account-service.ts';
 import type { MediaUrlSigner } from '../media/url-signer.ts';
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
-import type { RateLimitOptions } from './plugins/rate-limit.ts';
+import { createBudgets, type RateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
 import type { PostCountsService } from '../services/search/counts-service.ts';
@@ -159,6 +159,7 @@ export function buildApp(
   }
   registerOpenApi(app, { baseUrl: deps.baseUrl, version: API_VERSION });
 
+  const budgets = createBudgets(deps.rateLimit);
   app.register(problemRoutes);
   app.register(healthRoutes, { checks: deps.readiness });
   app.register(readRoutes, {
@@ -167,27 +168,27 @@ export function buildApp(
     postSearch: deps.postSearch,
     accounts: deps.accounts,
     accountSearch: deps.accountSearch,
-    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+    budgets,
   });
   app.register(facetRoutes, {
     keys: deps.keys,
     postFacets: deps.postFacets,
     accountFacets: deps.accountFacets,
     postCounts: deps.postCounts,
-    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+    budgets,
   });
   app.register(nameRoutes, {
     keys: deps.keys,
     suggest: deps.suggest,
     taxonomies: deps.taxonomies,
-    ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+    budgets,
   });
   app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
   if (deps.alerts)
     app.register(alertRoutes, {
       keys: deps.keys,
       alerts: deps.alerts,
-      ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+      budgets,
     });
   app.register(mediaRoutes, { signer: deps.signer });
   if (deps.dashboard)

@@ -74,3 +74,43 @@ describe('search rate limit', () => {
     expect(unauthenticated.statusCode).toBe(401);
   });
 });
+
+describe('read rate limit in leases', () => {
+  const READS = 200; // a lease of 2 beyond each counted request (a hundredth of the limit)
+  const read = (app: FastifyInstance, key: string) =>
+    app.inject({ method: 'GET', url: '/v1/social/taxonomies/niches', headers: { authorization: `Bearer ${key}` } });
+
+  it('answers each node from its lease, never more than the limit across nodes, and counts in Redis once a lease', async () => {
+    const created = await stack.runtime.api.keys.create({
+      owner: 'leases@example.com',
+      name: 'leases',
+      scopes: ['search'],
+    });
+    await stack.runtime.api.keys.setLimits(created.id, { read: READS });
+    const counter = `${stack.config.REDIS_PREFIX}:ratelimit:read:${created.id}`;
+    const redis = stack.runtime.connections.redis();
+
+    // The first read takes itself and a lease of 2; the next two spend the lease, in memory.
+    const remaining: string[] = [];
+    for (let i = 0; i < 3; i++)
+      remaining.push(String((await read(stack.app, created.key)).headers['ratelimit-remaining']));
+    expect(remaining).toEqual(['199', '198', '197']);
+    expect(Number(await redis.get(counter))).toBe(3);
+    // The other node takes its own lease: the first node's is counted as spent.
+    expect((await read(otherNode, created.key)).headers['ratelimit-remaining']).toBe('196');
+    expect(Number(await redis.get(counter))).toBe(6);
+
+    // Past the limit, both nodes refuse; no more is ever answered than the limit, and at most a
+    // lease per node fewer.
+    let answered = 4;
+    let refused = 0;
+    for (let i = 0; i < READS + 20; i++) {
+      const status = (await read(i % 2 === 0 ? stack.app : otherNode, created.key)).statusCode;
+      if (status === 200) answered++;
+      else if (status === 429) refused++;
+    }
+    expect(answered).toBeLessThanOrEqual(READS);
+    expect(answered).toBeGreaterThanOrEqual(READS - 2 * 2);
+    expect(refused).toBe(READS + 24 - answered);
+  });
+});

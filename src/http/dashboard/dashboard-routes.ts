@@ -1,5 +1,4 @@
 import type {
-  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
@@ -15,7 +14,7 @@ import { keysPage, signInPage, signUpPage, usagePage } from './views.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import { registerAlertPages } from './alert-pages.ts';
 import { registerInsightPages, type InsightServices } from './insight-pages.ts';
-import { registerRateLimit, UNLIMITED, type RateLimitOptions, type RouteRateLimit } from '../plugins/rate-limit.ts';
+import { createBudgets, type BudgetSubject, type RateLimitOptions } from '../plugins/rate-limit.ts';
 
 /** Options of {@link dashboardRoutes}. */
 export interface DashboardRoutesOptions {
@@ -52,20 +51,10 @@ function formError(error: unknown): DomainError {
  * per-minute defaults, counted per holder, so a holder scripting the dashboard's search box slows
  * nobody else. Not signed in: not counted (those requests go to the sign-in page).
  */
-async function holderBudgets(
-  app: FastifyInstance,
-  rateLimit: RateLimitOptions | undefined,
-): Promise<{ search: RouteRateLimit; read: RouteRateLimit }> {
-  if (!rateLimit) return { search: UNLIMITED, read: UNLIMITED };
-  const holder = {
-    of: (request: FastifyRequest) => (request.session.holder ? `holder:${request.session.holder}` : undefined),
-    name: 'this account',
-  };
-  return {
-    search: await registerRateLimit(app, rateLimit, 'search', holder),
-    read: await registerRateLimit(app, rateLimit, 'read', holder),
-  };
-}
+const HOLDER: BudgetSubject = {
+  of: (request) => (request.session.holder ? `holder:${request.session.holder}` : undefined),
+  name: 'this account',
+};
 
 /**
  * The dashboard's pages. Thin like the API's routes: parse the form, call one service, render.
@@ -183,7 +172,7 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
       context,
       signedIn,
       signedInForm,
-      budgets: await holderBudgets(app, rateLimit),
+      budgets: createBudgets(rateLimit, HOLDER),
     });
 
   app.get('/usage', { preHandler: signedIn }, async (request, reply) => {

@@ -1,5 +1,4 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { RateLimitExceededError } from '../../internal/errors.ts';
@@ -68,11 +67,11 @@ declare module 'fastify' {
 const WINDOW_SECONDS = 60;
 
 /**
- * @fastify/rate-limit's own Redis script (store/RedisStore.js, continueExceeding and exponential
- * back-off off) with INCRBY for INCR: a request of cost n spends n of the same counter, in the same
- * window, as n requests would.
+ * A fixed window's counter, spent by `cost`: INCRBY, and the window's expiry set by the request
+ * that opens it (the store script of @fastify/rate-limit, weighted). Answers the count and the window's
+ * remaining milliseconds.
  */
-const WEIGHTED_COUNT = `
+const SPEND = `
 local current = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
@@ -82,16 +81,37 @@ end
 return {current, ttl}
 `;
 
+/**
+ * The most units a node takes from a key's shared counter at once, beyond what the request needs:
+ * a hundredth of the limit, at most 50. Within a lease the node counts in memory, so a busy key
+ * costs Redis one round trip per lease, not one per request (that round trip was the larger part
+ * of what the API adds to a typeahead: bench/suggest.md); a node's unused units lapse with the
+ * window, so a key may be refused up to (nodes × lease) units early, never late. Limits under 200
+ * lease nothing extra: every request is counted in Redis, exactly.
+ */
+function leaseOf(max: number): number {
+  return Math.min(50, Math.floor(max / 100));
+}
+
 /** The limit that applies to this request's key: its own, else the policy's default. */
 function effectiveLimit(request: FastifyRequest, policy: RateLimitPolicy, fallback: number): number {
   return request.apiKey?.limits[policy] ?? fallback;
 }
 
-/**
- * Sets the IETF httpapi draft's structured headers (`RateLimit-Policy`, `RateLimit`) beside the
- * earlier draft's `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, which clients
- * already read; the policy name tells a client which budget a response spent.
- */
+/** Units a node holds of a key's window: spent here without asking Redis. */
+interface Lease {
+  /** Epoch ms at which the window (and the lease) ends. */
+  endsAt: number;
+  /** Units left to spend. */
+  left: number;
+  /** The shared counter as this node last read it, its own unspent units included. */
+  counted: number;
+  max: number;
+}
+
+/** What one count answered: the budget headers, or that the key is over budget. */
+type Counted = { max: number; remaining: number; resetSeconds: number; exceeded: boolean } | null;
+
 function setHeaders(
   reply: FastifyReply,
   policy: RateLimitPolicy,
@@ -107,46 +127,33 @@ function setHeaders(
 }
 
 /**
- * Registers @fastify/rate-limit (Redis store) for one policy and returns the limiter its routes
- * run their work under. It counts after authentication, so the budget is the verified key's:
- * counting on a key id read from an unverified header would let anyone spend another customer's
- * budget. A key's own limit (`social-search keys limit`) replaces the policy's default.
+ * The limiter of one policy, for the routes that spend it. Counts after authentication, so the
+ * budget is the verified key's (a key id read from an unverified header would let anyone spend
+ * another customer's budget); a key's own limit (`social-search keys limit`) replaces the policy's
+ * default. The count is shared by every API node through Redis, in leases (see {@link leaseOf}).
  *
- * For reads, the Redis count runs alongside the operation rather than before it, so the limit adds
- * no round trip within budget; a request found over budget is answered 429 and its result
- * dropped. An operation that changes something waits for its count (`mutate`). The
- * node then remembers the key as over budget until the window resets and answers its next
- * requests 429 at once, with no engine work: a client hammering past its limit costs one
- * operation per node, not one per request.
+ * For reads, a count that needs Redis runs alongside the operation rather than before it, so the
+ * limit adds no round trip within budget; a request found over budget is answered 429 and its
+ * result dropped. An operation that changes something waits for its count (`mutate`). The node
+ * then remembers the key as over budget until the window resets and answers its next requests
+ * 429 at once, with no engine work: a client hammering past its limit costs one operation per
+ * node, not one per request. With Redis unreachable the request goes through uncounted (the limit
+ * is protection, not billing).
  *
- * If Redis cannot be reached the request goes through (the limit is protection, not billing).
+ * Headers: the IETF httpapi draft's `RateLimit-Policy` and `RateLimit` beside the earlier draft's
+ * `RateLimit-Limit`, `-Remaining` and `-Reset`, which clients already read; the policy name tells a
+ * client which budget a response spent.
  */
-export async function registerRateLimit(
-  app: FastifyInstance,
+export function createRouteRateLimit(
   options: RateLimitOptions,
   policy: RateLimitPolicy,
   subject: BudgetSubject = API_KEY,
-): Promise<RouteRateLimit> {
+): RouteRateLimit {
   const fallback = options.perMinute[policy];
-  // Each policy in a scope of its own: the plugin decorates the context it is registered in once,
-  // so a second registration in the same context would silently reuse the first one's counters.
-  let check!: ReturnType<FastifyInstance['createRateLimit']>;
-  await app.register(async (scope) => {
-    await scope.register(rateLimit, {
-      global: false,
-      max: (request) => effectiveLimit(request, policy, fallback),
-      timeWindow: WINDOW_SECONDS * 1000,
-      redis: options.redis,
-      nameSpace: `${options.namespace}${policy}:`,
-      skipOnError: true,
-      keyGenerator: (request) => subject.of(request) ?? 'anonymous',
-    });
-    check = scope.createRateLimit();
-  });
-  // Key id → when its window resets (epoch ms), for keys this node has seen over budget.
+  // Subject → its lease, and subjects this node has seen over budget → when their window ends.
+  const leases = new LRUCache<string, Lease>({ max: 10_000 });
   const overBudget = new LRUCache<string, number>({ max: 10_000 });
-  const exceeded = (reply: FastifyReply, max: number, resetSeconds: number) => {
-    setHeaders(reply, policy, max, 0, resetSeconds);
+  const exceeded = (max: number, resetSeconds: number) => {
     const what = policy === 'search' ? 'searches' : 'reads';
     return new RateLimitExceededError(
       `${subject.name} has used its ${max} ${what} per minute; retry in ${resetSeconds} s`,
@@ -154,57 +161,68 @@ export async function registerRateLimit(
     );
   };
 
-  /** Counts `cost` units for the request's key: the plugin's counter for one, the weighted script for more. */
+  /** Takes `cost` units, and a lease beyond them, from the subject's shared counter. */
+  async function take(id: string, cost: number, max: number): Promise<Counted> {
+    const extra = leaseOf(max);
+    let current: number;
+    let ttl: number;
+    try {
+      [current = 0, ttl = 0] = replyOf(
+        await options.redis.eval(SPEND, 1, `${options.namespace}${policy}:${id}`, WINDOW_SECONDS * 1000, cost + extra),
+        NUMBERS,
+      );
+    } catch {
+      return null;
+    }
+    const endsAt = Date.now() + ttl;
+    const resetSeconds = Math.ceil(ttl / 1000);
+    // Of the units just taken (current - cost - extra, current], those within the limit are ours.
+    const ours = Math.max(0, Math.min(cost + extra, max - (current - cost - extra)));
+    if (ours < cost) {
+      leases.delete(id);
+      overBudget.set(id, endsAt);
+      return { max, remaining: 0, resetSeconds, exceeded: true };
+    }
+    const lease = { endsAt, left: ours - cost, counted: current, max };
+    leases.set(id, lease);
+    return { max, remaining: Math.max(0, max - current + lease.left), resetSeconds, exceeded: false };
+  }
+
+  /** Counts `cost` units for the request's subject: from its lease when it holds enough, else from Redis. */
   async function spend(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<void> {
     const max = effectiveLimit(request, policy, fallback);
-    const keyId = subject.of(request);
-    if (max === 0 || keyId === undefined) return;
-    const resetsAt = overBudget.get(keyId);
+    const id = subject.of(request);
+    if (max === 0 || id === undefined) return;
+    const now = Date.now();
+    const resetsAt = overBudget.get(id);
     if (resetsAt !== undefined) {
-      if (resetsAt > Date.now()) throw exceeded(reply, max, Math.ceil((resetsAt - Date.now()) / 1000));
-      overBudget.delete(keyId);
-    }
-    const limited = cost <= 1 ? check(request) : weighted(keyId, cost, max);
-    const counted = limited.then((limit) => {
-      // Not counted: with Redis unreachable the limiter lets the request go (skipOnError) with a
-      // zero window, and there is no budget to report.
-      if (limit.isAllowed || limit.ttl <= 0) return;
-      if (limit.isExceeded) {
-        overBudget.set(keyId, Date.now() + limit.ttl);
-        throw exceeded(reply, limit.max, limit.ttlInSeconds);
+      if (resetsAt > now) {
+        const resetSeconds = Math.ceil((resetsAt - now) / 1000);
+        setHeaders(reply, policy, max, 0, resetSeconds);
+        throw exceeded(max, resetSeconds);
       }
-      setHeaders(reply, policy, limit.max, limit.remaining, limit.ttlInSeconds);
+      overBudget.delete(id);
+    }
+    const lease = leases.get(id);
+    if (lease && lease.endsAt > now && lease.max === max && lease.left >= cost) {
+      lease.left -= cost;
+      setHeaders(
+        reply,
+        policy,
+        max,
+        Math.max(0, max - lease.counted + lease.left),
+        Math.ceil((lease.endsAt - now) / 1000),
+      );
+      return;
+    }
+    const counted = take(id, cost, max).then((answer) => {
+      if (!answer) return;
+      setHeaders(reply, policy, answer.max, answer.remaining, answer.resetSeconds);
+      if (answer.exceeded) throw exceeded(answer.max, answer.resetSeconds);
     });
     // A request that fails validation never awaits its count: keep that rejection handled.
     counted.catch(() => undefined);
     request.rateBudget = counted;
-  }
-
-  /** The plugin's answer for a count of `cost` on the plugin's own counter (same key, same window). */
-  async function weighted(keyId: string, cost: number, max: number) {
-    try {
-      const [current = 0, ttl = 0] = replyOf(
-        await options.redis.eval(
-          WEIGHTED_COUNT,
-          1,
-          `${options.namespace}${policy}:${keyId}`,
-          WINDOW_SECONDS * 1000,
-          cost,
-        ),
-        NUMBERS,
-      );
-      return {
-        isAllowed: false,
-        max,
-        remaining: Math.max(0, max - current),
-        ttl,
-        ttlInSeconds: Math.ceil(ttl / 1000),
-        isExceeded: current > max,
-      };
-    } catch {
-      // As the plugin's skipOnError: Redis unreachable, the request goes uncounted.
-      return { isAllowed: false, max, remaining: max, ttl: 0, ttlInSeconds: 0, isExceeded: false };
-    }
   }
 
   return {
@@ -222,6 +240,21 @@ export async function registerRateLimit(
       if (result.status === 'rejected') throw result.reason;
       return result.value;
     },
+  };
+}
+
+/** One limiter per policy: what every route of an app spends. */
+export type Budgets = Record<RateLimitPolicy, RouteRateLimit>;
+
+/**
+ * The app's budgets: one limiter per policy, so every route of a policy shares its leases and its
+ * memory of keys over budget. Without options, none is limited.
+ */
+export function createBudgets(options: RateLimitOptions | undefined, subject: BudgetSubject = API_KEY): Budgets {
+  if (!options) return { search: UNLIMITED, read: UNLIMITED };
+  return {
+    search: createRouteRateLimit(options, 'search', subject),
+    read: createRouteRateLimit(options, 'read', subject),
   };
 }
 

@@ -21,7 +21,7 @@ import { LIMITS } from '../../query/search-request.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import type { KeyService } from '../../services/keys/key-service.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
+import type { Budgets } from '../plugins/rate-limit.ts';
 
 const errors = {
   401: problemSchema,
@@ -43,10 +43,11 @@ const deliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).m
 export const alertRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
   alerts: AlertService;
-  rateLimit?: RateLimitOptions;
-}> = async (app, { keys, alerts, rateLimit }) => {
+  /** The per-key budgets, one limiter per policy shared by every route of the app. */
+  budgets: Budgets;
+}> = async (app, { keys, alerts, budgets }) => {
   const onRequest = requireKey(keys, 'search');
-  const reads = rateLimit ? await registerRateLimit(app, rateLimit, 'read') : UNLIMITED;
+  const reads = budgets.read;
   const owner = (request: { apiKey?: { owner: string } }) => request.apiKey!.owner;
   const common = { onRequest, preValidation: reads.count };
   /** A route on one resource (`:id`): its operation, responses and query. */

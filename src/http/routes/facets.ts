@@ -8,7 +8,7 @@ import { answerTag, conditionalGet, conditionalHeaders, notModified } from '../c
 import type { KeyService } from '../../services/keys/key-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../../services/search/facets-service.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
+import type { Budgets } from '../plugins/rate-limit.ts';
 
 const errors = {
   401: problemSchema,
@@ -29,11 +29,11 @@ export const facetRoutes: FastifyPluginAsyncZod<{
   postFacets: PostFacetsService;
   accountFacets: AccountFacetsService;
   postCounts: PostCountsService;
-  /** The per-key search rate limit; the same budget (same counters) as the searches. */
-  rateLimit?: RateLimitOptions;
-}> = async (app, { keys, postFacets, accountFacets, postCounts, rateLimit }) => {
+  /** The per-key budgets, one limiter per policy shared by every route of the app. */
+  budgets: Budgets;
+}> = async (app, { keys, postFacets, accountFacets, postCounts, budgets }) => {
   const onRequest = requireKey(keys, 'search');
-  const searches = rateLimit ? await registerRateLimit(app, rateLimit, 'search') : UNLIMITED;
+  const searches = budgets.search;
 
   app.post(
     '/v1/social/posts/facets',

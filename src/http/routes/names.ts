@@ -7,7 +7,7 @@ import type { KeyService } from '../../services/keys/key-service.ts';
 import type { SuggestService } from '../../services/names/suggest-service.ts';
 import type { TaxonomyService } from '../../services/names/taxonomy-service.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
+import type { Budgets } from '../plugins/rate-limit.ts';
 
 const errors = {
   401: problemSchema,
@@ -25,11 +25,11 @@ export const nameRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
   suggest: SuggestService;
   taxonomies: TaxonomyService;
-  /** The per-key read rate limit; the same budget (same counters) as the GETs. */
-  rateLimit?: RateLimitOptions;
-}> = async (app, { keys, suggest, taxonomies, rateLimit }) => {
+  /** The per-key budgets, one limiter per policy shared by every route of the app. */
+  budgets: Budgets;
+}> = async (app, { keys, suggest, taxonomies, budgets }) => {
   const onRequest = requireKey(keys, 'search');
-  const reads = rateLimit ? await registerRateLimit(app, rateLimit, 'read') : UNLIMITED;
+  const reads = budgets.read;
 
   app.get(
     '/v1/social/suggest',

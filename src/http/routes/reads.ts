@@ -21,7 +21,7 @@ import { historyQuerySchema } from '../../query/history-request.ts';
 import { accountLookupRequestSchema, lookupCost, postLookupRequestSchema } from '../../query/lookup-request.ts';
 import { conditionalGet, conditionalHeaders, notModified } from '../conditional-get.ts';
 import { requireKey } from '../plugins/auth.ts';
-import { registerRateLimit, UNLIMITED, type RateLimitOptions } from '../plugins/rate-limit.ts';
+import type { Budgets } from '../plugins/rate-limit.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(PATH_ID_MAX_LENGTH) });
 const errors = {
@@ -43,12 +43,12 @@ export const readRoutes: FastifyPluginAsyncZod<{
   postSearch: PostSearchService;
   accounts: AccountService;
   accountSearch: AccountSearchService;
-  /** Per-key rate limits of searches (spec 4.1, 4.2: 429 `rate-limit-exceeded`) and reads; absent: none. */
-  rateLimit?: RateLimitOptions;
-}> = async (app, { keys, posts, postSearch, accounts, accountSearch, rateLimit }) => {
+  /** The per-key budgets, one limiter per policy shared by every route of the app. */
+  budgets: Budgets;
+}> = async (app, { keys, posts, postSearch, accounts, accountSearch, budgets }) => {
   const onRequest = requireKey(keys, 'search');
-  const searches = rateLimit ? await registerRateLimit(app, rateLimit, 'search') : UNLIMITED;
-  const reads = rateLimit ? await registerRateLimit(app, rateLimit, 'read') : UNLIMITED;
+  const searches = budgets.search;
+  const reads = budgets.read;
 
   app.get(
     '/v1/social/posts/:id',
