@@ -114,3 +114,35 @@ describe('read rate limit in leases', () => {
     expect(refused).toBe(READS + 24 - answered);
   });
 });
+
+describe('read rate limit in leases, in bursts', () => {
+  it('keeps every unit a burst took: each is answered before the node asks Redis again', async () => {
+    const created = await stack.runtime.api.keys.create({
+      owner: 'burst@example.com',
+      name: 'burst',
+      scopes: ['search'],
+    });
+    await stack.runtime.api.keys.setLimits(created.id, { read: 1000 }); // leases of 10
+    const counter = `${stack.config.REDIS_PREFIX}:ratelimit:read:${created.id}`;
+    const redis = stack.runtime.connections.redis();
+    const read = () =>
+      stack.app.inject({
+        method: 'GET',
+        url: '/v1/social/taxonomies/niches',
+        headers: { authorization: `Bearer ${created.key}` },
+      });
+
+    // Twenty at once: each may take a lease before any answers.
+    const burst = await Promise.all(Array.from({ length: 20 }, read));
+    expect(burst.every((r) => r.statusCode === 200)).toBe(true);
+    // Then one at a time until the node asks Redis again: the leases the burst took were spent first.
+    let answered = burst.length;
+    const counted = Number(await redis.get(counter));
+    while (Number(await redis.get(counter)) === counted) {
+      expect((await read()).statusCode).toBe(200);
+      answered++;
+    }
+    // Every unit Redis counted before that was answered: none was lost to a replaced lease.
+    expect(answered - 1).toBe(counted);
+  });
+});

@@ -183,7 +183,16 @@ export function createRouteRateLimit(
       overBudget.set(id, endsAt);
       return { max, remaining: 0, resetSeconds, exceeded: true };
     }
-    const lease = { endsAt, left: ours - cost, counted: current, max };
+    // Takes that were in flight together (a burst) each bring a lease of the same window: the node
+    // holds them all, so no unit it took is lost to the key.
+    const held = leases.get(id);
+    const carried = held && held.endsAt > Date.now() && held.max === max ? held : null;
+    const lease = {
+      endsAt,
+      left: ours - cost + (carried?.left ?? 0),
+      counted: Math.max(current, carried?.counted ?? 0),
+      max,
+    };
     leases.set(id, lease);
     return { max, remaining: Math.max(0, max - current + lease.left), resetSeconds, exceeded: false };
   }
