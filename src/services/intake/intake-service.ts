@@ -181,7 +181,8 @@ async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
     return await Promise.race([fn(), timeout]);
   } catch (error) {
     throw new ServiceUnavailableError(
-      'The intake queue is unavailable; nothing from this request was accepted. Retry shortly.',
+      // Not "nothing was accepted": a write that times out here may still land (see QUEUE_TIMEOUT_MS).
+      'The intake queue is unavailable; send the request again shortly (an observation sent twice changes nothing).',
       {
         cause: error,
       },
