@@ -25,11 +25,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { cpuSeconds } from '../intake/processes.ts';
+import { cpuSeconds } from '../lib/processes.ts';
 import { startLoad } from '../lib/load.ts';
 import {
-  compileService,
-  exportCommit,
   lastProbe,
   log,
   REPO_ROOT,
@@ -38,6 +36,7 @@ import {
   type StackProcess,
 } from '../lib/service-stack.ts';
 import { readTargets, seedThroughIntake } from '../lib/stack-data.ts';
+import { compileService, snapshotService } from '../lib/service-snapshot.ts';
 import { cli, numberArg } from '../lib/args.ts';
 import { createMix } from './mix.ts';
 
@@ -161,7 +160,7 @@ function printRow(row: Row): void {
 async function main(): Promise<void> {
   if (!existsSync(path.join(MODEL_DIR, 'config.json')) && !args.env.includes('EMBEDDINGS=off'))
     throw new Error(`no model at ${MODEL_DIR} (set MODEL_DIR)`);
-  const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
+  const root = args['service-commit'] ? snapshotService(args['service-commit']).dir : REPO_ROOT;
   if (args.dist) {
     log('compiling the service (npm run build)…');
     compileService(root);

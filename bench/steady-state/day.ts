@@ -19,14 +19,13 @@
  * the machine's busy CPU outside them, as the machine is shared); and search p50/p99 during the
  * day against idle. Writes bench/results/steady-state-day-<posts>-<base>-<commit>.json.
  *
- * The service runs as committed at `--service-commit` (bench/lib/service-stack.ts exportCommit),
+ * The service runs as committed at `--service-commit` (bench/lib/service-snapshot.ts),
  * one API and one worker under a fresh prefix, EMBEDDINGS off unless `--embeddings` (MODEL_DIR, or
  * ../shared/models/all-MiniLM-L6-v2; the base load then waits for every vector, which takes long),
  * the search rate limit raised above the load (one key sends it all). Everything it creates is
  * deleted at the end, on failure too. The day's generator checks itself on a small day first
  * (`npx tsx bench/steady-state/day-load.ts --check --intake` also sends one through an intake).
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { QueueEvents } from 'bullmq';
@@ -39,12 +38,13 @@ import {
 } from '../../src/queues/registry.ts';
 import { DEFAULT_SEED_NOW } from '../../src/seed/generator.ts';
 import { generateLoad, sendLoad, writeLoad } from '../intake/load.ts';
-import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
-import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { cpuSeconds, machineBusySeconds } from '../lib/processes.ts';
+import { snapshotService } from '../lib/service-snapshot.ts';
+import { log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
-import { engineCpuMs } from '../lib/engine-cpu.ts';
+import { engineCpuMs, familyWork } from '../lib/engine-cpu.ts';
 
 const args = cli({
   options: {
@@ -86,33 +86,19 @@ const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** di
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Engine counters of one index family (primaries): writes and what the intake's reads cost. */
-type FamilyWork = Record<
-  'index_ops' | 'index_ms' | 'refreshes' | 'refresh_ms' | 'merge_ms' | 'queries' | 'query_ms' | 'gets',
-  number
->;
-
-/** The engine's counters per index family (as bench/intake/history-cost.ts engineWork). */
-async function engineWork(stack: ServiceStack): Promise<Record<string, FamilyWork>> {
-  const out: Record<string, FamilyWork> = {};
-  for (const family of ['posts', 'accounts', 'metrics']) {
-    const pattern = family === 'metrics' ? `${stack.prefix}-metrics-*` : `${stack.prefix}-${family}-v*`;
-    const stats = await stack.es.indices
-      .stats({ index: pattern, metric: ['indexing', 'refresh', 'merge', 'search', 'get'] })
-      .catch(() => null);
-    const p = stats?._all.primaries;
-    out[family] = {
-      index_ops: p?.indexing?.index_total ?? 0,
-      index_ms: p?.indexing?.index_time_in_millis ?? 0,
-      refreshes: p?.refresh?.total ?? 0,
-      refresh_ms: p?.refresh?.total_time_in_millis ?? 0,
-      merge_ms: p?.merges?.total_time_in_millis ?? 0,
-      queries: p?.search?.query_total ?? 0,
-      query_ms: p?.search?.query_time_in_millis ?? 0,
-      gets: p?.get?.total ?? 0,
-    };
-  }
-  return out;
-}
+const FAMILY_WORK = [
+  'index_ops',
+  'index_ms',
+  'refreshes',
+  'refresh_ms',
+  'merge_ms',
+  'queries',
+  'query_ms',
+  'gets',
+] as const;
+type FamilyWork = Record<(typeof FAMILY_WORK)[number], number>;
+const engineWork = (stack: ServiceStack): Promise<Record<string, FamilyWork>> =>
+  familyWork(stack.es, stack.prefix, FAMILY_WORK);
 
 function workDelta(after: Record<string, FamilyWork>, before: Record<string, FamilyWork>): Record<string, FamilyWork> {
   const out: Record<string, FamilyWork> = {};
@@ -270,16 +256,14 @@ function* sampled(observations: Iterable<Record<string, unknown>>): Generator<Re
 }
 
 async function main(): Promise<void> {
-  const commit = execFileSync('git', ['rev-parse', '--short', `${args['service-commit']}^{commit}`], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-  }).trim();
   // The generator's own check on a small day first: IDs, order, counters, the contract.
   log(`day check: ${JSON.stringify(checkDayLoad({ posts: 3000, accounts: 300 }))}`);
 
   const scratch = path.join(REPO_ROOT, '.scratch', `steady-state-day-${process.pid}`);
   mkdirSync(scratch, { recursive: true });
-  const serviceRoot = exportCommit(args['service-commit']);
+  const snapshot = snapshotService(args['service-commit']);
+  const serviceRoot = snapshot.dir;
+  const commit = snapshot.commit;
   const removeFiles = () => {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(serviceRoot, { recursive: true, force: true });
