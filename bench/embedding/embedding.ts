@@ -17,8 +17,8 @@ import { createEmbedder, type Embedder, type EmbeddingConfig } from '../../src/e
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 2 ** 20;
 const rssMiB = () => Math.round(process.memoryUsage().rss / MiB);
 const config = (dtype: 'q8' | 'fp32', threads: number): EmbeddingConfig => ({

@@ -49,6 +49,7 @@ import type * as PathsModule from '../../src/internal/paths.ts';
 import type * as EmbedderModule from '../../src/embedding/embedder.ts';
 import { cli } from '../lib/args.ts';
 import { engineCpuMs, indexWork, mergesSettled } from '../lib/engine-cpu.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -88,7 +89,6 @@ const PER_REQUEST = args['per-request'];
 const BULK_BYTES = args['bulk-mb'] * 1024 * 1024;
 const RAW_REPEATS = args['raw-repeats'];
 const TIMEOUT_MS = args['timeout-min'] * 60_000;
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/results');
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;

@@ -10,10 +10,8 @@
  * Groups: the social set's headline kinds, its questions and their noun phrases (the tuning set),
  * SciFact, and the held-out paraphrased questions (paraphrase-set.ts), which are reported only.
  */
-import { Client } from '@elastic/elasticsearch';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import {
@@ -23,7 +21,6 @@ import {
   postSearchQuery,
 } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { byScoreThenId } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
@@ -39,6 +36,7 @@ import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
+import { openModel } from '../lib/model.ts';
 import { K, parsed, windowsOn, type Hit } from './windows.ts';
 
 const args = cli({
@@ -53,10 +51,7 @@ const args = cli({
     dump: { type: 'string' },
   },
 });
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
-const embedder = createEmbedder(config);
-await embedder.ready();
-const es = new Client({ node: config.ELASTICSEARCH_URL });
+const { config, embedder, es } = await openModel();
 const FLOOR = config.SEARCH_SIMILARITY_FLOOR;
 
 interface Case {

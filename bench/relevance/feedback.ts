@@ -17,10 +17,8 @@
  *
  * p: two-sided paired sign-flip randomization test against the service's ranking (stats.ts).
  */
-import { Client } from '@elastic/elasticsearch';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
@@ -33,7 +31,6 @@ import {
   postSearchQuery,
 } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
@@ -50,13 +47,11 @@ import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { K, parsed, windowsOn, type Hit } from './windows.ts';
 import { cli } from '../lib/args.ts';
+import { openModel } from '../lib/model.ts';
 
 cli({});
 
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
-const embedder = createEmbedder(config);
-await embedder.ready();
-const es = new Client({ node: config.ELASTICSEARCH_URL });
+const { config, embedder, es } = await openModel();
 
 /** One query of either set, with its two windows as the service asks them. */
 interface Case {

@@ -27,18 +27,12 @@ import path from 'node:path';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { cpuSeconds } from '../lib/processes.ts';
 import { startLoad } from '../lib/load.ts';
-import {
-  lastProbe,
-  log,
-  REPO_ROOT,
-  startStack,
-  type ServiceStack,
-  type StackProcess,
-} from '../lib/service-stack.ts';
+import { lastProbe, log, REPO_ROOT, startStack, type ServiceStack, type StackProcess } from '../lib/service-stack.ts';
 import { readTargets, seedThroughIntake } from '../lib/stack-data.ts';
 import { compileService, snapshotService } from '../lib/service-snapshot.ts';
 import { cli, numberArg } from '../lib/args.ts';
 import { createMix } from './mix.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
 const args = cli({
   options: {
@@ -64,7 +58,6 @@ const CONNECTIONS = args.connections;
 const SAMPLE_S = args['sample-seconds'];
 const POSTS = args.posts;
 const SEED = args.seed;
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 1024 * 1024;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 

@@ -44,6 +44,7 @@ import { log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/ser
 import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 import { engineCpuMs, familyWork } from '../lib/engine-cpu.ts';
 
 const args = cli({
@@ -289,14 +290,13 @@ async function main(): Promise<void> {
         `generated in ${round((performance.now() - generating) / 1000)} s`,
     );
 
-    const modelDir = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
     stack = await startStack({
       label: `steady-day-${POSTS}`,
       ...(ON ? { existingPrefix: ON } : {}),
       apis: 1,
       worker: true,
       env: {
-        ...(args.embeddings ? { EMBEDDINGS: 'on', MODEL_DIR: modelDir } : { EMBEDDINGS: 'off' }),
+        ...(args.embeddings ? { EMBEDDINGS: 'on', MODEL_DIR } : { EMBEDDINGS: 'off' }),
         // One key sends the whole search load: the default 600 a minute would refuse some at 10/s.
         // A budget well above the load keeps the limiter's own work in what is measured.
         RATE_LIMIT_SEARCH_PER_MINUTE: String(Math.max(6000, Math.ceil(SEARCH_RATE * 60 * 10))),

@@ -24,6 +24,7 @@ import { Redis } from 'ioredis';
 import { elasticsearchUrls, log, REPO_ROOT } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult } from '../lib/measure.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
 const args = cli({
   options: {
@@ -37,7 +38,6 @@ const args = cli({
   },
 });
 const es = new Client({ node: elasticsearchUrls()[0]! });
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
