@@ -347,3 +347,44 @@ export async function startLoader(
     },
   };
 }
+
+/**
+ * Loads `observations` (null: none, only the vectors still queued) through a loader on `runtime`:
+ * sent in requests of 500 not waited for, the records indexed, then the held embedding jobs run to
+ * the end and a waited no-op (the first observation again) makes every write visible. A run
+ * stopped midway resumes: the queued embedding jobs wait in Redis. `requireModel`: fail when the
+ * worker has no model.
+ */
+export async function loadObservations(
+  runtime: Runtime,
+  logger: Logger,
+  key: string,
+  observations: Iterable<Record<string, unknown>> | null,
+  options: { requireModel?: boolean } = {},
+): Promise<void> {
+  const loader = await startLoader(runtime, logger, { holdEmbeddings: true });
+  try {
+    let batch: Array<Record<string, unknown>> = [];
+    let first: Record<string, unknown> | undefined;
+    for (const observation of observations ?? []) {
+      first ??= observation;
+      batch.push(observation);
+      if (batch.length === 500) {
+        await sendObservations(loader.node, key, batch, { wait: false });
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await sendObservations(loader.node, key, batch, { wait: false });
+    if (first) await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
+    await loader.holdEmbeddings(false);
+    if (!loader.embeddingQueue && options.requireModel) throw new Error('the worker has no model (MODEL_DIR)');
+    if (loader.embeddingQueue)
+      await waitForQueueIdle(loader.embeddingQueue, {
+        timeoutMs: 3_600_000,
+        onProgress: (pending) => logger.info({ pending }, 'embedding'),
+      });
+    if (first) await sendObservations(loader.node, key, [first], { wait: true });
+  } finally {
+    await loader.close();
+  }
+}

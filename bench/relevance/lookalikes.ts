@@ -38,10 +38,8 @@ import {
   countPosts,
   destroyPrefix,
   harnessRuntime,
-  sendObservations,
   startApiNode,
-  startLoader,
-  waitForQueueIdle,
+  loadObservations,
   type Runtime,
   benchLogger,
   harnessEnv,
@@ -68,38 +66,6 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const K = 10;
 /** A judged reference has published at least this many posts (a creator someone would look up). */
 const MIN_REFERENCE_POSTS = args['min-posts'];
-
-/**
- * Loads the seed through the intake unless the posts are all there, then lets the worker give every
- * post its vector (and every account its lookalike vector). A run stopped midway resumes: the
- * queued embedding jobs wait in Redis.
- */
-async function load(base: Runtime, key: string): Promise<void> {
-  const loader = await startLoader(base, logger, { holdEmbeddings: true });
-  try {
-    if (args.reingest || (await countPosts(base)).total < size.posts) {
-      say(`loading ${size.posts} posts of ${size.accounts} accounts (seed ${size.seed}) under ${prefix}`);
-      let batch: unknown[] = [];
-      for (const observation of generateObservations(size)) {
-        batch.push(observation);
-        if (batch.length === 500) {
-          await sendObservations(loader.node, key, batch, { wait: false });
-          batch = [];
-        }
-      }
-      if (batch.length > 0) await sendObservations(loader.node, key, batch, { wait: false });
-      await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
-    }
-    await loader.holdEmbeddings(false);
-    if (!loader.embeddingQueue) throw new Error('the worker has no model (MODEL_DIR): lookalikes need vectors');
-    await waitForQueueIdle(loader.embeddingQueue, {
-      timeoutMs: 3_600_000,
-      onProgress: (pending) => logger.info({ pending }, 'embedding'),
-    });
-  } finally {
-    await loader.close();
-  }
-}
 
 /** Every hit of `request`, through a point in time (the indices are larger than one page). */
 async function scan<T>(
@@ -401,7 +367,12 @@ async function measure(base: Runtime): Promise<void> {
   });
   try {
     const started = Date.now();
-    await load(base, created.key);
+    // Unless the posts are all there; the vectors of a run stopped midway are still queued.
+    const reload = args.reingest || (await countPosts(base)).total < size.posts;
+    if (reload) say(`loading ${size.posts} posts of ${size.accounts} accounts (seed ${size.seed}) under ${prefix}`);
+    await loadObservations(base, logger, created.key, reload ? generateObservations(size) : null, {
+      requireModel: true,
+    });
     say(`loaded and embedded in ${((Date.now() - started) / 60_000).toFixed(1)} min`);
     await base.es.indices.refresh({ index: `${prefix}-*` });
     const counts = await countPosts(base);
