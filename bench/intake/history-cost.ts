@@ -16,12 +16,11 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateLoad, sendLoad } from './load.ts';
-import { cpuSeconds } from '../lib/processes.ts';
 import { snapshotService } from '../lib/service-snapshot.ts';
-import { log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { log, REPO_ROOT, stackCpu, startStack, type ServiceStack } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult } from '../lib/measure.ts';
-import { engineCpuMs, familyWork } from '../lib/engine-cpu.ts';
+import { familyWork } from '../lib/engine-cpu.ts';
 
 const args = cli({
   options: {
@@ -99,40 +98,23 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
   });
   try {
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const pids = { worker: stack.worker!.child.pid, api: stack.apis[0]!.child.pid };
-    const before = {
-      es: (await engineCpuMs(stack.es)) / 1000,
-      worker: cpuSeconds(pids.worker) ?? 0,
-      api: cpuSeconds(pids.api) ?? 0,
-    };
+    const before = await stackCpu(stack);
     const sent = await Promise.race([
       sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: args['in-flight'] }),
       stack.failure,
     ]);
-    await until(
-      'the queues to drain',
-      async () => {
-        const depth = await stack.queueDepth();
-        return depth.observations === 0 && depth['follow-ups'] === 0;
-      },
-      60 * 60_000,
-      100,
-    );
-    await stack.es.indices.refresh({
-      index: `${stack.prefix}-posts,${stack.prefix}-accounts,${stack.prefix}-metrics`,
-      ignore_unavailable: true,
-      allow_no_indices: true,
-    });
+    await stack.drained(60 * 60_000);
     const elapsed = (performance.now() - sent.startedAt) / 1000;
+    const after = await stackCpu(stack);
     const result: Side = {
       history,
       round: roundNo,
       observations: sent.accepted,
       seconds: round(elapsed, 2),
       obs_per_s: round(sent.accepted / elapsed, 0),
-      es_cpu_s: round((await engineCpuMs(stack.es)) / 1000 - before.es),
-      worker_cpu_s: round((cpuSeconds(pids.worker) ?? 0) - before.worker),
-      api_cpu_s: round((cpuSeconds(pids.api) ?? 0) - before.api),
+      es_cpu_s: round(after.es - before.es),
+      worker_cpu_s: round(after.worker - before.worker),
+      api_cpu_s: round(after.api - before.api),
       engine: await engineWork(stack),
     };
     if (history === 'on') {

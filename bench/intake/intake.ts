@@ -37,9 +37,8 @@ import type { QueueName } from '../../src/queues/registry.ts';
 import { generateLoad, sendLoad } from './load.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
-import { cpuSeconds, machineBusySeconds } from '../lib/processes.ts';
 import { compileService, REPO_ROOT, snapshotService, type ServiceSnapshot } from '../lib/service-snapshot.ts';
-import { elasticsearchUrls, log, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { elasticsearchUrls, log, stackCpu, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import type * as ProjectionModule from '../../src/engine/elasticsearch/documents/projection.ts';
 import type * as EmbeddingTextModule from '../../src/text/embedding-text.ts';
 import type * as IndexAdminModule from '../../src/engine/elasticsearch/admin/index-admin.ts';
@@ -168,21 +167,18 @@ interface Interference {
   foreign_index_ops: number;
   foreign_merge_s: number;
 }
-async function interferenceProbe(
-  es: Client,
-  ownPids: number[],
-  ownPrefix: string,
-): Promise<() => Promise<Interference>> {
-  const read = async () => ({
-    busy: machineBusySeconds(),
-    es: (await engineCpuMs(es)) / 1000,
-    own:
-      ownPids.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) +
-      (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
-    node: await engineWork(es),
-    // The indices of `ownPrefix` may be new (no stats yet) or carry work from before the phase.
-    mine: await engineWork(es, ownPrefix),
-  });
+async function interferenceProbe(stack: ServiceStack, ownPrefix: string): Promise<() => Promise<Interference>> {
+  const read = async () => {
+    const cpu = await stackCpu(stack);
+    return {
+      busy: cpu.machine,
+      es: cpu.es,
+      own: cpu.worker + cpu.api + cpu.bench,
+      node: await engineWork(stack.es),
+      // The indices of `ownPrefix` may be new (no stats yet) or carry work from before the phase.
+      mine: await engineWork(stack.es, ownPrefix),
+    };
+  };
   const before = await read();
   return async () => {
     const after = await read();
@@ -335,13 +331,8 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
   await settle(es);
   rss.resetWindow();
   const idleWorkerRss = rss.last(worker.pid);
-  const serviceProbe = await interferenceProbe(es, [worker.pid, api.pid], prefix);
-  const cpuBefore = {
-    worker: cpuSeconds(worker.pid) ?? 0,
-    api: cpuSeconds(api.pid) ?? 0,
-    es: (await engineCpuMs(es)) / 1000,
-    bench: process.cpuUsage(),
-  };
+  const serviceProbe = await interferenceProbe(stack, prefix);
+  const cpuBefore = await stackCpu(stack);
 
   // 1. Service side: send, drain, refresh.
   const timeline: Array<{
@@ -419,12 +410,7 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
   clearInterval(timelineTimer);
   await sampleTimeline();
   rss.sample();
-  const cpuAfter = {
-    worker: cpuSeconds(worker.pid) ?? 0,
-    api: cpuSeconds(api.pid) ?? 0,
-    es: (await engineCpuMs(es)) / 1000,
-    bench: process.cpuUsage(cpuBefore.bench),
-  };
+  const cpuAfter = await stackCpu(stack);
   const serviceInterference = await serviceProbe();
   flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
   const serviceMs = serviceEnd - sent.startedAt;
@@ -510,7 +496,7 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
     }
     await settle(es);
     const esCpuBefore = (await engineCpuMs(es)) / 1000;
-    const rawProbe = await interferenceProbe(es, [], rawPrefix);
+    const rawProbe = await interferenceProbe(stack, rawPrefix);
     const bulk = await rawBulk(exported, {
       elasticsearchUrl: elasticsearchUrls()[0]!,
       inFlight: 2,
@@ -594,7 +580,7 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
         worker: round(cpuAfter.worker - cpuBefore.worker),
         api: round(cpuAfter.api - cpuBefore.api),
         elasticsearch: round(cpuAfter.es - cpuBefore.es),
-        load_generator: round((cpuAfter.bench.user + cpuAfter.bench.system) / 1e6),
+        load_generator: round(cpuAfter.bench - cpuBefore.bench),
       },
       worker_rss_mib: Object.fromEntries(Object.entries(workerRss).map(([k, v]) => [k, v === null ? null : round(v)])),
       api_rss_peak_mib: apiRssPeak === null ? null : round(apiRssPeak),

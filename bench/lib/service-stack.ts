@@ -22,7 +22,8 @@ import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } f
 import { createApi, type Api } from '../../src/start/api.ts';
 import { openKeys } from '../../src/start/core.ts';
 import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
-import { RssSampler, startChild, type ServiceChild } from './processes.ts';
+import { engineCpuMs } from './engine-cpu.ts';
+import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChild } from './processes.ts';
 import { freePort } from './ports.ts';
 import { REPO_ROOT } from './service-snapshot.ts';
 
@@ -108,6 +109,8 @@ export interface ServiceStack {
   rss: RssSampler | null;
   /** Jobs not yet done (waiting, active, delayed, prioritized) per index-writing queue. */
   queueDepth(): Promise<Record<QueueName, number>>;
+  /** Waits until no index-writing queue holds a job, then refreshes the stack's indices: every write is visible. */
+  drained(timeoutMs: number, what?: string): Promise<void>;
   /** Rejects as soon as a service process exits unasked, with its last output. */
   failure: Promise<never>;
   /** Stops one of the stack's processes (e.g. the worker once the seed is indexed). */
@@ -301,6 +304,14 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       },
     );
     const key = (JSON.parse(created) as { key: string }).key;
+    const queueDepth = async () => {
+      const out = {} as Record<QueueName, number>;
+      for (const q of queues) {
+        const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        out[q.name as QueueName] = Object.values(counts).reduce((a, b) => a + b, 0);
+      }
+      return out;
+    };
     return {
       run,
       prefix,
@@ -319,19 +330,44 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
         stopped.add(proc.child);
         await proc.child.stop(15_000);
       },
-      async queueDepth() {
-        const out = {} as Record<QueueName, number>;
-        for (const q of queues) {
-          const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-          out[q.name as QueueName] = Object.values(counts).reduce((a, b) => a + b, 0);
-        }
-        return out;
+      async drained(timeoutMs, what = 'the queues to drain') {
+        await until(what, async () => Object.values(await queueDepth()).every((n) => n === 0), timeoutMs, 100);
+        await es.indices.refresh({
+          index: `${prefix}-posts,${prefix}-accounts,${prefix}-metrics`,
+          ignore_unavailable: true,
+          allow_no_indices: true,
+        });
       },
+      queueDepth,
     };
   } catch (error) {
     await cleanup();
     throw error;
   }
+}
+
+/** CPU seconds so far, for a bench to take the difference over a phase (see {@link stackCpu}). */
+export interface StackCpu {
+  es: number;
+  worker: number;
+  /** Every API node's. */
+  api: number;
+  /** This process's. */
+  bench: number;
+  /** The whole machine's busy time: less the others, what else ran meanwhile (the machine is shared). */
+  machine: number;
+}
+
+/** The CPU seconds so far of the engine, the stack's processes, this bench and the machine. */
+export async function stackCpu(stack: Pick<ServiceStack, 'es' | 'worker' | 'apis'>): Promise<StackCpu> {
+  const own = process.cpuUsage();
+  return {
+    es: (await engineCpuMs(stack.es)) / 1000,
+    worker: stack.worker ? (cpuSeconds(stack.worker.child.pid) ?? 0) : 0,
+    api: stack.apis.reduce((sum, api) => sum + (cpuSeconds(api.child.pid) ?? 0), 0),
+    bench: (own.user + own.system) / 1e6,
+    machine: machineBusySeconds(),
+  };
 }
 
 /** The last line the memory probe of `proc` wrote, or null. */

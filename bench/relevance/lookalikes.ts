@@ -225,27 +225,8 @@ function rankedBy(
 }
 
 /** Exact nearest neighbours of each reference among the candidates, by the vectors of `vectors`. */
-function exactNeighbours(
-  references: readonly string[],
-  vectors: Map<string, ArrayLike<number>>,
-): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const ref of references) {
-    const v = vectors.get(ref);
-    if (!v) {
-      out.set(ref, []);
-      continue;
-    }
-    const scored: Array<[string, number]> = [];
-    for (const [id, u] of vectors) if (id !== ref) scored.push([id, dot(v, u)]);
-    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    out.set(
-      ref,
-      scored.slice(0, K).map(([id]) => id),
-    );
-  }
-  return out;
-}
+const exactNeighbours = (references: readonly string[], vectors: Map<string, ArrayLike<number>>) =>
+  rankedBy(references, vectors, (_ref, _id, cosine) => cosine);
 
 function normalized(vector: ArrayLike<number>): number[] {
   const n = Math.sqrt(dot(vector, vector));

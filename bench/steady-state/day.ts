@@ -38,14 +38,13 @@ import {
 } from '../../src/queues/registry.ts';
 import { DEFAULT_SEED_NOW } from '../../src/seed/generator.ts';
 import { generateLoad, sendLoad, writeLoad } from '../intake/load.ts';
-import { cpuSeconds, machineBusySeconds } from '../lib/processes.ts';
 import { snapshotService } from '../lib/service-snapshot.ts';
-import { log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { log, REPO_ROOT, stackCpu, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
 import { MODEL_DIR } from '../lib/model.ts';
-import { engineCpuMs, familyWork } from '../lib/engine-cpu.ts';
+import { familyWork } from '../lib/engine-cpu.ts';
 
 const args = cli({
   options: {
@@ -110,30 +109,6 @@ function workDelta(after: Record<string, FamilyWork>, before: Record<string, Fam
     ) as FamilyWork;
   }
   return out;
-}
-
-/**
- * CPU seconds so far of Elasticsearch, the worker, the API, this bench and the whole machine: the
- * machine's less the others is what else ran meanwhile (the machine is shared), flagging a noisy run.
- */
-async function cpu(stack: ServiceStack): Promise<Record<'es' | 'worker' | 'api' | 'bench' | 'machine', number>> {
-  const own = process.cpuUsage();
-  return {
-    es: (await engineCpuMs(stack.es)) / 1000,
-    worker: cpuSeconds(stack.worker!.child.pid) ?? 0,
-    api: cpuSeconds(stack.apis[0]!.child.pid) ?? 0,
-    bench: (own.user + own.system) / 1e6,
-    machine: machineBusySeconds(),
-  };
-}
-
-async function drained(stack: ServiceStack, what: string, timeoutMs: number): Promise<void> {
-  await until(what, async () => Object.values(await stack.queueDepth()).every((n) => n === 0), timeoutMs, 100);
-  await stack.es.indices.refresh({
-    index: `${stack.prefix}-posts,${stack.prefix}-accounts,${stack.prefix}-metrics`,
-    ignore_unavailable: true,
-    allow_no_indices: true,
-  });
 }
 
 /** Waits until no merge runs on the stack's indices for five seconds in a row (at most 10 minutes). */
@@ -311,7 +286,7 @@ async function main(): Promise<void> {
     const loading = performance.now();
     if (base.observations > 0)
       await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
-    await Promise.race([drained(s, 'the base load to be indexed', 60 * 60_000), s.failure]);
+    await Promise.race([s.drained(60 * 60_000, 'the base load to be indexed'), s.failure]);
     const baseSeconds = (performance.now() - loading) / 1000;
     log(`base loaded in ${round(baseSeconds)} s (${round(base.observations / baseSeconds, 0)} obs/s)`);
     // The engine merges the bulk load's segments for a while after it: idle is measured once that
@@ -325,25 +300,25 @@ async function main(): Promise<void> {
     await sleep(args['warmup-seconds'] * 1000);
     if (search.failures().length > 0)
       throw new Error(`searches failed: ${JSON.stringify(search.failures().slice(0, 3))}`);
-    const idleBefore = await cpu(s);
+    const idleBefore = await stackCpu(s);
     const idleStarted = performance.now();
     search.setPhase('idle');
     await Promise.race([sleep(args['idle-seconds'] * 1000), s.failure]);
     search.setPhase(null);
     const idleSeconds = (performance.now() - idleStarted) / 1000;
-    const idleAfter = await cpu(s);
+    const idleAfter = await stackCpu(s);
     log(`idle: ${JSON.stringify(search.report('idle').all)}`);
 
     jobs = await watchJobs(s);
     const engineBefore = await engineWork(s);
-    const before = await cpu(s);
+    const before = await stackCpu(s);
     search.setPhase('day');
     const sent = await Promise.race([sendLoad(dayLoad, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
     const allSent = (performance.now() - sent.startedAt) / 1000;
-    await Promise.race([drained(s, 'the day to be indexed', 60 * 60_000), s.failure]);
+    await Promise.race([s.drained(60 * 60_000, 'the day to be indexed'), s.failure]);
     const seconds = (performance.now() - sent.startedAt) / 1000;
     search.setPhase(null);
-    const after = await cpu(s);
+    const after = await stackCpu(s);
     const engine = workDelta(await engineWork(s), engineBefore);
     await search.stop();
     const searchFailures = search.failures();
