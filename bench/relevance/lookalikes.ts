@@ -45,6 +45,7 @@ import {
   harnessEnv,
 } from './harness-service.ts';
 import { cli } from '../lib/args.ts';
+import { scanPages } from '../lib/scan.ts';
 
 const args = cli({
   options: {
@@ -67,31 +68,15 @@ const K = 10;
 /** A judged reference has published at least this many posts (a creator someone would look up). */
 const MIN_REFERENCE_POSTS = args['min-posts'];
 
-/** Every hit of `request`, through a point in time (the indices are larger than one page). */
+/** Every hit of `request` (the indices are larger than one page). */
 async function scan<T>(
   runtime: Runtime,
   index: string,
-  request: estypes.SearchRequest,
+  request: Omit<estypes.SearchRequest, 'index'>,
 ): Promise<estypes.SearchHit<T>[]> {
-  const pit = await runtime.es.openPointInTime({ index, keep_alive: '2m' });
   const out: estypes.SearchHit<T>[] = [];
-  try {
-    let after: estypes.SortResults | undefined;
-    for (;;) {
-      const response = await runtime.es.search<T>({
-        ...request,
-        pit: { id: pit.id, keep_alive: '2m' },
-        size: 5000,
-        sort: ['_shard_doc'],
-        ...(after ? { search_after: after } : {}),
-      });
-      out.push(...response.hits.hits);
-      if (response.hits.hits.length < 5000) return out;
-      after = response.hits.hits.at(-1)!.sort;
-    }
-  } finally {
-    await runtime.es.closePointInTime({ id: pit.id }).catch(() => undefined);
-  }
+  for await (const hits of scanPages<T>(runtime.es, index, request, { keepAlive: '2m' })) out.push(...hits);
+  return out;
 }
 
 /** What the engine holds for the exact comparisons: candidates' own vectors, every post's vector. */
