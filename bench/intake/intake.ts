@@ -250,7 +250,7 @@ async function jobTotals(
 // ---------------------------------------------------------------------------------------------
 // The run
 
-async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: ServiceStack) => void): Promise<void> {
+async function main(tree: ServiceSnapshot, service: Service, running: { stack?: ServiceStack }): Promise<void> {
   const { createEmbedder, indexNames, loadConfig } = service;
   if (tree.modified.length > 0) log(`note: measuring uncommitted changes: ${tree.modified.join('; ')}`);
   const env: NodeJS.ProcessEnv = {
@@ -269,9 +269,11 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
     ...(EMBEDDINGS ? { EMBEDDINGS: 'on', MODEL_DIR } : {}),
     ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}),
   };
-  const config = loadConfig({ ...process.env, ...env, ...workerEnv });
+  const config = loadConfig({ ...process.env, ...env });
   for (const name of ['worker', 'api']) writeFileSync(path.join(RESULTS_DIR, `intake-${name}.log`), '');
   let t = performance.now();
+  // From here on the stack's own handler answers Ctrl-C: it cleans up, then exits.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, exitOnSignal);
   const stack = await startStack({
     label: 'intake',
     apis: 1,
@@ -285,7 +287,7 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
     rssIntervalMs: 500,
     keep: args.keep,
   });
-  setStack(stack);
+  running.stack = stack;
   const { es, prefix, rawPrefix, run } = stack;
   const worker = stack.worker!.child;
   const api = stack.apis[0]!.child;
@@ -538,7 +540,7 @@ async function main(tree: ServiceSnapshot, service: Service, setStack: (stack: S
       load_average_before: loadBefore.map((x) => round(x, 2)),
       load_average_after: loadavg().map((x) => round(x, 2)),
     },
-    service_tree: tree,
+    service_tree: { source: tree.source, commit: tree.commit, modified: tree.modified, hash: tree.hash },
     options: {
       posts: POSTS,
       accounts: ACCOUNTS,
@@ -704,10 +706,7 @@ try {
     compileService(tree.dir);
     log(`compiled the service tree in ${seconds(performance.now() - started)} s`);
   }
-  await main(tree, await loadService(tree.dir), (stack) => {
-    running.stack = stack;
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, exitOnSignal);
-  });
+  await main(tree, await loadService(tree.dir), running);
 } catch (error) {
   exitCode = 1;
   log(`FAILED: ${(error as Error).stack ?? String(error)}`);
