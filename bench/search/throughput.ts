@@ -32,14 +32,8 @@ import { NICHES } from '../../src/seed/vocabulary.ts';
 import { cpuSeconds, machineBusySeconds } from '../lib/processes.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
-import {
-  elasticsearchUrls,
-  log,
-  REPO_ROOT,
-  startInProcessApi,
-  startStack,
-  type ServiceStack,
-} from '../lib/service-stack.ts';
+import { elasticsearchUrls, log, REPO_ROOT, startStack, type ServiceStack } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 import { seedThroughIntake } from '../lib/stack-data.ts';
 import { snapshotService } from '../lib/service-snapshot.ts';
 import { queryTexts } from '../soak/mix.ts';
