@@ -15,7 +15,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { generateLoad, sendLoad } from './load.ts';
+import { generateLoad, sendLoad } from '../lib/intake-load.ts';
 import { snapshotService } from '../lib/service-snapshot.ts';
 import { log, REPO_ROOT, stackCpu, startStack, type ServiceStack } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';

@@ -34,7 +34,7 @@ import { pathToFileURL } from 'node:url';
 import type { Client } from '@elastic/elasticsearch';
 import type { Queue } from 'bullmq';
 import type { QueueName } from '../../src/queues/registry.ts';
-import { generateLoad, sendLoad } from './load.ts';
+import { generateLoad, sendLoad } from '../lib/intake-load.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { compileService, REPO_ROOT, snapshotService, type ServiceSnapshot } from '../lib/service-snapshot.ts';

@@ -104,8 +104,11 @@ export interface ServiceStack {
   rss: RssSampler | null;
   /** Jobs not yet done (waiting, active, delayed, prioritized) per index-writing queue. */
   queueDepth(): Promise<Record<QueueName, number>>;
-  /** Waits until no index-writing queue holds a job, then refreshes the stack's indices: every write is visible. */
-  drained(timeoutMs: number, what?: string): Promise<void>;
+  /**
+   * Waits until no index-writing queue (or none of `queues`) holds a job, then refreshes the
+   * stack's indices: every write is visible.
+   */
+  drained(timeoutMs: number, options?: { what?: string; queues?: QueueName[] }): Promise<void>;
   /** Rejects as soon as a service process exits unasked, with its last output. */
   failure: Promise<never>;
   /** Stops one of the stack's processes (e.g. the worker once the seed is indexed). */
@@ -325,8 +328,10 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
         stopped.add(proc.child);
         await proc.child.stop(15_000);
       },
-      async drained(timeoutMs, what = 'the queues to drain') {
-        await until(what, async () => Object.values(await queueDepth()).every((n) => n === 0), timeoutMs, 100);
+      async drained(timeoutMs, { what = 'the queues to drain', queues: names } = {}) {
+        const empty = async () =>
+          Object.entries(await queueDepth()).every(([name, n]) => n === 0 || !(names ?? [name]).includes(name));
+        await until(what, empty, timeoutMs, 100);
         await es.indices.refresh({
           index: `${prefix}-posts,${prefix}-accounts,${prefix}-metrics`,
           ignore_unavailable: true,

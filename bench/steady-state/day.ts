@@ -37,7 +37,7 @@ import {
   type ObservationJobResult,
 } from '../../src/queues/registry.ts';
 import { DEFAULT_SEED_NOW } from '../../src/seed/generator.ts';
-import { generateLoad, sendLoad, writeLoad } from '../intake/load.ts';
+import { generateLoad, sendLoad, writeLoad } from '../lib/intake-load.ts';
 import { snapshotService } from '../lib/service-snapshot.ts';
 import { log, REPO_ROOT, stackCpu, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { checkDayLoad, generateDay } from './day-load.ts';
@@ -286,7 +286,7 @@ async function main(): Promise<void> {
     const loading = performance.now();
     if (base.observations > 0)
       await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
-    await Promise.race([s.drained(60 * 60_000, 'the base load to be indexed'), s.failure]);
+    await Promise.race([s.drained(60 * 60_000, { what: 'the base load to be indexed' }), s.failure]);
     const baseSeconds = (performance.now() - loading) / 1000;
     log(`base loaded in ${round(baseSeconds)} s (${round(base.observations / baseSeconds, 0)} obs/s)`);
     // The engine merges the bulk load's segments for a while after it: idle is measured once that
@@ -315,7 +315,7 @@ async function main(): Promise<void> {
     search.setPhase('day');
     const sent = await Promise.race([sendLoad(dayLoad, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
     const allSent = (performance.now() - sent.startedAt) / 1000;
-    await Promise.race([s.drained(60 * 60_000, 'the day to be indexed'), s.failure]);
+    await Promise.race([s.drained(60 * 60_000, { what: 'the day to be indexed' }), s.failure]);
     const seconds = (performance.now() - sent.startedAt) / 1000;
     search.setPhase(null);
     const after = await stackCpu(s);
