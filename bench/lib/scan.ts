@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { decodeVector } from '../../src/text/vector-codec.ts';
 
 /**
  * Every hit of `request` on `index`, a page at a time, through a point in time in index order
@@ -32,4 +33,25 @@ export async function* scanPages<T>(
   } finally {
     await es.closePointInTime({ id: pit.id }).catch(() => undefined);
   }
+}
+
+/**
+ * The stored vectors of `n` random records of `index` that have `field` (the same ones each run):
+ * an account's lookalike vector, else a record's own embedding. The query vectors of the
+ * engine-only kNN benches.
+ */
+export async function sampleVectors(es: Client, index: string, field: string, n: number): Promise<number[][]> {
+  type Stored = { record: { lookalike?: { vector: string }; embedding?: { vector: string | null } } };
+  const sample = await es.search<Stored>({
+    index,
+    size: n,
+    query: {
+      function_score: { query: { exists: { field } }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] },
+    },
+    _source: ['record.lookalike.vector', 'record.embedding.vector'],
+  });
+  return sample.hits.hits.flatMap((h) => {
+    const encoded = h._source?.record.lookalike?.vector ?? h._source?.record.embedding?.vector;
+    return encoded ? [decodeVector(encoded)] : [];
+  });
 }
