@@ -43,7 +43,7 @@ import {
   type Runtime,
   benchLogger,
   harnessEnv,
-} from './harness-service.ts';
+} from '../lib/in-process-service.ts';
 import { cli } from '../lib/args.ts';
 import { scanPages } from '../lib/scan.ts';
 

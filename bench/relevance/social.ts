@@ -29,7 +29,7 @@ import {
   type Runtime,
   benchLogger,
   harnessEnv,
-} from './harness-service.ts';
+} from '../lib/in-process-service.ts';
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet, type SocialQuery } from './social-set.ts';
 import { cli } from '../lib/args.ts';

@@ -1,14 +1,15 @@
 /**
- * The service as the relevance harness runs it: in-process runtimes, an HTTP intake node with its
- * worker for loading, one HTTP API node per ranking mode for asking, and the waits that make
- * "everything sent is indexed (and embedded)" a fact before any query is asked.
+ * The service inside the bench's own process, as the relevance and alert benches run it:
+ * in-process runtimes, an HTTP intake node with its worker for loading, one HTTP API node per
+ * ranking mode for asking, and the waits that make "everything sent is indexed (and embedded)" a
+ * fact before any query is asked. (The service as child processes: service-stack.ts; one API node
+ * alone: in-process-api.ts.)
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Embedder } from '../../src/embedding/embedder.ts';
 import type { IndexAdmin } from '../../src/engine/index-admin.ts';
@@ -19,9 +20,7 @@ import { createApi } from '../../src/start/api.ts';
 import { openKeys, type Closable } from '../../src/start/core.ts';
 import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
 import { startWorkerProcess } from '../../src/start/worker-process.ts';
-import { REPO_ROOT } from './beir.ts';
-
-const MODEL_DIR = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+import { MODEL_DIR } from './model.ts';
 
 /**
  * A harness environment on `prefix`: production settings (no per-response schema check in the
