@@ -1,7 +1,8 @@
 /**
  * Typeahead latency (bench/suggest.md): `GET /v1/social/suggest` through the API against the same
  * engine request sent straight to Elasticsearch (the service's own multi-search, built by
- * name-suggestions.ts), interleaved request by request; then, with `--alternatives`, the designs
+ * name-suggestions.ts) and through a bare proxy route (the floor any service in front of the engine
+ * pays), interleaved request by request; then, with `--alternatives`, the designs
  * not taken, each on the same names: a dictionary index kept by a worker, read by a keyword
  * `prefix` query or by the completion suggester, and whether `search_as_you_type` exists.
  *
@@ -13,13 +14,14 @@
  * writes bench/results/suggest-latency.json. The scratch dictionary index is deleted at the end.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
+import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { createNameSuggester } from '../../src/engine/elasticsearch/reads/name-suggestions.ts';
 import { NAME_SEPARATOR } from '../../src/engine/elasticsearch/documents/projection.ts';
 import { labelOf } from '../../src/query/taxonomies.ts';
 import { foldName } from '../../src/text/name-keys.ts';
 import { cli } from '../lib/args.ts';
-import { quantile, round, writeResult } from '../lib/measure.ts';
+import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
 import { startInProcessApi } from '../lib/in-process-api.ts';
 
 const args = cli({
@@ -72,85 +74,57 @@ const queries = names.flatMap((name) => {
   return Array.from({ length: Math.min(8, chars.length) }, (_, i) => chars.slice(0, i + 1).join(''));
 });
 
-async function api(q: string): Promise<number> {
-  const started = performance.now();
-  const response = await pool.request({
-    method: 'GET',
-    path: `/v1/social/suggest?q=${encodeURIComponent(q)}`,
-    headers: { authorization: `Bearer ${key}` },
-  });
+// The floor any HTTP service in front of the engine pays here: a bare Fastify route (no key,
+// validation, rate limit or rendering) that folds the prefix and sends the raw side's request.
+const floorApp = Fastify({ logger: false });
+floorApp.get<{ Querystring: { q: string } }>('/floor', async (request) => ({
+  data: await raw.suggest(foldName(request.query.q), KINDS, 5),
+}));
+const floorPool = new Pool(await floorApp.listen({ host: '127.0.0.1', port: 0 }), { connections: 1 });
+
+async function get(on: Pool, path: string, headers: Record<string, string> = {}): Promise<void> {
+  const response = await on.request({ method: 'GET', path, headers });
   await response.body.json();
-  if (response.statusCode !== 200) throw new Error(`suggest answered ${response.statusCode}`);
-  return performance.now() - started;
+  if (response.statusCode !== 200) throw new Error(`${path} answered ${response.statusCode}`);
 }
 
-async function rawSide(q: string): Promise<number> {
-  const started = performance.now();
-  await raw.suggest(foldName(q), KINDS, 5);
-  return performance.now() - started;
-}
+// One warm-up pass, then the rounds; the three sides interleaved request by request, which goes
+// first rotating, so none always meets a warmer cache.
+const times = await interleave({
+  n: ROUNDS * queries.length,
+  warmup: queries.length,
+  request: (i) => queries[i % queries.length]!,
+  sides: [
+    ['api', (q) => get(pool, `/v1/social/suggest?q=${encodeURIComponent(q)}`, { authorization: `Bearer ${key}` })],
+    ['raw', (q) => raw.suggest(foldName(q), KINDS, 5)],
+    ['floor', (q) => get(floorPool, `/floor?q=${encodeURIComponent(q)}`)],
+  ],
+});
+const lengths = times.api.map((_, j) => [...queries[(j + queries.length) % queries.length]!].length);
 
-type Sample = { length: number; api: number; raw: number };
-const samples: Sample[] = [];
-// Warm-up: one pass each side.
-for (const q of queries) {
-  await api(q);
-  await rawSide(q);
-}
-for (let round = 0; round < ROUNDS; round++) {
-  for (const [i, q] of queries.entries()) {
-    // Alternate which side goes first, so neither always meets a warmer cache.
-    const first = (i + round) % 2 === 0;
-    const a = first ? await api(q) : NaN;
-    const r = await rawSide(q);
-    const b = first ? a : await api(q);
-    samples.push({ length: [...q].length, api: b, raw: r });
-  }
-}
-
-function row(label: string, xs: Sample[]) {
-  const apiP50 = quantile(
-    xs.map((s) => s.api),
-    0.5,
-  );
-  const rawP50 = quantile(
-    xs.map((s) => s.raw),
-    0.5,
-  );
-  const apiP99 = quantile(
-    xs.map((s) => s.api),
-    0.99,
-  );
-  const rawP99 = quantile(
-    xs.map((s) => s.raw),
-    0.99,
-  );
+function row(label: string, keep: (length: number) => boolean) {
+  const side = (name: keyof typeof times) => times[name].filter((_, j) => keep(lengths[j]!));
+  const [api, rawTimes, floor] = [side('api'), side('raw'), side('floor')];
+  const q = (xs: number[], at: number) => quantile(xs, at);
   return {
     label,
-    n: xs.length,
-    api_p50: round(apiP50),
-    raw_p50: round(rawP50),
-    ratio_p50: round(apiP50 / rawP50),
-    api_p99: round(apiP99),
-    raw_p99: round(rawP99),
-    ratio_p99: round(apiP99 / rawP99),
+    n: api.length,
+    api_p50: round(q(api, 0.5)),
+    raw_p50: round(q(rawTimes, 0.5)),
+    ratio_p50: round(q(api, 0.5) / q(rawTimes, 0.5)),
+    floor_ratio_p50: round(q(floor, 0.5) / q(rawTimes, 0.5)),
+    api_p99: round(q(api, 0.99)),
+    raw_p99: round(q(rawTimes, 0.99)),
+    ratio_p99: round(q(api, 0.99) / q(rawTimes, 0.99)),
+    floor_ratio_p99: round(q(floor, 0.99) / q(rawTimes, 0.99)),
   };
 }
 
 const rows = [
-  row('all', samples),
-  row(
-    '1 character',
-    samples.filter((s) => s.length === 1),
-  ),
-  row(
-    '2 characters',
-    samples.filter((s) => s.length === 2),
-  ),
-  row(
-    '3+ characters',
-    samples.filter((s) => s.length >= 3),
-  ),
+  row('all', () => true),
+  row('1 character', (n) => n === 1),
+  row('2 characters', (n) => n === 2),
+  row('3+ characters', (n) => n >= 3),
 ];
 console.table(rows);
 
@@ -169,6 +143,8 @@ if (ALTERNATIVES) result.alternatives = await alternatives();
 
 writeResult('suggest-latency.json', result);
 await pool.close();
+await floorPool.close();
+await floorApp.close();
 await node.close();
 process.exit(0);
 
@@ -317,6 +293,11 @@ async function alternatives() {
     });
     return performance.now() - t;
   };
+  const live = async (q: string) => {
+    const t = performance.now();
+    await raw.suggest(foldName(q), KINDS, 5);
+    return performance.now() - t;
+  };
   const times: Record<string, number[]> = { live_indices: [], dictionary_prefix: [], dictionary_completion: [] };
   for (const q of queries) {
     await keyword(foldName(q));
@@ -325,7 +306,7 @@ async function alternatives() {
   for (let round = 0; round < ROUNDS; round++) {
     for (const q of queries) {
       const prefix = foldName(q);
-      times.live_indices!.push(await rawSide(q));
+      times.live_indices!.push(await live(q));
       times.dictionary_prefix!.push(await keyword(prefix));
       times.dictionary_completion!.push(await completion(prefix));
     }

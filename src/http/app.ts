@@ -190,6 +190,11 @@ export function buildApp(
       ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
     });
   app.register(mediaRoutes, { signer: deps.signer });
-  if (deps.dashboard) app.register(dashboardPlugin, { ...deps.dashboard, prefix: '/dashboard' });
+  if (deps.dashboard)
+    app.register(dashboardPlugin, {
+      ...deps.dashboard,
+      ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
+      prefix: '/dashboard',
+    });
   return app;
 }

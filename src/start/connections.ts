@@ -19,7 +19,7 @@ export interface Connections {
    * The fail-fast Redis connection BullMQ producers add jobs on, one per process. Not
    * {@link redis}: BullMQ defines its Lua scripts (64) on the connection it is given, and ioredis
    * copies every defined script onto each pipeline and transaction it builds (a pipeline took
-   * 60–70 µs with them against 5 without, 2026-11-27), which every store's pipelines would pay.
+   * 60–70 µs with them against 5 without), which every store's pipelines would pay.
    */
   producerRedis(): Redis;
   /**

@@ -28,6 +28,7 @@ export function registerIngest(program: Command): void {
           requestId: `cli_${randomBytes(9).toString('base64url')}`,
           waitTimeoutMs: Number(options.timeout) * 1000,
           onRejected: (r) => process.stderr.write(`${JSON.stringify(r)}\n`),
+          onUnavailable: (ms) => process.stderr.write(`the intake queue did not answer; again in ${ms} ms\n`),
         });
         out(JSON.stringify(result));
         return result.rejected > 0 ? EXIT.failed : EXIT.ok;

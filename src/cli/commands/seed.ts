@@ -19,6 +19,7 @@ export async function seedDataset(
     embedLater?: boolean;
     onProgress?: (accepted: number) => void;
     onBackpressure?: (waitMs: number) => void;
+    onUnavailable?: (waitMs: number) => void;
   },
 ): Promise<StreamIngestResult> {
   let line = 0;
@@ -39,6 +40,7 @@ export async function seedDataset(
     waitTimeoutMs: 6 * 3600 * 1000,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.onBackpressure ? { onBackpressure: options.onBackpressure } : {}),
+    ...(options.onUnavailable ? { onUnavailable: options.onUnavailable } : {}),
     onRejected: (r) => process.stderr.write(`${JSON.stringify(r)}\n`),
   });
 }
@@ -74,6 +76,8 @@ export function registerSeed(program: Command): void {
           wait: options.wait === true,
           onProgress: (n) => process.stderr.write(`\rqueued ${(queued = n)} observations                          `),
           onBackpressure: () => process.stderr.write(`\rqueued ${queued} observations, waiting for the workers…`),
+          onUnavailable: (ms) =>
+            process.stderr.write(`\rqueued ${queued} observations, the queue did not answer; again in ${ms} ms…`),
         });
         process.stderr.write('\n');
         out(JSON.stringify(result));

@@ -18,6 +18,7 @@ import { errorPage } from './views.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import type { InsightServices } from './insight-pages.ts';
 import { fieldOf, isKeyOf } from '../../internal/typed-objects.ts';
+import type { RateLimitOptions } from '../plugins/rate-limit.ts';
 
 declare module 'fastify' {
   interface Session {
@@ -42,6 +43,8 @@ export interface DashboardDeps {
   alerts?: AlertService;
   /** The Explore and account pages' services; absent: no such pages. */
   insights?: InsightServices;
+  /** The API's per-minute budgets, which each holder's Explore and account pages spend too. */
+  rateLimit?: RateLimitOptions;
 }
 
 const ASSETS = {
@@ -162,6 +165,7 @@ export const dashboardPlugin: FastifyPluginAsync<DashboardDeps> = async (app, de
     keys: deps.keys,
     alerts: deps.alerts,
     insights: deps.insights,
+    rateLimit: deps.rateLimit,
     base,
     baseUrl: deps.baseUrl,
     context,

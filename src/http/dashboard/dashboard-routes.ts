@@ -1,4 +1,5 @@
 import type {
+  FastifyInstance,
   FastifyPluginAsync,
   FastifyReply,
   FastifyRequest,
@@ -14,6 +15,7 @@ import { keysPage, signInPage, signUpPage, usagePage } from './views.ts';
 import type { AlertService } from '../../services/alerts/alert-service.ts';
 import { registerAlertPages } from './alert-pages.ts';
 import { registerInsightPages, type InsightServices } from './insight-pages.ts';
+import { registerRateLimit, UNLIMITED, type RateLimitOptions, type RouteRateLimit } from '../plugins/rate-limit.ts';
 
 /** Options of {@link dashboardRoutes}. */
 export interface DashboardRoutesOptions {
@@ -23,6 +25,8 @@ export interface DashboardRoutesOptions {
   alerts?: AlertService | undefined;
   /** The Explore and account pages' services; absent: no such pages. */
   insights?: InsightServices | undefined;
+  /** The API's per-minute budgets; each holder's insight pages spend their own. */
+  rateLimit?: RateLimitOptions | undefined;
   /** The dashboard's path as links see it. */
   base: string;
   /** `PUBLIC_BASE_URL`: where problem types live (the JSON routes' problems). */
@@ -44,13 +48,33 @@ function formError(error: unknown): DomainError {
 }
 
 /**
+ * A signed-in holder's budgets on the pages that search (Explore, accounts) and suggest: the API's
+ * per-minute defaults, counted per holder, so a holder scripting the dashboard's search box slows
+ * nobody else. Not signed in: not counted (those requests go to the sign-in page).
+ */
+async function holderBudgets(
+  app: FastifyInstance,
+  rateLimit: RateLimitOptions | undefined,
+): Promise<{ search: RouteRateLimit; read: RouteRateLimit }> {
+  if (!rateLimit) return { search: UNLIMITED, read: UNLIMITED };
+  const holder = {
+    of: (request: FastifyRequest) => (request.session.holder ? `holder:${request.session.holder}` : undefined),
+    name: 'this account',
+  };
+  return {
+    search: await registerRateLimit(app, rateLimit, 'search', holder),
+    read: await registerRateLimit(app, rateLimit, 'read', holder),
+  };
+}
+
+/**
  * The dashboard's pages. Thin like the API's routes: parse the form, call one service, render.
  * Every POST is CSRF-checked (the plugin's `csrfProtection`), and signing in or up starts a new
  * session (no fixation).
  */
 export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async (
   app,
-  { holders, keys, alerts, insights, base, baseUrl, context },
+  { holders, keys, alerts, insights, rateLimit, base, baseUrl, context },
 ) => {
   const csrf: preHandlerHookHandler = (request, reply, done) => app.csrfProtection(request, reply, done);
   const csrfChecked = { onRequest: undefined, preHandler: csrf };
@@ -151,7 +175,16 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardRoutesOptions> = async
 
   if (alerts) registerAlertPages(app, { alerts, base, context, signedIn, signedInForm });
   if (insights)
-    registerInsightPages(app, { services: insights, alerts, base, baseUrl, context, signedIn, signedInForm });
+    registerInsightPages(app, {
+      services: insights,
+      alerts,
+      base,
+      baseUrl,
+      context,
+      signedIn,
+      signedInForm,
+      budgets: await holderBudgets(app, rateLimit),
+    });
 
   app.get('/usage', { preHandler: signedIn }, async (request, reply) => {
     const { days } = usageQuery.parse(request.query ?? {});

@@ -28,6 +28,7 @@ import {
 import { parseForm } from './forms.ts';
 import { sendPage, type PageContextOf } from './page.ts';
 import { registerSuggestRoute } from './suggest-route.ts';
+import type { RouteRateLimit } from '../plugins/rate-limit.ts';
 
 /** The services the Explore and account pages call, as the API's routes call them. */
 export interface InsightServices {
@@ -177,6 +178,8 @@ export function registerInsightPages(
     context: PageContextOf;
     signedIn: preHandlerAsyncHookHandler;
     signedInForm: RouteShorthandOptions;
+    /** The holder's budgets: a page that searches spends a search, a suggestion a read. */
+    budgets: { search: RouteRateLimit; read: RouteRateLimit };
   },
 ): void {
   const { services, base } = deps;
@@ -197,7 +200,8 @@ export function registerInsightPages(
     return value;
   }
 
-  app.get('/explore', { preHandler: deps.signedIn }, async (request, reply) => {
+  const searching = { preValidation: deps.budgets.search.count, preHandler: deps.signedIn };
+  app.get('/explore', searching, async (request, reply) => {
     const form = exploreQuery.parse(request.query ?? {});
     const [choices, endpoints] = await Promise.all([
       pickerOptions(),
@@ -215,10 +219,9 @@ export function registerInsightPages(
           ...(form.by && { breakdown: { by: form.by } }),
         });
         if (!parsed.success) throw new ValidationFailedError(formatIssues(parsed.error.issues));
-        const [page, counts] = await Promise.all([
-          services.postSearch.search(search),
-          services.postCounts.counts(parsed.data),
-        ]);
+        const [page, counts] = await deps.budgets.search.run(request, reply, () =>
+          Promise.all([services.postSearch.search(search), services.postCounts.counts(parsed.data)]),
+        );
         Object.assign(state, {
           post,
           posts: page.data,
@@ -229,6 +232,7 @@ export function registerInsightPages(
       }
     } catch (error) {
       if (!(error instanceof DomainError) || error.status >= 500) throw error;
+      reply.headers(error.headers());
       return sendPage(
         reply,
         explorePage(deps.context(request, reply), { ...state, error: error.detail }),
@@ -257,7 +261,7 @@ export function registerInsightPages(
     );
   });
 
-  registerSuggestRoute(app, { suggest: services.suggest, baseUrl: deps.baseUrl });
+  registerSuggestRoute(app, { suggest: services.suggest, baseUrl: deps.baseUrl, budget: deps.budgets.read });
 
   // "Go to account" without the script: the handle as typed, one leading `@` optional.
   app.get('/accounts', { preHandler: deps.signedIn }, async (request, reply) => {
@@ -266,14 +270,17 @@ export function registerInsightPages(
     return reply.redirect(name ? `${base}/accounts/@${encodeURIComponent(name)}` : `${base}/explore`, 303);
   });
 
-  app.get('/accounts/:handle', { preHandler: deps.signedIn }, async (request, reply) => {
+  app.get('/accounts/:handle', searching, async (request, reply) => {
     const { handle } = z.object({ handle: z.string().min(1).max(200) }).parse(request.params);
-    const account = await services.accounts.get(handle);
-    const [followers, views, lookalikes] = await Promise.all([
-      followerSeries(services, account),
-      viewSeries(services, account),
-      similarAccountsOf(services, account),
-    ]);
+    const { account, followers, views, lookalikes } = await deps.budgets.search.run(request, reply, async () => {
+      const account = await services.accounts.get(handle);
+      const [followers, views, lookalikes] = await Promise.all([
+        followerSeries(services, account),
+        viewSeries(services, account),
+        similarAccountsOf(services, account),
+      ]);
+      return { account, followers, views, lookalikes };
+    });
     return sendPage(reply, accountPage(deps.context(request, reply), { account, followers, views, lookalikes }));
   });
 }

@@ -4,6 +4,7 @@ import { DomainError, InternalError, ValidationFailedError } from '../../interna
 import { suggestQuerySchema } from '../../query/suggest-request.ts';
 import type { SuggestService } from '../../services/names/suggest-service.ts';
 import { sendProblem } from '../problems.ts';
+import type { RouteRateLimit } from '../plugins/rate-limit.ts';
 
 /** 401 for the dashboard: no signed-in session (never a `WWW-Authenticate: Bearer`, no key is asked). */
 class SignInRequiredError extends DomainError {
@@ -20,11 +21,16 @@ class SignInRequiredError extends DomainError {
  * site. The session cookie is `SameSite=Lax` (a cross-site fetch does not carry it), Helmet sends
  * `Cross-Origin-Resource-Policy: same-origin` and `nosniff`, the dashboard has no CORS, and a
  * request a browser marks as cross-site (`Sec-Fetch-Site`) is answered as one without a session.
+ * Each suggestion spends one read of the holder's budget (the API's read limit per holder).
  */
-export function registerSuggestRoute(app: FastifyInstance, deps: { suggest: SuggestService; baseUrl: string }): void {
+export function registerSuggestRoute(
+  app: FastifyInstance,
+  deps: { suggest: SuggestService; baseUrl: string; budget: RouteRateLimit },
+): void {
   app.get(
     '/suggest',
     {
+      preValidation: deps.budget.count,
       errorHandler: (error, request, reply) => {
         const domain =
           error instanceof DomainError
@@ -43,7 +49,8 @@ export function registerSuggestRoute(app: FastifyInstance, deps: { suggest: Sugg
         throw new SignInRequiredError('Sign in to the dashboard to get suggestions.');
       const parsed = suggestQuerySchema.safeParse(request.query ?? {});
       if (!parsed.success) throw new ValidationFailedError(`query parameter ${formatIssues(parsed.error.issues)}`);
-      return { request_id: request.id, ...(await deps.suggest.suggest(parsed.data)) };
+      const answer = await deps.budget.run(request, reply, () => deps.suggest.suggest(parsed.data));
+      return { request_id: request.id, ...answer };
     },
   );
 }

@@ -19,6 +19,17 @@ export interface RateLimitOptions {
   namespace: string;
 }
 
+/** Whose budget a request spends, and how a 429 names them. */
+export interface BudgetSubject {
+  /** The counter's id; undefined: nobody's (the request is not counted). */
+  of: (request: FastifyRequest) => string | undefined;
+  /** "this API key", as in "this API key has used its 600 searches per minute". */
+  name: string;
+}
+
+/** The API key's budget (`requireKey` sets the key before any count). */
+const API_KEY: BudgetSubject = { of: (request) => request.apiKey?.id, name: 'this API key' };
+
 /** Runs an operation under the key's rate limit. */
 export type Limiter = <T>(request: FastifyRequest, reply: FastifyReply, operation: () => Promise<T>) => Promise<T>;
 
@@ -114,6 +125,7 @@ export async function registerRateLimit(
   app: FastifyInstance,
   options: RateLimitOptions,
   policy: RateLimitPolicy,
+  subject: BudgetSubject = API_KEY,
 ): Promise<RouteRateLimit> {
   const fallback = options.perMinute[policy];
   // Each policy in a scope of its own: the plugin decorates the context it is registered in once,
@@ -127,7 +139,7 @@ export async function registerRateLimit(
       redis: options.redis,
       nameSpace: `${options.namespace}${policy}:`,
       skipOnError: true,
-      keyGenerator: (request) => request.apiKey?.id ?? 'anonymous',
+      keyGenerator: (request) => subject.of(request) ?? 'anonymous',
     });
     check = scope.createRateLimit();
   });
@@ -137,7 +149,7 @@ export async function registerRateLimit(
     setHeaders(reply, policy, max, 0, resetSeconds);
     const what = policy === 'search' ? 'searches' : 'reads';
     return new RateLimitExceededError(
-      `this API key has used its ${max} ${what} per minute; retry in ${resetSeconds} s`,
+      `${subject.name} has used its ${max} ${what} per minute; retry in ${resetSeconds} s`,
       resetSeconds,
     );
   };
@@ -145,8 +157,8 @@ export async function registerRateLimit(
   /** Counts `cost` units for the request's key: the plugin's counter for one, the weighted script for more. */
   async function spend(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<void> {
     const max = effectiveLimit(request, policy, fallback);
-    if (max === 0) return;
-    const keyId = request.apiKey?.id ?? 'anonymous';
+    const keyId = subject.of(request);
+    if (max === 0 || keyId === undefined) return;
     const resetsAt = overBudget.get(keyId);
     if (resetsAt !== undefined) {
       if (resetsAt > Date.now()) throw exceeded(reply, max, Math.ceil((resetsAt - Date.now()) / 1000));

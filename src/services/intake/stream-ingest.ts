@@ -1,4 +1,4 @@
-import { IntakeBacklogFullError, messageOf } from '../../internal/errors.ts';
+import { IntakeBacklogFullError, messageOf, ServiceUnavailableError } from '../../internal/errors.ts';
 import {
   MAX_OBSERVATIONS_PER_REQUEST,
   type IntakeEntry,
@@ -10,6 +10,12 @@ import {
 const BACKLOG_FIRST_WAIT_MS = 250;
 /** The longest wait between two tries (the HTTP intake's Retry-After). */
 const BACKLOG_MAX_WAIT_MS = 5000;
+/**
+ * How long a queue that does not answer (Redis down, or too slow under load: the intake gives up on
+ * a call after 5 s) is tried again before the stream gives up: a loader of millions of observations
+ * should ride out a moment of overload, not stop half-way.
+ */
+const UNAVAILABLE_GIVE_UP_MS = 120_000;
 
 /** Totals of a streamed ingest. */
 export interface StreamIngestResult {
@@ -21,8 +27,10 @@ export interface StreamIngestResult {
 /**
  * Streams entries through the intake service in requests of at most 5,000 observations, the same
  * path and limits as the HTTP intake. While the backlog is full it waits for the workers and sends
- * the refused request again (a loader outpaces any worker; nothing is dropped). With `wait`,
- * resolves once everything is indexed and visible.
+ * the refused request again (a loader outpaces any worker; nothing is dropped). A queue that
+ * cannot be reached is tried again the same way for up to two minutes in a row (sending a request
+ * again is safe: an observation applied twice changes nothing). With `wait`, resolves once
+ * everything is indexed and visible.
  */
 export async function ingestStream(
   source: AsyncIterable<IntakeEntry | RejectedLine> | Iterable<IntakeEntry | RejectedLine>,
@@ -37,6 +45,10 @@ export async function ingestStream(
     onProgress?: (accepted: number) => void;
     /** Called each time a request waits for the backlog to drain, with the wait in ms. */
     onBackpressure?: (waitMs: number) => void;
+    /** Called each time a request waits for an unreachable queue, with the wait in ms. */
+    onUnavailable?: (waitMs: number) => void;
+    /** How long in a row an unreachable queue is tried again; default two minutes. */
+    unavailableGiveUpMs?: number;
   },
 ): Promise<StreamIngestResult> {
   const totals = { accepted: 0, rejected: 0, jobs: 0 };
@@ -66,13 +78,21 @@ export async function ingestStream(
     rejected = [];
   };
 
+  const giveUpMs = options.unavailableGiveUpMs ?? UNAVAILABLE_GIVE_UP_MS;
   const submitWhenRoom = async <T>(submit: () => Promise<T>): Promise<T> => {
+    let unavailableSince: number | null = null;
     for (let waitMs = BACKLOG_FIRST_WAIT_MS; ; waitMs = Math.min(waitMs * 2, BACKLOG_MAX_WAIT_MS)) {
       try {
         return await submit();
       } catch (error) {
-        if (!(error instanceof IntakeBacklogFullError)) throw error;
-        options.onBackpressure?.(waitMs);
+        if (error instanceof IntakeBacklogFullError) {
+          unavailableSince = null;
+          options.onBackpressure?.(waitMs);
+        } else if (error instanceof ServiceUnavailableError) {
+          unavailableSince ??= Date.now();
+          if (Date.now() - unavailableSince + waitMs > giveUpMs) throw error;
+          options.onUnavailable?.(waitMs);
+        } else throw error;
         await new Promise((resolve) => setTimeout(resolve, waitMs));
       }
     }
