@@ -10,8 +10,7 @@
  * Groups: the social set's headline kinds, its questions and their noun phrases (the tuning set),
  * SciFact, and the held-out paraphrased questions (paraphrase-set.ts), which are reported only.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import {
@@ -28,11 +27,11 @@ import type { PostSearch } from '../../src/query/search-codec.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { isQuestion } from '../../src/text/question-weights.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
-import { REPO_ROOT } from './beir.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
 import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -485,9 +484,7 @@ for (const v of variants.filter((x, i) => i === 0 || !args.only || x.name.includ
   if (args.dump) dumps[v.name] = Object.fromEntries(run.ranked);
   process.stderr.write(`${JSON.stringify(row)}\n`);
 }
-const file = path.join(REPO_ROOT, 'bench/results/coverage.json');
-mkdirSync(path.dirname(file), { recursive: true });
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`);
+writeResult('coverage.json', { date: new Date().toISOString(), rows });
 if (args.dump) writeFileSync(args.dump, JSON.stringify(dumps));
 console.table(rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.endsWith(' p')))));
 await embedder.close();

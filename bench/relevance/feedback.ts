@@ -17,8 +17,6 @@
  *
  * p: two-sided paired sign-flip randomization test against the service's ranking (stats.ts).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
@@ -38,11 +36,11 @@ import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
-import { REPO_ROOT } from './beir.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
+import { writeResult } from '../lib/measure.ts';
 
 cli({});
 
@@ -471,8 +469,6 @@ for (const variant of [
   rows.push(row);
   process.stderr.write(`${JSON.stringify(row)}\n`);
 }
-const file = path.join(REPO_ROOT, 'bench/results/feedback.json');
-mkdirSync(path.dirname(file), { recursive: true });
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`);
+writeResult('feedback.json', { date: new Date().toISOString(), rows });
 console.table(rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.endsWith(' p')))));
 await embedder.close();

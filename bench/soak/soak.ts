@@ -22,7 +22,7 @@
  * Prints a table; writes bench/results/soak-<label>-<run>.json. Deletes everything it made.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { cpuSeconds } from '../lib/processes.ts';
@@ -33,6 +33,7 @@ import { compileService, snapshotService } from '../lib/service-snapshot.ts';
 import { cli, numberArg } from '../lib/args.ts';
 import { createMix } from './mix.ts';
 import { MODEL_DIR } from '../lib/model.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -254,9 +255,7 @@ async function main(): Promise<void> {
       load: result,
       rows,
     };
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    const file = path.join(REPO_ROOT, 'bench/results', `soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`);
-    writeFileSync(file, JSON.stringify(summary, null, 2));
+    const file = writeResult(`soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`, summary);
     process.stdout.write(`\nidle before load: api ${idle.api?.rss} MiB, worker ${idle.worker?.rss} MiB\n`);
     process.stdout.write(
       `load: ${result.requests} responses in ${result.duration_s} s (${result.requests_per_s}/s), non2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts}), p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms\n`,

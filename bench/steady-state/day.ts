@@ -26,7 +26,7 @@
  * deleted at the end, on failure too. The day's generator checks itself on a small day first
  * (`npx tsx bench/steady-state/day-load.ts --check --intake` also sends one through an intake).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -45,6 +45,7 @@ import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
 import { MODEL_DIR } from '../lib/model.ts';
 import { familyWork } from '../lib/engine-cpu.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -436,12 +437,7 @@ async function main(): Promise<void> {
         failures: searchFailures.slice(0, 5),
       },
     };
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    const out = path.join(
-      REPO_ROOT,
-      `bench/results/steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}-${commit}.json`,
-    );
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    const out = writeResult(`steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}-${commit}.json`, result);
     const p = result.writes.per_observation;
     console.log(
       [
