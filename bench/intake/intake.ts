@@ -27,7 +27,7 @@
  * indices and keys).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -270,6 +270,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}),
   };
   const config = loadConfig({ ...process.env, ...env });
+  mkdirSync(RESULTS_DIR, { recursive: true });
   for (const name of ['worker', 'api']) writeFileSync(path.join(RESULTS_DIR, `intake-${name}.log`), '');
   let t = performance.now();
   // From here on the stack's own handler answers Ctrl-C: it cleans up, then exits.
