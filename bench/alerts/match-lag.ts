@@ -32,7 +32,7 @@ import {
   waitForQueueIdle,
   benchLogger,
   harnessEnv,
-} from '../relevance/harness-service.ts';
+} from '../lib/in-process-service.ts';
 import {
   activitySince,
   engineActivity,

@@ -10,15 +10,16 @@
  * (BEIR_SCIFACT_DIR, default ../shared/eval/scifact). Writes bench/results/embedding.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { createEmbedder, type Embedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
-import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { scifactDir } from '../relevance/beir.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
+import { MODEL_DIR } from '../lib/model.ts';
+import { writeResult } from '../lib/measure.ts';
 
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 2 ** 20;
 const rssMiB = () => Math.round(process.memoryUsage().rss / MiB);
 const config = (dtype: 'q8' | 'fp32', threads: number): EmbeddingConfig => ({
@@ -378,9 +379,7 @@ async function main(): Promise<void> {
     documentThroughput: [throughput, throughputFp32, throughputQ8OneThread],
     rssMiB: rss,
   };
-  const out = path.join(REPO_ROOT, 'bench/results/embedding.json');
-  mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  const out = writeResult('embedding.json', result);
   console.log(`wrote ${out}`);
 }
 

@@ -17,11 +17,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createEmbedder, type EmbeddingConfig } from '../../src/embedding/embedder.ts';
-import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
+import { scifactDir } from '../relevance/beir.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult, quantile } from '../lib/measure.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const REDIS_URL = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
 const connection = { host: REDIS_URL.hostname, port: Number(REDIS_URL.port || 6379) };
 const QUEUE = 'bench-query-embedding';

@@ -15,12 +15,12 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { generateLoad, sendLoad } from './load.ts';
-import { cpuSeconds } from './processes.ts';
-import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { generateLoad, sendLoad } from '../lib/intake-load.ts';
+import { snapshotService } from '../lib/service-snapshot.ts';
+import { log, REPO_ROOT, stackCpu, startStack, type ServiceStack } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult } from '../lib/measure.ts';
-import { engineCpuMs } from '../lib/engine-cpu.ts';
+import { familyWork } from '../lib/engine-cpu.ts';
 
 const args = cli({
   options: {
@@ -39,7 +39,7 @@ if (!['first-load', 'reobserved'].includes(args.profile)) {
   process.stderr.write('--profile: first-load or reobserved\n');
   process.exit(2);
 }
-const SERVICE_ROOT = exportCommit(args['service-commit']);
+const SERVICE_ROOT = snapshotService(args['service-commit']).dir;
 const POSTS = args.posts;
 const ACCOUNTS = Number(args.accounts ?? Math.max(1, Math.round(POSTS / 10)));
 const ROUNDS = args.rounds;
@@ -58,28 +58,18 @@ async function historyDisk(stack: ServiceStack): Promise<{ points: number; bytes
 }
 
 /** What the engine did per index family of the run: writes, refreshes, merges, searches, gets. */
-async function engineWork(stack: ServiceStack): Promise<Record<string, Record<string, number>>> {
-  const out: Record<string, Record<string, number>> = {};
-  for (const family of ['posts', 'accounts', 'metrics']) {
-    const pattern = family === 'metrics' ? `${stack.prefix}-metrics-*` : `${stack.prefix}-${family}-v*`;
-    const stats = await stack.es.indices
-      .stats({ index: pattern, metric: ['indexing', 'refresh', 'merge', 'search', 'get'] })
-      .catch(() => null);
-    const p = stats?._all.primaries;
-    out[family] = {
-      index_ops: p?.indexing?.index_total ?? 0,
-      index_s: round((p?.indexing?.index_time_in_millis ?? 0) / 1000),
-      refreshes: p?.refresh?.total ?? 0,
-      refresh_s: round((p?.refresh?.total_time_in_millis ?? 0) / 1000),
-      merge_s: round((p?.merges?.total_time_in_millis ?? 0) / 1000),
-      queries: p?.search?.query_total ?? 0,
-      query_s: round((p?.search?.query_time_in_millis ?? 0) / 1000),
-      fetch_s: round((p?.search?.fetch_time_in_millis ?? 0) / 1000),
-      gets: p?.get?.total ?? 0,
-    };
-  }
-  return out;
-}
+const engineWork = (stack: ServiceStack) =>
+  familyWork(stack.es, stack.prefix, [
+    'index_ops',
+    'index_s',
+    'refreshes',
+    'refresh_s',
+    'merge_s',
+    'queries',
+    'query_s',
+    'fetch_s',
+    'gets',
+  ]);
 
 interface Side {
   history: 'on' | 'off';
@@ -108,40 +98,23 @@ async function side(history: 'on' | 'off', roundNo: number, load: ReturnType<typ
   });
   try {
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const pids = { worker: stack.worker!.child.pid, api: stack.apis[0]!.child.pid };
-    const before = {
-      es: (await engineCpuMs(stack.es)) / 1000,
-      worker: cpuSeconds(pids.worker) ?? 0,
-      api: cpuSeconds(pids.api) ?? 0,
-    };
+    const before = await stackCpu(stack);
     const sent = await Promise.race([
       sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: args['in-flight'] }),
       stack.failure,
     ]);
-    await until(
-      'the queues to drain',
-      async () => {
-        const depth = await stack.queueDepth();
-        return depth.observations === 0 && depth['follow-ups'] === 0;
-      },
-      60 * 60_000,
-      100,
-    );
-    await stack.es.indices.refresh({
-      index: `${stack.prefix}-posts,${stack.prefix}-accounts,${stack.prefix}-metrics`,
-      ignore_unavailable: true,
-      allow_no_indices: true,
-    });
+    await stack.drained(60 * 60_000);
     const elapsed = (performance.now() - sent.startedAt) / 1000;
+    const after = await stackCpu(stack);
     const result: Side = {
       history,
       round: roundNo,
       observations: sent.accepted,
       seconds: round(elapsed, 2),
       obs_per_s: round(sent.accepted / elapsed, 0),
-      es_cpu_s: round((await engineCpuMs(stack.es)) / 1000 - before.es),
-      worker_cpu_s: round((cpuSeconds(pids.worker) ?? 0) - before.worker),
-      api_cpu_s: round((cpuSeconds(pids.api) ?? 0) - before.api),
+      es_cpu_s: round(after.es - before.es),
+      worker_cpu_s: round(after.worker - before.worker),
+      api_cpu_s: round(after.api - before.api),
       engine: await engineWork(stack),
     };
     if (history === 'on') {

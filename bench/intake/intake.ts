@@ -6,11 +6,11 @@
  *       [--engine-cpus 0 --service-cpus 1]
  *
  * Service side: the seed generator's posts, accounts and enrichments through the HTTP intake of a
- * `social-search serve` process and a `social-search worker` process (children of this one, under
- * a fresh INDEX_PREFIX / REDIS_PREFIX), timed from the first request to both queues drained and
- * one refresh. The service runs from a snapshot taken at start (this working tree, or commit REV
- * with --service-commit), so edits made to the checkout during a run do not reach it; --dist
- * runs the snapshot compiled, as the Docker image does.
+ * `social-search serve` process and a `social-search worker` process (bench/lib/service-stack.ts,
+ * under a fresh INDEX_PREFIX / REDIS_PREFIX), timed from the first request to both queues drained
+ * and one refresh. The service runs from a snapshot taken at start (this working tree, or commit
+ * REV with --service-commit; bench/lib/service-snapshot.ts), so edits made to the checkout during
+ * a run do not reach it; --dist runs the snapshot compiled, as the Docker image does.
  *
  * Raw side, same run: every final document the service wrote, projected exactly as it projects
  * them, bulk-indexed into an identical pair of indices (median of --raw-repeats bulks), plus, with
@@ -26,45 +26,29 @@
  * keys, the snapshot and scratch files at the end, also on failure or Ctrl-C (--keep leaves the
  * indices and keys).
  */
-import { Client } from '@elastic/elasticsearch';
-import { execFileSync, execSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import type { Producer, QueueName } from '../../src/queues/registry.ts';
-import { generateLoad, sendLoad } from './load.ts';
-import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChild } from './processes.ts';
-import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
+import type { Client } from '@elastic/elasticsearch';
+import type { Queue } from 'bullmq';
+import type { QueueName } from '../../src/queues/registry.ts';
+import { generateLoad, sendLoad } from '../lib/intake-load.ts';
 import { exportFinalDocuments, rawBulk, rawEmbed, type RawBulkResult, type RawEmbedResult } from './raw.ts';
-import { freePort } from '../lib/ports.ts';
+import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
+import { compileService, REPO_ROOT, snapshotService, type ServiceSnapshot } from '../lib/service-snapshot.ts';
+import { elasticsearchUrls, log, stackCpu, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import type * as ProjectionModule from '../../src/engine/elasticsearch/documents/projection.ts';
 import type * as EmbeddingTextModule from '../../src/text/embedding-text.ts';
 import type * as IndexAdminModule from '../../src/engine/elasticsearch/admin/index-admin.ts';
 import type * as NamesModule from '../../src/engine/elasticsearch/names.ts';
 import type * as ConfigModule from '../../src/internal/config.ts';
 import type * as PathsModule from '../../src/internal/paths.ts';
-import type * as RegistryModule from '../../src/queues/registry.ts';
-import type * as ConnectionsModule from '../../src/start/connections.ts';
-import type * as CoreModule from '../../src/start/core.ts';
 import type * as EmbedderModule from '../../src/embedding/embedder.ts';
 import { cli } from '../lib/args.ts';
-import { engineCpuMs } from '../lib/engine-cpu.ts';
-
-const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+import { engineCpuMs, indexWork, mergesSettled } from '../lib/engine-cpu.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -102,27 +86,16 @@ const EMBEDDINGS = args.embeddings;
 const IN_FLIGHT = args['in-flight'];
 const PER_REQUEST = args['per-request'];
 const BULK_BYTES = args['bulk-mb'] * 1024 * 1024;
-/** Where the measured service runs from: a snapshot of this checkout or of a commit, under SCRATCH. */
-let SERVICE_ROOT = '';
 const RAW_REPEATS = args['raw-repeats'];
 const TIMEOUT_MS = args['timeout-min'] * 60_000;
-const ELASTICSEARCH_URL = process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200';
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
-
-const RUN = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-const PREFIX = `bench-intake-${RUN}`;
-const RAW_PREFIX = `bench-intake-raw-${RUN}`;
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/results');
-const SCRATCH = path.join(tmpdir(), `bench-intake-${RUN}`);
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 const seconds = (ms: number) => round(ms / 1000, 2);
-const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 // ---------------------------------------------------------------------------------------------
-// The service's own code, loaded from the snapshot that runs the worker and API, so that the key,
-// the queues, the index templates and the raw side's projection are exactly the measured ones.
+// The service's own code, loaded from the snapshot that runs the worker and API, so that the
+// index templates, the raw side's projection and the embedder are exactly the measured ones.
 
 async function loadService(root: string) {
   const load = <T>(file: string) => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
@@ -133,210 +106,54 @@ async function loadService(root: string) {
     ...(await load<typeof NamesModule>('src/engine/elasticsearch/names.ts')),
     ...(await load<typeof ConfigModule>('src/internal/config.ts')),
     ...(await load<typeof PathsModule>('src/internal/paths.ts')),
-    ...(await load<typeof RegistryModule>('src/queues/registry.ts')),
-    ...(await load<typeof ConnectionsModule>('src/start/connections.ts')),
-    ...(await load<typeof CoreModule>('src/start/core.ts')),
     ...(await load<typeof EmbedderModule>('src/embedding/embedder.ts')),
   };
 }
 type Service = Awaited<ReturnType<typeof loadService>>;
-let service: Service | null = null;
-
-/** The files a service process needs (with node_modules linked from this checkout). */
-const SERVICE_FILES = ['bin', 'src', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-
-function git(...gitArgs: string[]): string | null {
-  try {
-    return execFileSync('git', ['--no-optional-locks', ...gitArgs], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Copies the service as it stands into `dir`: commit `rev` (read-only `git archive`), or this
- * working tree, uncommitted edits included. The run then measures one fixed version even while
- * others edit the checkout. Returns what was copied.
- */
-function snapshotService(
-  dir: string,
-  rev: string | undefined,
-): { source: string; commit: string | null; modified: string[]; hash: string } {
-  mkdirSync(dir, { recursive: true });
-  let commit: string | null;
-  let modified: string[] = [];
-  if (rev) {
-    commit = git('rev-parse', '--verify', `${rev}^{commit}`);
-    if (!commit) throw new Error(`--service-commit ${rev}: no such commit`);
-    execSync(`git --no-optional-locks archive --format=tar ${commit} ${SERVICE_FILES.join(' ')} | tar -x -C '${dir}'`, {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-  } else {
-    commit = git('rev-parse', 'HEAD');
-    modified = (git('status', '--porcelain', '--', ...SERVICE_FILES) ?? '').split('\n').filter(Boolean);
-    for (const entry of SERVICE_FILES) cpSync(path.join(REPO_ROOT, entry), path.join(dir, entry), { recursive: true });
-  }
-  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  const hash = createHash('sha256');
-  const walk = (file: string) => {
-    if (statSync(file).isDirectory()) for (const entry of readdirSync(file).sort()) walk(path.join(file, entry));
-    else hash.update(path.relative(dir, file)).update(readFileSync(file));
-  };
-  for (const entry of SERVICE_FILES) if (existsSync(path.join(dir, entry))) walk(path.join(dir, entry));
-  return {
-    source: rev
-      ? `commit ${commit?.slice(0, 7)} (git archive)`
-      : `working tree at ${commit?.slice(0, 7) ?? '?'}${modified.length ? ' + uncommitted changes' : ''}`,
-    commit: commit?.slice(0, 7) ?? null,
-    modified,
-    hash: hash.digest('hex').slice(0, 16),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cleanup: registered before anything is created, run once (normal end, failure, Ctrl-C).
-
-const children: ServiceChild[] = [];
-const es = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 600_000 });
-const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-const queues: Producer<QueueName>[] = [];
-const noVisibility = { current: async () => '0', advance: async () => undefined };
-const admin = (prefix: string) =>
-  service!.createIndexAdmin({
-    client: es,
-    indexPrefix: prefix,
-    templatesDir: service!.templatesDir(),
-    visibility: noVisibility,
-  });
-
-let cleaning: Promise<void> | null = null;
-let unpin = (): void => undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    unpin();
-    await Promise.all(children.map((c) => c.stop().catch(() => undefined)));
-    await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
-    if (!args.keep && service) {
-      for (const prefix of [PREFIX, RAW_PREFIX])
-        await admin(prefix)
-          .destroy()
-          .catch((e) => log(`could not delete ${prefix} indices: ${e}`));
-      await deleteRedisKeys(`${PREFIX}:*`).catch((e) => log(`could not delete Redis keys: ${e}`));
-    } else {
-      log(`--keep: indices ${PREFIX}-*, ${RAW_PREFIX}-* and Redis keys ${PREFIX}:* left in place`);
-    }
-    rmSync(SCRATCH, { recursive: true, force: true });
-    redis.disconnect();
-    await es.close().catch(() => undefined);
-  })();
-  return cleaning;
-}
-
-async function deleteRedisKeys(pattern: string): Promise<number> {
-  let cursor = '0';
-  let deleted = 0;
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    cursor = nextCursor;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== '0');
-  return deleted;
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/** Rejects as soon as any child exits, with its last output. */
-function childrenAlive(): Promise<never> {
-  return Promise.race(
-    children.map((c) =>
-      c.exited.then((code) => Promise.reject(new Error(`${c.name} exited (${code}) during the run:\n${c.tail()}`))),
-    ),
-  );
-}
-
-async function within<T>(promise: Promise<T>): Promise<T> {
-  return Promise.race([promise, childrenAlive()]);
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, intervalMs = 200): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 /** Waits until Elasticsearch runs no merge (a merge left by one side must not slow the other), then 1 s more. */
-async function settle(): Promise<void> {
-  await until(
-    'Elasticsearch merges to finish',
-    async () => {
-      const stats = await es.nodes.stats({ metric: 'indices', index_metric: 'merge' });
-      return Object.values(stats.nodes).every((node) => (node.indices?.merges?.current ?? 0) === 0);
-    },
-    120_000,
-    250,
-  ).catch(() => log('note: Elasticsearch still merging after 2 min (other indices?); going on'));
+async function settle(es: Client): Promise<void> {
+  if (!(await mergesSettled(es))) log('note: Elasticsearch still merging after 2 min (other indices?); going on');
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
-/** Documents indexed and merge time so far, on the whole node or in the indices of `prefix`. */
-async function engineWork(prefix?: string): Promise<{ ops: number; mergeS: number }> {
-  if (!prefix) {
-    const stats = await es.nodes.stats({ metric: 'indices', index_metric: ['indexing', 'merge'] });
-    const nodes = Object.values(stats.nodes);
-    return {
-      ops: nodes.reduce((sum, node) => sum + (node.indices?.indexing?.index_total ?? 0), 0),
-      mergeS: nodes.reduce((sum, node) => sum + (node.indices?.merges?.total_time_in_millis ?? 0), 0) / 1000,
-    };
+/** Documents indexed and merge time so far, on every node or in the posts and accounts of `prefix`. */
+async function engineWork(es: Client, prefix?: string): Promise<{ ops: number; mergeS: number }> {
+  if (prefix) {
+    const work = await indexWork(es, `${prefix}-posts,${prefix}-accounts`, ['index_ops', 'merge_ms']);
+    return { ops: work.index_ops, mergeS: work.merge_ms / 1000 };
   }
-  const stats = await es.indices.stats({ index: `${prefix}-posts,${prefix}-accounts`, metric: ['indexing', 'merge'] });
+  const stats = await es.nodes.stats({ metric: 'indices', index_metric: ['indexing', 'merge'] });
+  const nodes = Object.values(stats.nodes);
   return {
-    ops: stats._all.primaries?.indexing?.index_total ?? 0,
-    mergeS: (stats._all.primaries?.merges?.total_time_in_millis ?? 0) / 1000,
+    ops: nodes.reduce((sum, node) => sum + (node.indices?.indexing?.index_total ?? 0), 0),
+    mergeS: nodes.reduce((sum, node) => sum + (node.indices?.merges?.total_time_in_millis ?? 0), 0) / 1000,
   };
 }
 
 /**
- * What Elasticsearch did in the indices of `prefix`, from their creation: refreshes (internal ones
- * include those a real-time get of an unrefreshed document forces), merges, real-time gets and
- * indexing. The service and the raw bulk reach the same documents; these say where the service's
- * extra engine CPU goes.
+ * What Elasticsearch did in the posts and accounts of `prefix`, from their creation: refreshes
+ * (internal ones include those a real-time get of an unrefreshed document forces), merges,
+ * real-time gets and indexing.
  */
-async function engineActivity(prefix: string) {
-  const stats = await es.indices.stats({
-    index: `${prefix}-posts,${prefix}-accounts`,
-    metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments'],
-  });
-  const p = stats._all.primaries;
-  return {
-    index_ops: p?.indexing?.index_total ?? 0,
-    index_s: round((p?.indexing?.index_time_in_millis ?? 0) / 1000, 2),
-    refreshes: p?.refresh?.total ?? 0,
-    external_refreshes: p?.refresh?.external_total ?? 0,
-    refresh_s: round((p?.refresh?.total_time_in_millis ?? 0) / 1000, 2),
-    merges: p?.merges?.total ?? 0,
-    merge_s: round((p?.merges?.total_time_in_millis ?? 0) / 1000, 2),
-    merged_docs: p?.merges?.total_docs ?? 0,
-    gets: p?.get?.total ?? 0,
-    get_s: round((p?.get?.time_in_millis ?? 0) / 1000, 2),
-    flushes: p?.flush?.total ?? 0,
-    segments: p?.segments?.count ?? 0,
-  };
-}
+const engineActivity = (es: Client, prefix: string) =>
+  indexWork(es, `${prefix}-posts,${prefix}-accounts`, [
+    'index_ops',
+    'index_s',
+    'refreshes',
+    'external_refreshes',
+    'refresh_s',
+    'merges',
+    'merge_s',
+    'merged_docs',
+    'gets',
+    'get_s',
+    'flushes',
+    'segments',
+  ]);
 
 /**
  * What else ran during a phase: machine CPU not spent by Elasticsearch or this run's processes,
@@ -350,27 +167,21 @@ interface Interference {
   foreign_index_ops: number;
   foreign_merge_s: number;
 }
-async function interferenceProbe(ownPids: () => number[], ownPrefix: string): Promise<() => Promise<Interference>> {
-  const own = () =>
-    ownPids().reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0) +
-    (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
-  // The indices of `ownPrefix` may be new (no stats yet) or carry work from before the phase.
-  const ownWork = () => engineWork(ownPrefix).catch(() => ({ ops: 0, mergeS: 0 }));
-  const before = {
-    busy: machineBusySeconds(),
-    es: (await engineCpuMs(es)) / 1000,
-    own: own(),
-    node: await engineWork(),
-    mine: await ownWork(),
-  };
-  return async () => {
-    const after = {
-      busy: machineBusySeconds(),
-      es: (await engineCpuMs(es)) / 1000,
-      own: own(),
-      node: await engineWork(),
-      mine: await ownWork(),
+async function interferenceProbe(stack: ServiceStack, ownPrefix: string): Promise<() => Promise<Interference>> {
+  const read = async () => {
+    const cpu = await stackCpu(stack);
+    return {
+      busy: cpu.machine,
+      es: cpu.es,
+      own: cpu.worker + cpu.api + cpu.bench,
+      node: await engineWork(stack.es),
+      // The indices of `ownPrefix` may be new (no stats yet) or carry work from before the phase.
+      mine: await engineWork(stack.es, ownPrefix),
     };
+  };
+  const before = await read();
+  return async () => {
+    const after = await read();
     return {
       foreign_cpu_s: round(after.busy - before.busy - (after.es - before.es) - (after.own - before.own)),
       foreign_index_ops: after.node.ops - before.node.ops - (after.mine.ops - before.mine.ops),
@@ -391,13 +202,9 @@ function flagInterference(phase: string, found: Interference, elapsedMs: number)
 
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
-interface QueueState {
-  pending: number;
-  failed: number;
-  completed: number;
-}
-
-async function queueState(queue: Producer<QueueName>): Promise<QueueState> {
+async function queueState(
+  queue: Pick<Queue, 'getJobCounts'>,
+): Promise<{ pending: number; failed: number; completed: number }> {
   const counts = await queue.getJobCounts(...PENDING, 'failed', 'completed');
   return {
     pending: PENDING.reduce((sum, state) => sum + (counts[state] ?? 0), 0),
@@ -408,16 +215,18 @@ async function queueState(queue: Producer<QueueName>): Promise<QueueState> {
 
 /** Sums of what the completed jobs of `queue` returned, read straight from their Redis hashes. */
 async function jobTotals(
+  stack: ServiceStack,
   queue: QueueName,
 ): Promise<{ jobs: number; retried: number; totals: Record<string, number>; jobMs: { p50: number; max: number } }> {
-  const ids = await redis.zrange(`${PREFIX}:${queue}:completed`, 0, -1);
+  const { redis, prefix } = stack;
+  const ids = await redis.zrange(`${prefix}:${queue}:completed`, 0, -1);
   const totals: Record<string, number> = {};
   const durations: number[] = [];
   let retried = 0;
   for (let i = 0; i < ids.length; i += 500) {
     const pipeline = redis.pipeline();
     for (const id of ids.slice(i, i + 500))
-      pipeline.hmget(`${PREFIX}:${queue}:${id}`, 'returnvalue', 'processedOn', 'finishedOn', 'atm', 'ats');
+      pipeline.hmget(`${prefix}:${queue}:${id}`, 'returnvalue', 'processedOn', 'finishedOn', 'atm', 'ats');
     for (const [error, fields] of (await pipeline.exec()) ?? []) {
       if (error) throw error;
       const [returned, processedOn, finishedOn, attemptsMade, attemptsStarted] = fields as Array<string | null>;
@@ -441,151 +250,94 @@ async function jobTotals(
 // ---------------------------------------------------------------------------------------------
 // The run
 
-async function main(): Promise<void> {
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  mkdirSync(SCRATCH, { recursive: true });
-  SERVICE_ROOT = path.join(SCRATCH, 'service');
-  const tree = snapshotService(SERVICE_ROOT, args['service-commit']);
-  if (args.dist) {
-    // The image's mode (Dockerfile): the compiled build, and glibc returning large freed blocks.
-    const started = performance.now();
-    execFileSync(
-      process.execPath,
-      [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: SERVICE_ROOT, stdio: 'inherit' },
-    );
-    log(`compiled the service tree in ${seconds(performance.now() - started)} s`);
-  }
-  service = await loadService(SERVICE_ROOT);
-  const { createProducer, createEmbedder, indexNames, loadConfig, openConnections, openKeys } = service;
+async function main(tree: ServiceSnapshot, service: Service, running: { stack?: ServiceStack }): Promise<void> {
+  const { createEmbedder, indexNames, loadConfig } = service;
   if (tree.modified.length > 0) log(`note: measuring uncommitted changes: ${tree.modified.join('; ')}`);
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: 'production',
+    SIGNING_SECRET: randomBytes(32).toString('hex'),
+    EMBEDDINGS: 'off',
+    MODEL_ID: undefined,
+    // As the image runs it (Dockerfile), unless the environment says otherwise (to measure another).
+    ...(args.dist
+      ? { SOCIAL_SEARCH_DIST: '1', MALLOC_MMAP_THRESHOLD_: process.env['MALLOC_MMAP_THRESHOLD_'] ?? '131072' }
+      : {}),
+  };
+  // The worker and the API, each its own process. The API only takes intake here: no model.
+  // WORKER_NODE_OPTIONS: Node flags for the worker alone (a heap limit, say), as a deployment would set them.
+  const workerEnv: NodeJS.ProcessEnv = {
+    ...(EMBEDDINGS ? { EMBEDDINGS: 'on', MODEL_DIR } : {}),
+    ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}),
+  };
+  const config = loadConfig({ ...process.env, ...env });
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  for (const name of ['worker', 'api']) writeFileSync(path.join(RESULTS_DIR, `intake-${name}.log`), '');
+  let t = performance.now();
+  // From here on the stack's own handler answers Ctrl-C: it cleans up, then exits.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, exitOnSignal);
+  const stack = await startStack({
+    label: 'intake',
+    apis: 1,
+    worker: true,
+    env,
+    workerEnv,
+    // --worker-node-arg: flags NODE_OPTIONS refuses (--cpu-prof and its directory, for a profile of the worker).
+    workerNodeArgs: args['worker-node-arg'],
+    root: tree.dir,
+    launcher: 'node',
+    rssIntervalMs: 500,
+    keep: args.keep,
+  });
+  running.stack = stack;
+  const { es, prefix, rawPrefix, run } = stack;
+  const worker = stack.worker!.child;
+  const api = stack.apis[0]!.child;
+  const rss = stack.rss!;
+  const queues = stack.queues;
+  const within = <T>(promise: Promise<T>) => Promise.race([promise, stack.failure]);
+  if (EMBEDDINGS)
+    await within(until('the embeddings worker', async () => (await queues.embeddings.getWorkers()).length > 0, 60_000));
+  log(`API and worker up in ${seconds(performance.now() - t)} s (worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB)`);
   // The core-only development node has no `GET /`: read the version from the nodes info.
   const esVersion =
     Object.values((await es.nodes.info({ node_id: '_local', metric: '_none' })).nodes)[0]?.version ?? null;
   log(
-    `run ${RUN}: ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}; service: ${tree.source}`,
+    `run ${run}: ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}; service: ${tree.source}`,
   );
 
   const loadBefore = loadavg();
   // 0. The dataset, written once (untimed).
-  let t = performance.now();
+  t = performance.now();
   const load = generateLoad(
     { posts: POSTS, accounts: ACCOUNTS, seed: SEED },
     PER_REQUEST,
-    path.join(SCRATCH, 'observations.ndjson'),
+    path.join(stack.scratch, 'observations.ndjson'),
   );
   log(
     `generated ${load.observations} observations (${JSON.stringify(load.kinds)}), ${round(load.bytes / 2 ** 20)} MiB, ${load.requests.length} requests, in ${seconds(performance.now() - t)} s`,
   );
 
-  // 1. Indices, through the service's own command.
-  const port = await freePort();
-  const signingSecret = randomBytes(32).toString('hex');
-  const serviceEnv = (embeddings: boolean): NodeJS.ProcessEnv => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ELASTICSEARCH_URL,
-      REDIS_URL,
-      INDEX_PREFIX: PREFIX,
-      REDIS_PREFIX: PREFIX,
-      NODE_ENV: 'production',
-      SIGNING_SECRET: signingSecret,
-      LOG_LEVEL: process.env['LOG_LEVEL'] ?? 'warn',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    };
-    delete env['MODEL_ID'];
-    // As the image runs it (Dockerfile), unless the environment says otherwise (to measure another).
-    if (args.dist)
-      Object.assign(env, {
-        SOCIAL_SEARCH_DIST: '1',
-        MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '131072',
-      });
-    if (embeddings) Object.assign(env, { EMBEDDINGS: 'on', MODEL_DIR });
-    else Object.assign(env, { EMBEDDINGS: 'off' });
-    return env;
-  };
-  const bin = path.join(SERVICE_ROOT, 'bin/social-search.js');
-  const applyOutput = execFileSync(process.execPath, [bin, 'indices', 'apply'], {
-    cwd: SERVICE_ROOT,
-    env: serviceEnv(false),
-    encoding: 'utf8',
-  });
-  log(`indices apply: ${applyOutput.trim().split('\n').length} lines`);
-
-  // 2. The worker and the API, each its own process. The API only takes intake here: no model.
-  const logFile = (name: string) => path.join(RESULTS_DIR, `intake-${name}.log`);
-  for (const name of ['worker', 'api']) writeFileSync(logFile(name), '');
-  // WORKER_NODE_OPTIONS: Node flags for the worker alone (a heap limit, say), as a deployment would set them.
-  const workerEnv = {
-    ...serviceEnv(EMBEDDINGS),
-    ...(process.env['WORKER_NODE_OPTIONS'] ? { NODE_OPTIONS: process.env['WORKER_NODE_OPTIONS'] } : {}),
-  };
-  // --worker-node-arg: flags NODE_OPTIONS refuses (--cpu-prof and its directory, for a profile of the worker).
-  const worker = startChild('worker', [...args['worker-node-arg'], bin, 'worker'], {
-    cwd: SERVICE_ROOT,
-    env: workerEnv,
-    logFile: logFile('worker'),
-  });
-  children.push(worker);
-  const api = startChild('api', [bin, 'serve'], { cwd: SERVICE_ROOT, env: serviceEnv(false), logFile: logFile('api') });
-  children.push(api);
-  const rss = new RssSampler([worker.pid, api.pid], 500);
-  const baseUrl = `http://127.0.0.1:${port}`;
-
-  const connection = { connection: redis, prefix: PREFIX };
-  const observationsQueue = createProducer('observations', connection) as unknown as Producer<QueueName>;
-  const embeddingsQueue = createProducer('embeddings', connection) as unknown as Producer<QueueName>;
-  // Fan-out and baselines of batches nobody waits on run in their own queue (absent before it existed;
-  // a plain BullMQ handle, since an older snapshot's registry does not know the name).
-  const followUpsQueue = new Queue('follow-ups', connection) as unknown as Producer<QueueName>;
-  queues.push(observationsQueue, embeddingsQueue, followUpsQueue);
-
-  t = performance.now();
-  await within(
-    until('the API', async () => (await fetch(`${baseUrl}/healthz`).catch(() => null))?.ok === true, 120_000),
-  );
-  await within(until('the worker', async () => (await observationsQueue.getWorkers()).length > 0, 300_000));
-  if (EMBEDDINGS)
-    await within(until('the embeddings worker', async () => (await embeddingsQueue.getWorkers()).length > 0, 60_000));
-  log(`API and worker up in ${seconds(performance.now() - t)} s (worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB)`);
-
-  // An ingest key, made the way `keys create` makes one.
-  const config = loadConfig(serviceEnv(false));
-  const keyConnections = openConnections(config);
-  const keys = openKeys(config, keyConnections, { cached: false });
-  await keyConnections.redisReady();
-  const key = (await keys.create({ owner: 'bench@example.com', name: `intake bench ${RUN}`, scopes: ['ingest'] })).key;
-  await keys.close();
-  await keyConnections.close();
-
   if (args['engine-cpus']) {
-    const redisPid = await localRedisPid(redis);
+    const redisPid = await localRedisPid(stack.redis);
     const pinned = await pinEngineAndService(es, args['engine-cpus'], args['service-cpus']!, [
       worker.pid,
       api.pid,
       ...(redisPid === null ? [] : [redisPid]),
       process.pid,
     ]);
-    unpin = pinned.unpin;
+    process.once('exit', pinned.unpin);
     log(`pinned ${pinned.description}`);
   }
 
   // Let start-up settle, then measure.
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  await settle();
+  await settle(es);
   rss.resetWindow();
   const idleWorkerRss = rss.last(worker.pid);
-  const serviceProbe = await interferenceProbe(() => [worker.pid, api.pid], PREFIX);
-  const cpuBefore = {
-    worker: cpuSeconds(worker.pid) ?? 0,
-    api: cpuSeconds(api.pid) ?? 0,
-    es: (await engineCpuMs(es)) / 1000,
-    bench: process.cpuUsage(),
-  };
+  const serviceProbe = await interferenceProbe(stack, prefix);
+  const cpuBefore = await stackCpu(stack);
 
-  // 3. Service side: send, drain, refresh.
+  // 1. Service side: send, drain, refresh.
   const timeline: Array<{
     t_s: number;
     accepted: number;
@@ -597,7 +349,7 @@ async function main(): Promise<void> {
   let accepted = 0;
   const started = performance.now();
   const sampleTimeline = async () => {
-    const [obs, emb] = await Promise.all([queueState(observationsQueue), queueState(embeddingsQueue)]);
+    const [obs, emb] = await Promise.all([queueState(queues.observations), queueState(queues.embeddings)]);
     timeline.push({
       t_s: seconds(performance.now() - started),
       accepted,
@@ -606,14 +358,13 @@ async function main(): Promise<void> {
       embedding_jobs_pending: emb.pending,
       worker_rss_mib: rss.last(worker.pid) === null ? null : round(rss.last(worker.pid)!),
     });
-    return { obs, emb };
   };
   const timelineTimer = setInterval(() => void sampleTimeline().catch(() => undefined), 1000);
   let lastProgress = 0;
   const sent = await within(
     sendLoad(load, {
-      baseUrl,
-      key,
+      baseUrl: stack.apis[0]!.url,
+      key: stack.key,
       inFlight: IN_FLIGHT,
       onProgress: (n) => {
         accepted = n;
@@ -632,40 +383,37 @@ async function main(): Promise<void> {
   // a job queues its embedding and follow-up work before it completes, so an empty observations
   // queue means the queues read after it hold every piece of work there will be.
   let lastLog = performance.now();
+  let failed = 0;
   await within(
     until(
       'the queues to drain',
       async () => {
-        const obs = await queueState(observationsQueue);
-        const fol = await queueState(followUpsQueue);
-        const emb = await queueState(embeddingsQueue);
-        if (obs.failed + fol.failed + emb.failed > 0)
-          throw new Error(`${obs.failed + fol.failed + emb.failed} job(s) failed for good; see ${logFile('worker')}`);
+        const obs = await queueState(queues.observations);
+        const fol = await queueState(queues['follow-ups']);
+        const emb = await queueState(queues.embeddings);
+        failed = obs.failed + fol.failed + emb.failed;
         if (performance.now() - lastLog > 10_000) {
           lastLog = performance.now();
           log(
             `pending: ${obs.pending} observation jobs, ${fol.pending} follow-up runs, ${emb.pending} embedding jobs; worker RSS ${round(rss.last(worker.pid) ?? 0)} MiB`,
           );
         }
-        return obs.pending === 0 && fol.pending === 0 && emb.pending === 0;
+        return failed > 0 || (obs.pending === 0 && fol.pending === 0 && emb.pending === 0);
       },
       TIMEOUT_MS,
       100,
     ),
   );
+  if (failed > 0)
+    throw new Error(`${failed} job(s) failed for good; see ${path.join(RESULTS_DIR, 'intake-worker.log')}`);
   const drainedAt = performance.now();
-  const serviceIndices = [`${PREFIX}-posts`, `${PREFIX}-accounts`];
+  const serviceIndices = [`${prefix}-posts`, `${prefix}-accounts`];
   await es.indices.refresh({ index: serviceIndices });
   const serviceEnd = performance.now();
   clearInterval(timelineTimer);
   await sampleTimeline();
   rss.sample();
-  const cpuAfter = {
-    worker: cpuSeconds(worker.pid) ?? 0,
-    api: cpuSeconds(api.pid) ?? 0,
-    es: (await engineCpuMs(es)) / 1000,
-    bench: process.cpuUsage(cpuBefore.bench),
-  };
+  const cpuAfter = await stackCpu(stack);
   const serviceInterference = await serviceProbe();
   flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
   const serviceMs = serviceEnd - sent.startedAt;
@@ -680,35 +428,41 @@ async function main(): Promise<void> {
     `service: ${load.observations} observations in ${seconds(serviceMs)} s (${round(load.observations / (serviceMs / 1000), 0)} obs/s); worker RSS peak ${round(workerRss.peak_during_run ?? 0)} MiB, final ${round(workerRss.final ?? 0)} MiB`,
   );
 
-  const observationJobs = await jobTotals('observations');
-  const embeddingJobs = EMBEDDINGS ? await jobTotals('embeddings') : null;
-  const followUpJobs = await jobTotals('follow-ups');
+  const observationJobs = await jobTotals(stack, 'observations');
+  const embeddingJobs = EMBEDDINGS ? await jobTotals(stack, 'embeddings') : null;
+  const followUpJobs = await jobTotals(stack, 'follow-ups');
   const counts = {
-    posts: (await es.count({ index: `${PREFIX}-posts` })).count,
-    accounts: (await es.count({ index: `${PREFIX}-accounts` })).count,
+    posts: (await es.count({ index: `${prefix}-posts` })).count,
+    accounts: (await es.count({ index: `${prefix}-accounts` })).count,
   };
   const deleted = await es.indices.stats({ index: serviceIndices, metric: 'docs' });
-  const serviceActivity = await engineActivity(PREFIX);
+  const serviceActivity = await engineActivity(es, prefix);
   log(`service engine activity: ${JSON.stringify(serviceActivity)}`);
   rss.stop();
-  for (const child of [api, worker]) await child.stop();
+  for (const child of [stack.apis[0]!, stack.worker!]) await stack.stop(child);
 
-  // 4. Raw side: an identical pair of indices from the same templates.
-  await admin(RAW_PREFIX).apply();
+  // 2. Raw side: an identical pair of indices from the same templates.
+  const rawAdmin = service.createIndexAdmin({
+    client: es,
+    indexPrefix: rawPrefix,
+    templatesDir: service.templatesDir(),
+    visibility: { current: async () => '0', advance: async () => undefined },
+  });
+  await rawAdmin.apply();
   for (const name of ['posts', 'accounts'] as const) {
-    const hashOf = async (prefix: string) => {
-      const mapping = await es.indices.getMapping({ index: indexNames(prefix, name).read });
+    const hashOf = async (of: string) => {
+      const mapping = await es.indices.getMapping({ index: indexNames(of, name).read });
       return (Object.values(mapping)[0]?.mappings._meta as { template_hash?: string } | undefined)?.template_hash;
     };
-    const [serviceHash, rawHash] = await Promise.all([hashOf(PREFIX), hashOf(RAW_PREFIX)]);
+    const [serviceHash, rawHash] = await Promise.all([hashOf(prefix), hashOf(rawPrefix)]);
     if (!serviceHash || serviceHash !== rawHash)
       throw new Error(`the raw ${name} index is not identical to the service's: template ${rawHash} vs ${serviceHash}`);
   }
   t = performance.now();
   const exported = await exportFinalDocuments(es, service, {
-    servicePrefix: PREFIX,
-    rawPrefix: RAW_PREFIX,
-    file: path.join(SCRATCH, 'bulk.ndjson'),
+    servicePrefix: prefix,
+    rawPrefix,
+    file: path.join(stack.scratch, 'bulk.ndjson'),
     batchBytes: BULK_BYTES,
     collectTexts: EMBEDDINGS,
   });
@@ -740,24 +494,24 @@ async function main(): Promise<void> {
   > = [];
   for (let repeat = 0; repeat < RAW_REPEATS; repeat++) {
     if (repeat > 0) {
-      await admin(RAW_PREFIX).destroy();
-      await admin(RAW_PREFIX).apply();
+      await rawAdmin.destroy();
+      await rawAdmin.apply();
     }
-    await settle();
+    await settle(es);
     const esCpuBefore = (await engineCpuMs(es)) / 1000;
-    const rawProbe = await interferenceProbe(() => [], RAW_PREFIX);
+    const rawProbe = await interferenceProbe(stack, rawPrefix);
     const bulk = await rawBulk(exported, {
-      elasticsearchUrl: ELASTICSEARCH_URL,
+      elasticsearchUrl: elasticsearchUrls()[0]!,
       inFlight: 2,
-      refreshIndices: [`${RAW_PREFIX}-posts`, `${RAW_PREFIX}-accounts`],
+      refreshIndices: [`${rawPrefix}-posts`, `${rawPrefix}-accounts`],
     });
     const esCpuS = (await engineCpuMs(es)) / 1000 - esCpuBefore;
     const interference = await rawProbe();
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
-    bulks.push({ ...bulk, esCpuS, interference, activity: await engineActivity(RAW_PREFIX) });
+    bulks.push({ ...bulk, esCpuS, interference, activity: await engineActivity(es, rawPrefix) });
     const rawCounts = {
-      posts: (await es.count({ index: `${RAW_PREFIX}-posts` })).count,
-      accounts: (await es.count({ index: `${RAW_PREFIX}-accounts` })).count,
+      posts: (await es.count({ index: `${rawPrefix}-posts` })).count,
+      accounts: (await es.count({ index: `${rawPrefix}-accounts` })).count,
     };
     if (rawCounts.posts !== counts.posts || rawCounts.accounts !== counts.accounts) {
       throw new Error(`raw indices hold ${JSON.stringify(rawCounts)}, the service's ${JSON.stringify(counts)}`);
@@ -768,7 +522,7 @@ async function main(): Promise<void> {
   const esCpuRaw = bulk.esCpuS;
   const rawMs = bulk.elapsedMs + (embed?.elapsedMs ?? 0);
 
-  // 5. Report.
+  // 3. Report.
   const serviceRate = load.observations / (serviceMs / 1000);
   const rawRate = load.observations / (rawMs / 1000);
   const ratio = serviceRate / rawRate;
@@ -777,7 +531,7 @@ async function main(): Promise<void> {
   const result = {
     date: new Date().toISOString(),
     label: args.label ?? null,
-    run: RUN,
+    run,
     machine: {
       cpus: cpus().length,
       cpu: cpus()[0]?.model ?? null,
@@ -787,7 +541,7 @@ async function main(): Promise<void> {
       load_average_before: loadBefore.map((x) => round(x, 2)),
       load_average_after: loadavg().map((x) => round(x, 2)),
     },
-    service_tree: tree,
+    service_tree: { source: tree.source, commit: tree.commit, modified: tree.modified, hash: tree.hash },
     options: {
       posts: POSTS,
       accounts: ACCOUNTS,
@@ -829,7 +583,7 @@ async function main(): Promise<void> {
         worker: round(cpuAfter.worker - cpuBefore.worker),
         api: round(cpuAfter.api - cpuBefore.api),
         elasticsearch: round(cpuAfter.es - cpuBefore.es),
-        load_generator: round((cpuAfter.bench.user + cpuAfter.bench.system) / 1e6),
+        load_generator: round(cpuAfter.bench - cpuBefore.bench),
       },
       worker_rss_mib: Object.fromEntries(Object.entries(workerRss).map(([k, v]) => [k, v === null ? null : round(v)])),
       api_rss_peak_mib: apiRssPeak === null ? null : round(apiRssPeak),
@@ -878,7 +632,7 @@ async function main(): Promise<void> {
 
   const s = result.service;
   console.log(
-    `\nIntake throughput — ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}, ${args.dist ? 'compiled' : 'tsx'} (run ${RUN})`,
+    `\nIntake throughput — ${POSTS} posts, ${ACCOUNTS} accounts, seed ${SEED}, embeddings ${EMBEDDINGS ? 'on' : 'off'}, ${args.dist ? 'compiled' : 'tsx'} (run ${run})`,
   );
   console.table([
     { measure: 'observations', value: load.observations },
@@ -938,14 +692,26 @@ async function main(): Promise<void> {
   console.log(`results appended to ${path.relative(process.cwd(), resultsFile)}`);
 }
 
+// Until the stack takes over Ctrl-C (it cleans up and exits), exiting is enough: the files go at exit.
+const exitOnSignal = () => process.exit(130);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, exitOnSignal);
+const running: { stack?: ServiceStack } = {};
+let tree: ServiceSnapshot | null = null;
+process.once('exit', () => tree && rmSync(tree.dir, { recursive: true, force: true }));
 let exitCode = 0;
 try {
-  await main();
+  tree = snapshotService(args['service-commit']);
+  if (args.dist) {
+    // The image's mode (Dockerfile): the compiled build, and glibc returning large freed blocks.
+    const started = performance.now();
+    compileService(tree.dir);
+    log(`compiled the service tree in ${seconds(performance.now() - started)} s`);
+  }
+  await main(tree, await loadService(tree.dir), running);
 } catch (error) {
   exitCode = 1;
-  // After Ctrl-C the children stop too, which fails the run's waits: that is no failure to report.
-  if (!cleaning) log(`FAILED: ${(error as Error).stack ?? String(error)}`);
+  log(`FAILED: ${(error as Error).stack ?? String(error)}`);
 } finally {
-  await cleanup();
+  await running.stack?.cleanup();
 }
 process.exit(exitCode);

@@ -19,7 +19,7 @@ import {
   startLoader,
   benchLogger,
   harnessEnv,
-} from '../relevance/harness-service.ts';
+} from '../lib/in-process-service.ts';
 import { cli } from '../lib/args.ts';
 
 const args = cli({

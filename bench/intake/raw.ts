@@ -10,6 +10,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { Pool } from 'undici';
 import type { AccountRecord, PostRecord } from '../../src/domain/records.ts';
 import type { Embedder } from '../../src/embedding/embedder.ts';
+import { scanPages } from '../lib/scan.ts';
 
 /**
  * How the service turns a record into its document and its embedding text: the functions of the
@@ -87,43 +88,33 @@ export async function exportFinalDocuments(
   try {
     for (const name of ['posts', 'accounts'] as const) {
       const target = `${options.rawPrefix}-${name}-write`;
-      const pit = await client.openPointInTime({ index: `${options.servicePrefix}-${name}`, keep_alive: '5m' });
-      try {
-        let after: unknown[] | undefined;
-        for (;;) {
-          const page = await client.search<{ record: PostRecord | AccountRecord }>({
-            pit: { id: pit.id, keep_alive: '5m' },
-            sort: [{ _shard_doc: 'asc' }],
-            size: PAGE,
-            track_total_hits: false,
-            ...(after ? { search_after: after as never } : {}),
-          });
-          const hits = page.hits.hits;
-          if (hits.length === 0) break;
-          for (const hit of hits) {
-            const record = hit._source!.record;
-            if (record.embedding) out.withVectors++;
-            const doc = name === 'posts' ? projectPost(record as PostRecord) : projectAccount(record as AccountRecord);
-            const line = `${JSON.stringify({ index: { _index: target, _id: hit._id } })}\n${JSON.stringify(doc)}\n`;
-            parts.push(line);
-            partBytes += Buffer.byteLength(line);
-            partDocs++;
-            if (options.collectTexts) {
-              const text =
-                name === 'posts'
-                  ? postEmbeddingText(record as PostRecord)
-                  : accountEmbeddingText(record as AccountRecord);
-              if (text.length > 0) out.texts.push(text);
-              if (name === 'posts' && text.length > 0 && projection.postPassageTexts)
-                out.texts.push(...projection.postPassageTexts(record as PostRecord));
-            }
-            if (partBytes >= options.batchBytes) flush();
+      const pages = scanPages<{ record: PostRecord | AccountRecord }>(
+        client,
+        `${options.servicePrefix}-${name}`,
+        {},
+        { size: PAGE },
+      );
+      for await (const hits of pages) {
+        for (const hit of hits) {
+          const record = hit._source!.record;
+          if (record.embedding) out.withVectors++;
+          const doc = name === 'posts' ? projectPost(record as PostRecord) : projectAccount(record as AccountRecord);
+          const line = `${JSON.stringify({ index: { _index: target, _id: hit._id } })}\n${JSON.stringify(doc)}\n`;
+          parts.push(line);
+          partBytes += Buffer.byteLength(line);
+          partDocs++;
+          if (options.collectTexts) {
+            const text =
+              name === 'posts'
+                ? postEmbeddingText(record as PostRecord)
+                : accountEmbeddingText(record as AccountRecord);
+            if (text.length > 0) out.texts.push(text);
+            if (name === 'posts' && text.length > 0 && projection.postPassageTexts)
+              out.texts.push(...projection.postPassageTexts(record as PostRecord));
           }
-          out[name] += hits.length;
-          after = hits.at(-1)!.sort;
+          if (partBytes >= options.batchBytes) flush();
         }
-      } finally {
-        await client.closePointInTime({ id: pit.id }).catch(() => undefined);
+        out[name] += hits.length;
       }
       flush();
     }

@@ -66,6 +66,80 @@ export function activitySince(before: EngineActivity, after: EngineActivity): En
   return out;
 }
 
+/** Counters of what the engine did in some indices, primaries, from their creation on. */
+export interface IndexWork {
+  index_ops: number;
+  index_ms: number;
+  refreshes: number;
+  /** Of `refreshes`, those asked for (refresh API, `refresh=true`), not the engine's own. */
+  external_refreshes: number;
+  refresh_ms: number;
+  merges: number;
+  merge_ms: number;
+  merged_docs: number;
+  gets: number;
+  get_ms: number;
+  flushes: number;
+  segments: number;
+  queries: number;
+  query_ms: number;
+  fetch_ms: number;
+}
+
+/** A counter of {@link IndexWork}, or one of its times in seconds (`index_s` for `index_ms`, two decimals). */
+export type WorkCounter =
+  keyof IndexWork | (keyof IndexWork extends infer K ? (K extends `${infer B}_ms` ? `${B}_s` : never) : never);
+
+/**
+ * The `counters` of {@link IndexWork} in `index` (names, aliases or patterns, comma-separated), in
+ * that order; all 0 when there is none. The service's and the raw side's reach the same documents:
+ * their difference says where the service's extra engine CPU goes (real-time gets force refreshes).
+ */
+export async function indexWork<K extends WorkCounter>(
+  es: Pick<Client, 'indices'>,
+  index: string,
+  counters: readonly K[],
+): Promise<Record<K, number>> {
+  const stats = await es.indices
+    .stats({ index, metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments', 'search'] })
+    .catch(() => null);
+  const p = stats?._all.primaries;
+  const all: IndexWork = {
+    index_ops: p?.indexing?.index_total ?? 0,
+    index_ms: p?.indexing?.index_time_in_millis ?? 0,
+    refreshes: p?.refresh?.total ?? 0,
+    external_refreshes: p?.refresh?.external_total ?? 0,
+    refresh_ms: p?.refresh?.total_time_in_millis ?? 0,
+    merges: p?.merges?.total ?? 0,
+    merge_ms: p?.merges?.total_time_in_millis ?? 0,
+    merged_docs: p?.merges?.total_docs ?? 0,
+    gets: p?.get?.total ?? 0,
+    get_ms: p?.get?.time_in_millis ?? 0,
+    flushes: p?.flush?.total ?? 0,
+    segments: p?.segments?.count ?? 0,
+    queries: p?.search?.query_total ?? 0,
+    query_ms: p?.search?.query_time_in_millis ?? 0,
+    fetch_ms: p?.search?.fetch_time_in_millis ?? 0,
+  };
+  const value = (counter: WorkCounter) =>
+    counter in all
+      ? all[counter as keyof IndexWork]
+      : Math.round(all[counter.replace(/_s$/, '_ms') as keyof IndexWork] / 10) / 100;
+  return Object.fromEntries(counters.map((counter) => [counter, value(counter)])) as Record<K, number>;
+}
+
+/** {@link indexWork} of a prefix's posts, accounts and metric-history indices, each apart. */
+export async function familyWork<K extends WorkCounter>(
+  es: Pick<Client, 'indices'>,
+  prefix: string,
+  counters: readonly K[],
+): Promise<Record<'posts' | 'accounts' | 'metrics', Record<K, number>>> {
+  const [posts, accounts, metrics] = await Promise.all(
+    ['posts-v*', 'accounts-v*', 'metrics-*'].map((family) => indexWork(es, `${prefix}-${family}`, counters)),
+  );
+  return { posts: posts!, accounts: accounts!, metrics: metrics! };
+}
+
 /**
  * Redis's CPU time so far, in milliseconds (`INFO cpu`: the server's own threads; not its
  * snapshot children, whose cost is the operator's persistence setting).

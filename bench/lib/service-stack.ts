@@ -4,8 +4,7 @@
  * REDIS_PREFIX on the shared Elasticsearch and Redis, as an operator would run them. Everything it
  * creates (indices, templates, Redis keys, processes) goes at {@link ServiceStack.cleanup}.
  *
- * {@link startInProcessApi} is the other shape: one API node inside the bench's own process, on an
- * index the caller names (INDEX_PREFIX), for latency benches that compare it with the raw engine.
+ * The other shape, one API node inside the bench's own process, is in-process-api.ts.
  *
  * Elasticsearch: `ELASTICSEARCH_URLS` (comma-separated, a cluster's nodes) or `ELASTICSEARCH_URL`;
  * the service processes get them all as ELASTICSEARCH_URL and the rest of the environment as is.
@@ -13,19 +12,17 @@
 import { Client } from '@elastic/elasticsearch';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { createIndexAdmin } from '../../src/engine/elasticsearch/admin/index-admin.ts';
-import { loadConfig, type Config } from '../../src/internal/config.ts';
-import { createProducer, INDEX_WRITING_QUEUES, type QueueName } from '../../src/queues/registry.ts';
-import { createApi, type Api } from '../../src/start/api.ts';
-import { openKeys } from '../../src/start/core.ts';
-import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
-import { startChild, type ServiceChild } from '../intake/processes.ts';
+import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../../src/queues/registry.ts';
+import { engineCpuMs } from './engine-cpu.ts';
+import { cpuSeconds, machineBusySeconds, RssSampler, startChild, type ServiceChild } from './processes.ts';
 import { freePort } from './ports.ts';
+import { REPO_ROOT } from './service-snapshot.ts';
 
-export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+export { REPO_ROOT };
 const PROBE = path.join(REPO_ROOT, 'bench/soak/memory-probe.mjs');
 
 /** The Elasticsearch nodes benches talk to (raw sides, cleanup), from the environment. */
@@ -58,8 +55,12 @@ export interface StackOptions {
   worker: boolean;
   /** Service environment on top of the bench's own (e.g. MODEL_DIR, EMBEDDINGS, MALLOC_ARENA_MAX). */
   env: NodeJS.ProcessEnv;
+  /** The worker's on top of `env` (e.g. the model while the API has none; NODE_OPTIONS of its own). */
+  workerEnv?: NodeJS.ProcessEnv;
   /** Extra `node` options of the service processes (e.g. `--max-old-space-size=160`). */
   nodeArgs?: string[];
+  /** The worker's on top of `nodeArgs` (flags NODE_OPTIONS refuses, e.g. `--cpu-prof`). */
+  workerNodeArgs?: string[];
   /** Where the service runs from (a snapshot of another commit); default this checkout. */
   root?: string;
   /**
@@ -75,21 +76,39 @@ export interface StackOptions {
   existingPrefix?: string;
   /** How often the memory probe samples, ms (0: no probe). */
   probeIntervalMs?: number;
+  /** How often each process's resident memory is read from /proc, from its start on (none: not read). */
+  rssIntervalMs?: number;
+  /** Leave the indices (the raw side's too) and Redis keys in place at cleanup. */
+  keep?: boolean;
   /** Wait for `/readyz` (model loaded) up to this long. */
   readyTimeoutMs?: number;
 }
 
 /** A running stack. */
 export interface ServiceStack {
+  /** Names this run in the prefixes. */
+  run: string;
   prefix: string;
+  /** For a raw side's indices beside the service's (`bench-<label>-raw-<run>`), deleted at cleanup. */
+  rawPrefix: string;
+  /** A folder for the run's files (datasets, bulk bodies), removed at cleanup. */
+  scratch: string;
   apis: StackApi[];
   worker: StackProcess | null;
   /** A key with the `search` and `ingest` scopes. */
   key: string;
   es: Client;
   redis: Redis;
+  queues: { [N in (typeof INDEX_WRITING_QUEUES)[number]]: Producer<N> };
+  /** Resident memory of every process (with {@link StackOptions.rssIntervalMs}). */
+  rss: RssSampler | null;
   /** Jobs not yet done (waiting, active, delayed, prioritized) per index-writing queue. */
   queueDepth(): Promise<Record<QueueName, number>>;
+  /**
+   * Waits until no index-writing queue (or none of `queues`) holds a job, then refreshes the
+   * stack's indices: every write is visible.
+   */
+  drained(timeoutMs: number, options?: { what?: string; queues?: QueueName[] }): Promise<void>;
   /** Rejects as soon as a service process exits unasked, with its last output. */
   failure: Promise<never>;
   /** Stops one of the stack's processes (e.g. the worker once the seed is indexed). */
@@ -115,6 +134,7 @@ export async function until(
 export async function startStack(options: StackOptions): Promise<ServiceStack> {
   const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const prefix = options.existingPrefix ?? `bench-${options.label}-${run}`;
+  const rawPrefix = `bench-${options.label}-raw-${run}`;
   const logDir = path.join(REPO_ROOT, 'bench/results');
   const scratch = path.join(REPO_ROOT, '.scratch', prefix);
   mkdirSync(logDir, { recursive: true });
@@ -128,6 +148,8 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
   const es = new Client({ nodes: elasticsearchUrls(), requestTimeout: 600_000 });
   const redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   const queues = INDEX_WRITING_QUEUES.map((name) => createProducer(name, { connection: redis, prefix }));
+  const byName = Object.fromEntries(queues.map((q) => [q.name, q])) as ServiceStack['queues'];
+  const rss = options.rssIntervalMs ? new RssSampler([], options.rssIntervalMs) : null;
   const children: ServiceChild[] = [];
   const stopped = new Set<ServiceChild>();
   let fail!: (error: Error) => void;
@@ -135,7 +157,7 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
   failure.catch(() => undefined);
   const env = (extra: NodeJS.ProcessEnv, probeFile: string, launched = false): NodeJS.ProcessEnv => {
     const nodeOptions = [
-      process.env['NODE_OPTIONS'] ?? '',
+      extra['NODE_OPTIONS'] ?? process.env['NODE_OPTIONS'] ?? '',
       launched && launcher === 'bin' ? nodeArgs.join(' ') : '',
       probeFile && options.probeIntervalMs ? `--import=${PROBE}` : '',
     ];
@@ -154,26 +176,31 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
     };
   };
 
+  const admin = (indexPrefix: string) =>
+    createIndexAdmin({
+      client: es,
+      indexPrefix,
+      templatesDir: path.join(REPO_ROOT, 'index-templates'),
+      visibility: { current: async () => '0', advance: async () => undefined },
+    });
   let cleaning: Promise<void> | null = null;
   const cleanup = () =>
     (cleaning ??= (async () => {
+      rss?.stop();
       for (const child of children) stopped.add(child);
       await Promise.all(children.map((c) => c.stop(15_000).catch(() => undefined)));
       await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
-      const admin = createIndexAdmin({
-        client: es,
-        indexPrefix: prefix,
-        templatesDir: path.join(REPO_ROOT, 'index-templates'),
-        visibility: { current: async () => '0', advance: async () => undefined },
-      });
-      if (!options.existingPrefix)
-        await admin.destroy().catch((e: unknown) => log(`could not delete ${prefix} indices: ${String(e)}`));
+      for (const own of options.keep ? [] : options.existingPrefix ? [rawPrefix] : [prefix, rawPrefix])
+        await admin(own)
+          .destroy()
+          .catch((e: unknown) => log(`could not delete ${own} indices: ${String(e)}`));
+      if (options.keep) log(`kept: indices ${prefix}-*, ${rawPrefix}-* and Redis keys ${prefix}:*`);
       let cursor = '0';
-      do {
+      while (!options.keep) {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
         if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== '0');
+        if ((cursor = next) === '0') break;
+      }
       rmSync(scratch, { recursive: true, force: true });
       redis.disconnect();
       await es.close().catch(() => undefined);
@@ -192,7 +219,12 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       env: env({ EMBEDDINGS: 'off' }, ''),
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const spawn = (name: string, args: string[], extra: NodeJS.ProcessEnv): StackProcess => {
+    const spawn = (
+      name: string,
+      args: string[],
+      extra: NodeJS.ProcessEnv,
+      ownNodeArgs: string[] = [],
+    ): StackProcess => {
       const probeFile = path.join(scratch, `${name}.probe.jsonl`);
       const logFile = path.join(logDir, `${options.label}-${name}.log`);
       const child =
@@ -203,14 +235,19 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
               logFile,
               command: '/bin/sh',
             })
-          : startChild(name, [...nodeArgs, bin, ...args], { cwd: root, env: env(extra, probeFile, true), logFile });
+          : startChild(name, [...nodeArgs, ...ownNodeArgs, bin, ...args], {
+              cwd: root,
+              env: env(extra, probeFile, true),
+              logFile,
+            });
       children.push(child);
+      rss?.add(child.pid);
       void child.exited.then((code) => {
         if (!stopped.has(child)) fail(new Error(`${name} exited (${code}):\n${child.tail()}`));
       });
       return { child, probeFile };
     };
-    const worker = options.worker ? spawn('worker', ['worker'], {}) : null;
+    const worker = options.worker ? spawn('worker', ['worker'], options.workerEnv ?? {}, options.workerNodeArgs) : null;
     const apis: StackApi[] = [];
     for (let i = 0; i < options.apis; i++) {
       const port = await freePort();
@@ -234,6 +271,16 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       ),
     );
     await Promise.race([ready, failure]);
+    // A timed run starts once the worker takes jobs, not while it loads.
+    if (worker)
+      await Promise.race([
+        until(
+          'the worker',
+          async () => (await byName.observations.getWorkers()).length > 0,
+          options.readyTimeoutMs ?? 300_000,
+        ),
+        failure,
+      ]);
     const created = execFileSync(
       process.execPath,
       [
@@ -255,32 +302,72 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       },
     );
     const key = (JSON.parse(created) as { key: string }).key;
+    const queueDepth = async () => {
+      const out = {} as Record<QueueName, number>;
+      for (const q of queues) {
+        const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        out[q.name as QueueName] = Object.values(counts).reduce((a, b) => a + b, 0);
+      }
+      return out;
+    };
     return {
+      run,
       prefix,
+      rawPrefix,
+      scratch,
       apis,
       worker,
       key,
       es,
       redis,
+      queues: byName,
+      rss,
       failure,
       cleanup,
       async stop(proc) {
         stopped.add(proc.child);
         await proc.child.stop(15_000);
       },
-      async queueDepth() {
-        const out = {} as Record<QueueName, number>;
-        for (const q of queues) {
-          const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-          out[q.name as QueueName] = Object.values(counts).reduce((a, b) => a + b, 0);
-        }
-        return out;
+      async drained(timeoutMs, { what = 'the queues to drain', queues: names } = {}) {
+        const empty = async () =>
+          Object.entries(await queueDepth()).every(([name, n]) => n === 0 || !(names ?? [name]).includes(name));
+        await until(what, empty, timeoutMs, 100);
+        await es.indices.refresh({
+          index: `${prefix}-posts,${prefix}-accounts,${prefix}-metrics`,
+          ignore_unavailable: true,
+          allow_no_indices: true,
+        });
       },
+      queueDepth,
     };
   } catch (error) {
     await cleanup();
     throw error;
   }
+}
+
+/** CPU seconds so far, for a bench to take the difference over a phase (see {@link stackCpu}). */
+export interface StackCpu {
+  es: number;
+  worker: number;
+  /** Every API node's. */
+  api: number;
+  /** This process's. */
+  bench: number;
+  /** The whole machine's busy time: less the others, what else ran meanwhile (the machine is shared). */
+  machine: number;
+}
+
+/** The CPU seconds so far of the engine, the stack's processes, this bench and the machine. */
+export async function stackCpu(stack: Pick<ServiceStack, 'es' | 'worker' | 'apis'>): Promise<StackCpu> {
+  const own = process.cpuUsage();
+  return {
+    es: (await engineCpuMs(stack.es)) / 1000,
+    worker: stack.worker ? (cpuSeconds(stack.worker.child.pid) ?? 0) : 0,
+    api: stack.apis.reduce((sum, api) => sum + (cpuSeconds(api.child.pid) ?? 0), 0),
+    bench: (own.user + own.system) / 1e6,
+    machine: machineBusySeconds(),
+  };
 }
 
 /** The last line the memory probe of `proc` wrote, or null. */
@@ -291,109 +378,4 @@ export function lastProbe(proc: StackProcess): Record<string, number> | null {
   } catch {
     return null;
   }
-}
-
-/**
- * The service as committed at `rev`, exported (`git archive`, read-only for the repository) into
- * a scratch folder with this checkout's node_modules linked, so a bench can measure the code
- * before a change in the same conditions as after it. The caller removes the folder.
- */
-export function exportCommit(rev: string): string {
-  const commit = execFileSync('git', ['rev-parse', '--verify', `${rev}^{commit}`], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-  }).trim();
-  const dir = path.join(REPO_ROOT, '.scratch', `service-${commit.slice(0, 10)}-${randomBytes(3).toString('hex')}`);
-  mkdirSync(dir, { recursive: true });
-  const files = ['bin', 'src', 'index-templates', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
-  execFileSync(
-    'sh',
-    ['-c', `git --no-optional-locks archive --format=tar ${commit} ${files.join(' ')} | tar -x -C '${dir}'`],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  return dir;
-}
-
-/** Compiles the service at `root` as the Docker image does (`tsconfig.build.json` into `root/dist`). */
-export function compileService(root: string): void {
-  execFileSync(
-    process.execPath,
-    [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-    { cwd: root, stdio: 'inherit' },
-  );
-}
-
-/**
- * The service's configuration for a bench in this process: production mode (no per-response
- * schema check), a fresh signing secret, `defaults` unless the environment says otherwise,
- * `overrides` whatever it says.
- */
-export function benchConfig(defaults: Record<string, string> = {}, overrides: Record<string, string> = {}): Config {
-  return loadConfig({
-    NODE_ENV: 'production',
-    SIGNING_SECRET: randomBytes(32).toString('hex'),
-    ...defaults,
-    ...process.env,
-    ...overrides,
-  });
-}
-
-/** An API node in the bench's own process ({@link startInProcessApi}). */
-export interface InProcessApi {
-  config: Config;
-  service: ServiceProcess;
-  /** Null when `API_URL` names a service running elsewhere. */
-  api: Api | null;
-  /** Base URL the bench sends its requests to. */
-  address: string;
-  /** A key with the asked scopes (default `search`; none: no key), created in the prefix's key store. */
-  key: string;
-  close(): Promise<void>;
-}
-
-/**
- * Opens the service's parts on the environment's INDEX_PREFIX / REDIS_PREFIX and serves the API on
- * a free loopback port in this process, configured by {@link benchConfig} (`defaults` e.g. a rate
- * limit far above the bench's pace: the limiter runs and is measured, never trips; `overrides`
- * e.g. `SEARCH_RANKING`). With `apiUrl` (a service run as `social-search serve` on
- * the same prefixes, so the load generator and the service do not share an event loop) nothing
- * listens here and only the key is made. `model`: wait for the embedder and fail unless it is ready.
- */
-export async function startInProcessApi(options: {
-  name: string;
-  defaults?: Record<string, string>;
-  overrides?: Record<string, string>;
-  scopes?: Array<'search' | 'ingest'>;
-  apiUrl?: string;
-  model?: boolean;
-  listen?: boolean;
-}): Promise<InProcessApi> {
-  const config = benchConfig(options.defaults, options.overrides);
-  const service = openServiceProcess(config);
-  const { connections, engine, embedder } = service;
-  await connections.redisReady();
-  if (options.model) {
-    await embedder.ready();
-    if (embedder.status().state !== 'ready') throw new Error('set MODEL_DIR: this bench needs the model');
-  }
-  const api = options.apiUrl ? null : createApi(config, connections, { engine, embedder });
-  const address =
-    options.apiUrl ?? (options.listen === false ? '' : await api!.app.listen({ host: '127.0.0.1', port: 0 }));
-  const keys = openKeys(config, connections, { cached: false });
-  const scopes = options.scopes ?? ['search'];
-  const key =
-    scopes.length > 0 ? (await keys.create({ owner: 'bench@example.com', name: options.name, scopes })).key : '';
-  return {
-    config,
-    service,
-    api,
-    address,
-    key,
-    async close() {
-      await api?.close();
-      await keys.close();
-      await service.close();
-    },
-  };
 }

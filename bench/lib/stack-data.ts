@@ -2,13 +2,15 @@
  * What a bench does with a running {@link ServiceStack}'s data: seed it through the intake as an
  * operator's collectors would, and list the ids its indices hold for reads.
  */
-import { Pool } from 'undici';
-import { until, type ServiceStack } from './service-stack.ts';
+import path from 'node:path';
+import { sendLoad, writeLoad } from './intake-load.ts';
+import type { ServiceStack } from './service-stack.ts';
 
 /**
- * Sends observations through the intake of `apiUrl` (NDJSON requests of `perRequest`, 202, two in
+ * Sends observations through the stack's intake (NDJSON requests of `perRequest`, 202, two in
  * flight) until `posts` post observations have gone, then waits until the worker has indexed them
- * (observations and follow-ups queues empty; embeddings may go on) and refreshes.
+ * (observations and follow-ups queues empty; embeddings may go on) and refreshes. The rest of
+ * `observations` is left for the caller.
  */
 export async function seedThroughIntake(
   stack: ServiceStack,
@@ -16,47 +18,18 @@ export async function seedThroughIntake(
   posts: number,
   perRequest = 500,
 ): Promise<{ observations: number; posts: number }> {
-  const pool = new Pool(stack.apis[0]!.url, { connections: 2 });
-  let sentPosts = 0;
-  let sent = 0;
-  const nextBody = (): string | null => {
-    const lines: string[] = [];
-    while (lines.length < perRequest && sentPosts < posts) {
+  function* seed(): Generator<Record<string, unknown>> {
+    for (let sent = 0; sent < posts;) {
       const next = observations.next();
-      if (next.done) break;
-      if (next.value['kind'] === 'post') sentPosts++;
-      lines.push(JSON.stringify(next.value));
+      if (next.done) return;
+      if (next.value['kind'] === 'post') sent++;
+      yield next.value;
     }
-    sent += lines.length;
-    return lines.length > 0 ? `${lines.join('\n')}\n` : null;
-  };
-  const lane = async () => {
-    for (let body = nextBody(); body !== null; body = nextBody()) {
-      const response = await pool.request({
-        path: '/internal/v1/social/observations',
-        method: 'POST',
-        body,
-        headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/x-ndjson' },
-      });
-      const text = await response.body.text();
-      const answer = JSON.parse(text) as { rejected?: unknown[] };
-      if (response.statusCode !== 202 || (answer.rejected?.length ?? 0) > 0)
-        throw new Error(`seeding: intake answered ${response.statusCode}: ${text.slice(0, 500)}`);
-    }
-  };
-  await Promise.race([Promise.all([lane(), lane()]), stack.failure]);
-  await pool.close();
-  await until(
-    'the worker to index the seed',
-    async () => {
-      const depth = await stack.queueDepth();
-      return depth.observations === 0 && depth['follow-ups'] === 0;
-    },
-    30 * 60_000,
-    500,
-  );
-  await stack.es.indices.refresh({ index: `${stack.prefix}-posts,${stack.prefix}-accounts` });
-  return { observations: sent, posts: sentPosts };
+  }
+  const load = writeLoad(seed(), perRequest, path.join(stack.scratch, 'seed.ndjson'));
+  await Promise.race([sendLoad(load, { baseUrl: stack.apis[0]!.url, key: stack.key, inFlight: 2 }), stack.failure]);
+  await stack.drained(30 * 60_000, { what: 'the worker to index the seed', queues: ['observations', 'follow-ups'] });
+  return { observations: load.observations, posts: load.kinds['post'] ?? 0 };
 }
 
 /** Ids and alternate keys of what the stack's indices hold, for GETs (up to `max` of each). */

@@ -2,7 +2,7 @@
  * Asks BEIR queries through `POST /v1/social/posts/search` and turns the answers into a TREC-style
  * run, timing every request as a client sees it.
  */
-import http from 'node:http';
+import { apiClient } from '../lib/sides.ts';
 import type { ScoredDoc } from './ndcg.ts';
 
 /** Spec 4.1 / 8: the longest `post.query` the API accepts. */
@@ -38,39 +38,6 @@ export function rankScores(docIds: readonly string[]): ScoredDoc[] {
   return docIds.map((id, rank) => ({ id, score: docIds.length - rank }));
 }
 
-/** A keep-alive JSON POST client, lean like bench/search/latency.ts's, so timings measure the service. */
-function createClient(baseUrl: string, key: string) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const post = (path: string, body: unknown): Promise<{ status: number; text: string }> => {
-    const payload = JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const request = http.request(
-        `${baseUrl}${path}`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(payload),
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
-          );
-          response.on('error', reject);
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
-  };
-  return { post, close: () => agent.destroy() };
-}
-
 /**
  * Asks every query once, in order, one at a time. `docOf` maps a returned post ID to its BEIR doc
  * (and the shortcode it was ingested with); a result outside the collection is an error, not a
@@ -84,13 +51,14 @@ export async function askQueries(
   docOf: ReadonlyMap<string, { docId: string; shortcode: string }>,
   options: { limit: number; warmup?: number; onProgress?: (done: number) => void },
 ): Promise<ApiRun> {
-  const client = createClient(node.baseUrl, key);
-  const path = '/v1/social/posts/search';
-  const ask = async (text: string) => {
-    const response = await client.post(path, { post: { query: text }, limit: options.limit });
-    if (response.status !== 200) throw new Error(`search answered ${response.status}: ${response.text.slice(0, 1000)}`);
-    return (JSON.parse(response.text) as { data: PostHit[] }).data;
-  };
+  // One keep-alive connection, as the latency benches' API side: timings measure the service.
+  const client = apiClient(node.baseUrl, key);
+  const ask = async (text: string) =>
+    (
+      (await client.post('/v1/social/posts/search', { post: { query: text }, limit: options.limit })) as {
+        data: PostHit[];
+      }
+    ).data;
   try {
     for (let i = 0; i < (options.warmup ?? 5); i++) await ask(`warm-up request ${i} of the relevance harness`);
     const run = new Map<string, ScoredDoc[]>();
@@ -118,6 +86,6 @@ export async function askQueries(
     }
     return { run, latenciesMs, truncated };
   } finally {
-    client.close();
+    await client.close();
   }
 }

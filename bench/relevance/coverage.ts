@@ -10,10 +10,7 @@
  * Groups: the social set's headline kinds, its questions and their noun phrases (the tuning set),
  * SciFact, and the held-out paraphrased questions (paraphrase-set.ts), which are reported only.
  */
-import { Client } from '@elastic/elasticsearch';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { createEmbedder } from '../../src/embedding/embedder.ts';
+import { writeFileSync } from 'node:fs';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import {
@@ -23,23 +20,18 @@ import {
   postSearchQuery,
 } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { byScoreThenId } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
-import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { isQuestion } from '../../src/text/question-weights.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
-import { rankScores } from './api-search.ts';
-import { postServiceId } from './beir-observations.ts';
-import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
-import { ndcgAtK } from './ndcg.ts';
-import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
-import { K, parsed, windowsOn, type Hit } from './windows.ts';
+import { openModel } from '../lib/model.ts';
+import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -53,19 +45,11 @@ const args = cli({
     dump: { type: 'string' },
   },
 });
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
-const embedder = createEmbedder(config);
-await embedder.ready();
-const es = new Client({ node: config.ELASTICSEARCH_URL });
+const { config, embedder, es } = await openModel();
 const FLOOR = config.SEARCH_SIMILARITY_FLOOR;
 
-interface Case {
-  set: 'social' | 'scifact';
-  id: string;
-  kind: string;
-  text: string;
+interface Case extends JudgedQuery {
   search: PostSearch & { query: string };
-  index: string;
   vector: number[];
   question: boolean;
   readable: boolean;
@@ -79,8 +63,6 @@ interface Case {
   semantic: Hit[];
   /** Hit id → indices of the content words it matches. */
   matched: Map<string, Set<number>>;
-  ndcg(ids: readonly string[]): number;
-  judged(id: string): boolean;
 }
 
 /**
@@ -201,22 +183,7 @@ async function matchedWords(index: string, ids: string[], words: string[], stems
   return out;
 }
 
-async function makeCase(
-  base: Omit<
-    Case,
-    | 'search'
-    | 'vector'
-    | 'question'
-    | 'readable'
-    | 'words'
-    | 'idf'
-    | 'df'
-    | 'lexical'
-    | 'plainLexical'
-    | 'semantic'
-    | 'matched'
-  >,
-): Promise<Case> {
+async function makeCase(base: JudgedQuery): Promise<Case> {
   const search = parsed(base.text);
   const vector = Array.from(await embedder.embedQuery(base.text.slice(0, 2000)));
   const question = isQuestion(base.text) && queryEntities(base.text).length === 0;
@@ -230,57 +197,6 @@ async function makeCase(
   const matched = await matchedWords(base.index, ids, words, stems);
   const semantic = await semanticWindow(base.index, search, vector);
   return { ...base, search, vector, question, readable, words, idf, df, lexical, plainLexical, semantic, matched };
-}
-
-async function socialCases(): Promise<Case[]> {
-  const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;
-  const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
-  const observations = [...generateObservations(size)];
-  const servable = await es.search({ index, query: { term: { servable: true } }, size: 10_000, _source: false });
-  const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)), seedPostLabels(size));
-  const out: Case[] = [];
-  const kinds = args.kinds ? new Set(args.kinds.split(',')) : null;
-  for (const q of queries) {
-    if (q.kind === 'nonsense' || q.judgments.size === 0) continue;
-    if (kinds && !kinds.has(q.kind)) continue;
-    out.push(
-      await makeCase({
-        set: 'social',
-        id: q.id,
-        kind: q.kind,
-        text: q.text,
-        index,
-        ndcg: (ids) => ndcgAtK(rankScores(ids), q.judgments, { k: K }),
-        judged: (id) => q.judgments.has(id),
-      }),
-    );
-  }
-  return out;
-}
-
-async function scifactCases(): Promise<Case[]> {
-  const dir = scifactDir();
-  const collection = path.basename(dir);
-  const index = process.env['SCIFACT_INDEX'] ?? `relevance-harness-${collection.toLowerCase()}-posts`;
-  const qrels = await loadQrels(dir, 'test');
-  const docOf = new Map((await loadCorpus(dir)).map((d) => [postServiceId(collection, d.id), d.id]));
-  const out: Case[] = [];
-  for (const [id, claim] of await loadQueries(dir)) {
-    const judgments = qrels.get(id);
-    if (!judgments) continue;
-    out.push(
-      await makeCase({
-        set: 'scifact',
-        id,
-        kind: 'scifact',
-        text: claim,
-        index,
-        ndcg: (ids) => ndcgAtK(rankScores(ids.map((i) => docOf.get(i)!)), judgments, { k: K, queryId: id }),
-        judged: () => true,
-      }),
-    );
-  }
-  return out;
 }
 
 // ---- fusion with a coverage factor (the service's fuseHybrid, with g(coverage) on the lexical share)
@@ -511,7 +427,13 @@ const variants: Array<{ name: string; o: Options }> = [
   },
 ];
 
-const cases = [...(await socialCases()), ...(args['no-scifact'] ? [] : await scifactCases())];
+const kinds = args.kinds ? new Set(args.kinds.split(',')) : null;
+const cases: Case[] = [];
+for (const q of [
+  ...(await socialQueries(es, { posts: args.posts, accounts: args.accounts, seed: args.seed })),
+  ...(args['no-scifact'] ? [] : await scifactQueries()),
+])
+  if (q.set === 'scifact' || !kinds || kinds.has(q.kind)) cases.push(await makeCase(q));
 process.stderr.write(`${cases.length} queries\n`);
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN);
 const HEADLINE = new Set(['hashtag', 'handle', 'intent', 'language']);
@@ -562,9 +484,7 @@ for (const v of variants.filter((x, i) => i === 0 || !args.only || x.name.includ
   if (args.dump) dumps[v.name] = Object.fromEntries(run.ranked);
   process.stderr.write(`${JSON.stringify(row)}\n`);
 }
-const file = path.join(REPO_ROOT, 'bench/results/coverage.json');
-mkdirSync(path.dirname(file), { recursive: true });
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`);
+writeResult('coverage.json', { date: new Date().toISOString(), rows });
 if (args.dump) writeFileSync(args.dump, JSON.stringify(dumps));
 console.table(rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.endsWith(' p')))));
 await embedder.close();

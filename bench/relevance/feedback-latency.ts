@@ -19,7 +19,7 @@
 import { generateObservations } from '../../src/seed/generator.ts';
 
 import { loadQrels, loadQueries, scifactDir } from './beir.ts';
-import { harnessRuntime, startApiNode, type ApiNode, benchLogger, harnessEnv } from './harness-service.ts';
+import { harnessRuntime, startApiNode, type ApiNode, benchLogger, harnessEnv } from '../lib/in-process-service.ts';
 import { socialQuerySet } from './social-set.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';

@@ -17,10 +17,6 @@
  *
  * p: two-sided paired sign-flip randomization test against the service's ranking (stats.ts).
  */
-import { Client } from '@elastic/elasticsearch';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
@@ -33,109 +29,38 @@ import {
   postSearchQuery,
 } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { usesVectorFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { fuseHybrid, type TieredFusedId } from '../../src/query/fusion.ts';
 import { feedbackVector } from '../../src/query/relevance-feedback.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
-import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
-import { rankScores } from './api-search.ts';
-import { postServiceId } from './beir-observations.ts';
-import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
-import { ndcgAtK } from './ndcg.ts';
-import { socialQuerySet } from './social-set.ts';
 import { pairedRandomizationP } from './stats.ts';
-import { K, parsed, windowsOn, type Hit } from './windows.ts';
+import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
 import { cli } from '../lib/args.ts';
+import { openModel } from '../lib/model.ts';
+import { writeResult } from '../lib/measure.ts';
 
 cli({});
 
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
-const embedder = createEmbedder(config);
-await embedder.ready();
-const es = new Client({ node: config.ELASTICSEARCH_URL });
+const { config, embedder, es } = await openModel();
 
 /** One query of either set, with its two windows as the service asks them. */
-interface Case {
-  set: 'social' | 'scifact';
-  id: string;
-  /** Social: the query kind; SciFact: `scifact`. */
-  kind: string;
-  text: string;
+interface Case extends JudgedQuery {
   search: PostSearch & { query: string };
-  index: string;
   vector: number[];
   lexical: Hit[];
   semantic: Hit[];
-  /** nDCG@10 of a ranking of post IDs. */
-  ndcg(ids: readonly string[]): number;
-  judged(id: string): boolean;
 }
 
 const { lexicalWindow, semanticWindow } = windowsOn(es);
 
-async function socialCases(): Promise<Case[]> {
-  const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;
-  const size = { posts: 1500, accounts: 150, seed: 5 };
-  const observations = [...generateObservations(size)];
-  const servable = await es.search({ index, query: { term: { servable: true } }, size: 10_000, _source: false });
-  const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)), seedPostLabels(size));
-  const out: Case[] = [];
-  for (const q of queries) {
-    if (q.kind === 'nonsense' || q.judgments.size === 0) continue;
-    const search = parsed(q.text);
-    const vector = Array.from(await embedder.embedQuery(q.text));
-    out.push({
-      set: 'social',
-      id: q.id,
-      kind: q.kind,
-      text: q.text,
-      search,
-      index,
-      vector,
-      lexical: await lexicalWindow(index, postSearchQuery(search)),
-      semantic: await semanticWindow(index, search, vector),
-      ndcg: (ids) => ndcgAtK(rankScores(ids), q.judgments, { k: K }),
-      judged: (id) => q.judgments.has(id),
-    });
-  }
-  return out;
-}
-
-async function scifactCases(): Promise<Case[]> {
-  const dir = scifactDir();
-  const collection = path.basename(dir);
-  const index = process.env['SCIFACT_INDEX'] ?? `relevance-harness-${collection.toLowerCase()}-posts`;
-  const qrels = await loadQrels(dir, 'test');
-  const docOf = new Map((await loadCorpus(dir)).map((d) => [postServiceId(collection, d.id), d.id]));
-  const out: Case[] = [];
-  for (const [id, claim] of await loadQueries(dir)) {
-    const judgments = qrels.get(id);
-    if (!judgments) continue;
-    // SCIFACT_AS_QUESTIONS=1: each claim asked as a question ("is it true that … ?"), to see what the
-    // question handling does to questions whose every other word is the topic.
-    const text =
-      process.env['SCIFACT_AS_QUESTIONS'] === '1' ? `is it true that ${claim.replace(/\.\s*$/, '')}?` : claim;
-    const search = parsed(text);
-    const vector = Array.from(await embedder.embedQuery(text.slice(0, 2000)));
-    out.push({
-      set: 'scifact',
-      id,
-      kind: 'scifact',
-      text,
-      search,
-      index,
-      vector,
-      lexical: await lexicalWindow(index, postSearchQuery(search)),
-      semantic: await semanticWindow(index, search, vector),
-      ndcg: (ids) => ndcgAtK(rankScores(ids.map((i) => docOf.get(i)!)), judgments, { k: K, queryId: id }),
-      judged: () => true,
-    });
-  }
-  return out;
+async function makeCase(q: JudgedQuery): Promise<Case> {
+  const search = parsed(q.text);
+  const vector = Array.from(await embedder.embedQuery(q.text.slice(0, 2000)));
+  const lexical = await lexicalWindow(q.index, postSearchQuery(search));
+  return { ...q, search, vector, lexical, semantic: await semanticWindow(q.index, search, vector) };
 }
 
 /** The service's fusion of two windows (hybrid, the default floor), with another lexical weight if asked. */
@@ -498,7 +423,8 @@ const variants: Variant[] = [
   contentEmbeddedRocchio,
 ];
 
-const cases = [...(await socialCases()), ...(await scifactCases())];
+const cases: Case[] = [];
+for (const q of [...(await socialQueries(es)), ...(await scifactQueries())]) cases.push(await makeCase(q));
 process.stderr.write(`${cases.length} queries\n`);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const HEADLINE = new Set(['hashtag', 'handle', 'intent', 'language']);
@@ -543,8 +469,6 @@ for (const variant of [
   rows.push(row);
   process.stderr.write(`${JSON.stringify(row)}\n`);
 }
-const file = path.join(REPO_ROOT, 'bench/results/feedback.json');
-mkdirSync(path.dirname(file), { recursive: true });
-writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), rows }, null, 2)}\n`);
+writeResult('feedback.json', { date: new Date().toISOString(), rows });
 console.table(rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !k.endsWith(' p')))));
 await embedder.close();

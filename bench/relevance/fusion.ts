@@ -7,20 +7,18 @@
  *
  * Writes bench/results/fusion-<collection>.json.
  */
-import { Client } from '@elastic/elasticsearch';
 import path from 'node:path';
-import { loadConfig } from '../../src/internal/config.ts';
-import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { postSearchFilter, postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { fuseConvex, fuseHybrid, type FusedId, type ScoredId } from '../../src/query/fusion.ts';
 import { fuseReciprocalRank } from './rrf.ts';
-import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
+import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
 import { writeResult } from '../lib/measure.ts';
 import { cli } from '../lib/args.ts';
+import { openModel } from '../lib/model.ts';
 
 cli({});
 
@@ -28,10 +26,7 @@ const dir = scifactDir();
 const collection = path.basename(dir);
 // The index bench/relevance/harness.ts loads (run it with semantic or hybrid first, so it has vectors).
 const index = `${process.env.HARNESS_PREFIX ?? `relevance-harness-${collection.toLowerCase()}`}-posts`;
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
-const embedder = createEmbedder(config);
-await embedder.ready();
-const es = new Client({ node: config.ELASTICSEARCH_URL });
+const { config, embedder, es } = await openModel();
 
 const corpus = await loadCorpus(dir);
 const qrels = await loadQrels(dir, 'test');

@@ -11,7 +11,7 @@
  * The data stays under INDEX_PREFIX = REDIS_PREFIX = `relevance-harness-<collection>` (or
  * `--prefix`) and is reused while it holds the whole corpus; `--reingest` drops and reloads it,
  * `--drop` only drops it. `--force-merge` merges the posts index into one segment before measuring
- * (exact BM25 statistics; see deletedPosts in harness-service.ts).
+ * (exact BM25 statistics; see deletedPosts in bench/lib/in-process-service.ts).
  * Embeddings use MODEL_DIR (default ../shared/models/all-MiniLM-L6-v2 when present; EMBEDDINGS=off
  * for BM25 only). Writes bench/results/relevance-<collection>.json; prints a table.
  */
@@ -43,7 +43,7 @@ import {
   type RankingMode,
   benchLogger,
   harnessEnv,
-} from './harness-service.ts';
+} from '../lib/in-process-service.ts';
 import { meanNdcgAtK, type Qrels } from './ndcg.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';

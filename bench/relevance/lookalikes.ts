@@ -38,15 +38,14 @@ import {
   countPosts,
   destroyPrefix,
   harnessRuntime,
-  sendObservations,
   startApiNode,
-  startLoader,
-  waitForQueueIdle,
+  loadObservations,
   type Runtime,
   benchLogger,
   harnessEnv,
-} from './harness-service.ts';
+} from '../lib/in-process-service.ts';
 import { cli } from '../lib/args.ts';
+import { scanPages } from '../lib/scan.ts';
 
 const args = cli({
   options: {
@@ -69,63 +68,15 @@ const K = 10;
 /** A judged reference has published at least this many posts (a creator someone would look up). */
 const MIN_REFERENCE_POSTS = args['min-posts'];
 
-/**
- * Loads the seed through the intake unless the posts are all there, then lets the worker give every
- * post its vector (and every account its lookalike vector). A run stopped midway resumes: the
- * queued embedding jobs wait in Redis.
- */
-async function load(base: Runtime, key: string): Promise<void> {
-  const loader = await startLoader(base, logger, { holdEmbeddings: true });
-  try {
-    if (args.reingest || (await countPosts(base)).total < size.posts) {
-      say(`loading ${size.posts} posts of ${size.accounts} accounts (seed ${size.seed}) under ${prefix}`);
-      let batch: unknown[] = [];
-      for (const observation of generateObservations(size)) {
-        batch.push(observation);
-        if (batch.length === 500) {
-          await sendObservations(loader.node, key, batch, { wait: false });
-          batch = [];
-        }
-      }
-      if (batch.length > 0) await sendObservations(loader.node, key, batch, { wait: false });
-      await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
-    }
-    await loader.holdEmbeddings(false);
-    if (!loader.embeddingQueue) throw new Error('the worker has no model (MODEL_DIR): lookalikes need vectors');
-    await waitForQueueIdle(loader.embeddingQueue, {
-      timeoutMs: 3_600_000,
-      onProgress: (pending) => logger.info({ pending }, 'embedding'),
-    });
-  } finally {
-    await loader.close();
-  }
-}
-
-/** Every hit of `request`, through a point in time (the indices are larger than one page). */
+/** Every hit of `request` (the indices are larger than one page). */
 async function scan<T>(
   runtime: Runtime,
   index: string,
-  request: estypes.SearchRequest,
+  request: Omit<estypes.SearchRequest, 'index'>,
 ): Promise<estypes.SearchHit<T>[]> {
-  const pit = await runtime.es.openPointInTime({ index, keep_alive: '2m' });
   const out: estypes.SearchHit<T>[] = [];
-  try {
-    let after: estypes.SortResults | undefined;
-    for (;;) {
-      const response = await runtime.es.search<T>({
-        ...request,
-        pit: { id: pit.id, keep_alive: '2m' },
-        size: 5000,
-        sort: ['_shard_doc'],
-        ...(after ? { search_after: after } : {}),
-      });
-      out.push(...response.hits.hits);
-      if (response.hits.hits.length < 5000) return out;
-      after = response.hits.hits.at(-1)!.sort;
-    }
-  } finally {
-    await runtime.es.closePointInTime({ id: pit.id }).catch(() => undefined);
-  }
+  for await (const hits of scanPages<T>(runtime.es, index, request, { keepAlive: '2m' })) out.push(...hits);
+  return out;
 }
 
 /** What the engine holds for the exact comparisons: candidates' own vectors, every post's vector. */
@@ -259,27 +210,8 @@ function rankedBy(
 }
 
 /** Exact nearest neighbours of each reference among the candidates, by the vectors of `vectors`. */
-function exactNeighbours(
-  references: readonly string[],
-  vectors: Map<string, ArrayLike<number>>,
-): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const ref of references) {
-    const v = vectors.get(ref);
-    if (!v) {
-      out.set(ref, []);
-      continue;
-    }
-    const scored: Array<[string, number]> = [];
-    for (const [id, u] of vectors) if (id !== ref) scored.push([id, dot(v, u)]);
-    scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    out.set(
-      ref,
-      scored.slice(0, K).map(([id]) => id),
-    );
-  }
-  return out;
-}
+const exactNeighbours = (references: readonly string[], vectors: Map<string, ArrayLike<number>>) =>
+  rankedBy(references, vectors, (_ref, _id, cosine) => cosine);
 
 function normalized(vector: ArrayLike<number>): number[] {
   const n = Math.sqrt(dot(vector, vector));
@@ -401,7 +333,12 @@ async function measure(base: Runtime): Promise<void> {
   });
   try {
     const started = Date.now();
-    await load(base, created.key);
+    // Unless the posts are all there; the vectors of a run stopped midway are still queued.
+    const reload = args.reingest || (await countPosts(base)).total < size.posts;
+    if (reload) say(`loading ${size.posts} posts of ${size.accounts} accounts (seed ${size.seed}) under ${prefix}`);
+    await loadObservations(base, logger, created.key, reload ? generateObservations(size) : null, {
+      requireModel: true,
+    });
     say(`loaded and embedded in ${((Date.now() - started) / 60_000).toFixed(1)} min`);
     await base.es.indices.refresh({ index: `${prefix}-*` });
     const counts = await countPosts(base);

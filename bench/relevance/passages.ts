@@ -13,30 +13,25 @@
  *
  * p: two-sided paired sign-flip randomization test against the service's vectors' ranking (stats.ts).
  */
-import { Client } from '@elastic/elasticsearch';
 import path from 'node:path';
-import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
-import { loadConfig } from '../../src/internal/config.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { analyzeQuery } from '../../src/text/languages.ts';
 import { passagesOf } from '../../src/text/embedding-text.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 import { rankScores } from './api-search.ts';
 import { captionOf, postServiceId } from './beir-observations.ts';
-import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
+import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
 import { ndcgAtK } from './ndcg.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
+import { openModel } from '../lib/model.ts';
 
 cli({});
 
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
-const embedder = createEmbedder(config);
-await embedder.ready();
-const es = new Client({ node: config.ELASTICSEARCH_URL });
+const { config, embedder, es } = await openModel();
 
 const dir = scifactDir();
 const collection = path.basename(dir);

@@ -23,15 +23,13 @@ import {
   destroyPrefix,
   forceMergePosts,
   harnessRuntime,
-  sendObservations,
   startApiNode,
-  startLoader,
-  waitForQueueIdle,
+  loadObservations,
   type RankingMode,
   type Runtime,
   benchLogger,
   harnessEnv,
-} from './harness-service.ts';
+} from '../lib/in-process-service.ts';
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet, type SocialQuery } from './social-set.ts';
 import { cli } from '../lib/args.ts';
@@ -60,21 +58,6 @@ const observations = [...generateObservations(size)];
 // generator's label); `--judge-enriched-only` judges them as before 2026-11-27: about nothing.
 const labels = args['judge-enriched-only'] ? undefined : seedPostLabels(size);
 const K = 10;
-
-async function load(base: Runtime, key: string): Promise<void> {
-  const loader = await startLoader(base, logger, { holdEmbeddings: true });
-  try {
-    for (let i = 0; i < observations.length; i += 500)
-      await sendObservations(loader.node, key, observations.slice(i, i + 500), { wait: false });
-    await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
-    await loader.holdEmbeddings(false);
-    if (loader.embeddingQueue) await waitForQueueIdle(loader.embeddingQueue, { timeoutMs: 3_600_000 });
-    // A waited no-op (the first account again) refreshes: every earlier write is visible.
-    await sendObservations(loader.node, key, observations.slice(0, 1), { wait: true });
-  } finally {
-    await loader.close();
-  }
-}
 
 async function servableIds(base: Runtime): Promise<Set<string>> {
   const response = await base.es.search({
@@ -259,7 +242,7 @@ async function measure(base: Runtime): Promise<void> {
     const postCount = observations.filter((o) => o['kind'] === 'post').length;
     if ((await countPosts(base)).total < postCount) {
       say(`loading ${observations.length} observations (${postCount} posts, seed ${size.seed}) under ${prefix}`);
-      await load(base, created.key);
+      await loadObservations(base, logger, created.key, observations);
       await forceMergePosts(base);
     }
     const counts = await countPosts(base);

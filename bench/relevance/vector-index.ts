@@ -20,18 +20,19 @@ import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-que
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { fuseConvex, type ScoredId } from '../../src/query/fusion.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
-import { loadCorpus, loadQrels, loadQueries, REPO_ROOT, scifactDir } from './beir.ts';
+import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
 import { writeResult } from '../lib/measure.ts';
 import { cli } from '../lib/args.ts';
+import { MODEL_DIR } from '../lib/model.ts';
 
 cli({});
 
 const dir = scifactDir();
 const collection = path.basename(dir);
 const source = `${process.env.HARNESS_PREFIX ?? `relevance-harness-${collection.toLowerCase()}`}-posts`;
-const config = loadConfig({ MODEL_DIR: path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2'), ...process.env });
+const config = loadConfig({ MODEL_DIR, ...process.env });
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const run = `bench-vector-index-${randomBytes(3).toString('hex')}`;
 const VARIANTS = ['int8_hnsw', 'hnsw', 'flat'] as const;

@@ -1,14 +1,22 @@
 /**
- * The two windows a hybrid post search fuses, asked of Elasticsearch as the service asks them, for
- * the relevance benches that re-rank them offline (coverage.ts, feedback.ts): the lexical window
- * (a query tree, by score then id) and the semantic one (kNN under the search's filter).
+ * For the relevance benches that re-rank offline (coverage.ts, feedback.ts): the judged queries of
+ * both sets, and the two windows a hybrid post search fuses, asked of Elasticsearch as the service
+ * asks them: the lexical window (a query tree, by score then id) and the semantic one (kNN under
+ * the search's filter).
  */
+import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { postSearchFilter } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
+import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
+import { rankScores } from './api-search.ts';
+import { postServiceId } from './beir-observations.ts';
+import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
+import { ndcgAtK } from './ndcg.ts';
+import { socialQuerySet } from './social-set.ts';
 
 /** The page size the benches judge (nDCG@10). */
 export const K = 10;
@@ -54,4 +62,70 @@ export function parsed(text: string): PostSearch & { query: string } {
   const request = parsePostSearchRequest({ post: { query: text.slice(0, 2000) }, limit: K });
   if (request.kind !== 'initial') throw new Error('an initial request');
   return { ...request.search, query: request.search.query! };
+}
+
+/** A judged query of either set, with the posts index it is asked on. */
+export interface JudgedQuery {
+  set: 'social' | 'scifact';
+  id: string;
+  /** Social: the query kind; SciFact: `scifact`. */
+  kind: string;
+  text: string;
+  index: string;
+  /** nDCG@10 of a ranking of post IDs. */
+  ndcg(ids: readonly string[]): number;
+  judged(id: string): boolean;
+}
+
+/**
+ * The social set's judged queries (nonsense ones left out) on the posts of SOCIAL_PREFIX (default
+ * the one bench/relevance/social.ts loads for seed 5 and 1,500 posts), dataset `size`.
+ */
+export async function socialQueries(
+  es: Client,
+  size = { posts: 1500, accounts: 150, seed: 5 },
+): Promise<JudgedQuery[]> {
+  const index = `${process.env['SOCIAL_PREFIX'] ?? 'relevance-social-5-1500'}-posts`;
+  const observations = [...generateObservations(size)];
+  const servable = await es.search({ index, query: { term: { servable: true } }, size: 10_000, _source: false });
+  const queries = socialQuerySet(observations, new Set(servable.hits.hits.map((h) => h._id!)), seedPostLabels(size));
+  return queries
+    .filter((q) => q.kind !== 'nonsense' && q.judgments.size > 0)
+    .map((q) => ({
+      set: 'social',
+      id: q.id,
+      kind: q.kind,
+      text: q.text,
+      index,
+      ndcg: (ids) => ndcgAtK(rankScores(ids), q.judgments, { k: K }),
+      judged: (id) => q.judgments.has(id),
+    }));
+}
+
+/**
+ * SciFact's judged test claims on SCIFACT_INDEX (default the index bench/relevance/harness.ts
+ * loads). SCIFACT_AS_QUESTIONS=1: each claim asked as a question ("is it true that … ?"), to see
+ * what the question handling does to questions whose every other word is the topic.
+ */
+export async function scifactQueries(): Promise<JudgedQuery[]> {
+  const dir = scifactDir();
+  const collection = path.basename(dir);
+  const index = process.env['SCIFACT_INDEX'] ?? `relevance-harness-${collection.toLowerCase()}-posts`;
+  const qrels = await loadQrels(dir, 'test');
+  const docOf = new Map((await loadCorpus(dir)).map((d) => [postServiceId(collection, d.id), d.id]));
+  const out: JudgedQuery[] = [];
+  for (const [id, claim] of await loadQueries(dir)) {
+    const judgments = qrels.get(id);
+    if (!judgments) continue;
+    out.push({
+      set: 'scifact',
+      id,
+      kind: 'scifact',
+      text: process.env['SCIFACT_AS_QUESTIONS'] === '1' ? `is it true that ${claim.replace(/\.\s*$/, '')}?` : claim,
+      index,
+      ndcg: (ids) => ndcgAtK(rankScores(ids.map((i) => docOf.get(i)!)), judgments, { k: K, queryId: id }),
+      judged: () => true,
+    });
+  }
+  return out;
 }

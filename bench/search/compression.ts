@@ -10,7 +10,7 @@
 import { Pool } from 'undici';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
-import { startInProcessApi } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 300, min: 1 }] });
 const node = await startInProcessApi({ name: 'compression bench', defaults: { RATE_LIMIT_SEARCH_PER_MINUTE: '0' } });

@@ -16,7 +16,7 @@ import { postFacetsRequestSchema } from '../../src/query/facet-request.ts';
 import { cli } from '../lib/args.ts';
 import { GENERATED_POSTS_POSITIONALS, loadGeneratedPosts } from '../lib/generated-posts.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
-import { benchConfig, startInProcessApi } from '../lib/service-stack.ts';
+import { benchConfig, startInProcessApi } from '../lib/in-process-api.ts';
 import { apiClient, rawPostSearch } from '../lib/sides.ts';
 
 const args = cli({ positionals: GENERATED_POSTS_POSITIONALS });

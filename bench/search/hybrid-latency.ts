@@ -10,10 +10,10 @@
  * request pays a real query embedding; a second pass repeats earlier texts (embedding cache hits).
  * Writes bench/results/hybrid-latency.json.
  */
-import http from 'node:http';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
-import { startInProcessApi } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
+import { apiClient } from '../lib/sides.ts';
 import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 200, min: 1 }] });
@@ -42,35 +42,9 @@ const counts = await hybridEs.count({
 });
 const total = await hybridEs.count({ index: `${hybrid.config.INDEX_PREFIX}-posts` });
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-function search(address: string, query: string): Promise<void> {
-  const payload = JSON.stringify({ post: { query }, limit: 20 });
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      `${address}/v1/social/posts/search`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (c: Buffer) => chunks.push(c));
-        response.on('end', () =>
-          response.statusCode === 200
-            ? resolve(void JSON.parse(Buffer.concat(chunks).toString()))
-            : reject(new Error(`${response.statusCode}: ${Buffer.concat(chunks).toString()}`)),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(payload);
-  });
-}
+const clients = { hybrid: apiClient(hybrid.address, key), lexical: apiClient(lexical.address, key) };
+const search = (side: keyof typeof clients, query: string) =>
+  clients[side].post('/v1/social/posts/search', { post: { query }, limit: 20 });
 
 async function pass(name: string, text: (i: number) => string) {
   const times = await interleave({
@@ -78,8 +52,8 @@ async function pass(name: string, text: (i: number) => string) {
     warmup: WARMUP,
     request: (i) => i,
     sides: [
-      ['hybrid', (i) => search(hybrid.address, text(i))],
-      ['lexical', (i) => search(lexical.address, text(i))],
+      ['hybrid', (i) => search('hybrid', text(i))],
+      ['lexical', (i) => search('lexical', text(i))],
     ],
   });
   // Paired by query text (both sides asked it back to back): robust to the machine's drift.
@@ -108,6 +82,6 @@ writeResult('hybrid-latency.json', {
   rows,
 });
 console.table(rows);
-agent.destroy();
+await Promise.all(Object.values(clients).map((c) => c.close()));
 await hybrid.close();
 await lexical.close();

@@ -11,9 +11,9 @@
  * is `lookalike_embedding` on accounts, `embedding` on posts.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round } from '../lib/measure.ts';
+import { sampleVectors } from '../lib/scan.ts';
 
 const args = cli({
   options: {
@@ -31,21 +31,7 @@ const field = args.field;
 const k = args.k;
 const candidates = args.candidates;
 
-type Stored = { record: { lookalike?: { vector: string }; embedding?: { vector: string | null } } };
-const sample = await es.search({
-  index,
-  size: args.references,
-  query: {
-    function_score: { query: { exists: { field } }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] },
-  },
-  _source: false,
-});
-const docs = await es.mget<Stored>({ index, ids: sample.hits.hits.map((h) => h._id!) });
-const vectors = docs.docs.flatMap((d) => {
-  const record = 'found' in d && d.found ? d._source?.record : undefined;
-  const encoded = record?.lookalike?.vector ?? record?.embedding?.vector;
-  return encoded ? [decodeVector(encoded)] : [];
-});
+const vectors = await sampleVectors(es, index, field, args.references);
 const pit = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
 // The shape of a similar_to search: a filter and one record left out.
 const filter: estypes.QueryDslQueryContainer = {

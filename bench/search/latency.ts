@@ -12,7 +12,7 @@ import { Client } from '@elastic/elasticsearch';
 import Fastify from 'fastify';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
-import { startInProcessApi } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 import { apiClient, rawAccountRecords, rawPostRecords } from '../lib/sides.ts';
 import { SEARCH_QUERIES as QUERIES } from '../lib/query-texts.ts';
 

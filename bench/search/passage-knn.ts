@@ -10,9 +10,9 @@
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round } from '../lib/measure.ts';
+import { sampleVectors } from '../lib/scan.ts';
 
 const args = cli({
   options: {
@@ -24,21 +24,7 @@ const args = cli({
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
 const index = args.index;
 
-const sample = await es.search<{ record: { embedding?: { vector: string } } }>({
-  index,
-  size: args.references,
-  query: {
-    function_score: {
-      query: { exists: { field: 'embedding' } },
-      functions: [{ random_score: { seed: 7, field: '_seq_no' } }],
-    },
-  },
-  _source: ['record.embedding.vector'],
-});
-const vectors = sample.hits.hits.flatMap((h) => {
-  const encoded = h._source?.record.embedding?.vector;
-  return encoded ? [decodeVector(encoded)] : [];
-});
+const vectors = await sampleVectors(es, index, 'embedding', args.references);
 const posts = (await es.count({ index })).count;
 const long = (await es.count({ index, query: { nested: { path: 'passages', query: { match_all: {} } } } })).count;
 const pit = (await es.openPointInTime({ index, keep_alive: '5m' })).id;

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { cli } from '../lib/args.ts';
-import { startInProcessApi } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 
 cli({});
 const node = await startInProcessApi({ name: 'serialize bench', listen: false, scopes: [] });

@@ -16,7 +16,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
-import { startInProcessApi } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 300, min: 1 }] });
 const WARMUP = 30;

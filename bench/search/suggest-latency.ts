@@ -22,7 +22,7 @@ import { labelOf } from '../../src/query/taxonomies.ts';
 import { foldName } from '../../src/text/name-keys.ts';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round, writeResult } from '../lib/measure.ts';
-import { startInProcessApi } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 
 const args = cli({
   positionals: [{ name: 'rounds', type: 'int', default: 3, min: 1 }],

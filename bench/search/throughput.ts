@@ -29,19 +29,13 @@ import { rmSync } from 'node:fs';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { Rng } from '../../src/seed/random.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
-import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
+import { cpuSeconds, machineBusySeconds } from '../lib/processes.ts';
 import { localRedisPid, pinEngineAndService } from '../lib/cpu-pinning.ts';
 import { startLoad, type LoadRequest, type LoadResult } from '../lib/load.ts';
-import {
-  elasticsearchUrls,
-  exportCommit,
-  log,
-  REPO_ROOT,
-  startInProcessApi,
-  startStack,
-  type ServiceStack,
-} from '../lib/service-stack.ts';
+import { elasticsearchUrls, log, REPO_ROOT, startStack, type ServiceStack } from '../lib/service-stack.ts';
+import { startInProcessApi } from '../lib/in-process-api.ts';
 import { seedThroughIntake } from '../lib/stack-data.ts';
+import { snapshotService } from '../lib/service-snapshot.ts';
 import { queryTexts } from '../soak/mix.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult } from '../lib/measure.ts';
@@ -317,7 +311,7 @@ async function phase(
 }
 
 async function main(): Promise<void> {
-  const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
+  const root = args['service-commit'] ? snapshotService(args['service-commit']).dir : REPO_ROOT;
   process.once('exit', () => root !== REPO_ROOT && rmSync(root, { recursive: true, force: true }));
   const stack = await startStack({
     label: 'throughput',

@@ -22,24 +22,18 @@
  * Prints a table; writes bench/results/soak-<label>-<run>.json. Deletes everything it made.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { cpuSeconds } from '../intake/processes.ts';
+import { cpuSeconds } from '../lib/processes.ts';
 import { startLoad } from '../lib/load.ts';
-import {
-  compileService,
-  exportCommit,
-  lastProbe,
-  log,
-  REPO_ROOT,
-  startStack,
-  type ServiceStack,
-  type StackProcess,
-} from '../lib/service-stack.ts';
+import { lastProbe, log, REPO_ROOT, startStack, type ServiceStack, type StackProcess } from '../lib/service-stack.ts';
 import { readTargets, seedThroughIntake } from '../lib/stack-data.ts';
+import { compileService, snapshotService } from '../lib/service-snapshot.ts';
 import { cli, numberArg } from '../lib/args.ts';
 import { createMix } from './mix.ts';
+import { MODEL_DIR } from '../lib/model.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -65,7 +59,6 @@ const CONNECTIONS = args.connections;
 const SAMPLE_S = args['sample-seconds'];
 const POSTS = args.posts;
 const SEED = args.seed;
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const MiB = 1024 * 1024;
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -161,7 +154,7 @@ function printRow(row: Row): void {
 async function main(): Promise<void> {
   if (!existsSync(path.join(MODEL_DIR, 'config.json')) && !args.env.includes('EMBEDDINGS=off'))
     throw new Error(`no model at ${MODEL_DIR} (set MODEL_DIR)`);
-  const root = args['service-commit'] ? exportCommit(args['service-commit']) : REPO_ROOT;
+  const root = args['service-commit'] ? snapshotService(args['service-commit']).dir : REPO_ROOT;
   if (args.dist) {
     log('compiling the service (npm run build)…');
     compileService(root);
@@ -262,9 +255,7 @@ async function main(): Promise<void> {
       load: result,
       rows,
     };
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    const file = path.join(REPO_ROOT, 'bench/results', `soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`);
-    writeFileSync(file, JSON.stringify(summary, null, 2));
+    const file = writeResult(`soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`, summary);
     process.stdout.write(`\nidle before load: api ${idle.api?.rss} MiB, worker ${idle.worker?.rss} MiB\n`);
     process.stdout.write(
       `load: ${result.requests} responses in ${result.duration_s} s (${result.requests_per_s}/s), non2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts}), p50 ${result.latency.p50_ms} ms, p99 ${result.latency.p99_ms} ms\n`,

@@ -32,7 +32,7 @@ import { DEFAULT_SEED_NOW, generateObservations, type SeedOptions } from '../../
 import { followerCurve } from '../../src/seed/history.ts';
 import { PostBuilder } from '../../src/seed/posts.ts';
 import { hash2, Rng } from '../../src/seed/random.ts';
-import { writeLoad, type GeneratedLoad } from '../intake/load.ts';
+import { writeLoad, type GeneratedLoad } from '../lib/intake-load.ts';
 import { cli } from '../lib/args.ts';
 
 /** Posts posted this many days before the day are re-observed (as history.ts re-observes them). */
@@ -357,11 +357,12 @@ export function checkDayLoad(opts: { posts: number; accounts: number; seed?: num
  * fresh stack holding the dataset, and throws unless every observation is accepted.
  */
 async function checkThroughIntake(posts: number, accounts: number, serviceCommit: string): Promise<number> {
-  const { exportCommit, REPO_ROOT, startStack, until } = await import('../lib/service-stack.ts');
-  const { generateLoad, sendLoad } = await import('../intake/load.ts');
+  const { REPO_ROOT, startStack, until } = await import('../lib/service-stack.ts');
+  const { snapshotService } = await import('../lib/service-snapshot.ts');
+  const { generateLoad, sendLoad } = await import('../lib/intake-load.ts');
   const { Pool } = await import('undici');
   const { mkdirSync, rmSync } = await import('node:fs');
-  const root = exportCommit(serviceCommit);
+  const root = snapshotService(serviceCommit).dir;
   const scratch = `${REPO_ROOT}/.scratch/day-load-check-${process.pid}`;
   mkdirSync(scratch, { recursive: true });
   const removeFiles = () => {

@@ -19,15 +19,14 @@
  * the machine's busy CPU outside them, as the machine is shared); and search p50/p99 during the
  * day against idle. Writes bench/results/steady-state-day-<posts>-<base>-<commit>.json.
  *
- * The service runs as committed at `--service-commit` (bench/lib/service-stack.ts exportCommit),
+ * The service runs as committed at `--service-commit` (bench/lib/service-snapshot.ts),
  * one API and one worker under a fresh prefix, EMBEDDINGS off unless `--embeddings` (MODEL_DIR, or
  * ../shared/models/all-MiniLM-L6-v2; the base load then waits for every vector, which takes long),
  * the search rate limit raised above the load (one key sends it all). Everything it creates is
  * deleted at the end, on failure too. The day's generator checks itself on a small day first
  * (`npx tsx bench/steady-state/day-load.ts --check --intake` also sends one through an intake).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -38,13 +37,15 @@ import {
   type ObservationJobResult,
 } from '../../src/queues/registry.ts';
 import { DEFAULT_SEED_NOW } from '../../src/seed/generator.ts';
-import { generateLoad, sendLoad, writeLoad } from '../intake/load.ts';
-import { cpuSeconds, machineBusySeconds } from '../intake/processes.ts';
-import { exportCommit, log, REPO_ROOT, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
+import { generateLoad, sendLoad, writeLoad } from '../lib/intake-load.ts';
+import { snapshotService } from '../lib/service-snapshot.ts';
+import { log, REPO_ROOT, stackCpu, startStack, until, type ServiceStack } from '../lib/service-stack.ts';
 import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
-import { engineCpuMs } from '../lib/engine-cpu.ts';
+import { MODEL_DIR } from '../lib/model.ts';
+import { familyWork } from '../lib/engine-cpu.ts';
+import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
   options: {
@@ -86,33 +87,19 @@ const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** di
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Engine counters of one index family (primaries): writes and what the intake's reads cost. */
-type FamilyWork = Record<
-  'index_ops' | 'index_ms' | 'refreshes' | 'refresh_ms' | 'merge_ms' | 'queries' | 'query_ms' | 'gets',
-  number
->;
-
-/** The engine's counters per index family (as bench/intake/history-cost.ts engineWork). */
-async function engineWork(stack: ServiceStack): Promise<Record<string, FamilyWork>> {
-  const out: Record<string, FamilyWork> = {};
-  for (const family of ['posts', 'accounts', 'metrics']) {
-    const pattern = family === 'metrics' ? `${stack.prefix}-metrics-*` : `${stack.prefix}-${family}-v*`;
-    const stats = await stack.es.indices
-      .stats({ index: pattern, metric: ['indexing', 'refresh', 'merge', 'search', 'get'] })
-      .catch(() => null);
-    const p = stats?._all.primaries;
-    out[family] = {
-      index_ops: p?.indexing?.index_total ?? 0,
-      index_ms: p?.indexing?.index_time_in_millis ?? 0,
-      refreshes: p?.refresh?.total ?? 0,
-      refresh_ms: p?.refresh?.total_time_in_millis ?? 0,
-      merge_ms: p?.merges?.total_time_in_millis ?? 0,
-      queries: p?.search?.query_total ?? 0,
-      query_ms: p?.search?.query_time_in_millis ?? 0,
-      gets: p?.get?.total ?? 0,
-    };
-  }
-  return out;
-}
+const FAMILY_WORK = [
+  'index_ops',
+  'index_ms',
+  'refreshes',
+  'refresh_ms',
+  'merge_ms',
+  'queries',
+  'query_ms',
+  'gets',
+] as const;
+type FamilyWork = Record<(typeof FAMILY_WORK)[number], number>;
+const engineWork = (stack: ServiceStack): Promise<Record<string, FamilyWork>> =>
+  familyWork(stack.es, stack.prefix, FAMILY_WORK);
 
 function workDelta(after: Record<string, FamilyWork>, before: Record<string, FamilyWork>): Record<string, FamilyWork> {
   const out: Record<string, FamilyWork> = {};
@@ -123,30 +110,6 @@ function workDelta(after: Record<string, FamilyWork>, before: Record<string, Fam
     ) as FamilyWork;
   }
   return out;
-}
-
-/**
- * CPU seconds so far of Elasticsearch, the worker, the API, this bench and the whole machine: the
- * machine's less the others is what else ran meanwhile (the machine is shared), flagging a noisy run.
- */
-async function cpu(stack: ServiceStack): Promise<Record<'es' | 'worker' | 'api' | 'bench' | 'machine', number>> {
-  const own = process.cpuUsage();
-  return {
-    es: (await engineCpuMs(stack.es)) / 1000,
-    worker: cpuSeconds(stack.worker!.child.pid) ?? 0,
-    api: cpuSeconds(stack.apis[0]!.child.pid) ?? 0,
-    bench: (own.user + own.system) / 1e6,
-    machine: machineBusySeconds(),
-  };
-}
-
-async function drained(stack: ServiceStack, what: string, timeoutMs: number): Promise<void> {
-  await until(what, async () => Object.values(await stack.queueDepth()).every((n) => n === 0), timeoutMs, 100);
-  await stack.es.indices.refresh({
-    index: `${stack.prefix}-posts,${stack.prefix}-accounts,${stack.prefix}-metrics`,
-    ignore_unavailable: true,
-    allow_no_indices: true,
-  });
 }
 
 /** Waits until no merge runs on the stack's indices for five seconds in a row (at most 10 minutes). */
@@ -270,16 +233,14 @@ function* sampled(observations: Iterable<Record<string, unknown>>): Generator<Re
 }
 
 async function main(): Promise<void> {
-  const commit = execFileSync('git', ['rev-parse', '--short', `${args['service-commit']}^{commit}`], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-  }).trim();
   // The generator's own check on a small day first: IDs, order, counters, the contract.
   log(`day check: ${JSON.stringify(checkDayLoad({ posts: 3000, accounts: 300 }))}`);
 
   const scratch = path.join(REPO_ROOT, '.scratch', `steady-state-day-${process.pid}`);
   mkdirSync(scratch, { recursive: true });
-  const serviceRoot = exportCommit(args['service-commit']);
+  const snapshot = snapshotService(args['service-commit']);
+  const serviceRoot = snapshot.dir;
+  const commit = snapshot.commit;
   const removeFiles = () => {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(serviceRoot, { recursive: true, force: true });
@@ -305,14 +266,13 @@ async function main(): Promise<void> {
         `generated in ${round((performance.now() - generating) / 1000)} s`,
     );
 
-    const modelDir = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
     stack = await startStack({
       label: `steady-day-${POSTS}`,
       ...(ON ? { existingPrefix: ON } : {}),
       apis: 1,
       worker: true,
       env: {
-        ...(args.embeddings ? { EMBEDDINGS: 'on', MODEL_DIR: modelDir } : { EMBEDDINGS: 'off' }),
+        ...(args.embeddings ? { EMBEDDINGS: 'on', MODEL_DIR } : { EMBEDDINGS: 'off' }),
         // One key sends the whole search load: the default 600 a minute would refuse some at 10/s.
         // A budget well above the load keeps the limiter's own work in what is measured.
         RATE_LIMIT_SEARCH_PER_MINUTE: String(Math.max(6000, Math.ceil(SEARCH_RATE * 60 * 10))),
@@ -327,7 +287,7 @@ async function main(): Promise<void> {
     const loading = performance.now();
     if (base.observations > 0)
       await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
-    await Promise.race([drained(s, 'the base load to be indexed', 60 * 60_000), s.failure]);
+    await Promise.race([s.drained(60 * 60_000, { what: 'the base load to be indexed' }), s.failure]);
     const baseSeconds = (performance.now() - loading) / 1000;
     log(`base loaded in ${round(baseSeconds)} s (${round(base.observations / baseSeconds, 0)} obs/s)`);
     // The engine merges the bulk load's segments for a while after it: idle is measured once that
@@ -341,25 +301,25 @@ async function main(): Promise<void> {
     await sleep(args['warmup-seconds'] * 1000);
     if (search.failures().length > 0)
       throw new Error(`searches failed: ${JSON.stringify(search.failures().slice(0, 3))}`);
-    const idleBefore = await cpu(s);
+    const idleBefore = await stackCpu(s);
     const idleStarted = performance.now();
     search.setPhase('idle');
     await Promise.race([sleep(args['idle-seconds'] * 1000), s.failure]);
     search.setPhase(null);
     const idleSeconds = (performance.now() - idleStarted) / 1000;
-    const idleAfter = await cpu(s);
+    const idleAfter = await stackCpu(s);
     log(`idle: ${JSON.stringify(search.report('idle').all)}`);
 
     jobs = await watchJobs(s);
     const engineBefore = await engineWork(s);
-    const before = await cpu(s);
+    const before = await stackCpu(s);
     search.setPhase('day');
     const sent = await Promise.race([sendLoad(dayLoad, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
     const allSent = (performance.now() - sent.startedAt) / 1000;
-    await Promise.race([drained(s, 'the day to be indexed', 60 * 60_000), s.failure]);
+    await Promise.race([s.drained(60 * 60_000, { what: 'the day to be indexed' }), s.failure]);
     const seconds = (performance.now() - sent.startedAt) / 1000;
     search.setPhase(null);
-    const after = await cpu(s);
+    const after = await stackCpu(s);
     const engine = workDelta(await engineWork(s), engineBefore);
     await search.stop();
     const searchFailures = search.failures();
@@ -477,12 +437,7 @@ async function main(): Promise<void> {
         failures: searchFailures.slice(0, 5),
       },
     };
-    mkdirSync(path.join(REPO_ROOT, 'bench/results'), { recursive: true });
-    const out = path.join(
-      REPO_ROOT,
-      `bench/results/steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}-${commit}.json`,
-    );
-    writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+    const out = writeResult(`steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}-${commit}.json`, result);
     const p = result.writes.per_observation;
     console.log(
       [

@@ -32,6 +32,7 @@ import { openServiceProcess } from '../../src/start/process.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 import { elasticsearchUrls } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
+import { scanPages } from '../lib/scan.ts';
 
 const args = cli({
   options: {
@@ -195,7 +196,6 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
   const target = `${args.to}-${name}-write`;
   const concrete = Object.keys(await es.indices.getAlias({ name: target }))[0]!;
   await es.indices.putSettings({ index: concrete, settings: { refresh_interval: '-1' } });
-  const pit = await source.openPointInTime({ index: `${args.from}-${name}`, keep_alive: '10m' });
   const inFlight = new Set<Promise<number>>();
   let written = 0;
   let parts: string[] = [];
@@ -213,18 +213,13 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
   const started = Date.now();
   let reported = started;
   try {
-    let after: unknown[] | undefined;
-    for (;;) {
-      const page = await source.search<{ record: PostRecord | AccountRecord }>({
-        pit: { id: pit.id, keep_alive: '10m' },
-        sort: [{ _shard_doc: 'asc' }],
-        size: 1000,
-        _source: ['record'],
-        track_total_hits: false,
-        ...(after ? { search_after: after as never } : {}),
-      });
-      const hits = page.hits.hits;
-      if (hits.length === 0) break;
+    const pages = scanPages<{ record: PostRecord | AccountRecord }>(
+      source,
+      `${args.from}-${name}`,
+      { _source: ['record'] },
+      { size: 1000, keepAlive: '10m' },
+    );
+    for await (const hits of pages) {
       for (const hit of hits) {
         const record = hit._source!.record;
         const owner =
@@ -238,7 +233,6 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
           if (bytes >= BATCH_BYTES) await flush();
         }
       }
-      after = hits.at(-1)!.sort;
       if (Date.now() - reported > 30_000) {
         reported = Date.now();
         process.stderr.write(`${name}: ${written} written (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
@@ -247,7 +241,6 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
     await flush();
     await Promise.all(inFlight);
   } finally {
-    await source.closePointInTime({ id: pit.id }).catch(() => undefined);
     await es.indices.putSettings({ index: concrete, settings: { refresh_interval: config.INDEX_REFRESH_INTERVAL } });
   }
   await es.indices.refresh({ index: concrete });

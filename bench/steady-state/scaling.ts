@@ -24,6 +24,8 @@ import { Redis } from 'ioredis';
 import { elasticsearchUrls, log, REPO_ROOT } from '../lib/service-stack.ts';
 import { cli } from '../lib/args.ts';
 import { writeResult } from '../lib/measure.ts';
+import { MODEL_DIR } from '../lib/model.ts';
+import { scanPages } from '../lib/scan.ts';
 
 const args = cli({
   options: {
@@ -37,7 +39,6 @@ const args = cli({
   },
 });
 const es = new Client({ node: elasticsearchUrls()[0]! });
-const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => Math.round(bytes / 2 ** 20);
 
@@ -137,20 +138,16 @@ async function fillFollowersMirror(prefix: string): Promise<number> {
   const key = `${prefix}:followers`;
   let n = 0;
   try {
-    let after: unknown[] | undefined;
-    const pit = await es.openPointInTime({ index: `${prefix}-accounts`, keep_alive: '2m' });
-    for (;;) {
-      const page = await es.search({
-        pit: { id: pit.id, keep_alive: '2m' },
-        sort: [{ _shard_doc: 'asc' }],
-        size: 5000,
+    const pages = scanPages(
+      es,
+      `${prefix}-accounts`,
+      {
         _source: false,
         docvalue_fields: ['id', 'followers_count', { field: 'observed_at', format: 'strict_date_time' }],
-        track_total_hits: false,
-        ...(after ? { search_after: after as never } : {}),
-      });
-      const hits = page.hits.hits;
-      if (hits.length === 0) break;
+      },
+      { keepAlive: '2m' },
+    );
+    for await (const hits of pages) {
       const pipe = redis.pipeline();
       for (const hit of hits) {
         const f = hit.fields as Record<string, unknown[]> | undefined;
@@ -159,9 +156,7 @@ async function fillFollowersMirror(prefix: string): Promise<number> {
         n++;
       }
       await pipe.exec();
-      after = hits.at(-1)!.sort;
     }
-    await es.closePointInTime({ id: pit.id }).catch(() => undefined);
     const bytes = (await redis.memory('USAGE', key, 'SAMPLES', 0)) ?? 0;
     return Math.round(bytes / Math.max(1, n));
   } finally {

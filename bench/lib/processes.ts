@@ -1,6 +1,6 @@
 /**
- * The service processes the intake bench starts (`social-search serve` and `worker`), and what it
- * reads of them from /proc: resident memory (VmRSS) and CPU time. Linux only.
+ * The service processes a bench starts (`social-search serve` and `worker`, service-stack.ts), and
+ * what it reads of them from /proc: resident memory (VmRSS) and CPU time. Linux only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -119,6 +119,12 @@ export class RssSampler {
       this.lifePeaks.set(pid, Math.max(rss, this.lifePeaks.get(pid) ?? 0));
       this.windowPeaks.set(pid, Math.max(rss, this.windowPeaks.get(pid) ?? 0));
     }
+  }
+
+  /** Samples `pid` too, from now on. */
+  add(pid: number): void {
+    this.pids.push(pid);
+    this.sample();
   }
 
   /** Starts a new peak window. */

@@ -1,14 +1,15 @@
 /**
- * The service as the relevance harness runs it: in-process runtimes, an HTTP intake node with its
- * worker for loading, one HTTP API node per ranking mode for asking, and the waits that make
- * "everything sent is indexed (and embedded)" a fact before any query is asked.
+ * The service inside the bench's own process, as the relevance and alert benches run it:
+ * in-process runtimes, an HTTP intake node with its worker for loading, one HTTP API node per
+ * ranking mode for asking, and the waits that make "everything sent is indexed (and embedded)" a
+ * fact before any query is asked. (The service as child processes: service-stack.ts; one API node
+ * alone: in-process-api.ts.)
  */
 import type { Client } from '@elastic/elasticsearch';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { Embedder } from '../../src/embedding/embedder.ts';
 import type { IndexAdmin } from '../../src/engine/index-admin.ts';
@@ -19,9 +20,7 @@ import { createApi } from '../../src/start/api.ts';
 import { openKeys, type Closable } from '../../src/start/core.ts';
 import { openServiceProcess, type ServiceProcess } from '../../src/start/process.ts';
 import { startWorkerProcess } from '../../src/start/worker-process.ts';
-import { REPO_ROOT } from './beir.ts';
-
-const MODEL_DIR = path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+import { MODEL_DIR } from './model.ts';
 
 /**
  * A harness environment on `prefix`: production settings (no per-response schema check in the
@@ -346,4 +345,45 @@ export async function startLoader(
       await embeddingQueue?.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * Loads `observations` (null: none, only the vectors still queued) through a loader on `runtime`:
+ * sent in requests of 500 not waited for, the records indexed, then the held embedding jobs run to
+ * the end and a waited no-op (the first observation again) makes every write visible. A run
+ * stopped midway resumes: the queued embedding jobs wait in Redis. `requireModel`: fail when the
+ * worker has no model.
+ */
+export async function loadObservations(
+  runtime: Runtime,
+  logger: Logger,
+  key: string,
+  observations: Iterable<Record<string, unknown>> | null,
+  options: { requireModel?: boolean } = {},
+): Promise<void> {
+  const loader = await startLoader(runtime, logger, { holdEmbeddings: true });
+  try {
+    let batch: Array<Record<string, unknown>> = [];
+    let first: Record<string, unknown> | undefined;
+    for (const observation of observations ?? []) {
+      first ??= observation;
+      batch.push(observation);
+      if (batch.length === 500) {
+        await sendObservations(loader.node, key, batch, { wait: false });
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await sendObservations(loader.node, key, batch, { wait: false });
+    if (first) await waitForQueueIdle(loader.node.runtime.queue, { timeoutMs: 3_600_000 });
+    await loader.holdEmbeddings(false);
+    if (!loader.embeddingQueue && options.requireModel) throw new Error('the worker has no model (MODEL_DIR)');
+    if (loader.embeddingQueue)
+      await waitForQueueIdle(loader.embeddingQueue, {
+        timeoutMs: 3_600_000,
+        onProgress: (pending) => logger.info({ pending }, 'embedding'),
+      });
+    if (first) await sendObservations(loader.node, key, [first], { wait: true });
+  } finally {
+    await loader.close();
+  }
 }
