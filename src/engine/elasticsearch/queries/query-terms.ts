@@ -162,8 +162,8 @@ export interface LexicalPlan {
 
 /**
  * The lexical side of a fused search's first page: the index's statistics of the query's content
- * words (one request), and, only when some word is in no post, the suggester's corrections (one
- * more) and the corrected text's words, a corrected word weighing what its posts make it weigh.
+ * words (one request), and, only when some word is in no post, its silent correction (spelling.ts,
+ * two more) and the corrected text's words, a corrected word weighing what its posts make it weigh.
  */
 export async function planLexicalSide(
   client: Client,
