@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { editsAllowed, type Correction, type CorrectionPolicy, type SpellingCorrector } from '../../spelling.ts';
-import { isCorrectable } from '../../../text/correctable-words.ts';
+import { isCorrectable, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { termOptions } from '../response-values.ts';
 import { POST_TEXT_FIELDS } from './post-query.ts';
@@ -33,7 +33,8 @@ export async function closestWords(
   policy: CorrectionPolicy,
   language: string,
 ): Promise<Map<string, IndexedCorrection>> {
-  const distinct = [...new Set(words)];
+  // Bounded whoever asks: the count below holds a filter per word and per candidate.
+  const distinct = [...new Set(words)].slice(0, MAX_CORRECTED_WORDS);
   const out = new Map<string, IndexedCorrection>();
   if (distinct.length === 0) return out;
   const found = await candidates(client, index, distinct, policy, language);
