@@ -6,7 +6,6 @@ import {
   MAX_CORRECTED_WORDS,
   withCorrections,
 } from '../../src/text/correctable-words.ts';
-import { editsAllowed, SILENT_CORRECTION, SUGGESTION } from '../../src/engine/spelling.ts';
 
 const keys = (query: string, language = 'en') => correctableWords(query, language).map((w) => w.key);
 
@@ -52,15 +51,6 @@ describe('withCorrections', () => {
       ]),
     );
     expect(corrected).toBe('Sourdough STARTER for #sourdugh, sourdough!');
-  });
-});
-
-describe('the two policies', () => {
-  it('a silent correction allows two edits from eight letters on, a suggestion from six', () => {
-    const edits = (word: string) => [editsAllowed(word, SILENT_CORRECTION), editsAllowed(word, SUGGESTION)];
-    expect(edits('macha')).toEqual([1, 1]);
-    expect(edits('startr')).toEqual([1, 2]);
-    expect(edits('sourdugh')).toEqual([2, 2]);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { editsAllowed, type Correction, type CorrectionPolicy, type SpellingCorrector } from '../../spelling.ts';
+import type { Correction, CorrectionPolicy, SpellingCorrector } from '../../spelling.ts';
 import { isCorrectable, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { termOptions } from '../response-values.ts';
@@ -7,8 +7,6 @@ import { POST_TEXT_FIELDS } from './post-query.ts';
 
 /** The unstemmed text fields a post query searches (their words are the vocabulary). */
 const TEXT_FIELDS = POST_TEXT_FIELDS.map((weighted) => weighted.split('^')[0]!);
-/** Candidates kept per word and field (the suggester's own `size`). */
-const CANDIDATES = 3;
 
 /** A correction, with the most documents of one text field that carry it (BM25's statistics). */
 export interface IndexedCorrection extends Correction {
@@ -19,8 +17,8 @@ export interface IndexedCorrection extends Correction {
  * The closest indexed word to each of `words` under `policy` (src/engine/spelling.ts), from the
  * engine's term suggester (in the core build, unlike the phrase suggester's collate, which needs
  * the mustache module): per text field, candidates the field holds in more documents than the word
- * (`suggest_mode: popular`, so, for a word no post carries, any), within the edits the policy
- * allows the word (the engine's distance: a transposition is one edit). Then one count of the
+ * (`suggest_mode: popular`, so, for a word no post carries, any), the policy's closest few at its
+ * least similarity. Then one count of the
  * servable posts carrying each word and each candidate in any text field (a `filters` aggregation),
  * which is what decides: the suggester's frequencies are per field and count deleted copies of
  * updated posts until a merge drops them, so whether a word of one post passed for a word of two
@@ -65,26 +63,27 @@ async function candidates(
   policy: CorrectionPolicy,
   language: string,
 ): Promise<Map<string, Map<string, { score: number; docFreq: number }>>> {
-  const suggest: Record<string, estypes.SearchFieldSuggester> = {};
-  for (const edits of [1, 2] as const) {
-    const text = words.filter((w) => editsAllowed(w, policy) === edits).join(' ');
-    if (!text) continue;
-    for (const field of TEXT_FIELDS) {
-      suggest[`${field}:${edits}`] = {
-        text,
-        term: {
-          field,
-          suggest_mode: 'popular',
-          size: CANDIDATES,
-          max_edits: edits,
-          prefix_length: 1,
-          min_word_length: 4,
-          min_doc_freq: policy.minPosts,
-          sort: 'score',
-        },
-      };
-    }
-  }
+  // `accuracy` (Lucene's DirectSpellChecker's) is accepted by the engine, though the client's types
+  // omit it: built apart from the literal typed as the client's, it passes as a property the type
+  // does not name.
+  const term = (field: string) => {
+    const options = {
+      field,
+      suggest_mode: 'popular' as const,
+      accuracy: policy.accuracy,
+      size: policy.candidates,
+      max_edits: 2,
+      prefix_length: 1,
+      min_word_length: 4,
+      min_doc_freq: policy.minPosts,
+      sort: 'score' as const,
+    };
+    return options;
+  };
+  const text = words.join(' ');
+  const suggest: Record<string, estypes.SearchFieldSuggester> = Object.fromEntries(
+    TEXT_FIELDS.map((field) => [field, { text, term: term(field) }]),
+  );
   const response = await engineCall(() =>
     client.search({ index, size: 0, track_total_hits: false, suggest, ...COMPLETE_RESULTS }),
   );
