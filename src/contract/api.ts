@@ -176,6 +176,11 @@ export const postSearchResponseSchema = z.strictObject({
     description:
       'Did you mean: the query with its misspelt words corrected from the indexed vocabulary, each correction carried by more posts than the word typed. Only on the first page of a query that found fewer than 3 posts, and only when a word has such a correction.',
   }),
+  /** Only when a hybrid search corrected words no post carries, on every page (an additive v1 member). */
+  corrected_query: z.string().optional().meta({
+    description:
+      'Showing results for: the query as it was searched, when the hybrid ranking corrected words of it that no post carries to the closest indexed word ("soudough" searched as "sourdough"); the rest as typed. On every page of such a search. A `suggested_query` beside it corrects this text further, never repeats it.',
+  }),
 });
 
 /** Spec 4.2: the search accounts envelope. */

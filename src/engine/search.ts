@@ -76,6 +76,11 @@ export interface SearchPage<R, S extends SearchState = SearchState> {
   retrievedBy?: ReadonlyMap<string, Retrieval>;
   /** Searches by similarity only: each record's cosine similarity to the reference, by id. */
   similarity?: ReadonlyMap<string, number>;
+  /**
+   * Fused rankings only: the query as the lexical side searched it, when it corrected words no post
+   * carries (the same on every page: the cursor carries it).
+   */
+  correctedQuery?: string;
   /** Exact: true only when at least one more result exists. */
   hasMore: boolean;
   /** Continuation state when `hasMore`, else null. */

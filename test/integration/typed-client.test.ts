@@ -41,6 +41,8 @@ export async function smoke(baseUrl: string, key: string, postId: string) {
   const client = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } });
   const search = await client.POST('/v1/social/posts/search', { body: { post: { query: 'skincare' }, limit: 5 } });
   const ids: string[] = (search.data?.data ?? []).map((post) => post.id);
+  // The additive members are typed too: what was searched, and what may have been meant.
+  const searchedAs: string | null = search.data?.corrected_query ?? search.data?.suggested_query ?? null;
   const got = await client.GET('/v1/social/posts/{id}', { params: { path: { id: postId } } });
   const handle: string | undefined = got.data?.author.handle;
   const problem = await client.GET('/v1/social/posts/{id}', { params: { path: { id: 'not-a-tracked-post' } } });
@@ -58,7 +60,7 @@ export async function smoke(baseUrl: string, key: string, postId: string) {
   const suggestions = (suggested.data?.data ?? []).map((s) => \`\${s.kind} \${s.value} \${s.count}\`);
   const topics = await client.GET('/v1/social/taxonomies/{name}', { params: { path: { name: 'topics' } } });
   const counted: 'accounts' | 'posts' | undefined = topics.data?.counted;
-  return { ids, handle, status: got.response.status, problemType, lookedUp, notFound, postsLookedUp, suggestions, counted };
+  return { ids, searchedAs, handle, status: got.response.status, problemType, lookedUp, notFound, postsLookedUp, suggestions, counted };
 }
 
 /** Never called: it only has to fail to compile where the contract says so. */
@@ -108,6 +110,7 @@ describe('a typed client generated from /openapi.json', () => {
     const result = await smoke(baseUrl, stack.key, mintId('post', 'tc-p'));
     expect(result).toEqual({
       ids: [mintId('post', 'tc-p')],
+      searchedAs: null,
       handle: 'typed.client',
       status: 200,
       problemType: 'https://api.example.test/problems/not-tracked',

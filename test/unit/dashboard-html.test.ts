@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { html } from '../../src/http/dashboard/html.ts';
+import { explorePage, type ExploreState } from '../../src/http/dashboard/insight-views.ts';
 import { usageChart } from '../../src/http/dashboard/usage-chart.ts';
 import { hashPassword, verifyPassword } from '../../src/services/keys/password-hash.ts';
 
@@ -28,6 +29,43 @@ describe('dashboard HTML', () => {
     expect(svg).toContain('height="122.0"');
     expect(svg).toContain('height="61.0"');
     expect(svg).toContain('2026-11-01: 10 requests, 5 client errors');
+  });
+});
+
+describe('the Explore page', () => {
+  const ctx = { holder: 'acme', csrf: 'token', base: '/dashboard', assetVersion: 'v1' };
+  const list = { data: [], counted: 'posts' as const };
+  const state = (extra: Partial<ExploreState>): ExploreState => ({
+    form: {
+      q: 'soudough <starter>',
+      niches: [],
+      topics: [],
+      languages: [],
+      countries: [],
+      from: '',
+      to: '',
+      min_followers: '',
+      max_followers: '',
+      interval: 'week',
+      by: '',
+      tz: 'UTC',
+    },
+    options: { niches: list, topics: list, languages: list, countries: list },
+    breakdowns: [],
+    posts: [],
+    endpoints: [],
+    ...extra,
+  });
+
+  it('says what a corrected search searched, escaped, above a further suggestion', () => {
+    const page = explorePage(
+      ctx,
+      state({ correctedQuery: 'sourdough <starter>', suggestedQuery: 'sourdough starters' }),
+    ).value;
+    expect(page).toContain(
+      '<p class="corrected-query">Showing results for <strong>sourdough &lt;starter&gt;</strong></p><p class="did-you-mean">Did you mean',
+    );
+    expect(explorePage(ctx, state({})).value).not.toContain('Showing results for');
   });
 });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { foldName, nameKeys } from '../../src/text/name-keys.ts';
-import { correctableWords } from '../../src/services/search/did-you-mean.ts';
 import { lookupCost } from '../../src/query/lookup-request.ts';
 
 describe('foldName', () => {
@@ -23,12 +22,6 @@ describe('nameKeys', () => {
       'musicale',
     ]);
     expect(nameKeys('   ')).toEqual([]);
-  });
-});
-
-describe('correctableWords', () => {
-  it('leaves entities, numbers, stop words and short words as typed', () => {
-    expect(correctableWords('Sourdugh for #beginers with @mei 2027 rye').map((w) => w.key)).toEqual(['sourdugh']);
   });
 });
 

@@ -26,7 +26,7 @@ import { createRecordLookups } from './reads/record-lookups.ts';
 import { createRecordReads } from './reads/record-reads.ts';
 import { createIntakeReads } from './reads/intake-reads.ts';
 import { createNameSuggester } from './reads/name-suggestions.ts';
-import { createSpellingCorrector } from './reads/spelling.ts';
+import { createSpellingCorrector } from './queries/spelling.ts';
 import { createRecordStore } from './writes/record-store.ts';
 import { createSearchEngine } from './reads/search-engine.ts';
 import { createSimilarityEvidence } from './reads/similarity-evidence.ts';

@@ -228,6 +228,7 @@ export function registerInsightPages(
           matches: page.matches ?? [],
           counts,
           ...(page.suggested_query !== undefined && { suggestedQuery: page.suggested_query }),
+          ...(page.corrected_query !== undefined && { correctedQuery: page.corrected_query }),
         });
       }
     } catch (error) {

@@ -59,6 +59,8 @@ export interface ExploreState {
   counts?: CountsView;
   /** The search's query with its misspelt words corrected ("did you mean"), when it found few posts. */
   suggestedQuery?: string;
+  /** The query as the search searched it, when it corrected words no post carries. */
+  correctedQuery?: string;
   endpoints: WebhookEndpoint[];
   error?: string;
 }
@@ -125,10 +127,17 @@ export function exploreHref(base: string, form: ExploreForm): string {
   return `${base}/explore?${params.toString()}`;
 }
 
-/** "Did you mean …?": the corrected query as a link running the same search with it. */
+/**
+ * "Showing results for …" (what the search searched, its misspelt words corrected) and "Did you
+ * mean …?" (a suggestion as a link running the same search with it).
+ */
 function didYouMean(ctx: PageContext, state: ExploreState): Html {
-  if (state.suggestedQuery === undefined || !state.posts || state.posts.length >= 3) return html``;
-  return html`<p class="did-you-mean">Did you mean <a href="${exploreHref(ctx.base, { ...state.form, q: state.suggestedQuery })}">${state.suggestedQuery}</a>?</p>`;
+  const showing =
+    state.correctedQuery === undefined
+      ? html``
+      : html`<p class="corrected-query">Showing results for <strong>${state.correctedQuery}</strong></p>`;
+  if (state.suggestedQuery === undefined || !state.posts || state.posts.length >= 3) return showing;
+  return html`${showing}<p class="did-you-mean">Did you mean <a href="${exploreHref(ctx.base, { ...state.form, q: state.suggestedQuery })}">${state.suggestedQuery}</a>?</p>`;
 }
 
 /** A snippet with its highlighted spans (offsets in code points) marked. */

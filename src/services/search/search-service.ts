@@ -36,6 +36,8 @@ export interface SearchResult<T, M> {
   matches?: M[];
   /** Post search only: the query with its misspelt words corrected, when it found few posts. */
   suggested_query?: string;
+  /** Post search only: the query as searched, when the lexical side corrected words no post carries. */
+  corrected_query?: string;
 }
 
 /** One search operation: run a validated request's page and render the results. */
@@ -71,7 +73,7 @@ function createPagedSearch<S, St extends SearchState, R, T, M, First, Next>(deps
     plan: Plan<St, First, Next>,
     page: SearchPage<R, St>,
     data: T[],
-  ) => Promise<Pick<SearchResult<T, M>, 'matches' | 'suggested_query'>>;
+  ) => Promise<Pick<SearchResult<T, M>, 'matches' | 'suggested_query' | 'corrected_query'>>;
 }): SearchService<S, T, M> {
   const { cursors } = deps;
   /** The search, the original limit and the page's plan of a request. */
@@ -122,14 +124,18 @@ export function createPostSearchService(
 ): PostSearchService {
   /**
    * A first page of a query that found fewer than {@link SUGGEST_BELOW} posts in all may carry a
-   * corrected query (a similar search has no query). A suggestion is an aid, not the answer: if asking
-   * for it fails, the page is answered without one.
+   * corrected query (a similar search has no query). It corrects the query as searched (`searched`,
+   * the lexical side's correction when it made one), so it never repeats `corrected_query`. A
+   * suggestion is an aid, not the answer: if asking for it fails, the page is answered without one.
    */
-  async function suggestion(search: PostSearch, found: number, hasMore: boolean) {
+  async function suggestion(search: PostSearch, searched: string | undefined, found: number, hasMore: boolean) {
     if (!deps.didYouMean || search.query === null) return {};
     if (hasMore || found >= SUGGEST_BELOW) return {};
-    const suggested = await deps.didYouMean(search.query).catch(() => null);
-    return suggested !== null && suggested !== search.query ? { suggested_query: suggested } : {};
+    const query = searched ?? search.query;
+    const suggested = await deps.didYouMean(query).catch(() => null);
+    return suggested !== null && suggested !== query && suggested !== search.query
+      ? { suggested_query: suggested }
+      : {};
   }
 
   async function matchesOf(
@@ -176,9 +182,11 @@ export function createPostSearchService(
       const similar = plan.kind?.kind === 'similar' ? plan.kind : null;
       const [matches, suggested] = await Promise.all([
         matchesOf(search, similar, page, data),
-        plan.state === null ? suggestion(search, data.length, page.hasMore) : {},
+        plan.state === null ? suggestion(search, page.correctedQuery, data.length, page.hasMore) : {},
       ]);
-      return { ...matches, ...suggested };
+      // What every page of the search searched for (its cursor carries the correction).
+      const corrected = page.correctedQuery !== undefined ? { corrected_query: page.correctedQuery } : {};
+      return { ...matches, ...suggested, ...corrected };
     },
   });
 }

@@ -1,10 +1,11 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { queryEntities } from '../../../query/entities.ts';
 import { coverageOf, informationOf, type TermStatistics } from '../../../query/term-information.ts';
-import { functionWordsOf } from '../../../text/function-words.ts';
+import { correctQuery } from '../../../text/correctable-words.ts';
 import { analyzeIn, analyzeQuery, unspacedWords } from '../../../text/languages.ts';
 import { POST_STEMMED_FIELDS, POST_TEXT_FIELDS } from './post-query.ts';
-import { termOptions } from '../response-values.ts';
+import { SILENT_CORRECTION } from '../../spelling.ts';
+import { closestWords } from './spelling.ts';
 
 /**
  * The content words of a fused search's query as the corpus sees them (bench/relevance.md,
@@ -32,8 +33,6 @@ const INFORMATION_FIELDS: ReadonlyArray<readonly [exact: string, stemmed: string
   ['caption', 'caption_stemmed'],
   ['content_text', 'content_text_stemmed'],
 ];
-/** Fields suggesting a correction: the words creators and the enrichment write. */
-const SUGGESTING_FIELDS = ['caption', 'content_text'];
 
 /**
  * The content words of `query` (function words out, src/text/function-words.ts), distinct, with
@@ -148,124 +147,6 @@ export async function termsInIndex(client: Client, index: string, terms: QueryTe
   return { information, unknown, docCount: docCount('caption') };
 }
 
-/** A word the suggester may correct: letters only, at least this long (shorter ones are too close to too many). */
-const CORRECTABLE = /^\p{L}{4,}$/u;
-/**
- * A correction's least similarity to the word, the suggester's `accuracy` (1 − edits / length):
- * one edit in a word of four letters or more, two from eight letters on.
- */
-const CORRECTION_ACCURACY = 0.75;
-/** A correction is a word at least this many posts carry: a word of one post may be a misspelling itself. */
-const CORRECTION_MIN_POSTS = 2;
-
-/** A correction of one unknown word: the index's word and how many posts carry it. */
-export interface Correction {
-  word: string;
-  docFreq: number;
-}
-
-/**
- * Corrections for the words no post carries (`unknown`, from termsInIndex), from the engine's term
- * suggester over the caption and the enrichment's summary: the closest word within
- * {@link CORRECTION_ACCURACY} that at least {@link CORRECTION_MIN_POSTS} live posts carry (checked
- * by counting them), the more similar first, then the more common. Never a function word, and never for a word of fewer than
- * four letters. Empty when the engine cannot answer.
- */
-export async function corrections(
-  client: Client,
-  index: string,
-  words: readonly string[],
-  language: string,
-): Promise<Map<string, Correction>> {
-  const candidates = words.filter((w) => CORRECTABLE.test(w));
-  const out = new Map<string, Correction>();
-  if (candidates.length === 0) return out;
-  const functionWords = functionWordsOf(language);
-  const termSuggester = (field: string): estypes.SearchFieldSuggester => {
-    // `accuracy` (Lucene's DirectSpellChecker's) is accepted by the engine, though the client's
-    // types omit it: built apart from the literal typed as the client's, it passes as a property
-    // the type does not name.
-    const term = {
-      field,
-      suggest_mode: 'missing' as const,
-      accuracy: CORRECTION_ACCURACY,
-      min_doc_freq: CORRECTION_MIN_POSTS,
-      min_word_length: 4,
-      prefix_length: 1,
-      max_edits: 2,
-      size: 1,
-      sort: 'score' as const,
-    };
-    return { term };
-  };
-  const suggest: estypes.SearchSuggester = {
-    text: candidates.join(' '),
-    ...Object.fromEntries(SUGGESTING_FIELDS.map((field) => [field, termSuggester(field)])),
-  };
-  let response: estypes.SearchResponse;
-  try {
-    response = await client.search({ index, size: 0, track_total_hits: false, suggest });
-  } catch {
-    return out;
-  }
-  const best = new Map<string, { word: string; docFreq: number; score: number }>();
-  for (const field of SUGGESTING_FIELDS) {
-    for (const entry of response.suggest?.[field] ?? []) {
-      const option = termOptions(entry)[0];
-      if (!option || !CORRECTABLE.test(option.text) || functionWords.has(option.text)) continue;
-      const known = best.get(entry.text);
-      if (!known || option.score > known.score || (option.score === known.score && option.freq > known.docFreq))
-        best.set(entry.text, { word: option.text, docFreq: option.freq, score: option.score });
-    }
-  }
-  // The suggester's frequencies count deleted copies of updated posts until a merge drops them
-  // (a post re-indexed with its vector once counts twice), so a word of one post could pass for
-  // a word of two, and whether it did would turn on the engine's merges: each correction is
-  // checked against the live posts, in one request.
-  const proposed = candidates.flatMap((word) => {
-    const found = best.get(word);
-    return found ? [{ word, correction: found.word, docFreq: found.docFreq }] : [];
-  });
-  if (proposed.length === 0) return out;
-  let counts: estypes.MsearchResponse;
-  try {
-    counts = await client.msearch({
-      searches: proposed.flatMap(({ correction }) => [
-        { index },
-        {
-          size: 0,
-          track_total_hits: CORRECTION_MIN_POSTS,
-          query: { multi_match: { query: correction, fields: SUGGESTING_FIELDS, operator: 'and' } },
-        },
-      ]),
-    });
-  } catch {
-    return out;
-  }
-  // The information a correction weighs is BM25's own (its statistics count the copies too).
-  proposed.forEach(({ word, correction, docFreq }, i) => {
-    const answer = counts.responses[i];
-    if (!answer || 'error' in answer) return;
-    const total = answer.hits.total;
-    const live = typeof total === 'number' ? total : (total?.value ?? 0);
-    if (live >= CORRECTION_MIN_POSTS) out.set(word, { word: correction, docFreq });
-  });
-  return out;
-}
-
-/** `query` with each corrected word in its place (whole words, any case). */
-export function correctedQuery(query: string, corrected: ReadonlyMap<string, Correction>): string {
-  let out = query;
-  for (const [word, correction] of corrected) {
-    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    out = out.replace(
-      new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${escaped}(?![\\p{L}\\p{M}\\p{N}])`, 'giu'),
-      correction.word,
-    );
-  }
-  return out;
-}
-
 /**
  * What the lexical side of a fused search searches for: the query's text (its misspelt words
  * corrected), its content words, and each word's information. Without statistics (the index could
@@ -281,8 +162,8 @@ export interface LexicalPlan {
 
 /**
  * The lexical side of a fused search's first page: the index's statistics of the query's content
- * words (one request), and, only when some word is in no post, the suggester's corrections (one
- * more) and the corrected text's words, a corrected word weighing what its posts make it weigh.
+ * words (one request), and, only when some word is in no post, its silent correction (spelling.ts,
+ * two more) and the corrected text's words, a corrected word weighing what its posts make it weigh.
  */
 export async function planLexicalSide(
   client: Client,
@@ -297,18 +178,21 @@ export async function planLexicalSide(
   if (!stats) return none;
   const plain: LexicalPlan = { ...none, information: stats.information };
   if (stats.unknown.length === 0) return plain;
-  const corrected = await corrections(
-    client,
-    index,
-    stats.unknown.map((i) => terms.words[i]!),
+  // Only a word no field carries, exactly or stemmed, is corrected; a failed lookup corrects nothing.
+  const unknown = new Set(stats.unknown.map((i) => terms.words[i]!));
+  const corrected = await correctQuery(
+    query,
     language,
-  );
-  if (corrected.size === 0) return plain;
-  const text = correctedQuery(query, corrected);
+    (keys) => closestWords(client, index, keys, SILENT_CORRECTION, language),
+    (key) => unknown.has(key),
+  ).catch(() => null);
+  if (!corrected) return plain;
+  const { text } = corrected;
   const correctedTerms = queryTerms(text);
   if (!correctedTerms) return plain;
   const known = new Map(terms.words.map((w, i) => [w, stats.information[i]!]));
-  for (const c of corrected.values())
+  // The information a correction weighs is BM25's own (its statistics count deleted copies too).
+  for (const c of corrected.corrections.values())
     known.set(c.word, informationOf({ docFreq: c.docFreq, docCount: stats.docCount }));
   // A word the correction brought in that the statistics did not weigh: as rare as a word can be.
   const rarest = informationOf({ docFreq: 0, docCount: stats.docCount });

@@ -264,10 +264,10 @@ export async function fusedPostSearch(deps: {
   );
   const hasMore = result.ids.length + result.tail.length > page.limit;
   if (!hasMore && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+  const { text, information, corrected } = await plan;
   let next: FusedState | null = null;
   if (hasMore) {
     const termWeights = await weights;
-    const { text, information, corrected } = await plan;
     // Every page searches the same words with the same weights.
     const terms = {
       ...(corrected ? { corrected: text } : {}),
@@ -287,7 +287,13 @@ export async function fusedPostSearch(deps: {
         ? { ...common, offset: null, after: fromTail.at(-1)!.sort! }
         : { ...common, offset: (state.offset ?? 0) + fromWindow.length, after: null };
   }
-  return { records, hasMore, state: next, retrievedBy: retrievals(records, result.sides) };
+  return {
+    records,
+    hasMore,
+    state: next,
+    retrievedBy: retrievals(records, result.sides),
+    ...(corrected ? { correctedQuery: text } : {}),
+  };
 }
 
 /** Which side retrieved each record: the fusion inputs, or BM25 past the window. */

@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postSearchResponseSchema } from '../../src/contract/api.ts';
+import { mintId } from '../../src/contract/ids.ts';
+import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+// `corrected_query` (docs/api-decisions.md, "Generic words and misspellings"): a hybrid search
+// whose lexical side searched a misspelt word as the indexed word it misspells says what it
+// searched, so a client can show "Showing results for …". The real model and engine, through the API.
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+const POSTS = {
+  starter: 'Sourdough bread for beginners: feeding my starter every morning',
+  bake: 'My sourdough loaf schedule and a hot Dutch oven bake',
+  focaccia: 'Weekend baking: sourdough focaccia with rosemary',
+  kombuchaFirst: 'Brewing kombucha at home: the second fermentation',
+  kombuchaFlavours: 'Three kombucha flavours I make every week',
+  // "matcha" is carried by two posts, "macha" (one edit away) by one.
+  matchaIced: 'Iced matcha for lunch',
+  matchaOat: 'Breakfast matcha with oat milk',
+  macha: 'Macha tea ceremony in Kyoto',
+  chicken: 'One-pan chicken thighs with lemon, garlic and potatoes',
+} as const;
+type Key = keyof typeof POSTS;
+const keyOf = new Map(Object.keys(POSTS).map((k) => [mintId('post', `cq-${k}`), k as Key]));
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack('corrected-query', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
+  await stack.runtime.embedder.ready();
+  const response = await stack.ingest([
+    accountObs({ platform_id: 'cq-a', handle: 'corrected.query' }),
+    ...Object.entries(POSTS).map(([key, caption]) => postObs('cq-a', { platform_id: `cq-${key}`, caption })),
+  ]);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function search(body: Record<string, unknown>) {
+  const response = await stack.post('/v1/social/posts/search', body);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  const page = postSearchResponseSchema.parse(response.body);
+  return { ...page, keys: page.data.map((p) => keyOf.get(p.id) ?? p.id), members: Object.keys(response.body) };
+}
+
+describe('corrected_query', () => {
+  it('names the query as searched when a misspelt content word was corrected, after the spec members', async () => {
+    const page = await search({ post: { query: 'Soudough STARTER' }, limit: 10 });
+    expect(page.corrected_query).toBe('Sourdough STARTER');
+    expect(page.keys[0], page.keys.join(', ')).toBe('starter');
+    expect(page.keys).toContain('bake');
+    expect(page.members.at(-1)).toBe('corrected_query');
+    expect(page.members.slice(0, 4)).toEqual(['request_id', 'data', 'has_more', 'next_cursor']);
+  });
+
+  it('is absent when every word is one posts carry', async () => {
+    const page = await search({ post: { query: 'sourdough starter' }, limit: 10 });
+    expect(page.keys[0]).toBe('starter');
+    expect(page).not.toHaveProperty('corrected_query');
+  });
+
+  it('is absent, and nothing is found, for nonsense with no close word', async () => {
+    for (const query of ['grblfrxx', 'zxqv wplkj vvrq']) {
+      const page = await search({ post: { query }, limit: 10 });
+      expect(page.data, query).toEqual([]);
+      expect(page, query).not.toHaveProperty('corrected_query');
+      expect(page, query).not.toHaveProperty('suggested_query');
+    }
+  });
+
+  it('never replaces a word some post carries: a rare word is for suggested_query to correct', async () => {
+    const page = await search({ post: { query: 'macha' }, limit: 10 });
+    expect(page.keys).toContain('macha');
+    expect(page).not.toHaveProperty('corrected_query');
+  });
+
+  it('is on every page of the search, as its cursor carries the correction', async () => {
+    let page = await search({ post: { query: 'soudough bake' }, limit: 1 });
+    const seen = [page.corrected_query];
+    while (page.has_more) {
+      page = await search({ cursor: page.next_cursor });
+      seen.push(page.corrected_query);
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(seen)).toEqual(new Set(['sourdough bake']));
+  });
+
+  it('is never repeated by suggested_query when the search found few posts', async () => {
+    const page = await search({ post: { query: 'kombuca' }, limit: 10 });
+    expect(page.corrected_query).toBe('kombucha');
+    expect(page.keys.slice(0, 2).sort(), page.keys.join(', ')).toEqual(['kombuchaFirst', 'kombuchaFlavours']);
+    expect(page.data.length).toBeLessThan(3);
+    expect(page).not.toHaveProperty('suggested_query');
+  });
+});
