@@ -144,7 +144,7 @@ function setHeaders(
  * `RateLimit-Limit`, `-Remaining` and `-Reset`, which clients already read; the policy name tells a
  * client which budget a response spent.
  */
-export function createRouteRateLimit(
+function createRouteRateLimit(
   options: RateLimitOptions,
   policy: RateLimitPolicy,
   subject: BudgetSubject = API_KEY,
