@@ -265,7 +265,9 @@ describe('outages', () => {
         await worker.close();
       }
     } finally {
-      await app.close();
+      // The whole API, not only its app: its usage recorder flushes once more when closed, which
+      // after the clean-up left usage keys behind.
+      await runtime.api.close();
       await clearRedis(runtime, prefix);
       await recovered?.indexAdmin.destroy();
       await recovered?.close();
