@@ -141,7 +141,7 @@ function searchRequests(seed: number, now: number): () => SearchRequest {
 export interface SearchLoad {
   /** Labels the requests sent from now on (null: sent, not recorded, e.g. a warm-up). */
   setPhase(phase: string | null): void;
-  /** Latencies so far of `phase`, overall and per kind. */
+  /** Latencies so far of `phase` and its sub-phases (`phase:…`), overall and per kind. */
   report(phase: string): { all: LatencyStats; kinds: Record<string, LatencyStats> };
   /** Statuses of answers other than 200 so far, with a sample body. */
   failures(): Array<{ kind: string; status: number | string; body: string }>;
@@ -233,9 +233,9 @@ export function startSearchLoad(options: {
       phase = p;
     },
     report(p) {
-      const byKind = samples.get(p) ?? new Map<string, number[]>();
-      const errs = errors.get(p) ?? new Map<string, number>();
-      const found = results.get(p) ?? new Map<string, number>();
+      const byKind = merged(samples, p, (a: number[], b: number[]) => [...a, ...b]);
+      const errs = merged(errors, p, (a: number, b: number) => a + b);
+      const found = merged(results, p, (a: number, b: number) => a + b);
       const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
       const kinds: Record<string, LatencyStats> = {};
       for (const kind of SEARCH_KINDS)
@@ -250,4 +250,17 @@ export function startSearchLoad(options: {
       await pool.close();
     },
   };
+}
+
+/** The per-kind values of `phase` and of its sub-phases (`phase:…`), combined. */
+function merged<T>(map: Map<string, Map<string, T>>, phase: string, combine: (a: T, b: T) => T): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const [p, byKind] of map) {
+    if (p !== phase && !p.startsWith(`${phase}:`)) continue;
+    for (const [kind, value] of byKind) {
+      const had = out.get(kind);
+      out.set(kind, had === undefined ? value : combine(had, value));
+    }
+  }
+  return out;
 }

@@ -2,6 +2,7 @@ import type { MemoryQuery } from './compiled.ts';
 import { textReads } from './compiled.ts';
 import { MemoryDoc, type FieldTable } from './document.ts';
 import { chooseKeys, triggerPaths } from './triggers.ts';
+import { yieldAfter } from '../internal/time-slices.ts';
 
 /**
  * A query standing against every document that comes: its lexical side (`matched`), and for a
@@ -73,7 +74,7 @@ export async function percolate(
   const docs: BatchDoc[] = [];
   let slice = performance.now();
   for (const candidate of candidates) {
-    slice = await yieldAfter(slice);
+    slice = await yieldAfter(slice, SLICE_MS);
     const doc = new MemoryDoc(candidate.source, fields, set.text.words);
     docs.push({
       id: candidate.id,
@@ -110,7 +111,7 @@ export async function percolate(
   const tried: number[] = [];
   for (let ordinal = 1; ordinal <= docs.length; ordinal++) {
     const doc = docs[ordinal - 1]!;
-    slice = await yieldAfter(slice);
+    slice = await yieldAfter(slice, SLICE_MS);
     tried.length = 0;
     for (const index of everywhere) {
       marks[index] = ordinal;
@@ -143,16 +144,8 @@ function matches(query: StandingQuery, doc: BatchDoc, near: Nearness | undefined
   return query.filtered.matches(doc.doc) && near(query.vector, doc.vectors);
 }
 
-/** Longest synchronous stretch of a batch, in milliseconds. */
-const SLICE_MS = 20;
-
 /**
- * Lets the event loop run when the current slice has lasted {@link SLICE_MS}: matching shares its
- * process with the intake's worker, whose Redis and engine calls time out behind a long
- * synchronous stretch. Returns the start of the current slice.
+ * Longest synchronous stretch of a batch, in milliseconds: matching shares its process with the
+ * intake's worker, whose Redis and engine calls time out behind a long synchronous stretch.
  */
-async function yieldAfter(sliceStart: number): Promise<number> {
-  if (performance.now() - sliceStart < SLICE_MS) return sliceStart;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  return performance.now();
-}
+const SLICE_MS = 20;

@@ -9,6 +9,7 @@ import {
   ServiceUnavailableError,
 } from '../../internal/errors.ts';
 import { OBSERVATIONS_PER_JOB, type ObservationJob, type Producer } from '../../queues/registry.ts';
+import { yieldAfter } from '../../internal/time-slices.ts';
 
 /** At most this many observations in one intake request (contract §2). */
 export const MAX_OBSERVATIONS_PER_REQUEST = 5000;
@@ -95,14 +96,7 @@ export function createIntakeService(deps: {
           `This request carries ${total} observations; send at most ${MAX_OBSERVATIONS_PER_REQUEST} per request.`,
         );
       }
-      const rejected = [...(input.rejected ?? [])];
-      const accepted: Observation[] = [];
-      for (const entry of input.entries) {
-        const parsed = parseObservation(entry.value);
-        if (parsed.ok) accepted.push(parsed.value);
-        else rejected.push({ line: entry.line, detail: parsed.detail });
-      }
-      rejected.sort((a, b) => a.line - b.line);
+      const { accepted, rejected } = await validateEntries(input.entries, input.rejected ?? []);
 
       if (accepted.length > 0) {
         const chunks: ObservationJob[] = [];
@@ -132,6 +126,28 @@ export function createIntakeService(deps: {
     },
   };
   return service;
+}
+
+/**
+ * Checks each entry against the observation contract, in slices of {@link VALIDATION_SLICE_MS}
+ * so that the searches this node serves are not held behind a large request. `rejected` (lines
+ * refused before, e.g. not JSON) joins the answer's, in line order.
+ */
+export async function validateEntries(
+  entries: readonly IntakeEntry[],
+  alreadyRejected: readonly RejectedLine[],
+): Promise<{ accepted: Observation[]; rejected: RejectedLine[] }> {
+  const rejected = [...alreadyRejected];
+  const accepted: Observation[] = [];
+  let slice = performance.now();
+  for (const entry of entries) {
+    const parsed = parseObservation(entry.value);
+    if (parsed.ok) accepted.push(parsed.value);
+    else rejected.push({ line: entry.line, detail: parsed.detail });
+    slice = await yieldAfter(slice, VALIDATION_SLICE_MS);
+  }
+  rejected.sort((a, b) => a.line - b.line);
+  return { accepted, rejected };
 }
 
 async function waitForJobs(
@@ -167,6 +183,13 @@ async function waitForJobs(
  * Redis outage waits for it). A late write after the 503 only duplicates observations, which the
  * merge ignores.
  */
+/**
+ * Longest stretch of validation before the searches queued on this node get their turn: checking
+ * a full request (1,000 observations) takes 65–200 ms of CPU on two shared cores
+ * (bench/steady-state.md, "Searches first"), which every search arriving meanwhile waited out.
+ */
+const VALIDATION_SLICE_MS = 5;
+
 const QUEUE_TIMEOUT_MS = 5000;
 
 async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
