@@ -11,3 +11,17 @@ export async function yieldAfter(sliceStart: number, sliceMs: number): Promise<n
   await new Promise<void>((resolve) => setImmediate(resolve));
   return performance.now();
 }
+
+/**
+ * A lane for sliced work: one piece runs at a time, in the order asked. Sliced work run side by
+ * side still holds the event loop for one slice each between two turns (their `setImmediate`
+ * continuations all run in the same phase); in one lane, a turn waits for one slice at most.
+ */
+export function createLane(): <T>(work: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
