@@ -55,6 +55,8 @@ export interface StackOptions {
   worker: boolean;
   /** Service environment on top of the bench's own (e.g. MODEL_DIR, EMBEDDINGS, MALLOC_ARENA_MAX). */
   env: NodeJS.ProcessEnv;
+  /** API node `index`'s on top of `env` (e.g. API_ROUTES: an intake node apart). */
+  apiEnv?: (index: number) => NodeJS.ProcessEnv;
   /** The worker's on top of `env` (e.g. the model while the API has none; NODE_OPTIONS of its own). */
   workerEnv?: NodeJS.ProcessEnv;
   /** Extra `node` options of the service processes (e.g. `--max-old-space-size=160`). */
@@ -254,6 +256,7 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       const url = `http://127.0.0.1:${port}`;
       apis.push({
         ...spawn(options.apis > 1 ? `api${i + 1}` : 'api', ['serve'], {
+          ...options.apiEnv?.(i),
           HOST: '127.0.0.1',
           PORT: String(port),
           PUBLIC_BASE_URL: url,

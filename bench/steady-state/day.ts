@@ -58,6 +58,8 @@ const args = cli({
     'per-request': { type: 'int', default: 1000, min: 1 },
     'in-flight': { type: 'int', default: 3, min: 1 },
     embeddings: { type: 'boolean' },
+    // Two API nodes: the intake on one (API_ROUTES=intake), the searches on the other (reads).
+    'intake-node': { type: 'boolean' },
     // history: the seed with its re-observations (accounts every three days up to hours before
     // the day, recent posts several times): the day then moves each counter by a day's growth, as
     // in a steady state. first-load: each account observed once, weeks or months before the day,
@@ -269,7 +271,8 @@ async function main(): Promise<void> {
     stack = await startStack({
       label: `steady-day-${POSTS}`,
       ...(ON ? { existingPrefix: ON } : {}),
-      apis: 1,
+      apis: args['intake-node'] ? 2 : 1,
+      ...(args['intake-node'] ? { apiEnv: (i: number) => ({ API_ROUTES: i === 0 ? 'reads' : 'intake' }) } : {}),
       worker: true,
       env: {
         ...(args.embeddings ? { EMBEDDINGS: 'on', MODEL_DIR } : { EMBEDDINGS: 'off' }),
@@ -282,11 +285,13 @@ async function main(): Promise<void> {
     });
     const s = stack;
     const api = s.apis[0]!.url;
+    // Where observations go: the intake node, or the one node doing both.
+    const intake = s.apis.at(-1)!.url;
 
     // The base dataset, untimed for the report but logged (a slow base load is worth knowing).
     const loading = performance.now();
     if (base.observations > 0)
-      await Promise.race([sendLoad(base, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
+      await Promise.race([sendLoad(base, { baseUrl: intake, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
     await Promise.race([s.drained(60 * 60_000, { what: 'the base load to be indexed' }), s.failure]);
     const baseSeconds = (performance.now() - loading) / 1000;
     log(`base loaded in ${round(baseSeconds)} s (${round(base.observations / baseSeconds, 0)} obs/s)`);
@@ -316,7 +321,10 @@ async function main(): Promise<void> {
     // Two parts: while the API takes the day's requests (and validates them), then while only
     // the worker and the engine work.
     search.setPhase('day:sending');
-    const sent = await Promise.race([sendLoad(dayLoad, { baseUrl: api, key: s.key, inFlight: IN_FLIGHT }), s.failure]);
+    const sent = await Promise.race([
+      sendLoad(dayLoad, { baseUrl: intake, key: s.key, inFlight: IN_FLIGHT }),
+      s.failure,
+    ]);
     const allSent = (performance.now() - sent.startedAt) / 1000;
     search.setPhase('day:indexing');
     await Promise.race([s.drained(60 * 60_000, { what: 'the day to be indexed' }), s.failure]);
@@ -372,6 +380,7 @@ async function main(): Promise<void> {
       posts: POSTS,
       accounts: ACCOUNTS,
       embeddings: args.embeddings,
+      intake_node: args['intake-node'] === true,
       base: {
         observations: base.observations,
         kinds: base.kinds,
@@ -445,7 +454,10 @@ async function main(): Promise<void> {
         failures: searchFailures.slice(0, 5),
       },
     };
-    const out = writeResult(`steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}-${commit}.json`, result);
+    const out = writeResult(
+      `steady-state-day-${ON ? `on-${ON}` : `${POSTS}-${args.base}`}${args['intake-node'] ? '-intake-node' : ''}-${commit}.json`,
+      result,
+    );
     const p = result.writes.per_observation;
     console.log(
       [

@@ -9,7 +9,7 @@ import type { AccountService } from '../services/accounts/account-service.ts';
 import type { MediaUrlSigner } from '../media/url-signer.ts';
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
-import { createBudgets, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { createBudgets, type Budgets, type RateLimitOptions } from './plugins/rate-limit.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
 import type { PostCountsService } from '../services/search/counts-service.ts';
@@ -86,6 +86,8 @@ export function buildApp(
     trustedProxies?: readonly string[];
     /** Request timing and `/metrics`; absent: neither. */
     metrics?: { registry: HttpMetrics; token?: string | undefined };
+    /** Which routes this node serves (config API_ROUTES); default all. */
+    routes?: 'all' | 'reads' | 'intake';
   } = {},
 ): FastifyInstance {
   const app = Fastify({
@@ -162,6 +164,14 @@ export function buildApp(
   const budgets = createBudgets(deps.rateLimit);
   app.register(problemRoutes);
   app.register(healthRoutes, { checks: deps.readiness });
+  const routes = options.routes ?? 'all';
+  if (routes !== 'reads') app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
+  if (routes !== 'intake') registerReads(app, deps, budgets);
+  return app;
+}
+
+/** The public API's routes (searches, reads, names, alerts, media) and the dashboard. */
+function registerReads(app: FastifyInstance, deps: AppDependencies, budgets: Budgets): void {
   app.register(readRoutes, {
     keys: deps.keys,
     posts: deps.posts,
@@ -183,7 +193,6 @@ export function buildApp(
     taxonomies: deps.taxonomies,
     budgets,
   });
-  app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
   if (deps.alerts)
     app.register(alertRoutes, {
       keys: deps.keys,
@@ -197,5 +206,4 @@ export function buildApp(
       ...(deps.rateLimit ? { rateLimit: deps.rateLimit } : {}),
       prefix: '/dashboard',
     });
-  return app;
 }

@@ -164,6 +164,12 @@ const envSchema = z.object({
    * (stale-if-error), so reads and searches outlive a Redis outage (0: they answer 503 at once).
    */
   KEY_CACHE_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(3_600_000),
+  /**
+   * Which routes this API node serves: `all`; `reads` (the public API and the dashboard, no intake);
+   * `intake` (the intake alone). Health, metrics and the OpenAPI document are on every node. Apart,
+   * a burst of intake never holds the searches' event loop (bench/steady-state.md, "Searches first").
+   */
+  API_ROUTES: z.enum(['all', 'reads', 'intake']).default('all'),
   /** How long `?wait=true` intake waits for indexing before answering 504. */
   INTAKE_WAIT_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /**

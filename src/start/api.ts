@@ -202,6 +202,7 @@ export function createApi(
     {
       ...(parts.logger ? { logger: parts.logger } : {}),
       validateResponses: config.NODE_ENV !== 'production',
+      routes: config.API_ROUTES,
       corsOrigins: config.CORS_ORIGINS,
       trustedProxies: config.TRUSTED_PROXIES,
       ...(metrics ? { metrics } : {}),
