@@ -54,6 +54,15 @@ export function snapshotService(rev?: string): ServiceSnapshot {
   mkdirSync(dir, { recursive: true });
   let modified: string[] = [];
   if (rev) {
+    // A bench told to measure a commit (day.ts's default is HEAD) does not see edits made since.
+    const uncommitted = (git('status', '--porcelain', '--', ...SERVICE_FILES) ?? '').split('\n').filter(Boolean);
+    if (uncommitted.length > 0)
+      console.error(
+        `measuring ${rev} (${commit?.slice(0, 7)}): ${uncommitted.length} uncommitted change(s) to the service are not measured (${uncommitted
+          .slice(0, 3)
+          .map((l) => l.replace(/^\s*\S+\s+/, ''))
+          .join(', ')}${uncommitted.length > 3 ? ', …' : ''})`,
+      );
     execFileSync(
       'sh',
       ['-c', `git --no-optional-locks archive --format=tar ${commit} ${SERVICE_FILES.join(' ')} | tar -x -C '${dir}'`],
