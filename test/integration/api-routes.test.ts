@@ -26,8 +26,14 @@ async function node(routes: Config['API_ROUTES']) {
 }
 
 const auth = () => ({ authorization: `Bearer ${stack.key}` });
-const observation = () =>
-  JSON.stringify(postObs('routes-a1', { platform_id: 'routes-p2', observed_at: new Date().toISOString() }));
+/** One post observation sent to `api`'s intake route. */
+const sendObservation = (api: Awaited<ReturnType<typeof node>>) =>
+  api.app.inject({
+    method: 'POST',
+    url: '/internal/v1/social/observations',
+    headers: { ...auth(), 'content-type': 'application/x-ndjson' },
+    payload: JSON.stringify(postObs('routes-a1', { platform_id: 'routes-p2', observed_at: new Date().toISOString() })),
+  });
 
 describe('API_ROUTES: intake nodes apart from the nodes customers search', () => {
   it('a reads node answers the public API and not the intake', async () => {
@@ -36,12 +42,7 @@ describe('API_ROUTES: intake nodes apart from the nodes customers search', () =>
       const read = await api.app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: auth() });
       expect(read.statusCode).toBe(200);
       expect(read.json<{ id: string }>().id).toBe(postId);
-      const intake = await api.app.inject({
-        method: 'POST',
-        url: '/internal/v1/social/observations',
-        headers: { ...auth(), 'content-type': 'application/x-ndjson' },
-        payload: observation(),
-      });
+      const intake = await sendObservation(api);
       expect(intake.statusCode).toBe(404);
       expect(intake.json<{ type: string }>().type).toMatch(/\/problems\/not-found$/);
       expect((await api.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
@@ -53,12 +54,7 @@ describe('API_ROUTES: intake nodes apart from the nodes customers search', () =>
   it('an intake node queues observations and answers nothing else of the API', async () => {
     const api = await node('intake');
     try {
-      const intake = await api.app.inject({
-        method: 'POST',
-        url: '/internal/v1/social/observations',
-        headers: { ...auth(), 'content-type': 'application/x-ndjson' },
-        payload: observation(),
-      });
+      const intake = await sendObservation(api);
       expect(intake.statusCode).toBe(202);
       expect(intake.json<{ accepted: number }>().accepted).toBe(1);
       const read = await api.app.inject({ method: 'GET', url: `/v1/social/posts/${postId}`, headers: auth() });

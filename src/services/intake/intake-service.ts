@@ -16,6 +16,13 @@ export const MAX_OBSERVATIONS_PER_REQUEST = 5000;
 /** At most this many bytes in one intake request (contract §2). */
 export const MAX_INTAKE_BYTES = 20 * 1024 * 1024;
 
+/**
+ * Longest stretch of validation before the searches queued on this node get their turn: checking
+ * a full request (1,000 observations) takes 65–200 ms of CPU on two shared cores, which every
+ * search arriving meanwhile waited out (bench/steady-state.md, "Searches first").
+ */
+const VALIDATION_SLICE_MS = 2;
+
 /** A line of input: its 1-based line number (or array position) and its parsed JSON value. */
 export interface IntakeEntry {
   line: number;
@@ -185,13 +192,6 @@ async function waitForJobs(
  * Redis outage waits for it). A late write after the 503 only duplicates observations, which the
  * merge ignores.
  */
-/**
- * Longest stretch of validation before the searches queued on this node get their turn: checking
- * a full request (1,000 observations) takes 65–200 ms of CPU on two shared cores, which every
- * search arriving meanwhile waited out (bench/steady-state.md, "Searches first").
- */
-const VALIDATION_SLICE_MS = 2;
-
 const QUEUE_TIMEOUT_MS = 5000;
 
 async function queueCall<T>(fn: () => Promise<T>): Promise<T> {
