@@ -452,6 +452,13 @@ async function main(): Promise<void> {
         while_sending: duringSending.all,
         while_indexing: duringIndexing.all,
         failures: searchFailures.slice(0, 5),
+        // Every latency, ms, so that runs can be pooled (compare-days.ts): one run's p99 is its
+        // slowest two or three searches.
+        samples: {
+          idle: search.samples('idle').map((ms) => round(ms)),
+          while_sending: search.samples('day:sending').map((ms) => round(ms)),
+          while_indexing: search.samples('day:indexing').map((ms) => round(ms)),
+        },
       },
     };
     const out = writeResult(

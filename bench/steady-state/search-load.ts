@@ -143,6 +143,8 @@ export interface SearchLoad {
   setPhase(phase: string | null): void;
   /** Latencies so far of `phase` and its sub-phases (`phase:…`), overall and per kind. */
   report(phase: string): { all: LatencyStats; kinds: Record<string, LatencyStats> };
+  /** Every latency of `phase` and its sub-phases, ms, all kinds together (to pool runs: compare-days.ts). */
+  samples(phase: string): number[];
   /** Statuses of answers other than 200 so far, with a sample body. */
   failures(): Array<{ kind: string; status: number | string; body: string }>;
   /** Stops sending and waits for the requests in flight. */
@@ -243,6 +245,7 @@ export function startSearchLoad(options: {
       const all = stats([...byKind.values()].flat(), sum(errs), sum(found));
       return { all, kinds };
     },
+    samples: (p) => [...merged(samples, p, (a: number[], b: number[]) => [...a, ...b]).values()].flat(),
     failures: () => failures,
     async stop() {
       stopped = true;

@@ -182,6 +182,12 @@ const envSchema = z.object({
   ELASTICSEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /**
+   * Searches first: `searches` pauses a worker's engine writes (and its follow-ups' large reads)
+   * while the engine's searches run over twice their recent best, up to twice each request's own
+   * time; `off` writes at full speed (src/internal/write-pacing.ts).
+   */
+  WRITE_PACING: z.enum(['searches', 'off']).default('searches'),
+  /**
    * How long a first page may reuse this node's shared point in time instead of opening its own.
    * Search is near-real-time anyway (1 s refresh); `?wait=true` intake invalidates it at once.
    */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createEmbedder, type Embedder } from '../embedding/embedder.ts';
 import { createElasticsearchEngine, type ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
+import type { WritePacing } from '../internal/write-pacing.ts';
 import { ServiceUnavailableError } from '../internal/errors.ts';
 import { templatesDir } from '../internal/paths.ts';
 import { createProducer, createQueueEvents, type Producer } from '../queues/registry.ts';
@@ -38,8 +39,13 @@ export function openFollowersMirror(
   return createFollowersMirror({ redis: connections.redis(), prefix: config.REDIS_PREFIX, reads: engine.reads });
 }
 
-export function openEngine(config: Config, connections: Connections): ElasticsearchEngine {
+export function openEngine(
+  config: Config,
+  connections: Connections,
+  options: { writePacing?: WritePacing } = {},
+): ElasticsearchEngine {
   return createElasticsearchEngine({
+    ...options,
     client: connections.elasticsearch(),
     indexPrefix: config.INDEX_PREFIX,
     templatesDir: templatesDir(),

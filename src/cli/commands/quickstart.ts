@@ -39,7 +39,7 @@ export function registerQuickstart(program: Command): void {
       const config = configOrExit(withDefaultModel(process.env));
       // stdout carries the banner; logs go to stderr.
       const logger = createLogger(config, 2);
-      const owned = openServiceProcess(config, logger);
+      const owned = openServiceProcess(config, logger, { writes: true });
       const { engine, embedder } = owned;
       const say = (line = '') => process.stdout.write(`${line}\n`);
       if (!(await owned.connections.redisReady())) {

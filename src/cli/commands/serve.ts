@@ -31,7 +31,7 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
-      const owned = openServiceProcess(config, logger);
+      const owned = openServiceProcess(config, logger, { writes: true });
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);

@@ -43,6 +43,7 @@ import type { AlertMatching } from '../alerts.ts';
 import { createAlertMatching } from './writes/alert-matching.ts';
 import { createWrittenProjections } from './documents/written-projections.ts';
 import type { VectorFeedback } from './reads/vector-feedback.ts';
+import type { WritePacing } from '../../internal/write-pacing.ts';
 
 /** Every engine role, implemented on one Elasticsearch client. */
 export interface ElasticsearchEngine {
@@ -90,6 +91,8 @@ export function createElasticsearchEngine(deps: {
   metricHistory?: boolean;
   /** METRIC_HISTORY_RETENTION_DAYS. */
   historyRetentionDays?: number;
+  /** Searches first (WRITE_PACING): the writes' and the intake reads' pauses; absent: none. */
+  writePacing?: WritePacing;
 }): ElasticsearchEngine {
   const { client, visibility } = deps;
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
@@ -99,6 +102,7 @@ export function createElasticsearchEngine(deps: {
   const history = createMetricHistory({ client, names: metricHistoryNames(deps.indexPrefix) });
   const historyOn = deps.metricHistory !== false;
   const writes = {
+    ...(deps.writePacing ? { pacing: deps.writePacing } : {}),
     ...(deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {}),
     ...(historyOn
       ? {
@@ -163,7 +167,7 @@ export function createElasticsearchEngine(deps: {
   const intake: IntakeStore = {
     posts: postStore,
     accounts: accountStore,
-    ...createIntakeReads({ client, postsIndex: posts.read }),
+    ...createIntakeReads({ client, postsIndex: posts.read, ...(deps.writePacing ? { pacing: deps.writePacing } : {}) }),
     followerHistory: (ids, from, to, options) =>
       historyOn ? history.followers(ids, from, to, options) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
     refresh: refreshLookups,

@@ -1,10 +1,12 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { PostVector } from '../../../domain/lookalike.ts';
 import type { PostRecord } from '../../../domain/records.ts';
 import { decodeVector } from '../../../text/vector-codec.ts';
 import type { AuthorPostFacts, IntakeStore } from '../../intake-store.ts';
 import { COMPLETE_RESULTS, engineCall, translateEngineError } from '../errors.ts';
 import { firstNumber, firstString } from '../response-values.ts';
+import type { WritePacing } from '../../../internal/write-pacing.ts';
 
 const PAGE = 2000;
 
@@ -15,13 +17,19 @@ export type IntakeReads = Pick<IntakeStore, 'postIdsLinkedTo' | 'authorPostFacts
  * The intake's reads of the posts index: every post linked to accounts (fan-out), the metric facts
  * of authors' posts (baselines), and authors' newest post vectors (lookalike accounts).
  */
-export function createIntakeReads(deps: { client: Client; postsIndex: string }): IntakeReads {
+export function createIntakeReads(deps: {
+  client: Client;
+  postsIndex: string;
+  /** Searches first: these pages of up to 2,000 hits pause as the writes do (absent: never). */
+  pacing?: WritePacing;
+}): IntakeReads {
   const { client, postsIndex } = deps;
 
   /** Pages through every hit of a filter query in `id` order, with the given doc-value fields. */
   async function* pages(filter: estypes.QueryDslQueryContainer[], fields: string[]) {
     let after: estypes.SortResults | undefined;
     for (;;) {
+      const started = performance.now();
       const response = await engineCall(() =>
         client.search({
           // A fan-out or baseline that missed a shard would leave records stale.
@@ -38,6 +46,8 @@ export function createIntakeReads(deps: { client: Client; postsIndex: string }):
           ...(after ? { search_after: after } : {}),
         }),
       );
+      const pause = deps.pacing?.pauseAfter(performance.now() - started) ?? 0;
+      if (pause > 0) await sleep(pause);
       const hits = response.hits.hits;
       if (hits.length > 0) yield hits;
       if (hits.length < PAGE) return;

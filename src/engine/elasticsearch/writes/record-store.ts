@@ -4,6 +4,7 @@ import { InternalError, ServiceUnavailableError } from '../../../internal/errors
 import { eachInFlight } from '../../../internal/in-flight.ts';
 import { sameRecord } from '../../../domain/merge.ts';
 import type { MetricPoint } from '../../../domain/history.ts';
+import type { WritePacing } from '../../../internal/write-pacing.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../../records.ts';
 import { createBulkBodies, type BulkChunk, type BulkLimits } from '../documents/bulk-bodies.ts';
 import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from '../errors.ts';
@@ -45,6 +46,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
    * redo had nothing to write (a baseline already right), the late write's stale value would stay.
    */
   waitMs?: number;
+  /** Searches first: the pause after each bulk request while the engine's searches run slow (absent: none). */
+  pacing?: WritePacing;
   /** Where metric points go (absent: the history is off, and points passed to a merge are dropped). */
   points?: {
     write(point: MetricPoint): { action: object; doc: string };
@@ -171,6 +174,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
       try {
         // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
         // auto-create a concrete index named like the write alias (which would then block apply).
+        const started = performance.now();
         const response = await client.bulk<string>({
           // A body the client sends as is (a Buffer: the transport serializes only what is not a
           // string, stream or Buffer); its type only knows arrays.
@@ -183,6 +187,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
           ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
         });
         items = response.items.map((item) => (item.index ?? item.create)!);
+        const pause = deps.pacing?.pauseAfter(performance.now() - started) ?? 0;
+        if (pause > 0) await sleep(pause);
       } catch (error) {
         if (!isTransientEngineError(error)) throw translateEngineError(error);
         items = chunk.map(() => ({ status: 503 }));
