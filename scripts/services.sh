@@ -13,8 +13,8 @@
 # Everything (the Elasticsearch install, data, logs, pid files, downloads) lives under .services/
 # at the repository root. Environment: ES_PORT (default 9200), REDIS_PORT (default 6379),
 # ES_JAVA_HOME (a JDK >= 21 for Elasticsearch; found automatically under /usr/lib/jvm otherwise),
-# ES_HEAP (default 1g, per node), REDIS_WAIT_SECONDS (default 120: how long a large AOF may take
-# to load).
+# ES_HEAP (default 1g, per node), ES_JAVA_EXTRA_OPTS (more JVM options, e.g. a GC pause goal),
+# REDIS_WAIT_SECONDS (default 120: how long a large AOF may take to load).
 #
 # ES_NODES (default 1): with 1, a single node (discovery.type=single-node, data in
 # .services/elasticsearch). With N > 1, a cluster of N master-eligible data nodes named node-1 …
@@ -332,7 +332,7 @@ launch_node() {
   # 9>&-: the daemon must not inherit the lock's descriptor, or it would hold the lock forever.
   if ! (cd "$NODE_STATE" && "${ES_RUN[@]}" env \
     ES_JAVA_HOME="$ES_JAVA" \
-    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP" \
+    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP${ES_JAVA_EXTRA_OPTS:+ $ES_JAVA_EXTRA_OPTS}" \
     ES_TMPDIR="$NODE_STATE/tmp" \
     "$ES_HOME/bin/elasticsearch" -d -p "$NODE_PIDFILE" \
     "${settings[@]}" \

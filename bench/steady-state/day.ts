@@ -459,6 +459,8 @@ async function main(): Promise<void> {
           while_sending: search.samples('day:sending').map((ms) => round(ms)),
           while_indexing: search.samples('day:indexing').map((ms) => round(ms)),
         },
+        // When the day's slowest searches were due, to set beside the engine's GC log and the like.
+        slowest: search.slowest('day', 10),
       },
     };
     const out = writeResult(

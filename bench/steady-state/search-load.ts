@@ -145,6 +145,8 @@ export interface SearchLoad {
   report(phase: string): { all: LatencyStats; kinds: Record<string, LatencyStats> };
   /** Every latency of `phase` and its sub-phases, ms, all kinds together (to pool runs: compare-days.ts). */
   samples(phase: string): number[];
+  /** The `n` slowest searches of `phase` and its sub-phases: when each was due (ISO) and what it was. */
+  slowest(phase: string, n: number): Array<{ at: string; kind: string; ms: number }>;
   /** Statuses of answers other than 200 so far, with a sample body. */
   failures(): Array<{ kind: string; status: number | string; body: string }>;
   /** Stops sending and waits for the requests in flight. */
@@ -170,6 +172,7 @@ export function startSearchLoad(options: {
   const errors = new Map<string, Map<string, number>>();
   const results = new Map<string, Map<string, number>>();
   const failures: Array<{ kind: string; status: number | string; body: string }> = [];
+  const timeline: Array<{ phase: string; at: number; kind: string; ms: number }> = [];
   const inFlight = new Set<Promise<void>>();
   let phase: string | null = null;
   let stopped = false;
@@ -209,6 +212,7 @@ export function startSearchLoad(options: {
       if (p === null) return;
       const found = (JSON.parse(body) as { data: unknown[] }).data.length;
       record(results, p, request.kind, 0, (n) => n + found);
+      timeline.push({ phase: p, at: performance.timeOrigin + due, kind: request.kind, ms: elapsed });
       record(samples, p, request.kind, [] as number[], (list) => {
         list.push(elapsed);
         return list;
@@ -246,6 +250,12 @@ export function startSearchLoad(options: {
       return { all, kinds };
     },
     samples: (p) => [...merged(samples, p, (a: number[], b: number[]) => [...a, ...b]).values()].flat(),
+    slowest: (p, n) =>
+      timeline
+        .filter((t) => t.phase === p || t.phase.startsWith(`${p}:`))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, n)
+        .map((t) => ({ at: new Date(t.at).toISOString(), kind: t.kind, ms: Math.round(t.ms * 10) / 10 })),
     failures: () => failures,
     async stop() {
       stopped = true;
