@@ -22,8 +22,18 @@ export interface SearchTimes {
 export interface WritePacing {
   /** The pause owed after a bulk request that took `ms` (0 while searches run at their usual pace). */
   pauseAfter(ms: number): number;
-  /** The current pause factor (for metrics and tests). */
-  factor(): number;
+}
+
+/**
+ * Runs one engine request, then waits the pause `pacing` asks for the time it took (none without
+ * pacing, or when the request fails).
+ */
+export async function paced<T>(pacing: WritePacing | undefined, request: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await request();
+  const pause = pacing?.pauseAfter(performance.now() - started) ?? 0;
+  if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+  return result;
 }
 
 /** Over this many times the fastest recent interval, searches are slow: pauses grow. */
@@ -33,6 +43,8 @@ export const FAST = 1.5;
 
 /** The pacing's decisions from the engine's totals, read each interval ({@link startWritePacing}). */
 export interface PacingController extends WritePacing {
+  /** The current pause factor: the pause as a multiple of the request's time. */
+  factor(): number;
   /** The engine's totals at `at` (ms, any monotonic clock). */
   observe(at: number, totals: SearchTimes): void;
 }
@@ -107,7 +119,6 @@ export function startWritePacing(options: {
   timer.unref();
   return {
     pauseAfter: (ms) => controller.pauseAfter(ms),
-    factor: () => controller.factor(),
     close: () => clearInterval(timer),
   };
 }

@@ -41,7 +41,6 @@ describe('write pacing', () => {
         asked.push(ms);
         return 400;
       },
-      factor: () => 2,
     };
     const store = createRecordStore<{ id: string; n: number }>({
       client: es,

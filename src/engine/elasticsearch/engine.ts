@@ -101,8 +101,10 @@ export function createElasticsearchEngine(deps: {
   const accounts = indexNames(deps.indexPrefix, 'accounts');
   const history = createMetricHistory({ client, names: metricHistoryNames(deps.indexPrefix) });
   const historyOn = deps.metricHistory !== false;
+  // Searches first (src/internal/write-pacing.ts): the stores' bulk writes and the intake's paged reads.
+  const pacing = deps.writePacing ? { pacing: deps.writePacing } : {};
   const writes = {
-    ...(deps.writePacing ? { pacing: deps.writePacing } : {}),
+    ...pacing,
     ...(deps.requestTimeoutMs ? { waitMs: Math.max(1000, Math.floor(deps.requestTimeoutMs / 2)) } : {}),
     ...(historyOn
       ? {
@@ -167,7 +169,7 @@ export function createElasticsearchEngine(deps: {
   const intake: IntakeStore = {
     posts: postStore,
     accounts: accountStore,
-    ...createIntakeReads({ client, postsIndex: posts.read, ...(deps.writePacing ? { pacing: deps.writePacing } : {}) }),
+    ...createIntakeReads({ client, postsIndex: posts.read, ...pacing }),
     followerHistory: (ids, from, to, options) =>
       historyOn ? history.followers(ids, from, to, options) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
     refresh: refreshLookups,

@@ -1,12 +1,11 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PostVector } from '../../../domain/lookalike.ts';
 import type { PostRecord } from '../../../domain/records.ts';
 import { decodeVector } from '../../../text/vector-codec.ts';
 import type { AuthorPostFacts, IntakeStore } from '../../intake-store.ts';
 import { COMPLETE_RESULTS, engineCall, translateEngineError } from '../errors.ts';
 import { firstNumber, firstString } from '../response-values.ts';
-import type { WritePacing } from '../../../internal/write-pacing.ts';
+import { paced, type WritePacing } from '../../../internal/write-pacing.ts';
 
 const PAGE = 2000;
 
@@ -29,25 +28,24 @@ export function createIntakeReads(deps: {
   async function* pages(filter: estypes.QueryDslQueryContainer[], fields: string[]) {
     let after: estypes.SortResults | undefined;
     for (;;) {
-      const started = performance.now();
-      const response = await engineCall(() =>
-        client.search({
-          // A fan-out or baseline that missed a shard would leave records stale.
-          ...COMPLETE_RESULTS,
-          index: postsIndex,
-          query: { bool: { filter } },
-          _source: false,
-          docvalue_fields: fields.map((field) =>
-            field === 'posted_at' ? { field, format: 'strict_date_time' } : { field },
-          ),
-          sort: [{ id: 'asc' }],
-          size: PAGE,
-          track_total_hits: false,
-          ...(after ? { search_after: after } : {}),
-        }),
+      const response = await paced(deps.pacing, () =>
+        engineCall(() =>
+          client.search({
+            // A fan-out or baseline that missed a shard would leave records stale.
+            ...COMPLETE_RESULTS,
+            index: postsIndex,
+            query: { bool: { filter } },
+            _source: false,
+            docvalue_fields: fields.map((field) =>
+              field === 'posted_at' ? { field, format: 'strict_date_time' } : { field },
+            ),
+            sort: [{ id: 'asc' }],
+            size: PAGE,
+            track_total_hits: false,
+            ...(after ? { search_after: after } : {}),
+          }),
+        ),
       );
-      const pause = deps.pacing?.pauseAfter(performance.now() - started) ?? 0;
-      if (pause > 0) await sleep(pause);
       const hits = response.hits.hits;
       if (hits.length > 0) yield hits;
       if (hits.length < PAGE) return;

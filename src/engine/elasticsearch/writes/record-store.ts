@@ -4,7 +4,7 @@ import { InternalError, ServiceUnavailableError } from '../../../internal/errors
 import { eachInFlight } from '../../../internal/in-flight.ts';
 import { sameRecord } from '../../../domain/merge.ts';
 import type { MetricPoint } from '../../../domain/history.ts';
-import type { WritePacing } from '../../../internal/write-pacing.ts';
+import { paced, type WritePacing } from '../../../internal/write-pacing.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../../records.ts';
 import { createBulkBodies, type BulkChunk, type BulkLimits } from '../documents/bulk-bodies.ts';
 import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from '../errors.ts';
@@ -174,21 +174,20 @@ export function createRecordStore<R extends { id: string }>(deps: {
       try {
         // require_alias: a write that reaches Elasticsearch before `indices apply` must fail, not
         // auto-create a concrete index named like the write alias (which would then block apply).
-        const started = performance.now();
-        const response = await client.bulk<string>({
-          // A body the client sends as is (a Buffer: the transport serializes only what is not a
-          // string, stream or Buffer); its type only knows arrays.
-          operations: body as unknown as estypes.BulkRequest<string>['operations'],
-          refresh: false,
-          require_alias: true,
-          // Each item's fate alone: the rest (index, ID, version, shard counts) is ~200 bytes an
-          // item for the engine to write and the worker to parse, and nothing here reads it.
-          filter_path: ['items.*.status', 'items.*.error'],
-          ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
-        });
+        const response = await paced(deps.pacing, () =>
+          client.bulk<string>({
+            // A body the client sends as is (a Buffer: the transport serializes only what is not a
+            // string, stream or Buffer); its type only knows arrays.
+            operations: body as unknown as estypes.BulkRequest<string>['operations'],
+            refresh: false,
+            require_alias: true,
+            // Each item's fate alone: the rest (index, ID, version, shard counts) is ~200 bytes an
+            // item for the engine to write and the worker to parse, and nothing here reads it.
+            filter_path: ['items.*.status', 'items.*.error'],
+            ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
+          }),
+        );
         items = response.items.map((item) => (item.index ?? item.create)!);
-        const pause = deps.pacing?.pauseAfter(performance.now() - started) ?? 0;
-        if (pause > 0) await sleep(pause);
       } catch (error) {
         if (!isTransientEngineError(error)) throw translateEngineError(error);
         items = chunk.map(() => ({ status: 503 }));
