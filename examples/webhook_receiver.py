@@ -37,5 +37,6 @@ class Hook(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 9911
-    print(f"listening on http://127.0.0.1:{port}/hooks", flush=True)
-    HTTPServer(("127.0.0.1", port), Hook).serve_forever()
+    server = HTTPServer(("127.0.0.1", port), Hook)  # bound before it says so
+    print(f"listening on http://127.0.0.1:{server.server_port}/hooks", flush=True)
+    server.serve_forever()

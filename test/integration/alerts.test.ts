@@ -311,21 +311,34 @@ describe('matching and delivery', () => {
   it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
     "is verified by the README's Python receiver",
     async () => {
-      const port = 20_000 + Math.floor(Math.random() * 20_000);
-      const created = (await send('POST', '/v1/social/webhook-endpoints', { url: `http://127.0.0.1:${port}/hooks` }))
-        .body;
       const script = path.resolve(import.meta.dirname, '../../examples/webhook_receiver.py');
-      const child = spawn('python3', [script, String(port)], {
-        env: { ...process.env, WEBHOOK_SECRET: created.secret },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+      // A random port can be taken by another process on a busy machine: the receiver then exits
+      // (it says "listening" only once bound), and the next port is tried.
+      const start = async () => {
+        const port = 20_000 + Math.floor(Math.random() * 20_000);
+        const created = (await send('POST', '/v1/social/webhook-endpoints', { url: `http://127.0.0.1:${port}/hooks` }))
+          .body;
+        const child = spawn('python3', [script, String(port)], {
+          env: { ...process.env, WEBHOOK_SECRET: created.secret },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const run = { created, child, output: '', exited: false };
+        child.stdout.on('data', (chunk: Buffer) => (run.output += chunk.toString('utf8')));
+        child.stderr.on('data', (chunk: Buffer) => (run.output += chunk.toString('utf8')));
+        child.on('exit', () => (run.exited = true));
+        await until(() => run.output.includes('listening') || run.exited, { what: 'the receiver to listen' });
+        return run;
+      };
+      let run = await start();
+      for (let attempt = 1; run.exited && attempt < 5; attempt += 1) run = await start();
+      const { created, child } = run;
       try {
-        await until(() => output.includes('listening'));
+        expect(run.exited, run.output).toBe(false);
         const test = (await send('POST', `/v1/social/webhook-endpoints/${created.id}/test`)).body;
-        await until(() => output.includes(`webhook.test ${test.id}`));
-        expect(output).not.toContain('refused');
+        await until(() => run.output.includes(`webhook.test ${test.id}`)).catch((error: Error) => {
+          throw new Error(`${error.message}; the receiver printed: ${run.output}`);
+        });
+        expect(run.output).not.toContain('refused');
       } finally {
         child.kill();
       }
