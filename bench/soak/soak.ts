@@ -14,6 +14,9 @@
  *
  * Options: --minutes (15), --rate (300, or max), --connections (16), --sample-seconds (30),
  * --posts (seeded posts, 3000), --intake-batch (10 observations), --seed (7), --label,
+ * --intake-posts N with --intake-every S (5): instead of the mix's share of intake batches, the next
+ * N new posts' observations in one request every S seconds, beside the reads (issue 56's soak: 8
+ * search clients and 200 new posts every 5 s, `--connections 8 --rate max --intake-posts 200`),
  * --env NAME=VALUE (repeatable: service environment, e.g. MALLOC_ARENA_MAX=4 or EMBEDDINGS=off),
  * --node-arg ARG (repeatable: node options of both processes), --dist (the compiled build, as the
  * image runs it), --service-commit REV (measure another commit, e.g. the one before a change),
@@ -31,7 +34,7 @@ import { lastProbe, log, REPO_ROOT, startStack, type ServiceStack, type StackPro
 import { readTargets, seedThroughIntake } from '../lib/stack-data.ts';
 import { compileService, snapshotService } from '../lib/service-snapshot.ts';
 import { cli, numberArg } from '../lib/args.ts';
-import { createMix } from './mix.ts';
+import { createMix, DEFAULT_WEIGHTS } from './mix.ts';
 import { MODEL_DIR } from '../lib/model.ts';
 import { writeResult } from '../lib/measure.ts';
 
@@ -44,6 +47,8 @@ const args = cli({
     'sample-seconds': { type: 'number', default: 30, min: 1 },
     posts: { type: 'int', default: 3000, min: 1 },
     'intake-batch': { type: 'int', default: 10, min: 1 },
+    'intake-posts': { type: 'int', default: 0, min: 0 },
+    'intake-every': { type: 'number', default: 5, min: 0.1 },
     seed: { type: 'int', default: 7, min: 0 },
     label: { type: 'string', default: 'soak' },
     env: { type: 'list' },
@@ -151,6 +156,45 @@ function printRow(row: Row): void {
   );
 }
 
+/**
+ * --intake-posts: every --intake-every seconds, the next observations up to N new posts in one
+ * intake request (one at a time: a slow answer delays the next, it does not pile them up).
+ */
+function steadyIntake(stack: ServiceStack, observations: Iterator<Record<string, unknown>>) {
+  const totals = { requests: 0, posts: 0, observations: 0, failed: 0 };
+  const posts = args['intake-posts'];
+  if (posts === 0) return { totals, stop: () => undefined };
+  let busy = false;
+  const send = async () => {
+    const lines: string[] = [];
+    let batchPosts = 0;
+    while (batchPosts < posts) {
+      const next = observations.next();
+      if (next.done) break;
+      if (next.value['kind'] === 'post') batchPosts++;
+      lines.push(JSON.stringify(next.value));
+    }
+    if (lines.length === 0) return;
+    const response = await fetch(`${stack.apis[0]!.url}/internal/v1/social/observations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/x-ndjson' },
+      body: `${lines.join('\n')}\n`,
+    }).catch(() => null);
+    totals.requests++;
+    if (response?.ok) {
+      totals.posts += batchPosts;
+      totals.observations += lines.length;
+    } else totals.failed++;
+    await response?.arrayBuffer().catch(() => undefined);
+  };
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void send().finally(() => (busy = false));
+  }, args['intake-every'] * 1000);
+  return { totals, stop: () => clearInterval(timer) };
+}
+
 async function main(): Promise<void> {
   if (!existsSync(path.join(MODEL_DIR, 'config.json')) && !args.env.includes('EMBEDDINGS=off'))
     throw new Error(`no model at ${MODEL_DIR} (set MODEL_DIR)`);
@@ -200,7 +244,9 @@ async function main(): Promise<void> {
       observations,
       seed: SEED,
       intakeBatch: args['intake-batch'],
+      ...(args['intake-posts'] > 0 ? { weights: { ...DEFAULT_WEIGHTS, intake: 0 } } : {}),
     });
+    const intake = steadyIntake(stack, observations);
     const load = startLoad({
       urls: [api.url],
       connections: CONNECTIONS,
@@ -230,7 +276,10 @@ async function main(): Promise<void> {
       printRow(row);
     };
     const timer = setInterval(() => void sample(), SAMPLE_S * 1000);
-    const result = await Promise.race([load.done, stack.failure]).finally(() => clearInterval(timer));
+    const result = await Promise.race([load.done, stack.failure]).finally(() => {
+      clearInterval(timer);
+      intake.stop();
+    });
     await sample();
 
     const summary = {
@@ -248,11 +297,14 @@ async function main(): Promise<void> {
         launcher: launcher ?? 'default',
         env: args.env,
         node_args: args['node-arg'],
+        intake_posts: args['intake-posts'],
+        intake_every_s: args['intake-every'],
       },
       seeded,
       targets: { posts: targets.posts.length, accounts: targets.accounts.length },
       idle,
       load: result,
+      steady_intake: intake.totals,
       rows,
     };
     const file = writeResult(`soak-${args.label}-${stack.prefix.split('-').at(-1)}.json`, summary);
@@ -264,10 +316,14 @@ async function main(): Promise<void> {
       process.stdout.write(
         `  ${kind.padEnd(16)} ${String(k.requests).padStart(7)}  p50 ${k.p50_ms} ms  p99 ${k.p99_ms} ms  ${JSON.stringify(k.statuses)}\n`,
       );
+    if (args['intake-posts'] > 0)
+      process.stdout.write(
+        `steady intake: ${intake.totals.posts} posts in ${intake.totals.requests} requests, ${intake.totals.failed} failed\n`,
+      );
     process.stdout.write(`results: ${path.relative(REPO_ROOT, file)}\n`);
     // Refused requests (a 429 from a budget that tripped, a 503) are cheap answers: the memory and
     // latency of such a run do not describe the load it meant to apply.
-    if (result.non2xx > 0 || result.errors > 0)
+    if (result.non2xx > 0 || result.errors > 0 || intake.totals.failed > 0)
       throw new Error(
         `${result.non2xx} answers were not 2xx and ${result.errors} requests failed: this run does not measure the intended load`,
       );
