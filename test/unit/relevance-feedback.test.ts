@@ -93,17 +93,21 @@ describe('feedback needs lexical evidence', () => {
       keepAlive: '30s',
       query: [1, 0],
       fused: [neighbour('a'), neighbour('b'), neighbour('c')],
+      records: ['a'],
     });
-    expect(moved).toBeNull();
+    expect(moved).toEqual({ vector: null, records: new Map() });
   });
 
-  it('reads the top 3 vectors when a lexical hit is among the first results', async () => {
+  it('reads the top 3 vectors when a lexical hit is among the first results, and the records asked in the same request', async () => {
     const asked: unknown[] = [];
     const vector = Buffer.from(new Float32Array([0, 1]).buffer).toString('base64');
     const client = {
       search: (request: unknown) => {
         asked.push(request);
-        return Promise.resolve({ hits: { hits: [{ _id: 'a', _source: { record: { embedding: { vector } } } }] } });
+        const record = (id: string) => ({ id, caption: id, embedding: { model: 'm', text_hash: 'h', vector } });
+        return Promise.resolve({
+          hits: { hits: ['a', 'e'].map((id) => ({ _id: id, _source: { record: record(id) } })) },
+        });
       },
     } as unknown as Client;
     const fused = [
@@ -112,13 +116,27 @@ describe('feedback needs lexical evidence', () => {
       { ...neighbour('c'), score: 0.45 },
       { ...neighbour('d'), score: 0.2 },
     ];
-    const moved = await vectorFromFeedback({ client, pit: 'pit', keepAlive: '30s', query: [1, 0], fused });
+    const moved = await vectorFromFeedback({
+      client,
+      pit: 'pit',
+      keepAlive: '30s',
+      query: [1, 0],
+      fused,
+      records: ['a', 'e'],
+    });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
-      query: { ids: { values: ['a', 'b', 'c'] } },
-      _source: ['record.embedding.vector'],
+      query: { ids: { values: ['a', 'b', 'c', 'e'] } },
+      size: 4,
+      _source: { excludes: ['record.embedding.passages', 'record.media_enrichment'] },
     });
-    expect(moved).toEqual(feedbackVector([1, 0], [{ vector: [0, 1] }]));
+    // Only the feedback documents move the vector ('e' is read for its record alone).
+    expect(moved.vector).toEqual(feedbackVector([1, 0], [{ vector: [0, 1] }]));
+    // Records as a search page renders them: without their vectors.
+    expect([...moved.records.values()]).toEqual([
+      { id: 'a', caption: 'a' },
+      { id: 'e', caption: 'e' },
+    ]);
   });
 });
 

@@ -37,7 +37,8 @@ export function postSearchFilter(search: Pick<PostSearch, 'filter'>): estypes.Qu
  * only: `_source` holds nothing but `record` already, and an `includes` list is slower to filter
  * (bench/search.md, "Where the API's own time goes").
  */
-export const SEARCH_SOURCE: estypes.SearchSourceConfig = { excludes: ['record.embedding', 'record.media_enrichment'] };
+export const SEARCH_SOURCE_EXCLUDES = ['record.embedding', 'record.media_enrichment'] as const;
+export const SEARCH_SOURCE: estypes.SearchSourceConfig = { excludes: [...SEARCH_SOURCE_EXCLUDES] };
 
 /** One side of the text match: the best field's score, so one long field cannot add up many weak matches. */
 function bestField(query: string, fields: string[]): estypes.QueryDslQueryContainer {

@@ -172,27 +172,32 @@ export async function fusedPostSearch(deps: {
     // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
     const semanticSearch = quantized.then(async (q) => {
       const vector = dequantizeVector(q);
+      const none = new Map<string, PostRecord>();
       if (vector.length === 0) {
         const hits: Hit[] = [];
-        return { hits, q };
+        return { hits, q, records: none };
       }
       const first = (await client.search<{ record: PostRecord }>(knn(pit, vector))).hits.hits;
-      if (!feedback) return { hits: first, q };
-      // The first fusion's best results move the vector; the window is asked again with it.
+      if (!feedback) return { hits: first, q, records: none };
+      // The first fusion's best results move the vector; the window is asked again with it. The
+      // same request reads the records of the first fusion's page, which the final one mostly shows.
       const lexicalHits = (await lexicalSearch)?.hits.hits ?? [];
+      const fused = windowsOf(probedInformation(await plan)).fuse(lexicalHits, first);
       const moved = await vectorFromFeedback({
         client,
         pit,
         keepAlive,
         query: vector,
-        fused: windowsOf(probedInformation(await plan)).fuse(lexicalHits, first),
+        fused,
+        records: fused.slice(0, page.limit).map((f) => f.id),
       });
-      if (!moved) return { hits: first, q };
+      if (!moved.vector) return { hits: first, q, records: moved.records };
       // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
-      const movedQ = quantizeVector(moved);
+      const movedQ = quantizeVector(moved.vector);
       return {
         hits: (await client.search<{ record: PostRecord }>(knn(pit, dequantizeVector(movedQ)))).hits.hits,
         q: movedQ,
+        records: moved.records,
       };
     });
     const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
@@ -235,7 +240,14 @@ export async function fusedPostSearch(deps: {
       });
       tail = tailResponse.hits.hits;
     }
-    const records = await recordsOf(client, pit, keepAlive, ids.slice(0, page.limit));
+    const read = semanticResponse.records;
+    const records = await recordsOf(
+      client,
+      pit,
+      keepAlive,
+      ids.slice(0, page.limit).filter((id) => !read.has(id)),
+    );
+    for (const [id, record] of read) records.set(id, record);
     // The semantic side retrieved only the neighbours it may show (above the similarity floor).
     const sides = {
       lexical: new Set(lexicalHits.map((h) => h._id!)),

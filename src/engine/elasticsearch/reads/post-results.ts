@@ -115,7 +115,7 @@ export function createPostResults(deps: {
         });
         const fusedWindow = windows.fuse(lexicalWindow.hits.hits, knn);
         const moved = await vectorFromFeedback({ client, pit, keepAlive, query: queryVector, fused: fusedWindow });
-        if (moved) knn = await neighbours(dequantizeVector(quantizeVector(moved)));
+        if (moved.vector) knn = await neighbours(dequantizeVector(quantizeVector(moved.vector)));
       }
       // Exactly the neighbours the search shows: above the relevance floor, and none when the
       // model cannot read the query's language (hybrid-windows.ts).

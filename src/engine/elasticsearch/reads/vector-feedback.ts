@@ -6,6 +6,7 @@ import type { TieredFusedId } from '../../../query/fusion.ts';
 import { FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../../query/relevance-feedback.ts';
 import { decodeVector } from '../../../text/vector-codec.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
+import { SEARCH_SOURCE_EXCLUDES } from '../queries/post-query.ts';
 
 /**
  * Which hybrid searches use vector feedback (config SEARCH_VECTOR_FEEDBACK): `on` (the default)
@@ -41,6 +42,10 @@ export function usesVectorFeedback(
  * and when BM25 matched nothing: the first results are then neighbours alone, and feedback would
  * only amplify them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese
  * posts the model cannot read; moved toward them, with 8).
+ *
+ * The same request reads the records of `records` (the first window's best ids, which the final
+ * page mostly shows again), so that the page does not wait for another request to read them;
+ * `records` answers those found, without their vectors.
  */
 export async function vectorFromFeedback(deps: {
   client: Client;
@@ -48,30 +53,45 @@ export async function vectorFromFeedback(deps: {
   keepAlive: string;
   query: readonly number[];
   fused: readonly TieredFusedId[];
-}): Promise<number[] | null> {
-  if (!deps.fused.some((f) => f.lexical !== null)) return null;
+  records?: readonly string[];
+}): Promise<{ vector: number[] | null; records: Map<string, PostRecord> }> {
+  const none = { vector: null, records: new Map<string, PostRecord>() };
+  if (!deps.fused.some((f) => f.lexical !== null)) return none;
   const shares = feedbackShares(deps.fused.map((f) => f.score));
   const counted = deps.fused.map((f, i) => ({ id: f.id, weight: shares[i]! * f.score })).filter((f) => f.weight > 0);
   const ids = counted.map((f) => f.id);
-  if (ids.length === 0 || deps.query.length === 0) return null;
-  const response = await deps.client.search<{ record: Pick<PostRecord, 'embedding'> }>({
+  if (ids.length === 0 || deps.query.length === 0) return none;
+  const asked = [...new Set([...ids, ...(deps.records ?? [])])];
+  const response = await deps.client.search<{ record: PostRecord }>({
     ...COMPLETE_RESULTS,
     pit: { id: deps.pit, keep_alive: deps.keepAlive },
-    query: { ids: { values: ids } },
-    size: ids.length,
-    _source: ['record.embedding.vector'],
+    query: { ids: { values: asked } },
+    size: asked.length,
+    _source: { excludes: FEEDBACK_SOURCE_EXCLUDES },
     track_total_hits: false,
   });
-  const vectors = new Map(
-    response.hits.hits.flatMap((h) => {
-      // A post whose vector is not written yet has no `record` in the filtered source.
-      const vector = h._source?.record?.embedding?.vector;
-      return typeof vector === 'string' ? [[h._id!, decodeVector(vector)] as const] : [];
-    }),
-  );
+  const vectors = new Map<string, number[]>();
+  const records = new Map<string, PostRecord>();
+  for (const hit of response.hits.hits) {
+    const record = hit._source?.record;
+    if (!record) continue;
+    // A post whose vector is not written yet has no embedding.
+    const vector = record.embedding?.vector;
+    if (typeof vector === 'string') vectors.set(hit._id!, decodeVector(vector));
+    delete record.embedding;
+    records.set(hit._id!, record);
+  }
   const documents = counted.flatMap((f) => {
     const vector = vectors.get(f.id);
     return vector?.length === deps.query.length ? [{ vector, weight: f.weight }] : [];
   });
-  return documents.length > 0 ? feedbackVector(deps.query, documents, FEEDBACK_WEIGHT) : null;
+  return {
+    vector: documents.length > 0 ? feedbackVector(deps.query, documents, FEEDBACK_WEIGHT) : null,
+    records,
+  };
 }
+
+/** A search's source (SEARCH_SOURCE) with the record's own vector: its passages' vectors stay out. */
+const FEEDBACK_SOURCE_EXCLUDES = SEARCH_SOURCE_EXCLUDES.map((field) =>
+  field === 'record.embedding' ? 'record.embedding.passages' : field,
+);
