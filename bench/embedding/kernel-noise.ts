@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cosine } from '../../src/domain/lookalike.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
-import { questionTermWeights, weightableTerms } from '../../src/text/question-weights.ts';
+import { readQuestion, weightableTerms } from '../../src/text/question-weights.ts';
 import { REPO_ROOT, scifactDir } from '../relevance/beir.ts';
 import { socialQuerySet } from '../relevance/social-set.ts';
 import { cli } from '../lib/args.ts';
@@ -67,7 +67,7 @@ const questions = [
     .filter((q) => q.kind === 'question')
     .map((q) => q.text),
 ].filter((q) => weightableTerms(q) !== null);
-/** A question's texts: itself, then its content words without each one in turn (questionTermWeights). */
+/** A question's texts: itself, then its content words without each one in turn (readQuestion). */
 const weightTexts = (q: string) => {
   const words = weightableTerms(q)!;
   return [q, ...words.map((_, i) => words.filter((__, j) => j !== i).join(' '))];
@@ -170,7 +170,7 @@ function semanticWindow(claim: Float32Array, docs: Float32Array[]): Map<number, 
 }
 
 async function weightsOf(vectors: Vectors, question: string): Promise<number[] | null> {
-  return questionTermWeights(question, (texts) =>
+  const read = await readQuestion(question, (texts) =>
     Promise.resolve(
       texts.map((text) => {
         const v = vectors.get(text);
@@ -179,6 +179,7 @@ async function weightsOf(vectors: Vectors, question: string): Promise<number[] |
       }),
     ),
   );
+  return read?.weights ?? null;
 }
 
 async function compare(a: Vectors, b: Vectors) {

@@ -54,8 +54,9 @@ export interface Embedder {
   /**
    * Short query texts in one run of the model, for comparing with each other (a question without
    * each of its words in turn, src/text/question-weights.ts): about the cost of one of them alone. Their
-   * vectors depend on the run they share, so they are neither cached nor stored; served ahead of
-   * waiting documents, like queries.
+   * vectors depend on the run they share, so they are cached as that run, under all its texts (a
+   * repeated question runs no model), never one by one; served ahead of waiting documents, like
+   * queries.
    */
   embedQueriesTogether(texts: readonly string[]): Promise<Float32Array[]>;
   stats(): EmbedderStats;
@@ -133,11 +134,17 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
   let detail = `loading ${modelId} from ${source}`;
   let dimensions = planned.dimensions;
   const stats: EmbedderStats = { modelCalls: 0, textsEmbedded: 0, queries: 0, cacheHits: 0, modelSeconds: 0 };
-  // Bounded in bytes (a query text may be long); 0 turns the cache off.
-  const cache = new LRUCache<string, Float32Array>({
+  // Bounded in bytes (a query text may be long); 0 turns the cache off. A text's key is the text;
+  // texts run together are one entry, keyed by all of them after a NUL (which no single key starts
+  // with: see togetherKey).
+  const cache = new LRUCache<string, Float32Array | Float32Array[]>({
     maxSize: Math.max(1, planned.cacheBytes),
-    sizeCalculation: (vector, text) => vector.byteLength + 2 * text.length + QUERY_CACHE_ENTRY_OVERHEAD,
+    sizeCalculation: (value, key) =>
+      (Array.isArray(value) ? value.reduce((sum, v) => sum + v.byteLength, 0) : value.byteLength) +
+      2 * key.length +
+      QUERY_CACHE_ENTRY_OVERHEAD,
   });
+  const togetherKey = (texts: readonly string[]) => `\u0000${texts.join('\u0000')}`;
   const caching = planned.cacheBytes > 0;
   /** Uncached queries on their way, so that concurrent callers of one text share a single slot. */
   const queriesUnderway = new Map<string, Promise<Float32Array>>();
@@ -278,8 +285,8 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
 
     embedQuery(text) {
       stats.queries++;
-      const cached = cache.get(text);
-      if (cached) {
+      const cached = text.startsWith('\u0000') ? undefined : cache.get(text);
+      if (cached && !Array.isArray(cached)) {
         stats.cacheHits++;
         // A copy: a caller that scales or reuses its vector must not change the cache.
         return Promise.resolve(cached.slice());
@@ -312,9 +319,18 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
       if (error) return Promise.reject(error);
       if (texts.length === 0) return Promise.resolve([]);
       stats.queries += texts.length;
-      return new Promise((resolve, reject) => {
+      const key = togetherKey(texts);
+      const cached = cache.get(key);
+      if (Array.isArray(cached)) {
+        stats.cacheHits += texts.length;
+        return Promise.resolve(cached.map((v) => v.slice()));
+      }
+      return new Promise<Float32Array[]>((resolve, reject) => {
         togetherQueue.push({ texts: [...texts], kind: 'query', together: true, resolve, reject });
         schedule();
+      }).then((vectors) => {
+        if (caching) cache.set(key, vectors.map((v) => v.slice()));
+        return vectors;
       });
     },
 

@@ -50,6 +50,14 @@ export function weightableTerms(query: string): string[] | null {
   return words.length >= 2 && words.length <= MAX_WEIGHTED_TERMS ? words : null;
 }
 
+/** A question as the model reads it: its own vector and its content words' weights. */
+export interface QuestionReading<V extends ArrayLike<number>> {
+  /** The whole question's vector, from the run that weighed its words (the query vector of its search). */
+  vector: V;
+  /** Aligned with {@link weightableTerms}. */
+  weights: number[];
+}
+
 /**
  * Each content word's weight in a question's lexical sides, aligned with
  * {@link weightableTerms}: how much the query's meaning, as the model reads it, depends on the
@@ -57,6 +65,8 @@ export function weightableTerms(query: string): string[] | null {
  * words without that word (leave-one-out) — over the mean of the words', interpolated half and
  * half with a uniform weight, rounded to 3 decimals (the cursor carries them). In "how can I get
  * better at crochet without expensive stuff?" crochet weighs 1.52, without 0.93, better 0.79.
+ * The whole query's vector from the same run comes with them: the search's query vector, so a
+ * question costs the model one run, not two.
  *
  * The corpus's statistics weigh the words too (BM25's IDF, and the fusion's coverage:
  * engine/elasticsearch/queries/query-terms.ts), but in a small corpus the topic's word can be as common as
@@ -67,10 +77,10 @@ export function weightableTerms(query: string): string[] | null {
  *
  * Null when the query is not weightable or the model cannot read it.
  */
-export async function questionTermWeights(
+export async function readQuestion<V extends ArrayLike<number>>(
   query: string,
-  embedTogether: (texts: string[]) => Promise<ArrayLike<number>[]>,
-): Promise<number[] | null> {
+  embedTogether: (texts: string[]) => Promise<V[]>,
+): Promise<QuestionReading<V> | null> {
   const words = weightableTerms(query);
   if (!words) return null;
   // The question and each text without one word in one run of the model: they are compared with
@@ -83,5 +93,6 @@ export async function questionTermWeights(
   const loss = without.map((v) => Math.max(0, 1 - cosine(whole, v)));
   const mean = loss.reduce((a, b) => a + b, 0) / loss.length;
   if (!(mean > 0)) return null;
-  return loss.map((l) => Math.round((1 - UNIFORM_SHARE + (UNIFORM_SHARE * l) / mean) * 1000) / 1000);
+  const weights = loss.map((l) => Math.round((1 - UNIFORM_SHARE + (UNIFORM_SHARE * l) / mean) * 1000) / 1000);
+  return { vector: whole, weights };
 }

@@ -158,6 +158,17 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
         expect(cosine(together[i]!, alone[i]!)).toBeGreaterThan(cosine(together[i]!, alone[j]!));
       expect(norm(together[i]!)).toBeCloseTo(1, 5);
     }
+    // The same texts again are the same run, from the cache: no model, the same vectors. One text
+    // of them asked alone is not that run's vector, and runs the model.
+    const again = await embedder.embedQueriesTogether(texts);
+    expect(embedder.stats().modelCalls).toBe(after.modelCalls + 1);
+    expect(again).toEqual(together);
+    again[0]![0] = 42;
+    expect((await embedder.embedQueriesTogether(texts))[0]).toEqual(together[0]);
+    const calls = embedder.stats().modelCalls;
+    const alone0 = await embedder.embedQuery(texts[0]!);
+    expect(embedder.stats().modelCalls).toBe(calls + 1);
+    expect(alone0).not.toEqual(together[0]);
   });
 
   it("reads a model folder's prompts: a query after its query prompt, a text it cannot read still unreadable", async () => {

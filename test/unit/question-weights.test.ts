@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  isQuestion,
-  MAX_WEIGHTED_TERMS,
-  questionTermWeights,
-  weightableTerms,
-} from '../../src/text/question-weights.ts';
+import { isQuestion, MAX_WEIGHTED_TERMS, readQuestion, weightableTerms } from '../../src/text/question-weights.ts';
 
 describe('isQuestion', () => {
   it('knows a question by its question mark or its opening word', () => {
@@ -50,7 +45,7 @@ describe('weightableTerms', () => {
   });
 });
 
-describe('questionTermWeights', () => {
+describe('readQuestion', () => {
   // Three orthogonal directions: the query's vector leans on "crochet"'s; a text without a word
   // loses that word's direction.
   const axes: Record<string, number[]> = { better: [1, 0, 0], crochet: [0, 1, 0], stuff: [0, 0, 1] };
@@ -72,8 +67,8 @@ describe('questionTermWeights', () => {
   const query = 'how do I get better at crochet stuff?';
 
   it('weighs most the word whose loss moves the query most, none under half', async () => {
-    const weights = await questionTermWeights(query, together);
-    expect(weights).not.toBeNull();
+    const weights = (await readQuestion(query, together))?.weights;
+    expect(weights).toBeDefined();
     const [better, crochet, stuff] = weights!;
     expect(crochet).toBeGreaterThan(1);
     expect(better).toBeLessThan(1);
@@ -83,15 +78,16 @@ describe('questionTermWeights', () => {
     expect((better! + crochet! + stuff!) / 3).toBeCloseTo(1, 2);
   });
 
-  it('asks the model once: the question and each text without one word together', async () => {
+  it('asks the model once: the question and each text without one word together, and answers the question’s vector', async () => {
     asked.length = 0;
-    await questionTermWeights(query, together);
+    const read = await readQuestion(query, together);
     expect(asked).toEqual([[query, 'crochet stuff', 'better stuff', 'better crochet']]);
+    expect(read?.vector).toEqual(vectorOf(query));
   });
 
   it('is null when the model cannot read the query or the query is no question', async () => {
     const unreadable = (texts: string[]) => Promise.resolve(texts.map(() => new Float32Array(0)));
-    expect(await questionTermWeights(query, unreadable)).toBeNull();
-    expect(await questionTermWeights('better crochet stuff', together)).toBeNull();
+    expect(await readQuestion(query, unreadable)).toBeNull();
+    expect(await readQuestion('better crochet stuff', together)).toBeNull();
   });
 });

@@ -4,7 +4,7 @@ import type { AccountSearch, PostSearch } from '../../query/search-codec.ts';
 import type { Reference, References } from './references.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { queryEntities } from '../../query/entities.ts';
-import { questionTermWeights } from '../../text/question-weights.ts';
+import { readQuestion } from '../../text/question-weights.ts';
 
 /** What ranking by meaning needs of the embedder (see src/embedding). */
 export interface QueryEmbedder {
@@ -44,18 +44,21 @@ export async function rankingFor(
     }
   }
   // Not awaited: the engine runs its lexical side while the model works.
-  const vector = embedder.embedQuery(query).catch((cause: unknown) => {
-    policy.logger?.warn({ err: cause }, 'query embedding failed');
-    throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
-  });
+  const embed = () =>
+    embedder.embedQuery(query).catch((cause: unknown) => {
+      policy.logger?.warn({ err: cause }, 'query embedding failed');
+      throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
+    });
   // Not a query with exact entities (`#tag`, `@handle`, quoted phrase): those rank as they always did.
   const weighted = policy.mode === 'hybrid' && policy.questionWeights === true && queryEntities(query).length === 0;
-  if (!weighted) return { kind: 'fused', mode: policy.mode, vector };
-  // A question's words weighted by how much of it the model says each carries (BM25 waits for
-  // them: one run of the model for all its texts); null at once for any other query
-  // (question-weights.ts), and uniform, as for any query, if the model fails on them.
-  const termWeights = questionTermWeights(query, (texts) => embedder.embedQueriesTogether(texts)).catch(() => null);
-  return { kind: 'fused', mode: policy.mode, vector, termWeights };
+  if (!weighted) return { kind: 'fused', mode: policy.mode, vector: embed() };
+  // A question's words weighted by how much of it the model says each carries, and its vector,
+  // from one run of the model (BM25 waits for the weights); null at once for any other query
+  // (question-weights.ts), which is embedded alone, as is a question if that run fails (its
+  // words then weigh uniformly, as any query's).
+  const reading = readQuestion(query, (texts) => embedder.embedQueriesTogether(texts)).catch(() => null);
+  const vector = reading.then((read) => read?.vector ?? embed());
+  return { kind: 'fused', mode: policy.mode, vector, termWeights: reading.then((read) => read?.weights ?? null) };
 }
 
 /**
