@@ -47,6 +47,10 @@ export function installShutdown(logger: Logger, phases: ShutdownPhase[]): void {
   closeWithGrace(
     {
       delay: deadlineMs,
+      // SIGUSR2 stays Node's: it is the signal operators give `--heapsnapshot-signal` (and
+      // SIGUSR1 opens the inspector), so asking a running process for a heap snapshot must not
+      // stop it (close-with-grace stops on it by default, for nodemon's restarts).
+      skip: ['SIGUSR2'],
       // Its own messages ("second SIGINT, exiting", "killed by timeout") as log lines, not console text.
       logger: {
         error: (message: unknown) =>

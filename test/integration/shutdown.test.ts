@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/internal/config.ts';
 import { generateKey } from '../../src/services/keys/key-format.ts';
 import { openConnections } from '../../src/start/connections.ts';
 import { openEngine } from '../../src/start/core.ts';
 import { freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.ts';
+import { until } from '../helpers/wait.ts';
 
 // Ctrl+C (SIGINT) or SIGTERM of a long-running process while Redis, and Elasticsearch, are down:
 // it stops within its deadline with exit code 0, and its log says each outage once, with no
@@ -120,6 +124,31 @@ function expectCleanStop(stopped: { code: number | null; ms: number }, output: s
   }
   expect(output).toMatch(/"msg":"stopped"/);
 }
+
+describe('signals that are not a stop', () => {
+  it('worker: SIGUSR2 with --heapsnapshot-signal writes a heap snapshot and the worker goes on', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'heap-snapshot-'));
+    const worker = run(['worker'], {
+      NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}`,
+    });
+    try {
+      await worker.waitFor(/"msg":"worker running"/);
+      worker.child.kill('SIGUSR2');
+      await until(() => readdirSync(dir).some((name) => name.endsWith('.heapsnapshot')), {
+        timeoutMs: 30_000,
+        what: 'a heap snapshot',
+      });
+      // A stop would begin right after the snapshot (it was an orderly shutdown): give it time to.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      expect(worker.child.exitCode).toBeNull();
+      expect(worker.output()).not.toMatch(/"msg":"shutting down"/);
+      expectCleanStop(await worker.stop('SIGTERM'), worker.output(), []);
+    } finally {
+      worker.child.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('shutdown while the services are down', () => {
   it('worker: SIGTERM with Redis down', async () => {
