@@ -100,6 +100,17 @@ module.exports = {
       },
     },
     {
+      name: 'cli-loads-its-command',
+      comment:
+        "every command of src/cli is loaded by every process (one executable), so the HTTP layer, the worker's jobs and the seed's vocabulary are imported by the commands that run them, when they run (`await import`): a worker holds no HTTP code (bench/memory.md)",
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: {
+        path: ['^src/start/(api|worker-process)[.]ts$', '^src/seed/generator[.]ts$'],
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'no module imports itself through others',
       severity: 'error',

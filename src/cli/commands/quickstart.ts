@@ -3,11 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../internal/paths.ts';
 import { createLogger } from '../../internal/logger.ts';
-import { createApi } from '../../start/api.ts';
 import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
-import { startWorkerProcess } from '../../start/worker-process.ts';
 import { openHolders } from '../../start/core.ts';
 import { configOrExit } from '../context.ts';
 import { seedDataset } from './seed.ts';
@@ -54,6 +52,10 @@ export function registerQuickstart(program: Command): void {
           say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
       await startEmbeddings(embedder, config.SEARCH_RANKING, logger);
+      const [{ startWorkerProcess }, { createApi }] = await Promise.all([
+        import('../../start/worker-process.ts'),
+        import('../../start/api.ts'),
+      ]);
       const worker = startWorkerProcess(config, owned.connections, { engine, embedder, logger });
       const api = createApi(config, owned.connections, { engine, embedder, logger });
       installShutdown(logger, serviceShutdownPhases({ api, worker, process: owned }));

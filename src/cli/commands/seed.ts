@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { randomBytes } from 'node:crypto';
 import type { IntakeService } from '../../services/intake/intake-service.ts';
 import { ingestStream, type StreamIngestResult } from '../../services/intake/stream-ingest.ts';
-import { generateObservations } from '../../seed/generator.ts';
 import { openIntake } from '../../start/core.ts';
 import { EXIT, out, runCommand } from '../context.ts';
 
@@ -22,6 +21,8 @@ export async function seedDataset(
     onUnavailable?: (waitMs: number) => void;
   },
 ): Promise<StreamIngestResult> {
+  // Loaded by the commands that seed only (its vocabulary is a large table).
+  const { generateObservations } = await import('../../seed/generator.ts');
   let line = 0;
   const entries = (function* () {
     for (const value of generateObservations({

@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../internal/logger.ts';
-import { createApi } from '../../start/api.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
-import { startWorkerProcess } from '../../start/worker-process.ts';
 import { configOrExit } from '../context.ts';
 
 /** `serve` (HTTP API) and `worker` (BullMQ workers): long-running processes. */
@@ -19,6 +17,8 @@ export function registerServe(program: Command): void {
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; requests answer 503 until it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
+      // Each process loads its own command's code only: a worker holds none of the HTTP layer.
+      const { createApi } = await import('../../start/api.ts');
       const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
       installShutdown(logger, serviceShutdownPhases({ api, process: owned }));
       const address = await api.app.listen({ host: config.HOST, port: config.PORT });
@@ -35,6 +35,7 @@ export function registerServe(program: Command): void {
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
       await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger);
+      const { startWorkerProcess } = await import('../../start/worker-process.ts');
       const worker = startWorkerProcess(config, owned.connections, {
         engine: owned.engine,
         embedder: owned.embedder,
