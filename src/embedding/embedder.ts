@@ -329,7 +329,11 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
         togetherQueue.push({ texts: [...texts], kind: 'query', together: true, resolve, reject });
         schedule();
       }).then((vectors) => {
-        if (caching) cache.set(key, vectors.map((v) => v.slice()));
+        if (caching)
+          cache.set(
+            key,
+            vectors.map((v) => v.slice()),
+          );
         return vectors;
       });
     },
