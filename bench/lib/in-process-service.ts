@@ -318,10 +318,14 @@ export async function startLoader(
   const embeddingQueue = embeddingsServe(node.embeddings)
     ? createProducer('embeddings', { connection: runtime.producerRedis, prefix: runtime.config.REDIS_PREFIX })
     : null;
+  const { config, connections, engine, embedder } = runtime.process;
+  const started = startWorkerProcess(config, connections, { engine, embedder, logger });
+  let worker: Closable | null = started;
+  // After the worker's start-up check, which resumes a queue it finds paused with no rebuild
+  // running (src/services/indices/rebuild.ts): held before it, the hold would be lifted.
+  await started.started;
   if (options.holdEmbeddings) await embeddingQueue?.pause();
   else await embeddingQueue?.resume();
-  const { config, connections, engine, embedder } = runtime.process;
-  let worker: Closable | null = startWorkerProcess(config, connections, { engine, embedder, logger });
   const stopWorker = async () => {
     await worker?.close();
     worker = null;

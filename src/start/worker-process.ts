@@ -29,12 +29,14 @@ import { openFollowersMirror, within, type Closable } from './core.ts';
  * pass), `maintenance` and, with embeddings on, `embeddings` (vectors of records whose text
  * changed); and the webhook deliveries (services/alerts/deliveries.ts). Shares
  * the engine and embedder the process owns; `close` stops taking jobs and lets running ones finish.
+ * `started` settles once its start-up check has run: queues an interrupted index rebuild left
+ * paused are resumed (a caller that pauses a queue itself does so after it).
  */
 export function startWorkerProcess(
   config: Config,
   connections: Connections,
   parts: { engine: ElasticsearchEngine; embedder: Embedder; logger: Logger },
-): Closable {
+): Closable & { started: Promise<void> } {
   const { engine, embedder, logger } = parts;
   const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const embeddingsOn = embedder.status().state !== 'off';
@@ -107,7 +109,7 @@ export function startWorkerProcess(
         ? embeddingQueue
         : createProducer(name, queues),
   );
-  createIndexRebuilds({
+  const started = createIndexRebuilds({
     admin: engine.admin,
     redis: connections.redis(),
     prefix: config.REDIS_PREFIX,
@@ -122,9 +124,11 @@ export function startWorkerProcess(
         isConnectionError(error) ? { reason: reasonOf(error) } : { err: error },
         'could not check whether an interrupted rebuild left the queues paused',
       ),
-    );
+    )
+    .then(() => undefined);
 
   return {
+    started,
     async close() {
       // With Redis down a running job cannot report its end anyway: stop at once, and it runs
       // again as stalled when Redis is back (merges are idempotent).
