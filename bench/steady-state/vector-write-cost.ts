@@ -1,0 +1,217 @@
+/**
+ * What a re-observation's vector costs the engine (bench/steady-state.md, "What a vector costs a
+ * re-observation"): a re-observation that only moves a post's counters re-indexes the whole
+ * document, its vector and its insertion into the HNSW graph included. This measures that part
+ * alone, by index options, at several sizes.
+ *
+ *   npx tsx bench/steady-state/vector-write-cost.ts [--sizes 100000,300000]
+ *       [--variants none,int8_hnsw,bbq_hnsw] [--updates 0.1] [--from relevance-social-5-1500-posts]
+ *
+ * For each size and variant, a throwaway index (one shard, refresh 1 s, the engine's merge policy)
+ * gets `size` documents: a counter, a keyword and, unless the variant is `none`, a 384-dimension
+ * vector with those options. The vectors are the model's: the stored vectors of `--from` (an index
+ * the service loaded with embeddings), each copy moved by Gaussian noise (σ = 0.01 a dimension,
+ * renormalized: cosine ≈ 0.98 to the original), as bench/search/backfill-vectors.ts does. Once its
+ * merges have settled, a share (`--updates`) of the documents is written again, the vector
+ * unchanged and the counter moved, in bulks of 500 with the refresh at 1 s, as the intake's
+ * re-observations are; measured until the merges they caused have settled: the engine process's
+ * CPU per updated document (less its CPU at rest over the same time), and the index's own
+ * indexing, refresh and merge times.
+ *
+ * Raw engine only (the service does not run); the difference between a variant and `none` is what
+ * the vector costs a re-observation. Writes bench/results/vector-write-cost.json; deletes its
+ * indices, on failure too.
+ */
+import { Client } from '@elastic/elasticsearch';
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../src/internal/config.ts';
+import { decodeVector } from '../../src/text/vector-codec.ts';
+import { cli } from '../lib/args.ts';
+import { round, writeResult } from '../lib/measure.ts';
+
+const args = cli({
+  options: {
+    sizes: { type: 'string', default: '100000,300000' },
+    variants: { type: 'string', default: 'none,int8_hnsw,bbq_hnsw' },
+    updates: { type: 'number', default: 0.1, min: 0.001 },
+    from: { type: 'string', default: 'relevance-social-5-1500-posts' },
+  },
+});
+const sizes = args.sizes.split(',').map(Number);
+const variants = args.variants.split(',');
+const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
+const es = new Client({ node: config.ELASTICSEARCH_URL[0]! });
+const run = `bench-vector-cost-${randomBytes(3).toString('hex')}`;
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The model's vectors: the stored ones of an index the service loaded. */
+async function baseVectors(): Promise<number[][]> {
+  const out: number[][] = [];
+  let after: unknown[] | undefined;
+  for (;;) {
+    const r = await es.search<{ record: { embedding?: { vector?: string } } }>({
+      index: args.from,
+      size: 1000,
+      sort: [{ id: 'asc' }],
+      _source: ['record.embedding.vector'],
+      ...(after ? { search_after: after as never } : {}),
+    });
+    const hits = r.hits.hits;
+    if (hits.length === 0) break;
+    for (const h of hits) {
+      const v = h._source?.record.embedding?.vector;
+      if (typeof v === 'string') out.push(decodeVector(v));
+    }
+    after = hits.at(-1)!.sort;
+  }
+  if (out.length === 0) throw new Error(`${args.from} holds no vectors`);
+  return out;
+}
+
+/** A seeded generator (mulberry32), so that a document's vector is the same at its load and its update. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Document `id`'s vector: a model vector moved by Gaussian noise (Box–Muller), unit length. */
+function vectorOf(base: readonly number[][], id: number): number[] {
+  const next = random(id + 1);
+  const out = base[id % base.length]!.map(
+    (x) => x + 0.01 * Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
+  );
+  const norm = Math.hypot(...out);
+  return out.map((x) => x / norm);
+}
+
+async function engineCpuMs(): Promise<number> {
+  const s = await es.nodes.stats({ metric: ['process'] });
+  return Object.values(s.nodes).reduce((sum, n) => sum + (n.process?.cpu?.total_in_millis ?? 0), 0);
+}
+
+/** The engine's CPU at rest, ms a second (the stats polls included), to take out of a measure. */
+async function idleCpuRate(): Promise<number> {
+  const cpu0 = await engineCpuMs();
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, 5000));
+  return ((await engineCpuMs()) - cpu0) / ((performance.now() - t0) / 1000);
+}
+
+async function indexTimes(index: string) {
+  const s = await es.indices.stats({ index, metric: ['indexing', 'refresh', 'merge'] });
+  const p = s._all.primaries!;
+  return {
+    indexing: p.indexing?.index_time_in_millis ?? 0,
+    refresh: p.refresh?.total_time_in_millis ?? 0,
+    merge: p.merges?.total_time_in_millis ?? 0,
+    merging: p.merges?.current ?? 0,
+  };
+}
+
+/** Waits until no merge has run on `index` for three polls a second apart. */
+async function settled(index: string): Promise<void> {
+  let quiet = 0;
+  let last = -1;
+  while (quiet < 3) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const t = await indexTimes(index);
+    quiet = t.merging === 0 && t.merge === last ? quiet + 1 : 0;
+    last = t.merge;
+  }
+}
+
+/** Writes documents `ids` in bulks of 500: the counter `likes(id)`, and each one's vector when `base`. */
+async function write(index: string, ids: number[], likes: (id: number) => number, base: number[][] | null) {
+  for (let i = 0; i < ids.length; i += 500) {
+    const operations = ids
+      .slice(i, i + 500)
+      .flatMap((id) => [
+        { index: { _index: index, _id: String(id) } },
+        { likes: likes(id), kind: id % 7 === 0 ? 'reel' : 'image', ...(base ? { v: vectorOf(base, id) } : {}) },
+      ]);
+    const r = await es.bulk({ operations });
+    if (r.errors) throw new Error(`bulk failed: ${JSON.stringify(r.items.find((x) => x.index?.error))}`);
+  }
+}
+
+const results: Array<Record<string, unknown>> = [];
+try {
+  const base = await baseVectors();
+  const idle = await idleCpuRate();
+  say(`the engine at rest: ${round(idle)} ms of CPU a second`);
+  say(`${base.length} model vectors from ${args.from}`);
+  for (const size of sizes) {
+    for (const variant of variants) {
+      const index = `${run}-${variant.replace('_', '-')}-${size}`;
+      await es.indices.create({
+        index,
+        settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s' },
+        mappings: {
+          dynamic: 'strict',
+          properties: {
+            likes: { type: 'long' },
+            kind: { type: 'keyword' },
+            ...(variant === 'none'
+              ? {}
+              : {
+                  v: {
+                    type: 'dense_vector',
+                    dims: 384,
+                    similarity: 'cosine',
+                    index_options: { type: variant as 'int8_hnsw' },
+                  },
+                }),
+          },
+        },
+      });
+      const withVector = variant !== 'none';
+      const loadStart = performance.now();
+      const cpuLoad0 = await engineCpuMs();
+      const all = Array.from({ length: size }, (_, id) => id);
+      await write(index, all, (id) => id % 1000, withVector ? base : null);
+      await settled(index);
+      const loadSeconds = (performance.now() - loadStart) / 1000;
+      const load = { seconds: loadSeconds, cpu_ms: (await engineCpuMs()) - cpuLoad0 - idle * loadSeconds };
+      const before = await indexTimes(index);
+      const cpu0 = await engineCpuMs();
+      const started = performance.now();
+      // Spread over the index, as a day's re-observations are.
+      const count = Math.round(size * args.updates);
+      const step = Math.floor(size / count);
+      const updated = Array.from({ length: count }, (_, k) => k * step);
+      await write(index, updated, (id) => (id % 1000) + 17, withVector ? base : null);
+      const writeSeconds = (performance.now() - started) / 1000;
+      await settled(index);
+      const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;
+      const after = await indexTimes(index);
+      const segments = (await es.cat.segments({ index, format: 'json' })).length;
+      const row = {
+        size,
+        variant,
+        load_seconds: round(load.seconds),
+        load_cpu_ms_per_doc: round(load.cpu_ms / size, 3),
+        updates: count,
+        update_write_seconds: round(writeSeconds),
+        update_cpu_ms_per_doc: round(cpu / count, 3),
+        indexing_ms_per_doc: round((after.indexing - before.indexing) / count, 3),
+        refresh_ms: after.refresh - before.refresh,
+        merge_ms: after.merge - before.merge,
+        segments,
+      };
+      results.push(row);
+      say(JSON.stringify(row));
+      await es.indices.delete({ index });
+    }
+  }
+  console.table(results);
+  writeResult('vector-write-cost.json', { measured: { date: new Date().toISOString() }, from: args.from, results });
+} finally {
+  const left = await es.cat.indices({ index: `${run}-*`, format: 'json' }).catch(() => []);
+  for (const i of left) if (i.index) await es.indices.delete({ index: i.index }).catch(() => undefined);
+}
