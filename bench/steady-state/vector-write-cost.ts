@@ -15,8 +15,9 @@
  * merges have settled, a share (`--updates`) of the documents is written again, the vector
  * unchanged and the counter moved, in bulks of 500 with the refresh at 1 s, as the intake's
  * re-observations are; measured until the merges they caused have settled: the engine process's
- * CPU per updated document (less its CPU at rest over the same time), and the index's own
- * indexing, refresh and merge times.
+ * CPU per updated document (less its CPU at rest over the same time), the index's own
+ * indexing, refresh and merge times, and what a kNN search (the service's k and candidates) then
+ * takes. `--settings` adds index settings (a merge policy) to compare.
  *
  * Raw engine only (the service does not run); the difference between a variant and `none` is what
  * the vector costs a re-observation. Writes bench/results/vector-write-cost.json; deletes its
@@ -35,9 +36,12 @@ const args = cli({
     variants: { type: 'string', default: 'none,int8_hnsw,bbq_hnsw' },
     updates: { type: 'number', default: 0.1, min: 0.001 },
     from: { type: 'string', default: 'relevance-social-5-1500-posts' },
+    // Index settings beside the defaults, as JSON (e.g. a merge policy: '{"merge.policy.deletes_pct_allowed":40}').
+    settings: { type: 'string', default: '{}' },
   },
 });
 const sizes = args.sizes.split(',').map(Number);
+const extraSettings = JSON.parse(args.settings) as Record<string, unknown>;
 const variants = args.variants.split(',');
 const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...process.env });
 const es = new Client({ node: config.ELASTICSEARCH_URL[0]! });
@@ -151,7 +155,7 @@ try {
       const index = `${run}-${variant.replace('_', '-')}-${size}`;
       await es.indices.create({
         index,
-        settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s' },
+        settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s', ...extraSettings },
         mappings: {
           dynamic: 'strict',
           properties: {
@@ -191,6 +195,19 @@ try {
       const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;
       const after = await indexTimes(index);
       const segments = (await es.cat.segments({ index, format: 'json' })).length;
+      // What the segments the rewrites left cost a search: the service's kNN (k 50, 100 candidates).
+      const took: number[] = [];
+      if (withVector)
+        for (let q = 0; q < 200; q++) {
+          const r = await es.search({
+            index,
+            size: 50,
+            _source: false,
+            knn: { field: 'v', query_vector: vectorOf(base, size + q), k: 50, num_candidates: 100 },
+          });
+          if (q >= 20) took.push(r.took);
+        }
+      took.sort((a, b) => a - b);
       const row = {
         size,
         variant,
@@ -203,6 +220,7 @@ try {
         refresh_ms: after.refresh - before.refresh,
         merge_ms: after.merge - before.merge,
         segments,
+        knn_took_p50_ms: took.length > 0 ? took[Math.floor(took.length / 2)]! : null,
       };
       results.push(row);
       say(JSON.stringify(row));
@@ -210,7 +228,12 @@ try {
     }
   }
   console.table(results);
-  writeResult('vector-write-cost.json', { measured: { date: new Date().toISOString() }, from: args.from, results });
+  writeResult('vector-write-cost.json', {
+    measured: { date: new Date().toISOString() },
+    from: args.from,
+    settings: extraSettings,
+    results,
+  });
 } finally {
   const left = await es.cat.indices({ index: `${run}-*`, format: 'json' }).catch(() => []);
   for (const i of left) if (i.index) await es.indices.delete({ index: i.index }).catch(() => undefined);
