@@ -237,11 +237,15 @@ function readinessChecks(
   return {
     elasticsearch: () => engine.health.check(),
     redis: async () => {
+      let answer: string;
       try {
-        return await connections.redis().ping();
+        answer = await connections.redis().ping();
       } catch (cause) {
         throw new ServiceUnavailableError('Redis is unreachable', { cause });
       }
+      // After an outage the intake's connection may reconnect a moment later than this one.
+      if (!connections.redisUp()) throw new ServiceUnavailableError('Redis is reconnecting (the intake is not yet)');
+      return answer;
     },
     embeddings: async () => {
       const status = embedder.status();

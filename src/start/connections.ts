@@ -39,11 +39,15 @@ export interface Connections {
    */
   queueRedis(purpose: string): Redis;
   /**
-   * Waits (bounded) for the fail-fast Redis connection, so the first command does not race the
-   * connect. Resolves false on time-out: the process then runs degraded (503s) until Redis is back.
+   * Waits (bounded) for the fail-fast Redis connections (the request path's, and the producers'
+   * once opened), so the first command does not race the connect. Resolves false on time-out: the
+   * process then runs degraded (503s) until Redis is back.
    */
   redisReady(timeoutMs?: number): Promise<boolean>;
-  /** True while the fail-fast Redis connection is connected (false before it is first opened). */
+  /**
+   * True while the fail-fast Redis connections are connected: the request path's (false before it
+   * is first opened) and the producers' once opened.
+   */
   redisUp(): boolean;
   /**
    * Disconnects every connection opened so far, BullMQ's duplicates included, without waiting on
@@ -85,8 +89,14 @@ export function openConnections(
     jobRedis: () => (job ??= open('job', 'Redis')),
     blockingRedis: (purpose) => open('blocking', `Redis (${purpose})`),
     queueRedis: (purpose) => open('template', `Redis (${purpose})`),
-    redisReady: (timeoutMs = 5000) => whenReady(commandRedis(), timeoutMs),
-    redisUp: () => redis?.status === 'ready',
+    async redisReady(timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      if (!(await whenReady(commandRedis(), timeoutMs))) return false;
+      // The producers' connection reconnects on its own schedule (up to 2 s behind after an
+      // outage): until it has, the intake still answers 503.
+      return producer ? whenReady(producer, Math.max(0, deadline - Date.now())) : true;
+    },
+    redisUp: () => redis?.status === 'ready' && (producer === undefined || producer.status === 'ready'),
     async close() {
       for (const connection of opened) connection.disconnect();
       opened.clear();

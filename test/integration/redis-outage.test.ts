@@ -106,7 +106,10 @@ describe('while Redis is down', () => {
     expect((await stack.get('/v1/social/accounts/@outage.reader')).statusCode).toBe(503);
 
     await redis.start();
+    // Ready means every request-path connection is back, the intake's included: it may reconnect
+    // up to 2 s after the others, and until then the intake answered 503 (a flaky test, 6a3627e).
     expect(await stack.runtime.ready(10_000)).toBe(true);
+    expect((await stack.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
     const after = await stack.ingest([accountObs({ platform_id: 'outage-c', handle: 'after.outage' })]);
     expect(after.statusCode).toBe(200);
     expect((await stack.get('/v1/social/accounts/@after.outage')).statusCode).toBe(200);
