@@ -26,6 +26,7 @@
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/internal/config.ts';
+import { Rng } from '../../src/seed/random.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
 import { round, writeResult } from '../lib/measure.ts';
@@ -72,24 +73,10 @@ async function baseVectors(): Promise<number[][]> {
   return out;
 }
 
-/** A seeded generator (mulberry32), so that a document's vector is the same at its load and its update. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Document `id`'s vector: a model vector moved by Gaussian noise (Box–Muller), unit length. */
+/** Document `id`'s vector: a model vector moved by Gaussian noise, unit length; the same at its load and its update. */
 function vectorOf(base: readonly number[][], id: number): number[] {
-  const next = random(id + 1);
-  const out = base[id % base.length]!.map(
-    (x) => x + 0.01 * Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()),
-  );
+  const rng = new Rng(id);
+  const out = base[id % base.length]!.map((x) => x + 0.01 * rng.normal());
   const norm = Math.hypot(...out);
   return out.map((x) => x / norm);
 }
