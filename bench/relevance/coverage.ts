@@ -9,10 +9,14 @@
  *
  * Groups: the social set's headline kinds, its questions and their noun phrases (the tuning set),
  * SciFact, and the held-out paraphrased questions (paraphrase-set.ts), which are reported only.
+ * `--only TEXT` runs the first variant (the baseline of every p) and those whose name has TEXT:
+ * `--only "S, "` the service and the latency candidates of 2026-11-30 (bench/relevance.md, "A
+ * question's first page, stage by stage").
  */
 import { writeFileSync } from 'node:fs';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import {
   POST_STEMMED_FIELDS,
   POST_TEXT_FIELDS,
@@ -61,6 +65,8 @@ interface Case extends JudgedQuery {
   lexical: Hit[];
   plainLexical: Hit[];
   semantic: Hit[];
+  /** The first kNN window asked twice as deep (k 100, 200 candidates). */
+  wide: Hit[];
   /** Hit id → indices of the content words it matches. */
   matched: Map<string, Set<number>>;
 }
@@ -196,7 +202,37 @@ async function makeCase(base: JudgedQuery): Promise<Case> {
   const ids = [...new Set([...lexical, ...plainLexical].map((h) => h._id))];
   const matched = await matchedWords(base.index, ids, words, stems);
   const semantic = await semanticWindow(base.index, search, vector);
-  return { ...base, search, vector, question, readable, words, idf, df, lexical, plainLexical, semantic, matched };
+  const wide =
+    vector.length === 0
+      ? []
+      : (
+          await es.search({
+            index: base.index,
+            ...nearestPostsQuery({
+              vector,
+              k: 2 * FUSION_WINDOW,
+              candidates: 2 * KNN_CANDIDATES,
+              filter: postSearchFilter(search),
+            }),
+            size: 2 * FUSION_WINDOW,
+            _source: false,
+          })
+        ).hits.hits.map((h) => ({ _id: h._id!, _score: h._score ?? 0 }));
+  return {
+    ...base,
+    search,
+    vector,
+    question,
+    readable,
+    words,
+    idf,
+    df,
+    lexical,
+    plainLexical,
+    semantic,
+    wide,
+    matched,
+  };
 }
 
 // ---- fusion with a coverage factor (the service's fuseHybrid, with g(coverage) on the lexical share)
@@ -294,6 +330,10 @@ interface Options {
   agreement?: boolean;
   /** Coverage is the query's known share (information of words some post carries), the same for every hit. */
   knownOnly?: boolean;
+  /** The final semantic window from the moved vector's cosine to the first windows' posts instead of a second kNN. */
+  rescore?: 'knn' | 'union' | 'wide' | 'wide-union';
+  /** The first fusion (the feedback's) from the unweighted lexical window; the final one from the weighted. */
+  plainFirst?: boolean;
 }
 const DEBUG = new Set((process.env['DEBUG_IDS'] ?? '').split(',').filter(Boolean));
 function debug(
@@ -318,7 +358,7 @@ async function rank(c: Case, o: Options): Promise<string[]> {
   KNOWN_ONLY = o.knownOnly === true;
   const lexical = o.weights && c.question ? c.lexical : c.plainLexical;
   const g = o.coverage && (!o.coverageQuestionsOnly || c.question) ? o.coverage : null;
-  const first = fuse(c, lexical, c.semantic, g, o.agreement);
+  const first = fuse(c, o.plainFirst ? c.plainLexical : lexical, c.semantic, g, o.agreement);
   debug(c, 'first', lexical, c.semantic, first);
   const fb =
     o.feedback !== 'off' && usesVectorFeedback(c.text, 'hybrid', c.readable, o.feedback) && c.vector.length > 0;
@@ -335,16 +375,51 @@ async function rank(c: Case, o: Options): Promise<string[]> {
     c.vector,
     withVectors.map((f) => ({ vector: vectors.get(f.id)!, weight: o.weightedFeedback ? f.score : 1 })),
   );
-  const semantic = await semanticWindow(c.index, c.search, moved);
+  const semantic = o.rescore
+    ? await rescored(c, lexical, moved, o.rescore)
+    : await semanticWindow(c.index, c.search, moved);
   const final = fuse(c, lexical, semantic, g, o.agreement);
   debug(c, 'feedback', lexical, semantic, final);
   return final.map((f) => f.id);
 }
 
+async function rescored(
+  c: Case,
+  lexical: Hit[],
+  moved: number[],
+  how: NonNullable<Options['rescore']>,
+): Promise<Hit[]> {
+  const knn = how.startsWith('wide') ? c.wide : c.semantic;
+  const pool = [
+    ...new Set([
+      ...knn.map((h) => h._id),
+      ...(how.endsWith('union') ? lexical.slice(0, FUSION_WINDOW).map((h) => h._id) : []),
+    ]),
+  ];
+  await docVectors(c.index, pool);
+  const qn = Math.hypot(...moved);
+  const out: Hit[] = [];
+  for (const id of pool) {
+    const v = vectors.get(id);
+    if (!v || v.length !== moved.length) continue;
+    let dot = 0;
+    for (let i = 0; i < v.length; i++) dot += v[i]! * moved[i]!;
+    out.push({ _id: id, _score: (1 + dot / (qn * Math.hypot(...v))) / 2 });
+  }
+  return out.sort((a, b) => b._score - a._score || (a._id < b._id ? -1 : 1)).slice(0, FUSION_WINDOW);
+}
+
 const linear: Coverage = (x) => x;
 const half: Coverage = (x) => Math.min(1, 2 * x);
 const H: Options = { weights: true, feedback: 'questions', coverage: half };
+const S: Options = { ...H, feedback: 'on', weightedFeedback: true, agreement: true };
 const variants: Array<{ name: string; o: Options }> = [
+  { name: 'S: the service (A)', o: S },
+  { name: 'S, the feedback from the unweighted lexical window', o: { ...S, plainFirst: true } },
+  { name: 'S, rescore the first kNN window', o: { ...S, rescore: 'knn' } },
+  { name: 'S, rescore the first kNN window and the lexical window', o: { ...S, rescore: 'union' } },
+  { name: 'S, rescore a first kNN window of 100', o: { ...S, rescore: 'wide' } },
+  { name: 'S, rescore a first kNN window of 100 and the lexical window', o: { ...S, rescore: 'wide-union' } },
   { name: 'H = coverage min(1, 2c) + weights + feedback', o: H },
   { name: 'H, feedback weighted by fused score', o: { ...H, weightedFeedback: true } },
   { name: 'H, feedback from lexical hits only', o: { ...H, lexicalFeedback: true } },
