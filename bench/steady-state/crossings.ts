@@ -8,8 +8,20 @@
  *
  * `--mantissas` sets the metrics' bucket edges per decade (the counters keep the service's), to see
  * whether coarser buckets would settle the metrics.
+ *
+ * It also counts, for the posts the day observes again, which of a post's own volatile facts (its
+ * counters, coarse as `coarse` makes them, and its two derived rates in `metricBucket`) change
+ * bucket: the share of those re-observations that would still rewrite a document keeping them
+ * coarse (bench/steady-state.md, "What a vector costs a re-observation": vectors in documents of
+ * their own).
  */
-import { accountMetrics, type AccountPostFacts, type FollowersPoint } from '../../src/domain/derived.ts';
+import {
+  accountMetrics,
+  engagementRateByViews,
+  viewRatiosToBaseline,
+  type AccountPostFacts,
+  type FollowersPoint,
+} from '../../src/domain/derived.ts';
 import { coarse } from '../../src/domain/volatile-facts.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { generateDay } from './day-load.ts';
@@ -43,6 +55,7 @@ interface Account {
   isPrivate: boolean;
 }
 interface Post extends AccountPostFacts {
+  id: string;
   author: string;
   at: string;
 }
@@ -71,6 +84,7 @@ function apply(o: Record<string, unknown>): void {
     const held = posts.get(id);
     if (held && held.at >= at) return;
     posts.set(id, {
+      id,
       author: o['author_platform_id'] as string,
       at,
       postedAt: o['posted_at'] as string,
@@ -107,8 +121,15 @@ function coarseFacts(): Map<string, Record<string, number | null>> {
 
 for (const o of generateObservations({ ...options, history: true })) apply(o);
 const before = coarseFacts();
-for (const o of generateDay(options).observations()) apply(o);
+const postsBefore = coarsePostFacts();
+const observedAgain = new Set<string>();
+for (const o of generateDay(options).observations()) {
+  if (o['kind'] === 'post' && o['status'] === 'available' && posts.has(o['platform_id'] as string))
+    observedAgain.add(o['platform_id'] as string);
+  apply(o);
+}
 const after = coarseFacts();
+const postsAfter = coarsePostFacts();
 const changed: Record<string, number> = {};
 let any = 0;
 for (const [id, facts] of before) {
@@ -118,3 +139,56 @@ for (const [id, facts] of before) {
   if (moved.length > 0) any++;
 }
 console.log(JSON.stringify({ accounts: before.size, any, changed }, null, 2));
+
+/** Every post's own volatile facts as a document keeping them coarse would: counters by `coarse`, rates by `metricBucket`. */
+function coarsePostFacts(): Map<string, Record<string, number | null>> {
+  const byAuthor = new Map<string, Post[]>();
+  for (const p of posts.values()) byAuthor.set(p.author, [...(byAuthor.get(p.author) ?? []), p]);
+  const out = new Map<string, Record<string, number | null>>();
+  for (const own of byAuthor.values()) {
+    const ratios = viewRatiosToBaseline(own);
+    for (const p of own) {
+      const rate = engagementRateByViews(p.likes, p.comments, p.views);
+      const ratio = ratios.get(p.id) ?? null;
+      out.set(p.id, {
+        views: p.views === null ? null : coarse(p.views),
+        likes: coarse(p.likes),
+        comments: coarse(p.comments),
+        engagement_rate_by_views: rate === null ? null : metricBucket(rate),
+        view_ratio_to_account_baseline: ratio === null ? null : metricBucket(ratio),
+      });
+    }
+  }
+  return out;
+}
+
+const postChanged: Record<string, number> = {};
+let counters = 0;
+let anyPost = 0;
+let rewrittenByBaseline = 0;
+for (const [id, facts] of postsBefore) {
+  const next = postsAfter.get(id)!;
+  const moved = Object.keys(facts).filter((k) => facts[k] !== next[k]);
+  if (!observedAgain.has(id)) {
+    // Not observed in the day, yet its ratio may move with its author's other posts.
+    if (moved.length > 0) rewrittenByBaseline++;
+    continue;
+  }
+  for (const k of moved) postChanged[k] = (postChanged[k] ?? 0) + 1;
+  if (moved.some((k) => k === 'views' || k === 'likes' || k === 'comments')) counters++;
+  if (moved.length > 0) anyPost++;
+}
+console.log(
+  JSON.stringify(
+    {
+      posts: postsBefore.size,
+      observed_again: observedAgain.size,
+      any_coarse_fact_moved: anyPost,
+      a_coarse_counter_moved: counters,
+      changed: postChanged,
+      not_observed_but_moved: rewrittenByBaseline,
+    },
+    null,
+    2,
+  ),
+);
