@@ -17,7 +17,9 @@
  * re-observations are; measured until the merges they caused have settled: the engine process's
  * CPU per updated document (less its CPU at rest over the same time), the index's own
  * indexing, refresh and merge times, and what a kNN search (the service's k and candidates) then
- * takes. `--settings` adds index settings (a merge policy) to compare.
+ * takes. `--settings` adds index settings (a merge policy) to compare. A variant's `:json` or
+ * `:base64` suffix says how the vectors travel: a JSON array of numbers (the default) or base64 of
+ * big-endian float32, as the service sends them (documents/projection.ts, `engineVector`).
  *
  * Raw engine only (the service does not run); the difference between a variant and `none` is what
  * the vector costs a re-observation. Writes bench/results/vector-write-cost.json; deletes its
@@ -27,7 +29,8 @@ import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/internal/config.ts';
 import { Rng } from '../../src/seed/random.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
+import { engineVector } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
 import { round, writeResult } from '../lib/measure.ts';
 
@@ -117,14 +120,24 @@ async function settled(index: string): Promise<void> {
   }
 }
 
-/** Writes documents `ids` in bulks of 500: the counter `likes(id)`, and each one's vector when `base`. */
-async function write(index: string, ids: number[], likes: (id: number) => number, base: number[][] | null) {
+/** Writes documents `ids` in bulks of 500: the counter `likes(id)`, and each one's vector when `base` (as base64 with `base64`). */
+async function write(
+  index: string,
+  ids: number[],
+  likes: (id: number) => number,
+  base: number[][] | null,
+  base64 = false,
+) {
+  const vector = (id: number) => {
+    const v = vectorOf(base!, id);
+    return base64 ? engineVector(encodeVector(v)) : v;
+  };
   for (let i = 0; i < ids.length; i += 500) {
     const operations = ids
       .slice(i, i + 500)
       .flatMap((id) => [
         { index: { _index: index, _id: String(id) } },
-        { likes: likes(id), kind: id % 7 === 0 ? 'reel' : 'image', ...(base ? { v: vectorOf(base, id) } : {}) },
+        { likes: likes(id), kind: id % 7 === 0 ? 'reel' : 'image', ...(base ? { v: vector(id) } : {}) },
       ]);
     const r = await es.bulk({ operations });
     if (r.errors) throw new Error(`bulk failed: ${JSON.stringify(r.items.find((x) => x.index?.error))}`);
@@ -139,7 +152,10 @@ try {
   say(`${base.length} model vectors from ${args.from}`);
   for (const size of sizes) {
     for (const variant of variants) {
-      const index = `${run}-${variant.replace('_', '-')}-${size}`;
+      const [type, format = 'json'] = variant.split(':') as [string, string?];
+      if (format !== 'json' && format !== 'base64') throw new Error(`${variant}: the format is json or base64`);
+      const base64 = format === 'base64';
+      const index = `${run}-${type.replace('_', '-')}-${format}-${size}`;
       await es.indices.create({
         index,
         settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s', ...extraSettings },
@@ -148,24 +164,24 @@ try {
           properties: {
             likes: { type: 'long' },
             kind: { type: 'keyword' },
-            ...(variant === 'none'
+            ...(type === 'none'
               ? {}
               : {
                   v: {
                     type: 'dense_vector',
                     dims: 384,
                     similarity: 'cosine',
-                    index_options: { type: variant as 'int8_hnsw' },
+                    index_options: { type: type as 'int8_hnsw' },
                   },
                 }),
           },
         },
       });
-      const withVector = variant !== 'none';
+      const withVector = type !== 'none';
       const loadStart = performance.now();
       const cpuLoad0 = await engineCpuMs();
       const all = Array.from({ length: size }, (_, id) => id);
-      await write(index, all, (id) => id % 1000, withVector ? base : null);
+      await write(index, all, (id) => id % 1000, withVector ? base : null, base64);
       await settled(index);
       const loadSeconds = (performance.now() - loadStart) / 1000;
       const load = { seconds: loadSeconds, cpu_ms: (await engineCpuMs()) - cpuLoad0 - idle * loadSeconds };
@@ -176,7 +192,7 @@ try {
       const count = Math.round(size * args.updates);
       const step = Math.floor(size / count);
       const updated = Array.from({ length: count }, (_, k) => k * step);
-      await write(index, updated, (id) => (id % 1000) + 17, withVector ? base : null);
+      await write(index, updated, (id) => (id % 1000) + 17, withVector ? base : null, base64);
       const writeSeconds = (performance.now() - started) / 1000;
       await settled(index);
       const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;

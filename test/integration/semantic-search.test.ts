@@ -163,6 +163,27 @@ describe('semantic ranking with the real model', () => {
     await queue.close();
   });
 
+  it('indexes each post vector as the floats its record stores, bit for bit', async () => {
+    const records = await stack.runtime.engine.intake.posts.get(
+      Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)),
+    );
+    const response = await stack.runtime.es.search({
+      index: `${stack.config.INDEX_PREFIX}-posts`,
+      query: { ids: { values: [...records.keys()] } },
+      docvalue_fields: ['embedding'],
+      _source: false,
+      size: records.size,
+    });
+    expect(response.hits.hits).toHaveLength(records.size);
+    for (const hit of response.hits.hits) {
+      const indexed = (hit.fields?.['embedding'] as number[][])[0]!;
+      // The engine answers the float32 values it holds, as JSON numbers.
+      expect(Float32Array.from(indexed)).toEqual(
+        Float32Array.from(decodeVector(records.get(hit._id!)!.embedding!.vector)),
+      );
+    }
+  });
+
   it('finds a long post by what its tail says, past the head the model reads (passages)', async () => {
     const caption = longCaption({ mend: true });
     const response = await stack.ingest([postObs('sem-a', { platform_id: 'sem-long', caption })]);

@@ -3,7 +3,7 @@ import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { applyPost, applyPostEnrichment } from '../../src/domain/merge.ts';
 import { emptyPost, type PostRecord } from '../../src/domain/records.ts';
-import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { engineVector, projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
 import {
   embeddingTextHash,
   embeddingTextsHash,
@@ -89,8 +89,19 @@ describe("a post's passages", () => {
       ...record,
       embedding: { model: 'm', text_hash: 'h', vector, passages: [encodeVector([0, 1, 0])] },
     });
-    expect(doc['embedding']).toEqual([1, 0, 0]);
-    expect(doc['passages']).toEqual([{ vector: [0, 1, 0] }]);
+    // As the engine reads them: base64 of big-endian float32.
+    const floats = (b64: unknown) => {
+      const bytes = Buffer.from(b64 as string, 'base64');
+      return Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatBE(i * 4));
+    };
+    expect(floats(doc['embedding'])).toEqual([1, 0, 0]);
+    expect((doc['passages'] as Array<{ vector: unknown }>).map((p) => floats(p.vector))).toEqual([[0, 1, 0]]);
     expect(projectPost({ ...record, embedding: { model: 'm', text_hash: 'h', vector } })['passages']).toBeUndefined();
+  });
+
+  it('sends the engine the very floats the record stores, whatever their bits', () => {
+    const floats = Float32Array.from([0.1, -1e-30, 3.4e38, -0, 1 / 3, 2 ** -149]);
+    const sent = Buffer.from(engineVector(encodeVector(floats)) as string, 'base64');
+    expect(Array.from({ length: floats.length }, (_, i) => sent.readFloatBE(i * 4))).toEqual(Array.from(floats));
   });
 });

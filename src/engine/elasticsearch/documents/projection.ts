@@ -17,6 +17,19 @@ import { foldName, nameKeys } from '../../../text/name-keys.ts';
 
 type Doc = Record<string, unknown>;
 
+/**
+ * A record's vector (base64 of little-endian float32: text/vector-codec.ts) as the engine indexes
+ * it: base64 of big-endian float32, which a `dense_vector` field reads since Elasticsearch 9.3,
+ * the same floats bit for bit. As a JSON array of 384 numbers it had cost the worker ~55 µs to
+ * decode and print, the bulk body ~8 KB, and the engine the parsing, at every write of the post
+ * however unchanged its vectors (bench/steady-state.md, "What a vector costs a re-observation").
+ * A string that is no whole number of floats goes as the numbers it holds, as before.
+ */
+export function engineVector(encoded: string): string | number[] {
+  const bytes = Buffer.from(encoded, 'base64');
+  return bytes.length % 4 === 0 ? bytes.swap32().toString('base64') : decodeVector(encoded);
+}
+
 function distinct(values: Iterable<string>): string[] {
   return [...new Set(values)];
 }
@@ -125,9 +138,9 @@ export function projectPost(record: PostRecord): Doc {
       : { id: links.author },
   });
   Object.assign(doc, stemmedCompanions(doc));
-  if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
+  if (record.embedding?.vector) doc.embedding = engineVector(record.embedding.vector);
   const passages = record.embedding?.passages ?? [];
-  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: decodeVector(p) }));
+  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: engineVector(p) }));
   return doc;
 }
 
@@ -220,9 +233,9 @@ export function projectAccount(record: AccountRecord): Doc {
     observed_at: record.profile!.t,
     ...metricFields(record.metrics?.v, profile.is_private),
   });
-  if (record.embedding?.vector) doc.embedding = decodeVector(record.embedding.vector);
+  if (record.embedding?.vector) doc.embedding = engineVector(record.embedding.vector);
   // A private account is never a lookalike (account search never returns it).
-  if (record.lookalike && !profile.is_private) doc.lookalike_embedding = decodeVector(record.lookalike.vector);
+  if (record.lookalike && !profile.is_private) doc.lookalike_embedding = engineVector(record.lookalike.vector);
   return doc;
 }
 
