@@ -19,7 +19,7 @@
  * indexing, refresh and merge times, and what a kNN search (the service's k and candidates) then
  * takes. `--settings` adds index settings (a merge policy) to compare. A variant's `:json` or
  * `:base64` suffix says how the vectors travel: a JSON array of numbers (the default) or base64 of
- * big-endian float32, as the service sends them (documents/projection.ts, `engineVector`).
+ * big-endian float32, as the service sends them (`src/engine/elasticsearch/vectors.ts`).
  *
  * Raw engine only (the service does not run); the difference between a variant and `none` is what
  * the vector costs a re-observation. Writes bench/results/vector-write-cost.json; deletes its
@@ -29,7 +29,7 @@ import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/internal/config.ts';
 import { Rng } from '../../src/seed/random.ts';
-import { engineVector } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { engineVector } from '../../src/engine/elasticsearch/vectors.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
 import { cli } from '../lib/args.ts';
 import { round, writeResult } from '../lib/measure.ts';

@@ -3,7 +3,8 @@ import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { applyPost, applyPostEnrichment } from '../../src/domain/merge.ts';
 import { emptyPost, type PostRecord } from '../../src/domain/records.ts';
-import { engineVector, projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { engineVector, queryVector } from '../../src/engine/elasticsearch/vectors.ts';
 import {
   embeddingTextHash,
   embeddingTextsHash,
@@ -103,5 +104,8 @@ describe("a post's passages", () => {
     const floats = Float32Array.from([0.1, -1e-30, 3.4e38, -0, 1 / 3, 2 ** -149]);
     const sent = Buffer.from(engineVector(encodeVector(floats)) as string, 'base64');
     expect(Array.from({ length: floats.length }, (_, i) => sent.readFloatBE(i * 4))).toEqual(Array.from(floats));
+    // A query vector in numbers (a dequantized one, doubles) reaches the engine as its float32 values.
+    const asked = Buffer.from(queryVector([0.1, -2.5, 1 / 3]) as unknown as string, 'base64');
+    expect([0, 1, 2].map((i) => asked.readFloatBE(i * 4))).toEqual(Array.from(Float32Array.from([0.1, -2.5, 1 / 3])));
   });
 });

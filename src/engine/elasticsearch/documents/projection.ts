@@ -5,7 +5,7 @@ import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../../domain/availability.ts';
 import { coarse } from '../../../domain/volatile-facts.ts';
 import { analyzeIn, documentLanguage } from '../../../text/languages.ts';
-import { decodeVector } from '../../../text/vector-codec.ts';
+import { engineVector } from '../vectors.ts';
 import { foldCase } from '../../../query/fields.ts';
 import { foldName, nameKeys } from '../../../text/name-keys.ts';
 
@@ -16,19 +16,6 @@ import { foldName, nameKeys } from '../../../text/name-keys.ts';
  */
 
 type Doc = Record<string, unknown>;
-
-/**
- * A record's vector (base64 of little-endian float32: text/vector-codec.ts) as the engine indexes
- * it: base64 of big-endian float32, which a `dense_vector` field reads since Elasticsearch 9.3,
- * the same floats bit for bit. As a JSON array of 384 numbers it had cost the worker ~55 µs to
- * decode and print, the bulk body ~8 KB, and the engine the parsing, at every write of the post
- * however unchanged its vectors (bench/steady-state.md, "What a vector costs a re-observation").
- * A string that is no whole number of floats goes as the numbers it holds, as before.
- */
-export function engineVector(encoded: string): string | number[] {
-  const bytes = Buffer.from(encoded, 'base64');
-  return bytes.length % 4 === 0 ? bytes.swap32().toString('base64') : decodeVector(encoded);
-}
 
 function distinct(values: Iterable<string>): string[] {
   return [...new Set(values)];

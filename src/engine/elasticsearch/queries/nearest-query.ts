@@ -1,4 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { queryVector } from '../vectors.ts';
 
 /**
  * A nearest-neighbour search as a `knn` *query*, not the search request's top-level `knn`
@@ -20,7 +21,8 @@ export function nearestQuery(options: {
     query: {
       knn: {
         field: options.field,
-        query_vector: options.vector,
+        // Base64 of big-endian float32: the same floats, a quarter of the bytes (../vectors.ts).
+        query_vector: queryVector(options.vector),
         k: options.k,
         num_candidates: options.candidates,
         ...(options.filter === undefined ? {} : { filter: options.filter }),
