@@ -96,7 +96,10 @@ module.exports = {
       from: { path: '^src/engine/elasticsearch/(queries|documents)/' },
       to: {
         path: '^src/engine/elasticsearch/',
-        pathNot: ['^src/engine/elasticsearch/$1/', '^src/engine/elasticsearch/(errors|names|response-values|vectors)[.]ts$'],
+        pathNot: [
+          '^src/engine/elasticsearch/$1/',
+          '^src/engine/elasticsearch/(errors|names|response-values|vectors)[.]ts$',
+        ],
       },
     },
     {

@@ -25,5 +25,6 @@ export function engineVector(encoded: string): string | number[] {
 export function queryVector(vector: ArrayLike<number>): number[] {
   const bytes = Buffer.alloc(vector.length * 4);
   for (let i = 0; i < vector.length; i++) bytes.writeFloatBE(vector[i]!, i * 4);
+  // Safe: the client serializes the request as JSON, where the engine reads this string as the floats.
   return bytes.toString('base64') as unknown as number[];
 }
