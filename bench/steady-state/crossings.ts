@@ -62,6 +62,17 @@ interface Post extends AccountPostFacts {
 const accounts = new Map<string, Account>();
 const posts = new Map<string, Post>();
 
+/** The posts held, by author. */
+function postsByAuthor(): Map<string, Post[]> {
+  const out = new Map<string, Post[]>();
+  for (const p of posts.values()) {
+    const own = out.get(p.author);
+    if (own) own.push(p);
+    else out.set(p.author, [p]);
+  }
+  return out;
+}
+
 /** Applies an observation as the merge would: the latest observation of each record wins. */
 function apply(o: Record<string, unknown>): void {
   const at = o['observed_at'] as string;
@@ -97,8 +108,7 @@ function apply(o: Record<string, unknown>): void {
 
 /** Every account's facts as posts would keep them: counters coarse, metrics in `metricBucket`. */
 function coarseFacts(): Map<string, Record<string, number | null>> {
-  const byAuthor = new Map<string, Post[]>();
-  for (const p of posts.values()) byAuthor.set(p.author, [...(byAuthor.get(p.author) ?? []), p]);
+  const byAuthor = postsByAuthor();
   const out = new Map<string, Record<string, number | null>>();
   for (const [id, a] of accounts) {
     if (!a.latest) continue;
@@ -142,8 +152,7 @@ console.log(JSON.stringify({ accounts: before.size, any, changed }, null, 2));
 
 /** Every post's own volatile facts as a document keeping them coarse would: counters by `coarse`, rates by `metricBucket`. */
 function coarsePostFacts(): Map<string, Record<string, number | null>> {
-  const byAuthor = new Map<string, Post[]>();
-  for (const p of posts.values()) byAuthor.set(p.author, [...(byAuthor.get(p.author) ?? []), p]);
+  const byAuthor = postsByAuthor();
   const out = new Map<string, Record<string, number | null>>();
   for (const own of byAuthor.values()) {
     const ratios = viewRatiosToBaseline(own);

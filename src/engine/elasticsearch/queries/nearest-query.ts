@@ -17,17 +17,17 @@ export function nearestQuery(options: {
   candidates: number;
   filter?: estypes.QueryDslQueryContainer | estypes.QueryDslQueryContainer[];
 }): { query: estypes.QueryDslQueryContainer } {
+  return { query: { knn: knnClause(options) } };
+}
+
+function knnClause(options: Parameters<typeof nearestQuery>[0]): estypes.KnnQuery {
   return {
-    query: {
-      knn: {
-        field: options.field,
-        // Base64 of big-endian float32: the same floats, a quarter of the bytes (../vectors.ts).
-        query_vector: queryVector(options.vector),
-        k: options.k,
-        num_candidates: options.candidates,
-        ...(options.filter === undefined ? {} : { filter: options.filter }),
-      },
-    },
+    field: options.field,
+    // Base64 of big-endian float32: the same floats, a quarter of the bytes (../vectors.ts).
+    query_vector: queryVector(options.vector),
+    k: options.k,
+    num_candidates: options.candidates,
+    ...(options.filter === undefined ? {} : { filter: options.filter }),
   };
 }
 
@@ -46,12 +46,13 @@ export function nearestPostsQuery(options: {
   candidates: number;
   filter?: estypes.QueryDslQueryContainer | estypes.QueryDslQueryContainer[];
 }): { query: estypes.QueryDslQueryContainer } {
-  const head = nearestQuery({ field: 'embedding', ...options }).query;
-  const passage = nearestQuery({ field: 'passages.vector', ...options }).query;
+  const head = knnClause({ field: 'embedding', ...options });
+  // The same for the passages, the query vector encoded once.
+  const passage = { ...head, field: 'passages.vector' };
   return {
     query: {
       dis_max: {
-        queries: [head, { nested: { path: 'passages', score_mode: 'max', query: passage } }],
+        queries: [{ knn: head }, { nested: { path: 'passages', score_mode: 'max', query: { knn: passage } } }],
       },
     },
   };
