@@ -68,6 +68,9 @@ it('processes every accepted observation exactly once, with its newest fields, a
   await server.start();
   const restartedAt = performance.now();
   const after = await waitForCounts(d.stack, () => true, 60_000, 'Redis to answer the API again');
+  // The locks are read on the request path's connection, which fails fast and reconnects on its own
+  // schedule, behind the queue's that answered the counts (it failed this drill once, f9cbd54).
+  expect(await d.stack.runtime.ready(60_000)).toBe(true);
   // Locks still held 10 s later by the same token: nobody releases them, they only expire.
   const orphans = (async () => {
     const first = await lockTokens(d.stack.runtime.redis, d.prefix);
