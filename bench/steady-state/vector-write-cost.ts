@@ -28,9 +28,9 @@
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/internal/config.ts';
-import { Rng } from '../../src/seed/random.ts';
 import { engineVector } from '../../src/engine/elasticsearch/vectors.ts';
-import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
+import { encodeVector } from '../../src/text/vector-codec.ts';
+import { indexTimes as timesOf, mergesSettled, modelVectors, vectorOf } from '../lib/model-vectors.ts';
 import { cli } from '../lib/args.ts';
 import { round, writeResult } from '../lib/measure.ts';
 
@@ -52,38 +52,6 @@ const es = new Client({ node: config.ELASTICSEARCH_URL[0]! });
 const run = `bench-vector-cost-${randomBytes(3).toString('hex')}`;
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-/** The model's vectors: the stored ones of an index the service loaded. */
-async function baseVectors(): Promise<number[][]> {
-  const out: number[][] = [];
-  let after: unknown[] | undefined;
-  for (;;) {
-    const r = await es.search<{ record: { embedding?: { vector?: string } } }>({
-      index: args.from,
-      size: 1000,
-      sort: [{ id: 'asc' }],
-      _source: ['record.embedding.vector'],
-      ...(after ? { search_after: after as never } : {}),
-    });
-    const hits = r.hits.hits;
-    if (hits.length === 0) break;
-    for (const h of hits) {
-      const v = h._source?.record.embedding?.vector;
-      if (typeof v === 'string') out.push(decodeVector(v));
-    }
-    after = hits.at(-1)!.sort;
-  }
-  if (out.length === 0) throw new Error(`${args.from} holds no vectors`);
-  return out;
-}
-
-/** Document `id`'s vector: a model vector moved by Gaussian noise, unit length; the same at its load and its update. */
-function vectorOf(base: readonly number[][], id: number): number[] {
-  const rng = new Rng(id);
-  const out = base[id % base.length]!.map((x) => x + 0.01 * rng.normal());
-  const norm = Math.hypot(...out);
-  return out.map((x) => x / norm);
-}
-
 async function engineCpuMs(): Promise<number> {
   const s = await es.nodes.stats({ metric: ['process'] });
   return Object.values(s.nodes).reduce((sum, n) => sum + (n.process?.cpu?.total_in_millis ?? 0), 0);
@@ -95,29 +63,6 @@ async function idleCpuRate(): Promise<number> {
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, 5000));
   return ((await engineCpuMs()) - cpu0) / ((performance.now() - t0) / 1000);
-}
-
-async function indexTimes(index: string) {
-  const s = await es.indices.stats({ index, metric: ['indexing', 'refresh', 'merge'] });
-  const p = s._all.primaries!;
-  return {
-    indexing: p.indexing?.index_time_in_millis ?? 0,
-    refresh: p.refresh?.total_time_in_millis ?? 0,
-    merge: p.merges?.total_time_in_millis ?? 0,
-    merging: p.merges?.current ?? 0,
-  };
-}
-
-/** Waits until no merge has run on `index` for three polls a second apart. */
-async function settled(index: string): Promise<void> {
-  let quiet = 0;
-  let last = -1;
-  while (quiet < 3) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const t = await indexTimes(index);
-    quiet = t.merging === 0 && t.merge === last ? quiet + 1 : 0;
-    last = t.merge;
-  }
 }
 
 /** Writes documents `ids` in bulks of 500: the counter `likes(id)`, and each one's vector when `base` (as base64 with `base64`). */
@@ -146,7 +91,7 @@ async function write(
 
 const results: Array<Record<string, unknown>> = [];
 try {
-  const base = await baseVectors();
+  const base = await modelVectors(es, args.from);
   const idle = await idleCpuRate();
   say(`the engine at rest: ${round(idle)} ms of CPU a second`);
   say(`${base.length} model vectors from ${args.from}`);
@@ -182,10 +127,10 @@ try {
       const cpuLoad0 = await engineCpuMs();
       const all = Array.from({ length: size }, (_, id) => id);
       await write(index, all, (id) => id % 1000, withVector ? base : null, base64);
-      await settled(index);
+      await mergesSettled(es, index);
       const loadSeconds = (performance.now() - loadStart) / 1000;
       const load = { seconds: loadSeconds, cpu_ms: (await engineCpuMs()) - cpuLoad0 - idle * loadSeconds };
-      const before = await indexTimes(index);
+      const before = await timesOf(es, index);
       const cpu0 = await engineCpuMs();
       const started = performance.now();
       // Spread over the index, as a day's re-observations are.
@@ -194,9 +139,9 @@ try {
       const updated = Array.from({ length: count }, (_, k) => k * step);
       await write(index, updated, (id) => (id % 1000) + 17, withVector ? base : null, base64);
       const writeSeconds = (performance.now() - started) / 1000;
-      await settled(index);
+      await mergesSettled(es, index);
       const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;
-      const after = await indexTimes(index);
+      const after = await timesOf(es, index);
       const segments = (await es.cat.segments({ index, format: 'json' })).length;
       // What the segments the rewrites left cost a search: the service's kNN (k 50, 100 candidates).
       const took: number[] = [];
