@@ -12,6 +12,7 @@ import {
   emptyAccount,
   emptyPost,
   isNewerVersion,
+  mediaEnrichmentOf,
   type AccountRecord,
   type AccountSnapshot,
   type Lww,
@@ -99,11 +100,13 @@ export function applyPostEnrichment(record: PostRecord, obs: PostEnrichmentObser
   const t = obs.produced_at;
   const enrichment = { ...record.enrichment };
   for (const field of POST_ENRICHMENT_FIELDS) mergeRegister(enrichment, obs, field, t);
-  const media_enrichment = { ...record.media_enrichment };
+  let media_enrichment = record.media_enrichment;
   for (const item of obs.media ?? []) {
-    const current = { ...media_enrichment[item.platform_id] };
+    const current = { ...mediaEnrichmentOf({ media_enrichment }, item.platform_id) };
     for (const field of MEDIA_ENRICHMENT_FIELDS) mergeRegister(current, item, field, t);
-    media_enrichment[item.platform_id] = current;
+    // A computed key defines an own property even for `__proto__`, where an assignment would set
+    // the object's prototype and the item's enrichment would vanish from the stored JSON.
+    media_enrichment = { ...media_enrichment, [item.platform_id]: current };
   }
   return { ...record, enrichment, media_enrichment };
 }

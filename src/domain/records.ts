@@ -183,6 +183,15 @@ export function emptyPost(id: string, platformId: string): PostRecord {
 }
 
 /**
+ * The enrichment of a post's media item `platformId` (empty when none arrived). Media platform IDs
+ * are the pipeline's strings, so one may be `__proto__` or `constructor`: only the record's own
+ * entry counts, never what an object inherits.
+ */
+export function mediaEnrichmentOf(record: Pick<PostRecord, 'media_enrichment'>, platformId: string): MediaEnrichment {
+  return Object.hasOwn(record.media_enrichment, platformId) ? record.media_enrichment[platformId]! : {};
+}
+
+/**
  * A total order over the states of one account. Every merge only moves an account's registers
  * forward, so a later state has every stamp ≥ an earlier one; comparing the concatenated stamps
  * therefore orders snapshots of the same account by recency.

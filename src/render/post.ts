@@ -5,7 +5,13 @@ import type { MediaUrlSigner } from '../media/url-signer.ts';
 import { engagementRateByViews } from '../domain/derived.ts';
 import { isServablePost } from '../domain/availability.ts';
 import { linksOf } from '../domain/links.ts';
-import type { AccountSnapshot, PostRecord, RawPost, SearchedPost } from '../domain/records.ts';
+import {
+  mediaEnrichmentOf,
+  type AccountSnapshot,
+  type PostRecord,
+  type RawPost,
+  type SearchedPost,
+} from '../domain/records.ts';
 import { renderAuthorSummary } from './account.ts';
 
 function summaryOf(
@@ -94,7 +100,7 @@ export function renderFullPost(record: PostRecord, signer: MediaUrlSigner): Full
   const summary = renderPostSummary(record, signer);
   const media = record.raw!.v.media.map((item): MediaItem => {
     const id = mintId('media', item.platform_id);
-    const enrichment = record.media_enrichment[item.platform_id] ?? {};
+    const enrichment = mediaEnrichmentOf(record, item.platform_id);
     const visibleText = enrichment.visible_text?.v ?? null;
     const visualDescription = enrichment.visual_description?.v ?? null;
     const common = {

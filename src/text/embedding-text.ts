@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AccountRecord, PostRecord } from '../domain/records.ts';
+import { mediaEnrichmentOf, type AccountRecord, type PostRecord } from '../domain/records.ts';
 
 /**
  * What gets embedded, per record. The model reads at most 256 word pieces (~180 English words)
@@ -45,7 +45,7 @@ export function postEmbeddingText(record: PostRecord): string {
   const raw = record.raw?.v;
   if (!raw) return '';
   const e = record.enrichment;
-  const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
+  const media = raw.media.map((m) => mediaEnrichmentOf(record, m.platform_id));
   return join([
     raw.caption,
     e.content_summary?.v,

@@ -156,6 +156,37 @@ describe('order independence', () => {
       });
     expect(strip(a)).toEqual(strip(b));
   });
+
+  it("keeps every media item's enrichment, whatever its platform ID (`__proto__`, `constructor`)", async () => {
+    const image = (platformId: string) => ({
+      platform_id: platformId,
+      type: 'image',
+      width: 1080,
+      height: 1080,
+      source_url: `https://cdn.social.example/media/${encodeURIComponent(platformId)}.jpg`,
+      duration_seconds: null,
+      thumbnail_source_url: null,
+    });
+    const ids = ['__proto__', 'constructor', 'plain-m1'];
+    await ingestOk([postObs('o-auth', { platform_id: 'o-keys', format: 'carousel', media: ids.map(image) })]);
+    await ingestOk([
+      postEnrichmentObs('o-keys', {
+        produced_at: at(10),
+        media: ids.map((id) => ({ platform_id: id, visual_description: `first ${id}` })),
+      }),
+    ]);
+    // A later enrichment merges into the stored record as read back from the engine.
+    await ingestOk([
+      postEnrichmentObs('o-keys', {
+        produced_at: at(20),
+        media: ids.map((id) => ({ platform_id: id, visible_text: [{ text: `text ${id}` }] })),
+      }),
+    ]);
+    const got = await getPost('o-keys');
+    expect(got.body.media.map((m: any) => [m.visual_description, m.visible_text])).toEqual(
+      ids.map((id) => [`first ${id}`, [{ text: `text ${id}` }]]),
+    );
+  });
 });
 
 describe('concurrent intake', () => {

@@ -1,7 +1,7 @@
 import { mintId } from '../../../contract/ids.ts';
 import { ACCOUNT_METRIC_FIELDS, engagementRateByViews, type AccountMetrics } from '../../../domain/derived.ts';
 import { linkedAccountIds, linksOf } from '../../../domain/links.ts';
-import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
+import { mediaEnrichmentOf, type AccountRecord, type PostRecord } from '../../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../../domain/availability.ts';
 import { coarse } from '../../../domain/volatile-facts.ts';
 import { analyzeIn, documentLanguage } from '../../../text/languages.ts';
@@ -52,7 +52,7 @@ export function projectPost(record: PostRecord): Doc {
   const offers = e.offers?.v ?? [];
   const ctas = e.calls_to_action?.v ?? [];
   const narrative = e.narrative_structure?.v;
-  const media = raw.media.map((m) => record.media_enrichment[m.platform_id] ?? {});
+  const media = raw.media.map((m) => mediaEnrichmentOf(record, m.platform_id));
   const visibleText = media.flatMap((m) => (m.visible_text?.v ?? []).map((v) => v.text));
 
   Object.assign(doc, {
