@@ -19,16 +19,19 @@
  * indexing, refresh and merge times, and what a kNN search (the service's k and candidates) then
  * takes. `--settings` adds index settings (a merge policy) to compare. A variant's `:json` or
  * `:base64` suffix says how the vectors travel: a JSON array of numbers (the default) or base64 of
- * big-endian float32, as the service sends them (`src/engine/elasticsearch/vectors.ts`).
+ * big-endian float32, as the service sends them (`src/engine/elasticsearch/vectors.ts`). Variant
+ * `halfway[:share]` is the vector split issue 56 chose: posts without the vector, rewritten at every
+ * update, and vector documents rewritten for `share` of them (see partsOf).
  *
  * Raw engine only (the service does not run); the difference between a variant and `none` is what
  * the vector costs a re-observation. Writes bench/results/vector-write-cost.json; deletes its
  * indices, on failure too.
  */
-import { Client } from '@elastic/elasticsearch';
+import { Client, type estypes } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/internal/config.ts';
 import { engineVector } from '../../src/engine/elasticsearch/vectors.ts';
+import { coarse } from '../../src/domain/volatile-facts.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
 import { indexTimes as timesOf, mergesSettled, modelVectors, vectorOf } from '../lib/model-vectors.ts';
 import { cli } from '../lib/args.ts';
@@ -65,28 +68,97 @@ async function idleCpuRate(): Promise<number> {
   return ((await engineCpuMs()) - cpu0) / ((performance.now() - t0) / 1000);
 }
 
-/** Writes documents `ids` in bulks of 500: the counter `likes(id)`, and each one's vector when `base` (as base64 with `base64`). */
-async function write(
-  index: string,
-  ids: number[],
-  likes: (id: number) => number,
-  base: number[][] | null,
-  base64 = false,
-) {
-  const vector = (id: number) => {
-    const v = vectorOf(base!, id);
-    return base64 ? engineVector(encodeVector(v)) : v;
-  };
+/** One index of a variant: its mapping, its document, and which updated documents it writes again. */
+interface Part {
+  index: string;
+  properties: Record<string, estypes.MappingProperty>;
+  doc: (id: number, likes: number) => Record<string, unknown>;
+  rewritten: (id: number) => boolean;
+  withVector: boolean;
+}
+
+/**
+ * A variant's indices. `none`, `int8_hnsw`, `hnsw`, `bbq_hnsw`, `bbq_disk` (`:json` or `:base64`):
+ * one index, the vector beside the counter. `halfway[:share]`: the design issue 56 chose
+ * ("The vector split: what a search pays"): a posts index without the vector, written again at every
+ * update, and a vector index (int8, base64) with the counter coarse, written again only for the
+ * `share` of updates that move a coarse fact (default 0.34, bench/steady-state/crossings.ts).
+ */
+function partsOf(variant: string, size: number, base: number[][]): Part[] {
+  const [type, option] = variant.split(':') as [string, string?];
+  const name = `${run}-${variant.replace(/[_:.]/g, '-')}-${size}`;
+  const kind = (id: number) => (id % 7 === 0 ? 'reel' : 'image');
+  const counters = { likes: { type: 'long' }, kind: { type: 'keyword' } } as const;
+  const vectorField = (options: string) =>
+    ({
+      type: 'dense_vector',
+      dims: 384,
+      similarity: 'cosine',
+      index_options: { type: options },
+    }) as estypes.MappingProperty;
+  const base64Vector = (id: number) => engineVector(encodeVector(vectorOf(base, id)));
+  if (type === 'halfway') {
+    const share = option === undefined ? 0.34 : Number(option);
+    if (!(share >= 0 && share <= 1)) throw new Error(`${variant}: the share is a number in [0, 1]`);
+    // Which updates move a coarse fact: drawn by hashing, so that none correlates with the vector.
+    const moves = (id: number) => (Math.imul(id + 3, 2654435761) >>> 0) / 2 ** 32 < share;
+    return [
+      {
+        index: `${name}-posts`,
+        properties: counters,
+        doc: (id, likes) => ({ likes, kind: kind(id) }),
+        rewritten: () => true,
+        withVector: false,
+      },
+      {
+        index: `${name}-vectors`,
+        properties: { kind: counters.kind, likes_coarse: counters.likes, v: vectorField('int8_hnsw') },
+        doc: (id, likes) => ({ kind: kind(id), likes_coarse: coarse(likes), v: base64Vector(id) }),
+        rewritten: moves,
+        withVector: true,
+      },
+    ];
+  }
+  const format = option ?? 'json';
+  if (format !== 'json' && format !== 'base64') throw new Error(`${variant}: the format is json or base64`);
+  const withVector = type !== 'none';
+  const vector = (id: number) => (format === 'base64' ? base64Vector(id) : vectorOf(base, id));
+  return [
+    {
+      index: name,
+      properties: { ...counters, ...(withVector ? { v: vectorField(type) } : {}) },
+      doc: (id, likes) => ({ likes, kind: kind(id), ...(withVector ? { v: vector(id) } : {}) }),
+      rewritten: () => true,
+      withVector,
+    },
+  ];
+}
+
+/** Writes documents `ids` of every part (those it writes again, with `update`) in bulks of 500 IDs. */
+async function write(parts: Part[], ids: number[], likes: (id: number) => number, update: boolean) {
   for (let i = 0; i < ids.length; i += 500) {
     const operations = ids
       .slice(i, i + 500)
-      .flatMap((id) => [
-        { index: { _index: index, _id: String(id) } },
-        { likes: likes(id), kind: id % 7 === 0 ? 'reel' : 'image', ...(base ? { v: vector(id) } : {}) },
-      ]);
+      .flatMap((id) =>
+        parts.flatMap((part) =>
+          update && !part.rewritten(id)
+            ? []
+            : [{ index: { _index: part.index, _id: String(id) } }, part.doc(id, likes(id))],
+        ),
+      );
     const r = await es.bulk({ operations });
     if (r.errors) throw new Error(`bulk failed: ${JSON.stringify(r.items.find((x) => x.index?.error))}`);
   }
+}
+
+/** The parts' indexing, refresh and merge times together. */
+async function timesOfAll(parts: Part[]) {
+  const all = await Promise.all(parts.map((p) => timesOf(es, p.index)));
+  return {
+    indexing: all.reduce((s, t) => s + t.indexing, 0),
+    refresh: all.reduce((s, t) => s + t.refresh, 0),
+    merge: all.reduce((s, t) => s + t.merge, 0),
+  };
 }
 
 const results: Array<Record<string, unknown>> = [];
@@ -97,58 +169,44 @@ try {
   say(`${base.length} model vectors from ${args.from}`);
   for (const size of sizes) {
     for (const variant of variants) {
-      const [type, format = 'json'] = variant.split(':') as [string, string?];
-      if (format !== 'json' && format !== 'base64') throw new Error(`${variant}: the format is json or base64`);
-      const base64 = format === 'base64';
-      const index = `${run}-${type.replace('_', '-')}-${format}-${size}`;
-      await es.indices.create({
-        index,
-        settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s', ...extraSettings },
-        mappings: {
-          dynamic: 'strict',
-          properties: {
-            likes: { type: 'long' },
-            kind: { type: 'keyword' },
-            ...(type === 'none'
-              ? {}
-              : {
-                  v: {
-                    type: 'dense_vector',
-                    dims: 384,
-                    similarity: 'cosine',
-                    index_options: { type: type as 'int8_hnsw' },
-                  },
-                }),
-          },
-        },
-      });
-      const withVector = type !== 'none';
+      const parts = partsOf(variant, size, base);
+      for (const part of parts)
+        await es.indices.create({
+          index: part.index,
+          settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s', ...extraSettings },
+          mappings: { dynamic: 'strict', properties: part.properties },
+        });
+      const settledAll = async () => {
+        for (const part of parts) await mergesSettled(es, part.index);
+      };
       const loadStart = performance.now();
       const cpuLoad0 = await engineCpuMs();
       const all = Array.from({ length: size }, (_, id) => id);
-      await write(index, all, (id) => id % 1000, withVector ? base : null, base64);
-      await mergesSettled(es, index);
+      await write(parts, all, (id) => id % 1000, false);
+      await settledAll();
       const loadSeconds = (performance.now() - loadStart) / 1000;
       const load = { seconds: loadSeconds, cpu_ms: (await engineCpuMs()) - cpuLoad0 - idle * loadSeconds };
-      const before = await timesOf(es, index);
+      const before = await timesOfAll(parts);
       const cpu0 = await engineCpuMs();
       const started = performance.now();
       // Spread over the index, as a day's re-observations are.
       const count = Math.round(size * args.updates);
       const step = Math.floor(size / count);
       const updated = Array.from({ length: count }, (_, k) => k * step);
-      await write(index, updated, (id) => (id % 1000) + 17, withVector ? base : null, base64);
+      await write(parts, updated, (id) => (id % 1000) + 17, true);
       const writeSeconds = (performance.now() - started) / 1000;
-      await mergesSettled(es, index);
+      await settledAll();
       const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;
-      const after = await timesOf(es, index);
-      const segments = (await es.cat.segments({ index, format: 'json' })).length;
+      const after = await timesOfAll(parts);
+      let segments = 0;
+      for (const part of parts) segments += (await es.cat.segments({ index: part.index, format: 'json' })).length;
       // What the segments the rewrites left cost a search: the service's kNN (k 50, 100 candidates).
       const took: number[] = [];
-      if (withVector)
+      const searched = parts.find((p) => p.withVector);
+      if (searched)
         for (let q = 0; q < 200; q++) {
           const r = await es.search({
-            index,
+            index: searched.index,
             size: 50,
             _source: false,
             knn: { field: 'v', query_vector: vectorOf(base, size + q), k: 50, num_candidates: 100 },
@@ -172,7 +230,7 @@ try {
       };
       results.push(row);
       say(JSON.stringify(row));
-      await es.indices.delete({ index });
+      for (const part of parts) await es.indices.delete({ index: part.index });
     }
   }
   console.table(results);
