@@ -6,6 +6,7 @@
  *
  *   npx tsx bench/steady-state/vector-write-cost.ts [--sizes 100000,300000]
  *       [--variants none,int8_hnsw,bbq_hnsw] [--updates 0.1] [--from relevance-social-5-1500-posts]
+ *       [--rounds 1 --pause 0]
  *
  * For each size and variant, a throwaway index (one shard, refresh 1 s, the engine's merge policy)
  * gets `size` documents: a counter, a keyword and, unless the variant is `none`, a 384-dimension
@@ -42,6 +43,10 @@ const args = cli({
     sizes: { type: 'string', default: '100000,300000' },
     variants: { type: 'string', default: 'none,int8_hnsw,bbq_hnsw' },
     updates: { type: 'number', default: 0.1, min: 0.001 },
+    // The updates in this many rounds, each spread over the index, `--pause` seconds apart (a day's
+    // re-observations arrive spread out, not in one burst).
+    rounds: { type: 'int', default: 1, min: 1 },
+    pause: { type: 'number', default: 0, min: 0 },
     from: { type: 'string', default: 'relevance-social-5-1500-posts' },
     // Index settings beside the defaults, as JSON (e.g. a merge policy: '{"merge.policy.deletes_pct_allowed":40}').
     settings: { type: 'string', default: '{}' },
@@ -193,7 +198,11 @@ try {
       const count = Math.round(size * args.updates);
       const step = Math.floor(size / count);
       const updated = Array.from({ length: count }, (_, k) => k * step);
-      await write(parts, updated, (id) => (id % 1000) + 17, true);
+      for (let turn = 0; turn < args.rounds; turn++) {
+        if (turn > 0) await new Promise((r) => setTimeout(r, args.pause * 1000));
+        const slice = updated.filter((_, k) => k % args.rounds === turn);
+        await write(parts, slice, (id) => (id % 1000) + 17, true);
+      }
       const writeSeconds = (performance.now() - started) / 1000;
       await settledAll();
       const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;
