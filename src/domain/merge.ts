@@ -100,13 +100,18 @@ export function applyPostEnrichment(record: PostRecord, obs: PostEnrichmentObser
   const t = obs.produced_at;
   const enrichment = { ...record.enrichment };
   for (const field of POST_ENRICHMENT_FIELDS) mergeRegister(enrichment, obs, field, t);
-  let media_enrichment = record.media_enrichment;
+  const media_enrichment = { ...record.media_enrichment };
   for (const item of obs.media ?? []) {
     const current = { ...mediaEnrichmentOf({ media_enrichment }, item.platform_id) };
     for (const field of MEDIA_ENRICHMENT_FIELDS) mergeRegister(current, item, field, t);
-    // A computed key defines an own property even for `__proto__`, where an assignment would set
-    // the object's prototype and the item's enrichment would vanish from the stored JSON.
-    media_enrichment = { ...media_enrichment, [item.platform_id]: current };
+    // Defined, not assigned: assigning `__proto__` would set the object's prototype, and the
+    // item's enrichment would vanish from the stored JSON.
+    Object.defineProperty(media_enrichment, item.platform_id, {
+      value: current,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return { ...record, enrichment, media_enrichment };
 }
