@@ -274,7 +274,8 @@ export async function countPosts(runtime: Runtime): Promise<PostCounts> {
   const [total, servable, withVectors] = await Promise.all([
     count(),
     count({ term: { servable: true } }),
-    count({ exists: { field: 'embedding' } }),
+    // The posts index maps no vector, only the model that made it.
+    count({ exists: { field: 'embedding_model' } }),
   ]);
   return { total, servable, withVectors };
 }

@@ -37,21 +37,30 @@ export async function* scanPages<T>(
 
 /**
  * The stored vectors of `n` random records of `index` that have `field` (the same ones each run):
- * an account's lookalike vector, else a record's own embedding. The query vectors of the
- * engine-only kNN benches.
+ * an account's lookalike vector, else a record's own embedding; on a posts' vector index
+ * (`<prefix>-post-vectors`), which keeps no `_source`, the doc values of `field`. The query
+ * vectors of the engine-only kNN benches.
  */
 export async function sampleVectors(es: Client, index: string, field: string, n: number): Promise<number[][]> {
   type Stored = { record: { lookalike?: { vector: string }; embedding?: { vector: string | null } } };
+  // Asked of the mapping, not the answer: a `_source` filter on an index without `_source` is an error.
+  const mappings = Object.values(await es.indices.getMapping({ index }));
+  const sourceless = mappings.some((m) => m.mappings._source?.enabled === false);
   const sample = await es.search<Stored>({
     index,
     size: n,
     query: {
       function_score: { query: { exists: { field } }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] },
     },
-    _source: ['record.lookalike.vector', 'record.embedding.vector'],
+    ...(sourceless
+      ? { _source: false, docvalue_fields: [field] }
+      : { _source: ['record.lookalike.vector', 'record.embedding.vector'] }),
   });
   return sample.hits.hits.flatMap((h) => {
     const encoded = h._source?.record.lookalike?.vector ?? h._source?.record.embedding?.vector;
-    return encoded ? [decodeVector(encoded)] : [];
+    if (encoded) return [decodeVector(encoded)];
+    // A dense_vector's doc values: one array of floats per document.
+    const stored = h.fields?.[field] as unknown[] | undefined;
+    return Array.isArray(stored?.[0]) ? [stored[0] as number[]] : [];
   });
 }

@@ -14,20 +14,35 @@ import {
   qualifyingRequest,
 } from '../../src/engine/elasticsearch/queries/account-query.ts';
 import { postSearchQuery, postSearchSort, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
+import { postVectorNames } from '../../src/engine/elasticsearch/names.ts';
 import { parseAccountSearchRequest, parsePostSearchRequest } from '../../src/query/search-request.ts';
 
 /**
  * The raw engine of a bench that reads an existing prefix: a client of ELASTICSEARCH_URL and the
- * aliases of INDEX_PREFIX (default `bench`, the 1M-post index of bench/search.md).
+ * aliases of INDEX_PREFIX (default `bench`, the 1M-post index of bench/search.md), the posts'
+ * vectors among them (`vectors`: they are in an index of their own, not the posts').
  */
-export function rawEngine(): { es: Client; prefix: string; posts: string; accounts: string } {
+export function rawEngine(): { es: Client; prefix: string; posts: string; vectors: string; accounts: string } {
   const prefix = process.env['INDEX_PREFIX'] ?? 'bench';
   return {
     es: new Client({ node: process.env['ELASTICSEARCH_URL'] ?? 'http://127.0.0.1:9200' }),
     prefix,
     posts: `${prefix}-posts`,
+    vectors: postVectorNames(prefix).read,
     accounts: `${prefix}-accounts`,
   };
+}
+
+/**
+ * The read alias of the posts' vector documents (`<prefix>-post-vectors`,
+ * src/engine/elasticsearch/documents/vector-projection.ts) beside the posts index or alias
+ * `posts` (`<prefix>-posts`), for a bench that names its posts index rather than a prefix: the
+ * posts index maps no vector, so a kNN over posts runs there.
+ */
+export function postVectorsOf(posts: string): string {
+  const prefix = /^(.+)-posts$/.exec(posts)?.[1];
+  if (prefix === undefined) throw new Error(`${posts} is not named <prefix>-posts: no vector index beside it`);
+  return postVectorNames(prefix).read;
 }
 
 /** An API client: `post` sends a JSON body, throws unless the answer is a 200, returns it parsed. */

@@ -34,6 +34,7 @@ import { decodeVector } from '../../src/text/vector-codec.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
+import { postVectorsOf } from '../lib/sides.ts';
 import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
 import { writeResult } from '../lib/measure.ts';
 
@@ -207,7 +208,7 @@ async function makeCase(base: JudgedQuery): Promise<Case> {
       ? []
       : (
           await es.search({
-            index: base.index,
+            index: postVectorsOf(base.index),
             ...nearestPostsQuery({
               vector,
               k: 2 * FUSION_WINDOW,

@@ -19,6 +19,7 @@ import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
 import { writeResult } from '../lib/measure.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
+import { postVectorsOf } from '../lib/sides.ts';
 
 cli({});
 
@@ -26,6 +27,8 @@ const dir = scifactDir();
 const collection = path.basename(dir);
 // The index bench/relevance/harness.ts loads (run it with semantic or hybrid first, so it has vectors).
 const index = `${process.env.HARNESS_PREFIX ?? `relevance-harness-${collection.toLowerCase()}`}-posts`;
+// Where the kNN runs: the posts' vectors are in an index of their own, with the filter facts.
+const vectorIndex = postVectorsOf(index);
 const { config, embedder, es } = await openModel();
 
 const corpus = await loadCorpus(dir);
@@ -45,7 +48,7 @@ for (const [id, text] of queries) {
     searches: [
       {},
       { query: postSearchQuery(request.search), size: WIDE, _source: false },
-      {},
+      { index: vectorIndex },
       {
         knn: {
           field: 'embedding',

@@ -116,7 +116,8 @@ async function held(runtime: Runtime): Promise<Held> {
     runtime,
     `${prefix}-posts`,
     {
-      query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding' } }] } },
+      // Posts with a vector (the posts index maps only the model that made it; the vector is the record's).
+      query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding_model' } }] } },
       _source: ['record.embedding', 'record.raw.v.posted_at'],
       docvalue_fields: ['author.id', 'topics'],
     },

@@ -201,8 +201,9 @@ async function calibration(runtime: Runtime, queries: readonly SocialQuery[]) {
       if (q.kind === 'nonsense') nonsenseTop.push(-1);
       continue;
     }
+    // The posts' vectors (with `servable`) are in their own index.
     const response = await runtime.es.search({
-      index: `${prefix}-posts`,
+      index: `${prefix}-post-vectors`,
       knn: {
         field: 'embedding',
         query_vector: vector,

@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { loadConfig } from '../../src/internal/config.ts';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
-import { dequantizeVector, FUSION_WINDOW, quantizeVector } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch/vectors.ts';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { fuseConvex, type ScoredId } from '../../src/query/fusion.ts';
@@ -56,7 +57,8 @@ try {
       size: 1000,
       sort: [{ id: 'asc' }],
       _source: ['record.embedding.vector'],
-      query: { exists: { field: 'embedding' } },
+      // Posts with a vector: the posts index maps the model that made it, the record holds the vector.
+      query: { exists: { field: 'embedding_model' } },
       ...(after ? { search_after: after as never } : {}),
     });
     const hits = page.hits.hits;

@@ -2,7 +2,7 @@
  * For the relevance benches that re-rank offline (coverage.ts, feedback.ts): the judged queries of
  * both sets, and the two windows a hybrid post search fuses, asked of Elasticsearch as the service
  * asks them: the lexical window (a query tree, by score then id) and the semantic one (kNN under
- * the search's filter).
+ * the search's filter, on the posts' vector index beside the posts index).
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
@@ -17,6 +17,7 @@ import { postServiceId } from './beir-observations.ts';
 import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
 import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet } from './social-set.ts';
+import { postVectorsOf } from '../lib/sides.ts';
 
 /** The page size the benches judge (nDCG@10). */
 export const K = 10;
@@ -41,8 +42,11 @@ export function windowsOn(es: Client) {
     },
     semanticWindow: async (index: string, search: PostSearch, vector: number[]): Promise<Hit[]> => {
       if (vector.length === 0) return [];
+      // On the vector documents, with the post filter as it is: the judged queries filter on
+      // nothing but `servable`, which they hold exactly (a post counter they hold coarse: the
+      // service's vectorFilter, src/engine/elasticsearch/queries/vector-filter.ts).
       const r = await es.search({
-        index,
+        index: postVectorsOf(index),
         ...nearestPostsQuery({
           vector,
           k: FUSION_WINDOW,

@@ -1,6 +1,7 @@
 /**
  * Where a hybrid search's time goes inside Elasticsearch: each request the hybrid path sends,
- * timed alone against the same 1M index (no API), same query texts as hybrid-latency.ts.
+ * timed alone against the same 1M index (no API), same query texts as hybrid-latency.ts. The kNN
+ * requests run on the posts' vector index (`<prefix>-post-vectors`), where the vectors are.
  *
  *   INDEX_PREFIX=bench MODEL_DIR=../shared/models/all-MiniLM-L6-v2 npx tsx bench/search/hybrid-components.ts [N]
  *
@@ -16,7 +17,7 @@ import { rawEngine } from '../lib/sides.ts';
 import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 
 const { queries: N } = cli({ positionals: [{ name: 'queries', type: 'int', default: 60, min: 1 }] });
-const { es, posts: index } = rawEngine();
+const { es, posts: index, vectors } = rawEngine();
 const embedder = createEmbedder({
   MODEL_DIR: process.env.MODEL_DIR ?? '../shared/models/all-MiniLM-L6-v2',
   MODEL_ID: undefined,
@@ -28,6 +29,9 @@ await embedder.ready();
 
 const search = (text: string): PostSearch => ({ query: text, filter: { kind: 'and', children: [] }, sort: null });
 const pit = (await es.openPointInTime({ index, keep_alive: '10m' })).id;
+// The kNN variants' snapshot: the vector documents, whose filter facts (`servable`) are the posts'.
+const vectorPit = (await es.openPointInTime({ index: vectors, keep_alive: '10m' })).id;
+const onVectors = { pit: { id: vectorPit, keep_alive: '10m' } };
 
 type Variant = (text: string, vector: number[]) => Record<string, unknown>;
 const W = FUSION_WINDOW;
@@ -51,11 +55,13 @@ const variants: Record<string, Variant> = {
     _source: false,
   }),
   [`kNN: k ${W}, num_candidates ${2 * W}, filtered`]: (t, v) => ({
+    ...onVectors,
     knn: { field: 'embedding', query_vector: v, k: W, num_candidates: 2 * W, filter: postSearchFilter(search(t)) },
     size: W,
     _source: false,
   }),
   'kNN: k 100, num_candidates 200, filtered': (t, v) => ({
+    ...onVectors,
     knn: { field: 'embedding', query_vector: v, k: 100, num_candidates: 200, filter: postSearchFilter(search(t)) },
     size: 100,
     _source: false,
@@ -78,9 +84,10 @@ for (let i = 0; i < N + 10; i++) {
   const vector = Array.from(await embedder.embedQuery(text));
   for (const [name, body] of Object.entries(variants)) {
     const started = performance.now();
+    // The posts' snapshot unless the variant names the vectors' own.
     const response = await es.search({
-      ...body(text, vector),
       pit: { id: pit, keep_alive: '10m' },
+      ...body(text, vector),
       track_total_hits: false,
     });
     if (i >= 10) {
@@ -98,5 +105,6 @@ console.table(
   })),
 );
 await es.closePointInTime({ id: pit });
+await es.closePointInTime({ id: vectorPit });
 await embedder.close();
 await es.close();

@@ -36,9 +36,10 @@ const lexical = await startInProcessApi({
 });
 const key = hybrid.key;
 const hybridEs = hybrid.service.connections.elasticsearch();
+// Posts with a vector: the posts index maps no vector, only the model that made it.
 const counts = await hybridEs.count({
   index: `${hybrid.config.INDEX_PREFIX}-posts`,
-  query: { exists: { field: 'embedding' } },
+  query: { exists: { field: 'embedding_model' } },
 });
 const total = await hybridEs.count({ index: `${hybrid.config.INDEX_PREFIX}-posts` });
 

@@ -7,8 +7,9 @@
  *   npx tsx bench/search/knn-shape.ts [--index bench-accounts] [--field lookalike_embedding] \
  *     [--k 100] [--candidates 200] [--references 300] [--rounds 2]
  *
- * `--index` is an index or alias (a prefix's `<prefix>-accounts` or `<prefix>-posts`); `--field`
- * is `lookalike_embedding` on accounts, `embedding` on posts.
+ * `--index` is an index or alias (a prefix's `<prefix>-accounts` or `<prefix>-post-vectors`, where
+ * the posts' vectors are); `--field` is `lookalike_embedding` on accounts, `embedding` on posts'
+ * vectors.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { cli } from '../lib/args.ts';

@@ -6,6 +6,9 @@
  * posts as the query vectors. Also how much of the window the passages changed.
  *
  *   npx tsx bench/search/passage-knn.ts [--index relevance-harness-passages-posts] [--references 300] [--rounds 2]
+ *
+ * `--index` is a posts index or alias (`<prefix>-posts`); both kNNs run on the vector index beside
+ * it (`<prefix>-post-vectors`), which holds the vectors and the filter facts.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
 import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
@@ -13,6 +16,7 @@ import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round } from '../lib/measure.ts';
 import { sampleVectors } from '../lib/scan.ts';
+import { postVectorsOf } from '../lib/sides.ts';
 
 const args = cli({
   options: {
@@ -23,11 +27,14 @@ const args = cli({
 });
 const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9200' });
 const index = args.index;
+const vectorIndex = postVectorsOf(index);
 
-const vectors = await sampleVectors(es, index, 'embedding', args.references);
+// The posts' own records (`record.embedding.vector`): the same sample as before the vectors moved.
+const vectors = await sampleVectors(es, index, 'embedding_model', args.references);
 const posts = (await es.count({ index })).count;
-const long = (await es.count({ index, query: { nested: { path: 'passages', query: { match_all: {} } } } })).count;
-const pit = (await es.openPointInTime({ index, keep_alive: '5m' })).id;
+const withPassages = { nested: { path: 'passages', query: { match_all: {} } } };
+const long = (await es.count({ index: vectorIndex, query: withPassages })).count;
+const pit = (await es.openPointInTime({ index: vectorIndex, keep_alive: '5m' })).id;
 // The shape of a search's semantic side: the servable filter, the window and its candidates.
 const filter: estypes.QueryDslQueryContainer = { bool: { filter: [{ term: { servable: true } }] } };
 const shapes = {

@@ -54,14 +54,15 @@ const accountRefs = await sample(
   [{ exists: { field: 'lookalike_embedding' } }, { term: { servable: true } }],
   N + WARMUP,
 );
-const postRefs = await sample(
-  `${prefix}-posts`,
-  [{ exists: { field: 'embedding' } }, { term: { servable: true } }],
-  N + WARMUP,
-);
+/**
+ * A post with a vector: the posts index maps the model that made it (the vector is in
+ * `<prefix>-post-vectors`).
+ */
+const WITH_VECTOR = { exists: { field: 'embedding_model' } };
+const postRefs = await sample(`${prefix}-posts`, [WITH_VECTOR, { term: { servable: true } }], N + WARMUP);
 const totals = {
   posts: (await es.count({ index: `${prefix}-posts` })).count,
-  posts_with_vectors: (await es.count({ index: `${prefix}-posts`, query: { exists: { field: 'embedding' } } })).count,
+  posts_with_vectors: (await es.count({ index: `${prefix}-posts`, query: WITH_VECTOR })).count,
   accounts: (await es.count({ index: `${prefix}-accounts`, query: { exists: { field: 'handle_observed_at' } } })).count,
   accounts_with_lookalikes: (
     await es.count({ index: `${prefix}-accounts`, query: { exists: { field: 'lookalike_embedding' } } })

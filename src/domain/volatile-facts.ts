@@ -31,6 +31,21 @@ export const VOLATILE_AUTHOR_FIELDS: ReadonlySet<string> = new Set<string>(VOLAT
 export const ACCOUNT_ONLY_AUTHOR_FIELDS: ReadonlySet<string> = new Set<string>(ACCOUNT_METRIC_FIELDS);
 
 /**
+ * A post's own facts that move with nearly every re-observation: its counters and the rates derived
+ * from them. The posts index keeps them exact; a post's vector document (which costs its graph
+ * insertion at every write) keeps them coarse, so that a re-observation rewrites it only when a
+ * bucket changes: 34 % of a day's re-observed posts against all of them (bench/steady-state.md,
+ * "The halfway design, counted").
+ */
+export const VOLATILE_POST_FIELDS = [
+  'views',
+  'likes',
+  'comments',
+  'engagement_rate_by_views',
+  'view_ratio_to_account_baseline',
+] as const;
+
+/**
  * Bucket edges per decade. The 1-2-5 bounds people type (1,000, 5,000, 10,000, 50,000) are edges,
  * so a filter `gte` or `lt` such a bound is exact on the coarse copies alone; a ratio of at most
  * 1.33 between neighbours keeps a bucket's accounts a small share of all.

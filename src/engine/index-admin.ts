@@ -5,6 +5,24 @@ export type IndexName = 'posts' | 'accounts';
 /** Every logical index, in the order operators see them. */
 export const INDEX_NAMES: readonly IndexName[] = ['posts', 'accounts'];
 
+/**
+ * An index kept beside a logical one and never named by operators: `post-vectors` holds the posts'
+ * vectors. It is installed with the others, rebuilt with its logical index (from that index's
+ * records) and removed with it.
+ */
+export type CompanionName = 'post-vectors';
+/** Every index kept under INDEX_PREFIX: the logical ones and their companions. */
+export type StoredIndexName = IndexName | CompanionName;
+/** The companions of each logical index: what `rebuild` of it builds too. */
+export const COMPANIONS: Readonly<Record<IndexName, readonly CompanionName[]>> = {
+  posts: ['post-vectors'],
+  accounts: [],
+};
+/** The logical index a stored index belongs to: the one an operator rebuilds to rebuild it. */
+export function ownerOf(name: StoredIndexName): IndexName {
+  return name === 'post-vectors' ? 'posts' : name;
+}
+
 /** The kind of entity an index holds. */
 export function kindOfIndex(name: IndexName): EntityKind {
   return name === 'posts' ? 'post' : 'account';
@@ -57,7 +75,16 @@ export interface IndexStatus {
   refresh_interval: string | null;
   /** Every copy of every shard of the live index, and the node that holds it. */
   allocation: ShardCopy[];
+  /**
+   * The companion indices rebuilt with this one (posts: `post-vectors`), each reported as an index
+   * is; absent when it has none. `up_to_date` above is false when one of them is not up to date
+   * (missing, or built from an older template): the one rebuild of this index brings both.
+   */
+  companions?: CompanionStatus[];
 }
+
+/** A companion index in `indices status`: as an index is, under its own name. */
+export type CompanionStatus = Omit<IndexStatus, 'name' | 'companions'> & { name: CompanionName };
 
 /** The metric history in `indices status` (its fields are printed as JSON by `--json`). */
 export interface HistoryStatus {
@@ -95,7 +122,11 @@ export interface IndexAdmin {
   historyStatus(): Promise<HistoryStatus>;
   /** Applies the history's retention at `now`: drops expired months, thins old ones. */
   pruneHistory(now: Date): Promise<PruneOutcome>;
-  /** Copies an index into a fresh one built from the current template and swaps the aliases. */
+  /**
+   * Copies an index into a fresh one built from the current template and swaps the aliases; its
+   * companions (posts: `post-vectors`) are built anew from the same records in the same pass, and
+   * their aliases swapped in the same atomic update. `copied` counts the records.
+   */
   rebuild(
     name: IndexName,
     options?: {
@@ -109,7 +140,7 @@ export interface IndexAdmin {
   /**
    * Deletes the concrete indices of `name` that an interrupted rebuild left behind: without an
    * alias and created after the live index (indices kept with `--keep-old` are older, and stay).
-   * Only safe while no rebuild of `name` runs. Returns what it deleted.
+   * The same for its companions. Only safe while no rebuild of `name` runs. Returns what it deleted.
    */
   removeOrphans(name: IndexName): Promise<string[]>;
   /** Deletes every index and template under the prefix (tests). */

@@ -42,7 +42,8 @@ const adminWith = (stack: Stack, layout: { shards?: number; replicas?: number; r
 describe('index layout', () => {
   it('new indices take INDEX_SHARDS; status shows the shards and where each copy is', async () => {
     const status = await three.runtime.indexAdmin.status();
-    for (const index of status) {
+    // The posts' vector index is reported with the posts (and built like them).
+    for (const index of [...status, ...(status[0]!.companions ?? [])]) {
       expect(index.shards).toEqual({ primaries: 3, replicas: 0 });
       expect(index.allocation.map((c) => [c.shard, c.primary, c.state])).toEqual([
         [0, true, 'STARTED'],
@@ -66,7 +67,13 @@ describe('index layout', () => {
       detail: '0 → 1 (INDEX_REPLICAS)',
     });
     // The index templates did not change: a replica count is no reason to rebuild.
+    expect(withReplica).toContainEqual({
+      object: `replicas of ${posts.companions![0]!.indices[0]}`,
+      action: 'updated',
+      detail: '0 → 1 (INDEX_REPLICAS)',
+    });
     expect(withReplica.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual([
+      'unchanged',
       'unchanged',
       'unchanged',
       'unchanged',
@@ -95,12 +102,14 @@ describe('index layout', () => {
       'has 1 primary shard, 2 configured (INDEX_SHARDS); run `social-search indices rebuild posts`',
     );
     const rebuilt = await twoShards.rebuild('posts');
-    expect((await twoShards.status())[0]).toMatchObject({
+    const twoShardPosts = (await twoShards.status())[0]!;
+    expect(twoShardPosts).toMatchObject({
       indices: [rebuilt.to],
       shards: { primaries: 2, replicas: 0 },
       up_to_date: true,
       docs: posts.docs,
     });
+    expect(twoShardPosts.companions![0]).toMatchObject({ shards: { primaries: 2, replicas: 0 }, up_to_date: true });
     // Back to the configured layout, for the next test.
     await one.runtime.indexAdmin.apply();
     await one.runtime.indexAdmin.rebuild('posts');
@@ -111,7 +120,10 @@ describe('index layout', () => {
     const liveInterval = async (family: 'records' | 'history' = 'records') => {
       const prefix = one.config.INDEX_PREFIX;
       const settings = await one.runtime.es.indices.getSettings({
-        index: family === 'records' ? `${prefix}-posts-*,${prefix}-accounts-*` : `${prefix}-metrics-*`,
+        index:
+          family === 'records'
+            ? `${prefix}-posts-*,${prefix}-post-vectors-*,${prefix}-accounts-*`
+            : `${prefix}-metrics-*`,
         name: 'index.refresh_interval',
         flat_settings: true,
       });
@@ -133,12 +145,18 @@ describe('index layout', () => {
       action: 'updated',
       detail: '1s → 30s (INDEX_REFRESH_INTERVAL)',
     });
+    expect(lines).toContainEqual({
+      object: `refresh interval of ${posts!.companions![0]!.indices[0]}`,
+      action: 'updated',
+      detail: '1s → 30s (INDEX_REFRESH_INTERVAL)',
+    });
     expect(lines.filter((l) => l.object.startsWith('index template')).map((l) => l.action)).toEqual([
       'unchanged',
       'unchanged',
       'unchanged',
+      'unchanged',
     ]);
-    expect(await liveInterval()).toEqual(['30s', '30s']);
+    expect(await liveInterval()).toEqual(['30s', '30s', '30s']);
     // Not the metric history's months (the demo data's posts were observed over a year): they keep
     // the engine's own schedule, which stops refreshing a month nobody searches.
     expect((await backfill.historyStatus()).months.length).toBeGreaterThan(10);
@@ -147,14 +165,14 @@ describe('index layout', () => {
     // A rebuild ends with the configured interval, not the engine's default.
     const rebuilt = await backfill.rebuild('posts');
     expect((await backfill.status())[0]).toMatchObject({ indices: [rebuilt.to], up_to_date: true });
-    expect(await liveInterval()).toEqual(['30s', '30s']);
+    expect(await liveInterval()).toEqual(['30s', '30s', '30s']);
     // Back to the configured interval.
     expect(await one.runtime.indexAdmin.apply()).toContainEqual({
       object: `refresh interval of ${rebuilt.to}`,
       action: 'updated',
       detail: '30s → 1s (INDEX_REFRESH_INTERVAL)',
     });
-    expect(await liveInterval()).toEqual(['1s', '1s']);
+    expect(await liveInterval()).toEqual(['1s', '1s', '1s']);
     expect(await liveInterval('history')).toEqual([]); // no month carries the setting
   });
 

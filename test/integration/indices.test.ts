@@ -8,11 +8,14 @@ import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine
 import { templatesDir } from '../../src/internal/paths.ts';
 import { NO_ACCOUNT_METRICS } from '../../src/domain/derived.ts';
 import { applyAccount, applyPost } from '../../src/domain/merge.ts';
-import { emptyAccount, emptyPost } from '../../src/domain/records.ts';
+import { emptyAccount, emptyPost, type StoredEmbedding } from '../../src/domain/records.ts';
+import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { engineVector } from '../../src/engine/elasticsearch/vectors.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
 import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/services/intake/processor.ts';
 import { acquireRebuildLock } from '../../src/services/indices/rebuild-lock.ts';
+import type { RebuildTransform } from '../../src/engine/index-admin.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -86,6 +89,100 @@ describe('indices rebuild', () => {
     expect((await stack.get(`/v1/social/posts/${probe}`)).body.likes).toBe(5);
     const status = await stack.runtime.indexAdmin.status();
     expect(status.find((s) => s.name === 'posts')).toMatchObject({ docs: 60, up_to_date: true, indices: [result.to] });
+  });
+});
+
+describe('indices rebuild of posts and their vectors', () => {
+  const prefix = () => stack.config.INDEX_PREFIX;
+  const unit = (i: number) => encodeVector(Array.from({ length: 384 }, (_, j) => (j === i ? 1 : 0)));
+  /** Which posts get a vector during the rebuild: every third of this test's. */
+  const embedded = (id: string) => Number(id.match(/vec-p(\d+)$/)?.[1] ?? 1) % 3 === 0;
+  /** Gives every third post of the page a vector, as the embedding during a rebuild does. */
+  const embedSome: RebuildTransform = async (records) =>
+    records.map((record) =>
+      embedded(record.platform_id)
+        ? { ...record, embedding: { model: 'test-model', text_hash: 'h', vector: unit(0), passages: [unit(1)] } }
+        : record,
+    );
+  const vectorIds = async (index: string) =>
+    (await stack.runtime.es.search({ index, size: 100, query: { match_all: {} } })).hits.hits.map((h) => h._id).sort();
+
+  it('builds a new post-vectors index from the records, swapped with the posts one; the posts keep no vector', async () => {
+    const posts = Array.from({ length: 12 }, (_, i) => postObs('vec-a', { platform_id: `vec-p${i}` }));
+    await stack.ingest([accountObs({ platform_id: 'vec-a', handle: 'vec.author' }), ...posts]);
+    const vectors = `${prefix()}-post-vectors`;
+    const before = await aliasTargets(vectors);
+    expect(before).toHaveLength(1);
+
+    // Cancelled after the copy, before the swap: neither new index stays, no alias moves.
+    const concrete = async () =>
+      Object.keys(
+        await stack.runtime.es.indices.get({
+          index: `${prefix()}-posts-v*,${prefix()}-post-vectors-v*`,
+          allow_no_indices: true,
+        }),
+      ).sort();
+    const indices = await concrete();
+    const abort = new AbortController();
+    await expect(
+      stack.runtime.indexAdmin.rebuild('posts', {
+        transform: embedSome,
+        signal: abort.signal,
+        onProgress: () => abort.abort(),
+      }),
+    ).rejects.toThrow();
+    expect(await concrete()).toEqual(indices);
+    expect(await aliasTargets(vectors)).toEqual(before);
+
+    const result = await stack.runtime.indexAdmin.rebuild('posts', { transform: embedSome });
+    const [vectorIndex] = await aliasTargets(vectors);
+    expect(vectorIndex).toMatch(new RegExp(`^${prefix()}-post-vectors-v\\d+-`));
+    expect(vectorIndex).not.toEqual(before[0]);
+    expect(await aliasTargets(`${vectors}-write`)).toEqual([vectorIndex]);
+    expect(await stack.runtime.es.indices.exists({ index: before[0]! })).toBe(false);
+    // The vector documents of the posts with a vector, under the posts' ids, and nothing else.
+    const allPosts = await stack.runtime.es.search({ index: result.to, size: 1000, _source: ['record.platform_id'] });
+    const withVector = allPosts.hits.hits
+      .filter((h) => embedded((h._source as { record: { platform_id: string } }).record.platform_id))
+      .map((h) => h._id)
+      .sort();
+    expect(withVector.length).toBeGreaterThanOrEqual(4);
+    expect(await vectorIds(vectors)).toEqual(withVector);
+    // Searchable by vector: a query equal to the head vector finds them.
+    const near = await stack.runtime.es.search({
+      index: vectors,
+      knn: {
+        field: 'embedding',
+        query_vector: Array.from({ length: 384 }, (_, j) => (j === 0 ? 1 : 0)),
+        k: 50,
+        num_candidates: 100,
+      },
+      size: 50,
+    });
+    expect(near.hits.hits.map((h) => h._id).sort()).toEqual(withVector);
+    // The posts index holds no vector: not in its mapping, not in any document.
+    const mapping = (await stack.runtime.es.indices.getMapping({ index: result.to }))[result.to]!.mappings;
+    expect(Object.keys(mapping.properties ?? {})).not.toContain('embedding');
+    expect(Object.keys(mapping.properties ?? {})).not.toContain('passages');
+    const count = (query: object) => stack.runtime.es.count({ index: result.to, query }).then((c) => c.count);
+    expect(await count({ exists: { field: 'embedding' } })).toBe(0);
+    expect(await count({ exists: { field: 'embedding_model' } })).toBe(withVector.length);
+    const status = (await stack.runtime.indexAdmin.status()).find((s) => s.name === 'posts')!;
+    expect(status).toMatchObject({ up_to_date: true, indices: [result.to] });
+    expect(status.companions).toEqual([
+      expect.objectContaining({
+        name: 'post-vectors',
+        indices: [vectorIndex],
+        docs: withVector.length,
+        up_to_date: true,
+      }),
+    ]);
+  });
+  it('removing the orphans of posts removes those of their vectors too', async () => {
+    const orphan = `${prefix()}-post-vectors-v999-orphan`;
+    await stack.runtime.es.indices.create({ index: orphan });
+    expect(await stack.runtime.indexAdmin.removeOrphans('posts')).toEqual([orphan]);
+    expect(await stack.runtime.es.indices.exists({ index: orphan })).toBe(false);
   });
 });
 
@@ -249,49 +346,84 @@ describe('indices apply on indices built from an older template', () => {
     }
   });
 
-  it('adds the passages of posts template v6 live to a posts index built from v5', async () => {
-    const prefix = `${stack.config.INDEX_PREFIX}-older-posts`;
+  it('on a posts index of template v7 (vectors inside), apply adds post-vectors and a rebuild of posts fills it', async () => {
+    const prefix = `${stack.config.INDEX_PREFIX}-v7`;
+    const es = stack.runtime.es;
+    const dense = { type: 'dense_vector', dims: 384, index: true, similarity: 'cosine' };
+    // The posts template before the vector split: version 7, the vectors in the posts index.
     const older = olderTemplates('posts.index.json', (posts) => {
-      posts.version = 5;
-      delete posts.template.mappings.properties.passages;
+      posts.version = 7;
+      delete posts.template.mappings.properties.embedding_model;
+      posts.template.mappings.properties.embedding = dense;
+      posts.template.mappings.properties.passages = { type: 'nested', properties: { vector: dense } };
     });
     const current = engineAt(prefix, templatesDir());
     try {
       await engineAt(prefix, older).admin.apply();
-      const observed = parseObservation(postObs('older-author', { platform_id: 'older-p' }));
-      if (!observed.ok || observed.value.kind !== 'post') throw new Error('fixture rejected');
+      // A v7 install had no post-vectors index nor template.
+      const companions = Object.keys(await es.indices.get({ index: `${prefix}-post-vectors-v*` }));
+      await es.indices.delete({ index: companions });
+      await es.indices.deleteIndexTemplate({ name: `${prefix}-post-vectors` });
       const unit = (i: number) => encodeVector(Array.from({ length: 384 }, (_, j) => (j === i ? 1 : 0)));
-      const record = {
-        ...applyPost(emptyPost(mintId('post', 'older-p'), 'older-p'), observed.value),
-        embedding: { model: 'test', text_hash: 'test', vector: unit(0), passages: [unit(1), unit(2)] },
+      const record = (platformId: string, embedding?: StoredEmbedding) => {
+        const observed = parseObservation(postObs('v7-author', { platform_id: platformId }));
+        if (!observed.ok || observed.value.kind !== 'post') throw new Error('fixture rejected');
+        const post = applyPost(emptyPost(mintId('post', platformId), platformId), observed.value);
+        return embedding ? { ...post, embedding } : post;
       };
-      const write = () => current.intake.posts.merge([record.id], () => record);
-      await expect(write()).rejects.toThrow(/strict_dynamic_mapping_exception|not allowed/);
-      const added = (await current.admin.apply()).filter((l) => l.object.startsWith('mappings of'));
-      expect(added).toEqual([expect.objectContaining({ action: 'updated' })]);
-      expect((await write()).size).toBe(1);
-      await stack.runtime.es.indices.refresh({ index: `${prefix}-posts` });
-      // The passages are searchable at once: a vector equal to the second passage finds the post.
-      const found = await stack.runtime.es.search({
-        index: `${prefix}-posts`,
-        query: {
-          nested: {
-            path: 'passages',
-            query: {
-              knn: {
-                field: 'passages.vector',
-                query_vector: Array.from({ length: 384 }, (_, j) => (j === 2 ? 1 : 0)),
-                k: 1,
-                num_candidates: 10,
-              },
-            },
-          },
-        },
+      const withVector = record('v7-p1', { model: 'test', text_hash: 'h', vector: unit(0), passages: [unit(1)] });
+      // Documents as v7 wrote them: the vectors in the post's document, no `embedding_model`.
+      for (const r of [withVector, record('v7-p2')]) {
+        const { embedding_model: _model, ...doc } = projectPost(r);
+        if (r.embedding)
+          Object.assign(doc, {
+            embedding: engineVector(r.embedding.vector),
+            passages: (r.embedding.passages ?? []).map((p) => ({ vector: engineVector(p) })),
+          });
+        await es.index({ index: `${prefix}-posts-write`, id: r.id, document: doc, refresh: true });
+      }
+
+      const lines = await current.admin.apply();
+      expect(lines.find((l) => l.object === `index template ${prefix}-posts`)).toMatchObject({
+        action: 'updated',
+        detail: expect.stringMatching(/indices rebuild posts/),
       });
-      expect(found.hits.hits.map((h) => h._id)).toEqual([record.id]);
+      expect(lines).toContainEqual({ object: `index template ${prefix}-post-vectors`, action: 'created' });
+      expect(lines.filter((l) => l.object.startsWith('mappings of'))).toEqual([
+        expect.objectContaining({ object: expect.stringContaining(`${prefix}-posts-v7-`), action: 'updated' }),
+      ]);
+      expect(lines.find((l) => l.object.startsWith(`alias ${prefix}-posts `))?.detail).toBe(
+        'built from an older template; run `social-search indices rebuild posts`',
+      );
+      expect(lines).toContainEqual({
+        object: expect.stringMatching(
+          new RegExp(
+            `^index ${prefix}-post-vectors-v1-\\d+ behind ${prefix}-post-vectors, ${prefix}-post-vectors-write$`,
+          ),
+        ),
+        action: 'created',
+      });
+      const stale = (await current.admin.status()).find((s) => s.name === 'posts')!;
+      expect(stale).toMatchObject({ template_version: 7, up_to_date: false, docs: 2 });
+      expect(stale.companions).toEqual([
+        expect.objectContaining({ name: 'post-vectors', template_version: 1, up_to_date: true, docs: 0 }),
+      ]);
+
+      const rebuilt = await current.admin.rebuild('posts');
+      expect(rebuilt.copied).toBe(2);
+      const ids = (await es.search({ index: `${prefix}-post-vectors`, query: { match_all: {} } })).hits.hits;
+      expect(ids.map((h) => h._id)).toEqual([withVector.id]);
+      const mapping = (await es.indices.getMapping({ index: rebuilt.to }))[rebuilt.to]!.mappings.properties ?? {};
+      expect(Object.keys(mapping)).not.toContain('embedding');
+      const status = (await current.admin.status()).find((s) => s.name === 'posts')!;
+      expect(status).toMatchObject({ template_version: 8, up_to_date: true, docs: 2 });
+      expect(status.companions).toEqual([expect.objectContaining({ up_to_date: true, docs: 1 })]);
     } finally {
       await current.admin.destroy();
       rmSync(older, { recursive: true, force: true });
     }
+    // Nothing of the prefix is left: the post-vectors index and template went with the others.
+    expect(Object.keys(await es.indices.get({ index: `${prefix}-*`, allow_no_indices: true }))).toEqual([]);
+    expect(await es.indices.existsIndexTemplate({ name: `${prefix}-post-vectors` })).toBe(false);
   });
 });

@@ -163,12 +163,12 @@ describe('semantic ranking with the real model', () => {
     await queue.close();
   });
 
-  it('indexes each post vector as the floats its record stores, bit for bit', async () => {
+  it("indexes each post vector as the floats its record stores, bit for bit, in the post's vector document", async () => {
     const records = await stack.runtime.engine.intake.posts.get(
       Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)),
     );
     const response = await stack.runtime.es.search({
-      index: `${stack.config.INDEX_PREFIX}-posts`,
+      index: `${stack.config.INDEX_PREFIX}-post-vectors`,
       query: { ids: { values: [...records.keys()] } },
       docvalue_fields: ['embedding'],
       _source: false,

@@ -42,7 +42,7 @@ describe('text the model cannot read', () => {
   it('a post in a script outside the vocabulary has no vector; the others have theirs', async () => {
     const es = stack.runtime.connections.elasticsearch();
     const withVector = await es.search({
-      index: `${stack.config.INDEX_PREFIX}-posts`,
+      index: `${stack.config.INDEX_PREFIX}-post-vectors`,
       query: { exists: { field: 'embedding' } },
       _source: false,
       size: 10,

@@ -106,7 +106,10 @@ describe('vector feedback in hybrid search', () => {
       const both = a.filter((key) => b.includes(key));
       const inB = b.filter((key) => a.includes(key));
       const moved = both.map((key, rank) => ({ key, by: Math.abs(inB.indexOf(key) - rank) }));
-      expect(moved.filter(({ by }) => by > 1), query).toEqual([]);
+      expect(
+        moved.filter(({ by }) => by > 1),
+        query,
+      ).toEqual([]);
       expect(Math.max(a.length, b.length) - both.length, query).toBeLessThanOrEqual(1);
     }
   });

@@ -3,6 +3,7 @@ import { mintId } from '../../src/contract/ids.ts';
 import { parseObservation, type Observation } from '../../src/contract/observations.ts';
 import { applyPost, applyPostEnrichment } from '../../src/domain/merge.ts';
 import { emptyPost, type PostRecord } from '../../src/domain/records.ts';
+import { projectPostVectors } from '../../src/engine/elasticsearch/documents/vector-projection.ts';
 import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
 import { engineVector, queryVector } from '../../src/engine/elasticsearch/vectors.ts';
 import {
@@ -83,13 +84,18 @@ describe("a post's passages", () => {
     expect(embeddingTextsHash('head', ['a', 'b'])).not.toBe(embeddingTextsHash('head', ['b', 'a']));
   });
 
-  it('projects the passage vectors as nested documents beside the head vector', () => {
+  it("projects the passage vectors as nested documents beside the head vector, in the post's vector document", () => {
     const record = post(words(300));
     const vector = encodeVector([1, 0, 0]);
-    const doc = projectPost({
+    const embedded = {
       ...record,
       embedding: { model: 'm', text_hash: 'h', vector, passages: [encodeVector([0, 1, 0])] },
-    });
+    };
+    const postDoc = projectPost(embedded);
+    // The post names the model; its vectors are in its vector document only.
+    expect(postDoc['embedding_model']).toBe('m');
+    expect(postDoc['embedding']).toBeUndefined();
+    const doc = projectPostVectors(postDoc, embedded)!.doc;
     // As the engine reads them: base64 of big-endian float32.
     const floats = (b64: unknown) => {
       const bytes = Buffer.from(b64 as string, 'base64');
@@ -97,7 +103,9 @@ describe("a post's passages", () => {
     };
     expect(floats(doc['embedding'])).toEqual([1, 0, 0]);
     expect((doc['passages'] as Array<{ vector: unknown }>).map((p) => floats(p.vector))).toEqual([[0, 1, 0]]);
-    expect(projectPost({ ...record, embedding: { model: 'm', text_hash: 'h', vector } })['passages']).toBeUndefined();
+    const headOnly = { ...record, embedding: { model: 'm', text_hash: 'h', vector } };
+    expect(projectPostVectors(projectPost(headOnly), headOnly)!.doc['passages']).toBeUndefined();
+    expect(projectPostVectors(projectPost(record), record)).toBeNull();
   });
 
   it('sends the engine the very floats the record stores, whatever their bits', () => {

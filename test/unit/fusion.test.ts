@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch/vectors.ts';
 import { fuseReciprocalRank } from '../../bench/relevance/rrf.ts';
 import { fuseConvex } from '../../src/query/fusion.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';

@@ -81,6 +81,8 @@ describe('which searches use vector feedback', () => {
 });
 
 describe('feedback needs lexical evidence', () => {
+  // The snapshot spans the posts' vector documents too (reads/nearest-posts.ts).
+  const POSTS_ONLY = { prefix: { _index: 'test-posts-v' } };
   const unreachable = {
     search: () => Promise.reject(new Error('no request expected')),
   } as unknown as Client;
@@ -91,6 +93,7 @@ describe('feedback needs lexical evidence', () => {
       client: unreachable,
       pit: 'pit',
       keepAlive: '30s',
+      postsOnly: POSTS_ONLY,
       query: [1, 0],
       fused: [neighbour('a'), neighbour('b'), neighbour('c')],
       records: ['a'],
@@ -120,13 +123,14 @@ describe('feedback needs lexical evidence', () => {
       client,
       pit: 'pit',
       keepAlive: '30s',
+      postsOnly: POSTS_ONLY,
       query: [1, 0],
       fused,
       records: ['a', 'e'],
     });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatchObject({
-      query: { ids: { values: ['a', 'b', 'c', 'e'] } },
+      query: { bool: { filter: [{ ids: { values: ['a', 'b', 'c', 'e'] } }, POSTS_ONLY] } },
       size: 4,
       _source: { excludes: ['record.embedding.passages', 'record.media_enrichment'] },
     });

@@ -15,7 +15,7 @@ import type { SearchEngine } from '../search.ts';
 import type { VisibilityEpoch } from '../visibility.ts';
 import { engineCall, refreshAll } from './errors.ts';
 import { createIndexAdmin } from './admin/index-admin.ts';
-import { indexNames } from './names.ts';
+import { indexNames, postVectorNames } from './names.ts';
 import { createQualifyingAccounts } from './queries/account-query.ts';
 import { createFacetEngine } from './reads/facet-search.ts';
 import { createCountEngine } from './reads/count-search.ts';
@@ -42,7 +42,9 @@ import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
 import { createAlertMatching } from './writes/alert-matching.ts';
 import { createWrittenProjections } from './documents/written-projections.ts';
+import { FACTS_FIELD, projectPostVectors } from './documents/vector-projection.ts';
 import type { VectorFeedback } from './reads/vector-feedback.ts';
+import type { PostVectorLayout } from './reads/nearest-posts.ts';
 import type { WritePacing } from '../../internal/write-pacing.ts';
 
 /** Every engine role, implemented on one Elasticsearch client. */
@@ -98,6 +100,13 @@ export function createElasticsearchEngine(deps: {
   const snapshots = createSnapshotPool({ client, maxAgeMs: deps.snapshotMaxAgeMs ?? 0 });
   const qualifying = createQualifyingAccounts(client);
   const posts = indexNames(deps.indexPrefix, 'posts');
+  const postVectors = postVectorNames(deps.indexPrefix);
+  // Searches that read vectors run on a snapshot of both indices (reads/nearest-posts.ts).
+  const layout: PostVectorLayout = {
+    posts: posts.read,
+    vectors: postVectors.read,
+    postsOnly: { prefix: { _index: posts.concretePrefix } },
+  };
   const accounts = indexNames(deps.indexPrefix, 'accounts');
   const history = createMetricHistory({ client, names: metricHistoryNames(deps.indexPrefix) });
   const historyOn = deps.metricHistory !== false;
@@ -121,6 +130,8 @@ export function createElasticsearchEngine(deps: {
     client,
     index: posts.write,
     project: projections.project,
+    // Each post's vectors and filter facts, written when they change (vector-projection.ts).
+    companion: { index: postVectors.write, keyField: FACTS_FIELD, of: projectPostVectors },
     ...writes,
   });
   const accountStore = createRecordStore<AccountRecord>({
@@ -147,7 +158,7 @@ export function createElasticsearchEngine(deps: {
     snapshots,
     visibility,
     qualifying,
-    postsIndex: posts.read,
+    layout,
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
     vectorFeedback: deps.vectorFeedback ?? 'off',
@@ -159,7 +170,7 @@ export function createElasticsearchEngine(deps: {
     client,
     snapshots,
     visibility,
-    postsIndex: posts.read,
+    layout,
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
     vectorFeedback: deps.vectorFeedback ?? 'off',
@@ -176,7 +187,7 @@ export function createElasticsearchEngine(deps: {
     async publish(written = {}) {
       const months = historyOn ? [...new Set((written.points ?? []).map((p) => monthIndex(history.names, p.at)))] : [];
       await Promise.all([
-        refreshAll(client, [posts.read, accounts.read]),
+        refreshAll(client, [posts.read, postVectors.read, accounts.read]),
         months.length > 0 ? refreshAll(client, monthTargets(history.names, months), { allowMissing: true }) : undefined,
       ]);
       await visibility.advance();
@@ -199,7 +210,7 @@ export function createElasticsearchEngine(deps: {
       similarityFloor: deps.similarityFloor ?? null,
       projections,
     }),
-    similarity: createSimilarityEvidence({ client, postsIndex: posts.read }),
+    similarity: createSimilarityEvidence({ client, postsIndex: posts.read, vectorsIndex: postVectors.read }),
     intake,
     admin: createIndexAdmin({
       client,

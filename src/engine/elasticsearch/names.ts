@@ -1,4 +1,4 @@
-import type { IndexName } from '../index-admin.ts';
+import type { StoredIndexName } from '../index-admin.ts';
 
 /** Names of one logical index's aliases, template and concrete-index pattern. */
 export interface IndexNames {
@@ -12,14 +12,19 @@ export interface IndexNames {
   concretePrefix: string;
 }
 
-/** Names derived from INDEX_PREFIX. */
-export function indexNames(prefix: string, name: IndexName): IndexNames {
+/** Names derived from INDEX_PREFIX, of a logical index or a companion (`post-vectors`). */
+export function indexNames(prefix: string, name: StoredIndexName): IndexNames {
   return {
     read: `${prefix}-${name}`,
     write: `${prefix}-${name}-write`,
     template: `${prefix}-${name}`,
     concretePrefix: `${prefix}-${name}-v`,
   };
+}
+
+/** Names of the posts' vector index (`<prefix>-post-vectors`, `<prefix>-post-vectors-write`, …). */
+export function postVectorNames(prefix: string): IndexNames {
+  return indexNames(prefix, 'post-vectors');
 }
 
 /** Name of the shared-settings component template. */

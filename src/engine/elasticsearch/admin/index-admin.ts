@@ -1,7 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
 import { z } from 'zod';
-import { fieldOf } from '../../../internal/typed-objects.ts';
-import { refreshAll } from '../errors.ts';
 import {
   adminCall as engineCall,
   hashOf,
@@ -14,21 +12,22 @@ import {
   metaString,
 } from './templates.ts';
 import {
+  COMPANIONS,
   INDEX_NAMES,
+  ownerOf,
   type ApplyLine,
   type IndexAdmin,
   type IndexLayout,
-  type IndexName,
   type IndexStatus,
-  type ShardCopy,
+  type StoredIndexName,
 } from '../../index-admin.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { componentTemplateName, concreteIndexName, indexNames } from '../names.ts';
 import { createHistoryAdmin } from './history-admin.ts';
-import { copyRecords, liveSettings, shardAllocation, type LiveSettings } from './index-inspection.ts';
+import { aliasTargets, inspectIndex, liveSettings, staleIndices, type LiveSettings } from './index-inspection.ts';
+import { rebuildMembers } from './index-rebuild.ts';
+import { postVectorsTemplate } from './post-vectors-template.ts';
 import { metricHistoryNames } from '../documents/metric-history.ts';
-import { projectAccount, projectPost } from '../documents/projection.ts';
-import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
 
 /** The layout settings the component template file must declare (withLayout may override them). */
 const COMPONENT_LAYOUT = z.object({
@@ -68,9 +67,18 @@ export function createIndexAdmin(deps: {
   });
   const retentionDays = deps.historyRetentionDays ?? 400;
 
+  /** Every index kept under the prefix, each logical one followed by its companions. */
+  const stored: readonly StoredIndexName[] = INDEX_NAMES.flatMap((name) => [name, ...COMPANIONS[name]]);
+
+  /** The template file of `name` as installed (post-vectors: with the fields it takes from posts). */
+  function templateFile(name: StoredIndexName): TemplateFile {
+    if (name === 'post-vectors') return postVectorsTemplate(read('posts.index.json'), read('post-vectors.index.json'));
+    return read(`${name}.index.json`);
+  }
+
   /** The index template body as installed, with the hash of everything that shapes the index. */
-  function desiredIndexTemplate(name: IndexName) {
-    const file = read(`${name}.index.json`);
+  function desiredIndexTemplate(name: StoredIndexName) {
+    const file = templateFile(name);
     const names = indexNames(indexPrefix, name);
     const hash = hashOf({ component: shape.template, index: file.template, version: file.version });
     const template = structuredClone(file.template);
@@ -115,32 +123,28 @@ export function createIndexAdmin(deps: {
       : { object: `component template ${componentName}`, action: 'created' };
   }
 
-  async function installIndexTemplate(name: IndexName): Promise<ApplyLine> {
+  async function installIndexTemplate(name: StoredIndexName): Promise<ApplyLine> {
     const desired = desiredIndexTemplate(name);
     return putIndexTemplateIfChanged(client, desired.names.template, desired.body, desired.hash, {
-      rebuildHint: `run \`social-search indices rebuild ${name}\` to rebuild existing data with it`,
+      rebuildHint: `run \`social-search indices rebuild ${ownerOf(name)}\` to rebuild existing data with it`,
     });
   }
 
-  async function aliasTargets(alias: string): Promise<string[]> {
-    const exists = await engineCall(() => client.indices.existsAlias({ name: alias }));
-    if (!exists) return [];
-    const response = await engineCall(() => client.indices.getAlias({ name: alias }));
-    return Object.keys(response).sort();
-  }
-
-  async function ensureIndex(name: IndexName): Promise<ApplyLine[]> {
+  /** Creates `name`'s index behind its aliases when missing; else reports it, adds new fields, applies live settings. */
+  async function ensureIndex(name: StoredIndexName): Promise<ApplyLine[]> {
     const desired = desiredIndexTemplate(name);
-    const targets = await aliasTargets(desired.names.read);
+    const targets = await aliasTargets(client, desired.names.read);
+    // A companion is rebuilt with its logical index, under that one's name.
+    const rebuild = `run \`social-search indices rebuild ${ownerOf(name)}\``;
     if (targets.length > 0) {
-      const stale = await staleIndices(targets, desired.hash);
+      const stale = await staleIndices(client, targets, desired.hash);
       const counts = await liveSettings(client, targets);
       const shards = [...new Set(targets.map((i) => counts.get(i)?.primaries))];
       const detail =
         shards.length === 1 && shards[0] !== layout.number_of_shards
-          ? `has ${shards[0]} primary shard${shards[0] === 1 ? '' : 's'}, ${layout.number_of_shards} configured (INDEX_SHARDS); run \`social-search indices rebuild ${name}\``
+          ? `has ${shards[0]} primary shard${shards[0] === 1 ? '' : 's'}, ${layout.number_of_shards} configured (INDEX_SHARDS); ${rebuild}`
           : stale.length > 0
-            ? `built from an older template; run \`social-search indices rebuild ${name}\``
+            ? `built from an older template; ${rebuild}`
             : undefined;
       return [
         {
@@ -169,7 +173,7 @@ export function createIndexAdmin(deps: {
    * when rewritten (a rebuild rewrites them all). A change that is not an addition (a field's type,
    * an analyzer) cannot be made live: that index keeps its mapping and needs the rebuild.
    */
-  async function addNewFields(name: IndexName, stale: string[]): Promise<ApplyLine[]> {
+  async function addNewFields(name: StoredIndexName, stale: string[]): Promise<ApplyLine[]> {
     const { _meta: _kept, ...mappings } = desiredIndexTemplate(name).body.template.mappings ?? {};
     const wanted = fieldPaths(mappings.properties);
     const live = await engineCall(() => client.indices.getMapping({ index: stale }));
@@ -183,13 +187,13 @@ export function createIndexAdmin(deps: {
       return indices.map((index) => ({
         object: `mappings of ${index}`,
         action: 'updated' as const,
-        detail: `the current template's new fields added; \`social-search indices rebuild ${name}\` fills them for existing records`,
+        detail: `the current template's new fields added; \`social-search indices rebuild ${ownerOf(name)}\` fills them for existing records`,
       }));
     } catch (error) {
       return indices.map((index) => ({
         object: `mappings of ${index}`,
         action: 'unchanged' as const,
-        detail: `cannot take the current template live (${error instanceof Error ? error.message : String(error)}); run \`social-search indices rebuild ${name}\``,
+        detail: `cannot take the current template live (${error instanceof Error ? error.message : String(error)}); run \`social-search indices rebuild ${ownerOf(name)}\``,
       }));
     }
   }
@@ -229,16 +233,45 @@ export function createIndexAdmin(deps: {
     return lines;
   }
 
-  async function staleIndices(indices: string[], hash: string): Promise<string[]> {
-    const mappings = await engineCall(() => client.indices.getMapping({ index: indices }));
-    return indices.filter((i) => fieldOf(mappings[i]?.mappings._meta, 'template_hash') !== hash);
+  /** Deletes every concrete index and the index template of `name`. */
+  async function destroyIndex(name: StoredIndexName): Promise<void> {
+    const names = indexNames(indexPrefix, name);
+    // Wildcard deletes are refused (action.destructive_requires_name): resolve names first.
+    const concrete = Object.keys(
+      await engineCall(() =>
+        client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true }),
+      ),
+    );
+    if (concrete.length > 0) await engineCall(() => client.indices.delete({ index: concrete }));
+    await client.indices.deleteIndexTemplate({ name: names.template }).catch(() => undefined);
+  }
+
+  /** The concrete indices of `name` an interrupted rebuild left behind (IndexAdmin.removeOrphans), deleted. */
+  async function removeOrphansOf(name: StoredIndexName): Promise<string[]> {
+    const names = indexNames(indexPrefix, name);
+    const all = await engineCall(() =>
+      client.indices.get({
+        index: `${names.concretePrefix}*`,
+        expand_wildcards: 'all',
+        allow_no_indices: true,
+        features: ['settings'],
+      }),
+    );
+    const live = new Set([...(await aliasTargets(client, names.read)), ...(await aliasTargets(client, names.write))]);
+    const created = (index: string) => Number(all[index]?.settings?.index?.creation_date ?? 0);
+    const newestLive = Math.max(0, ...[...live].map(created));
+    // With no live index there is no telling an orphan from data: leave everything.
+    if (newestLive === 0) return [];
+    const orphans = Object.keys(all).filter((index) => !live.has(index) && created(index) > newestLive);
+    if (orphans.length > 0) await engineCall(() => client.indices.delete({ index: orphans }));
+    return orphans;
   }
 
   return {
     async apply() {
       const lines = [await installComponent()];
-      for (const name of INDEX_NAMES) lines.push(await installIndexTemplate(name));
-      for (const name of INDEX_NAMES) lines.push(...(await ensureIndex(name)));
+      for (const name of stored) lines.push(await installIndexTemplate(name));
+      for (const name of stored) lines.push(...(await ensureIndex(name)));
       lines.push(await history.install());
       const months = await history.indices();
       // Replicas only: the history's months refresh on their own schedule (history-admin.ts).
@@ -252,122 +285,42 @@ export function createIndexAdmin(deps: {
     async status() {
       const out: IndexStatus[] = [];
       for (const name of INDEX_NAMES) {
-        const desired = desiredIndexTemplate(name);
-        const targets = await aliasTargets(desired.names.read);
-        let docs = 0;
-        let health = 'missing';
-        let upToDate = false;
-        let builtFrom: number | null = null;
-        let shards: IndexStatus['shards'] = null;
-        let refreshInterval: string | null = null;
-        let copies: ShardCopy[] = [];
-        if (targets.length > 0) {
-          const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
-          const versions = targets.map((i) => fieldOf(mappings[i]?.mappings._meta, 'template_version'));
-          builtFrom = versions.every((v) => typeof v === 'number') ? Math.min(...versions) : null;
-          const count = await engineCall(() => client.count({ index: desired.names.read }));
-          docs = count.count;
-          const h = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
-          health = h.status;
-          upToDate = (await staleIndices(targets, desired.hash)).length === 0;
-          const live = (await liveSettings(client, targets)).get(targets[0]!);
-          shards = live ? { primaries: live.primaries, replicas: live.replicas } : null;
-          refreshInterval = live?.refreshInterval ?? null;
-          copies = await shardAllocation(client, targets);
+        const inspect = (of: StoredIndexName) => {
+          const desired = desiredIndexTemplate(of);
+          return inspectIndex(client, desired.names, desired.hash);
+        };
+        const own = await inspect(name);
+        const companions = [];
+        for (const companion of COMPANIONS[name]) companions.push({ name: companion, ...(await inspect(companion)) });
+        if (companions.length === 0) {
+          out.push({ name, ...own });
+          continue;
         }
-        out.push({
-          name,
-          read_alias: desired.names.read,
-          write_alias: desired.names.write,
-          indices: targets,
-          template_version: builtFrom,
-          up_to_date: upToDate,
-          docs,
-          health,
-          shards,
-          refresh_interval: refreshInterval,
-          allocation: copies,
-        });
+        // One rebuild of `name` brings its companions up to date too: status says it under its name.
+        const upToDate = own.up_to_date && companions.every((c) => c.up_to_date);
+        out.push({ name, ...own, up_to_date: upToDate, companions });
       }
       return out;
     },
 
     async rebuild(name, options = {}) {
       await this.apply();
-      const desired = desiredIndexTemplate(name);
-      const from = await aliasTargets(desired.names.read);
-      const to = concreteIndexName(desired.names, desired.version);
-      await engineCall(() =>
-        client.indices.create({ index: to, settings: { refresh_interval: '-1' }, wait_for_active_shards: 1 }),
+      const members = [name, ...COMPANIONS[name]].map((member) => {
+        const desired = desiredIndexTemplate(member);
+        return { name: member, names: desired.names, version: desired.version };
+      });
+      return rebuildMembers(
+        { client, refreshInterval: layout.refresh_interval, visibility: deps.visibility },
+        name,
+        members,
+        options,
       );
-      let copied: number;
-      try {
-        // A point in time sees only refreshed segments: without this refresh, the writes of the
-        // last jobs before the pause (up to one refresh interval) would not be copied, and would
-        // be lost with the old index.
-        await refreshAll(client, desired.names.read);
-        const copy = {
-          from: desired.names.read,
-          to,
-          ...(options.transform ? { transform: options.transform } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        };
-        copied =
-          name === 'posts'
-            ? await copyRecords<PostRecord>(client, { ...copy, project: projectPost })
-            : await copyRecords<AccountRecord>(client, { ...copy, project: projectAccount });
-        await engineCall(() =>
-          client.indices.putSettings({ index: to, settings: { refresh_interval: layout.refresh_interval } }),
-        );
-        await engineCall(() => client.indices.refresh({ index: to }));
-        const counted = (await engineCall(() => client.count({ index: to }))).count;
-        if (counted !== copied)
-          throw new Error(`copy into ${to} has ${counted} documents, expected ${copied}; aliases left unchanged`);
-        // Cancellable up to the swap, not after: then the new index is the live one.
-        options.signal?.throwIfAborted();
-        // One atomic alias update: readers switch from the old index to the new one with no gap.
-        await engineCall(() =>
-          client.indices.updateAliases({
-            actions: [
-              ...from.flatMap((index) => [
-                { remove: { index, alias: desired.names.read } },
-                { remove: { index, alias: desired.names.write } },
-              ]),
-              { add: { index: to, alias: desired.names.read } },
-              { add: { index: to, alias: desired.names.write, is_write_index: true } },
-            ],
-          }),
-        );
-      } catch (error) {
-        // Nothing of a failed or cancelled copy stays behind; readers never saw it (the alias
-        // swap is atomic: if it failed, nothing points at the new index).
-        await client.indices.delete({ index: to }).catch(() => undefined);
-        throw error;
-      }
-      await deps.visibility.advance();
-      if (!options.keepOld && from.length > 0) await engineCall(() => client.indices.delete({ index: from }));
-      return { from, to, copied };
     },
 
     async removeOrphans(name) {
-      const names = indexNames(indexPrefix, name);
-      const all = await engineCall(() =>
-        client.indices.get({
-          index: `${names.concretePrefix}*`,
-          expand_wildcards: 'all',
-          allow_no_indices: true,
-          features: ['settings'],
-        }),
-      );
-      const live = new Set([...(await aliasTargets(names.read)), ...(await aliasTargets(names.write))]);
-      const created = (index: string) => Number(all[index]?.settings?.index?.creation_date ?? 0);
-      const newestLive = Math.max(0, ...[...live].map(created));
-      // With no live index there is no telling an orphan from data: leave everything.
-      if (newestLive === 0) return [];
-      const orphans = Object.keys(all).filter((index) => !live.has(index) && created(index) > newestLive);
-      if (orphans.length > 0) await engineCall(() => client.indices.delete({ index: orphans }));
-      return orphans;
+      const removed: string[] = [];
+      for (const member of [name, ...COMPANIONS[name]]) removed.push(...(await removeOrphansOf(member)));
+      return removed;
     },
 
     historyStatus() {
@@ -379,17 +332,7 @@ export function createIndexAdmin(deps: {
     },
 
     async destroy() {
-      for (const name of INDEX_NAMES) {
-        const names = indexNames(indexPrefix, name);
-        // Wildcard deletes are refused (action.destructive_requires_name): resolve names first.
-        const concrete = Object.keys(
-          await engineCall(() =>
-            client.indices.get({ index: `${names.concretePrefix}*`, expand_wildcards: 'all', allow_no_indices: true }),
-          ),
-        );
-        if (concrete.length > 0) await engineCall(() => client.indices.delete({ index: concrete }));
-        await client.indices.deleteIndexTemplate({ name: names.template }).catch(() => undefined);
-      }
+      for (const name of stored) await destroyIndex(name);
       const months = await history.indices();
       if (months.length > 0) await engineCall(() => client.indices.delete({ index: months }));
       await client.indices.deleteIndexTemplate({ name: historyNames.template }).catch(() => undefined);

@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
-import type { RebuildTransform, ShardCopy } from '../../index-admin.ts';
+import type { IndexStatus, RebuildTransform, ShardCopy } from '../../index-admin.ts';
+import type { IndexNames } from '../names.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { adminCall as engineCall } from './templates.ts';
 import { fieldOf } from '../../../internal/typed-objects.ts';
@@ -40,6 +41,55 @@ export async function liveSettings(client: Client, indices: string[]): Promise<M
   );
 }
 
+/** The concrete indices `alias` points to, sorted (none when it does not exist). */
+export async function aliasTargets(client: Client, alias: string): Promise<string[]> {
+  const exists = await engineCall(() => client.indices.existsAlias({ name: alias }));
+  if (!exists) return [];
+  const response = await engineCall(() => client.indices.getAlias({ name: alias }));
+  return Object.keys(response).sort();
+}
+
+/** Those of `indices` whose mapping was not built from the template with content hash `hash`. */
+export async function staleIndices(client: Client, indices: string[], hash: string): Promise<string[]> {
+  const mappings = await engineCall(() => client.indices.getMapping({ index: indices }));
+  return indices.filter((i) => fieldOf(mappings[i]?.mappings._meta, 'template_hash') !== hash);
+}
+
+/** What `indices status` reports of an index, but its name. */
+export type IndexReport = Omit<IndexStatus, 'name' | 'companions'>;
+
+/** What `indices status` reports of the index behind `names` (its name apart), `hash` its template's. */
+export async function inspectIndex(client: Client, names: IndexNames, hash: string): Promise<IndexReport> {
+  const targets = await aliasTargets(client, names.read);
+  const base = { read_alias: names.read, write_alias: names.write, indices: targets };
+  if (targets.length === 0)
+    return {
+      ...base,
+      template_version: null,
+      up_to_date: false,
+      docs: 0,
+      health: 'missing',
+      shards: null,
+      refresh_interval: null,
+      allocation: [],
+    };
+  const mappings = await engineCall(() => client.indices.getMapping({ index: targets }));
+  const versions = targets.map((i) => fieldOf(mappings[i]?.mappings._meta, 'template_version'));
+  const count = await engineCall(() => client.count({ index: names.read }));
+  const health = await engineCall(() => client.cluster.health({ index: targets, level: 'cluster' }));
+  const live = (await liveSettings(client, targets)).get(targets[0]!);
+  return {
+    ...base,
+    template_version: versions.every((v) => typeof v === 'number') ? Math.min(...versions) : null,
+    up_to_date: (await staleIndices(client, targets, hash)).length === 0,
+    docs: count.count,
+    health: health.status,
+    shards: live ? { primaries: live.primaries, replicas: live.replicas } : null,
+    refresh_interval: live?.refreshInterval ?? null,
+    allocation: await shardAllocation(client, targets),
+  };
+}
+
 /** Where every copy of every shard of `indices` is (`_cat/shards`), in shard order, primaries first. */
 export async function shardAllocation(client: Client, indices: string[]): Promise<ShardCopy[]> {
   const rows = await engineCall(() =>
@@ -62,24 +112,35 @@ export async function shardAllocation(client: Client, indices: string[]): Promis
     );
 }
 
+/** One document a record is projected into: the index it is written to (under the record's `_id`) and its body. */
+export interface ProjectedWrite {
+  index: string;
+  doc: Record<string, unknown>;
+}
+
+/** What a copy wrote: how many records it read, and how many documents it wrote into each index. */
+export interface CopyOutcome {
+  records: number;
+  written: Map<string, number>;
+}
+
 /**
- * Copies every record of `from` (an alias) into index `to`, projected anew by `project` (so a
- * rebuild also picks up new indexed fields), through a point in time in `_shard_doc` order.
- * Returns how many it copied. Stops between pages when `signal` aborts.
+ * Copies every record of `from` (an alias) into the documents `project` makes of it (one or
+ * several, each into its own index, all under the record's `_id`), through a point in time in
+ * `_shard_doc` order. Projections are recomputed from the records, so a rebuild also picks up new
+ * indexed fields. `onProgress` counts records. Stops between pages when `signal` aborts.
  */
 export async function copyRecords<R extends PostRecord | AccountRecord>(
   client: Client,
   options: {
     from: string;
-    to: string;
-    project: (record: R) => Record<string, unknown>;
+    project: (record: R) => ProjectedWrite[];
     transform?: RebuildTransform;
     signal?: AbortSignal;
     onProgress?: (copied: number) => void;
   },
-): Promise<number> {
-  const { to, project } = options;
-  let copied = 0;
+): Promise<CopyOutcome> {
+  const outcome: CopyOutcome = { records: 0, written: new Map() };
   const pit = await engineCall(() => client.openPointInTime({ index: options.from, keep_alive: '5m' }));
   try {
     let after: estypes.SortResults | undefined;
@@ -101,21 +162,14 @@ export async function copyRecords<R extends PostRecord | AccountRecord>(
       );
       const hits = page.hits.hits;
       if (hits.length === 0) break;
-      // Projections are recomputed from records, so a rebuild also picks up new indexed fields.
       const records = hits.map((h) => h._source!.record);
       const rewritten = options.transform ? await options.transform(records) : records;
-      const operations = rewritten.flatMap((record, i) => [
-        { index: { _index: to, _id: hits[i]!._id } },
-        project(record),
-      ]);
+      const writes = rewritten.flatMap((record, i) => options.project(record).map((w) => ({ ...w, id: hits[i]!._id })));
       await inFlight;
-      inFlight = engineCall(() => client.bulk({ operations })).then((result) => {
-        if (result.errors) {
-          const first = result.items.find((i) => i.index?.error)?.index?.error;
-          throw new Error(`copy into ${to} failed: ${first?.type}: ${first?.reason}`);
-        }
-        copied += hits.length;
-        options.onProgress?.(copied);
+      inFlight = writePage(client, writes).then(() => {
+        for (const { index } of writes) outcome.written.set(index, (outcome.written.get(index) ?? 0) + 1);
+        outcome.records += hits.length;
+        options.onProgress?.(outcome.records);
       });
       // Surfaces a failed bulk at the next await, not as an unhandled rejection meanwhile.
       inFlight.catch(() => undefined);
@@ -125,5 +179,15 @@ export async function copyRecords<R extends PostRecord | AccountRecord>(
   } finally {
     await client.closePointInTime({ id: pit.id }).catch(() => undefined);
   }
-  return copied;
+  return outcome;
+}
+
+/** Writes one page of a copy in one bulk; throws on the first document refused. */
+async function writePage(client: Client, writes: Array<ProjectedWrite & { id: string | undefined }>): Promise<void> {
+  if (writes.length === 0) return;
+  const operations = writes.flatMap(({ index, doc, id }) => [{ index: { _index: index, _id: id } }, doc]);
+  const result = await engineCall(() => client.bulk({ operations }));
+  if (!result.errors) return;
+  const failed = result.items.find((i) => i.index?.error)?.index;
+  throw new Error(`copy into ${failed?._index} failed: ${failed?.error?.type}: ${failed?.error?.reason}`);
 }

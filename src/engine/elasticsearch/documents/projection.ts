@@ -125,9 +125,9 @@ export function projectPost(record: PostRecord): Doc {
       : { id: links.author },
   });
   Object.assign(doc, stemmedCompanions(doc));
-  if (record.embedding?.vector) doc.embedding = engineVector(record.embedding.vector);
-  const passages = record.embedding?.passages ?? [];
-  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: engineVector(p) }));
+  // The vectors themselves go to the post's vector document (vector-projection.ts); the post says
+  // which model made them (what finds an author's embedded posts).
+  if (record.embedding?.vector) doc.embedding_model = record.embedding.model;
   return doc;
 }
 

@@ -52,7 +52,11 @@ export function nearestPostsQuery(options: {
   return {
     query: {
       dis_max: {
-        queries: [{ knn: head }, { nested: { path: 'passages', score_mode: 'max', query: { knn: passage } } }],
+        queries: [
+          { knn: head },
+          // Unmapped in the posts' own documents, which a snapshot of both indices also spans.
+          { nested: { path: 'passages', score_mode: 'max', ignore_unmapped: true, query: { knn: passage } } },
+        ],
       },
     },
   };

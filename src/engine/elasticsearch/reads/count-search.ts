@@ -9,6 +9,7 @@ import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { exactAggregations, facetAggregations, readFacets, type FacetAggregations } from './facet-search.ts';
 import { esPath } from '../queries/filter-compiler.ts';
 import { firstPage } from './paged-search.ts';
+import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { createPostResults } from './post-results.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import type { VectorFeedback } from './vector-feedback.ts';
@@ -119,7 +120,8 @@ export function createCountEngine(deps: {
   client: Client;
   snapshots: SnapshotPool;
   visibility: VisibilityEpoch;
-  postsIndex: string;
+  /** The posts and their vector documents: counts run on a snapshot of both. */
+  layout: PostVectorLayout;
   accountsIndex: string;
   similarityFloor: number | null;
   vectorFeedback?: VectorFeedback;
@@ -153,7 +155,12 @@ export function createCountEngine(deps: {
         });
       const first = (pit: string) =>
         search0(pit, top ? facetAggregations([top]) : histogramAggregations(window, starts), true);
-      const { pit, shared, response } = await firstPage(deps, deps.postsIndex, keepAliveSeconds, first);
+      const { pit, shared, response } = await firstPage(
+        deps,
+        postSnapshotIndices(deps.layout),
+        keepAliveSeconds,
+        first,
+      );
       try {
         const total = response.hits.total;
         const count = typeof total === 'number' ? total : (total?.value ?? 0);

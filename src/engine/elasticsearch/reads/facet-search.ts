@@ -10,6 +10,7 @@ import { compileFilter, esPath } from '../queries/filter-compiler.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
+import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { createPostResults, similarOnly } from './post-results.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import type { FilterNode, RangeNode } from '../../../query/ast.ts';
@@ -170,7 +171,8 @@ export function createFacetEngine(deps: {
   snapshots: SnapshotPool;
   visibility: VisibilityEpoch;
   qualifying: (pit: string, scope: PostsScope) => Promise<Query>;
-  postsIndex: string;
+  /** The posts and their vector documents: post facets run on a snapshot of both. */
+  layout: PostVectorLayout;
   accountsIndex: string;
   /** The fused searches' relevance floor: facets count the neighbours a search can show. */
   similarityFloor: number | null;
@@ -259,14 +261,14 @@ export function createFacetEngine(deps: {
         results.resultsOf(search, ranking, keepAliveSeconds),
         volatileRangeFilters(facets),
       ]);
-      return count(deps.postsIndex, facets, keepAliveSeconds, queryOn, rangeFilters);
+      return count(postSnapshotIndices(deps.layout), facets, keepAliveSeconds, queryOn, rangeFilters);
     },
 
     accountFacets(search, facets, { keepAliveSeconds, ranking }) {
       const query = accountSearchQuery(search);
       const scope = search.posts;
       // As account search: with a posts scope one point in time spans both indices.
-      const index = scope ? [deps.accountsIndex, deps.postsIndex] : deps.accountsIndex;
+      const index = scope ? [deps.accountsIndex, deps.layout.posts] : deps.accountsIndex;
       return count(index, facets, keepAliveSeconds, async (pit) => {
         const qualifying = scope ? [await deps.qualifying(pit, narrowedScope(scope, search.filter))] : [];
         if (ranking.kind === 'similar') {

@@ -7,10 +7,11 @@ import { hybridWindows } from '../queries/hybrid-windows.ts';
 import type { FusedRanking, FusedState, Retrieval, SearchPage } from '../../search.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
-import { nearestPostsQuery } from '../queries/nearest-query.ts';
+import { dequantizeVector, quantizeVector } from '../vectors.ts';
+import { nearestPosts, onPosts, postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
-import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
+import { postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
 import {
   carriedPlan,
   planLexicalSide,
@@ -32,29 +33,6 @@ export const FUSION_WINDOW = 50;
 /** HNSW candidates per shard: twice the window, for recall with the int8 index. */
 export const KNN_CANDIDATES = 100;
 
-/**
- * Quantizes a vector to int8 with one scale (what the int8 HNSW index does to documents anyway),
- * so that the cursor can carry it in 520 characters and every page reuses it bit for bit.
- */
-export function quantizeVector(vector: ArrayLike<number>): string {
-  let max = 0;
-  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
-  const scale = max > 0 ? max / 127 : 1;
-  const bytes = Buffer.alloc(4 + vector.length);
-  bytes.writeFloatLE(scale, 0);
-  for (let i = 0; i < vector.length; i++) bytes.writeInt8(Math.round(vector[i]! / scale), 4 + i);
-  return bytes.toString('base64url');
-}
-
-/** The vector a quantized string stands for. */
-export function dequantizeVector(encoded: string): number[] {
-  const bytes = Buffer.from(encoded, 'base64url');
-  const scale = bytes.readFloatLE(0);
-  const out = new Array<number>(bytes.length - 4);
-  for (let i = 0; i < out.length; i++) out[i] = bytes.readInt8(4 + i) * scale;
-  return out;
-}
-
 type Hit = estypes.SearchHit<{ record: PostRecord }>;
 
 /**
@@ -71,7 +49,8 @@ type Hit = estypes.SearchHit<{ record: PostRecord }>;
 export async function fusedPostSearch(deps: {
   client: Client;
   snapshots: SnapshotPool;
-  index: string;
+  /** The posts and their vector documents: pages run on a snapshot of both. */
+  layout: PostVectorLayout;
   visibility: VisibilityEpoch;
   search: PostSearch & { query: string };
   /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
@@ -83,9 +62,9 @@ export async function fusedPostSearch(deps: {
   /** A first page ranked with the query's embedding, or the next page of such a search. */
   page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
 }): Promise<SearchPage<PostRecord, FusedState>> {
-  const { client, page, search } = deps;
+  const { client, page, search, layout } = deps;
   const keepAlive = `${page.keepAliveSeconds}s`;
-  const filter = postSearchFilter(search);
+  const snapshotIndices = postSnapshotIndices(layout);
   const lexicalSort: estypes.SortCombinations[] = [{ _score: { order: 'desc' } }, { id: 'asc' }];
 
   let state: Pick<FusedState, 'mode' | 'offset' | 'after'>;
@@ -109,7 +88,7 @@ export async function fusedPostSearch(deps: {
     // BM25 waits for the index's statistics of the query's words (one small request, while the
     // model embeds the query); a word no post carries costs the suggester's request too.
     plan = weighsTerms
-      ? planLexicalSide(client, deps.index, search.query, analysis.language)
+      ? planLexicalSide(client, layout.posts, search.query, analysis.language)
       : Promise.resolve({ text: search.query, terms: null, information: null, corrected: false });
   } else {
     state = page.state;
@@ -129,18 +108,20 @@ export async function fusedPostSearch(deps: {
   quantized.catch(() => undefined);
   lexicalQuery.catch(() => undefined);
 
-  const knn = (pit: string, vector: number[]) => ({
-    ...COMPLETE_RESULTS,
-    pit: { id: pit, keep_alive: keepAlive },
-    ...nearestPostsQuery({ vector, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
-    size: FUSION_WINDOW,
-    _source: false,
-    track_total_hits: false,
-  });
+  const knn = (pit: string, vector: number[]) =>
+    nearestPosts(client, {
+      layout,
+      pit,
+      keepAlive,
+      vector,
+      filter: search.filter,
+      k: FUSION_WINDOW,
+      candidates: KNN_CANDIDATES,
+    });
   const lexical = async (pit: string) => ({
     ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
-    query: await lexicalQuery,
+    query: onPosts(layout, await lexicalQuery),
     sort: lexicalSort,
     // One past the window: its score is the lexical normalization's floor (fuseHybrid).
     size: FUSION_WINDOW + 1,
@@ -177,7 +158,7 @@ export async function fusedPostSearch(deps: {
         const hits: Hit[] = [];
         return { hits, q, records: none };
       }
-      const first = (await client.search<{ record: PostRecord }>(knn(pit, vector))).hits.hits;
+      const first = await knn(pit, vector);
       if (!feedback) return { hits: first, q, records: none };
       // The first fusion's best results move the vector; the window is asked again with it. The
       // same request reads the records of the first fusion's page, which the final one mostly shows.
@@ -187,6 +168,7 @@ export async function fusedPostSearch(deps: {
         client,
         pit,
         keepAlive,
+        postsOnly: layout.postsOnly,
         query: vector,
         fused,
         records: fused.slice(0, page.limit).map((f) => f.id),
@@ -195,7 +177,7 @@ export async function fusedPostSearch(deps: {
       // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
       const movedQ = quantizeVector(moved.vector);
       return {
-        hits: (await client.search<{ record: PostRecord }>(knn(pit, dequantizeVector(movedQ)))).hits.hits,
+        hits: await knn(pit, dequantizeVector(movedQ)),
         q: movedQ,
         records: moved.records,
       };
@@ -229,6 +211,7 @@ export async function fusedPostSearch(deps: {
         query: {
           bool: {
             must: [await lexicalQuery],
+            filter: [layout.postsOnly],
             must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }],
           },
         },
@@ -241,10 +224,9 @@ export async function fusedPostSearch(deps: {
       tail = tailResponse.hits.hits;
     }
     const read = semanticResponse.records;
-    const records = await recordsOf(
+    const records = await postRecords(
       client,
-      pit,
-      keepAlive,
+      { pit, keepAlive, layout },
       ids.slice(0, page.limit).filter((id) => !read.has(id)),
     );
     for (const [id, record] of read) records.set(id, record);
@@ -260,13 +242,13 @@ export async function fusedPostSearch(deps: {
   let shared: boolean;
   let result: Awaited<ReturnType<typeof run>>;
   if (page.state === null) {
-    ({ pit, shared, response: result } = await firstPage(deps, deps.index, page.keepAliveSeconds, run));
+    ({ pit, shared, response: result } = await firstPage(deps, snapshotIndices, page.keepAliveSeconds, run));
   } else {
     ({
       pit,
       shared,
       response: result,
-    } = await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run));
+    } = await nextPage(deps.snapshots, snapshotIndices, page.state, page.keepAliveSeconds, run));
   }
 
   const fromWindow = result.ids.slice(0, page.limit);
@@ -323,18 +305,17 @@ function retrievals(
   );
 }
 
-/** The records of window hits, read on the same snapshot. */
-async function recordsOf(
+/** The records of window hits, read on the same snapshot of posts and their vectors. */
+export async function postRecords(
   client: Client,
-  pit: string,
-  keepAlive: string,
+  on: { pit: string; keepAlive: string; layout: PostVectorLayout },
   ids: string[],
 ): Promise<Map<string, PostRecord>> {
   if (ids.length === 0) return new Map();
   const response = await client.search<{ record: PostRecord }>({
     ...COMPLETE_RESULTS,
-    pit: { id: pit, keep_alive: keepAlive },
-    query: { ids: { values: ids } },
+    pit: { id: on.pit, keep_alive: on.keepAlive },
+    query: onPosts(on.layout, { ids: { values: ids } }),
     size: ids.length,
     _source: SEARCH_SOURCE,
     track_total_hits: false,

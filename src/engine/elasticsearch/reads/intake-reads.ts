@@ -103,7 +103,8 @@ export function createIntakeReads(deps: {
             filter: [
               { term: { 'author.id': id } },
               { term: { status: 'available' } },
-              { exists: { field: 'embedding' } },
+              // Posts with a vector (it is in their vector document; the post names its model).
+              { exists: { field: 'embedding_model' } },
             ],
           },
         },

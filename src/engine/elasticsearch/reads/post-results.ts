@@ -4,9 +4,10 @@ import { analyzeQuery } from '../../../text/languages.ts';
 import type { PostSearch } from '../../../query/search-codec.ts';
 import type { PostRanking, SimilarRanking } from '../../search.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
-import { dequantizeVector, FUSION_WINDOW, KNN_CANDIDATES, quantizeVector } from './fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from './fused-search.ts';
+import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { hybridWindows } from '../queries/hybrid-windows.ts';
-import { nearestPostsQuery } from '../queries/nearest-query.ts';
+import { nearestPosts, onPosts, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { postSearchFilter, postSearchQuery } from '../queries/post-query.ts';
 import { planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
 import { similarWindow } from './similar-search.ts';
@@ -44,7 +45,8 @@ export async function similarOnly(
  */
 export function createPostResults(deps: {
   client: Client;
-  postsIndex: string;
+  /** The posts and their vector documents: results are built on a snapshot of both. */
+  layout: PostVectorLayout;
   accountsIndex: string;
   /** The fused searches' relevance floor: the neighbours a search can show. */
   similarityFloor: number | null;
@@ -67,7 +69,7 @@ export function createPostResults(deps: {
     // The search's lexical side (query-terms.ts): its words corrected and weighed as the search's.
     const plan =
       deps.queryTerms === true && ranking.mode === 'hybrid' && (queryEntities(query).length === 0 || isBareWord(query))
-        ? await planLexicalSide(client, deps.postsIndex, query, analyzeQuery(query).language)
+        ? await planLexicalSide(client, deps.layout.posts, query, analyzeQuery(query).language)
         : null;
     // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
     const termWeights = (await ranking.termWeights) ?? null;
@@ -80,19 +82,19 @@ export function createPostResults(deps: {
     return async (pit: string): Promise<Query> => {
       const queryVector = await vector;
       // A query the model cannot read (an empty vector) has no neighbours, as in the search.
-      if (queryVector.length === 0) return ranking.mode === 'semantic' ? { match_none: {} } : lexical;
+      if (queryVector.length === 0)
+        return ranking.mode === 'semantic' ? { match_none: {} } : onPosts(deps.layout, lexical);
       const keepAlive = `${keepAliveSeconds}s`;
-      const neighbours = async (v: number[]) =>
-        (
-          await client.search({
-            ...COMPLETE_RESULTS,
-            pit: { id: pit, keep_alive: keepAlive },
-            ...nearestPostsQuery({ vector: v, k: FUSION_WINDOW, candidates: KNN_CANDIDATES, filter }),
-            size: FUSION_WINDOW,
-            _source: false,
-            track_total_hits: false,
-          })
-        ).hits.hits;
+      const neighbours = (v: number[]) =>
+        nearestPosts(client, {
+          layout: deps.layout,
+          pit,
+          keepAlive,
+          vector: v,
+          filter: search.filter,
+          k: FUSION_WINDOW,
+          candidates: KNN_CANDIDATES,
+        });
       const semanticReadable = analyzeQuery(query).semanticReadable;
       const windows = hybridWindows({
         mode: ranking.mode,
@@ -107,21 +109,30 @@ export function createPostResults(deps: {
         const lexicalWindow = await client.search({
           ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: keepAlive },
-          query: lexical,
+          query: onPosts(deps.layout, lexical),
           sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
           size: FUSION_WINDOW + 1,
           _source: false,
           track_total_hits: false,
         });
         const fusedWindow = windows.fuse(lexicalWindow.hits.hits, knn);
-        const moved = await vectorFromFeedback({ client, pit, keepAlive, query: queryVector, fused: fusedWindow });
+        const moved = await vectorFromFeedback({
+          client,
+          pit,
+          keepAlive,
+          postsOnly: deps.layout.postsOnly,
+          query: queryVector,
+          fused: fusedWindow,
+        });
         if (moved.vector) knn = await neighbours(dequantizeVector(quantizeVector(moved.vector)));
       }
       // Exactly the neighbours the search shows: above the relevance floor, and none when the
       // model cannot read the query's language (hybrid-windows.ts).
       const shown = windows.shownNeighbours(knn);
       const window: Query = { bool: { filter: [...filter, { ids: { values: shown } }] } };
-      return ranking.mode === 'semantic' ? window : { bool: { should: [lexical, window], minimum_should_match: 1 } };
+      const results: Query =
+        ranking.mode === 'semantic' ? window : { bool: { should: [lexical, window], minimum_should_match: 1 } };
+      return onPosts(deps.layout, results);
     };
   }
 
@@ -132,10 +143,20 @@ export function createPostResults(deps: {
       const search = { ...asked, filter: await bounds.resolve(asked.filter) };
       if (ranking.kind === 'similar') {
         const filter = postSearchFilter(search);
-        return (pit) => similarOnly(client, { pit, keepAliveSeconds, field: 'embedding', filter, ranking });
+        return async (pit) => {
+          const hits = await similarPostsWindow(client, {
+            layout: deps.layout,
+            pit,
+            keepAlive: `${keepAliveSeconds}s`,
+            filter: search.filter,
+            vector: quantizeVector(ranking.vector),
+            exclude: ranking.exclude,
+          });
+          return onPosts(deps.layout, { bool: { filter: [...filter, { ids: { values: hits.map((h) => h._id!) } }] } });
+        };
       }
       if (ranking.kind === 'lexical' || search.query === null) {
-        const query = postSearchQuery(search);
+        const query = onPosts(deps.layout, postSearchQuery(search));
         return async () => query;
       }
       return fused({ ...search, query: search.query }, ranking, keepAliveSeconds);

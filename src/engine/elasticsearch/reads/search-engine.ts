@@ -10,7 +10,8 @@ import {
   narrowedScope,
   type QualifyingAccounts,
 } from '../queries/account-query.ts';
-import { fusedPostSearch } from './fused-search.ts';
+import { fusedPostSearch, postRecords } from './fused-search.ts';
+import { postSnapshotIndices, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, postSearchSort } from '../queries/post-query.ts';
 import { similarSearch } from './similar-search.ts';
@@ -28,7 +29,8 @@ export function createSearchEngine(deps: {
   snapshots: SnapshotPool;
   visibility: VisibilityEpoch;
   qualifying: QualifyingAccounts;
-  postsIndex: string;
+  /** The posts and their vector documents. */
+  layout: PostVectorLayout;
   accountsIndex: string;
   /** The relevance floor of fused searches (null: none). */
   similarityFloor: number | null;
@@ -38,7 +40,8 @@ export function createSearchEngine(deps: {
   queryTerms?: boolean;
 }): SearchEngine {
   const { client, snapshots, visibility, qualifying } = deps;
-  const posts = { read: deps.postsIndex };
+  const { layout } = deps;
+  const posts = { read: layout.posts };
   const accounts = { read: deps.accountsIndex };
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
   return {
@@ -61,7 +64,7 @@ export function createSearchEngine(deps: {
           client,
           snapshots,
           visibility,
-          index: posts.read,
+          layout,
           search: { ...search, query: text },
           similarityFloor: deps.similarityFloor ?? null,
           vectorFeedback: deps.vectorFeedback ?? 'off',
@@ -73,9 +76,22 @@ export function createSearchEngine(deps: {
           client,
           snapshots,
           visibility,
-          index: posts.read,
+          index: postSnapshotIndices(layout),
           field: 'embedding',
           filter: postSearchFilter(search),
+          apart: {
+            window: (pit, vector, exclude) =>
+              similarPostsWindow(client, {
+                layout,
+                pit,
+                keepAlive: `${similarPage.keepAliveSeconds}s`,
+                filter: search.filter,
+                vector,
+                exclude,
+              }),
+            records: (pit, ids) =>
+              postRecords(client, { pit, keepAlive: `${similarPage.keepAliveSeconds}s`, layout }, ids),
+          },
           page: similarPage,
         });
       // The service chose the ranking of a first page; a next page follows the kind of its state.

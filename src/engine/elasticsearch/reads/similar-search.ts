@@ -2,7 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import type { SearchPage, SimilarRanking, SimilarState } from '../../search.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
-import { dequantizeVector, quantizeVector } from './fused-search.ts';
+import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { nearestQuery } from '../queries/nearest-query.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { SEARCH_SOURCE } from '../queries/post-query.ts';
@@ -69,6 +69,15 @@ export async function similarSearch<R>(deps: {
   field: string;
   filter: estypes.QueryDslQueryContainer[];
   refine?: (pit: string) => Promise<estypes.QueryDslQueryContainer[]>;
+  /**
+   * Where the vectors are apart from the records (posts: reads/nearest-posts.ts): the whole window
+   * on the page's snapshot, then the records of the page's slice of it. Absent: the window is
+   * searched on `field` with `filter`, and a page's slice brings its records along.
+   */
+  apart?: {
+    window(pit: string, vector: string, exclude: string): Promise<estypes.SearchHit<unknown>[]>;
+    records(pit: string, ids: string[]): Promise<Map<string, R>>;
+  };
   page: { limit: number; keepAliveSeconds: number } & (
     { state: null; ranking: SimilarRanking } | { state: SimilarState }
   );
@@ -81,6 +90,21 @@ export async function similarSearch<R>(deps: {
   const want = page.limit + 1;
 
   const run = async (pit: string) => {
+    if (deps.apart) {
+      const whole = await deps.apart.window(pit, vector, exclude);
+      const window = whole.slice(offset, offset + want);
+      const shown = window.slice(0, page.limit);
+      const read = await deps.apart.records(
+        pit,
+        shown.map((h) => h._id!),
+      );
+      return {
+        records: shown.map((h) => read.get(h._id!)).filter((r): r is R => r !== undefined),
+        shown: shown.length,
+        hasMore: window.length > page.limit,
+        similarity: new Map(window.map((h) => [h._id!, 2 * (h._score ?? 0.5) - 1])),
+      };
+    }
     const refined = deps.refine ? await deps.refine(pit) : [];
     // One request: the page's slice of the window with its records; a second request for the
     // records is slower (bench/search.md, "Lookalikes: latency").

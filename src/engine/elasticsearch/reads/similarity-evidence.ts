@@ -10,7 +10,12 @@ const TOPICS_PER_ACCOUNT = 50;
 /** The `authors` aggregation's answer: each author's top topics. */
 type Buckets = { buckets: Array<{ key: string; topics: { buckets: Array<{ key: string }> } }> };
 
-export function createSimilarityEvidence(deps: { client: Client; postsIndex: string }): SimilarityEvidence {
+export function createSimilarityEvidence(deps: {
+  client: Client;
+  postsIndex: string;
+  /** The posts' vector documents (documents/vector-projection.ts): they hold `author.id` and `status` too. */
+  vectorsIndex: string;
+}): SimilarityEvidence {
   const { client } = deps;
   const available = { term: { status: 'available' } };
   return {
@@ -46,7 +51,7 @@ export function createSimilarityEvidence(deps: { client: Client; postsIndex: str
       if (accountIds.length === 0) return out;
       const searches = accountIds.flatMap((id): estypes.MsearchRequestItem[] => [
         // In a multi-search the header line carries the request parameters.
-        { index: deps.postsIndex, ...COMPLETE_RESULTS },
+        { index: deps.vectorsIndex, ...COMPLETE_RESULTS },
         {
           ...nearestQuery({
             field: 'embedding',

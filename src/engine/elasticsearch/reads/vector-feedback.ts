@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PostRecord } from '../../../domain/records.ts';
 import { queryEntities } from '../../../query/entities.ts';
 import { isQuestion } from '../../../text/question-weights.ts';
@@ -51,6 +51,8 @@ export async function vectorFromFeedback(deps: {
   client: Client;
   pit: string;
   keepAlive: string;
+  /** Matches the posts' own documents on a snapshot that spans their vector documents too. */
+  postsOnly: estypes.QueryDslQueryContainer;
   query: readonly number[];
   fused: readonly TieredFusedId[];
   records?: readonly string[];
@@ -65,7 +67,7 @@ export async function vectorFromFeedback(deps: {
   const response = await deps.client.search<{ record: PostRecord }>({
     ...COMPLETE_RESULTS,
     pit: { id: deps.pit, keep_alive: deps.keepAlive },
-    query: { ids: { values: asked } },
+    query: { bool: { filter: [{ ids: { values: asked } }, deps.postsOnly] } },
     size: asked.length,
     _source: { excludes: FEEDBACK_SOURCE_EXCLUDES },
     track_total_hits: false,

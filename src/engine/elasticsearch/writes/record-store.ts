@@ -25,6 +25,26 @@ interface Fetched<R> {
   primaryTerm?: number;
 }
 
+/** A record's companion document as written: its key, and its place in its shard's history. */
+interface StoredCompanion {
+  key: string | undefined;
+  seqNo: number | undefined;
+  primaryTerm: number | undefined;
+}
+
+/**
+ * A document kept in another index beside each record's own, derived from it (a post's vector
+ * document: documents/vector-projection.ts), and written only when its key changes.
+ */
+export interface Companion<R> {
+  /** The companion index's write alias (it is read through it too: one index behind it). */
+  index: string;
+  /** The stored field holding a companion document's key. */
+  keyField: string;
+  /** A record's companion document and its key, from the record's own document; null: it has none. */
+  of(doc: Record<string, unknown>, record: R): { doc: Record<string, unknown>; key: string } | null;
+}
+
 /**
  * A {@link RecordStore} over one index, read and written through its write alias.
  *
@@ -48,6 +68,14 @@ export function createRecordStore<R extends { id: string }>(deps: {
   waitMs?: number;
   /** Searches first: the pause after each bulk request while the engine's searches run slow (absent: none). */
   pacing?: WritePacing;
+  /**
+   * A document derived from each record, in an index of its own (absent: none). Each round reads
+   * the stored companions' keys with the records and writes a companion, in the same bulk request
+   * as its record and with its own optimistic concurrency, when its key differs from the stored
+   * one. A record whose write or companion write failed is checked again in the next round even
+   * if it is then unchanged, so a companion never stays behind its record's write.
+   */
+  companion?: Companion<R>;
   /** Where metric points go (absent: the history is off, and points passed to a merge are dropped). */
   points?: {
     write(point: MetricPoint): { action: object; doc: string };
@@ -74,6 +102,49 @@ export function createRecordStore<R extends { id: string }>(deps: {
       }
     }
     return out;
+  }
+
+  /** The stored companions' keys and versions of `ids` (absent: not there). */
+  async function fetchCompanions(ids: readonly string[]): Promise<Map<string, StoredCompanion>> {
+    const out = new Map<string, StoredCompanion>();
+    const companion = deps.companion;
+    if (!companion || ids.length === 0) return out;
+    const response = await engineCall(() =>
+      client.mget({
+        index: companion.index,
+        ids: [...ids],
+        realtime: true,
+        _source: false,
+        stored_fields: [companion.keyField],
+      }),
+    );
+    for (const doc of response.docs) {
+      if (!('found' in doc) || !doc.found) continue;
+      const key: unknown = doc.fields?.[companion.keyField];
+      out.set(doc._id, {
+        key: Array.isArray(key) && typeof key[0] === 'string' ? key[0] : undefined,
+        seqNo: doc._seq_no,
+        primaryTerm: doc._primary_term,
+      });
+    }
+    return out;
+  }
+
+  /** Adds `record`'s companion write to `bodies` when its key differs from the stored one. */
+  function planCompanion(
+    bodies: ReturnType<typeof createBulkBodies<Planned<R>>>,
+    id: string,
+    doc: Record<string, unknown>,
+    record: R,
+    stored: StoredCompanion | undefined,
+  ): void {
+    const companion = deps.companion!;
+    const next = companion.of(doc, record);
+    if (next === null || next.key === stored?.key) return;
+    const action = stored
+      ? { index: { _index: companion.index, _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }
+      : { create: { _index: companion.index, _id: id } };
+    bodies.add({ companion: id }, action, JSON.stringify(next.doc));
   }
 
   return {
@@ -115,35 +186,52 @@ export function createRecordStore<R extends { id: string }>(deps: {
       if (points.length > 0) await deps.points!.ensureInstalled();
       let conflictRounds = 0;
       let transientRounds = 0;
+      // Records whose companion is checked even when unchanged (see Companion).
+      const recheck = new Set<string>();
       while (pending.length > 0 || points.length > 0) {
-        const fetched = await fetch(pending);
+        const [fetched, companions] = await Promise.all([fetch(pending), fetchCompanions(pending)]);
         const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
         const planned: Array<{ before: R | null; after: R }> = [];
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
           // The same object back means "unchanged" without serializing both to compare them.
-          if (next === null || next === current.record || (current.record !== null && sameRecord(current.record, next)))
+          if (
+            next === null ||
+            next === current.record ||
+            (current.record !== null && sameRecord(current.record, next))
+          ) {
+            if (deps.companion && recheck.has(id) && current.record !== null)
+              planCompanion(bodies, id, project(current.record), current.record, companions.get(id));
             continue;
+          }
           const action =
             current.record === null
               ? { create: { _index: index, _id: id } }
               : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
-          bodies.add({ id, before: current.record, after: next }, action, JSON.stringify(project(next)));
+          const doc = project(next);
+          bodies.add({ id, before: current.record, after: next }, action, JSON.stringify(doc));
+          if (deps.companion) planCompanion(bodies, id, doc, next, companions.get(id));
           planned.push({ before: current.record, after: next });
         }
         fetched.clear();
+        recheck.clear();
         for (const point of points) {
           const { action, doc } = deps.points!.write(point);
           bodies.add({ point }, action, doc);
         }
-        if (planned.length === 0 && points.length === 0) break;
+        const chunks = bodies.finish();
+        if (chunks.length === 0) break;
         if (planned.length > 0) await extra.beforeWrite?.(planned);
-        const { written, conflicts, transient, transientPoints } = await writeAll(bodies.finish());
+        const { written, conflicts, transient, transientPoints, companionConflicts, companionsTransient } =
+          await writeAll(chunks);
         for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
-        pending = [...conflicts, ...transient];
+        // A record that lost its race may have left its companion written from the state that lost.
+        const behind = [...conflicts, ...transient, ...companionConflicts, ...companionsTransient];
+        for (const id of behind) recheck.add(id);
+        pending = [...new Set(behind)];
         points = transientPoints;
-        if (transient.length > 0 || transientPoints.length > 0) {
+        if (transient.length > 0 || transientPoints.length > 0 || companionsTransient.length > 0) {
           // Elasticsearch is overloaded or away: back off exponentially, with jitter so that
           // workers do not come back in step; past the bound the job fails and BullMQ retries it.
           if (++transientRounds > MAX_TRANSIENT_RETRIES) {
@@ -152,9 +240,11 @@ export function createRecordStore<R extends { id: string }>(deps: {
             );
           }
           await sleep(backoffMs(transientRounds));
-        } else if (conflicts.length > 0) {
+        } else if (conflicts.length > 0 || companionConflicts.length > 0) {
           if (++conflictRounds > MAX_ATTEMPTS)
-            throw new InternalError(`gave up merging ${conflicts.length} records after ${MAX_ATTEMPTS} conflicts`);
+            throw new InternalError(
+              `gave up merging ${conflicts.length + companionConflicts.length} records after ${MAX_ATTEMPTS} conflicts`,
+            );
           // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
           await sleep(Math.random() * Math.min(200, 5 * 2 ** conflictRounds));
         }
@@ -169,6 +259,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
     const conflicts: string[] = [];
     const transient: string[] = [];
     const transientPoints: MetricPoint[] = [];
+    const companionConflicts: string[] = [];
+    const companionsTransient: string[] = [];
     await eachInFlight(chunks, BULK_IN_FLIGHT, async ({ body, items: chunk }) => {
       let items: Array<{ status: number; error?: { type?: string; reason?: string | null } | undefined }>;
       try {
@@ -194,6 +286,17 @@ export function createRecordStore<R extends { id: string }>(deps: {
       }
       items.forEach((result, i) => {
         const plan = chunk[i]!;
+        if ('companion' in plan) {
+          // 409: written meanwhile from another state of the record; either way it is checked again.
+          if (result.status === 409) companionConflicts.push(plan.companion);
+          else if (TRANSIENT.has(result.status)) companionsTransient.push(plan.companion);
+          else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
+          else if (result.error)
+            throw new InternalError(
+              `indexing the companion of ${plan.companion} failed: ${result.error.type}: ${result.error.reason ?? ''}`,
+            );
+          return;
+        }
         if ('point' in plan) {
           // 409: the point is there already (the same observation, sent again or retried).
           if (TRANSIENT.has(result.status)) transientPoints.push(plan.point);
@@ -211,7 +314,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
         else written.push(plan);
       });
     });
-    return { written, conflicts, transient, transientPoints };
+    return { written, conflicts, transient, transientPoints, companionConflicts, companionsTransient };
   }
 }
 
@@ -227,8 +330,8 @@ interface PlannedWrite<R> {
   after: R;
 }
 
-/** A record write or a metric point, in a bulk request. */
-type Planned<R> = PlannedWrite<R> | { point: MetricPoint };
+/** A record write, its companion's or a metric point, in a bulk request. */
+type Planned<R> = PlannedWrite<R> | { companion: string } | { point: MetricPoint };
 
 /** Exponential back-off with full jitter: 0.1 s, 0.2 s, … capped at 8 s, times a random factor in [0.5, 1.5). */
 function backoffMs(round: number): number {

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import type { PostRecord } from '../../../domain/records.ts';
+import { coarse } from '../../../domain/volatile-facts.ts';
+import { COARSE_VECTOR_FIELDS, engineVector, VECTOR_DOCUMENT_FIELDS } from '../vectors.ts';
+
+/** What a vector document copies of its post (defined with the vector format: ../vectors.ts). */
+export { VECTOR_DOCUMENT_FIELDS };
+
+/**
+ * A post's vector document: its vectors (the head's and its passages') with the facts a post
+ * search's filters read, in an index of their own (`<prefix>-post-vectors`). Why apart: a vector
+ * is most of what a rewrite of its document costs the engine (the graph insertion; 95–98 % of a
+ * counter-only rewrite at 100k–1M posts), and a re-observation of a post moves its counters, not
+ * its text. So the posts index keeps the text and the exact facts, rewritten at every
+ * re-observation for what a document without a vector costs, and the vector document is written
+ * only when what it holds changes: its vectors, a stable fact, or a bucket of a counter it keeps
+ * coarse (bench/steady-state.md, "The vector split: what a search pays").
+ */
+
+type Doc = Record<string, unknown>;
+
+/** The vector fields of a vector document, and its key: what it is compared by. */
+export const VECTOR_FIELDS = ['embedding', 'passages'] as const;
+export const FACTS_FIELD = 'facts';
+
+/** A post's vector document and its key (a digest of everything it holds). */
+export interface VectorDocument {
+  doc: Doc;
+  key: string;
+}
+
+/**
+ * The vector document of a post, from the post's own document (projection.ts) and record; null
+ * while the post has no vector. Its key changes exactly when what it holds does, so a write can tell
+ * by the stored key alone whether the document needs writing.
+ */
+export function projectPostVectors(post: Doc, record: PostRecord): VectorDocument | null {
+  const vector = record.embedding?.vector;
+  if (!vector) return null;
+  const doc: Doc = {};
+  for (const field of VECTOR_DOCUMENT_FIELDS) {
+    const value = post[field];
+    if (value === undefined) continue;
+    doc[field] = COARSE_VECTOR_FIELDS.has(field) && typeof value === 'number' ? coarse(value) : value;
+  }
+  doc.embedding = engineVector(vector);
+  const passages = record.embedding?.passages ?? [];
+  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: engineVector(p) }));
+  const key = createHash('sha1').update(JSON.stringify(doc)).digest('base64url');
+  doc[FACTS_FIELD] = key;
+  return { doc, key };
+}

@@ -1,0 +1,76 @@
+import { coarse, rangeBuckets, VOLATILE_POST_FIELDS, type NumericBounds } from '../../../domain/volatile-facts.ts';
+import type { FilterNode, RangeNode } from '../../../query/ast.ts';
+import type { FieldKey } from '../../../query/fields.ts';
+import { FIELDS_NOT_ON_VECTORS } from '../vectors.ts';
+
+/**
+ * A post filter as the vector documents can answer it (documents/vector-projection.ts). They
+ * hold every filter fact but `post.observed_at`, the post's own counters coarse (the lower edge
+ * of their bucket, src/domain/volatile-facts.ts). A range over a counter whose bounds are bucket
+ * edges (the 1-2-5 bounds people type) reads exactly on the coarse copy; any other leaf over a
+ * fact they hold is exact as it is.
+ *
+ * Where the documents cannot answer exactly, the filter is widened: the kNN then finds the
+ * nearest among a superset, and each of those is checked against the whole filter on the posts
+ * (`checked`). Widening is by polarity: under an odd number of negations a leaf must shrink
+ * instead (`not` of a subset is a superset): a range to the buckets wholly inside it, a fact
+ * they do not hold to nothing.
+ */
+export function vectorFilter(node: FilterNode): { node: FilterNode; checked: boolean } {
+  let checked = false;
+  const walk = (n: FilterNode, positive: boolean): FilterNode => {
+    switch (n.kind) {
+      case 'and':
+      case 'or':
+        return { kind: n.kind, children: n.children.map((child) => walk(child, positive)) };
+      case 'not':
+        return { kind: 'not', child: walk(n.child, !positive) };
+      default: {
+        if (FIELDS_NOT_ON_VECTORS.has(n.field)) {
+          checked = true;
+          return positive ? ALL : NONE;
+        }
+        if (n.kind !== 'range' || !COARSE_KEYS.has(n.field)) return n;
+        const bounds = numericBounds(n);
+        const { interior, boundary } = rangeBuckets(bounds);
+        if (boundary.length === 0) return { kind: 'range', field: n.field, ...interior };
+        checked = true;
+        return positive
+          ? { kind: 'range', field: n.field, ...covering(bounds) }
+          : { ...interior, kind: 'range', field: n.field };
+      }
+    }
+  };
+  const out = walk(node, true);
+  return { node: out, checked };
+}
+
+/** An AND of nothing matches everything; an OR of nothing, nothing (the filter compiler's reading). */
+const ALL: FilterNode = { kind: 'and', children: [] };
+const NONE: FilterNode = { kind: 'or', children: [] };
+
+/** The filter keys of the post counters vector documents keep coarse. */
+const COARSE_KEYS: ReadonlySet<FieldKey> = new Set(VOLATILE_POST_FIELDS.map((name): FieldKey => `post.${name}`));
+
+/** A counter range's bounds (counters are numbers, never timestamps). */
+function numericBounds(node: RangeNode): NumericBounds {
+  const out: NumericBounds = {};
+  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
+    const value = node[op];
+    if (typeof value === 'number') out[op] = value;
+  }
+  return out;
+}
+
+/**
+ * The coarse values of every value in `bounds`: coarse is monotone, so x ≥ b implies
+ * coarse(x) ≥ coarse(b), and x ≤ u implies coarse(x) ≤ coarse(u).
+ */
+function covering(bounds: NumericBounds): NumericBounds {
+  const out: NumericBounds = {};
+  const lower = bounds.gte ?? bounds.gt;
+  const upper = bounds.lte ?? bounds.lt;
+  if (lower !== undefined) out.gte = coarse(lower);
+  if (upper !== undefined) out.lte = coarse(upper);
+  return out;
+}

@@ -1,0 +1,74 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mintId } from '../../src/contract/ids.ts';
+import { accountObs, postObs, T0 } from '../helpers/fixtures.ts';
+import { searchPage } from '../helpers/post-search.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+// A post's vectors live in a document of their own with its filter facts, its counters coarse
+// (src/engine/elasticsearch/documents/vector-projection.ts): a re-observation rewrites it only when
+// a counter changes bucket, and a search's filters stay exact on the semantic side (a bound inside
+// a bucket is checked on the posts: reads/nearest-posts.ts). Buckets of likes: … 40, 50, 60, 80 …
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+const LIKES = { l45: 45, l55: 55, l58: 58, l65: 65, l200: 200 } as const;
+type Key = keyof typeof LIKES;
+const id = (key: Key) => mintId('post', `pv-${key}`);
+const keyOf = new Map(Object.keys(LIKES).map((k) => [id(k as Key), k]));
+const caption = (key: Key) => `Sourdough starter feeding notes, jar ${key}: flour, water and patience`;
+let stack: Stack;
+
+const observe = (key: Key, likes: number, observedAt: string) =>
+  postObs('pv-a', { platform_id: `pv-${key}`, caption: caption(key), likes, observed_at: observedAt });
+
+beforeAll(async () => {
+  stack = await startStack('post-vectors', { MODEL_DIR, SEARCH_RANKING: 'semantic' });
+  await stack.runtime.embedder.ready();
+  const response = await stack.ingest([
+    accountObs({ platform_id: 'pv-a', handle: 'post.vectors' }),
+    ...Object.entries(LIKES).map(([key, likes]) => observe(key as Key, likes, T0)),
+  ]);
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** The posts a semantic search finds under `filters`, by key, sorted. */
+async function found(filters: Record<string, unknown>): Promise<string[]> {
+  const page = await searchPage(stack, { post: { query: 'sourdough starter', filters }, limit: 50 });
+  return page.data.map((p) => keyOf.get(p.id) ?? p.id).sort();
+}
+
+/** The vector document's place in its shard's history: it moves with every write of it. */
+async function vectorVersion(key: Key): Promise<number> {
+  const doc = await stack.runtime.es.get({ index: `${stack.config.INDEX_PREFIX}-post-vectors`, id: id(key) });
+  return doc._seq_no!;
+}
+
+describe("posts' vector documents", () => {
+  it('answers counter filters exactly on the semantic side, on a bucket edge or inside a bucket, negated or not', async () => {
+    expect(await found({})).toEqual(['l200', 'l45', 'l55', 'l58', 'l65']);
+    // 57 lies in the bucket [50, 60): 55 shares it with 58, and only the posts can tell them apart.
+    expect(await found({ likes: { gte: 57 } })).toEqual(['l200', 'l58', 'l65']);
+    expect(await found({ likes: { lt: 57 } })).toEqual(['l45', 'l55']);
+    expect(await found({ likes: { gt: 55, lte: 65 } })).toEqual(['l58', 'l65']);
+    // On an edge the vector documents answer alone.
+    expect(await found({ likes: { gte: 60 } })).toEqual(['l200', 'l65']);
+  });
+
+  it('is left alone by a re-observation within a bucket, rewritten across one, and filtered exactly right after either', async () => {
+    const before = await vectorVersion('l55');
+    const later = '2026-06-02T10:00:00Z';
+    expect((await stack.ingest([observe('l55', 57, later)])).statusCode).toBe(200);
+    expect(await vectorVersion('l55')).toBe(before);
+    expect(await found({ likes: { gte: 57 } })).toEqual(['l200', 'l55', 'l58', 'l65']);
+    expect(await found({ likes: { gte: 58 } })).toEqual(['l200', 'l58', 'l65']);
+
+    const latest = '2026-06-03T10:00:00Z';
+    expect((await stack.ingest([observe('l55', 61, latest)])).statusCode).toBe(200);
+    expect(await vectorVersion('l55')).toBeGreaterThan(before);
+    expect(await found({ likes: { gte: 60 } })).toEqual(['l200', 'l55', 'l65']);
+    expect(await found({ likes: { lt: 60 } })).toEqual(['l45', 'l58']);
+  });
+});
