@@ -133,11 +133,14 @@ export async function familyWork<K extends WorkCounter>(
   es: Pick<Client, 'indices'>,
   prefix: string,
   counters: readonly K[],
-): Promise<Record<'posts' | 'accounts' | 'metrics', Record<K, number>>> {
-  const [posts, accounts, metrics] = await Promise.all(
-    ['posts-v*', 'accounts-v*', 'metrics-*'].map((family) => indexWork(es, `${prefix}-${family}`, counters)),
+): Promise<Record<'posts' | 'post_vectors' | 'accounts' | 'metrics', Record<K, number>>> {
+  // The posts' vector documents (since 2026-11-30; all 0 for a service before them).
+  const [posts, postVectors, accounts, metrics] = await Promise.all(
+    ['posts-v*', 'post-vectors-v*', 'accounts-v*', 'metrics-*'].map((family) =>
+      indexWork(es, `${prefix}-${family}`, counters),
+    ),
   );
-  return { posts: posts!, accounts: accounts!, metrics: metrics! };
+  return { posts: posts!, post_vectors: postVectors!, accounts: accounts!, metrics: metrics! };
 }
 
 /**

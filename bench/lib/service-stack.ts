@@ -336,7 +336,7 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
           Object.entries(await queueDepth()).every(([name, n]) => n === 0 || !(names ?? [name]).includes(name));
         await until(what, empty, timeoutMs, 100);
         await es.indices.refresh({
-          index: `${prefix}-posts,${prefix}-accounts,${prefix}-metrics`,
+          index: `${prefix}-posts,${prefix}-post-vectors,${prefix}-accounts,${prefix}-metrics`,
           ignore_unavailable: true,
           allow_no_indices: true,
         });

@@ -345,6 +345,7 @@ async function main(): Promise<void> {
     const obs = sent.accepted;
     const writes = {
       posts: engine['posts']!.index_ops,
+      post_vectors: engine['post_vectors']?.index_ops ?? 0,
       accounts: engine['accounts']!.index_ops,
       metrics: engine['metrics']!.index_ops,
     };
@@ -404,6 +405,8 @@ async function main(): Promise<void> {
         per_observation: {
           total: per(writes.posts + writes.accounts),
           posts_index: per(writes.posts),
+          // Beside the total: a vector document is written with its post, when it changes.
+          post_vectors_index: per(writes.post_vectors),
           accounts_index: per(writes.accounts),
           records: per(attributed.records),
           author_fan_out: per(attributed.author_fan_out),

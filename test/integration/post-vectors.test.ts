@@ -17,8 +17,8 @@ const keyOf = new Map(Object.keys(LIKES).map((k) => [id(k as Key), k]));
 const caption = (key: Key) => `Sourdough starter feeding notes, jar ${key}: flour, water and patience`;
 let stack: Stack;
 
-const observe = (key: Key, likes: number, observedAt: string) =>
-  postObs('pv-a', { platform_id: `pv-${key}`, caption: caption(key), likes, observed_at: observedAt });
+const observe = (key: Key, likes: number, observedAt: string, text = caption(key)) =>
+  postObs('pv-a', { platform_id: `pv-${key}`, caption: text, likes, observed_at: observedAt });
 
 beforeAll(async () => {
   stack = await startStack('post-vectors', { MODEL_DIR, SEARCH_RANKING: 'semantic' });
@@ -70,5 +70,13 @@ describe("posts' vector documents", () => {
     expect(await vectorVersion('l55')).toBeGreaterThan(before);
     expect(await found({ likes: { gte: 60 } })).toEqual(['l200', 'l55', 'l65']);
     expect(await found({ likes: { lt: 60 } })).toEqual(['l45', 'l58']);
+  });
+
+  it('loses its vector document when its text becomes one the model cannot read, and is no longer found by meaning', async () => {
+    const thai = 'วิธีดูแลผิวหน้าให้สวยใส';
+    expect((await stack.ingest([observe('l200', 200, '2026-06-04T10:00:00Z', thai)])).statusCode).toBe(200);
+    const index = `${stack.config.INDEX_PREFIX}-post-vectors`;
+    expect(await stack.runtime.es.exists({ index, id: id('l200') })).toBe(false);
+    expect(await found({})).not.toContain('l200');
   });
 });

@@ -131,7 +131,13 @@ export function createElasticsearchEngine(deps: {
     index: posts.write,
     project: projections.project,
     // Each post's vectors and filter facts, written when they change (vector-projection.ts).
-    companion: { index: postVectors.write, keyField: FACTS_FIELD, of: projectPostVectors },
+    companion: {
+      index: postVectors.write,
+      keyField: FACTS_FIELD,
+      // Once embedded (a text the model cannot read leaves an empty vector: its document goes).
+      applies: (record) => record.embedding !== undefined,
+      of: projectPostVectors,
+    },
     ...writes,
   });
   const accountStore = createRecordStore<AccountRecord>({

@@ -51,21 +51,26 @@ export function createBulkBodies<T>(limits: BulkLimits) {
   }
 
   return {
-    /** Adds one write: its action line (`{"index": …}`) and its document, already serialized. */
-    add(item: T, action: object, doc: string): void {
+    /**
+     * Adds one write: its action line (`{"index": …}`) and its document, already serialized; a
+     * `delete` has no document (null).
+     */
+    add(item: T, action: object, doc: string | null): void {
       const line = JSON.stringify(action);
       // UTF-8 takes at most 3 bytes per UTF-16 code unit: an upper bound without scanning the text.
-      const bound = 3 * (line.length + doc.length) + 2;
+      const bound = 3 * (line.length + (doc?.length ?? 0)) + 2;
       if (items.length > 0 && (items.length >= limits.maxDocs || at + bound > limits.maxBytes)) {
         // Close on the exact size when the bound is pessimistic (non-ASCII text), not on the bound.
-        const exact = Buffer.byteLength(line) + Buffer.byteLength(doc) + 2;
+        const exact = Buffer.byteLength(line) + (doc === null ? 0 : Buffer.byteLength(doc)) + 2;
         if (items.length >= limits.maxDocs || at + exact > limits.maxBytes) seal();
       }
       reserve(bound);
       at += buffer.write(line, at);
       buffer[at++] = 0x0a;
-      at += buffer.write(doc, at);
-      buffer[at++] = 0x0a;
+      if (doc !== null) {
+        at += buffer.write(doc, at);
+        buffer[at++] = 0x0a;
+      }
       items.push(item);
     },
 

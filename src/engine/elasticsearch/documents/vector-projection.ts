@@ -36,6 +36,7 @@ export interface VectorDocument {
  */
 export function projectPostVectors(post: Doc, record: PostRecord): VectorDocument | null {
   const vector = record.embedding?.vector;
+  // Before the worker embeds it, or for a text the model cannot read (an empty vector): none.
   if (!vector) return null;
   const doc: Doc = {};
   for (const field of VECTOR_DOCUMENT_FIELDS) {

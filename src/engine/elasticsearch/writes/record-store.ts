@@ -41,6 +41,8 @@ export interface Companion<R> {
   index: string;
   /** The stored field holding a companion document's key. */
   keyField: string;
+  /** Whether `record` can have a companion document, or had one (its stored one is read only then). */
+  applies(record: R): boolean;
   /** A record's companion document and its key, from the record's own document; null: it has none. */
   of(doc: Record<string, unknown>, record: R): { doc: Record<string, unknown>; key: string } | null;
 }
@@ -140,7 +142,19 @@ export function createRecordStore<R extends { id: string }>(deps: {
   ): void {
     const companion = deps.companion!;
     const next = companion.of(doc, record);
-    if (next === null || next.key === stored?.key) return;
+    if (next === null) {
+      // It had one and has none now: its companion goes.
+      if (stored)
+        bodies.add(
+          { companion: id },
+          {
+            delete: { _index: companion.index, _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm },
+          },
+          null,
+        );
+      return;
+    }
+    if (next.key === stored?.key) return;
     const action = stored
       ? { index: { _index: companion.index, _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }
       : { create: { _index: companion.index, _id: id } };
@@ -189,18 +203,36 @@ export function createRecordStore<R extends { id: string }>(deps: {
       // Records whose companion is checked even when unchanged (see Companion).
       const recheck = new Set<string>();
       while (pending.length > 0 || points.length > 0) {
-        const [fetched, companions] = await Promise.all([fetch(pending), fetchCompanions(pending)]);
-        const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
-        const planned: Array<{ before: R | null; after: R }> = [];
+        const fetched = await fetch(pending);
+        const steps: Array<{ id: string; current: Fetched<R>; next: R | null; changed: boolean }> = [];
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
           // The same object back means "unchanged" without serializing both to compare them.
-          if (
+          const changed = !(
             next === null ||
             next === current.record ||
             (current.record !== null && sameRecord(current.record, next))
-          ) {
+          );
+          steps.push({ id, current, next, changed });
+        }
+        // The stored companions of the records that can have one (after the records: most have none
+        // until the worker embeds them, and a read of nothing still costs the engine a lookup).
+        const companion = deps.companion;
+        const companions = companion
+          ? await fetchCompanions(
+              steps
+                .filter(({ id, current, next, changed }) => {
+                  const record = changed ? next : recheck.has(id) ? current.record : null;
+                  return record !== null && companion.applies(record);
+                })
+                .map((step) => step.id),
+            )
+          : new Map<string, StoredCompanion>();
+        const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
+        const planned: Array<{ before: R | null; after: R }> = [];
+        for (const { id, current, next, changed } of steps) {
+          if (!changed || next === null) {
             if (deps.companion && recheck.has(id) && current.record !== null)
               planCompanion(bodies, id, project(current.record), current.record, companions.get(id));
             continue;
@@ -279,7 +311,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
             ...(deps.waitMs ? { timeout: `${deps.waitMs}ms` } : {}),
           }),
         );
-        items = response.items.map((item) => (item.index ?? item.create)!);
+        items = response.items.map((item) => (item.index ?? item.create ?? item.delete)!);
       } catch (error) {
         if (!isTransientEngineError(error)) throw translateEngineError(error);
         items = chunk.map(() => ({ status: 503 }));
@@ -288,6 +320,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
         const plan = chunk[i]!;
         if ('companion' in plan) {
           // 409: written meanwhile from another state of the record; either way it is checked again.
+          // 404: a companion deleted meanwhile, as this write would have.
+          if (result.status === 404 && !result.error) return;
           if (result.status === 409) companionConflicts.push(plan.companion);
           else if (TRANSIENT.has(result.status)) companionsTransient.push(plan.companion);
           else if (result.error?.type === 'index_not_found_exception') throw indicesNotInstalled();
