@@ -72,10 +72,12 @@ export function createRecordStore<R extends { id: string }>(deps: {
   pacing?: WritePacing;
   /**
    * A document derived from each record, in an index of its own (absent: none). Each round reads
-   * the stored companions' keys with the records and writes a companion, in the same bulk request
-   * as its record and with its own optimistic concurrency, when its key differs from the stored
-   * one. A record whose write or companion write failed is checked again in the next round even
-   * if it is then unchanged, so a companion never stays behind its record's write.
+   * the stored companions' keys after the records (of those that can have one) and writes a
+   * companion, in the same bulk request as its record and with its own optimistic concurrency,
+   * when its key differs from the stored one. A record whose write or companion write failed is
+   * checked again in the next round even if it is then unchanged, so a companion is not left
+   * behind by a race or a refused item; only a process that dies between the two, with the
+   * companion's item refused, leaves it behind until the record's next write or a rebuild.
    */
   companion?: Companion<R>;
   /** Where metric points go (absent: the history is off, and points passed to a merge are dropped). */
