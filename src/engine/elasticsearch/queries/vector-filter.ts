@@ -1,7 +1,8 @@
 import { coarse, rangeBuckets, VOLATILE_POST_FIELDS, type NumericBounds } from '../../../domain/volatile-facts.ts';
-import type { FilterNode, RangeNode } from '../../../query/ast.ts';
+import type { FilterNode } from '../../../query/ast.ts';
 import type { FieldKey } from '../../../query/fields.ts';
 import { FIELDS_NOT_ON_VECTORS } from '../vectors.ts';
+import { boundsOf } from './volatile-bounds.ts';
 
 /**
  * A post filter as the vector documents can answer it (documents/vector-projection.ts). They
@@ -31,7 +32,7 @@ export function vectorFilter(node: FilterNode): { node: FilterNode; checked: boo
           return positive ? ALL : NONE;
         }
         if (n.kind !== 'range' || !COARSE_KEYS.has(n.field)) return n;
-        const bounds = numericBounds(n);
+        const bounds = boundsOf(n);
         const { interior, boundary } = rangeBuckets(bounds);
         if (boundary.length === 0) return { kind: 'range', field: n.field, ...interior };
         checked = true;
@@ -51,16 +52,6 @@ const NONE: FilterNode = { kind: 'or', children: [] };
 
 /** The filter keys of the post counters vector documents keep coarse. */
 const COARSE_KEYS: ReadonlySet<FieldKey> = new Set(VOLATILE_POST_FIELDS.map((name): FieldKey => `post.${name}`));
-
-/** A counter range's bounds (counters are numbers, never timestamps). */
-function numericBounds(node: RangeNode): NumericBounds {
-  const out: NumericBounds = {};
-  for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
-    const value = node[op];
-    if (typeof value === 'number') out[op] = value;
-  }
-  return out;
-}
 
 /**
  * The coarse values of every value in `bounds`: coarse is monotone, so x ≥ b implies

@@ -45,7 +45,7 @@ export function isAccountOnlyAuthorLeaf(node: FilterNode): boolean {
 }
 
 /** The numeric bounds of a range leaf (volatile facts are numbers, never timestamps). */
-function boundsOf(node: RangeNode): NumericBounds {
+export function boundsOf(node: RangeNode): NumericBounds {
   const out: NumericBounds = {};
   for (const op of ['gt', 'gte', 'lt', 'lte'] as const) {
     const value = node[op];
