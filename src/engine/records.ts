@@ -36,7 +36,10 @@ export interface RecordStore<R> extends RecordReader<R> {
    * `points` go to the metric history in the same bulk requests, each once (a point already
    * there is left as it is), whether or not its record changed. `beforeWrite` is told of the
    * writes each round is about to send (a round after a conflict again, with what it re-read);
-   * a throw stops the merge before they are sent.
+   * a throw stops the merge before they are sent. With `recheck`, what the store derives from each
+   * record in documents of its own is compared and written again where it differs, changed record
+   * or not: for a retried job, whose earlier attempt may have died after a record's write was
+   * taken and its derived one refused.
    */
   merge(
     ids: readonly string[],
@@ -44,6 +47,7 @@ export interface RecordStore<R> extends RecordReader<R> {
     extra?: {
       points?: readonly MetricPoint[];
       beforeWrite?: (writes: ReadonlyArray<{ before: R | null; after: R }>) => Promise<void>;
+      recheck?: boolean;
     },
   ): Promise<MergeOutcome<R>>;
 }

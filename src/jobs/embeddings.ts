@@ -12,7 +12,7 @@ export function embeddingsJob(deps: {
 }): JobHandler<'embeddings'> {
   return async (payload, job) => {
     const started = performance.now();
-    const written = await deps.records.embed(payload);
+    const written = await deps.records.embed(payload, { retry: job.isRetry });
     deps.logger.debug({ job: job.id, ms: Math.round(performance.now() - started), written }, 'records embedded');
     return written;
   };

@@ -18,7 +18,7 @@ export function followUpsJob(deps: {
     // BullMQ always names a job; a run's claim is keyed by it so that its re-runs find it.
     const runId = job.id ?? 'unnamed';
     const work = await deps.backlog.claim(runId);
-    const done = await deps.followUps.runDeferred(work);
+    const done = await deps.followUps.runDeferred(work, { recheck: job.isRetry });
     await deps.backlog.settle(runId);
     const result = {
       accounts: work.accounts.length,

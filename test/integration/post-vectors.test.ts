@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { parseObservation, type Observation } from '../../src/contract/observations.ts';
+import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
+import { createFollowUps } from '../../src/services/intake/follow-ups.ts';
+import { createObservationProcessor } from '../../src/services/intake/processor.ts';
+import { createRecordEmbeddings } from '../../src/services/intake/record-embeddings.ts';
 import { accountObs, postObs, T0 } from '../helpers/fixtures.ts';
 import { searchPage } from '../helpers/post-search.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -78,5 +83,50 @@ describe("posts' vector documents", () => {
     const index = `${stack.config.INDEX_PREFIX}-post-vectors`;
     expect(await stack.runtime.es.exists({ index, id: id('l200') })).toBe(false);
     expect(await found({})).not.toContain('l200');
+  });
+
+  // An earlier attempt of a job may have had its post written and its vector document refused, then
+  // died: the retry finds the post unchanged, and only a check of the vector document brings it back.
+  it('is written again by a retried job whose earlier attempt left it behind', async () => {
+    const index = `${stack.config.INDEX_PREFIX}-post-vectors`;
+    const es = stack.runtime.es;
+    const lose = async (key: Key) => {
+      await es.delete({ index, id: id(key), refresh: true });
+      expect(await es.exists({ index, id: id(key) })).toBe(false);
+    };
+
+    // The observations job: the post's observation again, as the retried job carries it.
+    await lose('l45');
+    const parsed = parseObservation(observe('l45', LIKES.l45, T0));
+    if (!parsed.ok) throw new Error(parsed.detail);
+    const observations: Observation[] = [parsed.value];
+    const locks = createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX });
+    const process = createObservationProcessor({ store: stack.runtime.engine.intake, locks });
+    await process(observations, { refresh: true });
+    expect(await es.exists({ index, id: id('l45') })).toBe(false);
+    await process(observations, { refresh: true, retry: true });
+    expect(await es.exists({ index, id: id('l45') })).toBe(true);
+    expect(await found({ likes: { lt: 50 } })).toEqual(['l45']);
+
+    // The embeddings job: the post's vector is current, so only the retry looks at its document.
+    await lose('l65');
+    const records = createRecordEmbeddings({ store: stack.runtime.engine.intake, embedder: stack.runtime.embedder });
+    expect(await records.embed({ posts: [id('l65')], accounts: [] })).toBe(0);
+    expect(await es.exists({ index, id: id('l65') })).toBe(false);
+    await records.embed({ posts: [id('l65')], accounts: [] }, { retry: true });
+    expect(await es.exists({ index, id: id('l65') })).toBe(true);
+    await es.indices.refresh({ index });
+    // A filter no earlier search used: the deletion above went around the service's result cache.
+    expect(await found({ likes: { gte: 62 } })).toContain('l65');
+
+    // A follow-up run (the author's posts rewritten with its new facts), retried.
+    await lose('l58');
+    const followUps = createFollowUps({ store: stack.runtime.engine.intake, locks });
+    const author = mintId('account', 'pv-a');
+    const work = { accounts: [author], authors: [author], history: [] };
+    await followUps.runDeferred(work);
+    expect(await es.exists({ index, id: id('l58') })).toBe(false);
+    await followUps.runDeferred(work, { recheck: true });
+    expect(await es.exists({ index, id: id('l58') })).toBe(true);
   });
 });

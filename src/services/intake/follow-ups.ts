@@ -137,6 +137,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     authors: string[],
     current: ReadonlySet<string>,
     freshHistory: ReadonlySet<string>,
+    options: RunOptions,
   ): Promise<FollowUpOutcome> {
     await store.refresh();
     const facts = authors.length > 0 ? await store.authorPostFacts(authors) : new Map<string, AuthorPostFacts[]>();
@@ -155,12 +156,16 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     // run's reads, projections and writes take turns and the last run of a long intake has the
     // machine to itself (bench/intake.md, "Bulk bodies built as planned, and follow-up merge slices").
     await eachInFlight(slices, MERGES_IN_FLIGHT, async (slice) => {
-      const outcome = await store.posts.merge(slice, (id, record) => {
-        if (!record) return null;
-        const merged = withSnapshots(record, accounts);
-        if (!ratios.has(id) || ratios.get(id) === merged.view_ratio_to_account_baseline) return merged;
-        return { ...merged, view_ratio_to_account_baseline: ratios.get(id) ?? null };
-      });
+      const outcome = await store.posts.merge(
+        slice,
+        (id, record) => {
+          if (!record) return null;
+          const merged = withSnapshots(record, accounts);
+          if (!ratios.has(id) || ratios.get(id) === merged.view_ratio_to_account_baseline) return merged;
+          return { ...merged, view_ratio_to_account_baseline: ratios.get(id) ?? null };
+        },
+        { recheck: options.recheck === true },
+      );
       for (const { before, after } of outcome.values()) {
         if (before?.accounts !== after.accounts) fannedOut++;
         if (before?.view_ratio_to_account_baseline !== after.view_ratio_to_account_baseline) baselinesUpdated++;
@@ -174,6 +179,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     authors: string[],
     current: ReadonlySet<string>,
     freshHistory: ReadonlySet<string>,
+    options: RunOptions,
   ): Promise<FollowUpOutcome> {
     const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0, metricsUpdated: 0 };
     // Fan-out goes with the first lock group (it needs no lock, only the refresh); later groups
@@ -184,9 +190,11 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
       accounts = new Map();
     };
     if (authors.length > 0) {
-      await locks.forEachLocked(authors, async (locked) => add(await step(accounts, locked, current, freshHistory)));
+      await locks.forEachLocked(authors, async (locked) =>
+        add(await step(accounts, locked, current, freshHistory, options)),
+      );
     } else if (accounts.size > 0) {
-      add(await step(accounts, [], current, freshHistory));
+      add(await step(accounts, [], current, freshHistory, options));
     }
     return total;
   }
@@ -201,17 +209,18 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
       authors: string[],
       writtenPosts: PostRecord[],
       freshHistory: readonly string[] = [],
+      options: RunOptions = {},
     ): Promise<FollowUpOutcome> {
       const accounts = new Map(changedAccounts.map((a) => [a.id, a]));
       const current = new Set(writtenPosts.filter((p) => !hasOlderSnapshot(p, accounts)).map((p) => p.id));
-      return run(changedAccounts, authors, current, new Set(freshHistory));
+      return run(changedAccounts, authors, current, new Set(freshHistory), options);
     },
 
     /**
      * Runs work that batches left for later, reading the accounts' current state, in slices that
      * keep each lookup's terms list and lock group moderate.
      */
-    async runDeferred(work: FollowUpWork): Promise<FollowUpOutcome> {
+    async runDeferred(work: FollowUpWork, options: RunOptions = {}): Promise<FollowUpOutcome> {
       const total: FollowUpOutcome = { fannedOut: 0, baselinesUpdated: 0, metricsUpdated: 0 };
       const freshHistory = new Set(work.history ?? []);
       const slices = Math.ceil(Math.max(work.accounts.length, work.authors.length) / DEFERRED_SLICE);
@@ -219,12 +228,20 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
         const ids = work.accounts.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE);
         const accounts = ids.length > 0 ? [...(await store.accounts.get(ids)).values()] : [];
         const authors = work.authors.slice(i * DEFERRED_SLICE, (i + 1) * DEFERRED_SLICE);
-        const done = await run(accounts, authors, new Set(), freshHistory);
+        const done = await run(accounts, authors, new Set(), freshHistory, options);
         addOutcome(total, done);
       }
       return total;
     },
   };
+}
+
+/**
+ * How a run goes. `recheck`: a retried run's earlier attempt may have died between a post's write
+ * and its derived documents' (RecordStore.merge): they are compared again, changed post or not.
+ */
+export interface RunOptions {
+  recheck?: boolean;
 }
 
 /** Growth compares with observations up to 30 days (± 2) back, and at least 7 (− 2). */

@@ -83,6 +83,7 @@ export function createObservationProcessor(deps: {
     linked: ReadonlyMap<string, Versioned<AccountRecord>>,
     points: readonly MetricPoint[],
     job: string | undefined,
+    retry: boolean,
   ) {
     const accounts = new Map([...linked].map(([id, v]) => [id, v.record]));
     const changes = deps.changes;
@@ -95,6 +96,7 @@ export function createObservationProcessor(deps: {
       },
       {
         points,
+        recheck: retry,
         // Recorded before they are written: see PostWriteRecorder.
         ...(job !== undefined && changes?.intend ? { beforeWrite: (writes) => changes.intend!(job, writes) } : {}),
       },
@@ -159,6 +161,7 @@ export function createObservationProcessor(deps: {
       linked,
       points.filter((p) => p.entity === 'post'),
       options.job,
+      options.retry === true,
     );
 
     // At once after the write, with the versions it replaced: a post may now match a saved search.
@@ -210,6 +213,7 @@ export function createObservationProcessor(deps: {
         [...authors],
         writtenPosts,
         [...history],
+        { recheck: options.retry === true },
       ));
     }
     // Authors whose posts' topics moved: their lookalike vectors follow (enrichment comes after the post).
@@ -247,7 +251,7 @@ export function createObservationProcessor(deps: {
    * brings every account it names its lookalike vector of now, embedding only those that need it.
    */
   async function embedChanged(
-    options: { refresh: boolean; embedLater?: boolean },
+    options: { refresh: boolean; retry?: boolean; embedLater?: boolean },
     accounts: AccountRecord[],
     posts: PostRecord[],
     lookalikeAccounts: readonly string[],
@@ -266,7 +270,7 @@ export function createObservationProcessor(deps: {
     if (work.posts.length + work.accounts.length === 0) return 0;
     if (options.refresh && !options.embedLater) {
       try {
-        return await embeddings.records.embed(work);
+        return await embeddings.records.embed(work, { retry: options.retry === true });
       } catch (error) {
         // The model failing must not fail intake: the records are indexed; queue their vectors.
         embeddings.logger?.warn({ err: error }, 'inline embedding failed; queued instead');

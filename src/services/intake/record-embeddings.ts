@@ -35,7 +35,7 @@ export interface RecordEmbeddings {
   postNeedsEmbedding(record: PostRecord): boolean;
   accountNeedsEmbedding(record: AccountRecord): boolean;
   /** Embeds what still needs it among the given records and stores the vectors; returns how many were written. */
-  embed(work: EmbeddingWork): Promise<number>;
+  embed(work: EmbeddingWork, options?: { retry?: boolean }): Promise<number>;
   /** The same records, those that needed it with a current vector (no store involved: index rebuilds). */
   withVectors<R extends PostRecord | AccountRecord>(kind: EntityKind, records: R[]): Promise<R[]>;
 }
@@ -107,6 +107,7 @@ export function createRecordEmbeddings(deps: {
     store: RecordStore<R>,
     ids: string[],
     textsOf: (r: R) => Texts,
+    retry: boolean,
   ): Promise<Array<{ before: R | null; after: R }>> {
     if (ids.length === 0) return [];
     // Records read back by ID carry their `id` (every stored record has one).
@@ -114,12 +115,18 @@ export function createRecordEmbeddings(deps: {
     const computed = new Map(
       [...(await embeddingsFor(current, textsOf))].map(([i, embedding]) => [current[i]!.id, embedding]),
     );
-    if (computed.size === 0) return [];
-    const outcome = await store.merge([...computed.keys()], (id, record) => {
-      const embedding = computed.get(id)!;
-      if (!record || hashOf(textsOf(record)) !== embedding.text_hash) return record;
-      return { ...record, embedding };
-    });
+    // A retry also checks the records already current: its earlier attempt may have stored their
+    // vectors and died with their vector documents refused (RecordStore.merge's `recheck`).
+    if (computed.size === 0 && !retry) return [];
+    const outcome = await store.merge(
+      retry ? ids : [...computed.keys()],
+      (id, record) => {
+        const embedding = computed.get(id);
+        if (!embedding || !record || hashOf(textsOf(record)) !== embedding.text_hash) return record;
+        return { ...record, embedding };
+      },
+      { recheck: retry },
+    );
     return [...outcome.values()];
   }
 
@@ -139,12 +146,13 @@ export function createRecordEmbeddings(deps: {
     },
     postNeedsEmbedding: (record) => needs(record, postTexts(record), modelId),
     accountNeedsEmbedding: (record) => needs(record, accountTexts(record), modelId),
-    async embed(work) {
-      const written = await embedStore(deps.store.posts, work.posts, postTexts);
+    async embed(work, options = {}) {
+      const retry = options.retry === true;
+      const written = await embedStore(deps.store.posts, work.posts, postTexts, retry);
       // A vector may make a post match a saved search by meaning.
       await deps.changes?.record(written);
       const posts = written.map((o) => o.after);
-      const accounts = (await embedStore(deps.store.accounts, work.accounts, accountTexts)).map((o) => o.after);
+      const accounts = (await embedStore(deps.store.accounts, work.accounts, accountTexts, retry)).map((o) => o.after);
       // What an account publishes moved: its lookalike vector follows its posts' new vectors, and
       // every account the work names (its own text, or its posts' topics, changed) is brought up to date.
       const authors = posts.map((p) => linksOf(p).author).filter((a): a is string => a !== null);

@@ -202,8 +202,9 @@ export function createRecordStore<R extends { id: string }>(deps: {
       if (points.length > 0) await deps.points!.ensureInstalled();
       let conflictRounds = 0;
       let transientRounds = 0;
-      // Records whose companion is checked even when unchanged (see Companion).
-      const recheck = new Set<string>();
+      // Records whose companion is checked even when unchanged (see Companion): all of them when
+      // asked (a retried job), then those whose write or companion lost a race or was refused.
+      const recheck = new Set<string>(extra.recheck ? pending : []);
       while (pending.length > 0 || points.length > 0) {
         const fetched = await fetch(pending);
         const steps: Array<{ id: string; current: Fetched<R>; next: R | null; changed: boolean }> = [];
