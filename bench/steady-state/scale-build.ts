@@ -18,8 +18,10 @@
  * bench/search/backfill-vectors.ts does), so HNSW holds distinct vectors. `--fraction f` keeps the
  * accounts whose platform ID is ≡ 0 mod 1/f, and their posts: a smaller index of the same shape.
  *
- * The metric history is not copied (the table measures search and intake, not history reads).
- * Writes with refresh off, then restores the template's refresh interval and refreshes.
+ * Every post with vectors also gets its vector document (`<to>-post-vectors`), projected by the
+ * service's `projectPostVectors` from the copy, as the intake writes it. The metric history is not
+ * copied (the table measures search and intake, not history reads). Writes with refresh off, then
+ * restores the template's refresh interval and refreshes.
  */
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
@@ -27,6 +29,7 @@ import { Pool } from 'undici';
 import { mintId } from '../../src/contract/ids.ts';
 import type { AccountRecord, PostRecord } from '../../src/domain/records.ts';
 import { projectAccount, projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { projectPostVectors } from '../../src/engine/elasticsearch/documents/vector-projection.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
@@ -137,41 +140,47 @@ function copyRecord<R extends PostRecord | AccountRecord>(record: R, family: 'po
 
 const escape = (k: string) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
-function accountCopies(record: AccountRecord): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
+/** One document to write: the index family (`<to>-<family>-write`), its ID and its JSON. */
+type Line = [family: 'posts' | 'post-vectors' | 'accounts', id: string, json: string];
+
+function accountCopies(record: AccountRecord): Line[] {
+  const out: Line[] = [];
   for (let c = FIRST; c < COPIES; c++) {
     const copy = copyRecord(record, 'account', c);
-    out.push([copy.id, JSON.stringify(projectAccount(copy))]);
+    out.push(['accounts', copy.id, JSON.stringify(projectAccount(copy))]);
   }
   return out;
 }
 
 /**
  * A post's copies from one projection: the projected document's text with the copy's
- * replacements, and the perturbed vector spliced in (the projection of a copy differs from the
- * original's only in IDs, handles, shortcodes and the vector; projecting 3M posts one by one
- * would take most of an hour).
+ * replacements, its record's vectors (head and passages) perturbed in place (the projection of a
+ * copy differs from the original's only in IDs, handles, shortcodes and the vectors; projecting 3M
+ * posts one by one would take most of an hour), and the copy's vector document projected from it.
  */
-function postCopies(record: PostRecord): Array<[string, string]> {
-  const { embedding: vector, ...doc } = projectPost(record) as { embedding?: number[] } & Record<string, unknown>;
-  const out: Array<[string, string]> = [];
+function postCopies(record: PostRecord): Line[] {
+  const doc = projectPost(record);
+  const out: Line[] = [];
   let text: string | null = null;
   for (let c = FIRST; c < COPIES; c++) {
-    if (c === 0) {
-      out.push([record.id, JSON.stringify(vector ? { ...doc, embedding: vector } : doc)]);
-      continue;
+    let copy = doc;
+    let json: string;
+    if (c === 0) json = JSON.stringify(doc);
+    else {
+      text ??= JSON.stringify(doc);
+      const map = copyMap(record, 'post', c);
+      const embedding = record.embedding;
+      if (embedding?.vector) {
+        for (const vector of [embedding.vector, ...(embedding.passages ?? [])]) map.set(vector, perturb(vector));
+      }
+      const pattern = new RegExp([...map.keys()].map(escape).join('|'), 'g');
+      json = text.replace(pattern, (m) => map.get(m)!);
+      copy = JSON.parse(json) as typeof doc;
     }
-    text ??= JSON.stringify(doc);
-    const map = copyMap(record, 'post', c);
-    let spliced = '';
-    if (record.embedding && vector) {
-      const moved = perturb(record.embedding.vector);
-      map.set(record.embedding.vector, moved);
-      spliced = `,"embedding":${JSON.stringify(decodeVector(moved))}`;
-    }
-    const pattern = new RegExp([...map.keys()].map(escape).join('|'), 'g');
-    const copied = text.replace(pattern, (m) => map.get(m)!);
-    out.push([map.get(record.id)!, `${copied.slice(0, -1)}${spliced}}`]);
+    const id = (copy.record as PostRecord).id;
+    out.push(['posts', id, json]);
+    const vectors = projectPostVectors(copy, copy.record as PostRecord);
+    if (vectors) out.push(['post-vectors', id, JSON.stringify(vectors.doc)]);
   }
   return out;
 }
@@ -193,8 +202,12 @@ async function send(body: string): Promise<number> {
 
 async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
   const family = name === 'posts' ? 'post' : 'account';
-  const target = `${args.to}-${name}-write`;
-  const concrete = Object.keys(await es.indices.getAlias({ name: target }))[0]!;
+  // A post's vector document goes with it.
+  const targets = name === 'posts' ? (['posts', 'post-vectors'] as const) : (['accounts'] as const);
+  const concretes = await Promise.all(
+    targets.map(async (t) => Object.keys(await es.indices.getAlias({ name: `${args.to}-${t}-write` }))[0]!),
+  );
+  const concrete = concretes.join(',');
   await es.indices.putSettings({ index: concrete, settings: { refresh_interval: '-1' } });
   const inFlight = new Set<Promise<number>>();
   let written = 0;
@@ -226,8 +239,8 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
           family === 'post' ? (record as PostRecord).raw?.v.author_platform_id : (record as AccountRecord).platform_id;
         if (owner === undefined || !kept(owner)) continue;
         const lines = family === 'post' ? postCopies(record as PostRecord) : accountCopies(record as AccountRecord);
-        for (const [id, json] of lines) {
-          const line = `${JSON.stringify({ index: { _index: target, _id: id } })}\n${json}\n`;
+        for (const [into, id, json] of lines) {
+          const line = `${JSON.stringify({ index: { _index: `${args.to}-${into}-write`, _id: id } })}\n${json}\n`;
           parts.push(line);
           bytes += line.length;
           if (bytes >= BATCH_BYTES) await flush();
@@ -253,9 +266,9 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
 await copyIndex('accounts');
 await copyIndex('posts');
 const counts = await Promise.all(
-  ['posts', 'accounts'].map(async (n) => (await es.count({ index: `${args.to}-${n}` })).count),
+  ['posts', 'post-vectors', 'accounts'].map(async (n) => (await es.count({ index: `${args.to}-${n}` })).count),
 );
-process.stderr.write(`${args.to}: ${counts[0]} posts, ${counts[1]} accounts\n`);
+process.stderr.write(`${args.to}: ${counts[0]} posts (${counts[1]} with vectors), ${counts[2]} accounts\n`);
 await pool.close();
 await es.close();
 await service.close();
