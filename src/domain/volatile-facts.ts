@@ -55,27 +55,49 @@ const MANTISSAS = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8] as const;
 const MIN_DECADE = -6;
 const MAX_DECADE = 15;
 
-/** Every edge, ascending: the negative mirror, zero, the positive edges. */
-const EDGES: readonly number[] = (() => {
+/** Every edge of `mantissas`' grid, ascending: the negative mirror, zero, the positive edges. */
+function edgesOf(mantissas: readonly number[]): readonly number[] {
   const positive: number[] = [];
   for (let d = MIN_DECADE; d <= MAX_DECADE; d++) {
     // toPrecision: 1.2e-5 as the literal it reads as, so that equal bounds compare equal.
-    for (const m of MANTISSAS) positive.push(Number((m * 10 ** d).toPrecision(6)));
+    for (const m of mantissas) positive.push(Number((m * 10 ** d).toPrecision(6)));
   }
   return Object.freeze([...positive.map((e) => -e).reverse(), 0, ...positive]);
-})();
+}
 
-/** Index of the bucket holding `x`: the last edge ≤ x (the first bucket also holds anything below it). */
-function bucketIndex(x: number): number {
+const EDGES = edgesOf(MANTISSAS);
+
+/**
+ * A wider grid, nested in the first (1, 2 and 5 are among its mantissas, so every wide edge is an
+ * edge): three buckets a decade, for the author counters a post's vector document keeps
+ * ({@link wide}). The bounds people type stay edges of it.
+ */
+const WIDE_EDGES = edgesOf([1, 2, 5]);
+
+/** Index in `edges` of the bucket holding `x`: the last edge ≤ x (the first bucket also holds anything below it). */
+function bucketIndex(x: number, edges: readonly number[] = EDGES): number {
   let lo = 0;
-  let hi = EDGES.length - 1;
-  if (x < EDGES[0]!) return 0;
+  let hi = edges.length - 1;
+  if (x < edges[0]!) return 0;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (EDGES[mid]! <= x) lo = mid;
+    if (edges[mid]! <= x) lo = mid;
     else hi = mid - 1;
   }
   return lo;
+}
+
+/**
+ * The lower edge of `x`'s bucket on the wide grid (1-2-5 a decade). Monotone, x itself when x is a
+ * wide edge, and wide(coarse(x)) = wide(x): a coarse copy widens to the same value as the exact one.
+ */
+export function wide(x: number): number {
+  return WIDE_EDGES[bucketIndex(x, WIDE_EDGES)]!;
+}
+
+/** The upper end (exclusive) of the wide bucket whose lower edge is `edge`; Infinity for the last. */
+export function wideEnd(edge: number): number {
+  return WIDE_EDGES[bucketIndex(edge, WIDE_EDGES) + 1] ?? Infinity;
 }
 
 /**

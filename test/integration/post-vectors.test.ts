@@ -130,3 +130,61 @@ describe("posts' vector documents", () => {
     expect(await es.exists({ index, id: id('l58') })).toBe(true);
   });
 });
+
+// An author's counters are wider still on the vector documents (1-2-5 a decade, against the posts'
+// ten buckets a decade): an author crossing one of the posts' edges fans out to its posts but not
+// to their vector documents, and an author filter between two wide edges is checked on the posts.
+describe("authors' counters on the vector documents", () => {
+  const FOLLOWERS = { f1: 10_500, f2: 13_000, f3: 25_000 } as const;
+  type Author = keyof typeof FOLLOWERS;
+  const postOf = (k: Author) => mintId('post', `pv-${k}-post`);
+  const authorOf = new Map(Object.keys(FOLLOWERS).map((k) => [postOf(k as Author), k]));
+  const author = (k: Author, followers: number, observedAt: string) =>
+    accountObs({ platform_id: `pv-${k}`, handle: `vectors.${k}`, followers_count: followers, observed_at: observedAt });
+
+  beforeAll(async () => {
+    const response = await stack.ingest([
+      ...(Object.keys(FOLLOWERS) as Author[]).map((k) => author(k, FOLLOWERS[k], T0)),
+      ...(Object.keys(FOLLOWERS) as Author[]).map((k) =>
+        postObs(`pv-${k}`, { platform_id: `pv-${k}-post`, caption: `Sourdough starter diary of ${k}`, likes: 30 }),
+      ),
+    ]);
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  }, 120_000);
+
+  /** These authors' posts a semantic search finds under a followers filter, by author, sorted. */
+  async function byFollowers(bounds: Record<string, number>): Promise<string[]> {
+    const page = await searchPage(stack, {
+      post: { query: 'sourdough starter', author: { filters: { followers_count: bounds } } },
+      limit: 50,
+    });
+    return page.data
+      .map((p) => authorOf.get(p.id))
+      .filter((k): k is string => k !== undefined)
+      .sort();
+  }
+
+  const seqNo = async (k: Author) =>
+    (await stack.runtime.es.get({ index: `${stack.config.INDEX_PREFIX}-post-vectors`, id: postOf(k) }))._seq_no!;
+
+  it('answers author filters exactly, and rewrites a vector document only when its author crosses a wide edge', async () => {
+    // 12,000 is a posts' edge inside the wide bucket [10,000, 20,000): checked on the posts.
+    expect(await byFollowers({ gte: 12_000 })).toEqual(['f2', 'f3']);
+    expect(await byFollowers({ lt: 12_000 })).toEqual(['f1']);
+    expect(await byFollowers({ gte: 11_000 })).toEqual(['f2', 'f3']);
+    expect(await byFollowers({ gte: 20_000 })).toEqual(['f3']);
+
+    // Across the posts' edge 12,000, within the wide bucket: the post is rewritten, its vector document is not.
+    const before = await seqNo('f1');
+    expect((await stack.ingest([author('f1', 12_500, '2026-06-02T10:00:00Z')])).statusCode).toBe(200);
+    expect(await seqNo('f1')).toBe(before);
+    expect(await byFollowers({ gte: 12_000 })).toEqual(['f1', 'f2', 'f3']);
+    expect(await byFollowers({ lt: 12_600 })).toEqual(['f1']);
+
+    // Across the wide edge 20,000: the vector document follows.
+    expect((await stack.ingest([author('f1', 21_000, '2026-06-03T10:00:00Z')])).statusCode).toBe(200);
+    expect(await seqNo('f1')).toBeGreaterThan(before);
+    expect(await byFollowers({ gte: 20_000 })).toEqual(['f1', 'f3']);
+    expect(await byFollowers({ lt: 20_000 })).toEqual(['f2']);
+  });
+});

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { coarse } from '../../src/domain/volatile-facts.ts';
+import { coarse, wide } from '../../src/domain/volatile-facts.ts';
 import type { FilterNode, RangeNode } from '../../src/query/ast.ts';
 import { vectorFilter } from '../../src/engine/elasticsearch/queries/vector-filter.ts';
 
-// A post's vector document keeps its likes coarse and has no observed_at (vector-projection.ts).
+// A post's vector document keeps its likes coarse, its author's followers wider still (posts keep
+// them coarse, and author ranges reach it resolved: bounds on the coarse value) and has no
+// observed_at (vector-projection.ts).
 // What a kNN finds under the relaxed filter must include every post the filter admits (else a
 // result is lost before the check can see it), and equal them when no check follows.
 
 interface Post {
   likes: number;
+  followers: number;
   observedAt: number;
 }
 
@@ -38,9 +41,14 @@ function holds(node: FilterNode, values: Record<string, number | undefined>): bo
 }
 
 const onPost = (node: FilterNode, post: Post) =>
-  holds(node, { 'post.likes': post.likes, 'post.observed_at': post.observedAt });
-// The vector document: likes coarse, observed_at absent (a relaxed filter never reads it).
-const onVectors = (node: FilterNode, post: Post) => holds(node, { 'post.likes': coarse(post.likes) });
+  holds(node, {
+    'post.likes': post.likes,
+    'author.followers_count': coarse(post.followers),
+    'post.observed_at': post.observedAt,
+  });
+// The vector document: likes coarse, followers wide, observed_at absent (a relaxed filter never reads it).
+const onVectors = (node: FilterNode, post: Post) =>
+  holds(node, { 'post.likes': coarse(post.likes), 'author.followers_count': wide(post.followers) });
 
 /** A deterministic pseudo-random source (mulberry32). */
 function random(seed: number): () => number {
@@ -53,11 +61,17 @@ function random(seed: number): () => number {
   };
 }
 
-function likesRange(next: () => number): RangeNode {
-  // Bounds on bucket edges (1-2-5) and off them, both directions, inclusive and exclusive.
+function counterRange(next: () => number, field: 'post.likes' | 'author.followers_count'): RangeNode {
+  // Bounds on 1-2-5 edges, on the posts' other edges (1.2, 1.5, …) and off both, both
+  // directions, inclusive and exclusive.
+  const r = next();
   const bound = () =>
-    next() < 0.4 ? [10, 50, 100, 1000, 5000][Math.floor(next() * 5)]! : Math.floor(10 ** (next() * 4));
-  const node: RangeNode = { kind: 'range', field: 'post.likes' };
+    r < 0.3
+      ? [10, 50, 100, 1000, 5000][Math.floor(next() * 5)]!
+      : r < 0.55
+        ? coarse(Math.floor(10 ** (next() * 4)))
+        : Math.floor(10 ** (next() * 4));
+  const node: RangeNode = { kind: 'range', field };
   if (next() < 0.7) node[next() < 0.5 ? 'gte' : 'gt'] = bound();
   if (next() < 0.5 || node.gte === undefined) node[next() < 0.5 ? 'lte' : 'lt'] = bound();
   return node;
@@ -65,7 +79,7 @@ function likesRange(next: () => number): RangeNode {
 
 function tree(next: () => number, depth: number): FilterNode {
   const r = next();
-  if (depth === 0 || r < 0.35) return likesRange(next);
+  if (depth === 0 || r < 0.35) return counterRange(next, next() < 0.5 ? 'post.likes' : 'author.followers_count');
   if (r < 0.45)
     return { kind: 'range', field: 'post.observed_at', gte: new Date(1_700_000_000_000 + next() * 1e9).toISOString() };
   if (r < 0.65) return { kind: 'not', child: tree(next, depth - 1) };
@@ -81,7 +95,11 @@ describe('a post filter as the vector documents answer it', () => {
       const { node, checked } = vectorFilter(filter);
       if (checked) checkedTrees++;
       for (let p = 0; p < 200; p++) {
-        const post = { likes: Math.floor(10 ** (next() * 4.5)), observedAt: 1_700_000_000_000 + next() * 1e9 };
+        const post = {
+          likes: Math.floor(10 ** (next() * 4.5)),
+          followers: Math.floor(10 ** (next() * 4.5)),
+          observedAt: 1_700_000_000_000 + next() * 1e9,
+        };
         const exact = onPost(filter, post);
         const relaxed = onVectors(node, post);
         if (exact) expect(relaxed, JSON.stringify({ filter, node, post })).toBe(true);
@@ -101,6 +119,21 @@ describe('a post filter as the vector documents answer it', () => {
     expect(inside).toEqual({ node: { kind: 'range', field: 'post.likes', gte: 50 }, checked: true });
     expect(vectorFilter({ kind: 'range', field: 'post.observed_at', gte: '2026-01-01T00:00:00.000Z' })).toEqual({
       node: { kind: 'and', children: [] },
+      checked: true,
+    });
+    // An author's counter: exact on the 1-2-5 edges, widened (or, negated, narrowed) between them.
+    const followers = (bounds: Record<string, number>): FilterNode => ({
+      kind: 'range',
+      field: 'author.followers_count',
+      ...bounds,
+    });
+    expect(vectorFilter(followers({ gte: 50_000, lt: 100_000 }))).toEqual({
+      node: followers({ gte: 50_000, lt: 100_000 }),
+      checked: false,
+    });
+    expect(vectorFilter(followers({ gte: 12_000 }))).toEqual({ node: followers({ gte: 10_000 }), checked: true });
+    expect(vectorFilter({ kind: 'not', child: followers({ gte: 12_000 }) })).toEqual({
+      node: { kind: 'not', child: followers({ gte: 20_000 }) },
       checked: true,
     });
     // Facts the vector documents hold as they are pass unchanged.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PostRecord } from '../../../domain/records.ts';
-import { coarse } from '../../../domain/volatile-facts.ts';
+import { coarse, VOLATILE_AUTHOR_FIELDS, wide } from '../../../domain/volatile-facts.ts';
 import { COARSE_VECTOR_FIELDS, engineVector, VECTOR_DOCUMENT_FIELDS } from '../vectors.ts';
 
 /** What a vector document copies of its post (defined with the vector format: ../vectors.ts). */
@@ -14,7 +14,11 @@ export { VECTOR_DOCUMENT_FIELDS };
  * its text. So the posts index keeps the text and the exact facts, rewritten at every
  * re-observation for what a document without a vector costs, and the vector document is written
  * only when what it holds changes: its vectors, a stable fact, or a bucket of a counter it keeps
- * coarse (bench/steady-state.md, "The vector split: what a search pays").
+ * coarse (bench/steady-state.md, "The vector split: what a search pays"). The author's counters it
+ * keeps wider than the posts do (three buckets a decade, `wide`): an author's bucket crossing
+ * rewrites every post of the author, and half of a day's vector documents were that fan-out
+ * ("The vector split, built"); a filter inside a wide bucket is checked on the posts
+ * (queries/vector-filter.ts).
  */
 
 type Doc = Record<string, unknown>;
@@ -44,10 +48,23 @@ export function projectPostVectors(post: Doc, record: PostRecord): VectorDocumen
     if (value === undefined) continue;
     doc[field] = COARSE_VECTOR_FIELDS.has(field) && typeof value === 'number' ? coarse(value) : value;
   }
+  if (isObject(doc.author)) doc.author = widened(doc.author);
   doc.embedding = engineVector(vector);
   const passages = record.embedding?.passages ?? [];
   if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: engineVector(p) }));
   const key = createHash('sha1').update(JSON.stringify(doc)).digest('base64url');
   doc[FACTS_FIELD] = key;
   return { doc, key };
+}
+
+const isObject = (value: unknown): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The post's author facts with the counters on the wide grid (wide of the posts' coarse copy: the same value). */
+function widened(author: Doc): Doc {
+  const out: Doc = { ...author };
+  for (const field of VOLATILE_AUTHOR_FIELDS) {
+    const value = out[field];
+    if (typeof value === 'number') out[field] = wide(value);
+  }
+  return out;
 }

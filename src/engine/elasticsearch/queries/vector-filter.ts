@@ -1,4 +1,14 @@
-import { coarse, rangeBuckets, VOLATILE_POST_FIELDS, type NumericBounds } from '../../../domain/volatile-facts.ts';
+import {
+  bucketEnd,
+  coarse,
+  isEdge,
+  rangeBuckets,
+  VOLATILE_AUTHOR_FIELDS,
+  VOLATILE_POST_FIELDS,
+  wide,
+  wideEnd,
+  type NumericBounds,
+} from '../../../domain/volatile-facts.ts';
 import type { FilterNode } from '../../../query/ast.ts';
 import type { FieldKey } from '../../../query/fields.ts';
 import { FIELDS_NOT_ON_VECTORS } from '../vectors.ts';
@@ -7,9 +17,11 @@ import { boundsOf } from './volatile-bounds.ts';
 /**
  * A post filter as the vector documents can answer it (documents/vector-projection.ts). They
  * hold every filter fact but `post.observed_at`, the post's own counters coarse (the lower edge
- * of their bucket, src/domain/volatile-facts.ts). A range over a counter whose bounds are bucket
- * edges (the 1-2-5 bounds people type) reads exactly on the coarse copy; any other leaf over a
- * fact they hold is exact as it is.
+ * of their bucket, src/domain/volatile-facts.ts) and the author's counters wider still (three
+ * buckets a decade: `wide`). A range over a counter whose bounds are edges of its grid (the 1-2-5
+ * bounds people type) reads exactly on the copy; any other leaf over a fact they hold is exact as
+ * it is. Author ranges arrive resolved (volatile-bounds.ts: bounds on the posts' coarse values,
+ * the boundary accounts by ID), so theirs are read as bounds on a coarse value.
  *
  * Where the documents cannot answer exactly, the filter is widened: the kNN then finds the
  * nearest among a superset, and each of those is checked against the whole filter on the posts
@@ -30,6 +42,11 @@ export function vectorFilter(node: FilterNode): { node: FilterNode; checked: boo
         if (FIELDS_NOT_ON_VECTORS.has(n.field)) {
           checked = true;
           return positive ? ALL : NONE;
+        }
+        if (n.kind === 'range' && AUTHOR_KEYS.has(n.field)) {
+          const read = authorRange(boundsOf(n), positive);
+          if (!read.exact) checked = true;
+          return { kind: 'range', field: n.field, ...read.bounds };
         }
         if (n.kind !== 'range' || !COARSE_KEYS.has(n.field)) return n;
         const bounds = boundsOf(n);
@@ -52,6 +69,56 @@ const NONE: FilterNode = { kind: 'or', children: [] };
 
 /** The filter keys of the post counters vector documents keep coarse. */
 const COARSE_KEYS: ReadonlySet<FieldKey> = new Set(VOLATILE_POST_FIELDS.map((name): FieldKey => `post.${name}`));
+
+/** The filter keys of the author counters vector documents keep on the wide grid. */
+const AUTHOR_KEYS: ReadonlySet<FieldKey> = new Set(
+  [...VOLATILE_AUTHOR_FIELDS].map((name) => `author.${name}` as FieldKey),
+);
+
+/**
+ * A range over an author counter's coarse value v (an edge, as posts hold it) read on w = wide(v):
+ * first as L ≤ v < U with L and U edges, then on the wide grid: exact when L and U are wide edges,
+ * else widened (`positive`: w ≥ wide(L), w ≤ wide(U)) or narrowed to the wide buckets wholly
+ * inside (w ≥ the first wide edge ≥ L, w < wide(U)).
+ */
+function authorRange(bounds: NumericBounds, positive: boolean): { bounds: NumericBounds; exact: boolean } {
+  // The edge after b's bucket: the least edge above b.
+  const next = (b: number) => bucketEnd(coarse(b));
+  const from =
+    bounds.gte !== undefined
+      ? isEdge(bounds.gte)
+        ? bounds.gte
+        : next(bounds.gte)
+      : bounds.gt !== undefined
+        ? next(bounds.gt)
+        : undefined;
+  const to =
+    bounds.lt !== undefined
+      ? isEdge(bounds.lt)
+        ? bounds.lt
+        : next(bounds.lt)
+      : bounds.lte !== undefined
+        ? next(bounds.lte)
+        : undefined;
+  const out: NumericBounds = {};
+  let exact = true;
+  if (from !== undefined) {
+    if (wide(from) === from) out.gte = from;
+    else {
+      exact = false;
+      out.gte = positive ? wide(from) : wideEnd(wide(from));
+    }
+  }
+  if (to !== undefined && Number.isFinite(to)) {
+    if (wide(to) === to) out.lt = to;
+    else {
+      exact = false;
+      if (positive) out.lte = wide(to);
+      else out.lt = wide(to);
+    }
+  }
+  return { bounds: out, exact };
+}
 
 /**
  * The coarse values of every value in `bounds`: coarse is monotone, so x ≥ b implies
