@@ -49,6 +49,9 @@ const onPost = (node: FilterNode, post: Post) =>
 // The vector document: likes coarse, followers wide, observed_at absent (a relaxed filter never reads it).
 const onVectors = (node: FilterNode, post: Post) =>
   holds(node, { 'post.likes': coarse(post.likes), 'author.followers_count': wide(post.followers) });
+// A vector document written before the wide grid: its author counters as the posts keep them.
+const onOlderVectors = (node: FilterNode, post: Post) =>
+  holds(node, { 'post.likes': coarse(post.likes), 'author.followers_count': coarse(post.followers) });
 
 /** A deterministic pseudo-random source (mulberry32). */
 function random(seed: number): () => number {
@@ -87,7 +90,7 @@ function tree(next: () => number, depth: number): FilterNode {
 }
 
 describe('a post filter as the vector documents answer it', () => {
-  it('admits every post the filter admits, and exactly those when no check follows', () => {
+  it('admits every post the filter admits, and exactly those when no check follows, on vector documents of either grid', () => {
     const next = random(56);
     let checkedTrees = 0;
     for (let t = 0; t < 400; t++) {
@@ -102,8 +105,11 @@ describe('a post filter as the vector documents answer it', () => {
         };
         const exact = onPost(filter, post);
         const relaxed = onVectors(node, post);
+        const older = onOlderVectors(node, post);
         if (exact) expect(relaxed, JSON.stringify({ filter, node, post })).toBe(true);
+        if (exact) expect(older, JSON.stringify({ filter, node, post, older: true })).toBe(true);
         if (!checked) expect(relaxed, JSON.stringify({ filter, node, post })).toBe(exact);
+        if (!checked) expect(older, JSON.stringify({ filter, node, post, older: true })).toBe(exact);
       }
     }
     // Both kinds were drawn.

@@ -78,28 +78,13 @@ const AUTHOR_KEYS: ReadonlySet<FieldKey> = new Set(
 /**
  * A range over an author counter's coarse value v (an edge, as posts hold it) read on w = wide(v):
  * first as L ≤ v < U with L and U edges, then on the wide grid: exact when L and U are wide edges,
- * else widened (`positive`: w ≥ wide(L), w ≤ wide(U)) or narrowed to the wide buckets wholly
- * inside (w ≥ the first wide edge ≥ L, w < wide(U)).
+ * else widened (`positive`: w ≥ wide(L), w < U) or narrowed to the wide buckets wholly inside
+ * (w ≥ the first wide edge ≥ L, w < wide(U)). Each also holds of v itself, so a vector document
+ * written before the wide grid is read right too (until its post's next write widens it).
  */
 function authorRange(bounds: NumericBounds, positive: boolean): { bounds: NumericBounds; exact: boolean } {
-  // The edge after b's bucket: the least edge above b.
-  const next = (b: number) => bucketEnd(coarse(b));
-  const from =
-    bounds.gte !== undefined
-      ? isEdge(bounds.gte)
-        ? bounds.gte
-        : next(bounds.gte)
-      : bounds.gt !== undefined
-        ? next(bounds.gt)
-        : undefined;
-  const to =
-    bounds.lt !== undefined
-      ? isEdge(bounds.lt)
-        ? bounds.lt
-        : next(bounds.lt)
-      : bounds.lte !== undefined
-        ? next(bounds.lte)
-        : undefined;
+  const from = lowestAdmitted(bounds);
+  const to = firstExcludedAbove(bounds);
   const out: NumericBounds = {};
   let exact = true;
   if (from !== undefined) {
@@ -113,11 +98,27 @@ function authorRange(bounds: NumericBounds, positive: boolean): { bounds: Numeri
     if (wide(to) === to) out.lt = to;
     else {
       exact = false;
-      if (positive) out.lte = wide(to);
-      else out.lt = wide(to);
+      // w < U admits the same wide values as w ≤ wide(U), and stays a widening on a vector document
+      // written before the wide grid (its author counters on the posts' grid).
+      out.lt = positive ? to : wide(to);
     }
   }
   return { bounds: out, exact };
+}
+
+/** The edge after b's bucket: the least edge above b. */
+const nextEdge = (b: number) => bucketEnd(coarse(b));
+
+/** The least edge a lower bound admits (v ≥ it ⇔ v within the bound, for an edge v); none without one. */
+function lowestAdmitted(bounds: NumericBounds): number | undefined {
+  if (bounds.gte !== undefined) return isEdge(bounds.gte) ? bounds.gte : nextEdge(bounds.gte);
+  return bounds.gt === undefined ? undefined : nextEdge(bounds.gt);
+}
+
+/** The least edge above an upper bound's admitted ones (v < it ⇔ v within the bound, for an edge v). */
+function firstExcludedAbove(bounds: NumericBounds): number | undefined {
+  if (bounds.lt !== undefined) return isEdge(bounds.lt) ? bounds.lt : nextEdge(bounds.lt);
+  return bounds.lte === undefined ? undefined : nextEdge(bounds.lte);
 }
 
 /**
