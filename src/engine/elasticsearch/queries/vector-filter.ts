@@ -3,8 +3,8 @@ import {
   coarse,
   isEdge,
   rangeBuckets,
-  VOLATILE_AUTHOR_FIELDS,
   VOLATILE_POST_FIELDS,
+  VOLATILE_PROFILE_FIELDS,
   wide,
   wideEnd,
   type NumericBounds,
@@ -71,9 +71,7 @@ const NONE: FilterNode = { kind: 'or', children: [] };
 const COARSE_KEYS: ReadonlySet<FieldKey> = new Set(VOLATILE_POST_FIELDS.map((name): FieldKey => `post.${name}`));
 
 /** The filter keys of the author counters vector documents keep on the wide grid. */
-const AUTHOR_KEYS: ReadonlySet<FieldKey> = new Set(
-  [...VOLATILE_AUTHOR_FIELDS].map((name) => `author.${name}` as FieldKey),
-);
+const AUTHOR_KEYS: ReadonlySet<FieldKey> = new Set(VOLATILE_PROFILE_FIELDS.map((name): FieldKey => `author.${name}`));
 
 /**
  * A range over an author counter's coarse value v (an edge, as posts hold it) read on w = wide(v):
