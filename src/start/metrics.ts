@@ -141,7 +141,7 @@ export function createPrometheusMetrics(parts: {
   );
   counter(
     'search_snapshots_lost_total',
-    'Snapshots given up because an Elasticsearch node holding part of them left the cluster; their searches ran again on a new one.',
+    'Snapshots given up because part of them was lost (an Elasticsearch node left or restarted, a shard moved); their searches ran again on a new one.',
     () => parts.snapshotStats().lost,
   );
 

@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
 import { mintId } from '../../src/contract/ids.ts';
@@ -138,6 +139,31 @@ describe('search posts (spec 4.1)', () => {
     const expired = await search({ cursor: lower.body.next_cursor });
     expect(expired.statusCode).toBe(410);
     expect(expired.body.type).toBe('https://api.example.test/problems/expired-cursor');
+  });
+
+  it('continues a cursor whose snapshot the engine forgot (a node restarted, a shard moved) at the same position', async () => {
+    // Test-only introspection: a cursor is base64url(deflate(JSON)).signature; its state names the point in time.
+    const snapshotOf = (cursor: string) =>
+      (
+        JSON.parse(inflateRawSync(Buffer.from(cursor.split('.')[0]!, 'base64url')).toString()) as {
+          state: { snapshot: string };
+        }
+      ).state.snapshot;
+    const walk = async (forget: boolean) => {
+      let response = await search({ post: { filters: { hashtags: { contains_any: ['mealprep'] } } }, limit: 40 });
+      const ids: string[] = response.body.data.map((p: { id: string }) => p.id);
+      for (let page = 1; response.body.has_more; page++) {
+        const cursor = response.body.next_cursor as string;
+        if (forget && page === 2) await stack.runtime.es.closePointInTime({ id: snapshotOf(cursor) });
+        response = await search({ cursor });
+        expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+        ids.push(...response.body.data.map((p: { id: string }) => p.id));
+      }
+      return ids;
+    };
+    const undisturbed = await walk(false);
+    expect(undisturbed.length).toBeGreaterThan(80);
+    expect(await walk(true)).toEqual(undisturbed);
   });
 
   it('matches other inflections of the query words (client-side Porter2 companions)', async () => {

@@ -52,7 +52,7 @@ export function isTooManyBuckets(error: unknown): boolean {
  * on. Asked for complete results ({@link COMPLETE_RESULTS}), a search on it answers 404
  * `search_context_missing_nodes_exception` (measured on a 3-node cluster, test/cluster); while the
  * node is still leaving, a shard failure names the lost connection. A node that restarted and
- * came back has simply forgotten the context: that is isMissingSnapshot (paged-search.ts).
+ * came back has simply forgotten the context: that is isForgottenContext (paged-search.ts).
  */
 export function isLostNode(error: unknown): boolean {
   if (!(error instanceof errors.ResponseError)) return false;

@@ -23,6 +23,22 @@ export function isMissingSnapshot(error: unknown): boolean {
   );
 }
 
+/**
+ * True when the engine forgot a point in time's context on a shard whose index lives on: a node
+ * restarted (its contexts die with the process), a shard copy moved, or the context was closed.
+ * Its keep-alive is the cursor's lifetime, checked before the engine is asked, so it is not the
+ * keep-alive. A point in time over a deleted index (a rebuild's swap) answers
+ * `index_not_found_exception` instead (both measured on 9.4.3, 2026-11-30).
+ */
+export function isForgottenContext(error: unknown): boolean {
+  if (!(error instanceof errors.ResponseError)) return false;
+  const text = JSON.stringify(error.body ?? '');
+  return (
+    /search_context_missing_exception/.test(text) &&
+    !/index_not_found|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i.test(text)
+  );
+}
+
 /** The 410 detail of a cursor whose snapshot is gone. */
 export const EXPIRED =
   'This cursor has expired (its result snapshot is gone); start the search again from the first page.';
@@ -87,11 +103,11 @@ function unavailable(error: unknown) {
 }
 
 /**
- * A next page on the cursor's snapshot. When the snapshot lost a node (the data lives on in other
- * shard copies), the page continues from the same position on a new snapshot of the index
- * instead of failing: a result that changed since the first page may then move across pages,
- * which beats making the client start again. A snapshot that is gone altogether (expired, its
- * index rebuilt) is a 410.
+ * A next page on the cursor's snapshot. When the snapshot lost a node or the engine forgot part of
+ * it (a node restarted, a shard moved: the data lives on), the page continues from the same
+ * position on a new snapshot of the index instead of failing: a result that changed since the
+ * first page may then move across pages, which beats making the client start again. A snapshot
+ * whose index is gone (rebuilt and swapped) is a 410.
  */
 export async function nextPage<T>(
   snapshots: SnapshotPool,
@@ -103,7 +119,7 @@ export async function nextPage<T>(
   try {
     return { pit: state.snapshot, shared: state.shared, response: await run(state.snapshot) };
   } catch (error) {
-    if (!isLostNode(error))
+    if (!isLostNode(error) && !isForgottenContext(error))
       throw isMissingSnapshot(error) ? new ExpiredCursorError(EXPIRED) : translateEngineError(error);
     snapshots.nodeLost(index, state.snapshot);
   }

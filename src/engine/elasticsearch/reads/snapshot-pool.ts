@@ -23,8 +23,8 @@ export interface SnapshotPool {
   /** Forgets a shared snapshot the engine no longer knows (index rebuilt, node restarted). */
   discard(index: string | string[], pit: string): void;
   /**
-   * Forgets a snapshot that lost part of itself with a node that left the cluster (see
-   * isLostNode), shared or not, and counts it.
+   * Forgets a snapshot that lost part of itself (a node left the cluster, or restarted and forgot
+   * its contexts: see isLostNode, isForgottenContext), shared or not, and counts it.
    */
   nodeLost(index: string | string[], pit: string): void;
   /** Counters since creation: snapshots opened, and first pages served from one already open. */
@@ -35,7 +35,7 @@ export interface SnapshotPool {
 export interface SnapshotStats {
   opened: number;
   reused: number;
-  /** Snapshots given up because a node holding part of them left the cluster. */
+  /** Snapshots given up because part of them was lost (a node left or restarted, a shard moved). */
   lost: number;
 }
 
