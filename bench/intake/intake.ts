@@ -554,6 +554,9 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
       embeddings: EMBEDDINGS,
       runtime: args.dist ? 'compiled (SOCIAL_SEARCH_DIST=1, MALLOC_MMAP_THRESHOLD_=131072)' : 'tsx',
       worker_concurrency: config.WORKER_CONCURRENCY,
+      // The worker starts as `node bin/social-search.js`, without the launcher's heap flags: these
+      // are its only Node flags (null: V8's defaults, a heap that grows to ~350 MiB here).
+      worker_node_options: process.env['WORKER_NODE_OPTIONS'] ?? null,
       requests_in_flight: IN_FLIGHT,
       observations_per_request: PER_REQUEST,
       bulk_body_mib: BULK_BYTES / 2 ** 20,
@@ -661,6 +664,10 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
       value: `${result.raw.obs_per_s} (${result.raw.elapsed_s} s)`,
     },
     { measure: `ratio service / raw (target ${EMBEDDINGS ? '≥ 0.9' : '≥ 0.7'})`, value: result.ratio },
+    {
+      measure: 'worker Node flags (WORKER_NODE_OPTIONS)',
+      value: result.options.worker_node_options ?? "none: V8's defaults",
+    },
     {
       measure: 'worker RSS MiB: idle / peak in run / peak incl. start-up / final',
       value: `${workerRss.idle === null ? '-' : round(workerRss.idle)} / ${round(workerRss.peak_during_run ?? 0)} / ${round(workerRss.peak_with_startup ?? 0)} / ${round(workerRss.final ?? 0)}`,
