@@ -85,37 +85,72 @@ const rangeSchema = closedObject(
   expectedKeys(['from', 'to']),
 );
 
-const facetSchema = closedObject(
-  {
-    field: z
-      .string({ error: 'expected a field name' })
-      .meta({ description: 'A facetable field (docs/filters.md, "Facets").' }),
-    size: z
-      .int({ error: SIZE_EXPECTED })
-      .min(1, { error: SIZE_EXPECTED })
-      .max(FACET_LIMITS.maxSize, { error: SIZE_EXPECTED })
-      .optional()
-      .meta({
-        description: `Value facets: how many values, most frequent first (default ${FACET_LIMITS.defaultSize}).`,
-      }),
-    ranges: z
-      .array(rangeSchema, { error: 'expected an array of ranges' })
-      .min(1, { error: 'expected at least one range' })
-      .max(FACET_LIMITS.ranges, { error: `expected at most ${FACET_LIMITS.ranges} ranges` })
-      .optional()
-      .meta({ description: 'Range facets of counters: the buckets, each counted separately (they may overlap).' }),
-  },
-  OBJECT_EXPECTED,
-  expectedKeys(['field', 'size', 'ranges']),
-);
+/**
+ * A facet of `fields`. The JSON Schema says what validation checks, so that a client generated
+ * from the OpenAPI document (or a fuzzer) writes facets the API takes: the field is one of
+ * `fields`, and `oneOf` tells a value facet (`size`, no `ranges`) from a range facet of a counter
+ * (`ranges`, no `size`). Validation itself words each refusal (toFacets).
+ */
+function facetSchema(fields: ReadonlyMap<string, FieldDef>) {
+  const entries = [...fields.entries()];
+  const names = entries.map(([name]) => name);
+  const listed = names.map((f) => `"${f}"`).join(', ');
+  const byValue = entries.filter(([, def]) => !isRangeField(def)).map(([name]) => name);
+  const byRanges = entries.filter(([, def]) => isRangeField(def)).map(([name]) => name);
+  return closedObject(
+    {
+      field: z
+        .enum(names, {
+          error: (iss) =>
+            typeof iss.input === 'string'
+              ? `not a facetable field; expected one of ${listed}`
+              : 'expected a field name',
+        })
+        .meta({ description: 'A facetable field (docs/filters.md, "Facets").' }),
+      size: z
+        .int({ error: SIZE_EXPECTED })
+        .min(1, { error: SIZE_EXPECTED })
+        .max(FACET_LIMITS.maxSize, { error: SIZE_EXPECTED })
+        .optional()
+        .meta({
+          description: `Value facets: how many values, most frequent first (default ${FACET_LIMITS.defaultSize}).`,
+        }),
+      ranges: z
+        .array(rangeSchema, { error: 'expected an array of ranges' })
+        .min(1, { error: 'expected at least one range' })
+        .max(FACET_LIMITS.ranges, { error: `expected at most ${FACET_LIMITS.ranges} ranges` })
+        .optional()
+        .meta({ description: 'Range facets of counters: the buckets, each counted separately (they may overlap).' }),
+    },
+    OBJECT_EXPECTED,
+    expectedKeys(['field', 'size', 'ranges']),
+  ).meta({
+    oneOf: [
+      {
+        title: 'value facet',
+        properties: { field: { enum: byValue } },
+        not: { required: ['ranges'] },
+      },
+      {
+        title: 'range facet',
+        properties: { field: { enum: byRanges } },
+        required: ['ranges'],
+        not: { required: ['size'] },
+      },
+    ],
+  });
+}
 
-const facetsSchema = z
-  .array(facetSchema, { error: 'expected an array of facets' })
-  .min(1, { error: 'expected at least one facet' })
-  .max(FACET_LIMITS.facets, { error: `expected at most ${FACET_LIMITS.facets} facets` })
-  .meta({ description: 'The fields to count over the matching results.' });
+/** The facets of a request over `fields`: at least one, at most {@link FACET_LIMITS}.facets. */
+function facetsSchema(fields: ReadonlyMap<string, FieldDef>) {
+  return z
+    .array(facetSchema(fields), { error: 'expected an array of facets' })
+    .min(1, { error: 'expected at least one facet' })
+    .max(FACET_LIMITS.facets, { error: `expected at most ${FACET_LIMITS.facets} facets` })
+    .meta({ description: 'The fields to count over the matching results.' });
+}
 
-type FacetInput = z.output<typeof facetSchema>;
+type FacetInput = z.output<ReturnType<typeof facetSchema>>;
 
 /** The validated facets (issues at `/facets/i/...` for unknown fields, misplaced options, duplicates). */
 function toFacets(inputs: FacetInput[], fields: ReadonlyMap<string, FieldDef>, ctx: Ctx): FacetSpec[] | null {
@@ -127,14 +162,9 @@ function toFacets(inputs: FacetInput[], fields: ReadonlyMap<string, FieldDef>, c
     ok = false;
   };
   for (const [i, input] of inputs.entries()) {
+    // Always found: the schema's enum admits the keys of `fields` alone.
     const field = fields.get(input.field);
-    if (!field) {
-      fail(
-        [i, 'field'],
-        `not a facetable field; expected one of ${[...fields.keys()].map((f) => `"${f}"`).join(', ')}`,
-      );
-      continue;
-    }
+    if (!field) continue;
     if (seen.has(input.field)) fail([i, 'field'], 'this field is already counted by an earlier facet');
     seen.add(input.field);
     if (isRangeField(field)) {
@@ -182,7 +212,7 @@ function toPostFacets(body: { post: PostScopeInput; facets: FacetInput[] }, ctx:
  * optional here: facets over every post are a question a search cannot ask) and the facets.
  */
 export const postFacetsRequestSchema = closedObject(
-  { post: postScope, facets: facetsSchema },
+  { post: postScope, facets: facetsSchema(POST_FACET_FIELDS) },
   OBJECT_EXPECTED,
   expectedKeys(['post', 'facets']),
 )
@@ -213,7 +243,7 @@ function toAccountFacets(
 
 /** The body of account facets: the `account` scope of search accounts (posts scope included) and the facets. */
 export const accountFacetsRequestSchema = closedObject(
-  { account: accountScope, facets: facetsSchema },
+  { account: accountScope, facets: facetsSchema(ACCOUNT_FACET_FIELDS) },
   OBJECT_EXPECTED,
   expectedKeys(['account', 'facets']),
 )

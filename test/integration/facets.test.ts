@@ -176,6 +176,45 @@ describe('post facets', () => {
   });
 });
 
+describe('the facets in the OpenAPI document', () => {
+  type Branch = { title: string; properties: { field: { enum: string[] } }; required?: string[] };
+  /** The facet item schema of an operation's body, as a generated client reads it. */
+  async function facetItem(path: string): Promise<{ oneOf: Branch[]; properties: { field: { enum: string[] } } }> {
+    const doc = (await stack.get('/openapi.json')).body;
+    return doc.paths[path].post.requestBody.content['application/json'].schema.properties.facets.items;
+  }
+
+  it('names every facetable field, tells value facets from range facets, and the API takes what it describes', async () => {
+    for (const [path, scope] of [
+      ['/v1/social/posts/facets', 'post'],
+      ['/v1/social/accounts/facets', 'account'],
+    ] as const) {
+      const item = await facetItem(path);
+      const [byValue, byRanges] = item.oneOf;
+      expect(byValue!.title, path).toBe('value facet');
+      expect(byRanges!.required, path).toEqual(['ranges']);
+      const values = byValue!.properties.field.enum;
+      const counters = byRanges!.properties.field.enum;
+      expect([...values, ...counters].sort(), path).toEqual([...item.properties.field.enum].sort());
+      expect(counters.length, path).toBeGreaterThan(0);
+      // Every field the document admits is counted, each as its branch says.
+      const asDescribed = [
+        ...values.map((field) => ({ field, size: 2 })),
+        ...counters.map((field) => ({ field, ranges: [{ to: 1000 }, { from: 1000 }] })),
+      ];
+      for (let i = 0; i < asDescribed.length; i += 20) {
+        const response = await stack.post(path, { [scope]: {}, facets: asDescribed.slice(i, i + 20) });
+        expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+      }
+      // What the document refuses, the API refuses too.
+      const crossed = await stack.post(path, { [scope]: {}, facets: [{ field: values[0], ranges: [{ to: 1 }] }] });
+      expect(crossed.statusCode).toBe(422);
+      const unknown = await stack.post(path, { [scope]: {}, facets: [{ field: 'no_such_field' }] });
+      expect(unknown.body.detail).toMatch(/^\/facets\/0\/field: not a facetable field; expected one of "/);
+    }
+  });
+});
+
 describe('account facets', () => {
   const ACCOUNT_FIELDS: Record<string, (a: Post) => unknown[]> = {
     niches: (a) => list(a.niches),
