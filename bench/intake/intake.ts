@@ -120,6 +120,19 @@ async function settle(es: Client): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
 }
 
+/**
+ * The engine's CPU seconds from now until the merges a side left behind have run (settle): the
+ * rest of that side's cost, which a timed phase ending at its refresh leaves out. A raw bulk of
+ * a few seconds leaves most of its merging for later; the service, indexing for minutes, merges
+ * as it goes. Includes the idle engine's own CPU over the wait (a few hundredths of a second a
+ * second here).
+ */
+async function mergeTail(es: Client): Promise<number> {
+  const before = await engineCpuMs(es);
+  await settle(es);
+  return ((await engineCpuMs(es)) - before) / 1000;
+}
+
 /** Documents indexed and merge time so far, on every node or in the posts and accounts of `prefix`. */
 async function engineWork(es: Client, prefix?: string): Promise<{ ops: number; mergeS: number }> {
   if (prefix) {
@@ -420,6 +433,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   rss.sample();
   const cpuAfter = await stackCpu(stack);
   const serviceInterference = await serviceProbe();
+  const serviceMergeTailS = await mergeTail(es);
   flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
   const serviceMs = serviceEnd - sent.startedAt;
   const workerRss = {
@@ -495,7 +509,12 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   // Repeated into fresh identical indices (the median counts): one bulk of a few seconds swings
   // with whatever else the two cores do; the service side's minutes average that out.
   const bulks: Array<
-    RawBulkResult & { esCpuS: number; interference: Interference; activity: Awaited<ReturnType<typeof engineActivity>> }
+    RawBulkResult & {
+      esCpuS: number;
+      mergeTailS: number;
+      interference: Interference;
+      activity: Awaited<ReturnType<typeof engineActivity>>;
+    }
   > = [];
   for (let repeat = 0; repeat < RAW_REPEATS; repeat++) {
     if (repeat > 0) {
@@ -512,8 +531,9 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     });
     const esCpuS = (await engineCpuMs(es)) / 1000 - esCpuBefore;
     const interference = await rawProbe();
+    const mergeTailS = await mergeTail(es);
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
-    bulks.push({ ...bulk, esCpuS, interference, activity: await engineActivity(es, rawPrefix) });
+    bulks.push({ ...bulk, esCpuS, mergeTailS, interference, activity: await engineActivity(es, rawPrefix) });
     const rawCounts = {
       posts: (await es.count({ index: `${rawPrefix}-posts` })).count,
       accounts: (await es.count({ index: `${rawPrefix}-accounts` })).count,
@@ -593,6 +613,8 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
         elasticsearch: round(cpuAfter.es - cpuBefore.es),
         load_generator: round(cpuAfter.bench - cpuBefore.bench),
       },
+      /** The engine's CPU after the refresh until the merges left behind have run. */
+      elasticsearch_merge_tail_s: round(serviceMergeTailS),
       worker_rss_mib: Object.fromEntries(Object.entries(workerRss).map(([k, v]) => [k, v === null ? null : round(v)])),
       api_rss_peak_mib: apiRssPeak === null ? null : round(apiRssPeak),
       interference: serviceInterference,
@@ -610,6 +632,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
         in_flight: 2,
         docs_per_s: round(bulk.docs / (bulk.elapsedMs / 1000)),
         elasticsearch_cpu_s: round(esCpuRaw),
+        elasticsearch_merge_tail_s: round(bulk.mergeTailS),
         engine_activity: bulk.activity,
         repeats_s: bulks.map((b) => seconds(b.elapsedMs)),
         interference: bulks.map((b) => b.interference),
@@ -677,6 +700,14 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
       value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}`,
     },
     { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
+    {
+      measure: 'engine CPU s with the merges left behind: service / raw (ratio)',
+      value: (() => {
+        const service = s.cpu_s.elasticsearch + s.elasticsearch_merge_tail_s;
+        const raw = result.raw.bulk.elasticsearch_cpu_s + result.raw.bulk.elasticsearch_merge_tail_s;
+        return `${round(service)} / ${round(raw)} (${round(service / raw, 2)}×)`;
+      })(),
+    },
     ...(
       [
         ['service', s.engine_activity],
