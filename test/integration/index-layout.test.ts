@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine.ts';
 import { templatesDir } from '../../src/internal/paths.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
@@ -229,6 +229,34 @@ describe('index layout', () => {
       const { request_id: _a, next_cursor: _c, ...left } = a.body;
       const { request_id: _b, next_cursor: _d, ...right } = b.body;
       expect(right, path).toEqual(left);
+    }
+  });
+
+  it('a facet count whose snapshot is lost between its count and its exact re-count answers as undisturbed', async () => {
+    const body = { post: {}, facets: [{ field: 'hashtags', size: 10 }, { field: 'format' }] };
+    const undisturbed = await three.post('/v1/social/posts/facets', body);
+    expect(undisturbed.statusCode, JSON.stringify(undisturbed.body)).toBe(200);
+    // The engine forgets the snapshot right before the re-count (as when a node restarts or leaves).
+    const es = three.runtime.es;
+    const search = es.search.bind(es);
+    let recounts = 0;
+    const spy = vi.spyOn(es, 'search').mockImplementation((async (request: {
+      pit?: { id: string };
+      track_total_hits?: boolean;
+    }) => {
+      if (request.pit && request.track_total_hits === false && recounts++ === 0)
+        await es.closePointInTime({ id: request.pit.id });
+      return search(request);
+    }) as never);
+    try {
+      const disturbed = await three.post('/v1/social/posts/facets', body);
+      expect(disturbed.statusCode, JSON.stringify(disturbed.body)).toBe(200);
+      const { request_id: _a, ...left } = undisturbed.body;
+      const { request_id: _b, ...right } = disturbed.body;
+      expect(right).toEqual(left);
+      expect(recounts, 'over three shards the hashtags are counted again (the fault fired)').toBeGreaterThan(0);
+    } finally {
+      spy.mockRestore();
     }
   });
 });

@@ -5,7 +5,7 @@ import type { FacetSpec } from '../../../query/facet-request.ts';
 import type { FieldDef } from '../../../query/fields.ts';
 import type { CountBucket, CountEngine } from '../../counts.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
-import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
+import { COMPLETE_RESULTS } from '../errors.ts';
 import { exactAggregations, facetAggregations, readFacets, type FacetAggregations } from './facet-search.ts';
 import { esPath } from '../queries/filter-compiler.ts';
 import { firstPage } from './paged-search.ts';
@@ -153,30 +153,30 @@ export function createCountEngine(deps: {
           track_total_hits: totals,
           aggs,
         });
-      const first = (pit: string) =>
-        search0(pit, top ? facetAggregations([top]) : histogramAggregations(window, starts), true);
-      const { pit, shared, response } = await firstPage(
-        deps,
-        postSnapshotIndices(deps.layout),
-        keepAliveSeconds,
-        first,
-      );
-      try {
+      // Every search of the count is one unit on one snapshot: a node that leaves between two
+      // of them makes firstPage run them all again on a fresh snapshot, not answer 503.
+      const run = async (pit: string) => {
+        const response = await search0(
+          pit,
+          top ? facetAggregations([top]) : histogramAggregations(window, starts),
+          true,
+        );
         const total = response.hits.total;
         const count = typeof total === 'number' ? total : (total?.value ?? 0);
         if (!top) return { total: count, buckets: readHistogram(response.aggregations, starts) };
-        const exact = await exactAggregations([top], response.aggregations, (aggs) =>
-          engineCall(() => search0(pit, aggs, false)),
-        );
+        const exact = await exactAggregations([top], response.aggregations, (aggs) => search0(pit, aggs, false));
         // A terms facet's values are strings (the breakdown fields are keywords); its null bucket is not a value.
         const values = readFacets([top], exact).top!.flatMap((b) => (typeof b.value === 'string' ? [b.value] : []));
-        const perBucket = await engineCall(() =>
-          search0(pit, histogramAggregations(window, starts, { field: breakdown!.field, values }), false),
+        const perBucket = await search0(
+          pit,
+          histogramAggregations(window, starts, { field: breakdown!.field, values }),
+          false,
         );
         return { total: count, buckets: readHistogram(perBucket.aggregations, starts, values) };
-      } finally {
-        if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
-      }
+      };
+      const { pit, shared, response } = await firstPage(deps, postSnapshotIndices(deps.layout), keepAliveSeconds, run);
+      if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+      return response;
     },
   };
 }

@@ -7,7 +7,7 @@ import type { FacetCounts, FacetEngine } from '../../facets.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { accountSearchFilter, accountSearchQuery, narrowedScope } from '../queries/account-query.ts';
 import { compileFilter, esPath } from '../queries/filter-compiler.ts';
-import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
+import { COMPLETE_RESULTS } from '../errors.ts';
 import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
@@ -192,34 +192,25 @@ export function createFacetEngine(deps: {
     queryOn: (pit: string) => Promise<Query>,
     rangeFilters?: ReadonlyMap<number, ResolvedRanges>,
   ): Promise<FacetCounts> {
-    const run = async (pit: string) =>
+    const search = async (pit: string, aggs: Aggs, totals: boolean) =>
       client.search<unknown, FacetAggregations>({
         ...COMPLETE_RESULTS,
         pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
         query: await queryOn(pit),
         size: 0,
-        track_total_hits: true,
-        aggs: facetAggregations(facets, undefined, rangeFilters),
+        track_total_hits: totals,
+        aggs,
       });
+    // The first count and its exact re-count are one unit on one snapshot: a node that leaves
+    // between the two makes firstPage run both again on a fresh snapshot, not answer 503.
+    const run = async (pit: string) => {
+      const response = await search(pit, facetAggregations(facets, undefined, rangeFilters), true);
+      const aggregations = await exactAggregations(facets, response.aggregations, (aggs) => search(pit, aggs, false));
+      return { total: response.hits.total, aggregations };
+    };
     const { pit, shared, response } = await firstPage(deps, index, keepAliveSeconds, run);
-    let aggregations: FacetAggregations | undefined;
-    try {
-      aggregations = await exactAggregations(facets, response.aggregations, async (aggs) =>
-        engineCall(async () =>
-          client.search<unknown, FacetAggregations>({
-            ...COMPLETE_RESULTS,
-            pit: { id: pit, keep_alive: `${keepAliveSeconds}s` },
-            query: await queryOn(pit),
-            size: 0,
-            track_total_hits: false,
-            aggs,
-          }),
-        ),
-      );
-    } finally {
-      if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
-    }
-    const total = response.hits.total;
+    if (!shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+    const { total, aggregations } = response;
     return { total: typeof total === 'number' ? total : (total?.value ?? 0), facets: readFacets(facets, aggregations) };
   }
 

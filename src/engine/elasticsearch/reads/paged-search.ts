@@ -6,6 +6,9 @@ import { COMPLETE_RESULTS, isLostNode, translateEngineError } from '../errors.ts
 import { SEARCH_SOURCE } from '../queries/post-query.ts';
 import type { Snapshot, SnapshotPool } from './snapshot-pool.ts';
 
+/** A point in time's index deleted (a rebuild's swap), or being deleted (measured in the drills). */
+const INDEX_GONE = /index_not_found|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i;
+
 /**
  * True when the engine no longer knows a point in time, or no longer holds its index: after an
  * alias swap deletes the old index, a search on a point in time over it answers 503
@@ -17,9 +20,8 @@ export function isMissingSnapshot(error: unknown): boolean {
   const text = JSON.stringify(error.body ?? '');
   return (
     error.statusCode === 404 ||
-    /search_context_missing|point in time|No search context|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i.test(
-      text,
-    )
+    /search_context_missing|point in time|No search context/i.test(text) ||
+    INDEX_GONE.test(text)
   );
 }
 
@@ -33,10 +35,7 @@ export function isMissingSnapshot(error: unknown): boolean {
 export function isForgottenContext(error: unknown): boolean {
   if (!(error instanceof errors.ResponseError)) return false;
   const text = JSON.stringify(error.body ?? '');
-  return (
-    /search_context_missing_exception/.test(text) &&
-    !/index_not_found|no_shard_available_action_exception|Analyzer is closed|index_closed_exception/i.test(text)
-  );
+  return /search_context_missing_exception/.test(text) && !INDEX_GONE.test(text);
 }
 
 /** The 410 detail of a cursor whose snapshot is gone. */
