@@ -12,7 +12,7 @@ import type { AlertQuery } from '../../src/engine/alerts.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
 import { createAlertMatching } from '../../src/engine/elasticsearch/writes/alert-matching.ts';
 import { createWrittenProjections } from '../../src/engine/elasticsearch/documents/written-projections.ts';
-import { indexNames } from '../../src/engine/elasticsearch/names.ts';
+import { indexNames, postVectorNames } from '../../src/engine/elasticsearch/names.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { generateObservations } from '../../src/seed/generator.ts';
 import { savedSearchShapes } from './saved-search-shapes.ts';
@@ -48,6 +48,7 @@ const matching = createAlertMatching({
   accountsIndex: indexNames(prefix, 'accounts').read,
   similarityFloor: null,
   projections: createWrittenProjections(),
+  postVectorsIndex: postVectorNames(prefix).read,
 });
 for (let round = 0; round < args.rounds; round++) {
   const sample = await client.search({

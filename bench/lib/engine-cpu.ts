@@ -77,6 +77,10 @@ export interface IndexWork {
   merges: number;
   merge_ms: number;
   merged_docs: number;
+  /** Bytes the merges read (`merges.total_size_in_bytes`): what a stored byte costs again and again. */
+  merged_bytes: number;
+  /** The primaries' store on disk now (not a counter: a delta is the growth). */
+  store_bytes: number;
   gets: number;
   get_ms: number;
   flushes: number;
@@ -101,7 +105,7 @@ export async function indexWork<K extends WorkCounter>(
   counters: readonly K[],
 ): Promise<Record<K, number>> {
   const stats = await es.indices
-    .stats({ index, metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments', 'search'] })
+    .stats({ index, metric: ['indexing', 'merge', 'refresh', 'get', 'flush', 'segments', 'search', 'store'] })
     .catch(() => null);
   const p = stats?._all.primaries;
   const all: IndexWork = {
@@ -113,6 +117,8 @@ export async function indexWork<K extends WorkCounter>(
     merges: p?.merges?.total ?? 0,
     merge_ms: p?.merges?.total_time_in_millis ?? 0,
     merged_docs: p?.merges?.total_docs ?? 0,
+    merged_bytes: p?.merges?.total_size_in_bytes ?? 0,
+    store_bytes: p?.store?.size_in_bytes ?? 0,
     gets: p?.get?.total ?? 0,
     get_ms: p?.get?.time_in_millis ?? 0,
     flushes: p?.flush?.total ?? 0,

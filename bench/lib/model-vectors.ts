@@ -7,24 +7,33 @@
 import type { Client } from '@elastic/elasticsearch';
 import { Rng } from '../../src/seed/random.ts';
 import { decodeVector } from '../../src/text/vector-codec.ts';
+import { storedPostVectors } from '../../src/engine/elasticsearch/queries/post-vectors.ts';
 
-/** The stored vectors of posts index `from` (one the service loaded with embeddings). */
+/**
+ * The stored vectors of posts index `from` (one the service loaded with embeddings): from its
+ * vector documents (`<prefix>-post-vectors`, doc values: they keep no `_source`), or from the
+ * records of an index loaded before the records stopped carrying them.
+ */
 export async function modelVectors(es: Client, from: string): Promise<number[][]> {
   const out: number[][] = [];
+  const vectors = from.replace(/-posts$/, '-post-vectors');
+  const apart = vectors !== from && (await es.indices.exists({ index: vectors }));
   let after: unknown[] | undefined;
   for (;;) {
     const r = await es.search<{ record: { embedding?: { vector?: string } } }>({
-      index: from,
+      index: apart ? vectors : from,
       size: 1000,
       sort: [{ id: 'asc' }],
-      _source: ['record.embedding.vector'],
+      ...(apart ? { _source: false, docvalue_fields: ['embedding'] } : { _source: ['record.embedding.vector'] }),
       ...(after ? { search_after: after as never } : {}),
     });
     const hits = r.hits.hits;
     if (hits.length === 0) break;
     for (const h of hits) {
       const v = h._source?.record.embedding?.vector;
+      const values = h.fields?.['embedding'] as number[][] | undefined;
       if (typeof v === 'string') out.push(decodeVector(v));
+      else if (values?.[0]) out.push(values[0]);
     }
     after = hits.at(-1)!.sort;
   }
@@ -62,4 +71,34 @@ export async function mergesSettled(es: Client, index: string): Promise<void> {
     quiet = t.merging === 0 && t.merge === last ? quiet + 1 : 0;
     last = t.merge;
   }
+}
+
+/**
+ * The head vectors of posts `ids` of posts index (or alias) `index`, from their vector documents
+ * (`<prefix>-post-vectors`; a post's record keeps none since 2026-11-30), or from the records of an
+ * index loaded before that.
+ */
+export async function postHeadVectors(
+  es: Client,
+  index: string,
+  ids: readonly string[],
+): Promise<Map<string, number[]>> {
+  const out = new Map<string, number[]>();
+  if (ids.length === 0) return out;
+  const vectors = index.replace(/-posts(-v\d+-\d+)?$/, '-post-vectors');
+  if (vectors !== index && (await es.indices.exists({ index: vectors })))
+    for (const [id, stored] of await storedPostVectors(es, vectors, ids)) out.set(id, stored.vector);
+  const missing = ids.filter((id) => !out.has(id));
+  if (missing.length > 0) {
+    const r = await es.mget<{ record?: { embedding?: { vector?: string } } }>({
+      index,
+      ids: [...missing],
+      _source: ['record.embedding.vector'],
+    });
+    for (const d of r.docs) {
+      const v = '_source' in d ? d._source?.record?.embedding?.vector : undefined;
+      if (v) out.set(d._id, decodeVector(v));
+    }
+  }
+  return out;
 }

@@ -1,3 +1,4 @@
+import { postHeadVectors } from './model-vectors.ts';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { decodeVector } from '../../src/text/vector-codec.ts';
 
@@ -56,9 +57,19 @@ export async function sampleVectors(es: Client, index: string, field: string, n:
       ? { _source: false, docvalue_fields: [field] }
       : { _source: ['record.lookalike.vector', 'record.embedding.vector'] }),
   });
+  // A post's record keeps no vectors since 2026-11-30: its vector document does.
+  const apart = sourceless
+    ? new Map<string, number[]>()
+    : await postHeadVectors(
+        es,
+        index,
+        sample.hits.hits.filter((h) => !h._source?.record.lookalike?.vector).map((h) => h._id!),
+      );
   return sample.hits.hits.flatMap((h) => {
     const encoded = h._source?.record.lookalike?.vector ?? h._source?.record.embedding?.vector;
     if (encoded) return [decodeVector(encoded)];
+    const held = apart.get(h._id!);
+    if (held) return [held];
     // A dense_vector's doc values: one array of floats per document.
     const stored = h.fields?.[field] as unknown[] | undefined;
     return Array.isArray(stored?.[0]) ? [stored[0] as number[]] : [];

@@ -30,11 +30,11 @@ import { feedbackVector } from '../../src/query/relevance-feedback.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
 import { isQuestion } from '../../src/text/question-weights.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
 import { postVectorsOf } from '../lib/sides.ts';
+import { postHeadVectors } from '../lib/model-vectors.ts';
 import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
 import { writeResult } from '../lib/measure.ts';
 
@@ -300,17 +300,7 @@ function fuse(
 const vectors = new Map<string, number[]>();
 async function docVectors(index: string, ids: string[]): Promise<number[][]> {
   const missing = ids.filter((id) => !vectors.has(id));
-  if (missing.length > 0) {
-    const r = await es.mget<{ record?: { embedding?: { vector?: string } } }>({
-      index,
-      ids: missing,
-      _source: ['record.embedding'],
-    });
-    for (const d of r.docs) {
-      if (!('_source' in d) || !d._source?.record?.embedding?.vector) continue;
-      vectors.set(d._id, decodeVector(d._source.record.embedding.vector));
-    }
-  }
+  for (const [id, vector] of await postHeadVectors(es, index, missing)) vectors.set(id, vector);
   return ids.map((id) => vectors.get(id)).filter((v): v is number[] => v !== undefined);
 }
 

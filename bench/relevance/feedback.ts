@@ -17,6 +17,7 @@
  *
  * p: two-sided paired sign-flip randomization test against the service's ranking (stats.ts).
  */
+import { postHeadVectors } from '../lib/model-vectors.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
@@ -35,7 +36,6 @@ import type { PostSearch } from '../../src/query/search-codec.ts';
 import { stemmedText } from '../../src/text/analysis.ts';
 import { functionWordsOf } from '../../src/text/function-words.ts';
 import { analyzeIn, analyzeQuery } from '../../src/text/languages.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
 import { cli } from '../lib/args.ts';
@@ -84,21 +84,19 @@ async function read(index: string, ids: string[]): Promise<void> {
     record?: {
       raw?: { v?: { caption?: string } };
       enrichment?: { content_summary?: { v?: string } };
-      embedding?: { vector?: string };
     };
   }>({
     index,
     ids: missing,
-    _source: ['record.raw.v.caption', 'record.enrichment.content_summary.v', 'record.embedding'],
+    _source: ['record.raw.v.caption', 'record.enrichment.content_summary.v'],
   });
   for (const d of r.docs) {
     if (!('_source' in d) || !d._source) continue;
     const record = d._source.record;
     // The two highest-weighted fields the lexical side searches: the caption and the enrichment's summary.
     texts.set(d._id, `${record?.raw?.v?.caption ?? ''}\n${record?.enrichment?.content_summary?.v ?? ''}`);
-    const v = record?.embedding?.vector;
-    if (v) vectors.set(d._id, decodeVector(v));
   }
+  for (const [id, vector] of await postHeadVectors(es, index, missing)) vectors.set(id, vector);
 }
 
 // ---- RM3 on the lexical side (Lavrenko & Croft's relevance model, interpolated as in Anserini)

@@ -18,6 +18,7 @@
  * Data under INDEX_PREFIX = REDIS_PREFIX = `relevance-lookalikes-<seed>-<posts>`, reused while it
  * holds every post (`--reingest`: dropped and loaded again). Writes bench/results/relevance-lookalikes.json.
  */
+import { postHeadVectors } from '../lib/model-vectors.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { estypes } from '@elastic/elasticsearch';
@@ -112,31 +113,29 @@ async function held(runtime: Runtime): Promise<Held> {
   const languages = new Map(
     accounts.map((h) => [h._id!, (h.fields?.['publishing_languages'] as string[] | undefined) ?? []]),
   );
-  const hits = await scan<{ record: { embedding: { vector: string }; raw: { v: { posted_at: string } } } }>(
-    runtime,
+  const hits = await scan<{ record: { raw: { v: { posted_at: string } } } }>(runtime, `${prefix}-posts`, {
+    // Posts with a vector (the posts index maps the model that made it; the vector document holds it).
+    query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding_model' } }] } },
+    _source: ['record.raw.v.posted_at'],
+    docvalue_fields: ['author.id', 'topics'],
+  });
+  const headVectors = await postHeadVectors(
+    runtime.es,
     `${prefix}-posts`,
-    {
-      // Posts with a vector (the posts index maps only the model that made it; the vector is the record's).
-      query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding_model' } }] } },
-      _source: ['record.embedding', 'record.raw.v.posted_at'],
-      docvalue_fields: ['author.id', 'topics'],
-    },
+    hits.map((h) => h._id!),
   );
   const posts = new Map<string, PostVector[]>();
   const topics = new Map<string, Map<string, number>>();
   for (const h of hits) {
     const author = (h.fields?.['author.id'] as string[] | undefined)?.[0];
-    if (!author || !h._source) continue;
+    const vector = headVectors.get(h._id!);
+    if (!author || !h._source || !vector) continue;
     const counts = topics.get(author) ?? new Map<string, number>();
     const postTopics = (h.fields?.['topics'] as string[] | undefined) ?? [];
     for (const t of postTopics) counts.set(t, (counts.get(t) ?? 0) + 1);
     topics.set(author, counts);
     const list = posts.get(author) ?? [];
-    list.push({
-      postedAt: h._source.record.raw.v.posted_at,
-      vector: decodeVector(h._source.record.embedding.vector),
-      topics: postTopics,
-    });
+    list.push({ postedAt: h._source.record.raw.v.posted_at, vector, topics: postTopics });
     posts.set(author, list);
   }
   return { candidates, posts, niches, languages, topics };

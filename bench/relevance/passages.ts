@@ -13,6 +13,7 @@
  *
  * p: two-sided paired sign-flip randomization test against the service's vectors' ranking (stats.ts).
  */
+import { postHeadVectors } from '../lib/model-vectors.ts';
 import path from 'node:path';
 import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
@@ -20,7 +21,6 @@ import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-que
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { analyzeQuery } from '../../src/text/languages.ts';
 import { passagesOf } from '../../src/text/embedding-text.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { rankScores } from './api-search.ts';
 import { captionOf, postServiceId } from './beir-observations.ts';
 import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
@@ -42,17 +42,11 @@ const qrels = await loadQrels(dir, 'test');
 const started = performance.now();
 const ids = corpus.map((d) => postServiceId(collection, d.id));
 // The service's vectors, as the harness stored them: the head of the caption (embedding-text.ts).
-const storedHits = await es.search<{ record?: { embedding?: { vector?: string } } }>({
-  index,
-  size: 10_000,
-  _source: ['record.embedding.vector'],
-  query: { match_all: {} },
-});
-const storedOf = new Map(storedHits.hits.hits.map((h) => [h._id!, h._source?.record?.embedding?.vector]));
+const storedOf = await postHeadVectors(es, index, ids);
 const stored = ids.map((id) => {
   const v = storedOf.get(id);
   if (!v) throw new Error(`${id} has no stored vector: load the harness with vectors first`);
-  return Float32Array.from(decodeVector(v));
+  return Float32Array.from(v);
 });
 const firsts = await embedder.embedDocuments(corpus.map(captionOf));
 const later: Array<{ doc: number; text: string }> = corpus.flatMap((d, doc) =>

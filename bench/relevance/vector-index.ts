@@ -10,6 +10,7 @@
  *
  * Writes bench/results/vector-index-<collection>.json; deletes its indices, also on failure.
  */
+import { postHeadVectors } from '../lib/model-vectors.ts';
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -20,7 +21,6 @@ import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { fuseConvex, type ScoredId } from '../../src/query/fusion.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { loadCorpus, loadQrels, loadQueries, scifactDir } from './beir.ts';
 import { postServiceId } from './beir-observations.ts';
 import { meanNdcgAtK, type ScoredDoc } from './ndcg.ts';
@@ -52,17 +52,25 @@ try {
   const vectors: Array<{ id: string; vector: number[] }> = [];
   let after: unknown[] | undefined;
   for (;;) {
-    const page = await es.search<{ record: { embedding?: { vector: string } } }>({
+    const page = await es.search({
       index: source,
       size: 1000,
       sort: [{ id: 'asc' }],
-      _source: ['record.embedding.vector'],
-      // Posts with a vector: the posts index maps the model that made it, the record holds the vector.
+      _source: false,
+      // Posts with a vector: the posts index maps the model that made it; the vector document holds it.
       query: { exists: { field: 'embedding_model' } },
       ...(after ? { search_after: after as never } : {}),
     });
     const hits = page.hits.hits;
-    for (const h of hits) vectors.push({ id: h._id!, vector: decodeVector(h._source!.record.embedding!.vector) });
+    const stored = await postHeadVectors(
+      es,
+      source,
+      hits.map((h) => h._id!),
+    );
+    for (const h of hits) {
+      const vector = stored.get(h._id!);
+      if (vector) vectors.push({ id: h._id!, vector });
+    }
     if (hits.length < 1000) break;
     after = hits.at(-1)!.sort;
   }

@@ -95,6 +95,8 @@ const FAMILY_WORK = [
   'refreshes',
   'refresh_ms',
   'merge_ms',
+  'merged_bytes',
+  'store_bytes',
   'queries',
   'query_ms',
   'gets',

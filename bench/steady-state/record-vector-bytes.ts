@@ -11,8 +11,9 @@
  * Per variant and repeat, a throwaway stack of indices from the service's own templates (`indices
  * apply` under a fresh prefix) gets `size` posts: the records of `--from` (an index the service
  * loaded with embeddings) copied under new IDs, projected by the service's `projectPost`. Variant
- * `record`: as the service writes them; `hash-only`: the record's `embedding` without `vector` and
- * `passages`. Once the load's merges have settled, a share (`--updates`) of the posts is written
+ * `record`: as the service wrote them before 2026-11-30 (the record holding its vectors; now only
+ * a post's first write after its embedding); `hash-only`: the record's `embedding` without `vector`
+ * and `passages`, as the service stores a post once its vector document holds them. Once the load's merges have settled, a share (`--updates`) of the posts is written
  * again with a counter moved, in bulks of 500 at the template's refresh (1 s), as a day's
  * re-observations are, and measured until the merges they caused have settled: the engine's CPU
  * per rewritten post (less its CPU at rest over the same time), the posts index's indexing and
@@ -22,6 +23,7 @@
  * Raw engine only (no service process runs). Writes bench/results/record-vector-bytes.json;
  * deletes its indices, on failure too.
  */
+import { withStoredVectors } from '../../src/engine/elasticsearch/queries/post-vectors.ts';
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import type { PostRecord } from '../../src/domain/records.ts';
@@ -58,10 +60,10 @@ async function sourceRecords(): Promise<PostRecord[]> {
     query: { match_all: {} },
   });
   while (page.hits.hits.length > 0) {
-    for (const hit of page.hits.hits) {
-      const record = hit._source?.record;
-      if (record?.embedding?.vector) out.push(record);
-    }
+    // A post's record keeps no vectors since 2026-11-30: they come from its vector document.
+    const records = page.hits.hits.flatMap((hit) => (hit._source?.record ? [hit._source.record] : []));
+    for (const record of await withStoredVectors(es, args.from.replace(/-posts$/, '-post-vectors'), records))
+      if (record.embedding?.vector) out.push(record);
     page = await es.scroll<{ record: PostRecord }>({ scroll_id: page._scroll_id!, scroll: '1m' });
   }
   await es.clearScroll({ scroll_id: page._scroll_id! }).catch(() => undefined);

@@ -28,8 +28,9 @@ import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 import { mintId } from '../../src/contract/ids.ts';
 import type { AccountRecord, PostRecord } from '../../src/domain/records.ts';
-import { projectAccount, projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
+import { projectAccount, projectPost, storedPostRecord } from '../../src/engine/elasticsearch/documents/projection.ts';
 import { projectPostVectors } from '../../src/engine/elasticsearch/documents/vector-projection.ts';
+import { withStoredVectors } from '../../src/engine/elasticsearch/queries/post-vectors.ts';
 import { loadConfig } from '../../src/internal/config.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { decodeVector, encodeVector } from '../../src/text/vector-codec.ts';
@@ -133,7 +134,7 @@ function copyRecord<R extends PostRecord | AccountRecord>(record: R, family: 'po
   const { embedding, ...rest } = record as R & { lookalike?: { vector: string } };
   const text = JSON.stringify(rest).replace(pattern, (m) => map.get(m)!);
   const out = JSON.parse(text) as R & { lookalike?: { vector: string } };
-  if (embedding) out.embedding = { ...embedding, vector: perturb(embedding.vector) };
+  if (embedding) out.embedding = { ...embedding, ...(embedding.vector && { vector: perturb(embedding.vector) }) };
   if (out.lookalike) out.lookalike = { ...out.lookalike, vector: perturb(out.lookalike.vector) };
   return out;
 }
@@ -159,7 +160,8 @@ function accountCopies(record: AccountRecord): Line[] {
  * posts one by one would take most of an hour), and the copy's vector document projected from it.
  */
 function postCopies(record: PostRecord): Line[] {
-  const doc = projectPost(record);
+  // As a settled post is stored: its record without the vectors its vector document holds.
+  const doc = { ...projectPost(record), record: storedPostRecord(record) };
   const out: Line[] = [];
   let text: string | null = null;
   for (let c = FIRST; c < COPIES; c++) {
@@ -169,18 +171,29 @@ function postCopies(record: PostRecord): Line[] {
     else {
       text ??= JSON.stringify(doc);
       const map = copyMap(record, 'post', c);
-      const embedding = record.embedding;
-      if (embedding?.vector) {
-        for (const vector of [embedding.vector, ...(embedding.passages ?? [])]) map.set(vector, perturb(vector));
-      }
       const pattern = new RegExp([...map.keys()].map(escape).join('|'), 'g');
       json = text.replace(pattern, (m) => map.get(m)!);
       copy = JSON.parse(json) as typeof doc;
     }
-    const id = (copy.record as PostRecord).id;
+    const id = copy.record.id;
     out.push(['posts', id, json]);
-    const vectors = projectPostVectors(copy, copy.record as PostRecord);
-    if (vectors) out.push(['post-vectors', id, JSON.stringify(vectors.doc)]);
+    // The vectors are not in the projected document (the post's stored record keeps none): perturbed apart.
+    const embedding = record.embedding;
+    const copied = copy.record;
+    const vectors = projectPostVectors(
+      copy,
+      embedding?.vector && c > 0
+        ? {
+            ...copied,
+            embedding: {
+              ...embedding,
+              vector: perturb(embedding.vector),
+              ...(embedding.passages && { passages: embedding.passages.map(perturb) }),
+            },
+          }
+        : { ...copied, ...(embedding && { embedding }) },
+    );
+    if (vectors?.complete) out.push(['post-vectors', id, JSON.stringify(vectors.doc)]);
   }
   return out;
 }
@@ -232,9 +245,17 @@ async function copyIndex(name: 'posts' | 'accounts'): Promise<number> {
       { _source: ['record'] },
       { size: 1000, keepAlive: '10m' },
     );
-    for await (const hits of pages) {
-      for (const hit of hits) {
-        const record = hit._source!.record;
+    for await (const page of pages) {
+      // A post's vectors are in its vector document (the record read back keeps none).
+      const records =
+        family === 'post'
+          ? await withStoredVectors(
+              source,
+              `${args.from}-post-vectors`,
+              page.map((hit) => hit._source!.record as PostRecord),
+            )
+          : page.map((hit) => hit._source!.record);
+      for (const record of records) {
         const owner =
           family === 'post' ? (record as PostRecord).raw?.v.author_platform_id : (record as AccountRecord).platform_id;
         if (owner === undefined || !kept(owner)) continue;

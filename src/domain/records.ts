@@ -27,14 +27,20 @@ export interface Lww<T> {
 
 /**
  * A record's text vector: which model made it, from which text (hash of the embedding text), and
- * the vector itself (little-endian float32, base64). Kept inside the record so that every rewrite
- * and every index rebuild carries it forward without embedding again.
+ * the vector itself (little-endian float32, base64). An account keeps it inside its record, so
+ * that every rewrite and every index rebuild carries it forward without embedding again. A post's
+ * vectors live in its vector document (the engine's), and its stored record may say only which
+ * model made them from which text: a post is rewritten at every re-observation, its vectors only
+ * when its text changes (bench/steady-state.md, "The vectors in the record").
  */
 export interface StoredEmbedding {
   model: string;
   text_hash: string;
-  /** Empty when the model cannot read the text (src/embedding): no vector, never similar to anything. */
-  vector: string;
+  /**
+   * Empty when the model cannot read the text (src/embedding): no vector, never similar to
+   * anything. Absent from a post read back from the engine: its vectors are in its vector document.
+   */
+  vector?: string;
   /**
    * Posts only, and only those whose caption is longer than one passage: the vectors of the
    * caption's passages (src/text/embedding-text.ts), in text order, those the model cannot read
@@ -42,6 +48,10 @@ export interface StoredEmbedding {
    */
   passages?: string[];
 }
+
+/** Whether an embedding has a vector (in hand, or in the post's vector document): not a text the model cannot read. */
+export const hasVector = (embedding: StoredEmbedding | undefined): boolean =>
+  embedding !== undefined && embedding.vector !== '';
 
 /** The kinds of entity the service tracks; singular wherever a kind is named in code. */
 export type EntityKind = 'post' | 'account';

@@ -23,6 +23,12 @@ export interface RecordReads {
   currentFollowers(accountIds: readonly string[]): Promise<Map<string, number>>;
   /** {@link currentFollowers} with the time of the profile observation each count comes from. */
   storedFollowers(accountIds: readonly string[]): Promise<Map<string, StoredFollowers>>;
+  /**
+   * The posts' head vectors, by ID, from their vector documents (absent: none written yet, or
+   * the text is one the model cannot read). Near real time: a vector written since the last
+   * refresh is not there yet.
+   */
+  postVectors(postIds: readonly string[]): Promise<Map<string, number[]>>;
   /** A servable public account (the most followed) and one of its servable posts, for examples. */
   examples(): Promise<{ accountId: string | null; postId: string | null }>;
 }

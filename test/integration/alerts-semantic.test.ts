@@ -102,3 +102,48 @@ describe('a holder at the saved-search cap', () => {
     expect(before).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe('a post embedded long before, brought under a saved search by a re-observation', () => {
+  it('matches by meaning with the vectors its vector document holds (its stored record keeps none)', async () => {
+    const { key } = await stack.runtime.api.keys.create({
+      owner: 'settled@example.com',
+      name: 'settled',
+      scopes: ['search'],
+    });
+    const as = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+      stack.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      });
+    const post = (views: number, observedAt: string) =>
+      postObs('alsem-a', { platform_id: 'alsem-settled', caption: POSTS.bedtime, views, observed_at: observedAt });
+    const settled = mintId('post', 'alsem-settled');
+    const created = await as('POST', '/v1/social/saved-searches', {
+      name: 'viral skincare at night',
+      post: { query: QUERY, filters: { views: { gte: 1_000_000 } } },
+    });
+    expect(created.statusCode, JSON.stringify(created.body)).toBe(201);
+    const id = (created.body as { id: string }).id;
+    // Observed and embedded under the search's views, then observed again: its record is stored without its vectors.
+    expect((await stack.ingest([post(10_000, '2026-06-01T10:00:00Z')])).statusCode).toBe(200);
+    expect((await stack.ingest([post(10_000, '2026-06-01T11:00:00Z')])).statusCode).toBe(200);
+    const stored = await stack.runtime.es.get<{ record: { embedding?: Record<string, unknown> } }>({
+      index: `${stack.config.INDEX_PREFIX}-posts`,
+      id: settled,
+    });
+    expect(Object.keys(stored._source!.record.embedding!).sort()).toEqual(['model', 'text_hash']);
+
+    const matched = async () => {
+      const page = await as('GET', `/v1/social/saved-searches/${id}/matches?limit=100`);
+      expect(page.statusCode, JSON.stringify(page.body)).toBe(200);
+      return (page.body as { data: Array<{ data: { post: { id: string } } }> }).data.map((e) => e.data.post.id);
+    };
+    // Its views cross the filter: it comes to match, by meaning (it shares no word with the query).
+    expect((await stack.ingest([post(2_000_000, '2026-06-02T10:00:00Z')])).statusCode).toBe(200);
+    const deadline = Date.now() + 30_000;
+    while (!(await matched()).includes(settled) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect(await matched()).toEqual([settled]);
+  });
+});

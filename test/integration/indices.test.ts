@@ -377,7 +377,7 @@ describe('indices apply on indices built from an older template', () => {
         const { embedding_model: _model, ...doc } = projectPost(r);
         if (r.embedding)
           Object.assign(doc, {
-            embedding: engineVector(r.embedding.vector),
+            embedding: engineVector(r.embedding.vector!),
             passages: (r.embedding.passages ?? []).map((p) => ({ vector: engineVector(p) })),
           });
         await es.index({ index: `${prefix}-posts-write`, id: r.id, document: doc, refresh: true });

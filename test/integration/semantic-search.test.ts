@@ -6,7 +6,6 @@ import { createProducer } from '../../src/queues/registry.ts';
 import type { PostRecord } from '../../src/domain/records.ts';
 import { embeddingTextHash, postEmbeddingText, postPassageTexts } from '../../src/text/embedding-text.ts';
 import { cosine } from '../../src/domain/lookalike.ts';
-import { decodeVector } from '../../src/text/vector-codec.ts';
 import { accountObs, longCaption, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -115,6 +114,9 @@ describe('semantic ranking with the real model', () => {
 
   it('re-embeds a post through the embeddings queue when its enrichment arrives', async () => {
     const before = (await stack.runtime.engine.intake.posts.get([id('tyre')])).get(id('tyre'))!.embedding!;
+    const vectorOf = async () => (await stack.runtime.engine.reads.postVectors([id('tyre')])).get(id('tyre'));
+    const vectorBefore = await vectorOf();
+    expect(vectorBefore).toHaveLength(384);
     await stack.ingest(
       [
         postEnrichmentObs('sem-tyre', {
@@ -131,7 +133,11 @@ describe('semantic ranking with the real model', () => {
     }
     expect(postEmbeddingText(record!)).toContain('roadside safety tutorial');
     expect(record!.embedding!.text_hash).toBe(embeddingTextHash(postEmbeddingText(record!)));
-    expect(record!.embedding!.vector).not.toBe(before.vector);
+    // The new vector is in the post's vector document (visible after a refresh).
+    await stack.runtime.es.indices.refresh({ index: `${stack.config.INDEX_PREFIX}-post-vectors` });
+    const vectorAfter = await vectorOf();
+    expect(vectorAfter).toHaveLength(384);
+    expect(vectorAfter).not.toEqual(vectorBefore);
   });
 
   it('answers ?wait=true once a post is searchable by its words; its vector follows on the embeddings queue', async () => {
@@ -163,25 +169,57 @@ describe('semantic ranking with the real model', () => {
     await queue.close();
   });
 
-  it("indexes each post vector as the floats its record stores, bit for bit, in the post's vector document", async () => {
-    const records = await stack.runtime.engine.intake.posts.get(
-      Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)),
-    );
-    const response = await stack.runtime.es.search({
-      index: `${stack.config.INDEX_PREFIX}-post-vectors`,
-      query: { ids: { values: [...records.keys()] } },
-      docvalue_fields: ['embedding'],
-      _source: false,
-      size: records.size,
-    });
-    expect(response.hits.hits).toHaveLength(records.size);
-    for (const hit of response.hits.hits) {
-      const indexed = (hit.fields?.['embedding'] as number[][])[0]!;
-      // The engine answers the float32 values it holds, as JSON numbers.
-      expect(Float32Array.from(indexed)).toEqual(
-        Float32Array.from(decodeVector(records.get(hit._id!)!.embedding!.vector)),
-      );
+  it("keeps a post's vectors in its vector document alone, and writes them again unchanged when only its facts move", async () => {
+    const es = stack.runtime.es;
+    const prefix = stack.config.INDEX_PREFIX;
+    const tyre = id('tyre');
+    const vectorDocument = async () => {
+      const hit = (
+        await es.search({
+          index: `${prefix}-post-vectors`,
+          query: { ids: { values: [tyre] } },
+          docvalue_fields: ['embedding'],
+          _source: false,
+          seq_no_primary_term: true,
+        })
+      ).hits.hits[0]!;
+      return { seqNo: hit._seq_no!, vector: Float32Array.from((hit.fields?.['embedding'] as number[][])[0]!) };
+    };
+    const storedRecord = async () =>
+      (await es.get<{ record: PostRecord }>({ index: `${prefix}-posts`, id: tyre }))._source!.record;
+    // Once its vector document holds them, a rewrite of the post stores its record without its vectors.
+    for (let minute = 1; minute <= 3 && (await storedRecord()).embedding?.vector !== undefined; minute++) {
+      const seen = await stack.ingest([
+        postObs('sem-a', { platform_id: 'sem-tyre', caption: POSTS.tyre, observed_at: `2026-06-01T11:0${minute}:00Z` }),
+      ]);
+      expect(seen.statusCode, JSON.stringify(seen.body)).toBe(200);
     }
+    const stored = await storedRecord();
+    expect(stored.embedding).toEqual({ model: 'all-MiniLM-L6-v2@q8', text_hash: expect.any(String) });
+    const before = await vectorDocument();
+    const [fresh] = await stack.runtime.embedder.embedDocuments([postEmbeddingText(stored)]);
+    expect(cosine(Array.from(before.vector), Array.from(fresh!))).toBeGreaterThan(0.999);
+
+    // A re-observation whose views cross a bucket the vector document keeps: written again, same vector.
+    const again = await stack.ingest([
+      postObs('sem-a', {
+        platform_id: 'sem-tyre',
+        caption: POSTS.tyre,
+        views: 5_000_000,
+        observed_at: '2026-06-02T00:00:00Z',
+      }),
+    ]);
+    expect(again.statusCode, JSON.stringify(again.body)).toBe(200);
+    await es.indices.refresh({ index: `${prefix}-post-vectors` });
+    const after = await vectorDocument();
+    expect(after.seqNo).toBeGreaterThan(before.seqNo);
+    expect(after.vector).toEqual(before.vector);
+    // And a search by meaning under a filter on those views finds it.
+    const found = await stack.post('/v1/social/posts/search', {
+      post: { query: 'changing a punctured tyre on the motorway', filters: { views: { gte: 1_000_000 } } },
+    });
+    expect(found.statusCode).toBe(200);
+    expect(ids(found.body)).toEqual([tyre]);
   });
 
   it('finds a long post by what its tail says, past the head the model reads (passages)', async () => {
@@ -191,14 +229,25 @@ describe('semantic ranking with the real model', () => {
     const long = mintId('post', 'sem-long');
     const record = (await stack.runtime.engine.intake.posts.get([long])).get(long)!;
     const passages = postPassageTexts(record);
-    expect(record.embedding?.passages).toHaveLength(passages.length);
+    // Its vector document holds a vector per passage.
+    const vectorDocument = await stack.runtime.es.search({
+      index: `${stack.config.INDEX_PREFIX}-post-vectors`,
+      query: {
+        bool: {
+          filter: [{ ids: { values: [long] } }],
+          should: [{ nested: { path: 'passages', query: { match_all: {} }, inner_hits: { _source: false } } }],
+        },
+      },
+      _source: false,
+    });
+    expect(vectorDocument.hits.hits[0]?.inner_hits?.passages?.hits.total).toMatchObject({ value: passages.length });
     expect(passages.length).toBeGreaterThan(2);
     expect(passages.every((p) => p.startsWith('Trail diary, day three\n\n'))).toBe(true);
 
     const query = 'how to fix a flat bicycle tire';
     const vector = await stack.runtime.embedder.embedQuery(query);
     // The head alone is about the hike: under the similarity floor, so no neighbour by it.
-    expect(cosine(vector, decodeVector(record.embedding!.vector))).toBeLessThan(0.3);
+    expect(cosine(vector, (await stack.runtime.engine.reads.postVectors([long])).get(long)!)).toBeLessThan(0.3);
     const hybrid = await stack.post('/v1/social/posts/search', { post: { query }, limit: 10 });
     expect(hybrid.statusCode).toBe(200);
     expect(ids(hybrid.body)).toContain(long);

@@ -101,16 +101,16 @@ describe('feedback needs lexical evidence', () => {
     expect(moved).toEqual({ vector: null, records: new Map() });
   });
 
-  it('reads the top 3 vectors when a lexical hit is among the first results, and the records asked in the same request', async () => {
-    const asked: unknown[] = [];
-    const vector = Buffer.from(new Float32Array([0, 1]).buffer).toString('base64');
+  it('reads the top 3 vectors from their vector documents when a lexical hit is among the first results, and the records asked beside them', async () => {
+    const asked: Array<Record<string, unknown>> = [];
     const client = {
-      search: (request: unknown) => {
+      search: (request: Record<string, unknown>) => {
         asked.push(request);
-        const record = (id: string) => ({ id, caption: id, embedding: { model: 'm', text_hash: 'h', vector } });
-        return Promise.resolve({
-          hits: { hits: ['a', 'e'].map((id) => ({ _id: id, _source: { record: record(id) } })) },
-        });
+        // The vector documents answer doc values; the posts their records.
+        const hits = request.docvalue_fields
+          ? [{ _id: 'a', fields: { embedding: [[0, 1]] } }]
+          : ['a', 'e'].map((id) => ({ _id: id, _source: { record: { id, caption: id } } }));
+        return Promise.resolve({ hits: { hits } });
       },
     } as unknown as Client;
     const fused = [
@@ -128,15 +128,19 @@ describe('feedback needs lexical evidence', () => {
       fused,
       records: ['a', 'e'],
     });
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toMatchObject({
-      query: { bool: { filter: [{ ids: { values: ['a', 'b', 'c', 'e'] } }, POSTS_ONLY] } },
-      size: 4,
-      _source: { excludes: ['record.embedding.passages', 'record.media_enrichment'] },
+    expect(asked).toHaveLength(2);
+    expect(asked.find((r) => !r.docvalue_fields)).toMatchObject({
+      query: { bool: { filter: [{ ids: { values: ['a', 'e'] } }, POSTS_ONLY] } },
+      size: 2,
+      _source: { excludes: ['record.embedding', 'record.media_enrichment'] },
     });
-    // Only the feedback documents move the vector ('e' is read for its record alone).
+    expect(asked.find((r) => r.docvalue_fields)).toMatchObject({
+      query: { bool: { filter: [{ ids: { values: ['a', 'b', 'c'] } }, { bool: { must_not: [POSTS_ONLY] } }] } },
+      _source: false,
+      docvalue_fields: ['embedding'],
+    });
+    // The feedback documents with a vector move it ('b' and 'c' have no vector document yet).
     expect(moved.vector).toEqual(feedbackVector([1, 0], [{ vector: [0, 1] }]));
-    // Records as a search page renders them: without their vectors.
     expect([...moved.records.values()]).toEqual([
       { id: 'a', caption: 'a' },
       { id: 'e', caption: 'e' },

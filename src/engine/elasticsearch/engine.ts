@@ -21,9 +21,10 @@ import { createFacetEngine } from './reads/facet-search.ts';
 import { createCountEngine } from './reads/count-search.ts';
 import { createPostHighlighter } from './reads/post-highlights.ts';
 import { createSnapshotPool, type SnapshotStats } from './reads/snapshot-pool.ts';
-import { projectAccount } from './documents/projection.ts';
+import { projectAccount, storedPostRecord } from './documents/projection.ts';
 import { createRecordLookups } from './reads/record-lookups.ts';
 import { createRecordReads } from './reads/record-reads.ts';
+import { restorePostVectors } from './writes/stored-vectors.ts';
 import { createIntakeReads } from './reads/intake-reads.ts';
 import { createNameSuggester } from './reads/name-suggestions.ts';
 import { createSpellingCorrector } from './queries/spelling.ts';
@@ -137,6 +138,12 @@ export function createElasticsearchEngine(deps: {
       // Once embedded (a text the model cannot read leaves an empty vector: its document goes).
       applies: (record) => record.embedding !== undefined,
       of: projectPostVectors,
+      // Once its vector document holds its vectors, a post's record is stored without them.
+      settle: (doc, record) => {
+        doc.record = storedPostRecord(record);
+      },
+      // A post read back keeps its vectors here only: a document whose facts moved is written with them.
+      restore: restorePostVectors(client, postVectors.write),
     },
     ...writes,
   });
@@ -155,6 +162,7 @@ export function createElasticsearchEngine(deps: {
     client,
     postsIndex: posts.read,
     accountsIndex: accounts.read,
+    postVectorsIndex: postVectors.read,
     posts: postStore,
     accounts: accountStore,
   });
@@ -186,7 +194,7 @@ export function createElasticsearchEngine(deps: {
   const intake: IntakeStore = {
     posts: postStore,
     accounts: accountStore,
-    ...createIntakeReads({ client, postsIndex: posts.read, ...pacing }),
+    ...createIntakeReads({ client, postsIndex: posts.read, postVectorsIndex: postVectors.read, ...pacing }),
     followerHistory: (ids, from, to, options) =>
       historyOn ? history.followers(ids, from, to, options) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
     refresh: refreshLookups,
@@ -215,6 +223,7 @@ export function createElasticsearchEngine(deps: {
       accountsIndex: accounts.read,
       similarityFloor: deps.similarityFloor ?? null,
       projections,
+      postVectorsIndex: postVectors.read,
     }),
     similarity: createSimilarityEvidence({ client, postsIndex: posts.read, vectorsIndex: postVectors.read }),
     intake,

@@ -1,5 +1,5 @@
 import { accountAvailability, isServablePost } from '../../domain/availability.ts';
-import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import { hasVector, type AccountRecord, type PostRecord } from '../../domain/records.ts';
 import type { RecordReads } from '../../engine/reads.ts';
 import { ServiceUnavailableError, ValidationFailedError } from '../../internal/errors.ts';
 import type { SearchReference } from '../../query/search-codec.ts';
@@ -33,7 +33,7 @@ export type ModelState = 'off' | 'loading' | 'ready' | 'failed';
  * the model still loading, or failed (the operator's to fix; `/readyz` says so too).
  */
 export function createReferences(deps: {
-  reads: Pick<RecordReads, 'posts' | 'accounts' | 'findPostIdByShortcode' | 'findAccountIdByHandle'>;
+  reads: Pick<RecordReads, 'posts' | 'accounts' | 'postVectors' | 'findPostIdByShortcode' | 'findAccountIdByHandle'>;
   /** The embedding model's state (EMBEDDINGS, MODEL_DIR): whether vectors are being made at all. */
   model: () => ModelState;
 }): References {
@@ -57,12 +57,18 @@ export function createReferences(deps: {
       const id = ref.kind === 'alias' ? await deps.reads.findPostIdByShortcode(ref.alias) : ref.id;
       const record = id === null ? null : ((await deps.reads.posts.get([id])).get(id) ?? null);
       if (!isServablePost(record)) throw new ValidationFailedError(`/post/similar_to: ${UNKNOWN_REFERENCE.post}`);
-      if (record.embedding?.vector) return { record, vector: decodeVector(record.embedding.vector) };
+      // The vector from its vector document; the record says why there is none.
+      const vector = hasVector(record.embedding)
+        ? (await deps.reads.postVectors([record.id])).get(record.id)
+        : undefined;
+      if (vector) return { record, vector };
       throw noVector(
         '/post/similar_to',
         'post',
         record.embedding
-          ? 'the text of this post is not one the model can read (mostly emoji or a script outside its vocabulary), so nothing is compared with it'
+          ? hasVector(record.embedding)
+            ? null // written, not visible yet (the next refresh shows it)
+            : 'the text of this post is not one the model can read (mostly emoji or a script outside its vocabulary), so nothing is compared with it'
           : postEmbeddingText(record) === ''
             ? 'this post has no text to compare by (no caption, transcript, on-screen text or enrichment), so it never gets a vector'
             : null,

@@ -135,6 +135,8 @@ export async function copyRecords<R extends PostRecord | AccountRecord>(
   options: {
     from: string;
     project: (record: R) => ProjectedWrite[];
+    /** What each page's records need before `transform` (a post's vectors from its vector document). */
+    prepare?: (records: R[]) => Promise<R[]>;
     transform?: RebuildTransform;
     signal?: AbortSignal;
     onProgress?: (copied: number) => void;
@@ -162,7 +164,8 @@ export async function copyRecords<R extends PostRecord | AccountRecord>(
       );
       const hits = page.hits.hits;
       if (hits.length === 0) break;
-      const records = hits.map((h) => h._source!.record);
+      const read = hits.map((h) => h._source!.record);
+      const records = options.prepare ? await options.prepare(read) : read;
       const rewritten = options.transform ? await options.transform(records) : records;
       const writes = rewritten.flatMap((record, i) => options.project(record).map((w) => ({ ...w, id: hits[i]!._id })));
       await inFlight;

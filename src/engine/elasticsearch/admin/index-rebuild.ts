@@ -1,8 +1,9 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { AccountRecord, PostRecord } from '../../../domain/records.ts';
+import { withStoredVectors } from '../queries/post-vectors.ts';
 import type { IndexAdmin, IndexName, StoredIndexName } from '../../index-admin.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
-import { projectAccount, projectPost } from '../documents/projection.ts';
+import { projectAccount, projectPost, storedPostRecord } from '../documents/projection.ts';
 import { projectPostVectors } from '../documents/vector-projection.ts';
 import { refreshAll } from '../errors.ts';
 import { concreteIndexName, type IndexNames } from '../names.ts';
@@ -100,14 +101,19 @@ function copyInto(client: Client, name: IndexName, moves: Move[], options: Rebui
       ...copy,
       project: (record) => [{ index: to.get('accounts')!, doc: projectAccount(record) }],
     });
+  // A post's stored record keeps its vectors in its vector document: they come along from there.
+  const vectorsFrom = moves.find((move) => move.name === 'post-vectors')?.names.read;
   return copyRecords<PostRecord>(client, {
     ...copy,
+    ...(vectorsFrom ? { prepare: (records: PostRecord[]) => withStoredVectors(client, vectorsFrom, records) } : {}),
     project: (record) => {
-      const post = projectPost(record);
+      // The vector document is written in the same pass (and counted before the swap): the
+      // post's record is stored without the vectors it holds.
+      const post = { ...projectPost(record), record: storedPostRecord(record) };
       const writes: ProjectedWrite[] = [{ index: to.get('posts')!, doc: post }];
       // A post without a vector yet has no vector document.
       const vectors = projectPostVectors(post, record);
-      if (vectors) writes.push({ index: to.get('post-vectors')!, doc: vectors.doc });
+      if (vectors?.complete) writes.push({ index: to.get('post-vectors')!, doc: vectors.doc });
       return writes;
     },
   });

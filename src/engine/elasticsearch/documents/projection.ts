@@ -1,7 +1,7 @@
 import { mintId } from '../../../contract/ids.ts';
 import { ACCOUNT_METRIC_FIELDS, engagementRateByViews, type AccountMetrics } from '../../../domain/derived.ts';
 import { linkedAccountIds, linksOf } from '../../../domain/links.ts';
-import { mediaEnrichmentOf, type AccountRecord, type PostRecord } from '../../../domain/records.ts';
+import { hasVector, mediaEnrichmentOf, type AccountRecord, type PostRecord } from '../../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../../domain/availability.ts';
 import { coarse } from '../../../domain/volatile-facts.ts';
 import { analyzeIn, documentLanguage } from '../../../text/languages.ts';
@@ -28,6 +28,18 @@ function items(value: unknown): unknown[] {
 function joinText(parts: Array<string | null | undefined>): string | undefined {
   const text = parts.filter((p): p is string => typeof p === 'string' && p.length > 0).join('\n');
   return text.length > 0 ? text : undefined;
+}
+
+/**
+ * A post's record as its own document stores it: without its vectors, which its vector document
+ * holds (vector-projection.ts); the embedding keeps its model and text hash (what says
+ * whether the post needs embedding again), and an empty vector (a text the model cannot read).
+ */
+export function storedPostRecord(record: PostRecord): PostRecord {
+  const embedding = record.embedding;
+  if (!embedding || (embedding.vector === undefined && embedding.passages === undefined) || embedding.vector === '')
+    return record;
+  return { ...record, embedding: { model: embedding.model, text_hash: embedding.text_hash } };
 }
 
 /** The indexed document of a post. */
@@ -127,7 +139,7 @@ export function projectPost(record: PostRecord): Doc {
   Object.assign(doc, stemmedCompanions(doc));
   // The vectors themselves go to the post's vector document (vector-projection.ts); the post says
   // which model made them (what finds an author's embedded posts).
-  if (record.embedding?.vector) doc.embedding_model = record.embedding.model;
+  if (record.embedding && hasVector(record.embedding)) doc.embedding_model = record.embedding.model;
   return doc;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PostRecord } from '../../../domain/records.ts';
+import { hasVector, type PostRecord } from '../../../domain/records.ts';
 import { coarse, VOLATILE_AUTHOR_FIELDS, wide } from '../../../domain/volatile-facts.ts';
 import { COARSE_VECTOR_FIELDS, engineVector, VECTOR_DOCUMENT_FIELDS } from '../vectors.ts';
 
@@ -27,10 +27,16 @@ type Doc = Record<string, unknown>;
 export const VECTOR_FIELDS = ['embedding', 'passages'] as const;
 export const FACTS_FIELD = 'facts';
 
-/** A post's vector document and its key (a digest of everything it holds). */
+/**
+ * A post's vector document and its key (a digest of its facts and of which vectors it holds: their
+ * model and text). `complete` is false when the record in hand does not carry the vectors (a post
+ * read back from the engine keeps them only in this document): the document then lacks them, and
+ * a write must take them from the stored document (writes/stored-vectors.ts).
+ */
 export interface VectorDocument {
   doc: Doc;
   key: string;
+  complete: boolean;
 }
 
 /**
@@ -39,9 +45,9 @@ export interface VectorDocument {
  * by the stored key alone whether the document needs writing.
  */
 export function projectPostVectors(post: Doc, record: PostRecord): VectorDocument | null {
-  const vector = record.embedding?.vector;
+  const embedding = record.embedding;
   // Before the worker embeds it, or for a text the model cannot read (an empty vector): none.
-  if (!vector) return null;
+  if (!embedding || !hasVector(embedding)) return null;
   const doc: Doc = {};
   for (const field of VECTOR_DOCUMENT_FIELDS) {
     const value = post[field];
@@ -49,12 +55,16 @@ export function projectPostVectors(post: Doc, record: PostRecord): VectorDocumen
     doc[field] = COARSE_VECTOR_FIELDS.has(field) && typeof value === 'number' ? coarse(value) : value;
   }
   if (isObject(doc.author)) doc.author = widened(doc.author);
-  doc.embedding = engineVector(vector);
-  const passages = record.embedding?.passages ?? [];
-  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: engineVector(p) }));
-  const key = createHash('sha1').update(JSON.stringify(doc)).digest('base64url');
+  // The vectors are named by their model and text: the same text embedded by the same model.
+  const key = createHash('sha1')
+    .update(JSON.stringify([doc, embedding.model, embedding.text_hash]))
+    .digest('base64url');
   doc[FACTS_FIELD] = key;
-  return { doc, key };
+  if (embedding.vector === undefined) return { doc, key, complete: false };
+  doc.embedding = engineVector(embedding.vector);
+  const passages = embedding.passages ?? [];
+  if (passages.length > 0) doc.passages = passages.map((p) => ({ vector: engineVector(p) }));
+  return { doc, key, complete: true };
 }
 
 const isObject = (value: unknown): value is Doc => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,9 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { PostVector } from '../../../domain/lookalike.ts';
-import type { PostRecord } from '../../../domain/records.ts';
-import { decodeVector } from '../../../text/vector-codec.ts';
 import type { AuthorPostFacts, IntakeStore } from '../../intake-store.ts';
 import { COMPLETE_RESULTS, engineCall, translateEngineError } from '../errors.ts';
+import { storedPostVectors } from '../queries/post-vectors.ts';
 import { firstNumber, firstString } from '../response-values.ts';
 import { paced, type WritePacing } from '../../../internal/write-pacing.ts';
 
@@ -19,6 +18,8 @@ export type IntakeReads = Pick<IntakeStore, 'postIdsLinkedTo' | 'authorPostFacts
 export function createIntakeReads(deps: {
   client: Client;
   postsIndex: string;
+  /** The posts' vector documents (documents/vector-projection.ts): lookalikes read their vectors. */
+  postVectorsIndex: string;
   /** Searches first: these pages of up to 2,000 hits pause as the writes do (absent: never). */
   pacing?: WritePacing;
 }): IntakeReads {
@@ -93,7 +94,7 @@ export function createIntakeReads(deps: {
   ): Promise<Map<string, PostVector[]>> {
     const out = new Map<string, PostVector[]>(authorIds.map((id) => [id, []]));
     if (authorIds.length === 0) return out;
-    // One small search per author, in one request: the newest posts of each, vectors from the record.
+    // One small search per author, in one request: the newest posts of each with a vector of `model`.
     const searches = authorIds.flatMap((id): estypes.MsearchRequestItem[] => [
       // In a multi-search the header line carries the request parameters.
       { index: postsIndex, ...COMPLETE_RESULTS },
@@ -104,35 +105,38 @@ export function createIntakeReads(deps: {
               { term: { 'author.id': id } },
               { term: { status: 'available' } },
               // Posts with a vector (it is in their vector document; the post names its model).
-              { exists: { field: 'embedding_model' } },
+              { term: { embedding_model: model } },
             ],
           },
         },
         sort: [{ posted_at: { order: 'desc' } }, { id: 'asc' }],
         size: limit,
-        _source: ['record.embedding', 'record.raw.v.posted_at', 'record.enrichment.topics'],
+        _source: ['record.raw.v.posted_at', 'record.enrichment.topics'],
         track_total_hits: false,
       },
     ]);
     const response = await engineCall(() =>
       client.msearch<{
-        record: Pick<PostRecord, 'embedding'> & {
-          raw: { v: { posted_at: string } };
-          enrichment?: { topics?: { v?: string[] | null } };
-        };
+        record: { raw: { v: { posted_at: string } }; enrichment?: { topics?: { v?: string[] | null } } };
       }>({ searches }),
     );
-    response.responses.forEach((answer, i) => {
+    const recent = response.responses.map((answer) => {
       if ('error' in answer) throw translateEngineError(answer.error);
-      const vectors = out.get(authorIds[i]!)!;
-      for (const hit of answer.hits.hits) {
+      return answer.hits.hits;
+    });
+    // The vectors themselves from the vector documents.
+    const vectors = await storedPostVectors(
+      client,
+      deps.postVectorsIndex,
+      recent.flatMap((hits) => hits.map((hit) => hit._id!)),
+    );
+    recent.forEach((hits, i) => {
+      const list = out.get(authorIds[i]!)!;
+      for (const hit of hits) {
         const record = hit._source?.record;
-        if (record?.embedding?.model !== model) continue;
-        vectors.push({
-          postedAt: record.raw.v.posted_at,
-          vector: decodeVector(record.embedding.vector),
-          topics: record.enrichment?.topics?.v ?? [],
-        });
+        const vector = vectors.get(hit._id!)?.vector;
+        if (!record || !vector) continue;
+        list.push({ postedAt: record.raw.v.posted_at, vector, topics: record.enrichment?.topics?.v ?? [] });
       }
     });
     return out;

@@ -4,6 +4,7 @@ import type { RecordReader } from '../../records.ts';
 import type { RecordReads, StoredFollowers } from '../../reads.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { firstNumber, firstString } from '../response-values.ts';
+import { postVectorsBody, readPostVectors } from '../queries/post-vectors.ts';
 
 /**
  * The record reads of the API: records by ID (the stores), the current holders of shortcodes and
@@ -13,6 +14,8 @@ export function createRecordReads(deps: {
   client: Client;
   postsIndex: string;
   accountsIndex: string;
+  /** The posts' vector documents (documents/vector-projection.ts). */
+  postVectorsIndex: string;
   posts: RecordReader<PostRecord>;
   accounts: RecordReader<AccountRecord>;
 }): RecordReads {
@@ -70,6 +73,15 @@ export function createRecordReads(deps: {
           out.set(id, { followers, observedAt });
       }
       return out;
+    },
+
+    async postVectors(postIds) {
+      const ids = [...new Set(postIds)];
+      if (ids.length === 0) return new Map();
+      const response = await engineCall(() =>
+        client.search({ ...COMPLETE_RESULTS, index: deps.postVectorsIndex, ...postVectorsBody(ids) }),
+      );
+      return new Map([...readPostVectors(response.hits.hits)].map(([id, stored]) => [id, stored.vector]));
     },
 
     findAccountIdByHandle(handle) {

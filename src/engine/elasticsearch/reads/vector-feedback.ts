@@ -4,9 +4,9 @@ import { queryEntities } from '../../../query/entities.ts';
 import { isQuestion } from '../../../text/question-weights.ts';
 import type { TieredFusedId } from '../../../query/fusion.ts';
 import { FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../../query/relevance-feedback.ts';
-import { decodeVector } from '../../../text/vector-codec.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
-import { SEARCH_SOURCE_EXCLUDES } from '../queries/post-query.ts';
+import { SEARCH_SOURCE } from '../queries/post-query.ts';
+import { postVectorsBody, readPostVectors } from '../queries/post-vectors.ts';
 
 /**
  * Which hybrid searches use vector feedback (config SEARCH_VECTOR_FEEDBACK): `on` (the default)
@@ -37,15 +37,15 @@ export function usesVectorFeedback(
 /**
  * The feedback vector of a first fused window: the query vector moved toward the stored vectors of
  * its 3 best results (FEEDBACK_DOCUMENTS), each weighing its fused score times its share
- * ({@link feedbackShares}: a result near the cut counts in part, on both sides of it), read on the
- * same snapshot in one request, unit length. Null — no feedback — when none of them has a vector,
+ * ({@link feedbackShares}: a result near the cut counts in part, on both sides of it), read from
+ * their vector documents on the same snapshot (queries/post-vectors.ts), unit length. Null — no feedback — when none of them has a vector,
  * and when BM25 matched nothing: the first results are then neighbours alone, and feedback would
  * only amplify them (on a second social set, seed 7, "xkq zzt brrp" is answered with 4 Japanese
  * posts the model cannot read; moved toward them, with 8).
  *
- * The same request reads the records of `records` (the first window's best ids, which the final
- * page mostly shows again), so that the page does not wait for another request to read them;
- * `records` answers those found, without their vectors.
+ * Beside it, on the same snapshot, a search reads the records of `records` (the first window's
+ * best ids, which the final page mostly shows again), so that the page does not wait for another
+ * request to read them; `records` answers those found, without their vectors.
  */
 export async function vectorFromFeedback(deps: {
   client: Client;
@@ -63,28 +63,30 @@ export async function vectorFromFeedback(deps: {
   const counted = deps.fused.map((f, i) => ({ id: f.id, weight: shares[i]! * f.score })).filter((f) => f.weight > 0);
   const ids = counted.map((f) => f.id);
   if (ids.length === 0 || deps.query.length === 0) return none;
-  const asked = [...new Set([...ids, ...(deps.records ?? [])])];
-  const response = await deps.client.search<{ record: PostRecord }>({
-    ...COMPLETE_RESULTS,
-    pit: { id: deps.pit, keep_alive: deps.keepAlive },
-    query: { bool: { filter: [{ ids: { values: asked } }, deps.postsOnly] } },
-    size: asked.length,
-    _source: { excludes: FEEDBACK_SOURCE_EXCLUDES },
-    track_total_hits: false,
-  });
-  const vectors = new Map<string, number[]>();
+  // The records and the vectors at once (two searches rather than one multi-search: a lost
+  // snapshot fails each as a search, which is what the page's retry reads).
+  const on = { pit: { id: deps.pit, keep_alive: deps.keepAlive }, ...COMPLETE_RESULTS };
+  const asked = deps.records ?? [];
+  const [recordsAnswer, vectorsAnswer] = await Promise.all([
+    asked.length === 0
+      ? null
+      : deps.client.search<{ record: PostRecord }>({
+          ...on,
+          query: { bool: { filter: [{ ids: { values: [...asked] } }, deps.postsOnly] } },
+          size: asked.length,
+          _source: SEARCH_SOURCE,
+          track_total_hits: false,
+        }),
+    deps.client.search({ ...on, ...postVectorsBody(ids, { scope: { bool: { must_not: [deps.postsOnly] } } }) }),
+  ]);
   const records = new Map<string, PostRecord>();
-  for (const hit of response.hits.hits) {
+  for (const hit of recordsAnswer?.hits.hits ?? []) {
     const record = hit._source?.record;
-    if (!record) continue;
-    // A post whose vector is not written yet has no embedding.
-    const vector = record.embedding?.vector;
-    if (typeof vector === 'string') vectors.set(hit._id!, decodeVector(vector));
-    delete record.embedding;
-    records.set(hit._id!, record);
+    if (record) records.set(hit._id!, record);
   }
+  const stored = readPostVectors(vectorsAnswer.hits.hits);
   const documents = counted.flatMap((f) => {
-    const vector = vectors.get(f.id);
+    const vector = stored.get(f.id)?.vector;
     return vector?.length === deps.query.length ? [{ vector, weight: f.weight }] : [];
   });
   return {
@@ -92,8 +94,3 @@ export async function vectorFromFeedback(deps: {
     records,
   };
 }
-
-/** A search's source (SEARCH_SOURCE) with the record's own vector: its passages' vectors stay out. */
-const FEEDBACK_SOURCE_EXCLUDES = SEARCH_SOURCE_EXCLUDES.map((field) =>
-  field === 'record.embedding' ? 'record.embedding.passages' : field,
-);

@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { cosine } from '../../../domain/lookalike.ts';
-import type { PostRecord } from '../../../domain/records.ts';
+import { hasVector, type PostRecord } from '../../../domain/records.ts';
 import { ServiceUnavailableError } from '../../../internal/errors.ts';
 import { stableStringify } from '../../../internal/stable-json.ts';
 import { compileQuery } from '../../../percolator/compile.ts';
@@ -10,6 +10,7 @@ import { analyzeQuery } from '../../../text/languages.ts';
 import { decodeVector } from '../../../text/vector-codec.ts';
 import type { AlertMatches, AlertMatching, AlertQuery } from '../../alerts.ts';
 import { engineCall } from '../errors.ts';
+import { storedPostVectors, type StoredPostVectors } from '../queries/post-vectors.ts';
 import { postSearchFilter, postSearchQuery } from '../queries/post-query.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
 import type { WrittenProjections } from '../documents/written-projections.ts';
@@ -67,6 +68,8 @@ export function createAlertMatching(deps: {
   similarityFloor: number | null;
   /** The projections the posts' writes made (engine.ts shares its posts store's). */
   projections: Pick<WrittenProjections, 'of'>;
+  /** The posts' vector documents: a post read back keeps its vectors there only. */
+  postVectorsIndex: string;
 }): AlertMatching {
   const { client, similarityFloor } = deps;
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
@@ -153,15 +156,27 @@ export function createAlertMatching(deps: {
       if (records.length === 0 || queries.length === 0) return out;
       const table = await currentFields();
       const set = await compiledSet(await resolved(queries), table);
+      // Vectors matter only to saved searches by meaning; a post read back has them in its vector document.
+      const semantic = near !== undefined && queries.some((q) => q.vector !== null && q.vector.length > 0);
       for (let i = 0; i < records.length; i += POSTS_PER_BATCH) {
-        const candidates = records.slice(i, i + POSTS_PER_BATCH).map((record: PostRecord) => {
-          const stored = record.embedding ? [record.embedding.vector, ...(record.embedding.passages ?? [])] : [];
+        const batch = records.slice(i, i + POSTS_PER_BATCH);
+        const apart = semantic
+          ? await storedPostVectors(
+              client,
+              deps.postVectorsIndex,
+              batch.filter((r) => hasVector(r.embedding) && r.embedding!.vector === undefined).map((r) => r.id),
+              { passages: true },
+            )
+          : new Map<string, StoredPostVectors>();
+        const candidates = batch.map((record: PostRecord) => {
+          const stored = apart.get(record.id);
+          const vectors = stored
+            ? [stored.vector, ...stored.passages]
+            : [record.embedding?.vector, ...(record.embedding?.passages ?? [])]
+                .filter((v): v is string => v !== undefined && v.length > 0)
+                .map(decodeVector);
           // The projection's `record`, vectors and passages are in no field table: never read.
-          return {
-            id: record.id,
-            source: deps.projections.of(record),
-            vectors: stored.filter((v) => v.length > 0).map(decodeVector),
-          };
+          return { id: record.id, source: deps.projections.of(record), vectors };
         });
         await percolate(candidates, set, table, out, near);
       }

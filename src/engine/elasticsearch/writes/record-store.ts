@@ -7,6 +7,7 @@ import type { MetricPoint } from '../../../domain/history.ts';
 import { paced, type WritePacing } from '../../../internal/write-pacing.ts';
 import type { MergeOutcome, RecordStore, RecordUpdate, Versioned } from '../../records.ts';
 import { createBulkBodies, type BulkChunk, type BulkLimits } from '../documents/bulk-bodies.ts';
+import { createCompanions, type Companion, type CompanionWrite, type StoredCompanion } from './companions.ts';
 import { engineCall, indicesNotInstalled, isTransientEngineError, translateEngineError } from '../errors.ts';
 
 const MAX_ATTEMPTS = 50;
@@ -23,28 +24,6 @@ interface Fetched<R> {
   record: R | null;
   seqNo?: number;
   primaryTerm?: number;
-}
-
-/** A record's companion document as written: its key, and its place in its shard's history. */
-interface StoredCompanion {
-  key: string | undefined;
-  seqNo: number | undefined;
-  primaryTerm: number | undefined;
-}
-
-/**
- * A document kept in another index beside each record's own, derived from it (a post's vector
- * document: documents/vector-projection.ts), and written only when its key changes.
- */
-export interface Companion<R> {
-  /** The companion index's write alias (it is read through it too: one index behind it). */
-  index: string;
-  /** The stored field holding a companion document's key. */
-  keyField: string;
-  /** Whether `record` can have a companion document, or had one (its stored one is read only then). */
-  applies(record: R): boolean;
-  /** A record's companion document and its key, from the record's own document; null: it has none. */
-  of(doc: Record<string, unknown>, record: R): { doc: Record<string, unknown>; key: string } | null;
 }
 
 /**
@@ -108,60 +87,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
     return out;
   }
 
-  /** The stored companions' keys and versions of `ids` (absent: not there). */
-  async function fetchCompanions(ids: readonly string[]): Promise<Map<string, StoredCompanion>> {
-    const out = new Map<string, StoredCompanion>();
-    const companion = deps.companion;
-    if (!companion || ids.length === 0) return out;
-    const response = await engineCall(() =>
-      client.mget({
-        index: companion.index,
-        ids: [...ids],
-        realtime: true,
-        _source: false,
-        stored_fields: [companion.keyField],
-      }),
-    );
-    for (const doc of response.docs) {
-      if (!('found' in doc) || !doc.found) continue;
-      const key: unknown = doc.fields?.[companion.keyField];
-      out.set(doc._id, {
-        key: Array.isArray(key) && typeof key[0] === 'string' ? key[0] : undefined,
-        seqNo: doc._seq_no,
-        primaryTerm: doc._primary_term,
-      });
-    }
-    return out;
-  }
-
-  /** Adds `record`'s companion write to `bodies` when its key differs from the stored one. */
-  function planCompanion(
-    bodies: ReturnType<typeof createBulkBodies<Planned<R>>>,
-    id: string,
-    doc: Record<string, unknown>,
-    record: R,
-    stored: StoredCompanion | undefined,
-  ): void {
-    const companion = deps.companion!;
-    const next = companion.of(doc, record);
-    if (next === null) {
-      // It had one and has none now: its companion goes.
-      if (stored)
-        bodies.add(
-          { companion: id },
-          {
-            delete: { _index: companion.index, _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm },
-          },
-          null,
-        );
-      return;
-    }
-    if (next.key === stored?.key) return;
-    const action = stored
-      ? { index: { _index: companion.index, _id: id, if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm } }
-      : { create: { _index: companion.index, _id: id } };
-    bodies.add({ companion: id }, action, JSON.stringify(next.doc));
-  }
+  const companions = deps.companion ? createCompanions(client, deps.companion) : null;
 
   return {
     async get(ids) {
@@ -221,23 +147,28 @@ export function createRecordStore<R extends { id: string }>(deps: {
         }
         // The stored companions of the records that can have one (after the records: most have none
         // until the worker embeds them, and a read of nothing still costs the engine a lookup).
-        const companion = deps.companion;
-        const companions = companion
-          ? await fetchCompanions(
+        const stored = companions
+          ? await companions.fetchStored(
               steps
                 .filter(({ id, current, next, changed }) => {
                   const record = changed ? next : recheck.has(id) ? current.record : null;
-                  return record !== null && companion.applies(record);
+                  return record !== null && companions.companion.applies(record);
                 })
                 .map((step) => step.id),
             )
           : new Map<string, StoredCompanion>();
         const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
         const planned: Array<{ before: R | null; after: R }> = [];
+        const writes: Array<{
+          record?: { id: string; action: object; doc: Record<string, unknown>; before: R | null; after: R };
+          companion?: CompanionWrite;
+        }> = [];
         for (const { id, current, next, changed } of steps) {
           if (!changed || next === null) {
-            if (deps.companion && recheck.has(id) && current.record !== null)
-              planCompanion(bodies, id, project(current.record), current.record, companions.get(id));
+            if (companions && recheck.has(id) && current.record !== null) {
+              const companionWrite = companions.plan(id, project(current.record), current.record, stored.get(id));
+              if (companionWrite) writes.push({ companion: companionWrite });
+            }
             continue;
           }
           const action =
@@ -245,9 +176,32 @@ export function createRecordStore<R extends { id: string }>(deps: {
               ? { create: { _index: index, _id: id } }
               : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
           const doc = project(next);
-          bodies.add({ id, before: current.record, after: next }, action, JSON.stringify(doc));
-          if (deps.companion) planCompanion(bodies, id, doc, next, companions.get(id));
+          const companionWrite = companions ? companions.plan(id, doc, next, stored.get(id)) : null;
+          writes.push({
+            record: { id, action, doc, before: current.record, after: next },
+            ...(companionWrite && { companion: companionWrite }),
+          });
           planned.push({ before: current.record, after: next });
+        }
+        // Companions whose record in hand lacks what they hold, from their stored documents.
+        const unrestored = companions
+          ? await companions.restore(writes.flatMap((w) => (w.companion ? [w.companion] : [])))
+          : { behind: new Set<string>(), skipped: new Set<string>() };
+        const companionsBehind = [...unrestored.behind];
+        for (const { record, companion: companionWrite } of writes) {
+          if (record)
+            bodies.add(
+              { id: record.id, before: record.before, after: record.after },
+              record.action,
+              JSON.stringify(record.doc),
+            );
+          if (!companionWrite) continue;
+          if (unrestored.behind.has(companionWrite.id) || unrestored.skipped.has(companionWrite.id)) continue;
+          bodies.add(
+            { companion: companionWrite.id },
+            companionWrite.action,
+            companionWrite.doc === null ? null : JSON.stringify(companionWrite.doc),
+          );
         }
         fetched.clear();
         recheck.clear();
@@ -262,7 +216,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
           await writeAll(chunks);
         for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
         // A record that lost its race may have left its companion written from the state that lost.
-        const behind = [...conflicts, ...transient, ...companionConflicts, ...companionsTransient];
+        const behind = [...conflicts, ...transient, ...companionConflicts, ...companionsTransient, ...companionsBehind];
         for (const id of behind) recheck.add(id);
         pending = [...new Set(behind)];
         points = transientPoints;
@@ -275,10 +229,10 @@ export function createRecordStore<R extends { id: string }>(deps: {
             );
           }
           await sleep(backoffMs(transientRounds));
-        } else if (conflicts.length > 0 || companionConflicts.length > 0) {
+        } else if (conflicts.length > 0 || companionConflicts.length > 0 || companionsBehind.length > 0) {
           if (++conflictRounds > MAX_ATTEMPTS)
             throw new InternalError(
-              `gave up merging ${conflicts.length + companionConflicts.length} records after ${MAX_ATTEMPTS} conflicts`,
+              `gave up merging ${conflicts.length + companionConflicts.length + companionsBehind.length} records after ${MAX_ATTEMPTS} conflicts`,
             );
           // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
           await sleep(Math.random() * Math.min(200, 5 * 2 ** conflictRounds));
