@@ -8,7 +8,7 @@ import { createElasticsearchEngine } from '../../src/engine/elasticsearch/engine
 import { templatesDir } from '../../src/internal/paths.ts';
 import { NO_ACCOUNT_METRICS } from '../../src/domain/derived.ts';
 import { applyAccount, applyPost } from '../../src/domain/merge.ts';
-import { emptyAccount, emptyPost, type StoredEmbedding } from '../../src/domain/records.ts';
+import { emptyAccount, emptyPost, type PostRecord, type StoredEmbedding } from '../../src/domain/records.ts';
 import { projectPost } from '../../src/engine/elasticsearch/documents/projection.ts';
 import { engineVector } from '../../src/engine/elasticsearch/vectors.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
@@ -413,6 +413,19 @@ describe('indices apply on indices built from an older template', () => {
       expect(rebuilt.copied).toBe(2);
       const ids = (await es.search({ index: `${prefix}-post-vectors`, query: { match_all: {} } })).hits.hits;
       expect(ids.map((h) => h._id)).toEqual([withVector.id]);
+      // The rebuilt post's record keeps which model embedded which text; its vectors are in its vector document.
+      const rebuiltRecord = (await es.get<{ record: PostRecord }>({ index: `${prefix}-posts`, id: withVector.id }))
+        ._source!.record;
+      expect(rebuiltRecord.embedding).toEqual({ model: 'test', text_hash: 'h' });
+      const vectorDocument = await es.search({
+        index: `${prefix}-post-vectors`,
+        query: { ids: { values: [withVector.id] } },
+        docvalue_fields: ['embedding'],
+        _source: false,
+      });
+      expect((vectorDocument.hits.hits[0]!.fields!['embedding'] as number[][])[0]).toEqual(
+        Array.from({ length: 384 }, (_, j) => (j === 0 ? 1 : 0)),
+      );
       const mapping = (await es.indices.getMapping({ index: rebuilt.to }))[rebuilt.to]!.mappings.properties ?? {};
       expect(Object.keys(mapping)).not.toContain('embedding');
       const status = (await current.admin.status()).find((s) => s.name === 'posts')!;
