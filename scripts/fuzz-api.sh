@@ -50,6 +50,8 @@ cleanup() {
   for template in $(curl -fs "$es/_index_template/$RUN-*" 2>/dev/null | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{try{for(const t of JSON.parse(s).index_templates)console.log(t.name)}catch{}})"); do
     curl -fs -XDELETE "$es/_index_template/$template" >/dev/null || true
   done
+  # The index templates above compose this one; it goes last.
+  curl -fs -XDELETE "$es/_component_template/$RUN-shared-settings" >/dev/null || true
   node -e "
     const { Redis } = require('ioredis');
     const r = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');

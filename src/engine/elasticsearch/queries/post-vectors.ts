@@ -74,35 +74,47 @@ function firstVector(values: unknown): number[] | null {
 /** Posts whose vectors one search reads. */
 const READ_BATCH = 1000;
 
+/** How {@link storedPostVectors} reads: the passages too; which hits count (given the hit's `_seq_no` and `_primary_term`). */
+export interface StoredVectorsOptions {
+  passages?: boolean;
+  accept?: (hit: Hit) => boolean;
+}
+
 /**
- * The stored vectors of `ids` from the vector index `index`, near real time; those not found are
- * read once more after a refresh of the vector index (a vector document written with its post
- * since the last refresh), so what is absent has no vector document.
+ * The stored vectors of `ids` from the vector index `index`, near real time; those not found (or
+ * not accepted) are read once more after a refresh of the vector index (a vector document written
+ * since the last refresh), so what is absent has no vector document, or none `accept` takes.
  */
 export async function storedPostVectors(
   client: Client,
   index: string,
   ids: readonly string[],
-  options: { passages?: boolean } = {},
+  options: StoredVectorsOptions = {},
 ): Promise<Map<string, StoredPostVectors>> {
-  const read = async (wanted: readonly string[]) => {
-    const found = new Map<string, StoredPostVectors>();
+  const { accept } = options;
+  const read = async (wanted: readonly string[], into: Map<string, StoredPostVectors>) => {
     // In searches of READ_BATCH: a search's hits are bounded (index.max_result_window, 10,000).
     for (let i = 0; i < wanted.length; i += READ_BATCH) {
       const batch = wanted.slice(i, i + READ_BATCH);
       const response = await engineCall(() =>
-        client.search({ ...COMPLETE_RESULTS, index, ...postVectorsBody(batch, options) }),
+        client.search({
+          ...COMPLETE_RESULTS,
+          index,
+          ...postVectorsBody(batch, options),
+          ...(accept ? { seq_no_primary_term: true } : {}),
+        }),
       );
-      for (const [id, vectors] of readPostVectors(response.hits.hits)) found.set(id, vectors);
+      const hits = accept ? response.hits.hits.filter(accept) : response.hits.hits;
+      for (const [id, vectors] of readPostVectors(hits)) into.set(id, vectors);
     }
-    return found;
   };
   const unique = [...new Set(ids)];
-  const out = await read(unique);
+  const out = new Map<string, StoredPostVectors>();
+  await read(unique, out);
   const unseen = unique.filter((id) => !out.has(id));
   if (unseen.length > 0) {
     await refreshAll(client, index);
-    for (const [id, vectors] of await read(unseen)) out.set(id, vectors);
+    await read(unseen, out);
   }
   return out;
 }

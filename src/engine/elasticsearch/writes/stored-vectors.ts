@@ -1,9 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import { COMPLETE_RESULTS, engineCall, refreshAll } from '../errors.ts';
-import { postVectorsBody, readPostVectors, type StoredPostVectors } from '../queries/post-vectors.ts';
-
-/** Vector documents one search reads (a search's hits are bounded: index.max_result_window). */
-const READ_BATCH = 1000;
+import { storedPostVectors, type StoredPostVectors } from '../queries/post-vectors.ts';
 
 /** A stored vector document wanted as of the version a write read. */
 export interface WantedVectors {
@@ -24,41 +20,19 @@ export async function storedVectorsAt(
   index: string,
   wanted: readonly WantedVectors[],
 ): Promise<Map<string, StoredPostVectors>> {
-  const out = new Map<string, StoredPostVectors>();
-  const read = async (all: readonly WantedVectors[]) => {
-    for (let i = 0; i < all.length; i += READ_BATCH) await readBatch(all.slice(i, i + READ_BATCH));
-  };
-  const readBatch = async (list: readonly WantedVectors[]) => {
-    const response = await engineCall(() =>
-      client.search({
-        ...COMPLETE_RESULTS,
-        index,
-        ...postVectorsBody(
-          list.map((w) => w.id),
-          { passages: true },
-        ),
-        seq_no_primary_term: true,
-      }),
-    );
-    const versions = new Map(list.map((w) => [w.id, w]));
-    const current = new Set(
-      response.hits.hits
-        .filter((hit) => {
-          const w = versions.get(hit._id!);
-          return w !== undefined && hit._seq_no === w.seqNo && hit._primary_term === w.primaryTerm;
-        })
-        .map((hit) => hit._id!),
-    );
-    for (const [id, vectors] of readPostVectors(response.hits.hits)) if (current.has(id)) out.set(id, vectors);
-  };
-  if (wanted.length === 0) return out;
-  await read(wanted);
-  const behind = wanted.filter((w) => !out.has(w.id));
-  if (behind.length > 0) {
-    await refreshAll(client, index);
-    await read(behind);
-  }
-  return out;
+  const versions = new Map(wanted.map((w) => [w.id, w]));
+  return storedPostVectors(
+    client,
+    index,
+    wanted.map((w) => w.id),
+    {
+      passages: true,
+      accept: (hit) => {
+        const w = versions.get(hit._id!);
+        return w !== undefined && hit._seq_no === w.seqNo && hit._primary_term === w.primaryTerm;
+      },
+    },
+  );
 }
 
 /**
