@@ -48,7 +48,7 @@ export interface IntakeStore {
    * Makes every acknowledged write visible to search on every API node: a refresh, then the
    * shared visibility epoch advances so that no node serves a first page from an older snapshot.
    * `points`: the metric points just written, whose months are refreshed too (for the history
-   * endpoints).
+   * endpoints); `allMonths`: every month of the history is (writes of earlier batches).
    */
-  publish(written?: { points?: readonly MetricPoint[] }): Promise<void>;
+  publish(written?: { points?: readonly MetricPoint[]; allMonths?: boolean }): Promise<void>;
 }

@@ -14,7 +14,8 @@ export function observationsJob(deps: {
   return async (payload, job) => {
     const started = performance.now();
     const result = await deps.process(payload.observations, {
-      refresh: payload.refresh,
+      refresh: payload.refresh !== false,
+      ...(payload.refresh === 'all' ? { publishAll: true } : {}),
       retry: job.isRetry,
       embedLater: payload.embed_later === true,
       // Unique across the queue's life (ids restart if an operator obliterates the queue).

@@ -17,8 +17,11 @@ export const OBSERVATIONS_PER_JOB = 500;
 const observationJob = z.strictObject({
   // Validated one by one at intake (the contract's strict schemas); checked here only for shape.
   observations: z.array(z.custom<Observation>((v) => typeof v === 'object' && v !== null && 'kind' in v)).min(1),
-  /** Make the results visible to search before completing (`?wait=true`). */
-  refresh: z.boolean(),
+  /**
+   * Make the results visible to search before completing (`?wait=true`); `all`: every index too,
+   * each month of the metric history included (the last job of a streamed load that waits).
+   */
+  refresh: z.union([z.boolean(), z.literal('all')]),
   /** Queue the embeddings even when refreshing (bulk loads that must not wait on the model). */
   embed_later: z.boolean().optional(),
   request_id: z.string(),

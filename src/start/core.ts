@@ -125,8 +125,11 @@ export function openIntake(
   const queues = { connection: connections.producerRedis(), prefix: config.REDIS_PREFIX };
   const queue = createProducer('observations', queues);
   let events: QueueEvents | undefined;
+  let later: { embeddings: Producer<'embeddings'>; followUps: Producer<'follow-ups'> } | undefined;
   const intake = createIntakeService({
     queue,
+    laterQueues: () =>
+      (later ??= { embeddings: createProducer('embeddings', queues), followUps: createProducer('follow-ups', queues) }),
     waitTimeoutMs: config.INTAKE_WAIT_TIMEOUT_MS,
     maxQueuedObservations: config.INTAKE_MAX_QUEUED_OBSERVATIONS,
     queueEvents: async () => {
@@ -145,7 +148,10 @@ export function openIntake(
       // Closing politely needs Redis. Without it there is nothing to wait for: the process's
       // connections are disconnected after (Connections.close).
       if (!connections.redisUp()) return;
-      await within(Promise.all([events?.close(), queue.close()]), REDIS_WAIT_MS).catch(() => undefined);
+      await within(
+        Promise.all([events?.close(), queue.close(), later?.embeddings.close(), later?.followUps.close()]),
+        REDIS_WAIT_MS,
+      ).catch(() => undefined);
     },
   };
 }

@@ -17,6 +17,7 @@ function flakyIntake(failures: Error[]): IntakeService & { accepted: IntakeEntry
       return { accepted: input.entries.length, rejected: [], jobIds: [`job-${service.calls}`] };
     },
     async waitFor() {},
+    async settle() {},
   };
   return service;
 }
@@ -62,5 +63,33 @@ describe('ingestStream', () => {
     const broken = flakyIntake([new Error('a bug')]);
     await expect(ingestStream(entries(1), broken, options)).rejects.toThrow('a bug');
     expect(broken.calls).toBe(1);
+  });
+
+  it('with wait, sends every request but the last without a refresh, and the last one only after the rest is done', async () => {
+    const calls: string[] = [];
+    let n = 0;
+    const intake: IntakeService = {
+      async submit(input, opts) {
+        n++;
+        calls.push(`submit ${input.entries.length} refresh=${String(opts.refresh)} wait=${String(opts.wait)}`);
+        return { accepted: input.entries.length, rejected: [], jobIds: [`job-${n}`] };
+      },
+      async waitFor(ids) {
+        calls.push(`waitFor ${ids.join(',')}`);
+      },
+      async settle() {
+        calls.push('settle');
+      },
+    };
+    const result = await ingestStream(entries(12_000), intake, { ...options, wait: true });
+    expect(result).toEqual({ accepted: 12_000, rejected: 0, jobs: 3 });
+    expect(calls).toEqual([
+      'submit 5000 refresh=false wait=false',
+      'submit 5000 refresh=false wait=false',
+      'waitFor job-1,job-2',
+      'settle',
+      'submit 2000 refresh=all wait=false',
+      'waitFor job-3',
+    ]);
   });
 });

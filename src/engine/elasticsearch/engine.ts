@@ -199,10 +199,13 @@ export function createElasticsearchEngine(deps: {
       historyOn ? history.followers(ids, from, to, options) : Promise.resolve(new Map(ids.map((id) => [id, []]))),
     refresh: refreshLookups,
     async publish(written = {}) {
-      const months = historyOn ? [...new Set((written.points ?? []).map((p) => monthIndex(history.names, p.at)))] : [];
+      const months = [...new Set((written.points ?? []).map((p) => monthIndex(history.names, p.at)))];
+      let monthsToRefresh: string | string[] | undefined;
+      if (historyOn && written.allMonths) monthsToRefresh = history.names.read;
+      else if (historyOn && months.length > 0) monthsToRefresh = monthTargets(history.names, months);
       await Promise.all([
         refreshAll(client, [posts.read, postVectors.read, accounts.read]),
-        months.length > 0 ? refreshAll(client, monthTargets(history.names, months), { allowMissing: true }) : undefined,
+        monthsToRefresh ? refreshAll(client, monthsToRefresh, { allowMissing: true }) : undefined,
       ]);
       await visibility.advance();
     },

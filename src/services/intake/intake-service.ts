@@ -1,4 +1,4 @@
-import type { QueueEvents } from 'bullmq';
+import type { Queue, QueueEvents } from 'bullmq';
 import { parseObservation, type Observation } from '../../contract/observations.ts';
 import {
   DomainError,
@@ -55,15 +55,32 @@ export interface IntakeService {
   /**
    * Validates each entry on its own and queues the valid ones. With `wait`, resolves only once
    * they are indexed and visible; with `refresh` alone, the worker makes them visible but the call
-   * returns at once (for callers that wait later with {@link waitFor}).
+   * returns at once (for callers that wait later with {@link waitFor}); `refresh: 'all'` makes
+   * every index visible, each month of the metric history included.
    */
   submit(
     input: { entries: IntakeEntry[]; rejected?: RejectedLine[] },
-    options: { wait: boolean; requestId: string; refresh?: boolean; embedLater?: boolean },
+    options: { wait: boolean; requestId: string; refresh?: boolean | 'all'; embedLater?: boolean },
   ): Promise<IntakeResult>;
   /** Resolves when every listed job has completed; IntakeTimeoutError after `timeoutMs`. */
   waitFor(jobIds: string[], timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once the work that completed observations jobs left for later is done: every job
+   * that was waiting, delayed or running in the follow-ups queue (and with `vectors`, first in the
+   * embeddings queue) has finished. Call it after {@link waitFor}. IntakeTimeoutError after `timeoutMs`.
+   */
+  settle(options: { vectors: boolean }, timeoutMs?: number): Promise<void>;
 }
+
+/** A queue whose jobs {@link IntakeService.settle} waits out. */
+export type LaterQueue = Pick<Queue, 'getJobs' | 'getJobState'>;
+
+/** How often {@link IntakeService.settle} looks at the queues. */
+const SETTLE_POLL_MS = 200;
+/** The states of a job that is still to run or running. */
+const UNFINISHED = ['waiting', 'delayed', 'active', 'prioritized', 'waiting-children'] as const;
+/** A job's states once it will not run again by itself (`unknown`: removed on completion). */
+const FINISHED = new Set(['completed', 'failed', 'unknown']);
 
 /**
  * Creates the intake service. Valid observations are queued in BullMQ (Redis, AOF-persisted)
@@ -76,6 +93,8 @@ export function createIntakeService(deps: {
   waitTimeoutMs: number;
   /** Observations that may wait in the queue; past it a request is refused whole (503). */
   maxQueuedObservations?: number;
+  /** The queues that finish what observations leave for later; created on first use. Without them, `settle` has nothing to wait for. */
+  laterQueues?: () => { embeddings: LaterQueue; followUps: LaterQueue };
 }): IntakeService {
   const maxQueuedJobs =
     deps.maxQueuedObservations === undefined
@@ -97,6 +116,30 @@ export function createIntakeService(deps: {
       })();
       await waitForJobs(jobs, events, timeoutMs);
     },
+    async settle(options, timeoutMs = deps.waitTimeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const timedOut = () =>
+        new IntakeTimeoutError(
+          `The observations were indexed, but the work they left for later (embeddings, follow-ups) was not done within ${timeoutMs} ms; it will be done when the worker catches up.`,
+        );
+      // In flow order (an embedding may ask for follow-ups before it finishes). Only the jobs
+      // present when a queue is looked at are waited for, so that others' steady intake cannot
+      // hold this up; twice, because a deduplicated run asked for while another is active is
+      // added only when that one ends.
+      const later = deps.laterQueues?.();
+      const queues = later ? [...(options.vectors ? [later.embeddings] : []), later.followUps] : [];
+      for (const queue of queues) {
+        for (let round = 0; round < 2; round++) {
+          const jobs = await waitCall(() => queue.getJobs([...UNFINISHED]));
+          for (const id of jobs.flatMap((job) => (job.id === undefined ? [] : [job.id]))) {
+            while (!FINISHED.has(await waitCall(() => queue.getJobState(id)))) {
+              if (Date.now() + SETTLE_POLL_MS > deadline) throw timedOut();
+              await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+            }
+          }
+        }
+      }
+    },
     async submit(input, options) {
       const total = input.entries.length + (input.rejected?.length ?? 0);
       if (total > MAX_OBSERVATIONS_PER_REQUEST) {
@@ -112,7 +155,7 @@ export function createIntakeService(deps: {
         for (let i = 0; i < accepted.length; i += OBSERVATIONS_PER_JOB) {
           chunks.push({
             observations: accepted.slice(i, i + OBSERVATIONS_PER_JOB),
-            refresh: options.wait || options.refresh === true,
+            refresh: options.refresh === 'all' ? 'all' : options.wait || options.refresh === true,
             ...(options.embedLater ? { embed_later: true } : {}),
             request_id: options.requestId,
           });

@@ -33,7 +33,8 @@ const FRESH_HISTORY_MS = 4 * 24 * 60 * 60 * 1000;
  * 4. recompute `view_ratio_to_account_baseline` for the authors whose posts changed
  *    (`follow-ups.ts`): at once when the caller waits (`refresh`), else left to the
  *    `follow-ups` queue, which does the work of many batches in one run;
- * 5. with `refresh`, make everything visible to search before returning.
+ * 5. with `refresh`, make everything visible to search before returning (`publishAll`: each
+ *    month of the metric history too, for the last batch of a streamed load that waits).
  */
 export function createObservationProcessor(deps: {
   store: IntakeStore;
@@ -147,7 +148,7 @@ export function createObservationProcessor(deps: {
 
   return async function processObservations(
     observations: Observation[],
-    options: { refresh: boolean; retry?: boolean; embedLater?: boolean; job?: string },
+    options: { refresh: boolean; publishAll?: boolean; retry?: boolean; embedLater?: boolean; job?: string },
   ): Promise<ObservationJobResult> {
     const batch = groupBatch(observations);
     const points = metricPointsOf(observations);
@@ -230,7 +231,7 @@ export function createObservationProcessor(deps: {
     );
 
     if (options.refresh) {
-      await store.publish({ points });
+      await store.publish({ points, ...(options.publishAll ? { allMonths: true } : {}) });
     }
     return {
       accounts_written: accountOutcome.size,

@@ -56,26 +56,39 @@ export async function ingestStream(
   let entries: IntakeEntry[] = [];
   let rejected: RejectedLine[] = [];
 
-  const flush = async () => {
-    if (entries.length === 0 && rejected.length === 0) return;
+  // With `wait`, the requests go without a refresh, as a pipeline's do: each job's follow-ups join
+  // the batched runs and no job refreshes the indices (a refresh, and the follow-ups run inline,
+  // for each job of 500 observations: docs/operations.md, "Backfills"). The last request carrying
+  // observations is held back until every earlier job and the work they left for later are done,
+  // then sent with `refresh: 'all'`: its job makes everything visible at once.
+  let held: { entries: IntakeEntry[]; rejected: RejectedLine[] } | null = null;
+  const send = async (chunk: { entries: IntakeEntry[]; rejected: RejectedLine[] }, refresh: boolean | 'all') => {
     const result = await submitWhenRoom(() =>
-      intake.submit(
-        { entries, rejected },
-        {
-          wait: false,
-          refresh: options.wait,
-          requestId: options.requestId,
-          ...(options.embedLater ? { embedLater: true } : {}),
-        },
-      ),
+      intake.submit(chunk, {
+        wait: false,
+        refresh,
+        requestId: options.requestId,
+        ...(options.embedLater ? { embedLater: true } : {}),
+      }),
     );
     totals.accepted += result.accepted;
     totals.rejected += result.rejected.length;
     for (const r of result.rejected) options.onRejected?.(r);
-    jobIds.push(...result.jobIds);
     options.onProgress?.(totals.accepted);
+    return result.jobIds;
+  };
+
+  const flush = async () => {
+    if (entries.length === 0 && rejected.length === 0) return;
+    const chunk = { entries, rejected };
     entries = [];
     rejected = [];
+    if (!options.wait || chunk.entries.length === 0) {
+      jobIds.push(...(await send(chunk, false)));
+      return;
+    }
+    if (held) jobIds.push(...(await send(held, false)));
+    held = chunk;
   };
 
   const giveUpMs = options.unavailableGiveUpMs ?? UNAVAILABLE_GIVE_UP_MS;
@@ -104,8 +117,14 @@ export async function ingestStream(
     if (entries.length + rejected.length >= MAX_OBSERVATIONS_PER_REQUEST) await flush();
   }
   await flush();
+  if (options.wait && held) {
+    await intake.waitFor(jobIds, options.waitTimeoutMs);
+    await intake.settle({ vectors: options.embedLater !== true }, options.waitTimeoutMs);
+    const last = await send(held, 'all');
+    jobIds.push(...last);
+    await intake.waitFor(last, options.waitTimeoutMs);
+  }
   totals.jobs = jobIds.length;
-  if (options.wait) await intake.waitFor(jobIds, options.waitTimeoutMs);
   return totals;
 }
 
