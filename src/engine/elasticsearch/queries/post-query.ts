@@ -117,9 +117,9 @@ function weightedMatch(query: string, weights: readonly number[]): estypes.Query
 /**
  * The Elasticsearch query of a post search. User text only ever goes into `multi_match`, `match`
  * and, as exact entities, `term` queries (never query-string syntax). For a fused search,
- * `termWeights` (a question's: src/text/question-weights.ts) weigh its content words one by one,
- * and `probes`, clauses of no weight it reads back from the hits' `matched_queries`
- * (query-terms.ts), go beside the text match of a query without entities.
+ * `termWeights` (a question's: src/text/question-weights.ts) weigh its content words one by one.
+ * The word probes a fused search reads back from its hits go in a post filter beside it
+ * ({@link postSearchProbes}).
  *
  * The text match is the better of two sides: the unstemmed fields (exact wording) searched with
  * the query's words minus stop words, and their client-stemmed companions (other inflections).
@@ -130,14 +130,13 @@ function weightedMatch(query: string, weights: readonly number[]): estypes.Query
  */
 export function postSearchQuery(
   search: PostSearch,
-  options: { termWeights?: readonly number[] | null; probes?: readonly estypes.QueryDslQueryContainer[] } = {},
+  options: { termWeights?: readonly number[] | null } = {},
 ): estypes.QueryDslQueryContainer {
   const filter = postSearchFilter(search);
   if (search.query === null) return { bool: { filter } };
-  const probes = options.probes ?? [];
   const entities = queryEntities(search.query);
   const weighted = options.termWeights ? weightedMatch(search.query, options.termWeights) : null;
-  if (weighted) return withProbes(weighted, filter, entities, probes);
+  if (weighted) return withEntities(weighted, filter, entities);
   // Its words without function words ("how do I", "what", "get"), unless that is all it has
   // (src/text/function-words.ts); a query of stop words only ("to be or not to be") still
   // searches for its words, unstemmed.
@@ -146,19 +145,24 @@ export function postSearchQuery(
   // Stemmed for the query's language (src/text/languages.ts), as the documents were.
   if (stemmed.length > 0) sides.push(bestField(stemmed, POST_STEMMED_FIELDS));
   const match = sides.length === 1 ? sides[0]! : { dis_max: { queries: sides } };
-  return withProbes(match, filter, entities, probes);
+  return withEntities(match, filter, entities);
 }
 
-/** The text match with the query's entities (entity-query.ts), or, without any, beside its probes. */
-function withProbes(
-  match: estypes.QueryDslQueryContainer,
-  filter: estypes.QueryDslQueryContainer[],
-  entities: ReturnType<typeof queryEntities>,
+/**
+ * The post filter that carries a search's word probes (query-terms.ts: clauses of no weight whose
+ * names the hits' `matched_queries` report), or none: a query with entities ranks by them instead.
+ * It matches every document, so the hits are the query's own. Why a post filter and not clauses of
+ * the query: any clause beside the text match, even of no weight, makes the engine score every
+ * document that matches (no top-k pruning); at 1M posts that made a hybrid search's lexical window
+ * 283 ms instead of ~40 (2026-11-30, bench/scaling.md). The engine evaluates the post filter for
+ * the documents the query collects, and names the probes for the hits it returns.
+ */
+export function postSearchProbes(
+  search: PostSearch,
   probes: readonly estypes.QueryDslQueryContainer[],
-): estypes.QueryDslQueryContainer {
-  // Exact hashtags, handles and quoted phrases lift the posts carrying them.
-  if (entities.length > 0 || probes.length === 0) return withEntities(match, filter, entities);
-  return { bool: { filter, must: [match], should: [...probes] } };
+): estypes.QueryDslQueryContainer | undefined {
+  if (search.query === null || probes.length === 0 || queryEntities(search.query).length > 0) return undefined;
+  return { bool: { should: [{ match_all: {} }, ...probes] } };
 }
 
 /** Relevance order with a query; else the requested sort, newest first by default. Both end with `id`. */

@@ -11,7 +11,7 @@ import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { nearestPosts, onPosts, postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
-import { postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
+import { postSearchProbes, postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
 import {
   carriedPlan,
   planLexicalSide,
@@ -101,11 +101,17 @@ export async function fusedPostSearch(deps: {
     );
   }
   // A question's BM25 also waits for its word weights (the model's, question-weights.ts).
-  const lexicalQuery = Promise.all([plan, weights]).then(([p, w]) =>
-    postSearchQuery({ ...search, query: p.text }, { termWeights: w, probes: probing(p) ? termProbes(p.terms) : [] }),
-  );
+  const lexicalSearch = Promise.all([plan, weights]).then(([p, w]) => {
+    const planned = { ...search, query: p.text };
+    return {
+      query: postSearchQuery(planned, { termWeights: w }),
+      probes: postSearchProbes(planned, probing(p) ? termProbes(p.terms) : []),
+    };
+  });
+  const lexicalQuery = lexicalSearch.then((l) => l.query);
   // Unhandled until awaited below; a lexical failure must not leave them dangling.
   quantized.catch(() => undefined);
+  lexicalSearch.catch(() => undefined);
   lexicalQuery.catch(() => undefined);
 
   const knn = (pit: string, vector: number[]) =>
@@ -122,6 +128,7 @@ export async function fusedPostSearch(deps: {
     ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
     query: onPosts(layout, await lexicalQuery),
+    ...probesOf(await lexicalSearch),
     sort: lexicalSort,
     // One past the window: its score is the lexical normalization's floor (fuseHybrid).
     size: FUSION_WINDOW + 1,
@@ -321,4 +328,11 @@ export async function postRecords(
     track_total_hits: false,
   });
   return new Map(response.hits.hits.map((h) => [h._id!, h._source!.record]));
+}
+
+/** The lexical window's post filter of word probes, when the search has them. */
+function probesOf(lexical: { probes: estypes.QueryDslQueryContainer | undefined }): {
+  post_filter?: estypes.QueryDslQueryContainer;
+} {
+  return lexical.probes ? { post_filter: lexical.probes } : {};
 }

@@ -8,7 +8,7 @@ import { FUSION_WINDOW, KNN_CANDIDATES } from './fused-search.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { hybridWindows } from '../queries/hybrid-windows.ts';
 import { nearestPosts, onPosts, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
-import { postSearchFilter, postSearchQuery } from '../queries/post-query.ts';
+import { postSearchFilter, postSearchProbes, postSearchQuery } from '../queries/post-query.ts';
 import { planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
 import { similarWindow } from './similar-search.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
@@ -73,10 +73,9 @@ export function createPostResults(deps: {
         : null;
     // Ranked as the search ranks it: a question's words at their weights (question-weights.ts).
     const termWeights = (await ranking.termWeights) ?? null;
-    const lexical = postSearchQuery(
-      { ...search, query: plan?.text ?? query },
-      { termWeights, probes: plan && probing(plan) ? termProbes(plan.terms) : [] },
-    );
+    const planned = { ...search, query: plan?.text ?? query };
+    const lexical = postSearchQuery(planned, { termWeights });
+    const probes = postSearchProbes(planned, plan && probing(plan) ? termProbes(plan.terms) : []);
     const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
     vector.catch(() => undefined);
     return async (pit: string): Promise<Query> => {
@@ -110,6 +109,7 @@ export function createPostResults(deps: {
           ...COMPLETE_RESULTS,
           pit: { id: pit, keep_alive: keepAlive },
           query: onPosts(deps.layout, lexical),
+          ...(probes ? { post_filter: probes } : {}),
           sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
           size: FUSION_WINDOW + 1,
           _source: false,
