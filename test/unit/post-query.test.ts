@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
+import { postSearchProbes, postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
+import { termProbes } from '../../src/engine/elasticsearch/queries/query-terms.ts';
 import { and } from '../../src/query/ast.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
 import { withoutStopWords } from '../../src/text/analysis.ts';
@@ -82,5 +83,24 @@ describe('withoutStopWords', () => {
   it('lowercases, splits like the stemmed side, keeps possessives and inner apostrophes, drops stop words', () => {
     expect(withoutStopWords("The creator's DON'T-miss tips, for the win")).toBe("creator's don't miss tips win");
     expect(withoutStopWords('the and of')).toBe('');
+  });
+});
+
+describe('word probes', () => {
+  const probes = termProbes({ words: ['skincare', 'routine'], stems: ['skincar', 'routin'] });
+
+  it('go in a post filter that matches every document, so the text match alone scores (top-k pruning kept)', () => {
+    expect(postSearchProbes(search('skincare routine'), probes)).toEqual({
+      bool: { should: [{ match_all: {} }, ...probes] },
+    });
+    // The query itself is the text match and the filter, nothing beside them.
+    const query = postSearchQuery(search('skincare routine')) as { bool: Record<string, unknown> };
+    expect(Object.keys(query.bool).sort()).toEqual(['filter', 'must']);
+  });
+
+  it('are left out where nothing reads them: no query, no probes, or entities that rank instead', () => {
+    expect(postSearchProbes(search(null), probes)).toBeUndefined();
+    expect(postSearchProbes(search('skincare routine'), [])).toBeUndefined();
+    expect(postSearchProbes(search('#skincare routine'), probes)).toBeUndefined();
   });
 });
