@@ -128,7 +128,7 @@ export async function fusedPostSearch(deps: {
     ...COMPLETE_RESULTS,
     pit: { id: pit, keep_alive: keepAlive },
     query: onPosts(layout, await lexicalQuery),
-    ...probesOf(await lexicalSearch),
+    ...(await lexicalSearch.then((l) => (l.probes ? { post_filter: l.probes } : {}))),
     sort: lexicalSort,
     // One past the window: its score is the lexical normalization's floor (fuseHybrid).
     size: FUSION_WINDOW + 1,
@@ -328,11 +328,4 @@ export async function postRecords(
     track_total_hits: false,
   });
   return new Map(response.hits.hits.map((h) => [h._id!, h._source!.record]));
-}
-
-/** The lexical window's post filter of word probes, when the search has them. */
-function probesOf(lexical: { probes: estypes.QueryDslQueryContainer | undefined }): {
-  post_filter?: estypes.QueryDslQueryContainer;
-} {
-  return lexical.probes ? { post_filter: lexical.probes } : {};
 }
