@@ -4,7 +4,7 @@
  * projection (the current posts and accounts templates) and bulk-written into `--to`.
  *
  *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale3m --copies 3
- *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale100k --fraction 0.1
+ *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale100k --fraction 0.1 [--residue 2]
  *   npx tsx bench/steady-state/scale-build.ts --from bench --to scale1m --copies 3 --first-copy 1   (extend)
  *   ELASTICSEARCH_URL=http://127.0.0.1:9250 npx tsx bench/steady-state/scale-build.ts --from bench \
  *     --to cluster100k --fraction 0.1 --source-url http://127.0.0.1:9200   (onto another cluster)
@@ -16,7 +16,8 @@
  * gives shortcodes and handles a copy suffix, and perturbs every vector with Gaussian noise
  * (σ = 0.01 per dimension, renormalized: cosine ≈ 0.98 to the original, as
  * bench/search/backfill-vectors.ts does), so HNSW holds distinct vectors. `--fraction f` keeps the
- * accounts whose platform ID is ≡ 0 mod 1/f, and their posts: a smaller index of the same shape.
+ * accounts whose platform ID is ≡ 0 (`--residue r`: r) mod 1/f, and their posts: a smaller index of
+ * the same shape.
  *
  * Every post with vectors also gets its vector document (`<to>-post-vectors`), projected by the
  * service's `projectPostVectors` from the copy, as the intake writes it. The metric history is not
@@ -45,6 +46,10 @@ const args = cli({
     copies: { type: 'int', default: 1, min: 1 },
     'first-copy': { type: 'int', default: 0, min: 0 },
     fraction: { type: 'number', default: 1, min: 0 },
+    // Which accounts a fraction keeps: those whose platform ID is ≡ residue mod 1/f. A day sample
+    // (day.ts --sample-offset) applied to the source makes its accounts no-ops there; another
+    // residue gives a smaller index whose accounts no sample has touched yet.
+    residue: { type: 'int', default: 0, min: 0 },
     'in-flight': { type: 'int', default: 2, min: 1 },
     'source-url': { type: 'string' },
   },
@@ -89,7 +94,9 @@ function perturb(encoded: string): string {
   return encodeVector(v.map((x) => x / norm));
 }
 
-const kept = (accountPlatformId: string) => BigInt(accountPlatformId) % KEEP_EVERY === 0n;
+const RESIDUE = BigInt(args.residue);
+if (RESIDUE >= KEEP_EVERY) throw new Error(`--residue ${args.residue}: less than 1/fraction (${KEEP_EVERY})`);
+const kept = (accountPlatformId: string) => BigInt(accountPlatformId) % KEEP_EVERY === RESIDUE;
 const shift = (platformId: string, by: bigint) => (BigInt(platformId) + by).toString();
 
 /** The string replacements that move one record to copy `c`. */

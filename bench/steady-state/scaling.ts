@@ -7,7 +7,7 @@
  * measure's process never shares an event loop with another's.
  *
  *   npx tsx bench/steady-state/scaling.ts --prefixes scale100k,scale1m,scale3m [--requests 300]
- *       [--hybrid-requests 150] [--sample-every 40] [--sample-offset 20] [--skip-intake] [--skip-search]
+ *       [--hybrid-requests 150] [--sample-every 40] [--sample-offset 20] [--search-rate 10] [--skip-intake] [--skip-search]
  *
  * The day is the seed dataset's (1M posts / 100k accounts, the copies' source): its accounts
  * with a platform ID ≡ 20 mod 40 and their posts (2.5 % of the day), which every prefix holds
@@ -34,6 +34,8 @@ const args = cli({
     'hybrid-requests': { type: 'string', default: '150' },
     'sample-every': { type: 'string', default: '40' },
     'sample-offset': { type: 'string', default: '20' },
+    // The day's search load beside the intake, a second (0: the intake alone).
+    'search-rate': { type: 'string', default: '10' },
     'skip-intake': { type: 'boolean' },
     'skip-search': { type: 'boolean' },
   },
@@ -210,6 +212,8 @@ for (const prefix of prefixes) {
         args['sample-offset'],
         '--idle-seconds',
         '30',
+        '--search-rate',
+        args['search-rate'],
       ],
       prefix,
     );

@@ -232,7 +232,8 @@ export function startSearchLoad(options: {
     }
     setTimeout(tick, Math.max(0, started + sent * interval - performance.now()));
   };
-  tick();
+  // Rate 0: no searches (a day that measures the intake alone).
+  if (options.rate > 0) tick();
 
   return {
     setPhase(p) {
