@@ -9,6 +9,14 @@ export async function engineCpuMs(es: Pick<Client, 'nodes'>): Promise<number> {
   return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
 }
 
+/** The engine's CPU at rest, ms a second (the stats polls included), over `ms`: to take out of a measure. */
+export async function idleCpuRate(es: Pick<Client, 'nodes'>, ms = 5000): Promise<number> {
+  const cpu0 = await engineCpuMs(es);
+  const t0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return ((await engineCpuMs(es)) - cpu0) / ((performance.now() - t0) / 1000);
+}
+
 /** Counters of what the engine did, summed over every node and index (`_nodes/stats`, indices). */
 export interface EngineActivity {
   /** Milliseconds spent in each kind of work (time in the engine's threads, not CPU: merges are throttled). */

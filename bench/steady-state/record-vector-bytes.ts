@@ -31,7 +31,7 @@ import { projectPost } from '../../src/engine/elasticsearch/documents/projection
 import { loadConfig } from '../../src/internal/config.ts';
 import { openServiceProcess } from '../../src/start/process.ts';
 import { cli } from '../lib/args.ts';
-import { engineCpuMs, indexWork, mergesSettled } from '../lib/engine-cpu.ts';
+import { engineCpuMs, idleCpuRate, indexWork, mergesSettled } from '../lib/engine-cpu.ts';
 import { round, writeResult } from '../lib/measure.ts';
 
 const args = cli({
@@ -92,14 +92,6 @@ async function bulk(index: string, lines: Array<{ id: string; doc: string }>): P
   if (response.errors) throw new Error(`bulk refused: ${JSON.stringify(response.items?.[0])}`);
 }
 
-/** The engine's CPU at rest, ms a second, to take out of a measure. */
-async function idleCpuRate(): Promise<number> {
-  const cpu0 = await engineCpuMs(es);
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, 5000));
-  return ((await engineCpuMs(es)) - cpu0) / ((performance.now() - t0) / 1000);
-}
-
 async function storeBytes(index: string): Promise<number> {
   const stats = await es.indices.stats({ index, metric: ['store'] });
   return stats._all.primaries?.store?.size_in_bytes ?? 0;
@@ -122,7 +114,7 @@ async function measure(records: readonly PostRecord[], variant: Variant, repeat:
     await es.indices.refresh({ index: posts });
     await mergesSettled(es, 600_000);
     const loaded = await storeBytes(posts);
-    const rest = await idleCpuRate();
+    const rest = await idleCpuRate(es);
 
     // Every k-th post, so the rewrites spread over the index as a day's do.
     const step = Math.max(1, Math.round(1 / args.updates));

@@ -23,6 +23,7 @@ import { projectPost, storedPostRecord } from '../../src/engine/elasticsearch/do
 import { loadConfig } from '../../src/internal/config.ts';
 import { cli } from '../lib/args.ts';
 import { round, writeResult } from '../lib/measure.ts';
+import { engineCpuMs, idleCpuRate, indexWork } from '../lib/engine-cpu.ts';
 import { mergesSettled } from '../lib/model-vectors.ts';
 
 const args = cli({
@@ -37,19 +38,8 @@ const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...
 const es = new Client({ node: config.ELASTICSEARCH_URL[0]!, requestTimeout: 600_000 });
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const BULK = 500;
-
-async function engineCpuMs(): Promise<number> {
-  const s = await es.nodes.stats({ metric: ['process'] });
-  return Object.values(s.nodes).reduce((sum, n) => sum + (n.process?.cpu?.total_in_millis ?? 0), 0);
-}
-
-/** The engine's CPU at rest, ms a second (the stats polls included). */
-async function idleCpuRate(): Promise<number> {
-  const cpu0 = await engineCpuMs();
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, 5000));
-  return ((await engineCpuMs()) - cpu0) / ((performance.now() - t0) / 1000);
-}
+const COUNTERS = ['index_ms', 'index_ops', 'refresh_ms', 'refreshes', 'merge_ms', 'get_ms', 'segments'] as const;
+const counters = (index: string) => indexWork(es, index, COUNTERS);
 
 /** The posts index (alias target) of a prefix. */
 async function postsIndexOf(prefix: string): Promise<string> {
@@ -57,20 +47,6 @@ async function postsIndexOf(prefix: string): Promise<string> {
   const names = found.map((i) => i.index!).filter((n) => /-posts-v\d+-\d+$/.test(n));
   if (names.length !== 1) throw new Error(`${prefix}: expected one posts index, found ${names.join(', ') || 'none'}`);
   return names[0]!;
-}
-
-async function counters(index: string) {
-  const s = await es.indices.stats({ index, metric: ['indexing', 'refresh', 'merge', 'get', 'segments'] });
-  const p = s._all.primaries!;
-  return {
-    indexing: p.indexing?.index_time_in_millis ?? 0,
-    writes: p.indexing?.index_total ?? 0,
-    refresh: p.refresh?.total_time_in_millis ?? 0,
-    refreshes: p.refresh?.total ?? 0,
-    merge: p.merges?.total_time_in_millis ?? 0,
-    get: p.get?.time_in_millis ?? 0,
-    segments: p.segments?.count ?? 0,
-  };
 }
 
 /** The sample's IDs: the first `n` post IDs of `index` in `id` order. */
@@ -118,15 +94,15 @@ say(`${ids.length} posts from ${prefixes[0]}`);
 for (const prefix of prefixes) {
   const index = await postsIndexOf(prefix);
   await mergesSettled(es, index);
-  const idle = await idleCpuRate();
+  const idle = await idleCpuRate(es);
   for (let round_ = 1; round_ <= args.rounds; round_++) {
     const before = await counters(index);
-    const cpu0 = await engineCpuMs();
+    const cpu0 = await engineCpuMs(es);
     const t0 = performance.now();
     const written = await rewrite(index, ids);
     const seconds = (performance.now() - t0) / 1000;
     await new Promise((r) => setTimeout(r, 2000)); // the last refresh
-    const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - t0)) / 1000;
+    const cpu = (await engineCpuMs(es)) - cpu0 - (idle * (performance.now() - t0)) / 1000;
     const after = await counters(index);
     const row = {
       prefix,
@@ -136,11 +112,11 @@ for (const prefix of prefixes) {
       written,
       seconds: round(seconds),
       engine_cpu_ms_per_write: round(cpu / written, 3),
-      indexing_ms_per_write: round((after.indexing - before.indexing) / (after.writes - before.writes), 3),
+      indexing_ms_per_write: round((after.index_ms - before.index_ms) / (after.index_ops - before.index_ops), 3),
       refreshes: after.refreshes - before.refreshes,
-      refresh_ms: after.refresh - before.refresh,
-      merge_ms_in_round: after.merge - before.merge,
-      get_ms: after.get - before.get,
+      refresh_ms: after.refresh_ms - before.refresh_ms,
+      merge_ms_in_round: after.merge_ms - before.merge_ms,
+      get_ms: after.get_ms - before.get_ms,
     };
     results.push(row);
     say(JSON.stringify(row));

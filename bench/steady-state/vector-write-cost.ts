@@ -36,6 +36,7 @@ import { coarse } from '../../src/domain/volatile-facts.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';
 import { indexTimes as timesOf, mergesSettled, modelVectors, vectorOf } from '../lib/model-vectors.ts';
 import { cli } from '../lib/args.ts';
+import { engineCpuMs, idleCpuRate } from '../lib/engine-cpu.ts';
 import { round, writeResult } from '../lib/measure.ts';
 
 const args = cli({
@@ -59,19 +60,6 @@ const config = loadConfig({ SIGNING_SECRET: randomBytes(32).toString('hex'), ...
 const es = new Client({ node: config.ELASTICSEARCH_URL[0]! });
 const run = `bench-vector-cost-${randomBytes(3).toString('hex')}`;
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-async function engineCpuMs(): Promise<number> {
-  const s = await es.nodes.stats({ metric: ['process'] });
-  return Object.values(s.nodes).reduce((sum, n) => sum + (n.process?.cpu?.total_in_millis ?? 0), 0);
-}
-
-/** The engine's CPU at rest, ms a second (the stats polls included), to take out of a measure. */
-async function idleCpuRate(): Promise<number> {
-  const cpu0 = await engineCpuMs();
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, 5000));
-  return ((await engineCpuMs()) - cpu0) / ((performance.now() - t0) / 1000);
-}
 
 /** One index of a variant: its mapping, its document, and which updated documents it writes again. */
 interface Part {
@@ -169,7 +157,7 @@ async function timesOfAll(parts: Part[]) {
 const results: Array<Record<string, unknown>> = [];
 try {
   const base = await modelVectors(es, args.from);
-  const idle = await idleCpuRate();
+  const idle = await idleCpuRate(es);
   say(`the engine at rest: ${round(idle)} ms of CPU a second`);
   say(`${base.length} model vectors from ${args.from}`);
   for (const size of sizes) {
@@ -185,14 +173,14 @@ try {
         for (const part of parts) await mergesSettled(es, part.index);
       };
       const loadStart = performance.now();
-      const cpuLoad0 = await engineCpuMs();
+      const cpuLoad0 = await engineCpuMs(es);
       const all = Array.from({ length: size }, (_, id) => id);
       await write(parts, all, (id) => id % 1000, false);
       await settledAll();
       const loadSeconds = (performance.now() - loadStart) / 1000;
-      const load = { seconds: loadSeconds, cpu_ms: (await engineCpuMs()) - cpuLoad0 - idle * loadSeconds };
+      const load = { seconds: loadSeconds, cpu_ms: (await engineCpuMs(es)) - cpuLoad0 - idle * loadSeconds };
       const before = await timesOfAll(parts);
-      const cpu0 = await engineCpuMs();
+      const cpu0 = await engineCpuMs(es);
       const started = performance.now();
       // Spread over the index, as a day's re-observations are.
       const count = Math.round(size * args.updates);
@@ -205,7 +193,7 @@ try {
       }
       const writeSeconds = (performance.now() - started) / 1000;
       await settledAll();
-      const cpu = (await engineCpuMs()) - cpu0 - (idle * (performance.now() - started)) / 1000;
+      const cpu = (await engineCpuMs(es)) - cpu0 - (idle * (performance.now() - started)) / 1000;
       const after = await timesOfAll(parts);
       let segments = 0;
       for (const part of parts) segments += (await es.cat.segments({ index: part.index, format: 'json' })).length;
