@@ -183,3 +183,29 @@ export async function mergesSettled(es: Pick<Client, 'nodes'>, timeoutMs = 120_0
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/** What the engine's nodes read from their disks so far (`_nodes/stats`, fs io_stats: Linux only). */
+export interface DiskReads {
+  read_mb: number;
+  read_operations: number;
+}
+
+/** Reads from disk so far, every node's: what the page cache did not hold. */
+export async function diskReads(es: Pick<Client, 'nodes'>): Promise<DiskReads> {
+  const stats = await es.nodes.stats({ metric: 'fs' });
+  let kb = 0;
+  let operations = 0;
+  for (const node of Object.values(stats.nodes)) {
+    kb += node.fs?.io_stats?.total?.read_kilobytes ?? 0;
+    operations += node.fs?.io_stats?.total?.read_operations ?? 0;
+  }
+  return { read_mb: kb / 1024, read_operations: operations };
+}
+
+/** The reads between two readings, MB rounded to a tenth. */
+export function diskDelta(after: DiskReads, before: DiskReads): DiskReads {
+  return {
+    read_mb: Math.round((after.read_mb - before.read_mb) * 10) / 10,
+    read_operations: after.read_operations - before.read_operations,
+  };
+}

@@ -44,7 +44,8 @@ import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
 import { MODEL_DIR } from '../lib/model.ts';
-import { familyWork } from '../lib/engine-cpu.ts';
+import { diskDelta, diskReads, familyWork } from '../lib/engine-cpu.ts';
+import { startHotThreads, type HotThreads } from '../lib/hot-threads.ts';
 import { writeResult } from '../lib/measure.ts';
 
 const args = cli({
@@ -58,6 +59,8 @@ const args = cli({
     'per-request': { type: 'int', default: 1000, min: 1 },
     'in-flight': { type: 'int', default: 3, min: 1 },
     embeddings: { type: 'boolean' },
+    // Where the engine's CPU goes, idle and during the day: thread pools and stacks (bench/lib/hot-threads.ts).
+    'hot-threads': { type: 'boolean' },
     // Two API nodes: the intake on one (API_ROUTES=intake), the searches on the other (reads).
     'intake-node': { type: 'boolean' },
     // history: the seed with its re-observations (accounts every three days up to hours before
@@ -254,6 +257,7 @@ async function main(): Promise<void> {
   let stack: ServiceStack | null = null;
   let search: SearchLoad | null = null;
   let jobs: Awaited<ReturnType<typeof watchJobs>> | null = null;
+  let hot: HotThreads | null = null;
   try {
     const generating = performance.now();
     const base = ON
@@ -308,11 +312,16 @@ async function main(): Promise<void> {
     await sleep(args['warmup-seconds'] * 1000);
     if (search.failures().length > 0)
       throw new Error(`searches failed: ${JSON.stringify(search.failures().slice(0, 3))}`);
+    hot = args['hot-threads'] ? startHotThreads(s.es) : null;
     const idleBefore = await stackCpu(s);
+    const idleDisk = await diskReads(s.es);
     const idleStarted = performance.now();
     search.setPhase('idle');
+    hot?.setPhase('idle');
     await Promise.race([sleep(args['idle-seconds'] * 1000), s.failure]);
     search.setPhase(null);
+    hot?.setPhase(null);
+    const idleDiskRead = diskDelta(await diskReads(s.es), idleDisk);
     const idleSeconds = (performance.now() - idleStarted) / 1000;
     const idleAfter = await stackCpu(s);
     log(`idle: ${JSON.stringify(search.report('idle').all)}`);
@@ -320,6 +329,8 @@ async function main(): Promise<void> {
     jobs = await watchJobs(s);
     const engineBefore = await engineWork(s);
     const before = await stackCpu(s);
+    const dayDisk = await diskReads(s.es);
+    hot?.setPhase('day');
     // Two parts: while the API takes the day's requests (and validates them), then while only
     // the worker and the engine work.
     search.setPhase('day:sending');
@@ -332,8 +343,11 @@ async function main(): Promise<void> {
     await Promise.race([s.drained(60 * 60_000, { what: 'the day to be indexed' }), s.failure]);
     const seconds = (performance.now() - sent.startedAt) / 1000;
     search.setPhase(null);
+    hot?.setPhase(null);
     const after = await stackCpu(s);
     const engine = workDelta(await engineWork(s), engineBefore);
+    const dayDiskRead = diskDelta(await diskReads(s.es), dayDisk);
+    await hot?.stop();
     await search.stop();
     const searchFailures = search.failures();
     // Completion events trail the queue counts a little: wait for every observations job's.
@@ -444,6 +458,9 @@ async function main(): Promise<void> {
         },
       },
       engine,
+      // The engine's reads from disk (page-cache misses), idle and over the day.
+      disk_reads: { idle: idleDiskRead, day: dayDiskRead },
+      hot_threads: hot ? { idle: hot.report('idle'), day: hot.report('day') } : null,
       search: {
         rate_per_s: SEARCH_RATE,
         idle_seconds: round(idleSeconds),
@@ -492,6 +509,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await search?.stop().catch(() => undefined);
+    await hot?.stop().catch(() => undefined);
     await jobs?.close().catch(() => undefined);
     await stack?.cleanup().catch((e: unknown) => log(`cleanup: ${String(e)}`));
     removeFiles();

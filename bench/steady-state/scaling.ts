@@ -7,7 +7,7 @@
  * measure's process never shares an event loop with another's.
  *
  *   npx tsx bench/steady-state/scaling.ts --prefixes scale100k,scale1m,scale3m [--requests 300]
- *       [--hybrid-requests 150] [--sample-every 40] [--sample-offset 20] [--search-rate 10] [--skip-intake] [--skip-search]
+ *       [--hybrid-requests 150] [--sample-every 40] [--sample-offset 20] [--search-rate 10] [--skip-intake] [--skip-search] [--hot-threads]
  *
  * The day is the seed dataset's (1M posts / 100k accounts, the copies' source): its accounts
  * with a platform ID ≡ 20 mod 40 and their posts (2.5 % of the day), which every prefix holds
@@ -38,6 +38,8 @@ const args = cli({
     'search-rate': { type: 'string', default: '10' },
     'skip-intake': { type: 'boolean' },
     'skip-search': { type: 'boolean' },
+    // The day samples the engine's hot threads (day.ts --hot-threads).
+    'hot-threads': { type: 'boolean' },
   },
 });
 const es = new Client({ node: elasticsearchUrls()[0]! });
@@ -214,6 +216,7 @@ for (const prefix of prefixes) {
         '30',
         '--search-rate',
         args['search-rate'],
+        ...(args['hot-threads'] ? ['--hot-threads'] : []),
       ],
       prefix,
     );
