@@ -68,18 +68,20 @@ export function poolOf(thread: string): string {
   return thread.replace(/[#\d]+/g, '').trim();
 }
 
-interface Sample {
+/** One busy thread of one answer: its pool, its CPU ms over the interval, and that split by work. */
+export interface ThreadSample {
   pool: string;
   cpuMs: number;
   work: Map<string, number>;
 }
 
 /** Parses one `hot_threads` answer (text) into each busy thread's CPU ms and its split by work. */
-export function parseHotThreads(text: string): Sample[] {
-  const samples: Sample[] = [];
-  let current: Sample | null = null;
+export function parseHotThreads(text: string): ThreadSample[] {
+  const samples: ThreadSample[] = [];
+  let current: ThreadSample | null = null;
   let group: { share: number; frames: string[] } | null = null;
   let shown = 0;
+  let snapshots = 10;
   const close = () => {
     if (current && group) {
       const work = workOf(group.frames);
@@ -109,13 +111,14 @@ export function parseHotThreads(text: string): Sample[] {
     const shared = /(\d+)\/(\d+) snapshots sharing following/.exec(line);
     if (shared && current) {
       close();
-      group = { share: Number(shared[1]) / Number(shared[2]), frames: [] };
+      snapshots = Number(shared[2]);
+      group = { share: Number(shared[1]) / snapshots, frames: [] };
       continue;
     }
-    const unique = /(\d+)\/(\d+) snapshots? (?:is|are)? ?unique/.exec(line);
-    if (unique && current) {
+    // A snapshot shared with no other: one of the interval's snapshots.
+    if (/^\s+unique snapshot/.test(line) && current) {
       close();
-      group = { share: Number(unique[1]) / Number(unique[2]), frames: [] };
+      group = { share: 1 / snapshots, frames: [] };
       continue;
     }
     if (group && /^\s+\S/.test(line)) group.frames.push(line.trim());
