@@ -44,7 +44,7 @@ import { checkDayLoad, generateDay } from './day-load.ts';
 import { startSearchLoad, type SearchLoad } from './search-load.ts';
 import { cli } from '../lib/args.ts';
 import { MODEL_DIR } from '../lib/model.ts';
-import { diskDelta, diskReads, familyWork } from '../lib/engine-cpu.ts';
+import { diskDelta, diskReads, engineCpuMs, familyWork, idleCpuRate } from '../lib/engine-cpu.ts';
 import { startHotThreads, type HotThreads } from '../lib/hot-threads.ts';
 import { writeResult } from '../lib/measure.ts';
 
@@ -132,6 +132,27 @@ async function settled(stack: ServiceStack): Promise<void> {
     10 * 60_000,
     1000,
   ).catch(() => log('engine merges still running after 10 minutes; measuring anyway'));
+}
+
+/**
+ * The engine's CPU over the merges a day leaves behind: from its end until no merge has run for
+ * five seconds, less the engine's rate at rest measured right after (the search load stopped).
+ * A day's last writes trigger merges that outlast it, and a longer day (a bigger index, a slower
+ * cluster) holds more of its own merges inside its window: counting the tail makes days of
+ * different lengths comparable, as the intake bench counts both sides' (bench/intake.md).
+ */
+async function mergesLeftBehind(stack: ServiceStack): Promise<{ es: number; seconds: number; rest_per_s: number }> {
+  const started = performance.now();
+  const before = await engineCpuMs(stack.es);
+  await settled(stack);
+  const seconds = (performance.now() - started) / 1000;
+  const used = (await engineCpuMs(stack.es)) - before;
+  const rest = await idleCpuRate(stack.es, 3000);
+  return {
+    es: round(Math.max(0, used - rest * seconds) / 1000, 2),
+    seconds: round(seconds),
+    rest_per_s: round(rest / 1000, 3),
+  };
 }
 
 /** Sums of what the jobs of the day reported, from their completion events. */
@@ -357,6 +378,7 @@ async function main(): Promise<void> {
       log(`only ${sums.observations_jobs} of ${expectedJobs} observations jobs reported`),
     );
     await sleep(1000);
+    const mergeTail = await mergesLeftBehind(s);
 
     const obs = sent.accepted;
     const writes = {
@@ -456,6 +478,9 @@ async function main(): Promise<void> {
           worker: round(cpuDay.worker - idleRate('worker') * seconds),
           api: round(cpuDay.api - idleRate('api') * seconds),
         },
+        // The merges the day left behind, run after its last write (mergesLeftBehind).
+        merge_tail: mergeTail,
+        engine_with_merge_tail: round(cpuDay.es - idleRate('es') * seconds + mergeTail.es, 2),
       },
       engine,
       // The engine's reads from disk (page-cache misses), idle and over the day.
@@ -498,7 +523,7 @@ async function main(): Promise<void> {
         `  engine writes / obs: ${p.total} (posts ${p.posts_index}, accounts ${p.accounts_index}); records ${p.records}, author fan-out ${p.author_fan_out}, ` +
           `baselines ${p.baselines}, account metrics ${p.account_metrics}, embeddings ${p.embeddings}, other ${p.other_unexplained} ` +
           `(posts beyond records and fan-out ${p.posts_beyond_records_and_fan_out}, accounts beyond records and metrics ${p.accounts_beyond_records_and_metrics}); metric points ${p.metric_history_points}`,
-        `  CPU-s: ES ${cpuDay.es}, worker ${cpuDay.worker}, API ${cpuDay.api} (less the idle search load's: ${JSON.stringify(result.cpu_s.day_less_idle_search)}); ` +
+        `  CPU-s: ES ${cpuDay.es}, worker ${cpuDay.worker}, API ${cpuDay.api} (less the idle search load's: ${JSON.stringify(result.cpu_s.day_less_idle_search)}; ES with the merges left behind ${result.cpu_s.engine_with_merge_tail}, their tail ${mergeTail.seconds} s); ` +
           `elsewhere on the machine ${cpuDay.elsewhere} (idle: ${round(elsewhere(idleAfter, idleBefore))} in ${round(idleSeconds)} s)`,
         `  search at ${SEARCH_RATE}/s: idle p50 ${idle.all.p50_ms} p99 ${idle.all.p99_ms} ms (${idle.all.requests}); ` +
           `day p50 ${during.all.p50_ms} p99 ${during.all.p99_ms} ms (${during.all.requests}); ratio p50 ${result.search.day_over_idle.p50}, p99 ${result.search.day_over_idle.p99}; ` +

@@ -232,6 +232,11 @@ for (const prefix of prefixes) {
           Math.round((v * 1000 * 100) / obs) / 100,
         ]),
       ),
+      // The engine's with the merges the day left behind (day.ts, since 2026-12-01).
+      es_with_merge_tail_ms_per_observation:
+        day['cpu_s'].engine_with_merge_tail === undefined
+          ? null
+          : Math.round((day['cpu_s'].engine_with_merge_tail * 1000 * 100) / obs) / 100,
       search_day_over_idle: day['search'].day_over_idle,
     };
   }
