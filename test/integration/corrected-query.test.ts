@@ -56,6 +56,32 @@ describe('corrected_query', () => {
     expect(page.members.slice(0, 4)).toEqual(['request_id', 'data', 'has_more', 'next_cursor']);
   });
 
+  it('shows the corrected word as the match evidence, as the lexical side searched it', async () => {
+    const response = await stack.post('/v1/social/posts/search', {
+      post: { query: 'soudough focaccia' },
+      limit: 3,
+      include: ['matches'],
+    });
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    const body = response.body as {
+      corrected_query?: string;
+      matches: Array<{
+        id: string;
+        fields: Array<{
+          field: string;
+          snippets: Array<{ text: string; highlights: Array<{ start: number; end: number }> }>;
+        }>;
+      }>;
+    };
+    expect(body.corrected_query).toBe('sourdough focaccia');
+    const focaccia = body.matches.find((m) => keyOf.get(m.id) === 'focaccia');
+    const caption = focaccia?.fields.find((f) => f.field === 'caption');
+    const highlighted = caption?.snippets.flatMap((s) =>
+      s.highlights.map((h) => s.text.slice(h.start, h.end).toLowerCase()),
+    );
+    expect(highlighted, JSON.stringify(focaccia)).toEqual(expect.arrayContaining(['sourdough', 'focaccia']));
+  });
+
   it('is absent when every word is one posts carry', async () => {
     const page = await search({ post: { query: 'sourdough starter' }, limit: 10 });
     expect(page.keys[0]).toBe('starter');

@@ -155,7 +155,8 @@ export function createPostSearchService(
       };
     return {
       matches: await deps.evidence(
-        search.query,
+        // The words the lexical side searched: a misspelt word's evidence is its correction's.
+        page.correctedQuery ?? search.query,
         data.map((p) => p.id),
         // Without a fused ranking, a query's results come from BM25 alone; a filters-only search has no sides.
         (id) => page.retrievedBy?.get(id) ?? (search.query === null ? null : 'lexical'),
