@@ -75,7 +75,10 @@ async function candidates(
       max_edits: 2,
       prefix_length: 1,
       min_word_length: 4,
-      min_doc_freq: policy.minPosts,
+      // Any: the count of servable posts below decides. A field's own frequency would drop a word
+      // whose posts carry it in different fields (a caption here, a summary there), and whether
+      // it did turned on deleted copies a merge had not yet dropped.
+      min_doc_freq: 1,
       sort: 'score' as const,
     };
     return options;
