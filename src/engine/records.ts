@@ -39,7 +39,10 @@ export interface RecordStore<R> extends RecordReader<R> {
    * a throw stops the merge before they are sent. With `recheck`, what the store derives from each
    * record in documents of its own is compared and written again where it differs, changed record
    * or not: for a retried job, whose earlier attempt may have died after a record's write was
-   * taken and its derived one refused.
+   * taken and its derived one refused. With `companionOnly`, a record whose change lies wholly in
+   * what the store derives from it into a document of its own (a post's new vectors) is not
+   * written itself: only that document is, and the record is in the outcome if it was not
+   * written meanwhile (else it is read and its update applied again).
    */
   merge(
     ids: readonly string[],
@@ -48,6 +51,7 @@ export interface RecordStore<R> extends RecordReader<R> {
       points?: readonly MetricPoint[];
       beforeWrite?: (writes: ReadonlyArray<{ before: R | null; after: R }>) => Promise<void>;
       recheck?: boolean;
+      companionOnly?: boolean;
     },
   ): Promise<MergeOutcome<R>>;
 }

@@ -373,7 +373,9 @@ describe('a reference that can never have a vector', () => {
 describe('a reference whose vector is on its way', () => {
   it('answers 503 with Retry-After: it clears by itself once the vector is written', async () => {
     const id = postId('chef', 4);
-    // As it stands between its write and its embedding job: text, no vector yet.
+    // As it stands between its write and its embedding job: text, no vector yet (its vector
+    // document gone, and its record naming none).
+    await stack.runtime.es.delete({ index: `${stack.config.INDEX_PREFIX}-post-vectors`, id, refresh: true });
     await stack.runtime.engine.intake.posts.merge([id], (_id, record) => {
       if (!record) return null;
       const { embedding: _vector, ...rest } = record;

@@ -85,49 +85,73 @@ describe("posts' vector documents", () => {
     expect(await found({})).not.toContain('l200');
   });
 
-  // An earlier attempt of a job may have had its post written and its vector document refused, then
-  // died: the retry finds the post unchanged, and only a check of the vector document brings it back.
+  // An earlier attempt of a job may have had its post written and its vector document's write
+  // refused (here the vector index refuses writes), then died: the retry finds the post unchanged,
+  // and only a check of the vector document brings it up to date.
   it('is written again by a retried job whose earlier attempt left it behind', async () => {
     const index = `${stack.config.INDEX_PREFIX}-post-vectors`;
     const es = stack.runtime.es;
-    const lose = async (key: Key) => {
-      await es.delete({ index, id: id(key), refresh: true });
-      expect(await es.exists({ index, id: id(key) })).toBe(false);
+    const store = stack.runtime.engine.intake;
+    const refusing = async (attempt: () => Promise<unknown>) => {
+      await es.indices.putSettings({ index, settings: { 'index.blocks.write': true } });
+      try {
+        await expect(attempt()).rejects.toThrow();
+      } finally {
+        await es.indices.putSettings({ index, settings: { 'index.blocks.write': null } });
+      }
     };
-
-    // The observations job: the post's observation again, as the retried job carries it.
-    await lose('l45');
-    const parsed = parseObservation(observe('l45', LIKES.l45, T0));
-    if (!parsed.ok) throw new Error(parsed.detail);
-    const observations: Observation[] = [parsed.value];
+    const parsed = (observation: Record<string, unknown>): Observation[] => {
+      const result = parseObservation(observation);
+      if (!result.ok) throw new Error(result.detail);
+      return [result.value];
+    };
     const locks = createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX });
-    const process = createObservationProcessor({ store: stack.runtime.engine.intake, locks });
-    await process(observations, { refresh: true });
-    expect(await es.exists({ index, id: id('l45') })).toBe(false);
-    await process(observations, { refresh: true, retry: true });
-    expect(await es.exists({ index, id: id('l45') })).toBe(true);
-    expect(await found({ likes: { lt: 50 } })).toEqual(['l45']);
+    const process = createObservationProcessor({ store, locks });
 
-    // The embeddings job: the post's vector is current, so only the retry looks at its document.
-    await lose('l65');
-    const records = createRecordEmbeddings({ store: stack.runtime.engine.intake, embedder: stack.runtime.embedder });
-    expect(await records.embed({ posts: [id('l65')], accounts: [] })).toBe(0);
-    expect(await es.exists({ index, id: id('l65') })).toBe(false);
-    await records.embed({ posts: [id('l65')], accounts: [] }, { retry: true });
-    expect(await es.exists({ index, id: id('l65') })).toBe(true);
-    await es.indices.refresh({ index });
-    // A filter no earlier search used: the deletion above went around the service's result cache.
-    expect(await found({ likes: { gte: 62 } })).toContain('l65');
+    // The observations job: l45 moves from the likes bucket [40, 50) to [50, 60).
+    const moved = parsed(observe('l45', 52, '2026-06-05T10:00:00Z'));
+    await refusing(() => process(moved, { refresh: true }));
+    expect(await found({ likes: { gte: 50, lt: 55 } })).toEqual([]);
+    await process(moved, { refresh: true, retry: true });
+    expect(await found({ likes: { gte: 51, lt: 55 } })).toEqual(['l45']);
 
-    // A follow-up run (the author's posts rewritten with its new facts), retried.
-    await lose('l58');
-    const followUps = createFollowUps({ store: stack.runtime.engine.intake, locks });
+    // The embeddings job: a post's new vectors go to its vector document alone, so a post whose
+    // vectors were refused does not know of them, and the retry embeds it again.
+    const rye = 'Rye sourdough starter notes, jar l65: whole grain flour and a warm kitchen';
+    await process(parsed(observe('l65', LIKES.l65, '2026-06-05T10:00:00Z', rye)), { refresh: true });
+    const before = await vectorVersion('l65');
+    const records = createRecordEmbeddings({ store, embedder: stack.runtime.embedder });
+    await refusing(() => records.embed({ posts: [id('l65')], accounts: [] }));
+    expect(await vectorVersion('l65')).toBe(before);
+    expect(await records.embed({ posts: [id('l65')], accounts: [] }, { retry: true })).toBe(1);
+    expect(await vectorVersion('l65')).toBeGreaterThan(before);
+
+    // A follow-up run: the author crosses the vector documents' edge of 20,000 followers, and its
+    // posts' vector documents follow it only once the run is retried.
     const author = mintId('account', 'pv-a');
-    const work = { accounts: [author], authors: [author], history: [] };
-    await followUps.runDeferred(work);
-    expect(await es.exists({ index, id: id('l58') })).toBe(false);
-    await followUps.runDeferred(work, { recheck: true });
-    expect(await es.exists({ index, id: id('l58') })).toBe(true);
+    const followed = async (gte: number) => {
+      const page = await searchPage(stack, {
+        post: { query: 'sourdough starter', author: { filters: { followers_count: { gte } } } },
+        limit: 50,
+      });
+      return page.data.map((p) => keyOf.get(p.id) ?? p.id).sort();
+    };
+    const crossed = parsed(
+      accountObs({
+        platform_id: 'pv-a',
+        handle: 'post.vectors',
+        followers_count: 25_000,
+        observed_at: '2026-06-05T10:00:00Z',
+      }),
+    );
+    await refusing(() => process(crossed, { refresh: true }));
+    await store.publish({ points: [] });
+    expect(await followed(20_000)).toEqual([]);
+    const followUps = createFollowUps({ store, locks });
+    await followUps.runDeferred({ accounts: [author], authors: [author], history: [] }, { recheck: true });
+    // Visible as a waited batch makes them (the refused attempt never did).
+    await store.publish({ points: [] });
+    expect(await followed(20_001)).toEqual(['l45', 'l55', 'l58', 'l65']);
   });
 });
 

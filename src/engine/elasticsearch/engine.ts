@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
-import type { AccountRecord, PostRecord } from '../../domain/records.ts';
+import { hasVector, type AccountRecord, type PostRecord } from '../../domain/records.ts';
 import type { FacetEngine } from '../facets.ts';
 import type { CountEngine } from '../counts.ts';
 import type { SimilarityEvidence, MatchHighlighter } from '../matches.ts';
@@ -24,7 +24,7 @@ import { createSnapshotPool, type SnapshotStats } from './reads/snapshot-pool.ts
 import { projectAccount, storedPostRecord } from './documents/projection.ts';
 import { createRecordLookups } from './reads/record-lookups.ts';
 import { createRecordReads } from './reads/record-reads.ts';
-import { restorePostVectors } from './writes/stored-vectors.ts';
+import { adoptStoredEmbedding, restorePostVectors } from './writes/stored-vectors.ts';
 import { createIntakeReads } from './reads/intake-reads.ts';
 import { createNameSuggester } from './reads/name-suggestions.ts';
 import { createSpellingCorrector } from './queries/spelling.ts';
@@ -43,7 +43,7 @@ import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
 import { createAlertMatching } from './writes/alert-matching.ts';
 import { createWrittenProjections } from './documents/written-projections.ts';
-import { FACTS_FIELD, projectPostVectors } from './documents/vector-projection.ts';
+import { FACTS_FIELD, MODEL_FIELD, projectPostVectors, TEXT_HASH_FIELD } from './documents/vector-projection.ts';
 import type { VectorFeedback } from './reads/vector-feedback.ts';
 import type { PostVectorLayout } from './reads/nearest-posts.ts';
 import type { WritePacing } from '../../internal/write-pacing.ts';
@@ -135,9 +135,15 @@ export function createElasticsearchEngine(deps: {
     companion: {
       index: postVectors.write,
       keyField: FACTS_FIELD,
-      // Once embedded (a text the model cannot read leaves an empty vector: its document goes).
-      applies: (record) => record.embedding !== undefined,
+      // Any post: its vectors may have been written before its record learnt of them (`apart`).
+      applies: () => true,
       of: projectPostVectors,
+      // New vectors go to the vector document alone; the record learns their model and text hash
+      // from it at its next write, and a read of a record that has not yet takes them from there.
+      storedFields: [MODEL_FIELD, TEXT_HASH_FIELD],
+      apart: (record) => hasVector(record.embedding),
+      behind: (record) => record.embedding === undefined,
+      adopt: adoptStoredEmbedding,
       // Once its vector document holds its vectors, a post's record is stored without them.
       settle: (doc, record) => {
         doc.record = storedPostRecord(record);

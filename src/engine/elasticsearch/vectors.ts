@@ -62,6 +62,15 @@ export function dequantizeVector(encoded: string): number[] {
  */
 export const FIELDS_NOT_ON_VECTORS: ReadonlySet<FieldKey> = new Set<FieldKey>(['post.observed_at']);
 
+/**
+ * The stored fields of a post's vector document naming the vectors it holds: their model and the
+ * hash of their text. A post's vectors are written to that document alone (its own document is not
+ * indexed again for them), so these are where that is known first; the post's record learns them
+ * at its next write (the post store's companion `adopt`, engine.ts).
+ */
+export const MODEL_FIELD = 'embedding_model';
+export const TEXT_HASH_FIELD = 'text_hash';
+
 /** The posts fields a vector document keeps coarse (src/domain/volatile-facts.ts). */
 export const COARSE_VECTOR_FIELDS: ReadonlySet<string> = new Set(
   VOLATILE_POST_FIELDS.map((name) => esPath(`post.${name}`)),

@@ -108,6 +108,7 @@ export function createRecordEmbeddings(deps: {
     ids: string[],
     textsOf: (r: R) => Texts,
     retry: boolean,
+    companionOnly = false,
   ): Promise<Array<{ before: R | null; after: R }>> {
     if (ids.length === 0) return [];
     // Records read back by ID carry their `id` (every stored record has one).
@@ -125,7 +126,7 @@ export function createRecordEmbeddings(deps: {
         if (!embedding || !record || hashOf(textsOf(record)) !== embedding.text_hash) return record;
         return { ...record, embedding };
       },
-      { recheck: retry },
+      { recheck: retry, companionOnly },
     );
     return [...outcome.values()];
   }
@@ -148,7 +149,9 @@ export function createRecordEmbeddings(deps: {
     accountNeedsEmbedding: (record) => needs(record, accountTexts(record), modelId),
     async embed(work, options = {}) {
       const retry = options.retry === true;
-      const written = await embedStore(deps.store.posts, work.posts, postTexts, retry);
+      // A post's vectors go to its vector document alone: its own document is not indexed again
+      // for them (bench/relevance.md, "Vectors written apart").
+      const written = await embedStore(deps.store.posts, work.posts, postTexts, retry, true);
       // A vector may make a post match a saved search by meaning.
       await deps.changes?.record(written);
       const posts = written.map((o) => o.after);

@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
 import { hasVector, type PostRecord } from '../../../domain/records.ts';
 import { coarse, VOLATILE_AUTHOR_FIELDS, wide } from '../../../domain/volatile-facts.ts';
-import { COARSE_VECTOR_FIELDS, engineVector, VECTOR_DOCUMENT_FIELDS } from '../vectors.ts';
+import {
+  COARSE_VECTOR_FIELDS,
+  engineVector,
+  MODEL_FIELD,
+  TEXT_HASH_FIELD,
+  VECTOR_DOCUMENT_FIELDS,
+} from '../vectors.ts';
 
 /** What a vector document copies of its post (defined with the vector format: ../vectors.ts). */
-export { VECTOR_DOCUMENT_FIELDS };
+export { MODEL_FIELD, TEXT_HASH_FIELD, VECTOR_DOCUMENT_FIELDS };
 
 /**
  * A post's vector document: its vectors (the head's and its passages') with the facts a post
@@ -60,6 +66,8 @@ export function projectPostVectors(post: Doc, record: PostRecord): VectorDocumen
     .update(JSON.stringify([doc, embedding.model, embedding.text_hash]))
     .digest('base64url');
   doc[FACTS_FIELD] = key;
+  doc[MODEL_FIELD] = embedding.model;
+  doc[TEXT_HASH_FIELD] = embedding.text_hash;
   if (embedding.vector === undefined) return { doc, key, complete: false };
   doc.embedding = engineVector(embedding.vector);
   const passages = embedding.passages ?? [];

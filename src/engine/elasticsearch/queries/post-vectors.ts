@@ -3,6 +3,7 @@ import { hasVector, type PostRecord } from '../../../domain/records.ts';
 import { encodeVector } from '../../../text/vector-codec.ts';
 import { COMPLETE_RESULTS, engineCall, refreshAll } from '../errors.ts';
 import { MAX_PASSAGES } from '../../../text/embedding-text.ts';
+import { MODEL_FIELD, TEXT_HASH_FIELD } from '../vectors.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 type Hit = estypes.SearchHit<unknown>;
@@ -11,6 +12,9 @@ type Hit = estypes.SearchHit<unknown>;
 export interface StoredPostVectors {
   vector: number[];
   passages: number[][];
+  /** The model and text hash the document names (absent from one written before it named them). */
+  model?: string;
+  textHash?: string;
 }
 
 /**
@@ -43,6 +47,7 @@ export function postVectorsBody(
     size: ids.length,
     _source: false,
     docvalue_fields: ['embedding'],
+    stored_fields: [MODEL_FIELD, TEXT_HASH_FIELD],
     track_total_hits: false,
   };
 }
@@ -60,7 +65,9 @@ export function readPostVectors(hits: readonly Hit[]): Map<string, StoredPostVec
         const v = firstVector(p.fields?.['passages.vector']);
         return v ? [v] : [];
       });
-    out.set(hit._id!, { vector, passages });
+    const model = firstString(hit.fields?.[MODEL_FIELD]);
+    const textHash = firstString(hit.fields?.[TEXT_HASH_FIELD]);
+    out.set(hit._id!, { vector, passages, ...(model && { model }), ...(textHash && { textHash }) });
   }
   return out;
 }
@@ -69,6 +76,10 @@ export function readPostVectors(hits: readonly Hit[]): Map<string, StoredPostVec
 function firstVector(values: unknown): number[] | null {
   const first: unknown = Array.isArray(values) ? values[0] : undefined;
   return Array.isArray(first) ? first.map((x) => Math.fround(Number(x))) : null;
+}
+
+function firstString(values: unknown): string | undefined {
+  return Array.isArray(values) && typeof values[0] === 'string' ? values[0] : undefined;
 }
 
 /** Posts whose vectors one search reads. */
@@ -121,23 +132,28 @@ export async function storedPostVectors(
 
 /**
  * `records` with the vectors their vector documents in `index` hold where the record does not
- * carry them (a post read back from the engine): what copies a post elsewhere (a rebuild) writes
- * its vector document from. A post whose vectors are nowhere comes without its embedding, so that
- * it is embedded again.
+ * carry them (a post read back from the engine, or one whose vectors were written after it): what
+ * copies a post elsewhere (a rebuild) writes its vector document from. A post whose vectors are
+ * nowhere comes without its embedding, so that it is embedded again.
  */
 export async function withStoredVectors(client: Client, index: string, records: PostRecord[]): Promise<PostRecord[]> {
-  const apart = records.filter((r) => hasVector(r.embedding) && r.embedding!.vector === undefined).map((r) => r.id);
+  const apart = records
+    .filter((r) => r.embedding === undefined || (hasVector(r.embedding) && r.embedding.vector === undefined))
+    .map((r) => r.id);
   if (apart.length === 0) return records;
   const stored = await storedPostVectors(client, index, apart, { passages: true });
   return records.map((record) => {
     const vectors = stored.get(record.id);
-    if (!vectors) {
-      if (record.embedding?.vector !== undefined) return record;
+    // The document names its vectors where it was written after the record (or with it).
+    const named =
+      vectors?.model && vectors.textHash ? { model: vectors.model, text_hash: vectors.textHash } : record.embedding;
+    if (!vectors || !named) {
+      if (record.embedding?.vector !== undefined || record.embedding === undefined) return record;
       // Its vectors are nowhere (a vector document lost): the post needs embedding again.
       const { embedding: _lost, ...rest } = record;
       return rest;
     }
-    const embedding = { ...record.embedding!, vector: encodeVector(vectors.vector) };
+    const embedding = { ...named, vector: encodeVector(vectors.vector) };
     if (vectors.passages.length > 0) embedding.passages = vectors.passages.map(encodeVector);
     return { ...record, embedding };
   });

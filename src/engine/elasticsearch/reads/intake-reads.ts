@@ -108,30 +108,27 @@ export function createIntakeReads(deps: {
   ): Promise<Map<string, PostVector[]>> {
     const out = new Map<string, PostVector[]>(authorIds.map((id) => [id, []]));
     if (authorIds.length === 0) return out;
-    // One small search per author, in one request: the newest posts of each with a vector of `model`.
+    // One small search per author, in one request: the newest posts of each. Which have a vector of
+    // `model` is for their vector documents to say (a post's record learns of its vectors only at
+    // its next write), so twice as many are read as kept: a post not embedded yet, or with no text.
     const searches = authorIds.flatMap((id): estypes.MsearchRequestItem[] => [
       // In a multi-search the header line carries the request parameters.
       { index: postsIndex, ...COMPLETE_RESULTS },
       {
-        query: {
-          bool: {
-            filter: [
-              { term: { 'author.id': id } },
-              { term: { status: 'available' } },
-              // Posts with a vector (it is in their vector document; the post names its model).
-              { term: { embedding_model: model } },
-            ],
-          },
-        },
+        query: { bool: { filter: [{ term: { 'author.id': id } }, { term: { status: 'available' } }] } },
         sort: [{ posted_at: { order: 'desc' } }, { id: 'asc' }],
-        size: limit,
-        _source: ['record.raw.v.posted_at', 'record.enrichment.topics'],
+        size: limit * 2,
+        _source: ['record.raw.v.posted_at', 'record.enrichment.topics', 'record.embedding.model'],
         track_total_hits: false,
       },
     ]);
     const response = await engineCall(() =>
       client.msearch<{
-        record: { raw: { v: { posted_at: string } }; enrichment?: { topics?: { v?: string[] | null } } };
+        record: {
+          raw: { v: { posted_at: string } };
+          enrichment?: { topics?: { v?: string[] | null } };
+          embedding?: { model?: string };
+        };
       }>({ searches }),
     );
     const recent = response.responses.map((answer) => {
@@ -148,9 +145,15 @@ export function createIntakeReads(deps: {
       const list = out.get(authorIds[i]!)!;
       for (const hit of hits) {
         const record = hit._source?.record;
-        const vector = vectors.get(hit._id!)?.vector;
-        if (!record || !vector) continue;
-        list.push({ postedAt: record.raw.v.posted_at, vector, topics: record.enrichment?.topics?.v ?? [] });
+        const stored = vectors.get(hit._id!);
+        if (!record || !stored || list.length >= limit) continue;
+        // A document written before it named its model was written with its record, which does.
+        if ((stored.model ?? record.embedding?.model) !== model) continue;
+        list.push({
+          postedAt: record.raw.v.posted_at,
+          vector: stored.vector,
+          topics: record.enrichment?.topics?.v ?? [],
+        });
       }
     });
     return out;

@@ -6,6 +6,8 @@ export interface StoredCompanion {
   key: string | undefined;
   seqNo: number | undefined;
   primaryTerm: number | undefined;
+  /** The first value of each of the companion's {@link Companion.storedFields} it holds. */
+  fields: Record<string, string>;
 }
 
 /**
@@ -19,6 +21,24 @@ export interface Companion<R> {
   keyField: string;
   /** Whether `record` can have a companion document, or had one (its stored one is read only then). */
   applies(record: R): boolean;
+  /** More stored fields read with the key (what {@link adopt} reads). */
+  storedFields?: readonly string[];
+  /**
+   * The record as its stored companion describes it, where the companion was written without the
+   * record (a post's vectors: its record learns their model and text at its next write); the same
+   * object when there is nothing to take. Applied to every record a merge or a read hands on.
+   */
+  adopt?(record: R, stored: StoredCompanion): R;
+  /**
+   * Whether a record read back may be behind its companion: a read then looks the companion up
+   * and {@link adopt}s it (absent: a read never does).
+   */
+  behind?(record: R): boolean;
+  /**
+   * Whether the record itself need not be written when a merge with `companionOnly` changed it:
+   * what changed is all in its companion (a post's new vectors).
+   */
+  apart?(record: R): boolean;
   /**
    * A record's companion document and its key, from the record's own document; null: it has none.
    * Not `complete` when the record in hand lacks part of what the document holds (a post read back
@@ -65,19 +85,29 @@ export function createCompanions<R>(client: Client, companion: Companion<R>) {
         ids: [...ids],
         realtime: true,
         _source: false,
-        stored_fields: [companion.keyField],
+        stored_fields: [companion.keyField, ...(companion.storedFields ?? [])],
       }),
     );
     for (const doc of response.docs) {
       if (!('found' in doc) || !doc.found) continue;
-      const key: unknown = doc.fields?.[companion.keyField];
+      const fields: Record<string, string> = {};
+      for (const name of companion.storedFields ?? []) {
+        const value = firstString(doc.fields?.[name]);
+        if (value !== undefined) fields[name] = value;
+      }
       out.set(doc._id, {
-        key: Array.isArray(key) && typeof key[0] === 'string' ? key[0] : undefined,
+        key: firstString(doc.fields?.[companion.keyField]),
         seqNo: doc._seq_no,
         primaryTerm: doc._primary_term,
+        fields,
       });
     }
     return out;
+  }
+
+  /** `record` with what its stored companion says and it lacks (see {@link Companion.adopt}). */
+  function adopt(record: R, stored: StoredCompanion | undefined): R {
+    return stored && companion.adopt ? companion.adopt(record, stored) : record;
   }
 
   /** A companion write `record` needs (its key differs from the stored one), or null. */
@@ -124,5 +154,9 @@ export function createCompanions<R>(client: Client, companion: Companion<R>) {
     return { behind: new Set(pending.filter((p) => !restored.has(p.id)).map((p) => p.id)), skipped };
   }
 
-  return { companion, fetchStored, plan, restore };
+  return { companion, fetchStored, adopt, plan, restore };
+}
+
+function firstString(values: unknown): string | undefined {
+  return Array.isArray(values) && typeof values[0] === 'string' ? values[0] : undefined;
 }

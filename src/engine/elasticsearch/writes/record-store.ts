@@ -84,10 +84,32 @@ export function createRecordStore<R extends { id: string }>(deps: {
         out.set(doc._id, { record: null });
       }
     }
+    // Records that may be behind their companions learn what those say (Companion.behind).
+    const companion = deps.companion;
+    if (companions && companion?.behind) {
+      const ids = [...out].filter(([, f]) => f.record !== null && companion.behind!(f.record)).map(([id]) => id);
+      const stored = await companions.fetchStored(ids);
+      for (const [id, held] of stored) {
+        const f = out.get(id)!;
+        f.record = companions.adopt(f.record!, held);
+      }
+    }
     return out;
   }
 
   const companions = deps.companion ? createCompanions(client, deps.companion) : null;
+
+  async function versions(ids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return out;
+    // No stored fields read or sent: the engine looks the ID up and reads its sequence number.
+    const response = await engineCall(() => client.mget({ index, ids: unique, realtime: true, _source: false }));
+    for (const doc of response.docs) {
+      if ('found' in doc && doc.found) out.set(doc._id, versionToken(doc._primary_term, doc._seq_no));
+    }
+    return out;
+  }
 
   return {
     async get(ids) {
@@ -105,17 +127,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
       return out;
     },
 
-    async versions(ids) {
-      const out = new Map<string, string>();
-      const unique = [...new Set(ids)];
-      if (unique.length === 0) return out;
-      // No stored fields read or sent: the engine looks the ID up and reads its sequence number.
-      const response = await engineCall(() => client.mget({ index, ids: unique, realtime: true, _source: false }));
-      for (const doc of response.docs) {
-        if ('found' in doc && doc.found) out.set(doc._id, versionToken(doc._primary_term, doc._seq_no));
-      }
-      return out;
-    },
+    versions,
 
     async merge(
       ids: readonly string[],
@@ -145,8 +157,8 @@ export function createRecordStore<R extends { id: string }>(deps: {
           );
           steps.push({ id, current, next, changed });
         }
-        // The stored companions of the records that can have one (after the records: most have none
-        // until the worker embeds them, and a read of nothing still costs the engine a lookup).
+        // The stored companions of the records that can have one, read after the records; what a
+        // companion says and its record does not yet know, the record takes (Companion.adopt).
         const stored = companions
           ? await companions.fetchStored(
               steps
@@ -157,12 +169,24 @@ export function createRecordStore<R extends { id: string }>(deps: {
                 .map((step) => step.id),
             )
           : new Map<string, StoredCompanion>();
+        if (companions) {
+          for (const step of steps) {
+            const companion = stored.get(step.id);
+            if (step.changed && step.next !== null) step.next = companions.adopt(step.next, companion);
+            else if (step.current.record !== null)
+              step.current.record = companions.adopt(step.current.record, companion);
+          }
+        }
         const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
         const planned: Array<{ before: R | null; after: R }> = [];
         const writes: Array<{
           record?: { id: string; action: object; doc: Record<string, unknown>; before: R | null; after: R };
           companion?: CompanionWrite;
         }> = [];
+        // Records written apart from their companions (`companionOnly`), with the version read.
+        const apart = new Map<string, { before: R; after: R; version: string }>();
+        // Records written with no companion stored yet, which a companion written meanwhile may be ahead of.
+        const unseen: string[] = [];
         for (const { id, current, next, changed } of steps) {
           if (!changed || next === null) {
             if (companions && recheck.has(id) && current.record !== null) {
@@ -177,6 +201,20 @@ export function createRecordStore<R extends { id: string }>(deps: {
               : { index: { _index: index, _id: id, if_seq_no: current.seqNo, if_primary_term: current.primaryTerm } };
           const doc = project(next);
           const companionWrite = companions ? companions.plan(id, doc, next, stored.get(id)) : null;
+          if (extra.companionOnly && current.record !== null && companions?.companion.apart?.(next)) {
+            // Its change is all in its companion: the record stays as it is, and its version is
+            // checked once the companion is written (a write of the record meanwhile redoes it).
+            if (companionWrite) {
+              writes.push({ companion: companionWrite });
+              apart.set(id, {
+                before: current.record,
+                after: next,
+                version: versionToken(current.primaryTerm, current.seqNo),
+              });
+            }
+            continue;
+          }
+          if (companions && !stored.has(id) && companions.companion.behind?.(next)) unseen.push(id);
           writes.push({
             record: { id, action, doc, before: current.record, after: next },
             ...(companionWrite && { companion: companionWrite }),
@@ -215,8 +253,23 @@ export function createRecordStore<R extends { id: string }>(deps: {
         const { written, conflicts, transient, transientPoints, companionConflicts, companionsTransient } =
           await writeAll(chunks);
         for (const w of written) outcome.set(w.id, { before: w.before, after: w.after });
+        const failed = new Set([...companionConflicts, ...companionsTransient, ...companionsBehind]);
+        const moved = await settleApart(apart, failed, outcome);
+        // A companion written (from an older state of its record) between this round's read of the
+        // companions and its write of the records: read after the write, so one side sees the other.
+        const overtaken = companions
+          ? await companions.fetchStored(unseen.filter((id) => outcome.has(id)))
+          : new Map<string, StoredCompanion>();
         // A record that lost its race may have left its companion written from the state that lost.
-        const behind = [...conflicts, ...transient, ...companionConflicts, ...companionsTransient, ...companionsBehind];
+        const behind = [
+          ...conflicts,
+          ...transient,
+          ...companionConflicts,
+          ...companionsTransient,
+          ...companionsBehind,
+          ...moved,
+          ...overtaken.keys(),
+        ];
         for (const id of behind) recheck.add(id);
         pending = [...new Set(behind)];
         points = transientPoints;
@@ -229,11 +282,9 @@ export function createRecordStore<R extends { id: string }>(deps: {
             );
           }
           await sleep(backoffMs(transientRounds));
-        } else if (conflicts.length > 0 || companionConflicts.length > 0 || companionsBehind.length > 0) {
+        } else if (behind.length > 0) {
           if (++conflictRounds > MAX_ATTEMPTS)
-            throw new InternalError(
-              `gave up merging ${conflicts.length + companionConflicts.length + companionsBehind.length} records after ${MAX_ATTEMPTS} conflicts`,
-            );
+            throw new InternalError(`gave up merging ${pending.length} records after ${MAX_ATTEMPTS} conflicts`);
           // Jittered back-off so that writers racing on the same record interleave instead of colliding again.
           await sleep(Math.random() * Math.min(200, 5 * 2 ** conflictRounds));
         }
@@ -241,6 +292,25 @@ export function createRecordStore<R extends { id: string }>(deps: {
       return outcome;
     },
   };
+
+  /**
+   * The records of a `companionOnly` merge whose companions were written: those still at the
+   * version read join `outcome`; the IDs of those written since are answered (checked again).
+   */
+  async function settleApart(
+    apart: ReadonlyMap<string, { before: R; after: R; version: string }>,
+    failed: ReadonlySet<string>,
+    outcome: MergeOutcome<R>,
+  ): Promise<string[]> {
+    const now = await versions([...apart.keys()].filter((id) => !failed.has(id)));
+    const moved: string[] = [];
+    for (const [id, planned] of apart) {
+      if (failed.has(id)) continue;
+      if (now.get(id) === planned.version) outcome.set(id, { before: planned.before, after: planned.after });
+      else moved.push(id);
+    }
+    return moved;
+  }
 
   /** Sends bulk requests, a few in flight; sorts each item's fate. */
   async function writeAll(chunks: Array<BulkChunk<Planned<R>>>) {

@@ -1,5 +1,8 @@
 import type { Client } from '@elastic/elasticsearch';
+import type { PostRecord } from '../../../domain/records.ts';
+import { MODEL_FIELD, TEXT_HASH_FIELD } from '../documents/vector-projection.ts';
 import { storedPostVectors, type StoredPostVectors } from '../queries/post-vectors.ts';
+import type { StoredCompanion } from './companions.ts';
 
 /** A stored vector document wanted as of the version a write read. */
 export interface WantedVectors {
@@ -50,4 +53,19 @@ export function restorePostVectors(client: Client, index: string) {
     }
     return new Set(stored.keys());
   };
+}
+
+/**
+ * The post store's companion `adopt` (engine.ts): a post whose vectors were written to its vector
+ * document alone takes their model and text hash from it, as its record would hold them once
+ * written (documents/projection.ts, storedPostRecord). Unchanged when the record carries vectors
+ * itself (it is being written with them), already names the same ones, or the document predates
+ * these fields (its record names its vectors: they were written with it).
+ */
+export function adoptStoredEmbedding(record: PostRecord, stored: StoredCompanion): PostRecord {
+  const model = stored.fields[MODEL_FIELD];
+  const textHash = stored.fields[TEXT_HASH_FIELD];
+  if (model === undefined || textHash === undefined || record.embedding?.vector !== undefined) return record;
+  if (record.embedding?.model === model && record.embedding.text_hash === textHash) return record;
+  return { ...record, embedding: { model, text_hash: textHash } };
 }
