@@ -19,6 +19,8 @@ export interface HotThreads {
 
 export interface HotThreadsReport {
   intervals: number;
+  /** Intervals whose request failed (not in the sums). */
+  failed: number;
   seconds: number;
   by_pool: Record<string, number>;
   by_work: Record<string, number>;
@@ -130,21 +132,31 @@ export function parseHotThreads(text: string): ThreadSample[] {
 /** Starts sampling `es` every `intervalMs` (one interval after another) until stopped. */
 export function startHotThreads(es: Pick<Client, 'nodes'>, intervalMs = 1000): HotThreads {
   const phases = new Map<string, { intervals: number; pool: Map<string, number>; work: Map<string, number> }>();
+  // Intervals whose request failed (the engine busy or away), by phase: reported, never fatal.
+  const failed = new Map<string, number>();
   let phase: string | null = null;
   let running = true;
   const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
   const loop = (async () => {
     while (running) {
       const at: string | null = phase;
-      const text = (await es.nodes.hotThreads({
-        threads: 1000,
-        interval: `${intervalMs}ms`,
-        snapshots: 10,
-        // Every thread: one busy for part of an interval may sit idle at all ten snapshots, and
-        // skipping idle ones dropped most of the engine's CPU (a quarter of it was reported).
-        ignore_idle_threads: false,
-        type: 'cpu',
-      })) as unknown as string;
+      let text: string;
+      try {
+        text = (await es.nodes.hotThreads({
+          threads: 1000,
+          interval: `${intervalMs}ms`,
+          snapshots: 10,
+          // Every thread: one busy for part of an interval may sit idle at all ten snapshots, and
+          // skipping idle ones dropped most of the engine's CPU (a quarter of it was reported).
+          ignore_idle_threads: false,
+          type: 'cpu',
+        })) as unknown as string;
+      } catch {
+        // A sample lost is a sample lost, not the bench: counted, and the next one a moment later.
+        if (at !== null) failed.set(at, (failed.get(at) ?? 0) + 1);
+        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+        continue;
+      }
       // An interval that straddled a phase change counts for neither.
       if (at === null || at !== phase) continue;
       const sums = phases.get(at) ?? { intervals: 0, pool: new Map(), work: new Map() };
@@ -170,9 +182,11 @@ export function startHotThreads(es: Pick<Client, 'nodes'>, intervalMs = 1000): H
     },
     report(name) {
       const sums = phases.get(name);
-      if (!sums) return { intervals: 0, seconds: 0, by_pool: {}, by_work: {} };
+      const lost = failed.get(name) ?? 0;
+      if (!sums) return { intervals: 0, failed: lost, seconds: 0, by_pool: {}, by_work: {} };
       return {
         intervals: sums.intervals,
+        failed: lost,
         seconds: (sums.intervals * intervalMs) / 1000,
         by_pool: rounded(sums.pool),
         by_work: rounded(sums.work),

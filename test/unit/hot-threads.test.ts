@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHotThreads, poolOf } from '../../bench/lib/hot-threads.ts';
+import { parseHotThreads, poolOf, startHotThreads } from '../../bench/lib/hot-threads.ts';
 
 // Two nodes' answer in the engine's own format (Elasticsearch 9.4, `_nodes/hot_threads`, CPU).
 const ANSWER = `::: {node-1}{a}{b}{node-1}{127.0.0.1}{127.0.0.1:9300}{cdfhilmrstw}{9.4.3}
@@ -59,5 +59,26 @@ describe('hot threads: the engine CPU a bench reads by pool and by work', () => 
     expect(poolOf('elasticsearch[local][refresh][T#1]')).toBe('refresh');
     expect(poolOf('elasticsearch[node-2][transport_worker][T#3]')).toBe('transport');
     expect(poolOf('Lucene Merge Thread #12')).toBe('merge');
+  });
+
+  it('counts a sample whose request failed and goes on, instead of failing the bench at its end', async () => {
+    let calls = 0;
+    const nodes = {
+      hotThreads: async () => {
+        calls++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if (calls === 2) throw new Error('503: the engine is busy');
+        return ANSWER;
+      },
+    };
+    const sampler = startHotThreads({ nodes } as unknown as Parameters<typeof startHotThreads>[0], 5);
+    sampler.setPhase('day');
+    while (calls < 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    sampler.setPhase(null);
+    await sampler.stop();
+    const report = sampler.report('day');
+    expect(report.failed).toBe(1);
+    expect(report.intervals).toBeGreaterThanOrEqual(2);
+    expect(report.by_pool.write).toBeGreaterThan(0);
   });
 });
