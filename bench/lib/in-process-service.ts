@@ -270,12 +270,14 @@ export async function forceMergePosts(runtime: Runtime): Promise<void> {
 /** Counts the posts under the runtime's INDEX_PREFIX. */
 export async function countPosts(runtime: Runtime): Promise<PostCounts> {
   const index = `${runtime.config.INDEX_PREFIX}-posts`;
-  const count = async (query?: object) => (await runtime.es.count({ index, ...(query ? { query } : {}) })).count;
+  const count = async (query?: object, of = index) =>
+    (await runtime.es.count({ index: of, ...(query ? { query } : {}) })).count;
   const [total, servable, withVectors] = await Promise.all([
     count(),
     count({ term: { servable: true } }),
-    // The posts index maps no vector, only the model that made it.
-    count({ exists: { field: 'embedding_model' } }),
+    // A post's vectors are in its vector document (a post's record may not name them yet); the
+    // count is of top-level documents, not of the passages nested in them.
+    count(undefined, `${runtime.config.INDEX_PREFIX}-post-vectors`),
   ]);
   return { total, servable, withVectors };
 }

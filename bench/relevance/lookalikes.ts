@@ -113,12 +113,17 @@ async function held(runtime: Runtime): Promise<Held> {
   const languages = new Map(
     accounts.map((h) => [h._id!, (h.fields?.['publishing_languages'] as string[] | undefined) ?? []]),
   );
-  const hits = await scan<{ record: { raw: { v: { posted_at: string } } } }>(runtime, `${prefix}-posts`, {
-    // Posts with a vector (the posts index maps the model that made it; the vector document holds it).
-    query: { bool: { filter: [{ term: { status: 'available' } }, { exists: { field: 'embedding_model' } }] } },
-    _source: ['record.raw.v.posted_at'],
-    docvalue_fields: ['author.id', 'topics'],
-  });
+  // Posts with a vector: those with a vector document (a post's record may not name it yet).
+  const embedded = new Set(
+    (await scan(runtime, `${prefix}-post-vectors`, { query: { match_all: {} }, _source: false })).map((h) => h._id!),
+  );
+  const hits = (
+    await scan<{ record: { raw: { v: { posted_at: string } } } }>(runtime, `${prefix}-posts`, {
+      query: { bool: { filter: [{ term: { status: 'available' } }] } },
+      _source: ['record.raw.v.posted_at'],
+      docvalue_fields: ['author.id', 'topics'],
+    })
+  ).filter((h) => embedded.has(h._id!));
   const headVectors = await postHeadVectors(
     runtime.es,
     `${prefix}-posts`,

@@ -11,6 +11,7 @@
  * Writes bench/results/vector-index-<collection>.json; deletes its indices, also on failure.
  */
 import { postHeadVectors } from '../lib/model-vectors.ts';
+import { postVectorsOf } from '../lib/sides.ts';
 import { Client } from '@elastic/elasticsearch';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -53,12 +54,11 @@ try {
   let after: unknown[] | undefined;
   for (;;) {
     const page = await es.search({
-      index: source,
+      // Posts with a vector: those with a vector document, which carries the post's `id` too.
+      index: postVectorsOf(source),
       size: 1000,
       sort: [{ id: 'asc' }],
       _source: false,
-      // Posts with a vector: the posts index maps the model that made it; the vector document holds it.
-      query: { exists: { field: 'embedding_model' } },
       ...(after ? { search_after: after as never } : {}),
     });
     const hits = page.hits.hits;

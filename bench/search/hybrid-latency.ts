@@ -36,11 +36,8 @@ const lexical = await startInProcessApi({
 });
 const key = hybrid.key;
 const hybridEs = hybrid.service.connections.elasticsearch();
-// Posts with a vector: the posts index maps no vector, only the model that made it.
-const counts = await hybridEs.count({
-  index: `${hybrid.config.INDEX_PREFIX}-posts`,
-  query: { exists: { field: 'embedding_model' } },
-});
+// Posts with a vector: those with a vector document.
+const counts = await hybridEs.count({ index: `${hybrid.config.INDEX_PREFIX}-post-vectors` });
 const total = await hybridEs.count({ index: `${hybrid.config.INDEX_PREFIX}-posts` });
 
 const clients = { hybrid: apiClient(hybrid.address, key), lexical: apiClient(lexical.address, key) };

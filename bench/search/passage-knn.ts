@@ -29,8 +29,8 @@ const es = new Client({ node: process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1
 const index = args.index;
 const vectorIndex = postVectorsOf(index);
 
-// The posts' own records (`record.embedding.vector`): the same sample as before the vectors moved.
-const vectors = await sampleVectors(es, index, 'embedding_model', args.references);
+// Head vectors sampled from the vector documents (a post's record may not name its vectors yet).
+const vectors = await sampleVectors(es, vectorIndex, 'embedding', args.references);
 const posts = (await es.count({ index })).count;
 const withPassages = { nested: { path: 'passages', query: { match_all: {} } } };
 const long = (await es.count({ index: vectorIndex, query: withPassages })).count;
