@@ -2,6 +2,7 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import { hasVector, type PostRecord } from '../../../domain/records.ts';
 import { encodeVector } from '../../../text/vector-codec.ts';
 import { COMPLETE_RESULTS, engineCall, refreshAll } from '../errors.ts';
+import { firstString } from '../response-values.ts';
 import { MAX_PASSAGES } from '../../../text/embedding-text.ts';
 import { MODEL_FIELD, TEXT_HASH_FIELD } from '../vectors.ts';
 
@@ -65,8 +66,8 @@ export function readPostVectors(hits: readonly Hit[]): Map<string, StoredPostVec
         const v = firstVector(p.fields?.['passages.vector']);
         return v ? [v] : [];
       });
-    const model = firstString(hit.fields?.[MODEL_FIELD]);
-    const textHash = firstString(hit.fields?.[TEXT_HASH_FIELD]);
+    const model = firstString(hit, MODEL_FIELD);
+    const textHash = firstString(hit, TEXT_HASH_FIELD);
     out.set(hit._id!, { vector, passages, ...(model && { model }), ...(textHash && { textHash }) });
   }
   return out;
@@ -76,10 +77,6 @@ export function readPostVectors(hits: readonly Hit[]): Map<string, StoredPostVec
 function firstVector(values: unknown): number[] | null {
   const first: unknown = Array.isArray(values) ? values[0] : undefined;
   return Array.isArray(first) ? first.map((x) => Math.fround(Number(x))) : null;
-}
-
-function firstString(values: unknown): string | undefined {
-  return Array.isArray(values) && typeof values[0] === 'string' ? values[0] : undefined;
 }
 
 /** Posts whose vectors one search reads. */

@@ -1,5 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { engineCall } from '../errors.ts';
+import { firstString } from '../response-values.ts';
 
 /** A record's companion document as written: its key, and its place in its shard's history. */
 export interface StoredCompanion {
@@ -92,11 +93,11 @@ export function createCompanions<R>(client: Client, companion: Companion<R>) {
       if (!('found' in doc) || !doc.found) continue;
       const fields: Record<string, string> = {};
       for (const name of companion.storedFields ?? []) {
-        const value = firstString(doc.fields?.[name]);
+        const value = firstString(doc, name);
         if (value !== undefined) fields[name] = value;
       }
       out.set(doc._id, {
-        key: firstString(doc.fields?.[companion.keyField]),
+        key: firstString(doc, companion.keyField),
         seqNo: doc._seq_no,
         primaryTerm: doc._primary_term,
         fields,
@@ -108,6 +109,21 @@ export function createCompanions<R>(client: Client, companion: Companion<R>) {
   /** `record` with what its stored companion says and it lacks (see {@link Companion.adopt}). */
   function adopt(record: R, stored: StoredCompanion | undefined): R {
     return stored && companion.adopt ? companion.adopt(record, stored) : record;
+  }
+
+  /**
+   * Has each read record that may be behind its companion (Companion.behind) take what the stored
+   * one says; each of those entries keeps the companion looked up (null: none there).
+   */
+  async function adoptBehind(read: Map<string, { record: R | null; companion?: StoredCompanion | null }>) {
+    if (!companion.behind) return;
+    const ids = [...read].filter(([, f]) => f.record !== null && companion.behind!(f.record)).map(([id]) => id);
+    const stored = await fetchStored(ids);
+    for (const id of ids) {
+      const f = read.get(id)!;
+      f.companion = stored.get(id) ?? null;
+      f.record = adopt(f.record!, f.companion ?? undefined);
+    }
   }
 
   /** A companion write `record` needs (its key differs from the stored one), or null. */
@@ -154,9 +170,5 @@ export function createCompanions<R>(client: Client, companion: Companion<R>) {
     return { behind: new Set(pending.filter((p) => !restored.has(p.id)).map((p) => p.id)), skipped };
   }
 
-  return { companion, fetchStored, adopt, plan, restore };
-}
-
-function firstString(values: unknown): string | undefined {
-  return Array.isArray(values) && typeof values[0] === 'string' ? values[0] : undefined;
+  return { companion, fetchStored, adopt, adoptBehind, plan, restore };
 }

@@ -24,7 +24,12 @@ interface Fetched<R> {
   record: R | null;
   seqNo?: number;
   primaryTerm?: number;
+  /** Its stored companion, when the read looked it up (null: none there). */
+  companion?: StoredCompanion | null;
 }
+
+/** One record's step in a merge round: as read, as updated, and whether that changed it. */
+type Step<R> = { id: string; current: Fetched<R>; next: R | null; changed: boolean };
 
 /**
  * A {@link RecordStore} over one index, read and written through its write alias.
@@ -84,16 +89,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
         out.set(doc._id, { record: null });
       }
     }
-    // Records that may be behind their companions learn what those say (Companion.behind).
-    const companion = deps.companion;
-    if (companions && companion?.behind) {
-      const ids = [...out].filter(([, f]) => f.record !== null && companion.behind!(f.record)).map(([id]) => id);
-      const stored = await companions.fetchStored(ids);
-      for (const [id, held] of stored) {
-        const f = out.get(id)!;
-        f.record = companions.adopt(f.record!, held);
-      }
-    }
+    await companions?.adoptBehind(out);
     return out;
   }
 
@@ -145,7 +141,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
       const recheck = new Set<string>(extra.recheck ? pending : []);
       while (pending.length > 0 || points.length > 0) {
         const fetched = await fetch(pending);
-        const steps: Array<{ id: string; current: Fetched<R>; next: R | null; changed: boolean }> = [];
+        const steps: Array<Step<R>> = [];
         for (const id of pending) {
           const current = fetched.get(id) ?? { record: null };
           const next = update(id, current.record);
@@ -157,26 +153,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
           );
           steps.push({ id, current, next, changed });
         }
-        // The stored companions of the records that can have one, read after the records; what a
-        // companion says and its record does not yet know, the record takes (Companion.adopt).
-        const stored = companions
-          ? await companions.fetchStored(
-              steps
-                .filter(({ id, current, next, changed }) => {
-                  const record = changed ? next : recheck.has(id) ? current.record : null;
-                  return record !== null && companions.companion.applies(record);
-                })
-                .map((step) => step.id),
-            )
-          : new Map<string, StoredCompanion>();
-        if (companions) {
-          for (const step of steps) {
-            const companion = stored.get(step.id);
-            if (step.changed && step.next !== null) step.next = companions.adopt(step.next, companion);
-            else if (step.current.record !== null)
-              step.current.record = companions.adopt(step.current.record, companion);
-          }
-        }
+        const stored = companions ? await storedCompanions(steps, recheck) : new Map<string, StoredCompanion>();
         const bodies = createBulkBodies<Planned<R>>(BULK_LIMITS);
         const planned: Array<{ before: R | null; after: R }> = [];
         const writes: Array<{
@@ -184,7 +161,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
           companion?: CompanionWrite;
         }> = [];
         // Records written apart from their companions (`companionOnly`), with the version read.
-        const apart = new Map<string, { before: R; after: R; version: string }>();
+        const apart = new Map<string, { current: Fetched<R>; after: R }>();
         // Records written with no companion stored yet, which a companion written meanwhile may be ahead of.
         const unseen: string[] = [];
         for (const { id, current, next, changed } of steps) {
@@ -206,15 +183,12 @@ export function createRecordStore<R extends { id: string }>(deps: {
             // checked once the companion is written (a write of the record meanwhile redoes it).
             if (companionWrite) {
               writes.push({ companion: companionWrite });
-              apart.set(id, {
-                before: current.record,
-                after: next,
-                version: versionToken(current.primaryTerm, current.seqNo),
-              });
+              apart.set(id, { current, after: next });
             }
             continue;
           }
-          if (companions && !stored.has(id) && companions.companion.behind?.(next)) unseen.push(id);
+          if (companions && current.record !== null && !stored.has(id) && companions.companion.behind?.(next))
+            unseen.push(id);
           writes.push({
             record: { id, action, doc, before: current.record, after: next },
             ...(companionWrite && { companion: companionWrite }),
@@ -261,15 +235,7 @@ export function createRecordStore<R extends { id: string }>(deps: {
           ? await companions.fetchStored(unseen.filter((id) => outcome.has(id)))
           : new Map<string, StoredCompanion>();
         // A record that lost its race may have left its companion written from the state that lost.
-        const behind = [
-          ...conflicts,
-          ...transient,
-          ...companionConflicts,
-          ...companionsTransient,
-          ...companionsBehind,
-          ...moved,
-          ...overtaken.keys(),
-        ];
+        const behind = [...conflicts, ...transient, ...failed, ...moved, ...overtaken.keys()];
         for (const id of behind) recheck.add(id);
         pending = [...new Set(behind)];
         points = transientPoints;
@@ -294,19 +260,46 @@ export function createRecordStore<R extends { id: string }>(deps: {
   };
 
   /**
+   * The stored companions of the steps' records that can have one (not one created now: a companion
+   * left over refuses the create, and the next round reads it; nor one the read looked up). What a
+   * companion says and its record does not yet know, the record takes (Companion.adopt).
+   */
+  async function storedCompanions(
+    steps: ReadonlyArray<Step<R>>,
+    recheck: ReadonlySet<string>,
+  ): Promise<Map<string, StoredCompanion>> {
+    const stored = new Map<string, StoredCompanion>();
+    const unread: string[] = [];
+    for (const { id, current, next, changed } of steps) {
+      const record = changed ? next : recheck.has(id) ? current.record : null;
+      if (record === null || current.record === null || !companions!.companion.applies(record)) continue;
+      if (current.companion === undefined) unread.push(id);
+      else if (current.companion !== null) stored.set(id, current.companion);
+    }
+    for (const [id, held] of await companions!.fetchStored(unread)) stored.set(id, held);
+    for (const step of steps) {
+      const held = stored.get(step.id);
+      if (step.changed && step.next !== null) step.next = companions!.adopt(step.next, held);
+      else if (step.current.record !== null) step.current.record = companions!.adopt(step.current.record, held);
+    }
+    return stored;
+  }
+
+  /**
    * The records of a `companionOnly` merge whose companions were written: those still at the
    * version read join `outcome`; the IDs of those written since are answered (checked again).
    */
   async function settleApart(
-    apart: ReadonlyMap<string, { before: R; after: R; version: string }>,
+    apart: ReadonlyMap<string, { current: Fetched<R>; after: R }>,
     failed: ReadonlySet<string>,
     outcome: MergeOutcome<R>,
   ): Promise<string[]> {
     const now = await versions([...apart.keys()].filter((id) => !failed.has(id)));
     const moved: string[] = [];
-    for (const [id, planned] of apart) {
+    for (const [id, { current, after }] of apart) {
       if (failed.has(id)) continue;
-      if (now.get(id) === planned.version) outcome.set(id, { before: planned.before, after: planned.after });
+      if (now.get(id) === versionToken(current.primaryTerm, current.seqNo))
+        outcome.set(id, { before: current.record, after });
       else moved.push(id);
     }
     return moved;
