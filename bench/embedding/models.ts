@@ -1,5 +1,5 @@
 /**
- * Two embedding models side by side (bench/relevance.md, "Another model: e5-small-v2"): the same
+ * Two embedding models side by side (bench/relevance.md, "Other models: e5-small-v2 and bge-small-en-v1.5"): the same
  * SciFact abstracts as documents and the same claims as queries (no query cache), through the
  * service's own Embedder, interleaved in rounds so the machine's noise hits both alike. Reports
  * documents per second, query latency p50 / p90 and the ratio of each to the first model.

@@ -21,6 +21,7 @@ import { withHalfPrecisionTables } from './half-precision-tables.mjs';
  * @property {number | null} maxTokens sentence-transformers' max_seq_length when known, else the tokenizer's model_max_length
  * @property {{ distance: number, seed: number } | null} [noise] test-only: see {@link perturb}
  * @property {{ query: string, document: string }} prompts what the model reads before a query and before a document ('' for none)
+ * @property {'mean' | 'cls'} [pooling] the mean of a text's token states (default), or its first token's ([CLS])
  */
 /** @typedef {'query' | 'document'} TextKind */
 /**
@@ -314,7 +315,8 @@ async function embedTogether(model, texts, kind) {
   let row = 0;
   for (let i = 0; i < texts.length; i++) {
     if (!readable[i]) continue;
-    const length = /** @type {number[]} */ (rows[row]).length;
+    // CLS pooling reads the first token's state alone (the model was trained to put the text there).
+    const length = options.pooling === 'cls' ? 1 : /** @type {number[]} */ (rows[row]).length;
     const sum = new Float64Array(dimensions);
     for (let t = 0; t < length; t++) {
       for (let j = 0, offset = (row * tokens + t) * dimensions; j < dimensions; j++)

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Config } from '../internal/config.ts';
 import { fieldOf } from '../internal/typed-objects.ts';
-import type { ModelThreadOptions, Prompts } from './model-thread.ts';
+import type { ModelThreadOptions, Pooling, Prompts } from './model-thread.ts';
 
 /**
  * Reading a model folder and the configuration into a plan: which model, which weights, which
@@ -72,6 +72,30 @@ function promptsOf(dir: string): Prompts {
   }
 }
 
+/**
+ * The pooling of a model folder (sentence-transformers' `1_Pooling/config.json`): `cls` when it
+ * pools the first token alone (`pooling_mode_cls_token`, BGE), else the mean (all-MiniLM-L6-v2, e5,
+ * and a folder without the file). Any other mode (max, weighted mean) fails the plan: vectors pooled
+ * another way than the model was trained for would be found, and wrong.
+ */
+function poolingOf(dir: string): Pooling | { unsupported: string } {
+  const path = join(dir, '1_Pooling', 'config.json');
+  if (!existsSync(path)) return 'mean';
+  const config = readJson(path);
+  const on = (mode: string) => fieldOf(config, mode) === true;
+  const modes = [
+    'pooling_mode_cls_token',
+    'pooling_mode_mean_tokens',
+    'pooling_mode_max_tokens',
+    'pooling_mode_mean_sqrt_len_tokens',
+    'pooling_mode_weightedmean_tokens',
+    'pooling_mode_lasttoken',
+  ].filter(on);
+  if (modes.length === 1 && modes[0] === 'pooling_mode_cls_token') return 'cls';
+  if (modes.length === 1 && modes[0] === 'pooling_mode_mean_tokens') return 'mean';
+  return { unsupported: modes.join(' + ') || 'no mode' };
+}
+
 /** Decides from the configuration alone what to start, checking a model folder before any thread exists. */
 export function planEmbedder(config: EmbeddingConfig): Plan {
   if (config.EMBEDDINGS === 'off') return { kind: 'off', detail: 'off: EMBEDDINGS=off (BM25 only)' };
@@ -92,6 +116,16 @@ export function planEmbedder(config: EmbeddingConfig): Plan {
     }
     if (!existsSync(join(dir, ONNX_FILES[dtype])))
       return failed(`has no ${ONNX_FILES[dtype]} (EMBEDDING_DTYPE=${dtype})`);
+    let pooling: ReturnType<typeof poolingOf>;
+    try {
+      pooling = poolingOf(dir);
+    } catch (error) {
+      return failed(
+        `has an unreadable 1_Pooling/config.json (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+    if (typeof pooling !== 'string')
+      return failed(`pools by ${pooling.unsupported}: only the mean or the CLS token is supported`);
     return {
       kind: 'thread',
       modelId,
@@ -103,6 +137,7 @@ export function planEmbedder(config: EmbeddingConfig): Plan {
         threads,
         maxTokens: maxSeqLength(dir),
         prompts: promptsOf(dir),
+        pooling,
         noise: config.EMBEDDING_NOISE ?? null,
       },
       cacheBytes,

@@ -16,6 +16,11 @@ export interface ModelThreadOptions {
    * `passage: `; sentence-transformers' `prompts`); empty for a model that takes texts as they are.
    */
   prompts: Prompts;
+  /**
+   * How a text's token states become its vector (sentence-transformers' `1_Pooling/config.json`):
+   * `mean` over its tokens (all-MiniLM-L6-v2, e5), or the first token's, `cls` (BGE). Absent: mean.
+   */
+  pooling?: Pooling;
   /** Test-only (config EMBEDDING_NOISE): every vector moved to cosine 1 − distance of itself, seeded by `seed` and its text. */
   noise?: { distance: number; seed: number } | null;
 }
@@ -25,6 +30,9 @@ export interface Prompts {
   query: string;
   document: string;
 }
+
+/** How a text's token states become one vector, before L2 normalisation. */
+export type Pooling = 'mean' | 'cls';
 
 /** Which kind of text a run embeds: queries and documents may carry different prompts. */
 export type TextKind = keyof Prompts;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -199,6 +199,47 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
       }
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("pools as the model folder says: the CLS token's state for a CLS-pooled model, and refuses a pooling it lacks", async () => {
+    // all-MiniLM-L6-v2's files linked, with a 1_Pooling/config.json naming the CLS token (BGE's),
+    // then max pooling; the reference is the transformers.js pipeline's own CLS pooling.
+    const parent = mkdtempSync(path.join(tmpdir(), 'pooled-model-'));
+    const folder = path.join(parent, 'cls-model');
+    const pooling = (mode: string) =>
+      writeFileSync(
+        path.join(folder, '1_Pooling', 'config.json'),
+        JSON.stringify({ word_embedding_dimension: 384, pooling_mode_mean_tokens: false, [mode]: true }),
+      );
+    try {
+      mkdirSync(path.join(folder, '1_Pooling'), { recursive: true });
+      for (const name of readdirSync(MODEL_DIR))
+        if (name !== '1_Pooling') symlinkSync(path.join(MODEL_DIR, name), path.join(folder, name));
+      pooling('pooling_mode_cls_token');
+      const texts = ['night-time skincare routine', 'Vitamin D deficiency and bone fractures in elderly people'];
+      const cls = createEmbedder(config({ MODEL_DIR: folder, EMBEDDING_DTYPE: 'fp32', EMBEDDING_THREADS: 1 }));
+      const { env, pipeline } = await import('@huggingface/transformers');
+      env.allowRemoteModels = false;
+      env.localModelPath = `${parent}/`;
+      const reference = await pipeline('feature-extraction', 'cls-model', { dtype: 'fp32' });
+      try {
+        const vectors = await cls.embedDocuments(texts);
+        const expectedCls = (await reference(texts, { pooling: 'cls', normalize: true })).tolist() as number[][];
+        const expectedMean = (await reference(texts, { pooling: 'mean', normalize: true })).tolist() as number[][];
+        for (let i = 0; i < texts.length; i++) {
+          expect(cosine(vectors[i]!, Float32Array.from(expectedCls[i]!))).toBeGreaterThan(0.99999);
+          expect(cosine(vectors[i]!, Float32Array.from(expectedMean[i]!))).toBeLessThan(0.99);
+        }
+      } finally {
+        await reference.dispose();
+        await cls.close();
+      }
+      pooling('pooling_mode_max_tokens');
+      const max = createEmbedder(config({ MODEL_DIR: folder, EMBEDDINGS: 'on' }));
+      await expect(max.ready()).rejects.toThrow(/pools by pooling_mode_max_tokens: only the mean or the CLS token/);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 
