@@ -96,6 +96,11 @@ afterAll(async () => {
   await stack?.close();
 });
 
+/** The start of this hour, one day ahead (UTC): windows keyed from it expire after the test, whenever it runs. */
+function nextDayHour(): number {
+  return Math.floor(Date.now() / 3_600_000) * 3_600_000 + 86_400_000;
+}
+
 describe('a volume rule', () => {
   it('is validated with problem objects naming the member, and shown as stored', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
@@ -322,7 +327,9 @@ describe('the volume store', () => {
   it('counts each post once per window under concurrent calls and re-counts, one event, and none in a closed window', async () => {
     const search = await saved('ss_vol_store', { interval: 'hour', time_zone: 'UTC', above: 5 });
     const watch = createVolumeWatch({ store: stores.volume, countBuckets: noBaseline });
-    const now = Date.parse('2026-12-01T10:30:00Z');
+    // Half past an hour of tomorrow: the windows' keys expire at absolute times, which must lie ahead of the clock.
+    const hour = nextDayHour();
+    const now = hour + 30 * 60_000;
     const query = { query: 'x', filter: and([]), sort: null };
     const posts = (ids: number[], at: number) => ids.map((i) => ({ id: `p${i}`, postedAt: at }));
     // 20 concurrent jobs, overlapping: posts p0..p9 of this hour, each seen by several.
@@ -332,7 +339,7 @@ describe('the volume store', () => {
       ),
     );
     expect(results.reduce((n, r) => n + r.events, 0)).toBe(1);
-    const hash = `${stack.config.REDIS_PREFIX}:alert-store:search:${search.id}:volume:${Date.parse('2026-12-01T10:00:00Z')}`;
+    const hash = `${stack.config.REDIS_PREFIX}:alert-store:search:${search.id}:volume:${hour}`;
     expect(await stack.runtime.redis.hget(hash, 'count')).toBe('10');
     // A recovery pass's re-match of the same posts adds nothing.
     await watch([{ search, query, posts: posts([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], now - 60_000) }], now);
@@ -341,26 +348,25 @@ describe('the volume store', () => {
     // Late posts of the hour before: counted there, never an event (that window is closed).
     const late = await watch([{ search, query, posts: posts([20, 21, 22, 23, 24, 25, 26], now - 3_600_000) }], now);
     expect(late.events).toBe(0);
-    const previous = hash.replace(/\d+$/, String(Date.parse('2026-12-01T09:00:00Z')));
+    const previous = hash.replace(/\d+$/, String(hour - 3_600_000));
     expect(await stack.runtime.redis.hget(previous, 'count')).toBe('7');
     // Older still: not counted at all.
     await watch([{ search, query, posts: posts([30], now - 3 * 3_600_000) }], now);
-    expect(
-      await stack.runtime.redis.keys(hash.replace(/\d+$/, String(Date.parse('2026-12-01T07:00:00Z'))) + '*'),
-    ).toEqual([]);
+    expect(await stack.runtime.redis.keys(hash.replace(/\d+$/, String(hour - 3 * 3_600_000)) + '*')).toEqual([]);
     const events = await stores.events.page(search.id, null, 100);
     expect(events.events.map((e) => JSON.parse(e.body).type)).toEqual(['volume.exceeded']);
     // Every key of a window expires one interval after it ends.
     const ttl = await stack.runtime.redis.pexpiretime(hash);
-    expect(ttl).toBe(Date.parse('2026-12-01T12:00:00Z'));
+    expect(ttl).toBe(hour + 2 * 3_600_000);
   });
 
   it('holds a broad window in bounded memory: exact up to EXACT_POSTS, within 2% beyond, re-counts adding nothing', async () => {
     const search = await saved('ss_vol_broad', { interval: 'day', time_zone: 'UTC', above: 1_000_000 });
     const watch = createVolumeWatch({ store: stores.volume, countBuckets: noBaseline });
-    const now = Date.parse('2026-12-01T10:30:00Z');
+    const day = nextDayHour() - (nextDayHour() % 86_400_000);
+    const now = day + 10.5 * 3_600_000;
     const query = { query: 'x', filter: and([]), sort: null };
-    const hash = `${stack.config.REDIS_PREFIX}:alert-store:search:${search.id}:volume:${Date.parse('2026-12-01T00:00:00Z')}`;
+    const hash = `${stack.config.REDIS_PREFIX}:alert-store:search:${search.id}:volume:${day}`;
     const ids = Array.from({ length: 20_000 }, (_, i) => ({ id: `post_${i.toString(36)}`, postedAt: now - 1000 }));
     await watch([{ search, query, posts: ids.slice(0, EXACT_POSTS) }], now);
     expect(await stack.runtime.redis.hget(hash, 'count')).toBe(String(EXACT_POSTS));
