@@ -260,9 +260,12 @@ export async function deletedPosts(runtime: Runtime): Promise<number> {
   return stats._all.primaries?.docs?.deleted ?? 0;
 }
 
-/** Merges the posts index into one segment, dropping deleted documents (so BM25 statistics are exact). */
+/** Merges the posts index and its vector documents into one segment each, dropping deleted documents (so BM25 statistics are exact). */
 export async function forceMergePosts(runtime: Runtime): Promise<void> {
-  const index = `${runtime.config.INDEX_PREFIX}-posts`;
+  // The posts and their vector documents: one segment each, so kNN searches one HNSW graph and
+  // repeated runs on an index answer alike (across segments the engine's kNN shares its running
+  // threshold between concurrent leaf searches, and the hits can differ from run to run).
+  const index = `${runtime.config.INDEX_PREFIX}-posts,${runtime.config.INDEX_PREFIX}-post-vectors`;
   await runtime.es.indices.forcemerge({ index, max_num_segments: 1, wait_for_completion: true });
   await runtime.es.indices.refresh({ index });
 }

@@ -12,16 +12,17 @@
  *   best stands out), per query.
  *
  * A reading separates when the nonsense's values sit below nearly all relevant ones. Beside them,
- * how many queries of each kind any post carries a word of (`lexical`: a `match` of the query on
- * the posts' text fields, as written and client-stemmed): a gate that asks more of the vectors
- * only when no word of the query is in the corpus touches no query that has one.
+ * how many queries of each kind no post carries a content word of, even corrected (the service's
+ * own reading, query-terms.ts `planLexicalSide`): the queries `SEARCH_SIMILARITY_FLOOR_UNMATCHED`
+ * holds to a higher floor.
  *
  *   MODEL_DIR=… npx tsx bench/relevance/nonsense-gate.ts --prefix relevance-social-5-1500 [--seed 5 --posts 1500 --accounts 150]
  */
 import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { loadConfig } from '../../src/internal/config.ts';
-import { analyzeIn } from '../../src/text/languages.ts';
+import { planLexicalSide } from '../../src/engine/elasticsearch/queries/query-terms.ts';
+import { analyzeQuery } from '../../src/text/languages.ts';
 import { generateObservations, seedPostLabels } from '../../src/seed/generator.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
@@ -65,17 +66,10 @@ async function postVectors(): Promise<Map<string, Float32Array>> {
   return out;
 }
 
-const TEXT_FIELDS = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'];
-
-/** Whether any post carries a word of `text` in a text field (as written, or stemmed as the intake stems English). */
-async function anyWordMatches(text: string): Promise<boolean> {
-  const stemmed = analyzeIn(text, 'en');
-  const should = [
-    { multi_match: { query: text, fields: TEXT_FIELDS } },
-    ...(stemmed ? [{ multi_match: { query: stemmed, fields: TEXT_FIELDS.map((f) => `${f}_stemmed`) } }] : []),
-  ];
-  const { count } = await es.count({ index: `${prefix}-posts`, query: { bool: { should, minimum_should_match: 1 } } });
-  return count > 0;
+/** Whether the service finds no word of `text` in any post, even corrected (query-terms.ts, the unmatched floor's test). */
+async function unmatched(text: string): Promise<boolean> {
+  const plan = await planLexicalSide(es, `${prefix}-posts`, text, analyzeQuery(text).language);
+  return plan.unmatched === true;
 }
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, j) => sum + value * b[j]!, 0);
@@ -103,10 +97,10 @@ await embedder.ready();
 const relevant = { raw: [] as number[], centered: [] as number[] };
 const nonsense = { raw: [] as number[], centered: [] as number[] };
 const z = { meaning: [] as number[], nonsense: [] as number[] };
-const noWordInCorpus = { meaning: 0, nonsense: 0 };
+const unmatchedQueries = { meaning: 0, nonsense: 0 };
 let unreadable = 0;
 for (const q of queries) {
-  if (!(await anyWordMatches(q.text))) noWordInCorpus[q.kind === 'nonsense' ? 'nonsense' : 'meaning']++;
+  if (await unmatched(q.text)) unmatchedQueries[q.kind === 'nonsense' ? 'nonsense' : 'meaning']++;
   const vector = await embedder.embedQuery(q.text);
   if (vector.length === 0) {
     unreadable++;
@@ -142,7 +136,7 @@ const report = {
     nonsense_nearest: at(nonsense.centered, [0.5, 0.9, 1]),
   },
   nearest_z: { meaning_queries: at(z.meaning, [0.01, 0.05, 0.1, 0.5]), nonsense: at(z.nonsense, [0.5, 0.9, 1]) },
-  queries_no_word_in_corpus: noWordInCorpus,
+  unmatched_queries: unmatchedQueries,
   counts: {
     relevant_in_window: relevant.raw.length,
     meaning_queries: queries.length - NONSENSE_COUNT,

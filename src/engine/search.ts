@@ -32,6 +32,8 @@ const fusedStateSchema = z.strictObject({
     .strictObject({
       corrected: z.string().min(1).max(4000).optional(),
       information: z.array(z.number().min(0).max(100)).max(32).optional(),
+      /** No post carries a word of the query: its neighbours answer under the unmatched floor. */
+      unmatched: z.literal(true).optional(),
     })
     .optional(),
   offset: z.int().min(0).nullable(),

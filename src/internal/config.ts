@@ -213,6 +213,14 @@ const envSchema = z.object({
    */
   SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /**
+   * The relevance floor for a query none of whose content words any post carries, even corrected
+   * (docs/api-decisions.md, "The relevance floor"): neighbours alone are all such a query can find,
+   * so they must be nearer. Unset: SEARCH_SIMILARITY_FLOOR. For a model whose cosines sit in a
+   * narrow band, where no one floor keeps both the relevant neighbours and nonsense's nearest apart
+   * (bench/relevance.md, "Other models").
+   */
+  SEARCH_SIMILARITY_FLOOR_UNMATCHED: z.coerce.number().min(-1).max(1).optional(),
+  /**
    * Pseudo-relevance feedback on the query vector of hybrid searches (src/query/relevance-feedback.ts):
    * the vector moves toward the first fused ranking's top 3, each as much as its fused score, before
    * the final kNN; two more engine requests per first page. `on` (default): every hybrid query the

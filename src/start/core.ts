@@ -53,6 +53,9 @@ export function openEngine(
     snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
     // -1 (no cosine is lower) turns the floor off.
     similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
+    ...(config.SEARCH_SIMILARITY_FLOOR_UNMATCHED !== undefined && {
+      unmatchedFloor: config.SEARCH_SIMILARITY_FLOOR_UNMATCHED > -1 ? config.SEARCH_SIMILARITY_FLOOR_UNMATCHED : null,
+    }),
     vectorFeedback: config.SEARCH_VECTOR_FEEDBACK,
     queryTerms: config.SEARCH_QUERY_TERMS === 'on',
     layout: {

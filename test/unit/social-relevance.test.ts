@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
+import { carriedPlan } from '../../src/engine/elasticsearch/queries/query-terms.ts';
 import { ENTITY_TIER, withEntities } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { FLOOR_BAND, fuseHybrid } from '../../src/query/fusion.ts';
 import { queryEntities } from '../../src/query/entities.ts';
@@ -138,6 +139,37 @@ describe('fusion keeps lexical evidence', () => {
         { _id: 'far', _score: 0.6 },
       ]),
     ).toEqual(['near']);
+  });
+
+  it('answers a query no post has a word of under the unmatched floor, never below the ordinary one, and pages carry it', () => {
+    // kNN scores (1 + cos) / 2: cosines 0.8, 0.5 and 0.35.
+    const hits = [
+      { _id: 'near', _score: 0.9 },
+      { _id: 'mid', _score: 0.75 },
+      { _id: 'far', _score: 0.675 },
+    ];
+    const shown = (settings: { unmatchedFloor?: number | null; unmatched?: boolean; similarityFloor?: number }) =>
+      hybridWindows({ mode: 'hybrid', window: 10, similarityFloor: 0.3, semanticReadable: true, ...settings })
+        .shownNeighbours(hits)
+        .join(' ');
+    expect(shown({ unmatchedFloor: 0.6, unmatched: true })).toBe('near');
+    expect(shown({ unmatchedFloor: 0.6, unmatched: false })).toBe('near mid far');
+    expect(shown({ unmatched: true })).toBe('near mid far');
+    expect(shown({ unmatchedFloor: 0.2, unmatched: true, similarityFloor: 0.4 })).toBe('near mid');
+    expect(shown({ unmatchedFloor: null, unmatched: true })).toBe('near mid far');
+    // The fusion drops what the window does not show.
+    const fused = hybridWindows({
+      mode: 'hybrid',
+      window: 10,
+      similarityFloor: 0.3,
+      unmatchedFloor: 0.6,
+      unmatched: true,
+      semanticReadable: true,
+    }).fuse([], hits);
+    expect(fused.map((f) => f.id)).toEqual(['near']);
+    // A later page's plan, from its cursor, is unmatched as the first page's was.
+    expect(carriedPlan('zxqv wplkj', { unmatched: true }).unmatched).toBe(true);
+    expect(carriedPlan('sourdough', {}).unmatched).toBeUndefined();
   });
 });
 

@@ -82,6 +82,8 @@ export function createElasticsearchEngine(deps: {
   snapshotMaxAgeMs?: number;
   /** The relevance floor of fused searches (config SEARCH_SIMILARITY_FLOOR; null or absent: none). */
   similarityFloor?: number | null;
+  /** The relevance floor for a query none of whose words any post carries (config SEARCH_SIMILARITY_FLOOR_UNMATCHED); absent: similarityFloor. */
+  unmatchedFloor?: number | null;
   /** Vector feedback in hybrid searches (config SEARCH_VECTOR_FEEDBACK; absent: off). */
   vectorFeedback?: VectorFeedback;
   /** The index's statistics of hybrid queries' words (config SEARCH_QUERY_TERMS; query-terms.ts); absent: off. */
@@ -181,6 +183,7 @@ export function createElasticsearchEngine(deps: {
     layout,
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
+    ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
     vectorFeedback: deps.vectorFeedback ?? 'off',
     queryTerms: deps.queryTerms ?? false,
   });
@@ -193,6 +196,7 @@ export function createElasticsearchEngine(deps: {
     layout,
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
+    ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
     vectorFeedback: deps.vectorFeedback ?? 'off',
     queryTerms: deps.queryTerms ?? false,
   } as const;

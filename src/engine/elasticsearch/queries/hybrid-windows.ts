@@ -22,6 +22,17 @@ const UNREADABLE_LEXICAL_WEIGHT = 1;
 /** Elasticsearch's kNN score for `cosine` similarity is (1 + cos) / 2. */
 const cosineOf = (score: number) => 2 * score - 1;
 
+/** The floor a query's neighbours answer under: the unmatched floor when no post carries a word of it. */
+function floorOf(settings: {
+  similarityFloor: number | null;
+  unmatchedFloor?: number | null;
+  unmatched?: boolean;
+}): number | null {
+  const { similarityFloor, unmatchedFloor } = settings;
+  if (settings.unmatched !== true || unmatchedFloor === undefined || unmatchedFloor === null) return similarityFloor;
+  return similarityFloor === null ? unmatchedFloor : Math.max(similarityFloor, unmatchedFloor);
+}
+
 /**
  * Turns the engine's two windows into the fusion's inputs (src/query/fusion.ts, fuseHybrid):
  * entity tiers from the hits' `matched_queries` (entity-query.ts) with the text score as the
@@ -34,6 +45,15 @@ export function hybridWindows(settings: {
   /** Hits per side; the lexical list may hold one more (the floor). */
   window: number;
   similarityFloor: number | null;
+  /**
+   * The floor instead, for a query none of whose words any post carries (`unmatched`, query-terms.ts):
+   * neighbours are then all the evidence there is, and a model whose cosines sit in a narrow band
+   * gives nonsense neighbours as near as a real query's weaker ones (bench/relevance.md, "Other
+   * models"). Never below `similarityFloor`; absent: `similarityFloor`.
+   */
+  unmatchedFloor?: number | null;
+  /** Whether no post carries a word of the query (LexicalPlan.unmatched). */
+  unmatched?: boolean;
   /** Whether the model reads the query's language (src/text/languages.ts, analyzeQuery). */
   semanticReadable: boolean;
   /** Each content word's information (query-terms.ts), when the lexical hits carry word probes; absent: none. */
@@ -43,8 +63,8 @@ export function hybridWindows(settings: {
   const hybrid = settings.mode === 'hybrid';
   // Semantic-only ranking was asked for: its neighbours are the evidence, under the floor.
   const semanticEvidence = hybrid ? settings.semanticReadable : true;
-  const passes = (hit: Hit) =>
-    settings.similarityFloor === null || cosineOf(hit._score ?? 0) >= settings.similarityFloor;
+  const similarityFloor = floorOf(settings);
+  const passes = (hit: Hit) => similarityFloor === null || cosineOf(hit._score ?? 0) >= similarityFloor;
   const textScore = (hit: Hit) => (hit._score ?? 0) - ENTITY_TIER * entityTier(hit);
 
   return {
@@ -62,7 +82,7 @@ export function hybridWindows(settings: {
       const lowest = scored.reduce((min, h) => Math.min(min, h.score), Infinity);
       const options: HybridOptions = {
         lexicalWeight: !hybrid ? 0 : semanticEvidence ? LEXICAL_WEIGHT : UNREADABLE_LEXICAL_WEIGHT,
-        similarityFloor: settings.similarityFloor,
+        similarityFloor,
         semanticEvidence,
         // The best unretrieved document's text score, or BM25's floor when none matched past the window.
         lexicalFloor: past ? Math.max(0, Math.min(textScore(past), lowest)) : 0,

@@ -158,6 +158,12 @@ export interface LexicalPlan {
   information: number[] | null;
   /** Whether `text` corrects the query. */
   corrected: boolean;
+  /**
+   * Whether no post carries any of the query's content words, exactly or stemmed, and none was
+   * corrected to a word posts carry: its neighbours are all it can find (hybrid-windows.ts, the
+   * unmatched floor). Absent: not known to be, as when the index could not answer.
+   */
+  unmatched?: boolean;
 }
 
 /**
@@ -178,6 +184,7 @@ export async function planLexicalSide(
   if (!stats) return none;
   const plain: LexicalPlan = { ...none, information: stats.information };
   if (stats.unknown.length === 0) return plain;
+  const unmatched: LexicalPlan = { ...plain, unmatched: stats.unknown.length === terms.words.length };
   // Only a word no field carries, exactly or stemmed, is corrected; a failed lookup corrects nothing.
   const unknown = new Set(stats.unknown.map((i) => terms.words[i]!));
   const corrected = await correctQuery(
@@ -186,10 +193,10 @@ export async function planLexicalSide(
     (keys) => closestWords(client, index, keys, SILENT_CORRECTION, language),
     (key) => unknown.has(key),
   ).catch(() => null);
-  if (!corrected) return plain;
+  if (!corrected) return unmatched;
   const { text } = corrected;
   const correctedTerms = queryTerms(text);
-  if (!correctedTerms) return plain;
+  if (!correctedTerms) return unmatched;
   const known = new Map(terms.words.map((w, i) => [w, stats.information[i]!]));
   // The information a correction weighs is BM25's own (its statistics count deleted copies too).
   for (const c of corrected.corrections.values())
@@ -207,12 +214,18 @@ export async function planLexicalSide(
 /** The plan of a later page, from what its cursor carries (no request: every page searches alike). */
 export function carriedPlan(
   query: string,
-  carried: { corrected?: string; information?: readonly number[] },
+  carried: { corrected?: string; information?: readonly number[]; unmatched?: boolean },
 ): LexicalPlan {
   const text = carried.corrected ?? query;
   const terms = queryTerms(text);
   const information = terms && carried.information?.length === terms.words.length ? [...carried.information] : null;
-  return { text, terms, information, corrected: carried.corrected !== undefined };
+  return {
+    text,
+    terms,
+    information,
+    corrected: carried.corrected !== undefined,
+    ...(carried.unmatched === true && { unmatched: true }),
+  };
 }
 
 /**

@@ -124,6 +124,8 @@ export function createCountEngine(deps: {
   layout: PostVectorLayout;
   accountsIndex: string;
   similarityFloor: number | null;
+  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
+  unmatchedFloor?: number | null;
   vectorFeedback?: VectorFeedback;
 }): CountEngine {
   const { client } = deps;

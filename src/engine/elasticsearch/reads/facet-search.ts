@@ -176,6 +176,8 @@ export function createFacetEngine(deps: {
   accountsIndex: string;
   /** The fused searches' relevance floor: facets count the neighbours a search can show. */
   similarityFloor: number | null;
+  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
+  unmatchedFloor?: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts): facets count the window it gives; absent: off. */
   vectorFeedback?: VectorFeedback;
   /** The fused searches' reading of the query's words (query-terms.ts): facets count what they find; absent: off. */

@@ -55,6 +55,8 @@ export async function fusedPostSearch(deps: {
   search: PostSearch & { query: string };
   /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
   similarityFloor: number | null;
+  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
+  unmatchedFloor?: number | null;
   /** Which hybrid first pages move the query vector toward their first fused results (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
   /** Whether hybrid first pages read the index's statistics of the query's words (query-terms.ts); absent: off. */
@@ -135,15 +137,17 @@ export async function fusedPostSearch(deps: {
     _source: false,
     track_total_hits: false,
   });
-  const windowsOf = (information: readonly number[] | null) =>
+  // The fusion of the plan's words: their information, and the floor of a query no post has a word of.
+  const windowsOf = (p: LexicalPlan) =>
     hybridWindows({
       mode: state.mode,
       window: FUSION_WINDOW,
       similarityFloor: deps.similarityFloor,
+      ...(deps.unmatchedFloor !== undefined && { unmatchedFloor: deps.unmatchedFloor }),
+      unmatched: p.unmatched === true,
       semanticReadable,
-      information,
+      information: probedInformation(p),
     });
-  const windows = windowsOf(null);
   // A first page moves the query vector toward its first fused results (vector-feedback.ts); the
   // cursor carries the moved vector, so later pages re-run exactly the final kNN.
   const feedback =
@@ -170,7 +174,7 @@ export async function fusedPostSearch(deps: {
       // The first fusion's best results move the vector; the window is asked again with it. The
       // same request reads the records of the first fusion's page, which the final one mostly shows.
       const lexicalHits = (await lexicalSearch)?.hits.hits ?? [];
-      const fused = windowsOf(probedInformation(await plan)).fuse(lexicalHits, first);
+      const fused = windowsOf(await plan).fuse(lexicalHits, first);
       const moved = await vectorFromFeedback({
         client,
         pit,
@@ -198,7 +202,7 @@ export async function fusedPostSearch(deps: {
     let ids: string[] = [];
     let fusedLength = 0;
     if (state.offset !== null) {
-      const fused = windowsOf(probedInformation(await plan)).fuse(lexicalHits, semanticHits);
+      const fused = windowsOf(await plan).fuse(lexicalHits, semanticHits);
       fusedLength = fused.length;
       ids = fused.slice(state.offset, state.offset + want).map((f) => f.id);
     }
@@ -219,7 +223,7 @@ export async function fusedPostSearch(deps: {
           bool: {
             must: [await lexicalQuery],
             filter: [layout.postsOnly],
-            must_not: [{ ids: { values: windows.shownNeighbours(semanticHits) } }],
+            must_not: [{ ids: { values: windowsOf(await plan).shownNeighbours(semanticHits) } }],
           },
         },
         sort: lexicalSort,
@@ -240,7 +244,7 @@ export async function fusedPostSearch(deps: {
     // The semantic side retrieved only the neighbours it may show (above the similarity floor).
     const sides = {
       lexical: new Set(lexicalHits.map((h) => h._id!)),
-      semantic: new Set(windows.shownNeighbours(semanticHits)),
+      semantic: new Set(windowsOf(await plan).shownNeighbours(semanticHits)),
     };
     return { ids, tail, fusedLength, records, sides, q: semanticResponse.q };
   };
@@ -265,7 +269,7 @@ export async function fusedPostSearch(deps: {
   );
   const hasMore = result.ids.length + result.tail.length > page.limit;
   if (!hasMore && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
-  const { text, information, corrected } = await plan;
+  const { text, information, corrected, unmatched } = await plan;
   let next: FusedState | null = null;
   if (hasMore) {
     const termWeights = await weights;
@@ -273,6 +277,7 @@ export async function fusedPostSearch(deps: {
     const terms = {
       ...(corrected ? { corrected: text } : {}),
       ...(information ? { information } : {}),
+      ...(unmatched === true ? { unmatched } : {}),
     };
     const common = {
       kind: 'fused',

@@ -50,6 +50,8 @@ export function createPostResults(deps: {
   accountsIndex: string;
   /** The fused searches' relevance floor: the neighbours a search can show. */
   similarityFloor: number | null;
+  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
+  unmatchedFloor?: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
   /** The fused searches' reading of the query's words (query-terms.ts): counted as they find; absent: off. */
@@ -99,6 +101,8 @@ export function createPostResults(deps: {
         mode: ranking.mode,
         window: FUSION_WINDOW,
         similarityFloor: deps.similarityFloor,
+        ...(deps.unmatchedFloor !== undefined && { unmatchedFloor: deps.unmatchedFloor }),
+        unmatched: plan?.unmatched === true,
         semanticReadable,
         information: plan ? probedInformation(plan) : null,
       });

@@ -34,6 +34,8 @@ export function createSearchEngine(deps: {
   accountsIndex: string;
   /** The relevance floor of fused searches (null: none). */
   similarityFloor: number | null;
+  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
+  unmatchedFloor?: number | null;
   /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
   /** The index's statistics of hybrid queries' words (query-terms.ts); absent: off. */
@@ -67,6 +69,7 @@ export function createSearchEngine(deps: {
           layout,
           search: { ...search, query: text },
           similarityFloor: deps.similarityFloor ?? null,
+          ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
           vectorFeedback: deps.vectorFeedback ?? 'off',
           queryTerms: deps.queryTerms ?? false,
           page: fusedPage,
