@@ -37,6 +37,7 @@ import { postVectorsOf } from '../lib/sides.ts';
 import { postHeadVectors } from '../lib/model-vectors.ts';
 import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type JudgedQuery } from './windows.ts';
 import { writeResult } from '../lib/measure.ts';
+import { relevanceFloors } from '../../src/embedding/model-floors.ts';
 
 const args = cli({
   options: {
@@ -51,7 +52,7 @@ const args = cli({
   },
 });
 const { config, embedder, es } = await openModel();
-const FLOOR = config.SEARCH_SIMILARITY_FLOOR;
+const FLOOR = relevanceFloors(config).similarity ?? -1;
 
 interface Case extends JudgedQuery {
   search: PostSearch & { query: string };

@@ -41,6 +41,7 @@ import { K, parsed, scifactQueries, socialQueries, windowsOn, type Hit, type Jud
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
 import { writeResult } from '../lib/measure.ts';
+import { relevanceFloors } from '../../src/embedding/model-floors.ts';
 
 cli({});
 
@@ -69,7 +70,7 @@ function fuse(c: Case, lexical: Hit[], semantic: Hit[]): TieredFusedId[] {
   return hybridWindows({
     mode: 'hybrid',
     window: FUSION_WINDOW,
-    similarityFloor: config.SEARCH_SIMILARITY_FLOOR,
+    similarityFloor: relevanceFloors(config).similarity,
     semanticReadable: readable,
   }).fuse(lexical, semantic);
 }
@@ -278,7 +279,7 @@ function fuseWithWeight(c: Case, w: number): string[] {
     c.semantic.map((h) => ({ id: h._id, score: h._score, cosine: 2 * h._score - 1 })),
     {
       lexicalWeight: w,
-      similarityFloor: config.SEARCH_SIMILARITY_FLOOR,
+      similarityFloor: relevanceFloors(config).similarity,
       semanticEvidence: true,
       lexicalFloor: past ? Math.max(0, Math.min(text(past), lowest)) : 0,
     },

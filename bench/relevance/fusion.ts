@@ -20,6 +20,7 @@ import { writeResult } from '../lib/measure.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
 import { postVectorsOf } from '../lib/sides.ts';
+import { relevanceFloors } from '../../src/embedding/model-floors.ts';
 
 cli({});
 
@@ -99,7 +100,7 @@ const rawSum = (lexical: ScoredId[], semantic: ScoredId[]): FusedId[] => {
     .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
 };
 
-const SIMILARITY_FLOOR = config.SEARCH_SIMILARITY_FLOOR;
+const SIMILARITY_FLOOR = relevanceFloors(config).similarity;
 const open = { lexicalWeight: 0.5, similarityFloor: null, semanticEvidence: true, lexicalFloor: 0 };
 const floored = { ...open, similarityFloor: SIMILARITY_FLOOR };
 /** A phantom neighbour at similarity −1 (score 0): min–max over it is division by the maximum. */

@@ -28,6 +28,7 @@ import { ndcgAtK } from './ndcg.ts';
 import { pairedRandomizationP } from './stats.ts';
 import { cli } from '../lib/args.ts';
 import { openModel } from '../lib/model.ts';
+import { relevanceFloors } from '../../src/embedding/model-floors.ts';
 
 cli({});
 
@@ -105,7 +106,7 @@ for (const [id, text] of await loadQueries(dir)) {
   const fusion = hybridWindows({
     mode: 'hybrid',
     window: FUSION_WINDOW,
-    similarityFloor: config.SEARCH_SIMILARITY_FLOOR,
+    similarityFloor: relevanceFloors(config).similarity,
     semanticReadable: analyzeQuery(text).semanticReadable,
   });
   const ndcg = (ranked: readonly string[]) =>

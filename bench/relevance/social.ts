@@ -34,6 +34,7 @@ import { ndcgAtK } from './ndcg.ts';
 import { socialQuerySet, type SocialQuery } from './social-set.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
+import { relevanceFloors } from '../../src/embedding/model-floors.ts';
 
 const args = cli({
   options: {
@@ -279,7 +280,7 @@ async function measure(base: Runtime): Promise<void> {
       script: 'bench/relevance/social.ts',
       dataset: size,
       prefix,
-      similarity_floor: base.config.SEARCH_SIMILARITY_FLOOR,
+      similarity_floor: relevanceFloors(base.config),
       counts,
       results,
       floor_calibration: floor,

@@ -208,14 +208,14 @@ const envSchema = z.object({
   /**
    * The relevance floor (docs/api-decisions.md, "The relevance floor"): a post that only
    * the embedding side found is returned when its cosine similarity to the query reaches this.
-   * Calibrated on SciFact and the social evaluation set (bench/relevance.md, "The similarity floor:
-   * calibration"); -1 turns it off.
+   * Unset: the model's calibrated floor (src/embedding/model-floors.ts; all-MiniLM-L6-v2's 0.3,
+   * bench/relevance.md, "The similarity floor: calibration"); -1 turns it off.
    */
-  SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
+  SEARCH_SIMILARITY_FLOOR: z.coerce.number().min(-1).max(1).optional(),
   /**
    * The relevance floor for a query none of whose content words any post carries, even corrected
    * (docs/api-decisions.md, "The relevance floor"): neighbours alone are all such a query can find,
-   * so they must be nearer. Unset: SEARCH_SIMILARITY_FLOOR. For a model whose cosines sit in a
+   * so they must be nearer. Unset: the model's calibration, else SEARCH_SIMILARITY_FLOOR. For a model whose cosines sit in a
    * narrow band, where no one floor keeps both the relevant neighbours and nonsense's nearest apart
    * (bench/relevance.md, "Other models").
    */

@@ -1,6 +1,7 @@
 import type { QueueEvents } from 'bullmq';
 import type { Logger } from 'pino';
 import { createEmbedder, type Embedder } from '../embedding/embedder.ts';
+import { relevanceFloors } from '../embedding/model-floors.ts';
 import { createElasticsearchEngine, type ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
 import type { WritePacing } from '../internal/write-pacing.ts';
@@ -44,6 +45,7 @@ export function openEngine(
   connections: Connections,
   options: { writePacing?: WritePacing } = {},
 ): ElasticsearchEngine {
+  const floors = relevanceFloors(config);
   return createElasticsearchEngine({
     ...options,
     client: connections.elasticsearch(),
@@ -51,11 +53,9 @@ export function openEngine(
     templatesDir: templatesDir(),
     visibility: createRedisVisibilityEpoch({ redis: connections.redis(), prefix: config.REDIS_PREFIX }),
     snapshotMaxAgeMs: config.SEARCH_SNAPSHOT_MAX_AGE_MS,
-    // -1 (no cosine is lower) turns the floor off.
-    similarityFloor: config.SEARCH_SIMILARITY_FLOOR > -1 ? config.SEARCH_SIMILARITY_FLOOR : null,
-    ...(config.SEARCH_SIMILARITY_FLOOR_UNMATCHED !== undefined && {
-      unmatchedFloor: config.SEARCH_SIMILARITY_FLOOR_UNMATCHED > -1 ? config.SEARCH_SIMILARITY_FLOOR_UNMATCHED : null,
-    }),
+    // The configured floors, else the model's (model-floors.ts).
+    similarityFloor: floors.similarity,
+    ...(floors.unmatched !== undefined && { unmatchedFloor: floors.unmatched }),
     vectorFeedback: config.SEARCH_VECTOR_FEEDBACK,
     queryTerms: config.SEARCH_QUERY_TERMS === 'on',
     layout: {

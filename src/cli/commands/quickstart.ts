@@ -51,7 +51,7 @@ export function registerQuickstart(program: Command): void {
         if (line.action !== 'unchanged' || line.detail)
           say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
-      await startEmbeddings(embedder, config.SEARCH_RANKING, logger);
+      await startEmbeddings(embedder, config.SEARCH_RANKING, logger, config);
       const [{ startWorkerProcess }, { createApi }] = await Promise.all([
         import('../../start/worker-process.ts'),
         import('../../start/api.ts'),
