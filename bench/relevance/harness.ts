@@ -12,7 +12,7 @@
  * `--prefix`) and is reused while it holds the whole corpus; `--reingest` drops and reloads it,
  * `--drop` only drops it. `--force-merge` merges the posts index into one segment before measuring
  * (exact BM25 statistics; see deletedPosts in bench/lib/in-process-service.ts).
- * Embeddings use MODEL_DIR (default ../shared/models/all-MiniLM-L6-v2 when present; EMBEDDINGS=off
+ * Embeddings use MODEL_DIR (default: the model `npm start` uses, bench/lib/model.ts; EMBEDDINGS=off
  * for BM25 only). Writes bench/results/relevance-<collection>.json; prints a table.
  */
 import { execFileSync } from 'node:child_process';

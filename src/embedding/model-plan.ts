@@ -42,13 +42,25 @@ const ONNX_FILES: Record<EmbeddingConfig['EMBEDDING_DTYPE'], string> = {
   fp32: 'onnx/model.onnx',
 };
 
-/** sentence-transformers' truncation length (sentence_bert_config.json), which the model was trained and evaluated with. */
-function maxSeqLength(dir: string): number | null {
+/**
+ * Tokens one model run reads at most, whatever the model: a post's head is its first 256 tokens and
+ * its passages (150 words, src/text/embedding-text.ts) read the rest. onnxruntime's arena keeps the
+ * peak of the largest run for good, and a 512-token run of a 12-layer model holds twice a 256-token
+ * one's: bge-small-en-v1.5 reading a long text grew a process by 29 MiB at 512 tokens against 13
+ * for all-MiniLM-L6-v2 at 256 (bench/memory.md, "The default model's memory").
+ */
+export const MAX_TOKENS_PER_RUN = 256;
+
+/**
+ * sentence-transformers' truncation length (sentence_bert_config.json), which the model was
+ * trained and evaluated with, up to {@link MAX_TOKENS_PER_RUN}; that bound when the folder does not say.
+ */
+function maxSeqLength(dir: string): number {
   try {
     const value = fieldOf(readJson(join(dir, 'sentence_bert_config.json')), 'max_seq_length');
-    return typeof value === 'number' && value > 0 ? value : null;
+    return typeof value === 'number' && value > 0 ? Math.min(value, MAX_TOKENS_PER_RUN) : MAX_TOKENS_PER_RUN;
   } catch {
-    return null;
+    return MAX_TOKENS_PER_RUN;
   }
 }
 
@@ -155,7 +167,7 @@ export function planEmbedder(config: EmbeddingConfig): Plan {
         source: { hubId: config.MODEL_ID },
         dtype,
         threads,
-        maxTokens: null,
+        maxTokens: MAX_TOKENS_PER_RUN,
         prompts: NO_PROMPTS,
         noise: config.EMBEDDING_NOISE ?? null,
       },

