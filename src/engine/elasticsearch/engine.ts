@@ -43,6 +43,7 @@ import type { HistoryReads } from '../history.ts';
 import type { AlertMatching } from '../alerts.ts';
 import { createAlertMatching } from './writes/alert-matching.ts';
 import { createWrittenProjections } from './documents/written-projections.ts';
+import { firstString } from './response-values.ts';
 import { FACTS_FIELD, MODEL_FIELD, projectPostVectors, TEXT_HASH_FIELD } from './documents/vector-projection.ts';
 import type { VectorFeedback } from './reads/vector-feedback.ts';
 import type { PostVectorLayout } from './reads/nearest-posts.ts';
@@ -273,8 +274,7 @@ export function createElasticsearchEngine(deps: {
         );
         const counts = new Map<string, number>();
         for (const hit of response.hits.hits) {
-          const model: unknown = hit.fields?.[MODEL_FIELD];
-          const name = Array.isArray(model) && typeof model[0] === 'string' ? model[0] : null;
+          const name = firstString(hit, MODEL_FIELD);
           if (name) counts.set(name, (counts.get(name) ?? 0) + 1);
         }
         return [...counts].map(([model, posts]) => ({ model, posts })).sort((a, b) => b.posts - a.posts);
