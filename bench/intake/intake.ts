@@ -17,6 +17,12 @@
  * --embeddings, the same records' texts through the embedder. Both rates divide the same number
  * of observations, so their ratio compares the cost of reaching the same end state.
  *
+ * The worker starts as `node bin/social-search.js`, with V8's default heap unless
+ * WORKER_NODE_OPTIONS says otherwise: the CPU figures of bench/intake.md were taken so. Its memory
+ * as deployed needs the launcher's settings, `WORKER_NODE_OPTIONS="--max-old-space-size=512
+ * --max-semi-space-size=4" MALLOC_ARENA_MAX=2` (without them a burst lets the heap grow ~130–200
+ * MiB past the bound: bench/embeddings.md, "The default model, and the worker's peak").
+ *
  * `--engine-cpus`/`--service-cpus` (taskset lists, together) pin every Elasticsearch node to the
  * first and the worker, the API, Redis and this process to the second, for both sides alike: the
  * service on CPUs of its own, as a deployment runs it (bench/lib/cpu-pinning.ts).
