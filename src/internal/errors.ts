@@ -165,3 +165,12 @@ export class IntakeTimeoutError extends DomainError {
 export class InternalError extends DomainError {
   readonly problem = 'internal-error';
 }
+
+/**
+ * Not a failure: long work that stopped between two of its steps because its process is stopping
+ * (a job's `stopping` signal). What was done is kept; the queue runs the rest again later, as the
+ * same job, without counting an attempt (src/queues/consumers.ts).
+ */
+export class PostponedError extends Error {
+  override readonly name = 'PostponedError';
+}

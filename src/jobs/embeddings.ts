@@ -4,7 +4,8 @@ import type { RecordEmbeddings } from '../services/intake/record-embeddings.ts';
 
 /**
  * The handler of the `embeddings` queue: one job is the records one observations job left without
- * a current vector. Records already current are skipped, so a retry redoes only the rest.
+ * a current vector. Records already current are skipped, so a retry redoes only the rest; a
+ * worker that stops mid-job postpones it between two slices of posts (`job.stopping`).
  */
 export function embeddingsJob(deps: {
   records: Pick<RecordEmbeddings, 'embed'>;
@@ -12,7 +13,7 @@ export function embeddingsJob(deps: {
 }): JobHandler<'embeddings'> {
   return async (payload, job) => {
     const started = performance.now();
-    const written = await deps.records.embed(payload, { retry: job.isRetry });
+    const written = await deps.records.embed(payload, { retry: job.isRetry, stopping: job.stopping });
     deps.logger.debug({ job: job.id, ms: Math.round(performance.now() - started), written }, 'records embedded');
     return written;
   };

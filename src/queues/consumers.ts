@@ -4,10 +4,10 @@
  * sees it. ("Worker process" is the `social-search worker` process, `src/start/worker-process.ts`.)
  */
 import { fieldOf, keysOf } from '../internal/typed-objects.ts';
-import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { formatIssues } from '../contract/observations.ts';
-import { ServiceUnavailableError } from '../internal/errors.ts';
+import { PostponedError, ServiceUnavailableError } from '../internal/errors.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
 import { QUEUES, retryDelay, type JobPayload, type JobResults, type QueueName } from './registry.ts';
 
@@ -20,6 +20,12 @@ export interface JobContext {
   attempt: number;
   /** When the job was first queued (epoch ms). */
   queuedAt: number;
+  /**
+   * Aborted when the process starts to stop. A long handler checks it between steps and throws
+   * `PostponedError`: the job goes back to the queue with what it did kept, and runs again (as a
+   * retry) in this or another worker process, instead of holding shutdown until it ends.
+   */
+  stopping: AbortSignal;
 }
 
 /** Handles one job of queue `N`: a throw makes BullMQ retry it with back-off. */
@@ -31,8 +37,9 @@ export type JobHandlers = { [N in QueueName]?: JobHandler<N> };
 /** The running queue consumers of one process. */
 export interface RunningConsumers {
   /**
-   * Stops taking jobs and lets running ones finish; `force` does not wait for them (nor for Redis):
-   * a job cut short is picked up again as stalled, and merges are idempotent.
+   * Stops taking jobs, tells running ones to stop (`JobContext.stopping`) and waits for them to
+   * finish or postpone; `force` does not wait for them (nor for Redis): a job cut short is picked
+   * up again as stalled, and merges are idempotent.
    */
   close(options?: { force?: boolean }): Promise<void>;
 }
@@ -61,7 +68,10 @@ export function startQueueConsumers(handlers: JobHandlers, deps: ConsumerDeps): 
   );
   return {
     async close(options = {}) {
-      await Promise.all(consumers.map((c) => c.close(options.force === true)));
+      // close() first: it stops fetching at once, so no job starts after the running ones are told.
+      const closing = consumers.map((c) => c.close(options.force === true));
+      for (const c of consumers) c.cancelAllJobs('the process is stopping');
+      await Promise.all(closing);
     },
   };
 }
@@ -70,19 +80,30 @@ function startConsumer<N extends QueueName>(name: N, handler: JobHandler<N>, dep
   const entry = QUEUES[name];
   const worker = new Worker<JobPayload<N>, JobResults[N]>(
     name,
-    async (job: Job<JobPayload<N>, JobResults[N]>) => {
+    // Three parameters: BullMQ passes the job's abort signal only to a processor that declares it.
+    async (job: Job<JobPayload<N>, JobResults[N]>, token: string | undefined, signal: AbortSignal | undefined) => {
       const parsed = entry.payload.safeParse(job.data);
       if (!parsed.success)
         throw new UnrecoverableError(`unreadable ${name} job payload: ${formatIssues(parsed.error.issues)}`);
       // A job re-run after its worker died (stalled) has no failed attempt, but may have written.
+      // A postponed one has neither, but has started before: it may have written too.
       const isRetry = job.attemptsMade > 0 || job.attemptsStarted > 1;
-      // The schema of queue N parses to JobPayload<N>; indexing QUEUES by a generic N loses that.
-      return handler(parsed.data as JobPayload<N>, {
-        id: job.id,
-        isRetry,
-        attempt: job.attemptsMade + 1,
-        queuedAt: job.timestamp,
-      });
+      try {
+        // The schema of queue N parses to JobPayload<N>; indexing QUEUES by a generic N loses that.
+        return await handler(parsed.data as JobPayload<N>, {
+          id: job.id,
+          isRetry,
+          attempt: job.attemptsMade + 1,
+          queuedAt: job.timestamp,
+          stopping: signal ?? new AbortController().signal,
+        });
+      } catch (error) {
+        if (!(error instanceof PostponedError) || token === undefined) throw error;
+        // BullMQ's way to put a job back without counting an attempt: due now, so the next worker
+        // to fetch takes it.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
     },
     {
       connection: deps.connection(),

@@ -27,7 +27,8 @@ export function serviceShutdownPhases(parts: {
   const { api, worker } = parts;
   return [
     ...(api ? [{ name: 'http', timeoutMs: 8000, run: () => api.close() }] : []),
-    // A job merges at most 500 observations; longer than this, it is cut off and runs again.
+    // A job merges at most 500 observations, and an embeddings job postpones itself between two
+    // slices of posts (JobContext.stopping); longer than this, a job is cut off and runs again.
     ...(worker ? [{ name: 'worker', timeoutMs: 10_000, run: () => worker.close() }] : []),
     { name: 'connections', timeoutMs: 3000, run: () => parts.process.close() },
   ];

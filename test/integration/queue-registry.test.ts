@@ -10,6 +10,7 @@ import {
   type QueueName,
 } from '../../src/queues/registry.ts';
 import { startQueueConsumers } from '../../src/queues/consumers.ts';
+import { PostponedError } from '../../src/internal/errors.ts';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-queues-${randomUUID().slice(0, 8)}`;
@@ -23,7 +24,7 @@ const quiet = { warn: () => undefined, error: () => undefined };
 
 afterAll(async () => {
   const redis = connection();
-  const keys = await redis.keys(`${prefix}:*`);
+  const keys = await redis.keys(`${prefix}*`);
   if (keys.length > 0) await redis.del(...keys);
   for (const c of connections) c.disconnect();
 });
@@ -124,6 +125,54 @@ describe('queue registry', () => {
     } finally {
       await workers.close();
       await Promise.all(producers.map((p) => p.close()));
+    }
+  });
+
+  it('puts a job that stops for shutdown back in its queue, its attempt not counted, and runs it again as a retry', async () => {
+    const producer = createProducer('embeddings', { connection: connection(), prefix: `${prefix}-stop` });
+    const options = { connection, prefix: `${prefix}-stop`, configuredConcurrency: 1, logger: quiet };
+    // A long job: it does a step at a time until it is told the process is stopping.
+    let steps = 0;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const first = startQueueConsumers(
+      {
+        embeddings: async (_payload, job) => {
+          started();
+          while (!job.stopping.aborted) {
+            steps++;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          throw new PostponedError(`stopped after ${steps} steps`);
+        },
+      },
+      options,
+    );
+    const job = await producer.add('embeddings', { posts: ['post_1', 'post_2'], accounts: [] });
+    await running;
+    // close() resolves once the running job has stopped: it does not wait for the job's end.
+    await first.close();
+    const postponed = await producer.getJob(job.id!);
+    expect(['delayed', 'waiting']).toContain(await postponed!.getState());
+    expect(postponed!.attemptsMade).toBe(0);
+    expect(postponed!.failedReason ?? null).toBeNull();
+    expect(steps).toBeGreaterThan(0);
+
+    const events = new QueueEvents('embeddings', { connection: connection(), prefix: `${prefix}-stop` });
+    await events.waitUntilReady();
+    const seen: Array<{ posts: string[]; isRetry: boolean }> = [];
+    const second = startQueueConsumers(
+      { embeddings: async (payload, context) => (seen.push({ posts: payload.posts, isRetry: context.isRetry }), 2) },
+      options,
+    );
+    try {
+      expect(await postponed!.waitUntilFinished(events, 10_000)).toBe(2);
+      // The same work, flagged as possibly begun: the handler re-checks what the first run wrote.
+      expect(seen).toEqual([{ posts: ['post_1', 'post_2'], isRetry: true }]);
+    } finally {
+      await second.close();
+      await events.close();
+      await producer.close();
     }
   });
 });
