@@ -1,7 +1,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
+import { parseObservation } from '../../src/contract/observations.ts';
 import { PostponedError } from '../../src/internal/errors.ts';
+import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
+import { createObservationProcessor } from '../../src/services/intake/processor.ts';
 import { createRecordEmbeddings } from '../../src/services/intake/record-embeddings.ts';
 import { accountObs, postObs, T0 } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
@@ -15,23 +18,27 @@ const POSTS = Array.from({ length: 70 }, (_, i) => `ep-${i}`);
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack('embedding-postpone', { MODEL_DIR });
+  // No worker: it would embed the posts before the test does.
+  stack = await startStack('embedding-postpone', { MODEL_DIR }, { worker: false });
   await stack.runtime.embedder.ready();
-  const response = await stack.ingest(
-    [
-      accountObs({ platform_id: 'ep-a', handle: 'embedding.postpone' }),
-      ...POSTS.map((platformId, i) =>
-        postObs('ep-a', {
-          platform_id: platformId,
-          caption: `Notes ${i} on ${TOPICS[i % TOPICS.length]}: what worked for me this week`,
-          observed_at: T0,
-        }),
-      ),
-    ],
-    // Written, not embedded: the test runs the embeddings itself.
-    { vectors: false },
-  );
-  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  const observations = [
+    accountObs({ platform_id: 'ep-a', handle: 'embedding.postpone' }),
+    ...POSTS.map((platformId, i) =>
+      postObs('ep-a', {
+        platform_id: platformId,
+        caption: `Notes ${i} on ${TOPICS[i % TOPICS.length]}: what worked for me this week`,
+        observed_at: T0,
+      }),
+    ),
+  ].map((observation) => {
+    const parsed = parseObservation(observation);
+    if (!parsed.ok) throw new Error(parsed.detail);
+    return parsed.value;
+  });
+  // Written as an observations job writes them, their embeddings left to the test.
+  const store = stack.runtime.engine.intake;
+  const locks = createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX });
+  await createObservationProcessor({ store, locks })(observations, { refresh: true });
 }, 240_000);
 
 afterAll(async () => {
