@@ -143,6 +143,12 @@ export interface IndexAdmin {
    * The same for its companions. Only safe while no rebuild of `name` runs. Returns what it deleted.
    */
   removeOrphans(name: IndexName): Promise<string[]>;
+  /**
+   * Sizes the refresh of the live indices the intake writes for its backlog
+   * (src/internal/backlog-refresh.ts): `interval` raises theirs to it where shorter; null sets
+   * INDEX_REFRESH_INTERVAL back where it differs. Returns the indices it changed.
+   */
+  refreshForBacklog(interval: string | null): Promise<string[]>;
   /** Deletes every index and template under the prefix (tests). */
   destroy(): Promise<void>;
 }

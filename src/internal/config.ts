@@ -140,6 +140,17 @@ const envSchema = z.object({
     .regex(/^(-1|[1-9][0-9]*(ms|s|m))$/, 'a duration such as 1s, 30s, 500ms or 2m, or -1')
     .default('1s'),
   /**
+   * While the intake is behind (its oldest waiting batch has waited this long), workers raise the
+   * refresh interval of the indices it writes to this and let the batched follow-ups gather this
+   * long, then set both back once it has caught up: fewer, bigger segments for the engine to write
+   * and merge while a write's visibility is late anyway (src/internal/backlog-refresh.ts). `off`
+   * keeps INDEX_REFRESH_INTERVAL whatever the backlog.
+   */
+  BACKLOG_REFRESH_INTERVAL: z
+    .string()
+    .regex(/^(off|[1-9][0-9]*(s|m))$/, 'a duration such as 10s or 1m, or off')
+    .default('10s'),
+  /**
    * Metric history: every counter an observation carries kept as a point (`on`), from which
    * follower growth is derived and the history endpoints answer; `off` writes no points (growth
    * is then null and histories are empty).

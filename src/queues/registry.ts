@@ -161,17 +161,17 @@ export type Producer<N extends QueueName> = Queue<JobPayload<N>, JobResults[N]>;
 export const FOLLOW_UP_DELAY_MS = 1000;
 
 /**
- * Asks for a follow-up run. While one is pending (delayed or waiting) this is a no-op: the pending
+ * Asks for a follow-up run, `delayMs` from now (a worker whose intake is behind gathers longer:
+ * src/internal/backlog-refresh.ts). While one is pending (delayed or waiting) this is a no-op: the pending
  * run has not started, so it will see the work recorded before this call. While one is active, one
  * more is kept for when it ends (`keepLastIfActive`): work recorded after the active run claimed
  * its share is never left without a run.
  */
-export async function requestFollowUp(queue: Pick<Producer<'follow-ups'>, 'add'>): Promise<void> {
-  await queue.add(
-    'follow-up',
-    {},
-    { delay: FOLLOW_UP_DELAY_MS, deduplication: { id: 'follow-up', keepLastIfActive: true } },
-  );
+export async function requestFollowUp(
+  queue: Pick<Producer<'follow-ups'>, 'add'>,
+  delayMs: number = FOLLOW_UP_DELAY_MS,
+): Promise<void> {
+  await queue.add('follow-up', {}, { delay: delayMs, deduplication: { id: 'follow-up', keepLastIfActive: true } });
 }
 
 /** How long a recovery pass waits after it is first asked for, gathering the posts left meanwhile. */

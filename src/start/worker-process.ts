@@ -10,7 +10,13 @@ import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import type { Config } from '../internal/config.ts';
 import { isConnectionError, reasonOf } from '../internal/outages.ts';
-import { createProducer, INDEX_WRITING_QUEUES, requestFollowUp, scheduleMaintenance } from '../queues/registry.ts';
+import {
+  createProducer,
+  FOLLOW_UP_DELAY_MS,
+  INDEX_WRITING_QUEUES,
+  requestFollowUp,
+  scheduleMaintenance,
+} from '../queues/registry.ts';
 import { startQueueConsumers, type JobHandlers } from '../queues/consumers.ts';
 import { createHistoryRetention } from '../services/indices/history-retention.ts';
 import { createIndexRebuilds } from '../services/indices/rebuild.ts';
@@ -19,6 +25,7 @@ import { createFollowUps } from '../services/intake/follow-ups.ts';
 import { createRedisKeyedLocks } from '../services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../services/intake/processor.ts';
 import { createRecordEmbeddings } from '../services/intake/record-embeddings.ts';
+import { openBacklogRefresh } from './backlog-refresh.ts';
 import type { Connections } from './connections.ts';
 import { openFollowersMirror, within, type Closable } from './core.ts';
 
@@ -62,11 +69,13 @@ export function startWorkerProcess(
     : null;
   const embeddingQueue = records ? createProducer('embeddings', queues) : null;
   const followUpQueue = createProducer('follow-ups', queues);
+  const observationQueue = createProducer('observations', queues);
+  const refresh = openBacklogRefresh(config, observationQueue, engine.admin, logger);
   const locks = createRedisKeyedLocks({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
   const backlog = createFollowUpBacklog({
     redis: connections.redis(),
     prefix: config.REDIS_PREFIX,
-    requestRun: () => requestFollowUp(followUpQueue),
+    requestRun: () => requestFollowUp(followUpQueue, refresh?.followUpDelayMs(FOLLOW_UP_DELAY_MS)),
   });
   const processBatch = createObservationProcessor({
     store: engine.intake,
@@ -105,9 +114,11 @@ export function startWorkerProcess(
   const pausable = INDEX_WRITING_QUEUES.map((name) =>
     name === 'follow-ups'
       ? followUpQueue
-      : name === 'embeddings' && embeddingQueue
-        ? embeddingQueue
-        : createProducer(name, queues),
+      : name === 'observations'
+        ? observationQueue
+        : name === 'embeddings' && embeddingQueue
+          ? embeddingQueue
+          : createProducer(name, queues),
   );
   const started = createIndexRebuilds({
     admin: engine.admin,
@@ -130,6 +141,7 @@ export function startWorkerProcess(
   return {
     started,
     async close() {
+      refresh?.close();
       // With Redis down a running job cannot report its end anyway: stop at once, and it runs
       // again as stalled when Redis is back (merges are idempotent).
       await consumers.close({ force: !connections.redisUp() });

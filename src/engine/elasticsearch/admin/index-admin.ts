@@ -26,6 +26,7 @@ import { componentTemplateName, concreteIndexName, indexNames } from '../names.t
 import { createHistoryAdmin } from './history-admin.ts';
 import { aliasTargets, inspectIndex, liveSettings, staleIndices, type LiveSettings } from './index-inspection.ts';
 import { rebuildMembers } from './index-rebuild.ts';
+import { setBacklogRefresh } from './backlog-refresh.ts';
 import { postVectorsTemplate } from './post-vectors-template.ts';
 import { metricHistoryNames } from '../documents/metric-history.ts';
 
@@ -321,6 +322,11 @@ export function createIndexAdmin(deps: {
       const removed: string[] = [];
       for (const member of [name, ...COMPANIONS[name]]) removed.push(...(await removeOrphansOf(member)));
       return removed;
+    },
+
+    refreshForBacklog(interval) {
+      const aliases = stored.map((name) => indexNames(indexPrefix, name).read);
+      return setBacklogRefresh(client, aliases, layout.refresh_interval, interval);
     },
 
     historyStatus() {
