@@ -70,7 +70,12 @@ export function startWorkerProcess(
   const embeddingQueue = records ? createProducer('embeddings', queues) : null;
   const followUpQueue = createProducer('follow-ups', queues);
   const observationQueue = createProducer('observations', queues);
-  const refresh = openBacklogRefresh(config, observationQueue, engine.admin, logger);
+  const refresh = openBacklogRefresh(
+    config,
+    { observations: observationQueue, followUps: followUpQueue },
+    engine.admin,
+    logger,
+  );
   const locks = createRedisKeyedLocks({ redis: connections.redis(), prefix: config.REDIS_PREFIX });
   const backlog = createFollowUpBacklog({
     redis: connections.redis(),

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldOf } from '../../src/internal/typed-objects.ts';
+import { createProducer, requestFollowUp, type Producer } from '../../src/queues/registry.ts';
 import { openBacklogRefresh } from '../../src/start/backlog-refresh.ts';
 import type { BacklogRefresh } from '../../src/internal/backlog-refresh.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
@@ -13,6 +14,7 @@ import { until } from '../helpers/wait.ts';
 // queue, real engine: the batch waits because no worker runs until the test starts one.
 let stack: Stack;
 let refresh: BacklogRefresh | null = null;
+let followUps: Producer<'follow-ups'> | undefined;
 const said: string[] = [];
 
 beforeAll(async () => {
@@ -21,6 +23,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   refresh?.close();
+  await followUps?.close();
   await stack?.close();
 });
 
@@ -40,7 +43,16 @@ async function intervals(): Promise<Record<string, string>> {
 describe('refreshes sized for a backlog', () => {
   it('raises the interval while a batch waits, keeps an operator’s longer one, and sets it back once the worker catches up', async () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void said.push(JSON.parse(line).msg) });
-    refresh = openBacklogRefresh(stack.config, stack.runtime.queue, stack.runtime.indexAdmin, logger);
+    followUps = createProducer('follow-ups', {
+      connection: stack.runtime.connections.producerRedis(),
+      prefix: stack.config.REDIS_PREFIX,
+    });
+    refresh = openBacklogRefresh(
+      stack.config,
+      { observations: stack.runtime.queue, followUps },
+      stack.runtime.indexAdmin,
+      logger,
+    );
     // Its first sample keeps the live indices at INDEX_REFRESH_INTERVAL (a worker stopped while
     // behind may have left them raised); then an operator raises the accounts' for a backfill.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -58,12 +70,19 @@ describe('refreshes sized for a backlog', () => {
     await until(async () => (await intervals()).posts === '3s', { timeoutMs: 15_000, what: 'the raised interval' });
     expect(await intervals()).toEqual({ posts: '3s', 'post-vectors': '3s', accounts: '30s' });
     expect(refresh?.followUpDelayMs(1000)).toBe(3000);
+    // A follow-up run asked for meanwhile waits; caught up, it starts at once whatever its delay.
+    await requestFollowUp(followUps!, 60_000);
+    expect(await followUps!.getDelayedCount()).toBe(1);
 
     // The worker drains the queue: caught up, every index is back at INDEX_REFRESH_INTERVAL.
     stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
     await until(async () => (await intervals()).posts === '1s', { timeoutMs: 15_000, what: 'the interval set back' });
     expect(await intervals()).toEqual({ posts: '1s', 'post-vectors': '1s', accounts: '1s' });
     expect(refresh?.followUpDelayMs(1000)).toBe(1000);
+    await until(async () => (await followUps!.getDelayedCount()) === 0, {
+      timeoutMs: 10_000,
+      what: 'the follow-up run promoted',
+    });
     // Once when it fell behind, once when it caught up.
     expect(said.filter((m) => /behind|caught up/.test(m))).toEqual([
       expect.stringMatching(/^the intake is behind/),
