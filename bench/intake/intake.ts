@@ -224,6 +224,21 @@ function flagInterference(phase: string, found: Interference, elapsedMs: number)
   }
 }
 
+/**
+ * A freshly started engine runs its first bench slowly: on 2026-12-02 the same 50k run cost it 108
+ * CPU-s two minutes after it started and 49–58 CPU-s in the runs after (its JIT compiles the
+ * indexing paths under that first load). Runs on a young engine are flagged, not measured apart.
+ */
+async function flagColdEngine(es: Client): Promise<void> {
+  const stats = await es.nodes.stats({ metric: 'jvm', filter_path: ['nodes.*.jvm.uptime_in_millis'] });
+  const uptimes = Object.values(stats.nodes ?? {}).map((node) => node.jvm?.uptime_in_millis ?? 0);
+  const youngest = Math.min(...uptimes) / 60_000;
+  if (youngest < 10)
+    log(
+      `WARNING: an Elasticsearch node started ${round(youngest)} min ago: its first runs read up to 2× the engine CPU of later ones; run once to warm it`,
+    );
+}
+
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
 
 async function queueState(
@@ -356,6 +371,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   // Let start-up settle, then measure.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await settle(es);
+  await flagColdEngine(es);
   rss.resetWindow();
   const idleWorkerRss = rss.last(worker.pid);
   const serviceProbe = await interferenceProbe(stack, prefix);
