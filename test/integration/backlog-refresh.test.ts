@@ -71,8 +71,8 @@ describe('refreshes sized for a backlog', () => {
     expect(await intervals()).toEqual({ posts: '3s', 'post-vectors': '3s', accounts: '30s' });
     expect(refresh?.followUpDelayMs(1000)).toBe(3000);
     // A follow-up run asked for meanwhile waits; caught up, it starts at once whatever its delay.
-    await requestFollowUp(followUps!, 60_000);
-    expect(await followUps!.getDelayedCount()).toBe(1);
+    await requestFollowUp(followUps, 60_000);
+    expect(await followUps.getDelayedCount()).toBe(1);
 
     // The worker drains the queue: caught up, every index is back at INDEX_REFRESH_INTERVAL.
     stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
