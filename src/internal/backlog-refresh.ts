@@ -61,10 +61,18 @@ export function createBacklogController(options: { behindAfterMs: number }): Bac
  */
 export function durationMs(value: string): number {
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(value.trim());
-  if (!match) return Number.POSITIVE_INFINITY;
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
-  return Number(match[1]) * unit;
+  const unit = match ? UNIT_MS.get(match[2]!) : undefined;
+  return match && unit ? Number(match[1]) * unit : Number.POSITIVE_INFINITY;
 }
+
+/** Milliseconds in each unit of the engine's durations. */
+const UNIT_MS = new Map([
+  ['ms', 1],
+  ['s', 1000],
+  ['m', 60_000],
+  ['h', 3_600_000],
+  ['d', 86_400_000],
+]);
 
 /** What the worker's other parts ask of the mode. */
 export interface BacklogRefresh {
