@@ -7,8 +7,7 @@ import type { Producer } from '../queues/registry.ts';
 /**
  * The worker's backlog refresh (BACKLOG_REFRESH_INTERVAL; src/internal/backlog-refresh.ts): the
  * observations queue's oldest waiting job, read each second; null when `off`. Once caught up, a
- * follow-up run still delayed by the backlog interval starts at once: derived metrics trail the
- * end of a burst by the steady delay, not by the backlog's.
+ * follow-up run still delayed by the backlog interval starts at once instead of waiting it out.
  */
 export function openBacklogRefresh(
   config: Config,
