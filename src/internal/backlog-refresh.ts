@@ -1,3 +1,5 @@
+import { everyInterval } from './advisory-loop.ts';
+
 /**
  * Refreshes sized for a backlog: while the intake is behind, its writes become visible less often.
  *
@@ -102,7 +104,6 @@ export function startBacklogRefresh(options: {
 }): BacklogRefresh {
   const backlogMs = durationMs(options.interval);
   const controller = options.controller ?? createBacklogController({ behindAfterMs: backlogMs });
-  let busy = false;
   // Whether the engine holds what the mode asks (false: apply at the next sample). False at start:
   // a worker stopped while behind left the interval raised, and the first sample sets it right.
   let applied = false;
@@ -120,18 +121,9 @@ export function startBacklogRefresh(options: {
     await options.apply(controller.behind() ? options.interval : null);
     applied = true;
   };
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    tick()
-      .catch(() => undefined)
-      .finally(() => {
-        busy = false;
-      });
-  }, options.intervalMs ?? 1000);
-  timer.unref();
+  const stop = everyInterval(options.intervalMs ?? 1000, tick);
   return {
     followUpDelayMs: (steadyMs) => (controller.behind() ? Math.max(steadyMs, backlogMs) : steadyMs),
-    close: () => clearInterval(timer),
+    close: stop,
   };
 }

@@ -1,3 +1,5 @@
+import { everyInterval } from './advisory-loop.ts';
+
 /**
  * Searches first: a worker's engine requests leave the engine gaps while its searches run slow.
  *
@@ -104,21 +106,12 @@ export function startWritePacing(options: {
   controller?: PacingController;
 }): WritePacing & { close(): void } {
   const controller = options.controller ?? createPacingController();
-  let sampling = false;
-  const timer = setInterval(() => {
-    if (sampling) return;
-    sampling = true;
-    options
-      .sample()
-      .then((totals) => controller.observe(performance.now(), totals))
-      .catch(() => undefined)
-      .finally(() => {
-        sampling = false;
-      });
-  }, options.intervalMs ?? 1000);
-  timer.unref();
+  const stop = everyInterval(options.intervalMs ?? 1000, async () => {
+    const totals = await options.sample();
+    controller.observe(performance.now(), totals);
+  });
   return {
     pauseAfter: (ms) => controller.pauseAfter(ms),
-    close: () => clearInterval(timer),
+    close: stop,
   };
 }
