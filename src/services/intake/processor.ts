@@ -9,6 +9,7 @@ import { baselineFactsChanged, snapshotChanged, topicsChanged } from '../../doma
 import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 import { createFollowUps } from './follow-ups.ts';
+import { batchBaselines, type BatchBaseline } from './batch-baselines.ts';
 import type { FollowUpBacklog } from './follow-up-backlog.ts';
 import { groupBatch, mergeAccountGroup, mergePostGroup, type GroupedBatch } from '../../domain/merge.ts';
 import { metricPointsOf, type MetricPoint } from '../../domain/history.ts';
@@ -25,7 +26,8 @@ const FRESH_HISTORY_MS = 4 * 24 * 60 * 60 * 1000;
  * Applies one batch of validated observations to the engine. Steps, each safe under concurrent
  * batches (docs/merging.md):
  *
- * 1. merge accounts, then posts (optimistic concurrency per record);
+ * 1. merge accounts, then posts (optimistic concurrency per record), each post whose baseline
+ *    facts the batch changes with the ratio the batch and search can tell (batch-baselines.ts);
  * 2. give each written post the current snapshot of every account it links to (read in real time
  *    after the post write, so an account written concurrently is either seen here or sees the
  *    post in its own fan-out), and mirror the accounts' followers for post pages (`followers`);
@@ -82,6 +84,7 @@ export function createObservationProcessor(deps: {
   async function mergePosts(
     groups: GroupedBatch['posts'],
     linked: ReadonlyMap<string, Versioned<AccountRecord>>,
+    baseline: BatchBaseline,
     points: readonly MetricPoint[],
     job: string | undefined,
     retry: boolean,
@@ -93,7 +96,8 @@ export function createObservationProcessor(deps: {
       [...groups.keys()],
       (id, current) => {
         const merged = withSnapshots(mergePostGroup(current, id, groups.get(id)!), accounts);
-        return current === null ? { ...merged, first_seen_at: firstSeen } : merged;
+        const withRatio = withBaseline(baseline, current, merged);
+        return current === null ? { ...withRatio, first_seen_at: firstSeen } : withRatio;
       },
       {
         points,
@@ -102,6 +106,18 @@ export function createObservationProcessor(deps: {
         ...(job !== undefined && changes?.intend ? { beforeWrite: (writes) => changes.intend!(job, writes) } : {}),
       },
     );
+  }
+
+  /**
+   * The post with the ratio the batch computed for it (batch-baselines.ts), where the batch changes
+   * the facts its ratio reads; else as it is, its ratio left to the follow-up run.
+   */
+  function withBaseline(baseline: BatchBaseline, current: PostRecord | null, merged: PostRecord): PostRecord {
+    if (!baselineFactsChanged(current, merged)) return merged;
+    const ratio = baseline(merged);
+    return ratio === undefined || ratio === merged.view_ratio_to_account_baseline
+      ? merged
+      : { ...merged, view_ratio_to_account_baseline: ratio };
   }
 
   /**
@@ -156,10 +172,12 @@ export function createObservationProcessor(deps: {
       batch.accounts,
       points.filter((p) => p.entity === 'account'),
     );
-    const linked = await linkedAccountsOf(observations);
+    // Both reads before the posts' write, side by side: snapshots and ratios go into the first write.
+    const [linked, baseline] = await Promise.all([linkedAccountsOf(observations), batchBaselines(store, batch.posts)]);
     const postOutcome = await mergePosts(
       batch.posts,
       linked,
+      baseline,
       points.filter((p) => p.entity === 'post'),
       options.job,
       options.retry === true,
