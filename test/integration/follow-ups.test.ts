@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { createProducer, requestFollowUp } from '../../src/queues/registry.ts';
 import { startQueueConsumers } from '../../src/queues/consumers.ts';
+import { parseObservation } from '../../src/contract/observations.ts';
 import { createFollowUpBacklog } from '../../src/services/intake/follow-up-backlog.ts';
+import type { FollowUpWork } from '../../src/services/intake/follow-ups.ts';
+import { createFollowUps } from '../../src/services/intake/follow-ups.ts';
+import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
+import { createObservationProcessor } from '../../src/services/intake/processor.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -102,6 +107,58 @@ describe('follow-ups of batches nobody waits on', () => {
     expect(records.size).toBe(ids.length);
     const handles = [...records.values()].map((r) => r.accounts[account]?.profile?.handle);
     expect(handles.filter((h) => h !== 'many.after')).toEqual([]);
+  });
+});
+
+describe('a post’s first write', () => {
+  // Written as an observations job writes them, its follow-up work kept for the test to run.
+  function intake() {
+    const work: FollowUpWork[] = [];
+    const store = stack.runtime.engine.intake;
+    const locks = createRedisKeyedLocks({ redis: stack.runtime.redis, prefix: stack.config.REDIS_PREFIX });
+    const process = createObservationProcessor({ store, locks, followUps: { add: async (w) => void work.push(w) } });
+    const followUps = createFollowUps({ store, locks });
+    const write = (observations: object[]) =>
+      process(
+        observations.map((o) => {
+          const parsed = parseObservation(o);
+          if (!parsed.ok) throw new Error(parsed.detail);
+          return parsed.value;
+        }),
+        { refresh: false },
+      );
+    const follow = () =>
+      followUps.runDeferred({ accounts: [], authors: [...new Set(work.splice(0).flatMap((w) => w.authors))] });
+    return { write, follow, store };
+  }
+  const ratios = async (store: ReturnType<typeof intake>['store'], ids: string[]) => {
+    const records = await store.posts.get(ids.map((p) => mintId('post', p)));
+    return ids.map((p) => records.get(mintId('post', p))?.view_ratio_to_account_baseline);
+  };
+
+  it('carries the baseline ratio its batch can tell, and the follow-up run corrects what a later batch changes', async () => {
+    const { write, follow, store } = intake();
+    // A profile's page as a pipeline sends it: newest first, in one batch.
+    const views = [1000, 600, 300, 200, 100];
+    const ids = views.map((_, i) => `fw-p${i}`);
+    await write([
+      accountObs({ platform_id: 'fw-a' }),
+      ...views.map((v, i) =>
+        postObs('fw-a', { platform_id: ids[i], posted_at: at(-i * 60 * 24, '2026-05-20T12:00:00Z'), views: v }),
+      ),
+    ]);
+    // No follow-up has run: 1000 / median(600, 300, 200, 100) = 4; 600 / median(300, 200, 100) = 3.
+    expect(await ratios(store, ids)).toEqual([4, 3, null, null, null]);
+    // So the follow-up run finds every ratio right and rewrites no post for it.
+    expect((await follow()).baselinesUpdated).toBe(0);
+
+    // An older post found later: the newer posts' ratios are its follow-up's to correct.
+    await write([postObs('fw-a', { platform_id: 'fw-old', posted_at: '2026-05-01T12:00:00Z', views: 400 })]);
+    expect(await ratios(store, [...ids, 'fw-old'])).toEqual([4, 3, null, null, null, null]);
+    expect((await follow()).baselinesUpdated).toBe(3);
+    // 1000 / median(600, 300, 200, 100, 400) = 1000 / 300; 600 / median(300, 200, 100, 400) = 2.4;
+    // 300 / median(200, 100, 400) = 1.5.
+    expect(await ratios(store, [...ids, 'fw-old'])).toEqual([1000 / 300, 2.4, 1.5, null, null, null]);
   });
 });
 
