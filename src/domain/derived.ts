@@ -15,7 +15,8 @@ export interface BaselineInput {
   views: number | null;
 }
 
-const WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
+/** How far back a post's baseline reads its author's other posts: 90 days (contract §4). */
+export const BASELINE_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
 const MIN_POSTS = 3;
 
 function median(sorted: number[]): number {
@@ -47,7 +48,7 @@ export function viewRatiosToBaseline(posts: readonly BaselineInput[]): Map<strin
     // withViews is sorted by time: find the window by scanning back from this post's time.
     for (let i = upperBound(withViews, time - 1) - 1; i >= 0; i--) {
       const other = withViews[i]!;
-      if (other.time < time - WINDOW_MS) break;
+      if (other.time < time - BASELINE_WINDOW_MS) break;
       if (other.id !== post.id) window.push(other.views);
     }
     if (window.length < MIN_POSTS) {

@@ -24,8 +24,14 @@ export interface IntakeStore {
   readonly accounts: RecordStore<AccountRecord>;
   /** IDs of posts that link to any of the accounts (author, coauthor, credited audio), in pages. Near real time. */
   postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
-  /** Facts of each author's available posts, for the baseline metric and the account metrics. Near real time. */
-  authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>>;
+  /**
+   * Facts of each author's available posts, for the baseline metric and the account metrics; with
+   * `postedWithin`, only those posted in `[from, to]`. Near real time.
+   */
+  authorPostFacts(
+    authorIds: readonly string[],
+    postedWithin?: { from: string; to: string },
+  ): Promise<Map<string, AuthorPostFacts[]>>;
   /**
    * Each account's observed `followers_count` in `[from, to]` from the metric history (empty when
    * it is off). Near real time; with `fresh`, every point written before the call is included

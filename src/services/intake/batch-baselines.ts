@@ -1,6 +1,6 @@
 import { mintId } from '../../contract/ids.ts';
 import type { PostObservation } from '../../contract/observations.ts';
-import { viewRatiosToBaseline, type BaselineInput } from '../../domain/derived.ts';
+import { BASELINE_WINDOW_MS, viewRatiosToBaseline, type BaselineInput } from '../../domain/derived.ts';
 import type { GroupedBatch, PostBatchObservation } from '../../domain/merge.ts';
 import type { PostRecord } from '../../domain/records.ts';
 import type { IntakeStore } from '../../engine/intake-store.ts';
@@ -55,7 +55,13 @@ export async function batchBaselines(
     else byAuthor.set(facts.authorId, [facts]);
   }
   if (observed.size === 0) return () => undefined;
-  const stored = await store.authorPostFacts([...byAuthor.keys()]);
+  // Only the posts a batch post's window can hold: an author with years of posts costs one read of
+  // the batch's span plus the window, not of every post.
+  const times = [...observed.values()].map((f) => Date.parse(f.postedAt));
+  const stored = await store.authorPostFacts([...byAuthor.keys()], {
+    from: new Date(Math.min(...times) - BASELINE_WINDOW_MS).toISOString(),
+    to: new Date(Math.max(...times)).toISOString(),
+  });
   const ratios = new Map<string, number | null>();
   for (const [author, batchPosts] of byAuthor) {
     // The stored posts, less those the batch states anew or makes unavailable, then the batch's own.

@@ -75,13 +75,18 @@ export function createIntakeReads(deps: {
     }
   }
 
-  async function authorPostFacts(authorIds: readonly string[]): Promise<Map<string, AuthorPostFacts[]>> {
+  async function authorPostFacts(
+    authorIds: readonly string[],
+    postedWithin?: { from: string; to: string },
+  ): Promise<Map<string, AuthorPostFacts[]>> {
     const out = new Map<string, AuthorPostFacts[]>(authorIds.map((id) => [id, []]));
     if (authorIds.length === 0) return out;
     const filter = [
       { terms: { 'author.id': [...authorIds] } },
       { term: { status: 'available' } },
-      { exists: { field: 'posted_at' } },
+      postedWithin
+        ? { range: { posted_at: { gte: postedWithin.from, lte: postedWithin.to } } }
+        : { exists: { field: 'posted_at' } },
     ];
     const fields = ['author.id', 'posted_at', 'views', 'likes', 'comments', 'view_ratio_to_account_baseline'];
     for await (const hits of pages(filter, fields)) {
