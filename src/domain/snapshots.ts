@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
+import { stableStringify } from '../internal/stable-json.ts';
 import { applyAccountSnapshot, replacesSnapshot } from './merge.ts';
 import { linkedAccountIds } from './links.ts';
-import { snapshotOf, type AccountRecord, type PostRecord } from './records.ts';
+import { snapshotOf, type AccountRecord, type AccountSnapshot, type PostRecord } from './records.ts';
 
 /**
  * The post with the current snapshot of every linked account found in `accounts`. Returns the
@@ -51,4 +53,21 @@ export function withCurrentFollowers<P extends Pick<PostRecord, 'accounts'>>(
     accounts[id] = { ...snapshot, profile: { ...snapshot.profile, followers_count: current } };
   }
   return accounts ? { ...post, accounts } : post;
+}
+
+/**
+ * A key for what a post holds of account `accountId`: the account and its snapshot's content (not
+ * its version). Posts index the keys of the snapshots they hold (`held_snapshots`), so fan-out
+ * finds the posts whose copy of an account reads differently from the current one without reading
+ * the many that already hold it: a snapshot whose content is the same is never written over
+ * (replacesSnapshot).
+ */
+export function heldSnapshotKey(accountId: string, snapshot: AccountSnapshot): string {
+  const { version: _v, ...content } = snapshot;
+  return `${accountId}:${createHash('sha256').update(stableStringify(content)).digest('base64url').slice(0, 16)}`;
+}
+
+/** The key of the snapshot of `account` a post would take now (see {@link heldSnapshotKey}). */
+export function currentSnapshotKey(account: AccountRecord): string {
+  return heldSnapshotKey(account.id, snapshotOf(account));
 }

@@ -22,8 +22,13 @@ export interface AuthorPostFacts {
 export interface IntakeStore {
   readonly posts: RecordStore<PostRecord>;
   readonly accounts: RecordStore<AccountRecord>;
-  /** IDs of posts that link to any of the accounts (author, coauthor, credited audio), in pages. Near real time. */
-  postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]>;
+  /**
+   * IDs of posts that link to any of the accounts (author, coauthor, credited audio), in pages;
+   * with `unlessHolding` (an account's ID → the key of a snapshot, domain/snapshots.ts
+   * `heldSnapshotKey`), less the posts that link to that account only holding that snapshot. Near
+   * real time.
+   */
+  postIdsLinkedTo(accountIds: readonly string[], unlessHolding?: ReadonlyMap<string, string>): AsyncIterable<string[]>;
   /**
    * Facts of each author's available posts, for the baseline metric and the account metrics; with
    * `postedWithin`, only those posted in `[from, to]`. Near real time.

@@ -3,7 +3,7 @@ import { accountMetrics, viewRatiosToBaseline, type FollowersPoint } from '../..
 import { snapshotChanged } from '../../domain/changes.ts';
 import { withAccountMetrics } from '../../domain/merge.ts';
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
-import { hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
+import { currentSnapshotKey, hasOlderSnapshot, withSnapshots } from '../../domain/snapshots.ts';
 import { eachInFlight } from '../../internal/in-flight.ts';
 import type { KeyedLocks } from './keyed-locks.ts';
 
@@ -54,14 +54,22 @@ export interface FollowUpWork {
 export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks }) {
   const { store, locks } = deps;
 
-  /** IDs of the posts linking to `accounts`, except those known to hold their current snapshots. Near real time. */
+  /**
+   * IDs of the posts linking to `accounts`, except those known to hold their current snapshots:
+   * those in `current`, and those whose index says they hold a snapshot that reads the same (most
+   * of them: a post written after its account takes its snapshot in its first write). Near real time.
+   */
   async function linkedPosts(
     accounts: ReadonlyMap<string, AccountRecord>,
     current: ReadonlySet<string>,
+    recheck: boolean,
   ): Promise<Set<string>> {
     const ids = new Set<string>();
     if (accounts.size === 0) return ids;
-    for await (const page of store.postIdsLinkedTo([...accounts.keys()])) {
+    // A retried run reads them all: an earlier attempt may have written a post's snapshot and died
+    // before its vector document (RecordStore.merge's `recheck`).
+    const keys = recheck ? undefined : new Map([...accounts].map(([id, a]) => [id, currentSnapshotKey(a)]));
+    for await (const page of store.postIdsLinkedTo([...accounts.keys()], keys)) {
       for (const id of page) if (!current.has(id)) ids.add(id);
     }
     return ids;
@@ -143,7 +151,7 @@ export function createFollowUps(deps: { store: IntakeStore; locks: KeyedLocks })
     const facts = authors.length > 0 ? await store.authorPostFacts(authors) : new Map<string, AuthorPostFacts[]>();
     const metrics = await metricUpdates(authors, facts, freshHistory);
     const accounts = new Map([...changedAccounts, ...metrics.changed]);
-    const ids = await linkedPosts(accounts, metrics.changed.size > 0 ? new Set() : current);
+    const ids = await linkedPosts(accounts, metrics.changed.size > 0 ? new Set() : current, options.recheck === true);
     const ratios = baselineUpdates(facts);
     for (const id of ratios.keys()) ids.add(id);
     let fannedOut = 0;

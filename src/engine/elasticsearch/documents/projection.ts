@@ -4,6 +4,7 @@ import { linkedAccountIds, linksOf } from '../../../domain/links.ts';
 import { hasVector, mediaEnrichmentOf, type AccountRecord, type PostRecord } from '../../../domain/records.ts';
 import { accountAvailability, isServablePost } from '../../../domain/availability.ts';
 import { coarse } from '../../../domain/volatile-facts.ts';
+import { heldSnapshotKey } from '../../../domain/snapshots.ts';
 import { analyzeIn, documentLanguage } from '../../../text/languages.ts';
 import { engineVector } from '../vectors.ts';
 import { foldCase } from '../../../query/fields.ts';
@@ -44,13 +45,18 @@ export function storedPostRecord(record: PostRecord): PostRecord {
 
 /** The indexed document of a post. */
 export function projectPost(record: PostRecord): Doc {
+  const linked = linkedAccountIds(record);
   const doc: Doc = {
     record,
     id: record.id,
     platform_id: record.platform_id,
     status: record.status?.v,
     servable: isServablePost(record),
-    linked_account_ids: linkedAccountIds(record),
+    linked_account_ids: linked,
+    // Which snapshot of each it holds: fan-out reads only the posts holding another (follow-ups.ts).
+    held_snapshots: linked.flatMap((id) =>
+      Object.hasOwn(record.accounts, id) ? [heldSnapshotKey(id, record.accounts[id]!)] : [],
+    ),
   };
   const raw = record.raw?.v;
   if (!raw) return doc;

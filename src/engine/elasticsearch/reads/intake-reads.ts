@@ -7,6 +7,11 @@ import { firstNumber, firstString } from '../response-values.ts';
 import { paced, type WritePacing } from '../../../internal/write-pacing.ts';
 
 const PAGE = 2000;
+/**
+ * Accounts per search of their linked posts: each account with a snapshot to skip is two clauses,
+ * so 250 stay far below the engine's limit on a query's clauses (4,096 at the smallest heap).
+ */
+const LINKED_PER_SEARCH = 250;
 
 /** A hit's post ID, from the `id` doc value (the pages read no `_id`: see `pages`). */
 function postIdOf(hit: estypes.SearchHit): string {
@@ -68,11 +73,38 @@ export function createIntakeReads(deps: {
     }
   }
 
-  async function* postIdsLinkedTo(accountIds: readonly string[]): AsyncIterable<string[]> {
-    if (accountIds.length === 0) return;
-    for await (const hits of pages([{ terms: { linked_account_ids: [...accountIds] } }], [])) {
-      yield hits.map(postIdOf);
+  async function* postIdsLinkedTo(
+    accountIds: readonly string[],
+    unlessHolding?: ReadonlyMap<string, string>,
+  ): AsyncIterable<string[]> {
+    for (let i = 0; i < accountIds.length; i += LINKED_PER_SEARCH) {
+      const ids = accountIds.slice(i, i + LINKED_PER_SEARCH);
+      for await (const hits of pages([linkedToQuery(ids, unlessHolding)], [])) yield hits.map(postIdOf);
     }
+  }
+
+  /**
+   * Posts linked to any of `ids`, less, per account, those already holding the snapshot given for
+   * it. Per account, not one `must_not` for all: a post linking to two of them may hold one's
+   * current snapshot and not the other's.
+   */
+  function linkedToQuery(
+    ids: readonly string[],
+    unlessHolding: ReadonlyMap<string, string> = new Map(),
+  ): estypes.QueryDslQueryContainer {
+    const should: estypes.QueryDslQueryContainer[] = [];
+    const rest: string[] = [];
+    for (const id of ids) {
+      const key = unlessHolding.get(id);
+      if (key === undefined) rest.push(id);
+      else
+        should.push({
+          bool: { filter: [{ term: { linked_account_ids: id } }], must_not: [{ term: { held_snapshots: key } }] },
+        });
+    }
+    if (should.length === 0) return { terms: { linked_account_ids: rest } };
+    if (rest.length > 0) should.push({ terms: { linked_account_ids: rest } });
+    return { bool: { should, minimum_should_match: 1 } };
   }
 
   async function authorPostFacts(
