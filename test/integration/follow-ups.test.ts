@@ -11,6 +11,7 @@ import type { FollowUpWork } from '../../src/services/intake/follow-ups.ts';
 import { createFollowUps } from '../../src/services/intake/follow-ups.ts';
 import { createRedisKeyedLocks } from '../../src/services/intake/keyed-locks.ts';
 import { createObservationProcessor } from '../../src/services/intake/processor.ts';
+import { currentSnapshotKey } from '../../src/domain/snapshots.ts';
 import { accountObs, at, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -107,6 +108,55 @@ describe('follow-ups of batches nobody waits on', () => {
     expect(records.size).toBe(ids.length);
     const handles = [...records.values()].map((r) => r.accounts[account]?.profile?.handle);
     expect(handles.filter((h) => h !== 'many.after')).toEqual([]);
+  });
+});
+
+describe('fan-out', () => {
+  it('reads only the posts whose copy of a changed account reads differently, account by account', async () => {
+    const ingested = await stack.ingest(
+      [
+        accountObs({ platform_id: 'hs-a', handle: 'held.a' }),
+        accountObs({ platform_id: 'hs-c', handle: 'held.c' }),
+        postObs('hs-a', { platform_id: 'hs-solo' }),
+        postObs('hs-a', { platform_id: 'hs-with-c', coauthor_platform_ids: ['hs-c'] }),
+      ],
+      { wait: true },
+    );
+    expect(ingested.statusCode).toBe(200);
+    const store = stack.runtime.engine.intake;
+    const [a, c] = ['hs-a', 'hs-c'].map((p) => mintId('account', p));
+    const accounts = await store.accounts.get([a!, c!]);
+    const linked = async (keys: Map<string, string>) => {
+      const ids: string[] = [];
+      for await (const page of store.postIdsLinkedTo([a!, c!], keys)) ids.push(...page);
+      return ids.sort();
+    };
+    const key = (id: string) => currentSnapshotKey(accounts.get(id)!);
+    // Both posts hold both accounts as they are: nothing to read.
+    expect(
+      await linked(
+        new Map([
+          [a!, key(a!)],
+          [c!, key(c!)],
+        ]),
+      ),
+    ).toEqual([]);
+    // The coauthor reads differently now: only the post linking to it, though it holds the author's
+    // current snapshot too.
+    const renamed = {
+      ...accounts.get(c!)!,
+      profile: { ...accounts.get(c!)!.profile!, v: { ...accounts.get(c!)!.profile!.v, handle: 'held.c2' } },
+    };
+    expect(
+      await linked(
+        new Map([
+          [a!, key(a!)],
+          [c!, currentSnapshotKey(renamed)],
+        ]),
+      ),
+    ).toEqual([mintId('post', 'hs-with-c')]);
+    // Without keys, every linked post.
+    expect(await linked(new Map())).toEqual([mintId('post', 'hs-solo'), mintId('post', 'hs-with-c')].sort());
   });
 });
 
