@@ -1,5 +1,5 @@
 import { stableStringify } from '../internal/stable-json.ts';
-import { snapshotOf, type AccountRecord, type PostRecord } from './records.ts';
+import { snapshotOf, type AccountRecord, type AccountSnapshot, type PostRecord } from './records.ts';
 
 /**
  * Which changes to one record must reach other records. A merge that changes an account's
@@ -7,11 +7,15 @@ import { snapshotOf, type AccountRecord, type PostRecord } from './records.ts';
  * facts makes its author's `view_ratio_to_account_baseline` stale.
  */
 
+/** What a snapshot says, without its version, as text: two snapshots that read alike give the same. */
+export function snapshotContentText(snapshot: AccountSnapshot): string {
+  const { version: _v, ...content } = snapshot;
+  return stableStringify(content);
+}
+
 /** The part of an account that posts keep a copy of, without its version. */
 function snapshotContent(account: AccountRecord | null): string {
-  if (!account) return '';
-  const { version: _v, ...content } = snapshotOf(account);
-  return stableStringify(content);
+  return account ? snapshotContentText(snapshotOf(account)) : '';
 }
 
 /** True when the copy linked posts keep of the account differs between the two states. */

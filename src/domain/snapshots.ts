@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stableStringify } from '../internal/stable-json.ts';
+import { snapshotContentText } from './changes.ts';
 import { applyAccountSnapshot, replacesSnapshot } from './merge.ts';
 import { linkedAccountIds } from './links.ts';
 import { snapshotOf, type AccountRecord, type AccountSnapshot, type PostRecord } from './records.ts';
@@ -63,8 +63,7 @@ export function withCurrentFollowers<P extends Pick<PostRecord, 'accounts'>>(
  * (replacesSnapshot).
  */
 export function heldSnapshotKey(accountId: string, snapshot: AccountSnapshot): string {
-  const { version: _v, ...content } = snapshot;
-  return `${accountId}:${createHash('sha256').update(stableStringify(content)).digest('base64url').slice(0, 16)}`;
+  return `${accountId}:${createHash('sha256').update(snapshotContentText(snapshot)).digest('base64url').slice(0, 16)}`;
 }
 
 /** The key of the snapshot of `account` a post would take now (see {@link heldSnapshotKey}). */

@@ -8,8 +8,9 @@ import { paced, type WritePacing } from '../../../internal/write-pacing.ts';
 
 const PAGE = 2000;
 /**
- * Accounts per search of their linked posts: each account with a snapshot to skip is two clauses,
- * so 250 stay far below the engine's limit on a query's clauses (4,096 at the smallest heap).
+ * Accounts per search of their linked posts: each account with a snapshot to skip is two leaf
+ * clauses, so 250 stay below the engine's limit on a query's leaf clauses (sized from heap and
+ * search threads, never under 1,024).
  */
 const LINKED_PER_SEARCH = 250;
 
