@@ -241,12 +241,25 @@ export function isNewerVersion(a: string, b: string): boolean {
  * or metrics, leaves it as it was, so the account's posts are not rewritten.
  */
 export function snapshotOf(account: AccountRecord): AccountSnapshot {
+  const known = snapshots.get(account);
+  if (known) return known;
   const profile = account.profile?.v ?? null;
-  return {
+  const snapshot: AccountSnapshot = {
     version: accountVersion(account),
     status: account.status?.v ?? null,
     profile: profile && coarseProfile(profile),
     niches: account.niches?.v ?? null,
     publishing_languages: account.publishing_languages?.v ?? null,
   };
+  snapshots.set(account, snapshot);
+  return snapshot;
 }
+
+/**
+ * One snapshot object per account record: a batch gives every post of an author the same object,
+ * so what is derived from a snapshot (its held key, src/domain/snapshots.ts) is computed once per
+ * account, not once per post. Sound because records and snapshots are values, never changed once
+ * built (merges return new objects: RecordUpdate); the 50k intake bench computed a snapshot's key
+ * per post, ~4 % of the worker's CPU (bench/intake.md, "A snapshot's key once per account").
+ */
+const snapshots = new WeakMap<AccountRecord, AccountSnapshot>();

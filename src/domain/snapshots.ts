@@ -63,8 +63,16 @@ export function withCurrentFollowers<P extends Pick<PostRecord, 'accounts'>>(
  * (replacesSnapshot).
  */
 export function heldSnapshotKey(accountId: string, snapshot: AccountSnapshot): string {
-  return `${accountId}:${createHash('sha256').update(snapshotContentText(snapshot)).digest('base64url').slice(0, 16)}`;
+  let digest = contentDigests.get(snapshot);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(snapshotContentText(snapshot)).digest('base64url').slice(0, 16);
+    contentDigests.set(snapshot, digest);
+  }
+  return `${accountId}:${digest}`;
 }
+
+/** Each snapshot object's content digest, computed once (snapshots are values: see snapshotOf). */
+const contentDigests = new WeakMap<AccountSnapshot, string>();
 
 /** The key of the snapshot of `account` a post would take now (see {@link heldSnapshotKey}). */
 export function currentSnapshotKey(account: AccountRecord): string {
