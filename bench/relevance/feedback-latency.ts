@@ -6,11 +6,14 @@
  * texts interleaved (off, on, on, off, …). Warm (the
  * default): each text asked once per node unmeasured first, so the query vector comes from each
  * node's cache and the model's time is not in the figures. `--cold`: no query cache, every request
- * runs the model. Wall time per request, p50 and p90.
+ * runs the model. Wall time per request, p50 and p90, and `on`'s p50 over each node's. `--off`
+ * names the nodes `on` is compared with, a comma list: `all` (the default; feedback, word
+ * statistics and question weights off: a bare hybrid search) and `weights` (the question weights
+ * alone off: a question searched as the service searches any query that is not one).
  *
  *   npx tsx bench/relevance/feedback-latency.ts [--prefix relevance-harness-scifact] [--rounds 3]
  *   npx tsx bench/relevance/feedback-latency.ts --prefix relevance-social-5-1500 --queries questions \
- *     --compare defaults --cold
+ *     --compare defaults --cold [--off all,weights]
  *
  * `--queries scifact` (default; bench/relevance/harness.ts loads its index), `questions` / `topics`
  * (the social set's English questions or the same topics as noun phrases; social.ts) or
@@ -30,6 +33,7 @@ const args = cli({
     rounds: { type: 'int', default: 3, min: 1 },
     queries: { type: 'string', default: 'scifact' },
     compare: { type: 'string', default: 'defaults' },
+    off: { type: 'string', default: 'all' },
     cold: { type: 'boolean' },
     seed: { type: 'int', default: 5, min: 0 },
     posts: { type: 'int', default: 1500, min: 1 },
@@ -62,14 +66,24 @@ const COMPARED: Record<string, Record<string, string>> = {
 };
 const compared = COMPARED[args.compare];
 if (!compared) throw new Error(`--compare: one of ${Object.keys(COMPARED).join(', ')}`);
+/**
+ * The nodes `on` is compared with: `all`, every query-time addition off (a bare hybrid search);
+ * `weights`, the question weights alone off (the search any query that is not a question gets).
+ */
+const OFF: Record<string, Record<string, string>> = { all: neither, weights: { SEARCH_QUESTION_WEIGHTS: 'off' } };
+const offNames = args.off.split(',').filter(Boolean);
+for (const name of offNames) if (!OFF[name]) throw new Error(`--off: a list of ${Object.keys(OFF).join(', ')}`);
+const modes = [...offNames.map((name) => `off:${name}`), 'on'];
 
 const base = harnessRuntime(env, logger);
 if (!(await base.ready())) throw new Error('Redis is unreachable');
 const created = await base.keys.create({ owner: 'bench@example.com', name: 'feedback latency', scopes: ['search'] });
-const nodes: Record<'off' | 'on', ApiNode> = {
-  off: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', ...cache, ...neither })),
-  on: await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', ...cache, ...compared })),
-};
+const nodes: Record<string, ApiNode> = {};
+for (const name of offNames)
+  nodes[`off:${name}`] = await startApiNode(
+    harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', ...cache, ...OFF[name] }),
+  );
+nodes['on'] = await startApiNode(harnessRuntime(env, logger, { SEARCH_RANKING: 'hybrid', ...cache, ...compared }));
 async function ask(node: ApiNode, query: string): Promise<number> {
   const started = performance.now();
   const response = await fetch(`${node.baseUrl}/v1/social/posts/search`, {
@@ -84,23 +98,31 @@ async function ask(node: ApiNode, query: string): Promise<number> {
 try {
   // Warm-up: every text once per node (its vector is then cached on that node, unless --cold).
   for (const text of texts) for (const node of Object.values(nodes)) await ask(node, text);
-  const times: Record<'off' | 'on', number[]> = { off: [], on: [] };
+  const times: Record<string, number[]> = Object.fromEntries(modes.map((mode) => [mode, []]));
   for (let round = 0; round < args.rounds; round++) {
     for (const [i, text] of texts.entries()) {
-      const order: Array<'off' | 'on'> = (i + round) % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
-      for (const mode of order) times[mode].push(await ask(nodes[mode], text));
+      // Each text to every node, the order rotated from text to text (off, on; on, off; …).
+      const shift = (i + round) % modes.length;
+      const order = [...modes.slice(shift), ...modes.slice(0, shift)];
+      for (const mode of order) times[mode]!.push(await ask(nodes[mode]!, text));
     }
   }
-  const row = (mode: 'off' | 'on') => {
-    const sorted = [...times[mode]].sort((a, b) => a - b);
+  const p50 = (mode: string) =>
+    quantile(
+      [...times[mode]!].sort((a, b) => a - b),
+      0.5,
+    );
+  const row = (mode: string) => {
+    const sorted = [...times[mode]!].sort((a, b) => a - b);
     return {
       mode,
       requests: sorted.length,
       p50_ms: +quantile(sorted, 0.5).toFixed(2),
       p90_ms: +quantile(sorted, 0.9).toFixed(2),
+      on_p50_over_this: +(p50('on') / quantile(sorted, 0.5)).toFixed(3),
     };
   };
-  console.table([row('off'), row('on')]);
+  console.table(modes.map(row));
 } finally {
   await base.keys.revoke(created.id).catch(() => undefined);
   for (const node of Object.values(nodes)) {
