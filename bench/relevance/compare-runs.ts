@@ -48,6 +48,7 @@ const SETS: Array<[string, (id: string) => boolean]> = before.offNiche
       ['question (other languages)', (id) => id.startsWith('lang-question:')],
       ['held-out question (paraphrase-set.ts)', (id) => id.startsWith('paraphrase:')],
       ['held-out noun phrase', (id) => id.startsWith('paraphrase-topic:')],
+      ['dev question (dev-question-set.ts)', (id) => id.startsWith('dev:')],
     ]
   : [['all', () => true]];
 

@@ -16,14 +16,14 @@
  *     --compare defaults --cold [--off all,weights]
  *
  * `--queries scifact` (default; bench/relevance/harness.ts loads its index), `questions` / `topics`
- * (the social set's English questions or the same topics as noun phrases; social.ts) or
- * `paraphrases` (the held-out questions, paraphrase-set.ts).
+ * (the social set's English questions or the same topics as noun phrases; social.ts),
+ * `paraphrases` (the held-out questions, paraphrase-set.ts) or `dev` (dev-question-set.ts).
  */
 import { generateObservations } from '../../src/seed/generator.ts';
 
 import { loadQrels, loadQueries, scifactDir } from './beir.ts';
 import { harnessRuntime, startApiNode, type ApiNode, benchLogger, harnessEnv } from '../lib/in-process-service.ts';
-import { socialQuerySet } from './social-set.ts';
+import { socialQuerySet, type SocialQuery } from './social-set.ts';
 import { cli } from '../lib/args.ts';
 import { quantile } from '../lib/measure.ts';
 
@@ -48,7 +48,8 @@ async function queryTexts(): Promise<string[]> {
     const qrels = await loadQrels(dir, 'test');
     return [...(await loadQueries(dir))].filter(([id]) => qrels.has(id)).map(([, t]) => t.slice(0, 2000));
   }
-  const kind = args.queries === 'questions' ? 'question' : args.queries === 'paraphrases' ? 'paraphrase' : 'topic';
+  const kinds: Record<string, SocialQuery['kind']> = { questions: 'question', paraphrases: 'paraphrase', dev: 'dev' };
+  const kind = kinds[args.queries] ?? 'topic';
   const size = { posts: args.posts, accounts: args.accounts, seed: args.seed };
   const observations = [...generateObservations(size)];
   return socialQuerySet(observations, new Set())

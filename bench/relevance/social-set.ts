@@ -9,6 +9,7 @@ import { hashtagsFromCaption } from '../../src/domain/merge.ts';
 import { LANGUAGES } from '../../src/seed/languages.ts';
 import type { SeedPostLabel } from '../../src/seed/generator.ts';
 import { NICHES } from '../../src/seed/vocabulary.ts';
+import { DEV_QUESTIONS } from './dev-question-set.ts';
 import { PARAPHRASED_QUESTIONS } from './paraphrase-set.ts';
 
 /** One query of the set, with its judgments (post ID → grade). */
@@ -24,7 +25,8 @@ export interface SocialQuery {
     | 'question'
     | 'language-question'
     | 'paraphrase'
-    | 'paraphrase-topic';
+    | 'paraphrase-topic'
+    | 'dev';
   /** The niche the query is about (topic, question, language-question): results outside it are off-niche. */
   niche?: string;
   /** Query language (intent: en; nonsense: none). */
@@ -233,6 +235,16 @@ export function socialQuerySet(
       const about = { language: 'en', niche: niche.id, judgments };
       out.push({ id: `paraphrase-topic:${topicId}`, kind: 'paraphrase-topic', text: phrase, ...about });
       out.push({ id: `paraphrase:${topicId}`, kind: 'paraphrase', text, ...about });
+      // The development set (dev-question-set.ts), the same topics asked otherwise: what a change
+      // may be tuned on, beside the held-out set that judges it. Every third without its mark.
+      const dev = DEV_QUESTIONS[topicId];
+      if (dev)
+        out.push({
+          id: `dev:${topicId}`,
+          kind: 'dev',
+          text: asked % 3 === 1 ? dev.replace(/\?$/u, '') : dev,
+          ...about,
+        });
     }
   }
 

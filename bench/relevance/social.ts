@@ -100,6 +100,7 @@ const ASKED_APART: ReadonlySet<SocialQuery['kind']> = new Set([
   'language-question',
   'paraphrase',
   'paraphrase-topic',
+  'dev',
 ]);
 
 const mean = (xs: number[]) => (xs.length === 0 ? Number.NaN : +(xs.reduce((a, b) => a + b, 0) / xs.length).toFixed(4));
@@ -168,6 +169,13 @@ function score(queries: readonly SocialQuery[], answers: Map<string, string[]>) 
       ratio: +(byKind('paraphrase') / byKind('paraphrase-topic')).toFixed(3),
       off_niche_share: { question: offNiche('paraphrase'), noun_phrase: offNiche('paraphrase-topic') },
       queries: all.filter((q) => q.kind === 'paraphrase').length,
+    },
+    // The development set (dev-question-set.ts): the same topics asked otherwise, for tuning.
+    dev_questions: {
+      ndcg_question: byKind('dev'),
+      ratio: +(byKind('dev') / byKind('paraphrase-topic')).toFixed(3),
+      off_niche_share: offNiche('dev'),
+      queries: all.filter((q) => q.kind === 'dev').length,
     },
     ndcg_by_language: Object.fromEntries(
       languages.map((l) => [l, mean(judged.filter((q) => q.language === l && q.kind === 'language').map(ndcg))]),
