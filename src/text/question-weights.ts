@@ -66,10 +66,7 @@ export interface QuestionReading<V extends ArrayLike<number>> {
  * half with a uniform weight, rounded to 3 decimals (the cursor carries them). In "how can I get
  * better at crochet without expensive stuff?" crochet weighs 1.52, without 0.93, better 0.79.
  * The whole query's vector from the same run comes with them: the search's query vector, so a
- * question costs the model one run, not two. The run reads each text as the sentence it is
- * (`embedTogether` is the embedder's `embedQueriesTogether`: bge-small-en-v1.5's instruction for
- * short queries left out), which ranks alike and takes the question's first page 15 % sooner
- * (bench/relevance.md, "A question read as the sentence it is").
+ * question costs the model one run, not two.
  *
  * The corpus's statistics weigh the words too (BM25's IDF, and the fusion's coverage:
  * engine/elasticsearch/queries/query-terms.ts), but in a small corpus the topic's word can be as common as
