@@ -108,19 +108,16 @@ try {
       for (const mode of order) times[mode]!.push(await ask(nodes[mode]!, text));
     }
   }
-  const p50 = (mode: string) =>
-    quantile(
-      [...times[mode]!].sort((a, b) => a - b),
-      0.5,
-    );
+  const sortedOf = (mode: string) => [...times[mode]!].sort((a, b) => a - b);
+  const onP50 = quantile(sortedOf('on'), 0.5);
   const row = (mode: string) => {
-    const sorted = [...times[mode]!].sort((a, b) => a - b);
+    const sorted = sortedOf(mode);
     return {
       mode,
       requests: sorted.length,
       p50_ms: +quantile(sorted, 0.5).toFixed(2),
       p90_ms: +quantile(sorted, 0.9).toFixed(2),
-      on_p50_over_this: +(p50('on') / quantile(sorted, 0.5)).toFixed(3),
+      on_p50_over_this: +(onP50 / quantile(sorted, 0.5)).toFixed(3),
     };
   };
   console.table(modes.map(row));

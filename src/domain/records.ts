@@ -260,6 +260,6 @@ export function snapshotOf(account: AccountRecord): AccountSnapshot {
  * so what is derived from a snapshot (its held key, src/domain/snapshots.ts) is computed once per
  * account, not once per post. Sound because records and snapshots are values, never changed once
  * built (merges return new objects: RecordUpdate); the 50k intake bench computed a snapshot's key
- * per post, ~4 % of the worker's CPU (bench/intake.md, "A snapshot's key once per account").
+ * per post, ~4 % of the worker's CPU (bench/intake.md, "Where the extra work is now").
  */
 const snapshots = new WeakMap<AccountRecord, AccountSnapshot>();
