@@ -53,10 +53,11 @@ export interface Embedder {
   embedQuery(text: string): Promise<Float32Array>;
   /**
    * Short query texts in one run of the model, for comparing with each other (a question without
-   * each of its words in turn, src/text/question-weights.ts): about the cost of one of them alone. Their
-   * vectors depend on the run they share, so they are cached as that run, under all its texts (a
-   * repeated question runs no model), never one by one; served ahead of waiting documents, like
-   * queries.
+   * each of its words in turn, src/text/question-weights.ts): about the cost of one of them alone.
+   * Each is read as a whole sentence (Prompts.sentence: without bge-small-en-v1.5's instruction for
+   * short queries). Their vectors depend on the run they share, so they are cached as that run,
+   * under all its texts (a repeated question runs no model), never one by one; served ahead of
+   * waiting documents, like queries.
    */
   embedQueriesTogether(texts: readonly string[]): Promise<Float32Array[]>;
   stats(): EmbedderStats;
@@ -326,7 +327,7 @@ function createThreadEmbedder(planned: Extract<Plan, { kind: 'thread' }>, logger
         return Promise.resolve(cached.map((v) => v.slice()));
       }
       return new Promise<Float32Array[]>((resolve, reject) => {
-        togetherQueue.push({ texts: [...texts], kind: 'query', together: true, resolve, reject });
+        togetherQueue.push({ texts: [...texts], kind: 'sentence', together: true, resolve, reject });
         schedule();
       }).then((vectors) => {
         if (caching)

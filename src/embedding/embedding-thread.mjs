@@ -20,10 +20,10 @@ import { withHalfPrecisionTables } from './half-precision-tables.mjs';
  * @property {number} threads onnxruntime intra-op threads (≥ 1)
  * @property {number | null} maxTokens sentence-transformers' max_seq_length when known, else the tokenizer's model_max_length
  * @property {{ distance: number, seed: number } | null} [noise] test-only: see {@link perturb}
- * @property {{ query: string, document: string }} prompts what the model reads before a query and before a document ('' for none)
+ * @property {{ query: string, document: string, sentence: string }} prompts what the model reads before a query, a document and a whole-sentence query ('' for none)
  * @property {'mean' | 'cls'} [pooling] the mean of a text's token states (default), or its first token's ([CLS])
  */
-/** @typedef {'query' | 'document'} TextKind */
+/** @typedef {'query' | 'document' | 'sentence'} TextKind */
 /**
  * @typedef {{ type: 'embed', id: number, texts: string[], kind: TextKind, together?: boolean } | { type: 'close' }} Request
  * `together`: the texts in one run of the model (short texts a caller compares with each other), else one run each.
@@ -264,7 +264,11 @@ function promptLength(model, kind) {
   if (!lengths) {
     const count = (/** @type {string} */ prompt) =>
       prompt === '' ? 0 : model.tokenize(prompt).length - model.leadingSpecials - model.trailingSpecials;
-    lengths = { query: count(options.prompts.query), document: count(options.prompts.document) };
+    lengths = {
+      query: count(options.prompts.query),
+      document: count(options.prompts.document),
+      sentence: count(options.prompts.sentence),
+    };
     promptTokens.set(model, lengths);
   }
   return lengths[kind];

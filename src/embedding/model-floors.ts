@@ -13,6 +13,11 @@ export interface RelevanceFloors {
   similarity: number | null;
   /** The same for a query no post has a content word of (hybrid-windows.ts); absent: `similarity`. */
   unmatched?: number | null;
+  /**
+   * The same for a question's vector, which its weighing run reads as a sentence (Prompts.sentence,
+   * src/text/question-weights.ts); absent: `similarity` (the model reads a sentence as any query).
+   */
+  sentence?: number | null;
   /** Where they come from: the configuration, the model's calibration, or the default of a model not calibrated here. */
   source: 'configured' | `calibrated for ${string}` | 'the default: no calibration for this model';
 }
@@ -20,6 +25,8 @@ export interface RelevanceFloors {
 interface Calibration {
   similarity: number;
   unmatched?: number;
+  /** How much higher the floor of a vector read as a sentence sits (RelevanceFloors.sentence). */
+  sentenceRaise?: number;
 }
 
 /**
@@ -30,11 +37,14 @@ interface Calibration {
  * - bge-small-en-v1.5: 0.55, at its 2nd percentile of relevant cosines on the social set (0.548),
  *   and 0.7 for a query no post has a word of, above every nonsense query's nearest post (0.666) by
  *   the fade band: no one floor tells its nonsense from its relevant posts (bench/relevance.md,
- *   "Other models").
+ *   "Other models"). A question read as a sentence, without the instruction for short queries, is
+ *   nearer to every post, off topic more than on: 0.56 is the least floor at which the posts above
+ *   it are as often on topic as a prompted question's above 0.55 (seed 5's tuning and development
+ *   questions: 0.558; bench/relevance.md, "The floor of a question read as a sentence").
  */
 const CALIBRATED: Readonly<Record<string, Calibration>> = {
   'all-MiniLM-L6-v2': { similarity: 0.3 },
-  'bge-small-en-v1.5': { similarity: 0.55, unmatched: 0.7 },
+  'bge-small-en-v1.5': { similarity: 0.55, unmatched: 0.7, sentenceRaise: 0.01 },
 };
 
 /** The floor of a model this table does not know: all-MiniLM-L6-v2's. */
@@ -64,9 +74,14 @@ export function relevanceFloors(
   const configured =
     config.SEARCH_SIMILARITY_FLOOR !== undefined &&
     (config.SEARCH_SIMILARITY_FLOOR_UNMATCHED !== undefined || calibration?.unmatched === undefined);
+  const raise = calibration?.sentenceRaise;
+  const sentence =
+    floorOf(similarity) === null || raise === undefined ? null : Math.round((similarity + raise) * 1000) / 1000;
   return {
     similarity: floorOf(similarity),
     ...(unmatched !== undefined && { unmatched: floorOf(unmatched) }),
+    // A configured floor is raised as much: the raise is the reading's, not the floor's.
+    ...(raise !== undefined && { sentence }),
     source: configured
       ? 'configured'
       : calibration

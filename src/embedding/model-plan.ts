@@ -64,7 +64,22 @@ function maxSeqLength(dir: string): number {
   }
 }
 
-const NO_PROMPTS: Prompts = { query: '', document: '' };
+const NO_PROMPTS: Prompts = { query: '', document: '', sentence: '' };
+
+/**
+ * Models whose query prompt is an instruction for short queries: BGE's ("Represent this sentence for
+ * searching relevant passages: "), which its model cards ask for when a short query looks for long
+ * passages and not otherwise. A question, a whole sentence, is read without it: its first page runs
+ * the model over 9 tokens fewer per text, and its vector answers under a floor of its own
+ * (model-floors.ts; bench/relevance.md, "The floor of a question read as a sentence"). Other models'
+ * query prompts mark a role the model needs on every query (e5's `query: `).
+ */
+const SHORT_QUERY_INSTRUCTION = /^bge-/;
+
+/** The prompt before a whole-sentence query (Prompts.sentence) of the model named `name`. */
+function sentencePrompt(name: string, query: string): string {
+  return SHORT_QUERY_INSTRUCTION.test(name) ? '' : query;
+}
 
 /**
  * The prompts of a model folder (sentence-transformers' `config_sentence_transformers.json`,
@@ -75,9 +90,11 @@ function promptsOf(dir: string): Prompts {
   try {
     const prompts = fieldOf(readJson(join(dir, 'config_sentence_transformers.json')), 'prompts');
     const text = (value: unknown) => (typeof value === 'string' ? value : '');
+    const query = text(fieldOf(prompts, 'query'));
     return {
-      query: text(fieldOf(prompts, 'query')),
+      query,
       document: text(fieldOf(prompts, 'document') ?? fieldOf(prompts, 'passage')),
+      sentence: sentencePrompt(basename(dir), query),
     };
   } catch {
     return NO_PROMPTS;

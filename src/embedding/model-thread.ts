@@ -29,6 +29,12 @@ export interface ModelThreadOptions {
 export interface Prompts {
   query: string;
   document: string;
+  /**
+   * Before a query that is a whole sentence (a question, src/text/question-weights.ts): the query's
+   * prompt, unless the model's is an instruction for short queries its authors say a sentence does
+   * without (model-plan.ts, `sentencePrompt`).
+   */
+  sentence: string;
 }
 
 /** How a text's token states become one vector, before L2 normalisation. */

@@ -23,6 +23,8 @@ const fusedStateSchema = z.strictObject({
   vector: z.string().min(1),
   /** A question's weights per content word (src/text/question-weights.ts): every page searches BM25 with the same. */
   weights: z.array(z.number().min(0).max(100)).max(32).optional(),
+  /** The vector was read as a sentence (FusedRanking.sentence): every page answers under its floor. */
+  sentence: z.literal(true).optional(),
   /**
    * The lexical side's words (engine/elasticsearch/queries/query-terms.ts): the query with its misspelt
    * words corrected, when it has any, and each content word's information; every page searches and
@@ -110,6 +112,8 @@ export type PostRanking =
       vector: ArrayLike<number> | Promise<ArrayLike<number>>;
       /** A question's weights per content word (src/text/question-weights.ts); absent or null: uniform. */
       termWeights?: Promise<readonly number[] | null>;
+      /** Whether the vector was read as a sentence (a question's weighing run): its own floor applies; absent: no. */
+      sentence?: Promise<boolean>;
     };
 
 /** The ranking of a first page ranked with the query's embedding. */

@@ -56,6 +56,7 @@ export function openEngine(
     // The configured floors, else the model's (model-floors.ts).
     similarityFloor: floors.similarity,
     ...(floors.unmatched !== undefined && { unmatchedFloor: floors.unmatched }),
+    ...(floors.sentence !== undefined && { sentenceFloor: floors.sentence }),
     vectorFeedback: config.SEARCH_VECTOR_FEEDBACK,
     queryTerms: config.SEARCH_QUERY_TERMS === 'on',
     layout: {

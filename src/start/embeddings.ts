@@ -32,9 +32,15 @@ export async function startEmbeddings(
   if (status.state === 'off') {
     logger.warn({ embeddings: status }, 'embeddings off: queries rank by BM25 only');
   } else {
-    const { similarity, unmatched, source } = relevanceFloors(floorsConfig);
+    const { similarity, unmatched, sentence, source } = relevanceFloors(floorsConfig);
     logger.info(
-      { model: status.model, ranking, similarityFloor: similarity, unmatchedFloor: unmatched ?? similarity },
+      {
+        model: status.model,
+        ranking,
+        similarityFloor: similarity,
+        unmatchedFloor: unmatched ?? similarity,
+        sentenceFloor: sentence ?? similarity,
+      },
       `queries rank ${ranking}; relevance floors: ${source}`,
     );
     if (status.model) await warnOfOtherModels(status.model, engine, logger);

@@ -202,6 +202,44 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
     }
   });
 
+  it("reads a question's texts run together after the query prompt, but without BGE's instruction for short queries", async () => {
+    // all-MiniLM-L6-v2's files under two prompt configurations: e5's role prefix, which every query
+    // needs, and BGE's retrieval instruction in a folder named as a BGE model, which a whole
+    // sentence is read without (model-plan.ts).
+    const instruction = 'Represent this sentence for searching relevant passages: ';
+    const setups = [
+      { prefix: 'prompted-model-', query: 'query: ', sentence: 'query: ' },
+      { prefix: 'bge-prompted-', query: instruction, sentence: '' },
+    ];
+    for (const setup of setups) {
+      const folder = mkdtempSync(path.join(tmpdir(), setup.prefix));
+      try {
+        for (const name of readdirSync(MODEL_DIR)) {
+          if (name === 'config_sentence_transformers.json') continue;
+          symlinkSync(path.join(MODEL_DIR, name), path.join(folder, name));
+        }
+        writeFileSync(
+          path.join(folder, 'config_sentence_transformers.json'),
+          JSON.stringify({ prompts: { query: setup.query, document: '' } }),
+        );
+        const prompted = createEmbedder(config({ MODEL_DIR: folder }));
+        try {
+          const text = 'how do I keep my sourdough starter alive';
+          const [together] = await prompted.embedQueriesTogether([text, 'sourdough starter alive']);
+          const read = await embedder.embedQuery(setup.sentence + text);
+          const other = await embedder.embedQuery((setup.sentence === '' ? setup.query : '') + text);
+          // One run shares the q8 activations' scale: near the same text alone, not equal.
+          expect(cosine(together!, read)).toBeGreaterThan(0.95);
+          expect(cosine(together!, read)).toBeGreaterThan(cosine(together!, other));
+        } finally {
+          await prompted.close();
+        }
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    }
+  });
+
   it("pools as the model folder says: the CLS token's state for a CLS-pooled model, and refuses a pooling it lacks", async () => {
     // all-MiniLM-L6-v2's files linked, with a 1_Pooling/config.json naming the CLS token (BGE's),
     // then max pooling; the reference is the transformers.js pipeline's own CLS pooling.

@@ -33,20 +33,24 @@ describe('relevance floors follow the model', () => {
     expect(relevanceFloors(config(folder('bge-small-en-v1.5')))).toEqual({
       similarity: 0.55,
       unmatched: 0.7,
+      sentence: 0.56,
       source: 'calibrated for bge-small-en-v1.5',
     });
   });
 
   it('lets the configuration override either floor, -1 turning one off', () => {
     const bge = folder('bge-small-en-v1.5');
+    // A question read as a sentence sits as much higher under a configured floor.
     expect(relevanceFloors(config(bge, { similarity: 0.6 }))).toEqual({
       similarity: 0.6,
       unmatched: 0.7,
+      sentence: 0.61,
       source: 'calibrated for bge-small-en-v1.5',
     });
     expect(relevanceFloors(config(bge, { similarity: -1, unmatched: 0.8 }))).toEqual({
       similarity: null,
       unmatched: 0.8,
+      sentence: null,
       source: 'configured',
     });
     expect(relevanceFloors(config(folder('all-MiniLM-L6-v2'), { similarity: 0.25 }))).toEqual({

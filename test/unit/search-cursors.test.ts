@@ -37,6 +37,9 @@ describe('search cursors', () => {
   it('round-trip the request, the original limit and the typed engine state', () => {
     const cursor = posts.encode({ search: postSearch, limit: 20, state: fused });
     expect(posts.decode(cursor)).toEqual({ search: postSearch, limit: 20, state: fused });
+    // A question's pages carry its weights and that its vector was read as a sentence (its floor).
+    const question = { ...fused, weights: [1.2, 0.8], sentence: true as const };
+    expect(posts.decode(posts.encode({ search: postSearch, limit: 20, state: question })).state).toEqual(question);
     const accountSearch: AccountSearch = {
       query: null,
       filter: { kind: 'and', children: [] },

@@ -171,6 +171,33 @@ describe('fusion keeps lexical evidence', () => {
     expect(carriedPlan('zxqv wplkj', { unmatched: true }).unmatched).toBe(true);
     expect(carriedPlan('sourdough', {}).unmatched).toBeUndefined();
   });
+
+  it("answers a question's vector read as a sentence under the sentence floor, and the unmatched floor still above it", () => {
+    // kNN scores (1 + cos) / 2: cosines 0.8, 0.556 and 0.5.
+    const hits = [
+      { _id: 'near', _score: 0.9 },
+      { _id: 'edge', _score: 0.778 },
+      { _id: 'far', _score: 0.75 },
+    ];
+    const shown = (settings: { sentence?: boolean; sentenceFloor?: number | null; unmatched?: boolean }) =>
+      hybridWindows({
+        mode: 'hybrid',
+        window: 10,
+        similarityFloor: 0.55,
+        unmatchedFloor: 0.7,
+        semanticReadable: true,
+        ...settings,
+      })
+        .shownNeighbours(hits)
+        .join(' ');
+    expect(shown({})).toBe('near edge');
+    expect(shown({ sentence: true, sentenceFloor: 0.56 })).toBe('near');
+    // A vector the model read as any query keeps the ordinary floor; no sentence floor: the ordinary one.
+    expect(shown({ sentence: false, sentenceFloor: 0.56 })).toBe('near edge');
+    expect(shown({ sentence: true })).toBe('near edge');
+    expect(shown({ sentence: true, sentenceFloor: null })).toBe('near edge far');
+    expect(shown({ sentence: true, sentenceFloor: 0.56, unmatched: true })).toBe('near');
+  });
 });
 
 describe('query entities', () => {

@@ -85,6 +85,8 @@ export function createElasticsearchEngine(deps: {
   similarityFloor?: number | null;
   /** The relevance floor for a query none of whose words any post carries (config SEARCH_SIMILARITY_FLOOR_UNMATCHED); absent: similarityFloor. */
   unmatchedFloor?: number | null;
+  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
+  sentenceFloor?: number | null;
   /** Vector feedback in hybrid searches (config SEARCH_VECTOR_FEEDBACK; absent: off). */
   vectorFeedback?: VectorFeedback;
   /** The index's statistics of hybrid queries' words (config SEARCH_QUERY_TERMS; query-terms.ts); absent: off. */
@@ -185,6 +187,7 @@ export function createElasticsearchEngine(deps: {
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
     ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
+    ...(deps.sentenceFloor !== undefined ? { sentenceFloor: deps.sentenceFloor } : {}),
     vectorFeedback: deps.vectorFeedback ?? 'off',
     queryTerms: deps.queryTerms ?? false,
   });
@@ -198,6 +201,7 @@ export function createElasticsearchEngine(deps: {
     accountsIndex: accounts.read,
     similarityFloor: deps.similarityFloor ?? null,
     ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
+    ...(deps.sentenceFloor !== undefined ? { sentenceFloor: deps.sentenceFloor } : {}),
     vectorFeedback: deps.vectorFeedback ?? 'off',
     queryTerms: deps.queryTerms ?? false,
   } as const;

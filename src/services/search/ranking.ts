@@ -58,7 +58,15 @@ export async function rankingFor(
   // words then weigh uniformly, as any query's).
   const reading = readQuestion(query, (texts) => embedder.embedQueriesTogether(texts)).catch(() => null);
   const vector = reading.then((read) => read?.vector ?? embed());
-  return { kind: 'fused', mode: policy.mode, vector, termWeights: reading.then((read) => read?.weights ?? null) };
+  return {
+    kind: 'fused',
+    mode: policy.mode,
+    vector,
+    termWeights: reading.then((read) => read?.weights ?? null),
+    // The weighing run reads its texts as sentences (src/embedding, Prompts.sentence): its vector
+    // answers under the floor calibrated for that reading.
+    sentence: reading.then((read) => read !== null),
+  };
 }
 
 /**

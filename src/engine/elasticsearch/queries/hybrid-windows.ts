@@ -22,13 +22,22 @@ const UNREADABLE_LEXICAL_WEIGHT = 1;
 /** Elasticsearch's kNN score for `cosine` similarity is (1 + cos) / 2. */
 const cosineOf = (score: number) => 2 * score - 1;
 
-/** The floor a query's neighbours answer under: the unmatched floor when no post carries a word of it. */
+/**
+ * The floor a query's neighbours answer under: the sentence floor when its vector was read as a
+ * sentence, and the unmatched floor when no post carries a word of it.
+ */
 function floorOf(settings: {
   similarityFloor: number | null;
   unmatchedFloor?: number | null;
   unmatched?: boolean;
+  sentenceFloor?: number | null;
+  sentence?: boolean;
 }): number | null {
-  const { similarityFloor, unmatchedFloor } = settings;
+  const { unmatchedFloor } = settings;
+  const similarityFloor =
+    settings.sentence === true && settings.sentenceFloor !== undefined
+      ? settings.sentenceFloor
+      : settings.similarityFloor;
   if (settings.unmatched !== true || unmatchedFloor === undefined || unmatchedFloor === null) return similarityFloor;
   return similarityFloor === null ? unmatchedFloor : Math.max(similarityFloor, unmatchedFloor);
 }
@@ -54,6 +63,13 @@ export function hybridWindows(settings: {
   unmatchedFloor?: number | null;
   /** Whether no post carries a word of the query (LexicalPlan.unmatched). */
   unmatched?: boolean;
+  /**
+   * The floor instead for a query vector read as a sentence (a question: src/text/question-weights.ts),
+   * whose cosines sit a little higher (src/embedding/model-floors.ts); absent: `similarityFloor`.
+   */
+  sentenceFloor?: number | null;
+  /** Whether the query vector was read as a sentence (FusedRanking.sentence). */
+  sentence?: boolean;
   /** Whether the model reads the query's language (src/text/languages.ts, analyzeQuery). */
   semanticReadable: boolean;
   /** Each content word's information (query-terms.ts), when the lexical hits carry word probes; absent: none. */

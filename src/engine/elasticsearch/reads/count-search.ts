@@ -126,6 +126,8 @@ export function createCountEngine(deps: {
   similarityFloor: number | null;
   /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
   unmatchedFloor?: number | null;
+  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
+  sentenceFloor?: number | null;
   vectorFeedback?: VectorFeedback;
 }): CountEngine {
   const { client } = deps;

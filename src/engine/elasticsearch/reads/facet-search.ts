@@ -178,6 +178,8 @@ export function createFacetEngine(deps: {
   similarityFloor: number | null;
   /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
   unmatchedFloor?: number | null;
+  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
+  sentenceFloor?: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts): facets count the window it gives; absent: off. */
   vectorFeedback?: VectorFeedback;
   /** The fused searches' reading of the query's words (query-terms.ts): facets count what they find; absent: off. */

@@ -57,6 +57,8 @@ export async function fusedPostSearch(deps: {
   similarityFloor: number | null;
   /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
   unmatchedFloor?: number | null;
+  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
+  sentenceFloor?: number | null;
   /** Which hybrid first pages move the query vector toward their first fused results (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
   /** Whether hybrid first pages read the index's statistics of the query's words (query-terms.ts); absent: off. */
@@ -72,6 +74,7 @@ export async function fusedPostSearch(deps: {
   let state: Pick<FusedState, 'mode' | 'offset' | 'after'>;
   let quantized: Promise<string>;
   let weights: Promise<readonly number[] | null>;
+  let sentence: Promise<boolean>;
   let plan: Promise<LexicalPlan>;
   const analysis = analyzeQuery(search.query);
   const semanticReadable = analysis.semanticReadable;
@@ -87,6 +90,7 @@ export async function fusedPostSearch(deps: {
     state = { mode: page.ranking.mode, offset: 0, after: null };
     quantized = Promise.resolve(page.ranking.vector).then(quantizeVector);
     weights = page.ranking.termWeights ?? Promise.resolve(null);
+    sentence = page.ranking.sentence ?? Promise.resolve(false);
     // BM25 waits for the index's statistics of the query's words (one small request, while the
     // model embeds the query); a word no post carries costs the suggester's request too.
     plan = weighsTerms
@@ -96,6 +100,7 @@ export async function fusedPostSearch(deps: {
     state = page.state;
     quantized = Promise.resolve(page.state.vector);
     weights = Promise.resolve(page.state.weights ?? null);
+    sentence = Promise.resolve(page.state.sentence === true);
     plan = Promise.resolve(
       weighsTerms
         ? carriedPlan(search.query, page.state.terms ?? {})
@@ -113,6 +118,7 @@ export async function fusedPostSearch(deps: {
   const lexicalQuery = lexicalSearch.then((l) => l.query);
   // Unhandled until awaited below; a lexical failure must not leave them dangling.
   quantized.catch(() => undefined);
+  sentence.catch(() => undefined);
   lexicalSearch.catch(() => undefined);
   lexicalQuery.catch(() => undefined);
 
@@ -137,13 +143,16 @@ export async function fusedPostSearch(deps: {
     _source: false,
     track_total_hits: false,
   });
-  // The fusion of the plan's words: their information, and the floor of a query no post has a word of.
-  const windowsOf = (p: LexicalPlan) =>
+  // The fusion of the plan's words: their information, and the floor of a query no post has a word of
+  // (and of a vector read as a sentence).
+  const windowsOf = (p: LexicalPlan, asSentence: boolean) =>
     hybridWindows({
       mode: state.mode,
       window: FUSION_WINDOW,
       similarityFloor: deps.similarityFloor,
       ...(deps.unmatchedFloor !== undefined && { unmatchedFloor: deps.unmatchedFloor }),
+      ...(deps.sentenceFloor !== undefined && { sentenceFloor: deps.sentenceFloor }),
+      sentence: asSentence,
       unmatched: p.unmatched === true,
       semanticReadable,
       information: probedInformation(p),
@@ -174,7 +183,7 @@ export async function fusedPostSearch(deps: {
       // The first fusion's best results move the vector; the window is asked again with it. The
       // same request reads the records of the first fusion's page, which the final one mostly shows.
       const lexicalHits = (await lexicalSearch)?.hits.hits ?? [];
-      const fused = windowsOf(await plan).fuse(lexicalHits, first);
+      const fused = windowsOf(await plan, await sentence).fuse(lexicalHits, first);
       const moved = await vectorFromFeedback({
         client,
         pit,
@@ -202,7 +211,7 @@ export async function fusedPostSearch(deps: {
     let ids: string[] = [];
     let fusedLength = 0;
     if (state.offset !== null) {
-      const fused = windowsOf(await plan).fuse(lexicalHits, semanticHits);
+      const fused = windowsOf(await plan, await sentence).fuse(lexicalHits, semanticHits);
       fusedLength = fused.length;
       ids = fused.slice(state.offset, state.offset + want).map((f) => f.id);
     }
@@ -223,7 +232,7 @@ export async function fusedPostSearch(deps: {
           bool: {
             must: [await lexicalQuery],
             filter: [layout.postsOnly],
-            must_not: [{ ids: { values: windowsOf(await plan).shownNeighbours(semanticHits) } }],
+            must_not: [{ ids: { values: windowsOf(await plan, await sentence).shownNeighbours(semanticHits) } }],
           },
         },
         sort: lexicalSort,
@@ -244,7 +253,7 @@ export async function fusedPostSearch(deps: {
     // The semantic side retrieved only the neighbours it may show (above the similarity floor).
     const sides = {
       lexical: new Set(lexicalHits.map((h) => h._id!)),
-      semantic: new Set(windowsOf(await plan).shownNeighbours(semanticHits)),
+      semantic: new Set(windowsOf(await plan, await sentence).shownNeighbours(semanticHits)),
     };
     return { ids, tail, fusedLength, records, sides, q: semanticResponse.q };
   };
@@ -286,6 +295,7 @@ export async function fusedPostSearch(deps: {
       mode: state.mode,
       vector: result.q,
       ...(termWeights ? { weights: [...termWeights] } : {}),
+      ...((await sentence) ? { sentence: true as const } : {}),
       ...(Object.keys(terms).length > 0 ? { terms } : {}),
     } as const;
     next =

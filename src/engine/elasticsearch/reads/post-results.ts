@@ -52,6 +52,8 @@ export function createPostResults(deps: {
   similarityFloor: number | null;
   /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
   unmatchedFloor?: number | null;
+  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
+  sentenceFloor?: number | null;
   /** The fused searches' vector feedback (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
   /** The fused searches' reading of the query's words (query-terms.ts): counted as they find; absent: off. */
@@ -102,6 +104,8 @@ export function createPostResults(deps: {
         window: FUSION_WINDOW,
         similarityFloor: deps.similarityFloor,
         ...(deps.unmatchedFloor !== undefined && { unmatchedFloor: deps.unmatchedFloor }),
+        ...(deps.sentenceFloor !== undefined && { sentenceFloor: deps.sentenceFloor }),
+        sentence: (await ranking.sentence) === true,
         unmatched: plan?.unmatched === true,
         semanticReadable,
         information: plan ? probedInformation(plan) : null,

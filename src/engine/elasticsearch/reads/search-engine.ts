@@ -36,6 +36,8 @@ export function createSearchEngine(deps: {
   similarityFloor: number | null;
   /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
   unmatchedFloor?: number | null;
+  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
+  sentenceFloor?: number | null;
   /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
   vectorFeedback?: VectorFeedback;
   /** The index's statistics of hybrid queries' words (query-terms.ts); absent: off. */
@@ -70,6 +72,7 @@ export function createSearchEngine(deps: {
           search: { ...search, query: text },
           similarityFloor: deps.similarityFloor ?? null,
           ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
+          ...(deps.sentenceFloor !== undefined ? { sentenceFloor: deps.sentenceFloor } : {}),
           vectorFeedback: deps.vectorFeedback ?? 'off',
           queryTerms: deps.queryTerms ?? false,
           page: fusedPage,
