@@ -325,21 +325,42 @@ export function parseObservation(value: unknown): ParsedObservation {
   return { ok: false, detail: formatIssues(result.error.issues) };
 }
 
-/** Renders zod issues as `pointer: reason` pairs, at most five. */
+/** Renders zod issues as `pointer: reason` pairs ({@link formatPairs}). */
 export function formatIssues(issues: readonly z.core.$ZodIssue[], base = ''): string {
-  const parts: string[] = [];
-  for (const issue of issues) {
-    const pointer = base + toPointer(issue.path);
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) parts.push(`${pointer}${toPointer([key])}: unknown field`);
-    } else if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined')) {
-      parts.push(`${pointer || '/'}: required`);
-    } else {
-      parts.push(`${pointer || '/'}: ${issue.message.replace(/^Invalid input: /, '')}`);
-    }
+  return formatPairs(
+    issues.flatMap((issue): Array<[string, string]> => {
+      const pointer = base + toPointer(issue.path);
+      if (issue.code === 'unrecognized_keys')
+        return issue.keys.map((key) => [`${pointer}${toPointer([key])}`, 'unknown field']);
+      if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
+        return [[pointer || '/', 'required']];
+      return [[pointer || '/', issue.message.replace(/^Invalid input: /, '')]];
+    }),
+  );
+}
+
+/** Pairs and pointers a detail shows before it says how many more there are. */
+const SHOWN = 5;
+
+/**
+ * A 422's detail from `[pointer, reason]` pairs: `pointer: reason`, at most five, and how many were
+ * left out. Pointers with the same reason share one pair (`/a, /b: unknown field; expected …`), so
+ * a reason that lists the allowed names is given once, however many keys it answers.
+ */
+export function formatPairs(pairs: ReadonlyArray<readonly [string, string]>): string {
+  const byReason = new Map<string, string[]>();
+  for (const [pointer, reason] of pairs) {
+    const pointers = byReason.get(reason);
+    if (pointers) pointers.push(pointer);
+    else byReason.set(reason, [pointer]);
   }
-  const shown = parts.slice(0, 5);
-  if (parts.length > 5) shown.push(`and ${parts.length - 5} more`);
+  const more = (n: number) => ` and ${n - SHOWN} more`;
+  const parts = [...byReason].map(
+    ([reason, pointers]) =>
+      `${pointers.slice(0, SHOWN).join(', ')}${pointers.length > SHOWN ? more(pointers.length) : ''}: ${reason}`,
+  );
+  const shown = parts.slice(0, SHOWN);
+  if (parts.length > SHOWN) shown.push(`and ${parts.length - SHOWN} more`);
   return shown.join('; ');
 }
 

@@ -253,7 +253,7 @@ export function unknownFieldReason(key: string, scope: FilterScope, base: string
   const names = Object.keys(FILTER_FIELDS[scope]);
   const close = closeMatches(key, names);
   if (close.length > 0) return `unknown field; did you mean ${close.join(' or ')}?`;
-  return `unknown field; expected ${COMPOSITION_KEYS.join(', ')} or a ${scope} field: ${names.join(', ')}`;
+  return `unknown field; expected ${COMPOSITION_KEYS.join(', ')} or ${/^[aeiou]/.test(scope) ? 'an' : 'a'} ${scope} field: ${names.join(', ')}`;
 }
 
 /** Registry names a misspelled, camel-cased or shortened key probably meant, at most five. */

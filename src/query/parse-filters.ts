@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toPointer } from '../contract/observations.ts';
+import { formatPairs, toPointer } from '../contract/observations.ts';
 import { ValidationFailedError } from '../internal/errors.ts';
 import type { FilterNode, LeafNode, RangeNode } from './ast.ts';
 import { FILTER_FIELDS, operatorsOf, type FieldDef, type FilterScope } from './fields.ts';
@@ -30,9 +30,6 @@ export { FILTER_LIMITS } from './filter-schema.ts';
  * `filter-schema.ts` cannot say: the nesting depth and the operator count across levels. It also
  * re-checks the structure, with the same reasons, so that it stands alone for direct callers.
  */
-
-/** Details show at most this many problems. */
-const SHOWN_ISSUES = 5;
 
 /** One problem, at `path` below the scope's filters object. */
 export interface FilterIssue {
@@ -109,12 +106,9 @@ export function parseFilters(input: unknown, scope: FilterScope, pointer: string
   return node;
 }
 
-/** `pointer: reason` pairs, the first few, and how many were left out. */
+/** `pointer: reason` pairs, the first few, and how many were left out (formatPairs). */
 function formatDetail(issues: FilterIssue[], base: string): string {
-  const parts = issues.map((issue) => `${base + toPointer(issue.path) || '/'}: ${issue.message}`);
-  const shown = parts.slice(0, SHOWN_ISSUES);
-  if (parts.length > SHOWN_ISSUES) shown.push(`and ${parts.length - SHOWN_ISSUES} more`);
-  return shown.join('; ');
+  return formatPairs(issues.map((issue) => [base + toPointer(issue.path) || '/', issue.message]));
 }
 
 /**

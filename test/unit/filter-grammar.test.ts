@@ -277,7 +277,15 @@ describe('invalid filters → 422 with the pointer of the offending value', () =
 
   it('rejects an unknown field with no close name, listing the allowed ones', () => {
     expect(detailOf(() => account({ zzz: { eq: 'x' } }))).toBe(
-      `/account/filters/zzz: unknown field; expected any_of, all_of, not or a account field: ${Object.keys(FILTER_FIELDS.account).join(', ')}`,
+      `/account/filters/zzz: unknown field; expected any_of, all_of, not or an account field: ${Object.keys(FILTER_FIELDS.account).join(', ')}`,
+    );
+  });
+
+  it('lists the allowed fields once for several unknown keys, each pointer named', () => {
+    const fields = Object.keys(FILTER_FIELDS.post).join(', ');
+    expect(postError({ zzz: { eq: 'x' }, qqq: { eq: 'y' }, viewz: { gte: 1 } })).toBe(
+      `/post/filters/zzz, /post/filters/qqq: unknown field; expected any_of, all_of, not or a post field: ${fields}; ` +
+        '/post/filters/viewz: unknown field; did you mean views?',
     );
   });
 
@@ -444,11 +452,12 @@ describe('invalid filters → 422 with the pointer of the offending value', () =
     ).toBe(
       [
         '/post/filters/viewz: unknown field; did you mean views?',
-        '/post/filters/views/gte: expected an integer',
+        // Two pointers with one reason share it.
+        '/post/filters/views/gte, /post/filters/media_count/gt: expected an integer',
         '/post/filters/format/in: expected an array of 1 to 500 strings, got an empty array',
         '/post/filters/likes: expected at least one operator: gt, gte, lt, lte',
         '/post/filters/comments/eq: operator not allowed on the integer field comments; expected one of gt, gte, lt, lte',
-        'and 2 more',
+        'and 1 more',
       ].join('; '),
     );
   });
