@@ -69,6 +69,9 @@ export function registerQuickstart(program: Command): void {
         const result = await seedDataset(api.intake, {
           ...size,
           seed: DEMO.seed,
+          // Anchored at the present: counts over the last 30 days, growth over the last week and
+          // the newest posts hold demo data whenever it is loaded.
+          now: new Date(),
           history: true,
           wait: true,
           embedLater: true,
