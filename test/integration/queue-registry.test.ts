@@ -71,7 +71,7 @@ describe('queue registry', () => {
     try {
       const job = await raw.add('embed', { post_ids: ['post_1'] }, { attempts: 5 });
       await expect(job.waitUntilFinished(events, 10_000)).rejects.toThrow(
-        /unreadable embeddings job payload: \/posts: required/,
+        /unreadable embeddings job payload: \/posts, \/accounts: required/,
       );
       const failed = await raw.getJob(job.id!);
       expect(failed?.attemptsMade).toBe(1);
