@@ -199,6 +199,12 @@ const envSchema = z.object({
    */
   WRITE_PACING: z.enum(['searches', 'off']).default('searches'),
   /**
+   * Searches first on a shared host: the CPU priority (nice, 0–19) a worker process and an
+   * intake-only API node (API_ROUTES=intake) lower themselves to at start, so that searches on
+   * the same cores are scheduled first; 0 leaves them as started (src/start/background-priority.ts).
+   */
+  BACKGROUND_NICENESS: z.coerce.number().int().min(0).max(19).default(10),
+  /**
    * How long a first page may reuse this node's shared point in time instead of opening its own.
    * Search is near-real-time anyway (1 s refresh); `?wait=true` intake invalidates it at once.
    */

@@ -7,9 +7,10 @@ import { freePort } from './redis-server.ts';
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** An API node in a process of its own (`social-search serve`), as operators run several. */
+/** An API node in a process of its own (`social-search serve`), as operators run several; or a worker. */
 export interface ApiProcess {
   url: string;
+  pid: number;
   /** What it logged so far (for failure messages). */
   output(): string;
   stop(): Promise<void>;
@@ -18,16 +19,18 @@ export interface ApiProcess {
 /**
  * Starts `social-search serve` on a free port with the configuration of `config` (same indices,
  * same Redis prefix) plus `env`, and waits until `/healthz` answers. `selfBaseUrl`: its own
- * address is its PUBLIC_BASE_URL (for a browser).
+ * address is its PUBLIC_BASE_URL (for a browser). `command: 'worker'` starts `social-search worker`
+ * instead and waits until it says it is running (its `url` then answers nothing).
  */
 export async function startApiProcess(
   config: Config,
   env: Record<string, string> = {},
-  options: { selfBaseUrl?: boolean } = {},
+  options: { selfBaseUrl?: boolean; command?: 'serve' | 'worker' } = {},
 ): Promise<ApiProcess> {
+  const command = options.command ?? 'serve';
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/social-search.js'), 'serve'], {
+  const child: ChildProcess = spawn(process.execPath, [join(ROOT, 'bin/social-search.js'), command], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -39,7 +42,7 @@ export async function startApiProcess(
       SIGNING_SECRET: config.SIGNING_SECRET,
       EMBEDDINGS: 'off',
       NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: command === 'worker' ? 'info' : 'warn',
       HOST: '127.0.0.1',
       PORT: String(port),
       // A browser needs links and cookies for the address it really talks to.
@@ -54,20 +57,24 @@ export async function startApiProcess(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the API process exited at start:\n${output}`);
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
+    if (child.exitCode !== null) throw new Error(`the ${command} process exited at start:\n${output}`);
+    const up =
+      command === 'worker'
+        ? output.includes('"msg":"worker running"')
+        : await fetch(`${url}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          );
     if (up) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the API process did not start:\n${output}`);
+      throw new Error(`the ${command} process did not start:\n${output}`);
     }
     await sleep(100);
   }
   return {
     url,
+    pid: child.pid!,
     output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createLogger } from '../../internal/logger.ts';
+import { lowerCpuPriority } from '../../start/background-priority.ts';
 import { startEmbeddings } from '../../start/embeddings.ts';
 import { openServiceProcess } from '../../start/process.ts';
 import { installShutdown, serviceShutdownPhases } from '../../start/shutdown.ts';
@@ -13,6 +14,8 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
+      // An intake-only node serves no searches: its bursts of validation yield the cores to those that do.
+      if (config.API_ROUTES === 'intake') lowerCpuPriority(config.BACKGROUND_NICENESS, logger, 'intake node');
       const owned = openServiceProcess(config, logger);
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; requests answer 503 until it is');
@@ -31,6 +34,7 @@ export function registerServe(program: Command): void {
     .action(async () => {
       const config = configOrExit();
       const logger = createLogger(config);
+      lowerCpuPriority(config.BACKGROUND_NICENESS, logger, 'worker');
       const owned = openServiceProcess(config, logger, { writes: true });
       if (!(await owned.connections.redisReady()))
         logger.warn('Redis is not reachable yet; the worker takes jobs once it is');
