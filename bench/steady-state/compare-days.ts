@@ -6,7 +6,9 @@
  *   npx tsx bench/steady-state/compare-days.ts ARM=run1.json,run2.json [ARM=…]
  *
  * Prints per arm: runs, the day's mean service time, and the pooled p50/p99 of the idle searches,
- * of those while the intake indexed and of the whole day, with their ratios to idle.
+ * of those while the intake indexed and of the whole day, with their ratios to idle. An arm that
+ * changes only the intake leaves the idle searches alike, and one run's idle p99 swings 27–114 ms
+ * here: `shared_p99_ratio` divides the day's p99 by the idle searches of every arm pooled.
  */
 import { readFileSync } from 'node:fs';
 import { quantile, round } from '../lib/measure.ts';
@@ -22,12 +24,15 @@ const arms = process.argv.slice(2).map((arg) => {
   return { name, runs: files.split(',').map((f) => JSON.parse(readFileSync(f, 'utf8')) as DayResult) };
 });
 
+const samples = (name: string, runs: DayResult[], part: 'idle' | 'while_sending' | 'while_indexing') =>
+  runs.flatMap((r) => {
+    if (!r.search.samples) throw new Error(`${name}: a run without search.samples (day.ts before they were kept)`);
+    return r.search.samples[part];
+  });
+const sharedIdle = arms.flatMap(({ name, runs }) => samples(name, runs, 'idle'));
+
 const rows = arms.map(({ name, runs }) => {
-  const pooled = (part: 'idle' | 'while_sending' | 'while_indexing') =>
-    runs.flatMap((r) => {
-      if (!r.search.samples) throw new Error(`${name}: a run without search.samples (day.ts before they were kept)`);
-      return r.search.samples[part];
-    });
+  const pooled = (part: 'idle' | 'while_sending' | 'while_indexing') => samples(name, runs, part);
   const idle = pooled('idle');
   const indexing = pooled('while_indexing');
   const day = [...pooled('while_sending'), ...indexing];
@@ -42,6 +47,9 @@ const rows = arms.map(({ name, runs }) => {
     day_p50_ratio: round(quantile(day, 0.5) / quantile(idle, 0.5), 2),
     day_p99_ratio: round(quantile(day, 0.99) / quantile(idle, 0.99), 2),
     indexing_p99_ratio: round(quantile(indexing, 0.99) / quantile(idle, 0.99), 2),
+    day_p50: q(day, 0.5),
+    day_p99: q(day, 0.99),
+    shared_p99_ratio: round(quantile(day, 0.99) / quantile(sharedIdle, 0.99), 2),
   };
 });
 console.table(rows);
