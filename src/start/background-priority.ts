@@ -22,9 +22,11 @@ export function lowerCpuPriority(
   if (niceness <= 0) return;
   let lowered = 0;
   let failed: unknown = null;
-  for (const thread of threadIds()) {
+  const threads = threadIds();
+  for (const thread of threads) {
     try {
-      if (os.getPriority(thread) < niceness) os.setPriority(thread, niceness);
+      if (os.getPriority(thread) >= niceness) continue;
+      os.setPriority(thread, niceness);
       lowered += 1;
     } catch (error) {
       // A thread may end between the listing and the call; anything else is reported once below.
@@ -32,7 +34,7 @@ export function lowerCpuPriority(
     }
   }
   if (failed !== null) logger.warn({ err: failed, niceness, role }, 'could not lower the CPU priority of every thread');
-  else logger.info({ niceness, threads: lowered, role }, 'background work at a lower CPU priority');
+  else logger.info({ niceness, threads: threads.length, lowered, role }, 'background work at a lower CPU priority');
 }
 
 /** The process's threads on Linux; elsewhere the calling thread alone (0). */

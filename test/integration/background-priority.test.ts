@@ -41,11 +41,15 @@ describe.skipIf(process.platform !== 'linux')('background work at a lower CPU pr
       start({}),
       start({ API_ROUTES: 'intake', BACKGROUND_NICENESS: '0' }),
     ]);
-    const worker_ = threadNiceness(worker.pid);
+    const workerThreads = threadNiceness(worker.pid);
     // V8's and libuv's threads too, not the main thread alone: Linux gives each thread its own.
-    expect(worker_.length).toBeGreaterThan(4);
-    expect(new Set(worker_)).toEqual(new Set([Math.max(10, own)]));
+    expect(workerThreads.length).toBeGreaterThan(4);
+    expect(new Set(workerThreads)).toEqual(new Set([Math.max(10, own)]));
     expect(worker.output()).toMatch(/"msg":"background work at a lower CPU priority"/);
+    // The log counts the threads it lowered, all of them here (none was at 10 before).
+    const logged = /"threads":(\d+),"lowered":(\d+)/.exec(worker.output());
+    expect(Number(logged?.[1])).toBeGreaterThan(4);
+    expect(logged?.[2]).toBe(own >= 10 ? '0' : logged?.[1]);
     expect(new Set(threadNiceness(intake.pid))).toEqual(new Set([Math.max(10, own)]));
     // Searches are served at the priority the node was started with.
     expect(new Set(threadNiceness(reads.pid))).toEqual(new Set([own]));
