@@ -238,10 +238,36 @@ export function projectAccount(record: AccountRecord): Doc {
     observed_at: record.profile!.t,
     ...metricFields(record.metrics?.v, profile.is_private),
   });
+  Object.assign(doc, accountStemmedCompanions(doc, record.publishing_languages?.v ?? null));
   if (record.embedding?.vector) doc.embedding = engineVector(record.embedding.vector);
   // A private account is never a lookalike (account search never returns it).
   if (record.lookalike && !profile.is_private) doc.lookalike_embedding = engineVector(record.lookalike.vector);
   return doc;
+}
+
+/** An account's descriptive text fields that also get a client-stemmed companion (`<field>_stemmed`). */
+export const ACCOUNT_STEMMED_FIELDS = ['category_label', 'biography', 'publishing_summary'] as const;
+
+/**
+ * An account's stemmed companions, as a post's (stemmedCompanions): what the account wrote (its
+ * category label and biography) in its first publishing language, else the one detected from its
+ * biography; the enrichment's publishing summary in the language detected from it. Names (handle,
+ * display name) get none: a name is matched as written.
+ */
+function accountStemmedCompanions(doc: Doc, languages: readonly string[] | null): Doc {
+  const out: Doc = {};
+  const biography = typeof doc.biography === 'string' ? doc.biography : '';
+  let ownLanguage: string | undefined;
+  for (const field of ACCOUNT_STEMMED_FIELDS) {
+    const text = doc[field];
+    if (typeof text !== 'string' || text.length === 0) continue;
+    const language =
+      field === 'publishing_summary'
+        ? documentLanguage(null, text)
+        : (ownLanguage ??= documentLanguage(languages?.[0] ?? null, biography.length > 0 ? biography : text));
+    out[`${field}_stemmed`] = analyzeIn(text, language);
+  }
+  return out;
 }
 
 /** The account metrics that have a value (none for a private account): filterable and sortable. */

@@ -4,6 +4,7 @@ import { ACCOUNT_ONLY_AUTHOR_FIELDS, VOLATILE_AUTHOR_FIELDS } from '../../../dom
 import { ValidationFailedError } from '../../../internal/errors.ts';
 import { and, isMatchAll, type FilterNode } from '../../../query/ast.ts';
 import { FILTER_FIELDS, foldCase } from '../../../query/fields.ts';
+import { analyzeQuery } from '../../../text/languages.ts';
 import type { AccountSearch, PostsScope } from '../../../query/search-codec.ts';
 import { COMPLETE_RESULTS, isTooManyBuckets } from '../errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
@@ -16,6 +17,34 @@ const ACCOUNT_TEXT_FIELDS = [
   'biography',
   'publishing_summary',
 ];
+
+/** The client-stemmed companions of the descriptions (names are matched as written), same weights. */
+const ACCOUNT_STEMMED_TEXT_FIELDS = ['category_label_stemmed^1.5', 'biography_stemmed', 'publishing_summary_stemmed'];
+
+/**
+ * The text match of `account.query`: the better of two sides, the fields as written searched with
+ * the query's words less its function words ("for", "who", "how do I"; every word when nothing else
+ * is left), and the descriptions' client-stemmed companions with its stems (src/text/languages.ts),
+ * so "workouts" finds a biography that says "workout" as a post's caption would be found.
+ *
+ * Each side scores word by word (`cross_fields`: each word's best field, summed over the words,
+ * the fields' document frequencies blended), not field by field: an account is found by the
+ * query's words wherever it states them, and one that states every word ranks above one whose
+ * name or category repeats the commonest of them ("home workout": a trainer whose biography says
+ * "home workout" before the home cooks whose category is "Home cooking"). A whole-field score
+ * (`best_fields`, before 2026-12-03) let a three-times-weighted short name or a one-and-a-half-times
+ * weighted category matching one generic word outrank a biography matching all of them. An account
+ * document is short and the index holds a tenth as many as the posts', so scoring every matching
+ * document (no top-k pruning, unlike the posts' `best_fields`) costs little.
+ */
+function accountTextMatch(query: string): estypes.QueryDslQueryContainer {
+  const { content, stemmed } = analyzeQuery(query);
+  const side = (words: string, fields: string[]): estypes.QueryDslQueryContainer => ({
+    multi_match: { query: words, type: 'cross_fields', fields },
+  });
+  const exact = side(content.length > 0 ? content : query, ACCOUNT_TEXT_FIELDS);
+  return stemmed.length > 0 ? { dis_max: { queries: [exact, side(stemmed, ACCOUNT_STEMMED_TEXT_FIELDS)] } } : exact;
+}
 
 /**
  * How many accounts one posts scope may qualify. The qualifying set is applied as a `terms` filter
@@ -55,7 +84,7 @@ export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQuery
       should: [
         // An exact handle (or @handle) is what the caller means: it ranks first.
         { term: { handle: { value: handle, boost: 50 } } },
-        { multi_match: { query: search.query, type: 'best_fields', tie_breaker: 0.3, fields: ACCOUNT_TEXT_FIELDS } },
+        accountTextMatch(search.query),
         { term: { niches: { value: search.query.toLowerCase().replace(/\s+/g, '_'), boost: 2 } } },
       ],
       minimum_should_match: 1,

@@ -1,0 +1,123 @@
+/**
+ * Account search by what an account is about (bench/relevance.md, "Account search by words"): the
+ * demo generator gives every account its niches (hidden labels, replayed here with
+ * `seedAccountLabels`); each query names one topic of one niche's catalog and asks
+ * `POST /v1/social/accounts/search` (`account.query`) for a first page of ten. Judged: niche
+ * precision over the first min(10, accounts of that niche) results, and the share of queries
+ * answered with nothing. Three phrasings of every topic, none used to choose the ranking:
+ * - `topic`: the catalog's phrase as written ("glute workout"), which biographies often quote;
+ * - `inflected`: its last word's other number ("glute workouts", "budgeting methods");
+ * - `asked`: a request a person would type, with its function words ("who posts about glute workouts").
+ *
+ * It reads a running service, loaded with the generator's data for the same options:
+ *
+ *   npm start   # the demo: 3,000 posts, 300 accounts, seed 42
+ *   npx tsx bench/relevance/account-search.ts --url http://127.0.0.1:8080 --key "$KEY" [--posts 3000 --accounts 300 --seed 42]
+ *
+ * Appends its figures to bench/results/relevance-account-search.json.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { mintId } from '../../src/contract/ids.ts';
+import { seedAccountLabels } from '../../src/seed/generator.ts';
+import { NICHES } from '../../src/seed/vocabulary.ts';
+import { cli } from '../lib/args.ts';
+import { REPO_ROOT } from './beir.ts';
+
+const args = cli({
+  options: {
+    url: { type: 'string', default: 'http://127.0.0.1:8080' },
+    key: { type: 'string' },
+    posts: { type: 'int', default: 3000, min: 1 },
+    accounts: { type: 'int', default: 300, min: 1 },
+    seed: { type: 'int', default: 42, min: 0 },
+    label: { type: 'string' },
+  },
+});
+const key = args.key ?? process.env['KEY'];
+if (!key) throw new Error('--key (or KEY): an API key with the search scope');
+const K = 10;
+
+/** The last word in its other number: "workout" ↔ "workouts", "recipe" ↔ "recipes", "dishes" → "dish". */
+function otherNumber(phrase: string): string {
+  const words = phrase.split(' ');
+  const last = words.at(-1)!;
+  let other: string;
+  if (/(ss|sh|ch|x)es$/.test(last)) other = last.slice(0, -2);
+  else if (/ies$/.test(last)) other = `${last.slice(0, -3)}y`;
+  else if (/s$/.test(last) && !/ss$/.test(last)) other = last.slice(0, -1);
+  else if (/(s|sh|ch|x)$/.test(last)) other = `${last}es`;
+  else if (/[^aeiou]y$/.test(last)) other = `${last.slice(0, -1)}ies`;
+  else other = `${last}s`;
+  return [...words.slice(0, -1), other].join(' ');
+}
+
+const PHRASINGS = {
+  topic: (phrase: string) => phrase,
+  inflected: otherNumber,
+  asked: (phrase: string) => `who posts about ${otherNumber(phrase)}`,
+} as const;
+type Phrasing = keyof typeof PHRASINGS;
+
+/** Servable, public accounts of the labels (what account search can return), by service ID. */
+const labels = seedAccountLabels({ posts: args.posts, accounts: args.accounts, seed: args.seed }).filter(
+  (a) => a.active && !a.isPrivate,
+);
+const nicheOf = new Map(labels.map((a) => [mintId('account', a.id), new Set(a.niches)]));
+const perNiche = new Map<string, number>();
+for (const a of labels) for (const n of a.niches) perNiche.set(n, (perNiche.get(n) ?? 0) + 1);
+
+async function firstPage(query: string): Promise<string[]> {
+  const response = await fetch(`${args.url}/v1/social/accounts/search`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ account: { query }, limit: K }),
+  });
+  if (response.status !== 200) throw new Error(`${query}: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id);
+}
+
+const results: Record<Phrasing, { precision: number[]; empty: number }> = {
+  topic: { precision: [], empty: 0 },
+  inflected: { precision: [], empty: 0 },
+  asked: { precision: [], empty: 0 },
+};
+for (const niche of NICHES) {
+  const relevant = perNiche.get(niche.id) ?? 0;
+  if (relevant === 0) continue;
+  for (const [, phrase] of niche.topics) {
+    for (const phrasing of Object.keys(PHRASINGS) as Phrasing[]) {
+      const ids = await firstPage(PHRASINGS[phrasing](phrase));
+      const depth = Math.min(K, relevant);
+      const hits = ids.slice(0, depth).filter((id) => nicheOf.get(id)?.has(niche.id)).length;
+      results[phrasing].precision.push(hits / depth);
+      if (ids.length === 0) results[phrasing].empty += 1;
+    }
+  }
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT }).toString().trim();
+const summary = Object.fromEntries(
+  (Object.keys(results) as Phrasing[]).map((p) => [
+    p,
+    {
+      queries: results[p].precision.length,
+      niche_precision: Number(mean(results[p].precision).toFixed(4)),
+      empty: results[p].empty,
+    },
+  ]),
+);
+const record = {
+  at: new Date().toISOString(),
+  commit,
+  label: args.label ?? null,
+  size: { posts: args.posts, accounts: args.accounts, seed: args.seed },
+  judged_accounts: labels.length,
+  ...summary,
+};
+console.table(summary);
+const out = path.join(REPO_ROOT, 'bench/results');
+mkdirSync(out, { recursive: true });
+appendFileSync(path.join(out, 'relevance-account-search.json'), `${JSON.stringify(record)}\n`);

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountEnrichmentObs, accountObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+/**
+ * How `account.query` matches an account's own words (docs/api-decisions.md, "Lexical relevance"):
+ * other inflections of a word, a query's function words left out, and the words an account
+ * states counted word by word, wherever it states them.
+ */
+let stack: Stack;
+const handles = async (query: string) => {
+  const response = await stack.post('/v1/social/accounts/search', { account: { query }, limit: 10 });
+  expect(response.statusCode).toBe(200);
+  return (response.body as { data: Array<{ handle: string }> }).data.map((a) => a.handle);
+};
+
+const cook = (id: string, biography: string) =>
+  accountObs({
+    platform_id: `atm-${id}`,
+    handle: `atm.${id}`,
+    display_name: `Home Chef ${id}`,
+    category_label: 'Home cooking',
+    biography,
+  });
+
+beforeAll(async () => {
+  stack = await startStack('account-text-match');
+  const ingested = await stack.ingest(
+    [
+      accountObs({
+        platform_id: 'atm-trainer',
+        handle: 'atm.trainer',
+        display_name: 'Sam Reyes',
+        category_label: 'Fitness',
+        biography: 'Strength coach: a home workout with no equipment, three times a week.',
+      }),
+      accountObs({
+        platform_id: 'atm-beginner',
+        handle: 'atm.beginner',
+        display_name: 'Dana Park',
+        category_label: 'Fitness',
+        biography: 'Strength training for beginners.',
+      }),
+      cook('one', 'Home cook sharing home cooking, weeknight dinner recipes and more.'),
+      cook('two', 'Home cook sharing home cooking and easy bakes.'),
+      cook('three', 'Home cooking at home, for the whole family at home.'),
+      accountObs({
+        platform_id: 'atm-cocina',
+        handle: 'atm.cocina',
+        display_name: 'Lucía Gómez',
+        category_label: 'Cocina',
+        biography: 'Comparto recetas caseras y postres sin horno.',
+      }),
+      accountEnrichmentObs('atm-cocina', {
+        publishing_summary: 'Publica recetas caseras en español.',
+        publishing_languages: ['es'],
+        niches: ['home_cooking'],
+      }),
+    ],
+    // Account search is lexical: no vectors waited for.
+    { vectors: false },
+  );
+  expect(ingested.statusCode).toBe(200);
+  expect(ingested.body.rejected).toEqual([]);
+});
+afterAll(async () => stack?.close());
+
+describe('account.query matches an account by its words', () => {
+  it('finds another inflection of a word ("workouts" → "workout"), in the account\'s language too', async () => {
+    expect(await handles('workouts')).toEqual(['atm.trainer']);
+    expect(await handles('receta casera')).toEqual(['atm.cocina']);
+  });
+
+  it('ranks the account that states every word above those whose name and category repeat one of them', async () => {
+    const found = await handles('home workouts');
+    expect(found[0]).toBe('atm.trainer');
+    // The cooks still match "home": found, after it.
+    expect(found).toContain('atm.one');
+  });
+
+  it('leaves a query\'s function words out: "recipes for dinner" does not find "training for beginners"', async () => {
+    const found = await handles('recipes for dinner');
+    expect(found[0]).toBe('atm.one');
+    expect(found).not.toContain('atm.beginner');
+  });
+
+  it('still finds an account by its name, and by its exact handle first', async () => {
+    expect((await handles('Sam Reyes'))[0]).toBe('atm.trainer');
+    expect((await handles('@atm.two'))[0]).toBe('atm.two');
+  });
+});
