@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountEnrichmentObs, accountObs } from '../helpers/fixtures.ts';
+import { accountEnrichmentObs, accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 /**
@@ -56,6 +56,10 @@ beforeAll(async () => {
         publishing_languages: ['es'],
         niches: ['home_cooking'],
       }),
+      // A post each, for the publishing scope below.
+      ...['trainer', 'beginner', 'one', 'two', 'three', 'cocina'].map((id) =>
+        postObs(`atm-${id}`, { platform_id: `atm-post-${id}`, views: 5000 }),
+      ),
     ],
     // Account search is lexical: no vectors waited for.
     { vectors: false },
@@ -82,6 +86,19 @@ describe('account.query matches an account by its words', () => {
     const found = await handles('recipes for dinner');
     expect(found[0]).toBe('atm.one');
     expect(found).not.toContain('atm.beginner');
+  });
+
+  it('ranks by the query with a publishing scope too', async () => {
+    const body = {
+      account: { query: 'home workouts', posts: { minimum_matching_posts: 1, filters: { views: { gte: 1000 } } } },
+      limit: 10,
+    };
+    const response = await stack.post('/v1/social/accounts/search', body);
+    expect(response.statusCode).toBe(200);
+    const found = (response.body as { data: Array<{ handle: string }> }).data.map((a) => a.handle);
+    // Every account of the scope that matches a word, the one stating both first.
+    expect(found[0]).toBe('atm.trainer');
+    expect(new Set(found)).toEqual(new Set(['atm.trainer', 'atm.one', 'atm.two', 'atm.three']));
   });
 
   it('still finds an account by its name, and by its exact handle first', async () => {

@@ -143,7 +143,7 @@ export async function pagedSearch<R>(deps: {
   visibility: VisibilityEpoch;
   index: string | string[];
   query: estypes.QueryDslQueryContainer;
-  /** Extra filters computed on the page's snapshot (e.g. from an aggregation), ANDed with `query`. */
+  /** Extra filters computed on the page's snapshot (e.g. from an aggregation), ANDed with `query` without scoring. */
   refine?: (pit: string) => Promise<estypes.QueryDslQueryContainer[]>;
   sort: estypes.SortCombinations[];
   page: { limit: number; keepAliveSeconds: number; state: PagedState | null };
@@ -157,7 +157,8 @@ export async function pagedSearch<R>(deps: {
     return client.search<{ record: R }>({
       ...COMPLETE_RESULTS,
       pit: { id: pit, keep_alive: keepAlive },
-      query: refined.length > 0 ? { bool: { filter: [deps.query, ...refined] } } : deps.query,
+      // The query scores (a relevance order reads its scores); the refinements only filter.
+      query: refined.length > 0 ? { bool: { must: [deps.query], filter: refined } } : deps.query,
       sort: deps.sort,
       size: page.limit + 1,
       _source: SEARCH_SOURCE,
