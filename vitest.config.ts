@@ -6,6 +6,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * more per seed below with every vector perturbed (docs/testing.md, "What the ranking tolerates").
  */
 const MODEL_OUTPUT = [
+  'account-hybrid',
   'alerts-semantic',
   'facets-hybrid',
   'function-words',

@@ -61,8 +61,12 @@ export const similarStateSchema = z.strictObject({
  */
 export const searchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, fusedStateSchema, similarStateSchema]);
 
-/** Where an account search stands: paged, or a window of similar accounts. */
-export const accountSearchStateSchema = z.discriminatedUnion('kind', [pagedStateSchema, similarStateSchema]);
+/** Where an account search stands: paged, in or past a fused window, or in a window of similar accounts. */
+export const accountSearchStateSchema = z.discriminatedUnion('kind', [
+  pagedStateSchema,
+  fusedStateSchema,
+  similarStateSchema,
+]);
 
 export type PagedState = z.infer<typeof pagedStateSchema>;
 export type FusedState = z.infer<typeof fusedStateSchema>;
@@ -132,8 +136,14 @@ export interface SimilarRanking {
 /** A first page (with its ranking) or the next page of a search. */
 export type PostPage = PageSize & ({ state: null; ranking: PostRanking } | { state: SearchState });
 
-/** How a first page of accounts ranks: by its query or sort, or by similarity to a reference. */
-export type AccountRanking = { kind: 'lexical' } | SimilarRanking;
+/**
+ * A first page of accounts ranked with the query's embedding: the accounts' own text's vectors fused
+ * with BM25 (`hybrid`) or alone (`semantic`).
+ */
+export type AccountFusedRanking = Pick<FusedRanking, 'kind' | 'mode' | 'vector'>;
+
+/** How a first page of accounts ranks: by its query or sort, with the query's embedding, or by similarity to a reference. */
+export type AccountRanking = { kind: 'lexical' } | AccountFusedRanking | SimilarRanking;
 
 /** A first page (with its ranking) or the next page of an account search. */
 export type AccountPage = PageSize & ({ state: null; ranking: AccountRanking } | { state: AccountSearchState });

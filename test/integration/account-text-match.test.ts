@@ -24,7 +24,8 @@ const cook = (id: string, biography: string) =>
   });
 
 beforeAll(async () => {
-  stack = await startStack('account-text-match');
+  // The words alone: what the lexical side does (account-hybrid.test.ts: with the vectors).
+  stack = await startStack('account-text-match', { SEARCH_RANKING: 'lexical' });
   const ingested = await stack.ingest(
     [
       accountObs({

@@ -18,7 +18,7 @@ describe('account query text match', () => {
       bool: {
         filter: FILTER,
         should: [
-          { term: { handle: { value: 'recipes for weeknight dinners', boost: 50 } } },
+          { term: { handle: { value: 'recipes for weeknight dinners', boost: 50, _name: 'exact_handle' } } },
           {
             dis_max: {
               queries: [

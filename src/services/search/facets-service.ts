@@ -36,10 +36,12 @@ export function createPostFacetsService(
 }
 
 /** Account facets: the accounts an account search returns, never private ones (with `similar_to`, the similar ones). */
-export function createAccountFacetsService(deps: FacetsDeps & { references: References }): AccountFacetsService {
+export function createAccountFacetsService(
+  deps: FacetsDeps & { ranking?: RankingPolicy; references: References },
+): AccountFacetsService {
   return {
     async facets({ search, facets }) {
-      const ranking = await accountRankingOf(accountSearchKind(search, deps));
+      const ranking = await accountRankingOf(await accountSearchKind(search, deps));
       return deps.engine.accountFacets(search, facets, { keepAliveSeconds: deps.keepAliveSeconds, ranking });
     },
   };

@@ -1,9 +1,16 @@
 import type { AccountRecord, PostRecord } from '../../domain/records.ts';
-import type { AccountRanking, FusedRanking, PostRanking, SimilarRanking } from '../../engine/search.ts';
+import type {
+  AccountFusedRanking,
+  AccountRanking,
+  FusedRanking,
+  PostRanking,
+  SimilarRanking,
+} from '../../engine/search.ts';
 import type { AccountSearch, PostSearch } from '../../query/search-codec.ts';
 import type { Reference, References } from './references.ts';
 import { ServiceUnavailableError } from '../../internal/errors.ts';
 import { queryEntities } from '../../query/entities.ts';
+import { analyzeQuery } from '../../text/languages.ts';
 import { readQuestion } from '../../text/question-weights.ts';
 
 /** What ranking by meaning needs of the embedder (see src/embedding). */
@@ -82,8 +89,8 @@ export interface SimilarSearch<R> {
 /** What a first page of posts is ranked by: BM25 or a sort, the query's embedding, or similarity to a reference. */
 export type PostSearchKind = { kind: 'lexical' } | FusedRanking | SimilarSearch<PostRecord>;
 
-/** What an account search is ranked by, on every page: its query or sort, or similarity to a reference. */
-export type AccountSearchKind = { kind: 'lexical' } | SimilarSearch<AccountRecord>;
+/** What an account search is ranked by: its query or sort, with the query's embedding (a first page), or similarity to a reference. */
+export type AccountSearchKind = { kind: 'lexical' } | AccountFusedRanking | SimilarSearch<AccountRecord>;
 
 function similar<R>(resolve: () => Promise<Reference<R>>): SimilarSearch<R> {
   let resolved: Promise<Reference<R>> | undefined;
@@ -108,10 +115,37 @@ export async function postSearchKind(
   return postSimilar(search, deps) ?? rankingFor(deps.ranking, search.query);
 }
 
-/** The kind of an account search, the one place that reads its `similar_to`. */
-export function accountSearchKind(search: AccountSearch, deps: { references: References }): AccountSearchKind {
+/**
+ * Whether an account search ranks by similarity, the one place that reads its `similar_to`; as for
+ * posts, a next page's order follows its cursor's state.
+ */
+export function accountSimilar(
+  search: AccountSearch,
+  deps: { references: References },
+): SimilarSearch<AccountRecord> | null {
   const { similarTo } = search;
-  return similarTo === undefined ? { kind: 'lexical' } : similar(() => deps.references.account(similarTo));
+  return similarTo === undefined ? null : similar(() => deps.references.account(similarTo));
+}
+
+/**
+ * The kind of an account search's first page: by similarity to its `similar_to` reference; else
+ * with the query's embedding as the policy says for posts (the accounts' own text's vectors), or
+ * lexical. The query is embedded as any query (no question weighing: an account has no question
+ * to answer). A query of exact entities (`@handle`, `#tag`, a quoted phrase) looks up what it
+ * names, and one the model cannot read is read by its words: both rank lexically.
+ */
+export async function accountSearchKind(
+  search: AccountSearch,
+  deps: { references: References; ranking?: RankingPolicy },
+): Promise<AccountSearchKind> {
+  const similarSearch = accountSimilar(search, deps);
+  if (similarSearch) return similarSearch;
+  // A query the model cannot read (another language, surely detected) ranks by its words, as a
+  // post query's neighbours then do not count (hybrid-windows.ts).
+  if (search.query === null || queryEntities(search.query).length > 0 || !analyzeQuery(search.query).semanticReadable)
+    return { kind: 'lexical' };
+  const ranking = await rankingFor(deps.ranking && { ...deps.ranking, questionWeights: false }, search.query);
+  return ranking.kind === 'fused' ? { kind: 'fused', mode: ranking.mode, vector: ranking.vector } : ranking;
 }
 
 /** The engine's ranking of a similar search: its reference's vector, the reference itself left out. */

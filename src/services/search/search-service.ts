@@ -18,6 +18,7 @@ import type { MatchEvidence } from './match-evidence.ts';
 import { accountCursors, postCursors, type Cursor, type OperationCursors } from './cursors.ts';
 import {
   accountRankingOf,
+  accountSimilar,
   accountSearchKind,
   postSimilar,
   postRankingOf,
@@ -194,13 +195,15 @@ export function createPostSearchService(
 
 /** Search accounts (spec 4.2). */
 export function createAccountSearchService(
-  deps: SearchDeps & { references: References; similarEvidence: SimilarEvidence },
+  deps: SearchDeps & { references: References; similarEvidence: SimilarEvidence; ranking?: RankingPolicy },
 ): AccountSearchService {
-  const kind = (search: AccountSearch) => accountSearchKind(search, deps);
   return createPagedSearch({
     cursors: accountCursors(deps.cursors),
     cursorTtlSeconds: deps.cursorTtlSeconds,
-    kinds: { first: async (search) => kind(search), next: kind },
+    kinds: {
+      first: (search) => accountSearchKind(search, deps),
+      next: (search) => accountSimilar(search, deps) ?? { kind: 'lexical' as const },
+    },
     run: async (search, plan, page) =>
       plan.state === null
         ? deps.engine.searchAccounts(search, { ...page, state: null, ranking: await accountRankingOf(plan.kind) })

@@ -56,6 +56,9 @@ function accountTextMatch(query: string): estypes.QueryDslQueryContainer {
  */
 export const MAX_QUALIFYING_ACCOUNTS = 65_535;
 
+/** The name of the exact-handle clause in a hit's `matched_queries`: a fused ranking keeps that account first. */
+export const EXACT_HANDLE = 'exact_handle';
+
 /** Only account documents (a point in time may span the posts index too). */
 const ACCOUNTS_ONLY: estypes.QueryDslQueryContainer = { exists: { field: 'handle_observed_at' } };
 
@@ -82,8 +85,8 @@ export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQuery
     bool: {
       filter,
       should: [
-        // An exact handle (or @handle) is what the caller means: it ranks first.
-        { term: { handle: { value: handle, boost: 50 } } },
+        // An exact handle (or @handle) is what the caller means: it ranks first (fused too, by its name).
+        { term: { handle: { value: handle, boost: 50, _name: EXACT_HANDLE } } },
         accountTextMatch(search.query),
         { term: { niches: { value: search.query.toLowerCase().replace(/\s+/g, '_'), boost: 2 } } },
       ],

@@ -12,6 +12,8 @@ import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { createPostResults, similarOnly } from './post-results.ts';
+import { accountNeighbours, anyAccount } from './fused-account-search.ts';
+import { quantizeVector } from '../vectors.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import type { FilterNode, RangeNode } from '../../../query/ast.ts';
 import { isAccountOnlyAuthorLeaf, isVolatileAuthorRange } from '../queries/volatile-bounds.ts';
@@ -266,9 +268,24 @@ export function createFacetEngine(deps: {
       const index = scope ? [deps.accountsIndex, deps.layout.posts] : deps.accountsIndex;
       return count(index, facets, keepAliveSeconds, async (pit) => {
         const qualifying = scope ? [await deps.qualifying(pit, narrowedScope(scope, search.filter))] : [];
-        if (ranking.kind === 'similar') {
-          const filter = [...accountSearchFilter(search), ...qualifying];
+        const filter = [...accountSearchFilter(search), ...qualifying];
+        if (ranking.kind === 'similar')
           return similarOnly(client, { pit, keepAliveSeconds, field: 'lookalike_embedding', filter, ranking });
+        const vector = ranking.kind === 'fused' ? await ranking.vector : [];
+        if (ranking.kind === 'fused' && vector.length > 0) {
+          // As the search shows them: every BM25 match (hybrid) and the neighbours at or above the floor.
+          // Under the floor the search applies: the unmatched one when no account here states a word of it.
+          const stated = ranking.mode !== 'hybrid' || (await anyAccount(client, pit, [query, ...qualifying]));
+          const neighbours = await accountNeighbours(client, {
+            pit,
+            keepAlive: `${keepAliveSeconds}s`,
+            filter,
+            vector: quantizeVector(vector),
+            floor: stated || deps.unmatchedFloor === undefined ? deps.similarityFloor : deps.unmatchedFloor,
+          });
+          const near = { ids: { values: neighbours.map((n) => n.id) } };
+          const shown = ranking.mode === 'hybrid' ? { bool: { should: [query, near], minimum_should_match: 1 } } : near;
+          return { bool: { filter: [shown, ...filter] } };
         }
         return qualifying.length > 0 ? { bool: { filter: [query, ...qualifying] } } : query;
       });

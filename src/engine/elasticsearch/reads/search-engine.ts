@@ -14,6 +14,7 @@ import { fusedPostSearch, postRecords } from './fused-search.ts';
 import { postSnapshotIndices, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, postSearchSort } from '../queries/post-query.ts';
+import { fusedAccountSearch } from './fused-account-search.ts';
 import { similarSearch } from './similar-search.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
@@ -113,7 +114,7 @@ export function createSearchEngine(deps: {
       return fused({ ...page, state: page.state }, query);
     },
 
-    searchAccounts(search, page) {
+    async searchAccounts(search, page) {
       const scope = search.posts;
       // With a posts scope, one point in time spans both indices: the qualifying set and the
       // account pages come from the same snapshot.
@@ -127,6 +128,22 @@ export function createSearchEngine(deps: {
         page.state === null
           ? page.ranking.kind === 'similar' && { limit, keepAliveSeconds, state: null, ranking: page.ranking }
           : page.state.kind === 'similar' && { limit, keepAliveSeconds, state: page.state };
+      const query = search.query;
+      if (query !== null) {
+        const base = { client, snapshots, visibility, index, search: { ...search, query }, ...refine };
+        const floors = {
+          similarityFloor: deps.similarityFloor ?? null,
+          ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
+        };
+        if (page.state === null && page.ranking.kind === 'fused')
+          return fusedAccountSearch({
+            ...base,
+            ...floors,
+            page: { limit, keepAliveSeconds, state: null, ranking: page.ranking },
+          });
+        if (page.state?.kind === 'fused')
+          return fusedAccountSearch({ ...base, ...floors, page: { limit, keepAliveSeconds, state: page.state } });
+      }
       if (similar) {
         const filter = accountSearchFilter(search);
         return similarSearch<AccountRecord>({

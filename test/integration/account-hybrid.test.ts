@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountObs } from '../helpers/fixtures.ts';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+/**
+ * `account.query` ranked with the query's embedding (docs/api-decisions.md, "What ranks"): the
+ * accounts' own text's vectors fused with BM25, under every filter, paged on one snapshot.
+ */
+const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
+let stack: Stack;
+type Page = { data: Array<{ handle: string; is_private: boolean }>; has_more: boolean; next_cursor: string | null };
+const search = async (body: unknown): Promise<Page> => {
+  const response = await stack.post('/v1/social/accounts/search', body);
+  expect(response.statusCode).toBe(200);
+  return response.body as Page;
+};
+const handles = async (query: string, limit = 10) =>
+  (await search({ account: { query }, limit })).data.map((a) => a.handle);
+
+/** Accounts stating "workout tips" in their biographies: more than one fused window (50). */
+const COACHES = 64;
+
+beforeAll(async () => {
+  stack = await startStack('account-hybrid', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
+  const ingested = await stack.ingest([
+    accountObs({
+      platform_id: 'ahy-trainer',
+      handle: 'ahy.trainer',
+      display_name: 'Sam Reyes',
+      category_label: 'Fitness',
+      biography: 'Strength coach: a home workout with no equipment, three times a week.',
+    }),
+    accountObs({
+      platform_id: 'ahy-hidden',
+      handle: 'ahy.hidden',
+      display_name: 'Jo Hidden',
+      category_label: 'Fitness',
+      biography: 'Daily exercise routines and gym training plans.',
+      is_private: true,
+    }),
+    accountObs({
+      platform_id: 'ahy-baker',
+      handle: 'ahy.baker',
+      display_name: 'Lou Baker',
+      category_label: 'Home cooking',
+      biography: 'Sourdough loaves, cinnamon buns and weekend baking.',
+    }),
+    ...Array.from({ length: COACHES }, (_, i) =>
+      accountObs({
+        platform_id: `ahy-coach-${i}`,
+        handle: `ahy.coach${i}`,
+        display_name: `Coach ${i}`,
+        category_label: 'Fitness',
+        biography: `Coach number ${i} sharing workout tips${' and more'.repeat(i % 5)}.`,
+      }),
+    ),
+  ]);
+  expect(ingested.statusCode).toBe(200);
+  expect(ingested.body.rejected).toEqual([]);
+});
+afterAll(async () => stack?.close());
+
+describe('account search ranked with the query embedding', () => {
+  it('finds an account by what its words mean, not only by the words ("exercise routines" → "home workout")', async () => {
+    // No account a search can return states "exercise" or "routines" (only the private one does).
+    // all-MiniLM-L6-v2's cosines: the trainer 0.51, the coaches 0.33, the baker 0.06; floor 0.3.
+    const found = await handles('exercise routines', 100);
+    expect(found).toContain('ahy.trainer');
+    expect(found).not.toContain('ahy.baker');
+    // A private account is never a result, however near it is.
+    expect(found).not.toContain('ahy.hidden');
+  });
+
+  it('pages past the fused window through every account that states a word, without repeats', async () => {
+    const seen: string[] = [];
+    let page = await search({ account: { query: 'workout tips' }, limit: 20 });
+    seen.push(...page.data.map((a) => a.handle));
+    let pages = 1;
+    while (page.has_more && pages < 20) {
+      page = await search({ cursor: page.next_cursor, limit: 20 });
+      seen.push(...page.data.map((a) => a.handle));
+      pages += 1;
+    }
+    expect(page.has_more).toBe(false);
+    expect(new Set(seen).size).toBe(seen.length);
+    for (let i = 0; i < COACHES; i++) expect(seen).toContain(`ahy.coach${i}`);
+    expect(seen).not.toContain('ahy.hidden');
+    // Every page but the last was full.
+    expect(seen.length).toBeGreaterThan(20 * (pages - 1));
+  });
+
+  it('ranks the account whose handle the query is first', async () => {
+    expect((await handles('ahy.coach7'))[0]).toBe('ahy.coach7');
+  });
+
+  it('counts facets over what the search shows', async () => {
+    const response = await stack.post('/v1/social/accounts/facets', {
+      account: { query: 'exercise routines' },
+      facets: [{ field: 'account_type' }],
+    });
+    expect(response.statusCode).toBe(200);
+    const shown = await handles('exercise routines', 100);
+    expect(response.body.total).toBe(shown.length);
+    // Found by meaning (no word of the query in it), and counted.
+    expect(shown).toContain('ahy.trainer');
+  });
+});
