@@ -7,7 +7,8 @@
  * answered with nothing. Three phrasings of every topic, none used to choose the ranking:
  * - `topic`: the catalog's phrase as written ("glute workout"), which biographies often quote;
  * - `inflected`: its last word's other number ("glute workouts", "budgeting methods");
- * - `asked`: a request a person would type, with its function words ("who posts about glute workouts").
+ * - `asked`: a request a person would type, with its function words ("who posts about glute workouts");
+ * - `misspelt`: the phrase with one slip in its longest word ("glute wokout", "budegting methods").
  *
  * It reads a running service, loaded with the generator's data for the same options:
  *
@@ -54,10 +55,29 @@ function otherNumber(phrase: string): string {
   return [...words.slice(0, -1), other].join(' ');
 }
 
+/**
+ * One slip of the fingers in the phrase's longest word of five letters or more, at its middle: a
+ * letter left out, or two neighbours swapped (by the phrase's letters, so each run types the same
+ * slips); a phrase without such a word is left as written.
+ */
+function misspelt(phrase: string): string {
+  const words = phrase.split(' ');
+  const longest = words.reduce((best, w, i) => (w.length > words[best]!.length ? i : best), 0);
+  const word = words[longest]!;
+  if (word.length < 5 || !/^[a-z]+$/.test(word)) return phrase;
+  const at = Math.floor(word.length / 2);
+  const swap = [...phrase].reduce((sum, c) => sum + c.charCodeAt(0), 0) % 2 === 1 && word[at - 1] !== word[at];
+  words[longest] = swap
+    ? word.slice(0, at - 1) + word[at]! + word[at - 1]! + word.slice(at + 1)
+    : word.slice(0, at) + word.slice(at + 1);
+  return words.join(' ');
+}
+
 const PHRASINGS = {
   topic: (phrase: string) => phrase,
   inflected: otherNumber,
   asked: (phrase: string) => `who posts about ${otherNumber(phrase)}`,
+  misspelt,
 } as const;
 type Phrasing = keyof typeof PHRASINGS;
 
@@ -69,10 +89,11 @@ const nicheOf = new Map(labels.map((a) => [mintId('account', a.id), new Set(a.ni
 const perNiche = new Map<string, number>();
 for (const a of labels) for (const n of a.niches) perNiche.set(n, (perNiche.get(n) ?? 0) + 1);
 
-/** Each first page's time at the client, 429 waits left out. */
+/** Each first page's time at the client, 429 waits left out, by phrasing. */
 const took: number[] = [];
+const tookBy = new Map<string, number[]>();
 
-async function firstPage(query: string): Promise<string[]> {
+async function firstPage(query: string, phrasing: string): Promise<string[]> {
   const started = performance.now();
   const response = await fetch(`${args.url}/v1/social/accounts/search`, {
     method: 'POST',
@@ -82,10 +103,12 @@ async function firstPage(query: string): Promise<string[]> {
   if (response.status === 429) {
     // The key's searches per minute: wait as told, then ask again.
     await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 5)));
-    return firstPage(query);
+    return firstPage(query, phrasing);
   }
   if (response.status !== 200) throw new Error(`${query}: ${response.status} ${await response.text()}`);
-  took.push(performance.now() - started);
+  const ms = performance.now() - started;
+  took.push(ms);
+  tookBy.set(phrasing, [...(tookBy.get(phrasing) ?? []), ms]);
   return ((await response.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id);
 }
 
@@ -93,13 +116,14 @@ const results: Record<Phrasing, { precision: number[]; empty: number }> = {
   topic: { precision: [], empty: 0 },
   inflected: { precision: [], empty: 0 },
   asked: { precision: [], empty: 0 },
+  misspelt: { precision: [], empty: 0 },
 };
 for (const niche of NICHES) {
   const relevant = perNiche.get(niche.id) ?? 0;
   if (relevant === 0) continue;
   for (const [, phrase] of niche.topics) {
     for (const phrasing of Object.keys(PHRASINGS) as Phrasing[]) {
-      const ids = await firstPage(PHRASINGS[phrasing](phrase));
+      const ids = await firstPage(PHRASINGS[phrasing](phrase), phrasing);
       const depth = Math.min(K, relevant);
       const hits = ids.slice(0, depth).filter((id) => nicheOf.get(id)?.has(niche.id)).length;
       results[phrasing].precision.push(hits / depth);
@@ -120,8 +144,9 @@ const summary = Object.fromEntries(
     },
   ]),
 );
-const sorted = [...took].sort((a, b) => a - b);
-const p50Ms = Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2));
+const p50 = (xs: number[]) => Number([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2));
+const p50Ms = p50(took);
+const p50ByPhrasing = Object.fromEntries([...tookBy].map(([phrasing, ms]) => [phrasing, p50(ms)]));
 const record = {
   at: new Date().toISOString(),
   commit,
@@ -129,10 +154,12 @@ const record = {
   size: { posts: args.posts, accounts: args.accounts, seed: args.seed },
   judged_accounts: labels.length,
   first_page_p50_ms: p50Ms,
+  first_page_p50_ms_by_phrasing: p50ByPhrasing,
   ...summary,
 };
 console.table(summary);
 console.log(`first page p50 ${p50Ms} ms (${took.length} queries, each asked once: the query embedding not cached)`);
+console.log(`by phrasing: ${JSON.stringify(p50ByPhrasing)}`);
 const out = path.join(REPO_ROOT, 'bench/results');
 mkdirSync(out, { recursive: true });
 appendFileSync(path.join(out, 'relevance-account-search.json'), `${JSON.stringify(record)}\n`);

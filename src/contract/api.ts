@@ -191,6 +191,16 @@ export const accountSearchResponseSchema = z.strictObject({
   next_cursor: z.string().nullable(),
   /** Only with `account.similar_to` and `"include": ["matches"]` (an additive v1 member). */
   matches: accountMatchesSchema.optional(),
+  /** Only on a first page of a query that found fewer than 3 accounts (an additive v1 member). */
+  suggested_query: z.string().optional().meta({
+    description:
+      "Did you mean: the query with its misspelt words corrected from the words of accounts' names and descriptions, each correction carried by more accounts than the word typed. Only on the first page of a query that found fewer than 3 accounts, and only when a word has such a correction.",
+  }),
+  /** Only when a hybrid search corrected words no account carries, on every page (an additive v1 member). */
+  corrected_query: z.string().optional().meta({
+    description:
+      'Showing results for: the query as it was searched, when the hybrid ranking corrected words of it that no account carries in its name or description to the closest such word ("fitnes" searched as "fitness"); the rest as typed. On every page of such a search. A `suggested_query` beside it corrects this text further, never repeats it.',
+  }),
 });
 
 /** The entries of a lookup that named nothing get would serve, as sent (an additive v1 member). */

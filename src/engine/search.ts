@@ -9,7 +9,13 @@ const sortValues = z.array(z.union([z.string(), z.number(), z.boolean(), z.null(
 const snapshot = { snapshot: z.string().min(1), shared: z.boolean() };
 
 /** Where a search in one engine order (BM25 score, or a sort) stands: after these sort values. */
-export const pagedStateSchema = z.strictObject({ kind: z.literal('paged'), ...snapshot, after: sortValues });
+export const pagedStateSchema = z.strictObject({
+  kind: z.literal('paged'),
+  ...snapshot,
+  after: sortValues,
+  /** The query as its first page searched it, misspelt words corrected (account search): every page searches the same. */
+  corrected: z.string().min(1).max(4000).optional(),
+});
 
 /**
  * Where a search ranked with the query's embedding stands: a position in the fused window, or,
@@ -85,8 +91,8 @@ export interface SearchPage<R, S extends SearchState = SearchState> {
   /** Searches by similarity only: each record's cosine similarity to the reference, by id. */
   similarity?: ReadonlyMap<string, number>;
   /**
-   * Fused rankings only: the query as the lexical side searched it, when it corrected words no post
-   * carries (the same on every page: the cursor carries it).
+   * The query as the lexical side searched it, when it corrected words no post (account) carries
+   * (the same on every page: the cursor carries it).
    */
   correctedQuery?: string;
   /** Exact: true only when at least one more result exists. */

@@ -49,8 +49,9 @@ export interface Correction {
 
 /**
  * Spelling corrections from the indexed vocabulary: the words of the posts' texts (caption,
- * enrichment, transcripts, on-screen text, visual descriptions), as the index's own analysis
- * splits and lower-cases them (the words to correct come from src/text/correctable-words.ts).
+ * enrichment, transcripts, on-screen text, visual descriptions), or of the accounts' names and
+ * descriptions, as the index's own analysis splits and lower-cases them (the words to correct
+ * come from src/text/correctable-words.ts). "Posts" below: the documents of the vocabulary.
  */
 export interface SpellingCorrector {
   /**

@@ -104,7 +104,11 @@ export function createApi(
       didYouMean: createDidYouMean({ corrector: engine.spelling }),
       ranking,
     }),
-    accountSearch: createAccountSearchService({ ...search, ranking }),
+    accountSearch: createAccountSearchService({
+      ...search,
+      didYouMean: createDidYouMean({ corrector: engine.accountSpelling }),
+      ranking,
+    }),
     postFacets: createPostFacetsService({ ...facets, ranking }),
     accountFacets: createAccountFacetsService({ ...facets, ranking }),
     postCounts: createPostCountsService({ ...facets, engine: engine.counts, ranking }),

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountObs } from '../helpers/fixtures.ts';
+import { accountObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 /**
@@ -46,6 +46,17 @@ beforeAll(async () => {
       category_label: 'Home cooking',
       biography: 'Sourdough loaves, cinnamon buns and weekend baking.',
     }),
+    // A second account stating "sourdough": a silent correction needs two.
+    accountObs({
+      platform_id: 'ahy-rye',
+      // A handle that is one word, one letter from a word two accounts state.
+      handle: 'sourdoughy',
+      display_name: 'Ida Rye',
+      category_label: 'Bakery',
+      biography: 'Sourdough starter care and rye bread.',
+    }),
+    // A word of the corpus no account states, one letter from one every coach states ("sharing").
+    postObs('ahy-trainer', { platform_id: 'ahy-post-shading', caption: 'Pencil shading for beginners' }),
     ...Array.from({ length: COACHES }, (_, i) =>
       accountObs({
         platform_id: `ahy-coach-${i}`,
@@ -104,5 +115,51 @@ describe('account search ranked with the query embedding', () => {
     expect(response.body.total).toBe(shown.length);
     // Found by meaning (no word of the query in it), and counted.
     expect(shown).toContain('ahy.trainer');
+  });
+
+  it("searches a word no account carries as the accounts' closest word, and says so on every page", async () => {
+    // "Sourdogh" is in no name or description; "sourdough" is in two. Found by its words, not only
+    // by the model's reading of a misspelling.
+    const first = (await stack.post('/v1/social/accounts/search', { account: { query: 'Sourdogh loaves' }, limit: 1 }))
+      .body as Page & { corrected_query?: string };
+    expect(first.corrected_query).toBe('Sourdough loaves');
+    expect(Object.keys(first).at(-1)).toBe('corrected_query');
+    expect(first.data.map((a) => a.handle)).toEqual(['ahy.baker']);
+    // The cursor carries what was searched.
+    const next = (await stack.post('/v1/social/accounts/search', { cursor: first.next_cursor })).body as Page & {
+      corrected_query?: string;
+    };
+    expect(next.corrected_query).toBe('Sourdough loaves');
+    expect(next.data.map((a) => a.handle)).toContain('sourdoughy');
+    // Facets count what the search shows: the accounts stating the corrected word, which no word
+    // of the query as typed finds.
+    const facets = await stack.post('/v1/social/accounts/facets', {
+      account: { query: 'my sourdogh' },
+      facets: [{ field: 'account_type' }],
+    });
+    expect(facets.statusCode).toBe(200);
+    const shown = (await search({ account: { query: 'my sourdogh' }, limit: 100 })).data.map((a) => a.handle);
+    expect(shown).toEqual(expect.arrayContaining(['ahy.baker', 'sourdoughy']));
+    expect(facets.body.total).toBe(shown.length);
+  });
+
+  it('corrects no other inflection of a word accounts state ("home workouts")', async () => {
+    const page = (await stack.post('/v1/social/accounts/search', { account: { query: 'home workouts' }, limit: 5 }))
+      .body as Page & { corrected_query?: string };
+    expect(page).not.toHaveProperty('corrected_query');
+    expect(page.data[0]!.handle).toBe('ahy.trainer');
+  });
+
+  it('corrects no word posts carry, though no account states it', async () => {
+    const page = (await stack.post('/v1/social/accounts/search', { account: { query: 'workout shading' }, limit: 5 }))
+      .body as Page & { corrected_query?: string };
+    expect(page).not.toHaveProperty('corrected_query');
+  });
+
+  it('corrects no word an account carries, a handle typed without its @ too', async () => {
+    const page = (await stack.post('/v1/social/accounts/search', { account: { query: 'sourdoughy' }, limit: 5 }))
+      .body as Page & { corrected_query?: string };
+    expect(page).not.toHaveProperty('corrected_query');
+    expect(page.data[0]!.handle).toBe('sourdoughy');
   });
 });

@@ -107,3 +107,46 @@ describe('account.query matches an account by its words', () => {
     expect((await handles('@atm.two'))[0]).toBe('atm.two');
   });
 });
+
+describe('misspelt words in account.query', () => {
+  type Page = {
+    data: Array<{ handle: string }>;
+    next_cursor: string | null;
+    suggested_query?: string;
+    corrected_query?: string;
+  };
+  const searchOf = async (body: unknown) => {
+    const response = await stack.post('/v1/social/accounts/search', body);
+    expect(response.statusCode).toBe(200);
+    return response.body as Page;
+  };
+
+  it('searches a word no account carries as the closest word two accounts state, on every page', async () => {
+    const first = await searchOf({ account: { query: 'Strenght coaching' }, limit: 1 });
+    // The case typed, after the spec's members.
+    expect(first.corrected_query).toBe('Strength coaching');
+    expect(Object.keys(first).at(-1)).toBe('corrected_query');
+    const next = await searchOf({ cursor: first.next_cursor });
+    expect(next.corrected_query).toBe('Strength coaching');
+    expect(new Set([...first.data, ...next.data].map((a) => a.handle))).toEqual(
+      new Set(['atm.trainer', 'atm.beginner']),
+    );
+  });
+
+  it('suggests the query with a word one account states when it finds fewer than 3', async () => {
+    // "weeknight" is in one biography: too rare to search unasked, offered instead.
+    const page = await searchOf({ account: { query: 'Weeknigt dinner' }, limit: 10 });
+    expect(page.data.map((a) => a.handle)).toEqual(['atm.one']);
+    expect(page).not.toHaveProperty('corrected_query');
+    expect(page.suggested_query).toBe('Weeknight dinner');
+    expect(Object.keys(page).at(-1)).toBe('suggested_query');
+  });
+
+  it('corrects and suggests nothing for a query that finds enough accounts, or for nonsense', async () => {
+    expect(await searchOf({ account: { query: 'home cooking' }, limit: 10 })).not.toHaveProperty('suggested_query');
+    const nonsense = await searchOf({ account: { query: 'qwxzv blorptang' }, limit: 10 });
+    expect(nonsense.data).toEqual([]);
+    expect(nonsense).not.toHaveProperty('suggested_query');
+    expect(nonsense).not.toHaveProperty('corrected_query');
+  });
+});

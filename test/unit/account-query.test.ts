@@ -34,6 +34,28 @@ describe('account query text match', () => {
     });
   });
 
+  it('matches corrected words, and the handle as typed', () => {
+    expect(accountSearchQuery(search('fitnes'), 'fitness')).toEqual({
+      bool: {
+        filter: FILTER,
+        should: [
+          { term: { handle: { value: 'fitnes', boost: 50, _name: 'exact_handle' } } },
+          {
+            dis_max: {
+              queries: [
+                { multi_match: { query: 'fitness', type: 'cross_fields', fields: FIELDS } },
+                // The stems of every language the query may be in.
+                { multi_match: { query: 'fit fitnes fitness', type: 'cross_fields', fields: STEMMED } },
+              ],
+            },
+          },
+          { term: { niches: { value: 'fitness', boost: 2 } } },
+        ],
+        minimum_should_match: 1,
+      },
+    });
+  });
+
   it('searches a query of function words alone for its words', () => {
     const query = accountSearchQuery(search('how to')) as { bool: { should: Array<Record<string, unknown>> } };
     expect(JSON.stringify(query.bool.should[1])).toContain('"query":"how to"');

@@ -27,7 +27,7 @@ import { createRecordReads } from './reads/record-reads.ts';
 import { adoptStoredEmbedding, restorePostVectors } from './writes/stored-vectors.ts';
 import { createIntakeReads } from './reads/intake-reads.ts';
 import { createNameSuggester } from './reads/name-suggestions.ts';
-import { createSpellingCorrector } from './queries/spelling.ts';
+import { ACCOUNT_VOCABULARY, createSpellingCorrector, POST_VOCABULARY } from './queries/spelling.ts';
 import { createRecordStore } from './writes/record-store.ts';
 import { createSearchEngine } from './reads/search-engine.ts';
 import { createSimilarityEvidence } from './reads/similarity-evidence.ts';
@@ -54,7 +54,10 @@ export interface ElasticsearchEngine {
   readonly reads: RecordReads;
   readonly lookups: RecordLookups;
   readonly suggest: NameSuggester;
+  /** Corrections from the words of posts' texts. */
   readonly spelling: SpellingCorrector;
+  /** Corrections from the words of accounts' names and descriptions. */
+  readonly accountSpelling: SpellingCorrector;
   readonly search: SearchEngine;
   readonly facets: FacetEngine;
   readonly counts: CountEngine;
@@ -230,7 +233,8 @@ export function createElasticsearchEngine(deps: {
     reads,
     lookups: createRecordLookups({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
     suggest: createNameSuggester({ client, postsIndex: posts.read, accountsIndex: accounts.read }),
-    spelling: createSpellingCorrector({ client, postsIndex: posts.read }),
+    spelling: createSpellingCorrector({ client, index: posts.read, vocabulary: POST_VOCABULARY }),
+    accountSpelling: createSpellingCorrector({ client, index: accounts.read, vocabulary: ACCOUNT_VOCABULARY }),
     search,
     facets: createFacetEngine({ ...counting, qualifying }),
     counts: createCountEngine(counting),

@@ -2,14 +2,15 @@ import { SUGGESTION, type SpellingCorrector } from '../../engine/spelling.ts';
 import { correctQuery } from '../../text/correctable-words.ts';
 import { analyzeQuery } from '../../text/languages.ts';
 
-/** A post search that finds fewer posts than this may carry a `suggested_query`. */
+/** A search whose query finds fewer results than this may carry a `suggested_query`. */
 export const SUGGEST_BELOW = 3;
 
 /**
  * "Did you mean": the query with its misspelt words replaced by the indexed word most like each
- * that more posts carry (the corrector's {@link SUGGESTION} policy), the rest of the text as
- * typed; null when no word has such a correction. A word that finds posts is kept unless a
- * neighbour finds more, so a correction never narrows what a word finds. Which words may be
+ * that more documents carry (the corrector's {@link SUGGESTION} policy: posts' or accounts'
+ * words), the rest of the text as typed; null when no word has such a correction. A word that
+ * finds documents is kept unless a neighbour finds more, so a correction never narrows what a
+ * word finds. Which words may be
  * corrected is the silent correction's rule too (src/text/correctable-words.ts).
  */
 export function createDidYouMean(deps: { corrector: SpellingCorrector }): (query: string) => Promise<string | null> {

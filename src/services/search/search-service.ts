@@ -35,9 +35,9 @@ export interface SearchResult<T, M> {
   next_cursor: string | null;
   /** Only with `"include": ["matches"]`. */
   matches?: M[];
-  /** Post search only: the query with its misspelt words corrected, when it found few posts. */
+  /** The query with its misspelt words corrected, when its first page found few results. */
   suggested_query?: string;
-  /** Post search only: the query as searched, when the lexical side corrected words no post carries. */
+  /** The query as searched, when the lexical side corrected words no post (account) carries. */
   corrected_query?: string;
 }
 
@@ -109,6 +109,32 @@ interface SearchDeps {
   cursors: CursorCodec;
   signer: MediaUrlSigner;
   cursorTtlSeconds: number;
+  /** "Did you mean" from the searched documents' words (did-you-mean.ts); absent: no `suggested_query`. */
+  didYouMean?: (query: string) => Promise<string | null>;
+}
+
+/**
+ * A first page of a query that found fewer than {@link SUGGEST_BELOW} results in all may carry a
+ * corrected query (a similar search has no query). It corrects the query as searched (`searched`,
+ * the lexical side's correction when it made one), so it never repeats `corrected_query`. A
+ * suggestion is an aid, not the answer: if asking for it fails, the page is answered without one.
+ */
+async function suggestion(
+  didYouMean: SearchDeps['didYouMean'],
+  typed: string | null,
+  searched: string | undefined,
+  page: { found: number; hasMore: boolean },
+): Promise<Pick<SearchResult<unknown, unknown>, 'suggested_query'>> {
+  if (!didYouMean || typed === null) return {};
+  if (page.hasMore || page.found >= SUGGEST_BELOW) return {};
+  const query = searched ?? typed;
+  const suggested = await didYouMean(query).catch(() => null);
+  return suggested !== null && suggested !== query && suggested !== typed ? { suggested_query: suggested } : {};
+}
+
+/** What every page of a search searched for, when the lexical side corrected it (its cursor carries the correction). */
+function correctedOf(page: Pick<SearchPage<unknown, SearchState>, 'correctedQuery'>) {
+  return page.correctedQuery !== undefined ? { corrected_query: page.correctedQuery } : {};
 }
 
 /** Search posts (spec 4.1). Without a ranking policy, queries rank by BM25. */
@@ -119,26 +145,8 @@ export function createPostSearchService(
     similarEvidence: SimilarEvidence;
     references: References;
     reads: Pick<RecordReads, 'currentFollowers'>;
-    /** "Did you mean" (did-you-mean.ts); absent: no `suggested_query`. */
-    didYouMean?: (query: string) => Promise<string | null>;
   },
 ): PostSearchService {
-  /**
-   * A first page of a query that found fewer than {@link SUGGEST_BELOW} posts in all may carry a
-   * corrected query (a similar search has no query). It corrects the query as searched (`searched`,
-   * the lexical side's correction when it made one), so it never repeats `corrected_query`. A
-   * suggestion is an aid, not the answer: if asking for it fails, the page is answered without one.
-   */
-  async function suggestion(search: PostSearch, searched: string | undefined, found: number, hasMore: boolean) {
-    if (!deps.didYouMean || search.query === null) return {};
-    if (hasMore || found >= SUGGEST_BELOW) return {};
-    const query = searched ?? search.query;
-    const suggested = await deps.didYouMean(query).catch(() => null);
-    return suggested !== null && suggested !== query && suggested !== search.query
-      ? { suggested_query: suggested }
-      : {};
-  }
-
   async function matchesOf(
     search: PostSearch,
     similar: SimilarSearch<PostRecord> | null,
@@ -184,11 +192,14 @@ export function createPostSearchService(
       const similar = plan.kind?.kind === 'similar' ? plan.kind : null;
       const [matches, suggested] = await Promise.all([
         matchesOf(search, similar, page, data),
-        plan.state === null ? suggestion(search, page.correctedQuery, data.length, page.hasMore) : {},
+        plan.state === null
+          ? suggestion(deps.didYouMean, search.query, page.correctedQuery, {
+              found: data.length,
+              hasMore: page.hasMore,
+            })
+          : {},
       ]);
-      // What every page of the search searched for (its cursor carries the correction).
-      const corrected = page.correctedQuery !== undefined ? { corrected_query: page.correctedQuery } : {};
-      return { ...matches, ...suggested, ...corrected };
+      return { ...matches, ...suggested, ...correctedOf(page) };
     },
   });
 }
@@ -209,16 +220,21 @@ export function createAccountSearchService(
         ? deps.engine.searchAccounts(search, { ...page, state: null, ranking: await accountRankingOf(plan.kind) })
         : deps.engine.searchAccounts(search, { ...page, state: plan.state }),
     render: (records) => records.filter(isSearchableAccount).map((r) => renderAccount(r, deps.signer)),
-    extras: async (search, plan, page) =>
-      search.include?.includes('matches') && plan.kind.kind === 'similar'
-        ? {
-            matches: await deps.similarEvidence.accounts(
-              await plan.kind.reference(),
-              page.records.filter(isSearchableAccount),
-              page.similarity ?? new Map(),
-            ),
-          }
-        : {},
+    extras: async (search, plan, page, data) => {
+      if (search.include?.includes('matches') && plan.kind.kind === 'similar') {
+        const reference = await plan.kind.reference();
+        const records = page.records.filter(isSearchableAccount);
+        return { matches: await deps.similarEvidence.accounts(reference, records, page.similarity ?? new Map()) };
+      }
+      const suggested =
+        plan.state === null
+          ? await suggestion(deps.didYouMean, search.query, page.correctedQuery, {
+              found: data.length,
+              hasMore: page.hasMore,
+            })
+          : {};
+      return { ...suggested, ...correctedOf(page) };
+    },
   });
 }
 

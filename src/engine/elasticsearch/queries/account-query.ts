@@ -10,7 +10,7 @@ import { COMPLETE_RESULTS, isTooManyBuckets } from '../errors.ts';
 import { compileFilter, compileSort } from './filter-compiler.ts';
 
 /** Identity fields searched by `account.query`, with weights: names first, then descriptions. */
-const ACCOUNT_TEXT_FIELDS = [
+export const ACCOUNT_TEXT_FIELDS = [
   'handle.text^3',
   'display_name^3',
   'category_label^1.5',
@@ -19,7 +19,11 @@ const ACCOUNT_TEXT_FIELDS = [
 ];
 
 /** The client-stemmed companions of the descriptions (names are matched as written), same weights. */
-const ACCOUNT_STEMMED_TEXT_FIELDS = ['category_label_stemmed^1.5', 'biography_stemmed', 'publishing_summary_stemmed'];
+export const ACCOUNT_STEMMED_TEXT_FIELDS = [
+  'category_label_stemmed^1.5',
+  'biography_stemmed',
+  'publishing_summary_stemmed',
+];
 
 /**
  * The text match of `account.query`: the better of two sides, the fields as written searched with
@@ -76,10 +80,14 @@ export function accountSearchFilter(search: Pick<AccountSearch, 'filter'>): esty
   ];
 }
 
-/** The Elasticsearch query of an account search. Private accounts are excluded on every path. */
-export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQueryContainer {
+/**
+ * The Elasticsearch query of an account search. Private accounts are excluded on every path.
+ * `words`: the text its words are matched with, when a silent correction replaced misspelt words
+ * (fused-account-search.ts); the exact handle is always the query as typed.
+ */
+export function accountSearchQuery(search: AccountSearch, words = search.query): estypes.QueryDslQueryContainer {
   const filter = accountSearchFilter(search);
-  if (search.query === null) return { bool: { filter } };
+  if (search.query === null || words === null) return { bool: { filter } };
   const handle = foldCase(search.query.replace(/^@/, ''));
   return {
     bool: {
@@ -87,8 +95,8 @@ export function accountSearchQuery(search: AccountSearch): estypes.QueryDslQuery
       should: [
         // An exact handle (or @handle) is what the caller means: it ranks first (fused too, by its name).
         { term: { handle: { value: handle, boost: 50, _name: EXACT_HANDLE } } },
-        accountTextMatch(search.query),
-        { term: { niches: { value: search.query.toLowerCase().replace(/\s+/g, '_'), boost: 2 } } },
+        accountTextMatch(words),
+        { term: { niches: { value: words.toLowerCase().replace(/\s+/g, '_'), boost: 2 } } },
       ],
       minimum_should_match: 1,
     },

@@ -19,8 +19,8 @@ const LEXICAL_WEIGHT = 0.5;
  */
 const UNREADABLE_LEXICAL_WEIGHT = 1;
 
-/** Elasticsearch's kNN score for `cosine` similarity is (1 + cos) / 2. */
-const cosineOf = (score: number) => 2 * score - 1;
+/** Elasticsearch's kNN score for `cosine` similarity is (1 + cos) / 2: the cosine of a score. */
+export const cosineOf = (score: number) => 2 * score - 1;
 
 /**
  * The floor a query's neighbours answer under: the sentence floor when its vector was read as a

@@ -3,10 +3,43 @@ import type { Correction, CorrectionPolicy, SpellingCorrector } from '../../spel
 import { isCorrectable, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { termOptions } from '../response-values.ts';
+import { ACCOUNT_STEMMED_TEXT_FIELDS, ACCOUNT_TEXT_FIELDS, accountSearchFilter } from './account-query.ts';
+import { analyzeIn } from '../../../text/languages.ts';
 import { POST_TEXT_FIELDS } from './post-query.ts';
+import { and } from '../../../query/ast.ts';
 
-/** The unstemmed text fields a post query searches (their words are the vocabulary). */
-const TEXT_FIELDS = POST_TEXT_FIELDS.map((weighted) => weighted.split('^')[0]!);
+/**
+ * Where a corrector's words come from: text fields as the index analyzes them (unstemmed), and the
+ * documents a search can return, which alone count as carrying a word.
+ */
+export interface Vocabulary {
+  fields: readonly string[];
+  filter: readonly estypes.QueryDslQueryContainer[];
+  /**
+   * The client-stemmed companions of `fields`, if a word counts as carried by a document that
+   * states another inflection of it ("workouts" by a biography saying "workout"); else exact only.
+   */
+  stemmed?: readonly string[];
+}
+
+const unweighted = (fields: readonly string[]) => fields.map((weighted) => weighted.split('^')[0]!);
+
+/** The servable posts' texts a post query searches. */
+export const POST_VOCABULARY: Vocabulary = {
+  fields: unweighted(POST_TEXT_FIELDS),
+  filter: [{ term: { servable: true } }],
+};
+
+/**
+ * The names and descriptions `account.query` searches, of the accounts an account search can return
+ * (servable, never private). A handle counts as carried, so a handle typed without its `@` is never
+ * "corrected" into another word.
+ */
+export const ACCOUNT_VOCABULARY: Vocabulary = {
+  fields: unweighted(ACCOUNT_TEXT_FIELDS),
+  filter: accountSearchFilter({ filter: and([]) }),
+  stemmed: unweighted(ACCOUNT_STEMMED_TEXT_FIELDS),
+};
 
 /** A correction, with the most documents of one text field that carry it (BM25's statistics). */
 export interface IndexedCorrection extends Correction {
@@ -22,7 +55,9 @@ export interface IndexedCorrection extends Correction {
  * servable posts carrying each word and each candidate in any text field (a `filters` aggregation),
  * which is what decides: the suggester's frequencies are per field and count deleted copies of
  * updated posts until a merge drops them, so whether a word of one post passed for a word of two
- * would turn on the engine's merges. Two requests on `index`; engine failures are translated.
+ * would turn on the engine's merges. The words' own counts come with the candidates, so a silent
+ * correction of words every document here carries ends after one request; otherwise the
+ * candidates are counted in a second. Engine failures are translated.
  */
 export async function closestWords(
   client: Client,
@@ -30,14 +65,17 @@ export async function closestWords(
   words: readonly string[],
   policy: CorrectionPolicy,
   language: string,
+  vocabulary: Vocabulary = POST_VOCABULARY,
 ): Promise<Map<string, IndexedCorrection>> {
-  // Bounded whoever asks: the count below holds a filter per word and per candidate.
+  // Bounded whoever asks: the counts below hold a filter per word and per candidate.
   const distinct = [...new Set(words)].slice(0, MAX_CORRECTED_WORDS);
   const out = new Map<string, IndexedCorrection>();
   if (distinct.length === 0) return out;
-  const found = await candidates(client, index, distinct, policy, language);
-  const all = [...new Set([...distinct, ...[...found.values()].flatMap((c) => [...c.keys()])])];
-  const counts = await postCounts(client, index, all);
+  const { found, counts } = await candidates(client, index, distinct, policy, language, vocabulary);
+  if (policy.replaces === 'unknown' && distinct.every((word) => (counts.get(word) ?? 0) > 0)) return out;
+  const unknown = [...new Set([...found.values()].flatMap((c) => [...c.keys()]))].filter((w) => !counts.has(w));
+  for (const [word, count] of await carrierCounts(client, index, unknown, vocabulary, language))
+    counts.set(word, count);
   for (const word of distinct) {
     const posts = counts.get(word) ?? 0;
     if (policy.replaces === 'unknown' && posts > 0) continue;
@@ -55,14 +93,18 @@ export async function closestWords(
   return out;
 }
 
-/** Per word, its candidates: the best similarity score (the fewer edits, the higher) and document frequency. */
+/**
+ * Per word, its candidates (the best similarity score, the fewer edits the higher, and document
+ * frequency), and the documents carrying each word, in one request.
+ */
 async function candidates(
   client: Client,
   index: string,
   words: readonly string[],
   policy: CorrectionPolicy,
   language: string,
-): Promise<Map<string, Map<string, { score: number; docFreq: number }>>> {
+  vocabulary: Vocabulary,
+): Promise<{ found: Map<string, Map<string, { score: number; docFreq: number }>>; counts: Map<string, number> }> {
   // `accuracy` (Lucene's DirectSpellChecker's) is accepted by the engine, though the client's types
   // omit it: built apart from the literal typed as the client's, it passes as a property the type
   // does not name.
@@ -75,7 +117,7 @@ async function candidates(
       max_edits: 2,
       prefix_length: 1,
       min_word_length: 4,
-      // Any: the count of servable posts below decides. A field's own frequency would drop a word
+      // Any: the count of the documents a search can return decides. A field's own frequency would drop a word
       // whose posts carry it in different fields (a caption here, a summary there), and whether
       // it did turned on deleted copies a merge had not yet dropped.
       min_doc_freq: 1,
@@ -85,10 +127,16 @@ async function candidates(
   };
   const text = words.join(' ');
   const suggest: Record<string, estypes.SearchFieldSuggester> = Object.fromEntries(
-    TEXT_FIELDS.map((field) => [field, { text, term: term(field) }]),
+    vocabulary.fields.map((field) => [field, { text, term: term(field) }]),
   );
   const response = await engineCall(() =>
-    client.search({ index, size: 0, track_total_hits: false, suggest, ...COMPLETE_RESULTS }),
+    client.search<unknown, CountAggregations>({
+      index,
+      track_total_hits: false,
+      suggest,
+      ...COMPLETE_RESULTS,
+      ...countsRequest(words, vocabulary, language),
+    }),
   );
   const scored = new Map(words.map((w) => [w, new Map<string, { score: number; docFreq: number }>()]));
   for (const entries of Object.values(response.suggest ?? {})) {
@@ -104,30 +152,81 @@ async function candidates(
       }
     }
   }
-  return scored;
+  return { found: scored, counts: carriedCounts(words, response.aggregations) };
 }
 
-/** Servable posts carrying each word in any text field, in one request. */
-async function postCounts(client: Client, index: string, words: readonly string[]): Promise<Map<string, number>> {
-  const carries = (word: string): estypes.QueryDslQueryContainer => ({
-    multi_match: { query: word, fields: TEXT_FIELDS, type: 'best_fields', operator: 'and' },
+/** Keyed filters (an object of filters, as asked) answer keyed buckets. */
+export type CountAggregations = { words?: { buckets?: Record<string, { doc_count: number }> } };
+
+/**
+ * An aggregation that counts the matches of a search carrying each of `words` in any of
+ * `vocabulary`'s fields (or its stem, in `language`, in the stemmed ones), read by
+ * {@link carriedCounts}: beside a search whose matches hold every document carrying a word, it
+ * says which words no document carries without a request of its own.
+ */
+export function carrierAggregation(words: readonly string[], vocabulary: Vocabulary, language: string) {
+  const exact = (word: string, fields: readonly string[]): estypes.QueryDslQueryContainer => ({
+    multi_match: { query: word, fields: [...fields], type: 'best_fields', operator: 'and' },
   });
-  const response = await engineCall(() =>
-    // Keyed filters (an object of filters, as asked) answer keyed buckets.
-    client.search<unknown, { words?: { buckets?: Record<string, { doc_count: number }> } }>({
-      index,
-      size: 0,
-      track_total_hits: false,
-      ...COMPLETE_RESULTS,
-      query: { bool: { filter: [{ term: { servable: true } }, { bool: { should: words.map(carries) } }] } },
-      aggs: { words: { filters: { filters: Object.fromEntries(words.map((word, i) => [`w${i}`, carries(word)])) } } },
-    }),
-  );
-  const keyed = response.aggregations?.words?.buckets ?? {};
+  const carries = (word: string): estypes.QueryDslQueryContainer => {
+    const stem = vocabulary.stemmed ? analyzeIn(word, language) : '';
+    return stem === ''
+      ? exact(word, vocabulary.fields)
+      : { bool: { should: [exact(word, vocabulary.fields), exact(stem, vocabulary.stemmed!)] } };
+  };
+  return {
+    carries,
+    aggs: { words: { filters: { filters: Object.fromEntries(words.map((word, i) => [`w${i}`, carries(word)])) } } },
+  };
+}
+
+/** Each of `words` with its count from a {@link carrierAggregation}'s answer. */
+export function carriedCounts(
+  words: readonly string[],
+  aggregations: CountAggregations | undefined,
+): Map<string, number> {
+  const keyed = aggregations?.words?.buckets ?? {};
   return new Map(words.map((word, i) => [word, keyed[`w${i}`]?.doc_count ?? 0]));
 }
 
-/** The engine's spelling corrector on the posts' read alias. */
-export function createSpellingCorrector(deps: { client: Client; postsIndex: string }): SpellingCorrector {
-  return { closest: (words, policy, language) => closestWords(deps.client, deps.postsIndex, words, policy, language) };
+/** A request's body that counts the documents of `vocabulary` carrying each word ({@link carrierAggregation}). */
+function countsRequest(words: readonly string[], vocabulary: Vocabulary, language: string) {
+  const { carries, aggs } = carrierAggregation(words, vocabulary, language);
+  return {
+    size: 0,
+    query: { bool: { filter: [...vocabulary.filter, { bool: { should: words.map(carries) } }] } },
+    aggs,
+  };
+}
+
+/** The documents of `vocabulary` carrying each word in any of its fields, in one request (none for no word). */
+export async function carrierCounts(
+  client: Client,
+  index: string,
+  words: readonly string[],
+  vocabulary: Vocabulary,
+  language: string,
+): Promise<Map<string, number>> {
+  if (words.length === 0) return new Map();
+  const response = await engineCall(() =>
+    client.search<unknown, CountAggregations>({
+      index,
+      track_total_hits: false,
+      ...COMPLETE_RESULTS,
+      ...countsRequest(words, vocabulary, language),
+    }),
+  );
+  return carriedCounts(words, response.aggregations);
+}
+
+/** The engine's spelling corrector on an index's read alias and the vocabulary its searches read. */
+export function createSpellingCorrector(deps: {
+  client: Client;
+  index: string;
+  vocabulary: Vocabulary;
+}): SpellingCorrector {
+  return {
+    closest: (words, policy, language) =>
+      closestWords(deps.client, deps.index, words, policy, language, deps.vocabulary),
+  };
 }

@@ -12,7 +12,7 @@ import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { createPostResults, similarOnly } from './post-results.ts';
-import { accountNeighbours, anyAccount } from './fused-account-search.ts';
+import { accountNeighbours, anyAccount, correctedAccountQuery } from './fused-account-search.ts';
 import { quantizeVector } from '../vectors.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import type { FilterNode, RangeNode } from '../../../query/ast.ts';
@@ -262,15 +262,23 @@ export function createFacetEngine(deps: {
     },
 
     accountFacets(search, facets, { keepAliveSeconds, ranking }) {
-      const query = accountSearchQuery(search);
       const scope = search.posts;
       // As account search: with a posts scope one point in time spans both indices.
       const index = scope ? [deps.accountsIndex, deps.layout.posts] : deps.accountsIndex;
+      // Words no account carries, corrected as the search corrects them (its lexical side).
+      const lexicalSide = ranking.kind === 'lexical' || (ranking.kind === 'fused' && ranking.mode === 'hybrid');
+      const where = { accounts: deps.accountsIndex, posts: deps.layout.posts };
+      const corrected =
+        deps.queryTerms && lexicalSide && search.query !== null
+          ? correctedAccountQuery(client, where, search.query)
+          : Promise.resolve(null);
       return count(index, facets, keepAliveSeconds, async (pit) => {
         const qualifying = scope ? [await deps.qualifying(pit, narrowedScope(scope, search.filter))] : [];
         const filter = [...accountSearchFilter(search), ...qualifying];
         if (ranking.kind === 'similar')
           return similarOnly(client, { pit, keepAliveSeconds, field: 'lookalike_embedding', filter, ranking });
+        const words = await corrected;
+        const query = words === null ? accountSearchQuery(search) : accountSearchQuery(search, words);
         const vector = ranking.kind === 'fused' ? await ranking.vector : [];
         if (ranking.kind === 'fused' && vector.length > 0) {
           // As the search shows them: every BM25 match (hybrid) and the neighbours at or above the floor.

@@ -4,8 +4,21 @@ import { fuseHybrid } from '../../../query/fusion.ts';
 import type { AccountSearch } from '../../../query/search-codec.ts';
 import type { AccountFusedRanking, FusedState, SearchPage } from '../../search.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
+import { correctableWords, correctQuery, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
+import { analyzeQuery } from '../../../text/languages.ts';
+import { SILENT_CORRECTION } from '../../spelling.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { accountSearchFilter, accountSearchQuery, accountSearchSort, EXACT_HANDLE } from '../queries/account-query.ts';
+import { cosineOf } from '../queries/hybrid-windows.ts';
+import {
+  ACCOUNT_VOCABULARY,
+  carriedCounts,
+  carrierAggregation,
+  carrierCounts,
+  closestWords,
+  POST_VOCABULARY,
+  type CountAggregations,
+} from '../queries/spelling.ts';
 import { nearestQuery } from '../queries/nearest-query.ts';
 import { SEARCH_SOURCE } from '../queries/post-query.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
@@ -15,10 +28,52 @@ import type { SnapshotPool } from './snapshot-pool.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 
-/** An account search's text query, scoring, with the filters computed on the page's snapshot beside it. */
-function scored(search: AccountSearch, refined: Query[]): Query {
-  const query = accountSearchQuery(search);
+/** An account search's text query (its words `words`), scoring, with the filters computed on the page's snapshot beside it. */
+function scored(search: AccountSearch, words: string, refined: Query[]): Query {
+  const query = accountSearchQuery(search, words);
   return refined.length > 0 ? { bool: { must: [query], filter: refined } } : query;
+}
+
+/** The distinct words of `query` a correction may touch (src/text/correctable-words.ts), in `language`. */
+function correctableKeys(query: string, language: string): string[] {
+  return [...new Set(correctableWords(query, language).map((w) => w.key))].slice(0, MAX_CORRECTED_WORDS);
+}
+
+/**
+ * `query` with its words that no account a search can return carries (in a name or description,
+ * as written or as another inflection) corrected to the accounts' closest word, as a post query's
+ * lexical side corrects words no post carries (src/engine/spelling.ts, SILENT_CORRECTION: the
+ * engine's closest word alone, carried by two accounts or more); null when nothing is corrected,
+ * or when a lookup fails (the query is then searched as typed). A word servable posts carry is a
+ * word of the corpus, not a misspelling, and stays as typed: accounts state far fewer words than
+ * posts ("rescue dog story" is no "store"). `carried`: each word's accounts, when a search already
+ * counted them (a count of zero is checked again); else one request counts them. Then, only for a
+ * word none carries, two requests on the accounts and one on `where.posts`.
+ */
+export async function correctedAccountQuery(
+  client: Client,
+  where: { accounts: string; posts: string },
+  query: string,
+  carried?: ReadonlyMap<string, number>,
+): Promise<string | null> {
+  const { language } = analyzeQuery(query);
+  const keys = correctableKeys(query, language);
+  const closest = async (unknown: string[]) => {
+    const found = await closestWords(client, where.accounts, unknown, SILENT_CORRECTION, language, ACCOUNT_VOCABULARY);
+    if (found.size === 0) return found;
+    for (const [word, posts] of await carrierCounts(client, where.posts, [...found.keys()], POST_VOCABULARY, language))
+      if (posts > 0) found.delete(word);
+    return found;
+  };
+  try {
+    if (keys.length === 0) return null;
+    const counts = carried ?? (await carrierCounts(client, where.accounts, keys, ACCOUNT_VOCABULARY, language));
+    const unknown = new Set(keys.filter((key) => (counts.get(key) ?? 0) === 0));
+    if (unknown.size === 0) return null;
+    return (await correctQuery(query, language, closest, (key) => unknown.has(key)))?.text ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether a hit's `matched_queries` (names, or names with scores) name `name`. */
@@ -54,7 +109,7 @@ export async function accountNeighbours(
   });
   return response.hits.hits
     .map((h) => ({ id: h._id!, score: h._score ?? 0 }))
-    .filter((h) => options.floor === null || cosine(h.score) >= options.floor);
+    .filter((h) => options.floor === null || cosineOf(h.score) >= options.floor);
 }
 
 /** Whether any document on the snapshot matches every one of `filter`. */
@@ -68,11 +123,6 @@ export async function anyAccount(client: Client, pit: string, filter: Query[]): 
   });
   const total = response.hits.total;
   return (typeof total === 'number' ? total : (total?.value ?? 0)) > 0;
-}
-
-/** A cosine kNN score is (1 + cosine) / 2. */
-function cosine(score: number): number {
-  return 2 * score - 1;
 }
 
 /** The fused window of a first or a within-window page, and where BM25's own window ended. */
@@ -91,13 +141,17 @@ interface Window {
  * neighbours alone (`semantic`). Every page searches the same snapshot with the cursor's quantized
  * vector, so the fused order is the same on every page; past the window a hybrid search continues
  * with BM25's remaining matches (less the neighbours the window showed), so a query still pages
- * through every account that states one of its words.
+ * through every account that states one of its words. A hybrid first page corrects the query's
+ * words no account carries on the lexical side (lexicalWindow), and every page searches what it
+ * searched (the cursor's `terms.corrected`).
  */
 export async function fusedAccountSearch(deps: {
   client: Client;
   snapshots: SnapshotPool;
   visibility: VisibilityEpoch;
   index: string | string[];
+  /** Where a first page's misspelt words are corrected (the accounts' and posts' read aliases); null: never corrected. */
+  correctIn: { accounts: string; posts: string } | null;
   search: AccountSearch & { query: string };
   refine?: (pit: string) => Promise<Query[]>;
   similarityFloor: number | null;
@@ -118,6 +172,9 @@ export async function fusedAccountSearch(deps: {
   // Settled here too, so that a model failure surfaces from the page, not as an unhandled rejection.
   quantized.catch(() => undefined);
   const sort = accountSearchSort(search);
+  // The words BM25 searches: as typed, or as a hybrid first page corrected them (lexicalWindow).
+  let searched = page.state?.terms?.corrected ?? search.query;
+  const correctIn = page.state === null && mode === 'hybrid' ? deps.correctIn : null;
   // Never below the similarity floor (posts: hybrid-windows.ts, floorOf).
   const unmatchedFloor =
     deps.unmatchedFloor === undefined || deps.unmatchedFloor === null || deps.similarityFloor === null
@@ -125,26 +182,53 @@ export async function fusedAccountSearch(deps: {
       : Math.max(deps.similarityFloor, deps.unmatchedFloor);
 
   /** BM25's hits in the search's order: its window (ids only), or records past `after`, `not` left out. */
-  const lexical = (pit: string, refined: Query[], size: number, past?: { after: estypes.SortResults; not: string[] }) =>
-    client.search<{ record: AccountRecord }>({
+  const lexical = (
+    pit: string,
+    words: string,
+    refined: Query[],
+    size: number,
+    past?: { after: estypes.SortResults; not: string[] },
+    aggs?: Record<string, estypes.AggregationsAggregationContainer>,
+  ) => {
+    const query = scored(search, words, refined);
+    return client.search<{ record: AccountRecord }, CountAggregations>({
       ...COMPLETE_RESULTS,
       pit: { id: pit, keep_alive: keepAlive },
       query:
-        past && past.not.length > 0
-          ? { bool: { must: [scored(search, refined)], must_not: [{ ids: { values: past.not } }] } }
-          : scored(search, refined),
+        past && past.not.length > 0 ? { bool: { must: [query], must_not: [{ ids: { values: past.not } }] } } : query,
       sort,
       size,
       _source: past ? SEARCH_SOURCE : false,
       track_total_hits: false,
       ...(past ? { search_after: past.after } : {}),
+      ...(aggs && { aggs }),
     });
+  };
+
+  /**
+   * BM25's window and the hit past it (the lexical side's floor: fusion.ts, fuseHybrid). A hybrid
+   * first page searches the query as typed and counts, among its matches, the accounts carrying
+   * each of its words; only when one has none is a correction looked up, and BM25 asked again with
+   * it ({@link correctedAccountQuery}). So a query with no misspelling waits for nothing more.
+   */
+  async function lexicalWindow(pit: string, refined: Query[]) {
+    const language = correctIn && analyzeQuery(search.query).language;
+    const keys = language ? correctableKeys(search.query, language) : [];
+    const count = language && keys.length > 0 ? carrierAggregation(keys, ACCOUNT_VOCABULARY, language) : null;
+    const typed = await lexical(pit, searched, refined, FUSION_WINDOW + 1, undefined, count?.aggs);
+    if (!count || !correctIn) return typed.hits.hits;
+    const carried = carriedCounts(keys, typed.aggregations);
+    if (keys.every((key) => (carried.get(key) ?? 0) > 0)) return typed.hits.hits;
+    const corrected = await correctedAccountQuery(client, correctIn, search.query, carried);
+    if (corrected === null) return typed.hits.hits;
+    searched = corrected;
+    return (await lexical(pit, corrected, refined, FUSION_WINDOW + 1)).hits.hits;
+  }
 
   async function window(pit: string, refined: Query[]): Promise<Window> {
     const filter = [...accountSearchFilter(search), ...refined];
-    // BM25's window and the hit past it: the lexical side's floor (fusion.ts, fuseHybrid).
     const [hits, nearest] = await Promise.all([
-      mode === 'hybrid' ? lexical(pit, refined, FUSION_WINDOW + 1).then((r) => r.hits.hits) : [],
+      mode === 'hybrid' ? lexicalWindow(pit, refined) : [],
       quantized.then((vector) => accountNeighbours(client, { pit, keepAlive, filter, vector, floor: null })),
     ]);
     const bm25 = hits.slice(0, FUSION_WINDOW);
@@ -158,7 +242,7 @@ export async function fusedAccountSearch(deps: {
         // The account whose handle the query is comes first, as in a lexical search.
         tier: matched(h.matched_queries, EXACT_HANDLE) ? 1 : 0,
       })),
-      nearest.map((n) => ({ ...n, cosine: cosine(n.score) })),
+      nearest.map((n) => ({ ...n, cosine: cosineOf(n.score) })),
       {
         lexicalWeight: mode === 'hybrid' ? 0.5 : 0,
         similarityFloor: floor,
@@ -203,7 +287,6 @@ export async function fusedAccountSearch(deps: {
       // The window ends on this page: BM25's remaining matches follow it (hybrid).
       after = fused.lexicalEnd;
       neighbours = fused.neighbours;
-      if (after === null) return { shown, next };
     } else {
       const filter = [...accountSearchFilter(search), ...refined];
       neighbours = (
@@ -218,7 +301,7 @@ export async function fusedAccountSearch(deps: {
     }
     if (after === null) return { shown, next };
     const room = page.limit - shown.length;
-    const beyond = (await lexical(pit, refined, room + 1, { after, not: neighbours })).hits.hits;
+    const beyond = (await lexical(pit, searched, refined, room + 1, { after, not: neighbours })).hits.hits;
     shown = [...shown, ...beyond.slice(0, room).map((h) => h._source!.record)];
     if (beyond.length > room) next = { offset: null, after: room > 0 ? beyond[room - 1]!.sort! : after };
     return { shown, next };
@@ -230,9 +313,22 @@ export async function fusedAccountSearch(deps: {
       : await nextPage(deps.snapshots, deps.index, page.state, page.keepAliveSeconds, run);
   const { shown, next } = response;
   if (next === null && !shared) void client.closePointInTime({ id: pit }).catch(() => undefined);
+  const corrected = searched !== search.query ? searched : undefined;
   return {
     records: shown,
     hasMore: next !== null,
-    state: next === null ? null : { kind: 'fused', snapshot: pit, shared, mode, vector: await quantized, ...next },
+    ...(corrected !== undefined && { correctedQuery: corrected }),
+    state:
+      next === null
+        ? null
+        : {
+            kind: 'fused',
+            snapshot: pit,
+            shared,
+            mode,
+            vector: await quantized,
+            ...(corrected !== undefined && { terms: { corrected } }),
+            ...next,
+          },
   };
 }

@@ -14,7 +14,7 @@ import { fusedPostSearch, postRecords } from './fused-search.ts';
 import { postSnapshotIndices, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, postSearchSort } from '../queries/post-query.ts';
-import { fusedAccountSearch } from './fused-account-search.ts';
+import { correctedAccountQuery, fusedAccountSearch } from './fused-account-search.ts';
 import { similarSearch } from './similar-search.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
@@ -130,7 +130,16 @@ export function createSearchEngine(deps: {
           : page.state.kind === 'similar' && { limit, keepAliveSeconds, state: page.state };
       const query = search.query;
       if (query !== null) {
-        const base = { client, snapshots, visibility, index, search: { ...search, query }, ...refine };
+        const base = {
+          client,
+          snapshots,
+          visibility,
+          index,
+          // Words no account carries are corrected with the posts' query terms (SEARCH_QUERY_TERMS).
+          correctIn: deps.queryTerms ? { accounts: accounts.read, posts: posts.read } : null,
+          search: { ...search, query },
+          ...refine,
+        };
         const floors = {
           similarityFloor: deps.similarityFloor ?? null,
           ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
@@ -157,16 +166,27 @@ export function createSearchEngine(deps: {
           ...refine,
         });
       }
-      return pagedSearch<AccountRecord>({
+      const paged = page.state?.kind === 'paged' ? page.state : null;
+      // A query ranked by its words alone is corrected as a fused one's lexical side is, before
+      // its first page (one count; more only for a word no account carries); its pages search the same.
+      const corrected =
+        query === null || !deps.queryTerms
+          ? null
+          : page.state === null
+            ? await correctedAccountQuery(client, { accounts: accounts.read, posts: posts.read }, query)
+            : (paged?.corrected ?? null);
+      const found = await pagedSearch<AccountRecord>({
         client,
         snapshots,
         visibility,
         index,
-        query: accountSearchQuery(search),
+        query: accountSearchQuery(search, corrected ?? query),
         sort: accountSearchSort(search),
-        page: { limit, keepAliveSeconds, state: page.state?.kind === 'paged' ? page.state : null },
+        page: { limit, keepAliveSeconds, state: paged },
         ...refine,
       });
+      if (corrected === null) return found;
+      return { ...found, correctedQuery: corrected, state: found.state && { ...found.state, corrected } };
     },
   };
 }
