@@ -196,10 +196,10 @@ export const accountSearchResponseSchema = z.strictObject({
     description:
       "Did you mean: the query with its misspelt words corrected from the words of accounts' names and descriptions, each correction carried by more accounts than the word typed. Only on the first page of a query that found fewer than 3 accounts, and only when a word has such a correction.",
   }),
-  /** Only when a hybrid search corrected words no account carries, on every page (an additive v1 member). */
+  /** Only when the search corrected words no account carries, on every page (an additive v1 member). */
   corrected_query: z.string().optional().meta({
     description:
-      'Showing results for: the query as it was searched, when the hybrid ranking corrected words of it that no account carries in its name or description to the closest such word ("fitnes" searched as "fitness"); the rest as typed. On every page of such a search. A `suggested_query` beside it corrects this text further, never repeats it.',
+      'Showing results for: the query as it was searched, when the search corrected words of it that no account carries in its name or description (nor any post) to the closest such word ("travl vlogger" searched as "travel vlogger"); the rest as typed. On every page of such a search. A `suggested_query` beside it corrects this text further, never repeats it.',
   }),
 });
 
