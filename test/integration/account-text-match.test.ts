@@ -142,11 +142,15 @@ describe('misspelt words in account.query', () => {
     expect(Object.keys(page).at(-1)).toBe('suggested_query');
   });
 
-  it('corrects and suggests nothing for a query that finds enough accounts, or for nonsense', async () => {
+  it('neither corrects nor suggests for a query that finds enough accounts or nonsense, nor corrects a quote', async () => {
     expect(await searchOf({ account: { query: 'home cooking' }, limit: 10 })).not.toHaveProperty('suggested_query');
     const nonsense = await searchOf({ account: { query: 'qwxzv blorptang' }, limit: 10 });
     expect(nonsense.data).toEqual([]);
     expect(nonsense).not.toHaveProperty('suggested_query');
     expect(nonsense).not.toHaveProperty('corrected_query');
+    // A quote asks for exactly its words.
+    expect(await searchOf({ account: { query: '"Strenght coaching"' }, limit: 10 })).not.toHaveProperty(
+      'corrected_query',
+    );
   });
 });

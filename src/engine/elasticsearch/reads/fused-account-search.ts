@@ -6,6 +6,7 @@ import type { AccountFusedRanking, FusedState, SearchPage } from '../../search.t
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { correctableWords, correctQuery, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
 import { analyzeQuery } from '../../../text/languages.ts';
+import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { SILENT_CORRECTION } from '../../spelling.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { accountSearchFilter, accountSearchQuery, accountSearchSort, EXACT_HANDLE } from '../queries/account-query.ts';
@@ -40,15 +41,16 @@ function correctableKeys(query: string, language: string): string[] {
 }
 
 /**
- * `query` with its words that no account a search can return carries (in a name or description,
- * as written or as another inflection) corrected to the accounts' closest word, as a post query's
+ * `query` with its words that no account a search can return carries (in a name or description, as
+ * written or as another inflection) corrected to the accounts' closest word, as a post query's
  * lexical side corrects words no post carries (src/engine/spelling.ts, SILENT_CORRECTION: the
  * engine's closest word alone, carried by two accounts or more); null when nothing is corrected,
  * or when a lookup fails (the query is then searched as typed). A word servable posts carry is a
  * word of the corpus, not a misspelling, and stays as typed: accounts state far fewer words than
- * posts ("rescue dog story" is no "store"). `carried`: each word's accounts, when a search already
- * counted them (a count of zero is checked again); else one request counts them. Then, only for a
- * word none carries, two requests on the accounts and one on `where.posts`.
+ * posts ("rescue dog story" is no "store"). A query of exact entities is searched as typed.
+ * `carried`: each word's accounts, when a search already counted them (a count of zero is checked
+ * again); else one request counts them. Then, only for a word none carries, two requests on the
+ * accounts and one on `where.posts`.
  */
 export async function correctedAccountQuery(
   client: Client,
@@ -56,6 +58,8 @@ export async function correctedAccountQuery(
   query: string,
   carried?: ReadonlyMap<string, number>,
 ): Promise<string | null> {
+  // Exact entities (a quote, @handle, #tag) are searched as typed; a bare word is corrected.
+  if (queryEntities(query).length > 0 && !isBareWord(query)) return null;
   const { language } = analyzeQuery(query);
   const keys = correctableKeys(query, language);
   const closest = async (unknown: string[]) => {
