@@ -10,8 +10,8 @@ export const SUGGEST_BELOW = 3;
  * that more documents carry (the corrector's {@link SUGGESTION} policy: posts' or accounts'
  * words), the rest of the text as typed; null when no word has such a correction. A word that
  * finds documents is kept unless a neighbour finds more, so a correction never narrows what a
- * word finds. Which words may be
- * corrected is the silent correction's rule too (src/text/correctable-words.ts).
+ * word finds. Which words may be corrected is the silent correction's rule too
+ * (src/text/correctable-words.ts).
  */
 export function createDidYouMean(deps: { corrector: SpellingCorrector }): (query: string) => Promise<string | null> {
   return async (query) => {

@@ -117,9 +117,9 @@ async function candidates(
       max_edits: 2,
       prefix_length: 1,
       min_word_length: 4,
-      // Any: the count of the documents a search can return decides. A field's own frequency would drop a word
-      // whose posts carry it in different fields (a caption here, a summary there), and whether
-      // it did turned on deleted copies a merge had not yet dropped.
+      // Any: the count of the documents a search can return decides. A field's own frequency would
+      // drop a word whose documents carry it in different fields (a caption here, a summary there),
+      // and whether it did turned on deleted copies a merge had not yet dropped.
       min_doc_freq: 1,
       sort: 'score' as const,
     };

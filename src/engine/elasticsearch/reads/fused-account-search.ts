@@ -29,7 +29,7 @@ import type { SnapshotPool } from './snapshot-pool.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 
-/** An account search's text query (its words `words`), scoring, with the filters computed on the page's snapshot beside it. */
+/** An account search's text query matching `words`, scoring, with the filters computed on the page's snapshot. */
 function scored(search: AccountSearch, words: string, refined: Query[]): Query {
   const query = accountSearchQuery(search, words);
   return refined.length > 0 ? { bool: { must: [query], filter: refined } } : query;
