@@ -50,7 +50,7 @@ function correctableKeys(query: string, language: string): string[] {
  * posts ("rescue dog story" is no "store"). A query of exact entities is searched as typed.
  * `carried`: each word's accounts, when a search already counted them (a count of zero is checked
  * again); else one request counts them. Then, only for a word none carries, two requests on the
- * accounts and one on `where.posts`.
+ * accounts, one on `where.posts` beside them.
  */
 export async function correctedAccountQuery(
   client: Client,
@@ -63,10 +63,12 @@ export async function correctedAccountQuery(
   const { language } = analyzeQuery(query);
   const keys = correctableKeys(query, language);
   const closest = async (unknown: string[]) => {
-    const found = await closestWords(client, where.accounts, unknown, SILENT_CORRECTION, language, ACCOUNT_VOCABULARY);
-    if (found.size === 0) return found;
-    for (const [word, posts] of await carrierCounts(client, where.posts, [...found.keys()], POST_VOCABULARY, language))
-      if (posts > 0) found.delete(word);
+    // The posts' count beside the accounts' candidates: one round trip fewer on the way to a correction.
+    const [found, inPosts] = await Promise.all([
+      closestWords(client, where.accounts, unknown, SILENT_CORRECTION, language, ACCOUNT_VOCABULARY),
+      carrierCounts(client, where.posts, unknown, POST_VOCABULARY, language),
+    ]);
+    for (const [word, posts] of inPosts) if (posts > 0) found.delete(word);
     return found;
   };
   try {
