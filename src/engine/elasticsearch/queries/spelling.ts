@@ -5,7 +5,7 @@ import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { termOptions } from '../response-values.ts';
 import { ACCOUNT_STEMMED_TEXT_FIELDS, ACCOUNT_TEXT_FIELDS, accountSearchFilter } from './account-query.ts';
 import { analyzeIn } from '../../../text/languages.ts';
-import { POST_TEXT_FIELDS } from './post-query.ts';
+import { POST_STEMMED_FIELDS, POST_TEXT_FIELDS } from './post-query.ts';
 import { and } from '../../../query/ast.ts';
 
 /**
@@ -29,6 +29,9 @@ export const POST_VOCABULARY: Vocabulary = {
   fields: unweighted(POST_TEXT_FIELDS),
   filter: [{ term: { servable: true } }],
 };
+
+/** The same texts, a word counted as carried in any inflection (their stemmed companions too). */
+export const POST_WORDS: Vocabulary = { ...POST_VOCABULARY, stemmed: unweighted(POST_STEMMED_FIELDS) };
 
 /**
  * The names and descriptions `account.query` searches, of the accounts an account search can return

@@ -17,7 +17,7 @@ import {
   carrierAggregation,
   carrierCounts,
   closestWords,
-  POST_VOCABULARY,
+  POST_WORDS,
   type CountAggregations,
 } from '../queries/spelling.ts';
 import { nearestQuery } from '../queries/nearest-query.ts';
@@ -45,12 +45,12 @@ function correctableKeys(query: string, language: string): string[] {
  * written or as another inflection) corrected to the accounts' closest word, as a post query's
  * lexical side corrects words no post carries (src/engine/spelling.ts, SILENT_CORRECTION: the
  * engine's closest word alone, carried by two accounts or more); null when nothing is corrected,
- * or when a lookup fails (the query is then searched as typed). A word servable posts carry is a
- * word of the corpus, not a misspelling, and stays as typed: accounts state far fewer words than
- * posts ("rescue dog story" is no "store"). A query of exact entities is searched as typed.
- * `carried`: each word's accounts, when a search already counted them (a count of zero is checked
- * again); else one request counts them. Then, only for a word none carries, two requests on the
- * accounts, one on `where.posts` beside them.
+ * or when a lookup fails (the query is then searched as typed). A word servable posts carry (in
+ * any inflection) is a word of the corpus, not a misspelling, and stays as typed: accounts state
+ * far fewer words than posts ("rescue dog story" is no "store"). A query of exact entities is
+ * searched as typed. `carried`: each word's accounts, when a search already counted them (a count
+ * of zero is checked again); else one request counts them. Then, only for a word none carries, one
+ * on `where.posts`, and two more on the accounts for a word no post carries either.
  */
 export async function correctedAccountQuery(
   client: Client,
@@ -63,13 +63,13 @@ export async function correctedAccountQuery(
   const { language } = analyzeQuery(query);
   const keys = correctableKeys(query, language);
   const closest = async (unknown: string[]) => {
-    // The posts' count beside the accounts' candidates: one round trip fewer on the way to a correction.
-    const [found, inPosts] = await Promise.all([
-      closestWords(client, where.accounts, unknown, SILENT_CORRECTION, language, ACCOUNT_VOCABULARY),
-      carrierCounts(client, where.posts, unknown, POST_VOCABULARY, language),
-    ]);
-    for (const [word, posts] of inPosts) if (posts > 0) found.delete(word);
-    return found;
+    // Posts first: most words a query has that no account states are words of the corpus all the
+    // same, in some inflection ("who posts about …"), and one count settles them without the
+    // suggester's two requests.
+    const inPosts = await carrierCounts(client, where.posts, unknown, POST_WORDS, language);
+    const misspelt = unknown.filter((word) => (inPosts.get(word) ?? 0) === 0);
+    if (misspelt.length === 0) return new Map<string, { word: string }>();
+    return closestWords(client, where.accounts, misspelt, SILENT_CORRECTION, language, ACCOUNT_VOCABULARY);
   };
   try {
     if (keys.length === 0) return null;
