@@ -16,7 +16,8 @@
  *   npx tsx bench/relevance/account-search.ts --url http://127.0.0.1:8080 --key "$KEY" [--posts 3000 --accounts 300 --seed 42]
  *
  * Also each first page's p50 at the client (every query asked once, so no query embedding is
- * cached on a freshly started node). Appends its figures to bench/results/relevance-account-search.json.
+ * cached on a freshly started node). Appends its figures, and each query's precision (`per_query`), to
+ * bench/results/relevance-account-search.json.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -112,6 +113,8 @@ async function firstPage(query: string, phrasing: string): Promise<string[]> {
   return ((await response.json()) as { data: Array<{ id: string }> }).data.map((a) => a.id);
 }
 
+/** Each query's niche precision, by `<phrasing>:<topic>`, for paired comparisons between runs. */
+const perQuery: Record<string, number> = {};
 const results: Record<Phrasing, { precision: number[]; empty: number }> = {
   topic: { precision: [], empty: 0 },
   inflected: { precision: [], empty: 0 },
@@ -121,12 +124,13 @@ const results: Record<Phrasing, { precision: number[]; empty: number }> = {
 for (const niche of NICHES) {
   const relevant = perNiche.get(niche.id) ?? 0;
   if (relevant === 0) continue;
-  for (const [, phrase] of niche.topics) {
+  for (const [topicId, phrase] of niche.topics) {
     for (const phrasing of Object.keys(PHRASINGS) as Phrasing[]) {
       const ids = await firstPage(PHRASINGS[phrasing](phrase), phrasing);
       const depth = Math.min(K, relevant);
       const hits = ids.slice(0, depth).filter((id) => nicheOf.get(id)?.has(niche.id)).length;
       results[phrasing].precision.push(hits / depth);
+      perQuery[`${phrasing}:${topicId}`] = hits / depth;
       if (ids.length === 0) results[phrasing].empty += 1;
     }
   }
@@ -156,6 +160,7 @@ const record = {
   first_page_p50_ms: p50Ms,
   first_page_p50_ms_by_phrasing: p50ByPhrasing,
   ...summary,
+  per_query: perQuery,
 };
 console.table(summary);
 console.log(`first page p50 ${p50Ms} ms (${took.length} queries, each asked once: the query embedding not cached)`);

@@ -6,7 +6,7 @@ import { StemmerPt } from '@nlpjs/lang-pt';
 import { eld } from 'eld/extrasmall';
 import porter2 from 'wink-porter2-stemmer';
 import { ENGLISH_STOP, memo, type Stem } from './analysis.ts';
-import { contentWords } from './function-words.ts';
+import { contentWords, functionWordsOf } from './function-words.ts';
 import { textMemo } from './text-memo.ts';
 
 /**
@@ -273,12 +273,33 @@ export interface QueryAnalysis {
  */
 const SURE_QUERY_WORDS = 3;
 
+/** Function words of the other stemmed languages that English has no word for ("de", "la", "meine", "com"). */
+const FOREIGN_FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  STEMMED_LANGUAGES.filter((l) => l !== 'en')
+    .flatMap((l) => [...functionWordsOf(l)])
+    .filter((w) => !functionWordsOf('en').has(w)),
+);
+/** In a word (letters, marks, digits): a letter or mark English does not write (é, ñ, ß, ç, ã, ü). */
+const NON_ENGLISH_LETTER = /[^\p{ASCII}]/u;
+
+/**
+ * Whether a query shows another language in its own words: a letter English does not write, or a
+ * function word of another stemmed language that English lacks. A detector's verdict of another
+ * language needs this too: on a few content words it reads letter n-grams that English shares
+ * ("skin barrier repair routine" comes out surely French, "solo travel tips" surely Spanish: 9 of
+ * the seed catalog's 90 topics), while the queries in other languages that people type carry an
+ * accent or a function word ("recetas veganas fáciles", "rutina de cuidado de la piel").
+ */
+function showsAnotherLanguage(words: readonly string[]): boolean {
+  return words.some((w) => FOREIGN_FUNCTION_WORDS.has(w) || NON_ENGLISH_LETTER.test(w));
+}
+
 /**
  * Analyzes a query. English stems always take part (English is most of the data and the model's
  * language), and alone when the detector's guess for a query of {@link SURE_QUERY_WORDS} words or
  * more is English, sure or not: the guess agrees with what most queries are (measured: adding
  * other stems to SciFact's unsure-English queries cost BM25 0.004 nDCG@10). When the detector is
- * sure of another language, its stems join; when the language is unknown — a guess of another
+ * sure of another language and the query shows it ({@link showsAnotherLanguage}), its stems join; when the language is unknown — a guess of another
  * language without being sure, or any query of one or two words ("Küche", "entrenar", "serum
  * routine") — the stems of every stemmed language join, so a Spanish "entrenar" still meets the
  * Spanish stem of "entrenamientos" whatever the guess. A stem that matches nothing costs nothing.
@@ -287,14 +308,16 @@ const SURE_QUERY_WORDS = 3;
 export function analyzeQuery(query: string): QueryAnalysis {
   const detected = detectLanguage(query);
   const byScript = UNSPACED.test(query);
-  const short = !byScript && (query.match(WORD)?.length ?? 0) < SURE_QUERY_WORDS;
+  const words = query.toLowerCase().match(WORD) ?? [];
+  const short = !byScript && words.length < SURE_QUERY_WORDS;
+  const confident = detected.confident && (byScript || detected.language === 'en' || showsAnotherLanguage(words));
   // Function words are those of the query's language when it is known, else English's.
-  const known = byScript || (!short && (detected.confident || detected.language === 'en'));
+  const known = byScript || (!short && (confident || detected.language === 'en'));
   const content = queryContent(query, known ? detected.language : 'en');
   const english = analyzeIn(content, 'en');
   if (detected.language === 'en' && !short)
     return { content, stemmed: english, language: 'en', semanticReadable: true };
-  const sure = detected.confident && !short;
+  const sure = confident && !short;
   const tokens = english.length > 0 ? english.split(' ') : [];
   const seen = new Set(tokens);
   const others = sure ? [detected.language] : STEMMED_LANGUAGES.filter((l) => l !== 'en');

@@ -37,6 +37,8 @@ const POSTS: Record<string, { caption: string; author?: string; extra?: Record<s
     it: { caption: 'Le mie ricette preferite per la settimana', language: 'it' },
     ja: { caption: '今日は自炊を紹介します', language: 'ja' },
     jaDecoy: { caption: '自分で炊飯器を選ぶ方法', language: 'ja' },
+    // About a damaged skin barrier without a word of "skin barrier repair routine".
+    barrier: { caption: 'Ceramide moisturizer healed my flaky, irritated, stinging face in two weeks' },
   };
 type Key = keyof typeof POSTS;
 const id = (key: Key) => mintId('post', `sr-${key}`);
@@ -147,6 +149,14 @@ describe('every language of the data', () => {
 
   it('Italian: ricetta finds ricette', async () => {
     expect((await bm25('ricetta'))[0]).toBe('it');
+  });
+
+  it('an English noun phrase the detector calls surely French is read by the model: its neighbours count', async () => {
+    // eld reads "skin barrier repair routine" as surely French; nothing in the words shows it.
+    expect(await hybrid('skin barrier repair routine')).toContain('barrier');
+    // A query that shows its language keeps it: German, read by its words (the English model's
+    // neighbours do not count).
+    expect(await hybrid('Meine liebsten Tipps für die Küche')).not.toContain('barrier');
   });
 
   it('Japanese: a word segmented by Intl.Segmenter ranks the post holding that word first', async () => {

@@ -266,6 +266,25 @@ describe('per-language analysis', () => {
     );
   });
 
+  it('takes a verdict of another language only when the query shows it, by an accent or a function word', () => {
+    // eld calls each of these surely French, Spanish or Italian: English words of its n-grams.
+    for (const query of [
+      'skin barrier repair routine',
+      'solo travel tips',
+      'gentle parenting scripts',
+      'air fryer recipes',
+    ]) {
+      const analysis = analyzeQuery(query);
+      expect(analysis.semanticReadable, query).toBe(true);
+      // Every stemmed language's stems join, English's among them.
+      expect(analysis.stemmed.split(' '), query).toEqual(expect.arrayContaining(analyzeIn(query, 'en').split(' ')));
+    }
+    for (const query of ['recetas veganas fáciles', 'rutina de cuidado de la piel', 'Meine Hautpflege-Routine'])
+      expect(analyzeQuery(query).semanticReadable, query).toBe(false);
+    // Spanish stems alone beside English's, not Italian's ("cuidad"): the detector is believed.
+    expect(analyzeQuery('rutina de cuidado de la piel').stemmed).toBe('rutina cuidado piel rutin cuid');
+  });
+
   it("detects a caption's language from its start, not from the English hashtags and handles at its end", () => {
     const caption = [
       'Minha rotina da manhã com o bebê ✨',
