@@ -37,6 +37,7 @@ import { createUsageReader } from '../services/keys/usage-reader.ts';
 import { createUsageRecorder } from '../services/keys/usage-recorder.ts';
 import { createPrometheusMetrics } from './metrics.ts';
 import { createProducer, INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../queues/registry.ts';
+import { englishWords } from '../text/english-words.ts';
 
 /** The HTTP API of one process, and the services behind it that an entry point may call itself. */
 export interface Api extends Closable {
@@ -59,6 +60,8 @@ export function createApi(
   parts: { engine: ElasticsearchEngine; embedder: Embedder; logger?: Logger },
 ): Api {
   const { engine, embedder } = parts;
+  // Read before the first search, not by it: misspelt words are told from words of the language.
+  englishWords();
   const signer = createMediaUrlSigner({
     baseUrl: config.PUBLIC_BASE_URL,
     secret: config.SIGNING_SECRET,

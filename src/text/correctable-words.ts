@@ -1,3 +1,4 @@
+import { isEnglishWord } from './english-words.ts';
 import { functionWordsOf } from './function-words.ts';
 
 /**
@@ -48,14 +49,19 @@ export function isCorrectable(key: string, language: string): boolean {
   );
 }
 
-/** The words of `query` worth a lookup, in order (not entities, numbers, function words or short words). */
+/**
+ * The words of `query` worth a lookup, in order: not entities, numbers, function words or short
+ * words, nor words of English (english-words.ts), which are no misspellings whatever the corpus
+ * holds; a correction may be one.
+ */
 export function correctableWords(query: string, language: string): CorrectableWord[] {
   const masked = query.replace(ENTITY, (m) => ' '.repeat(m.length));
   const out: CorrectableWord[] = [];
   for (const match of masked.matchAll(WORD)) {
     const text = match[0];
     const key = keyOf(text);
-    if (isCorrectable(key, language)) out.push({ start: match.index, end: match.index + text.length, text, key });
+    if (isCorrectable(key, language) && !isEnglishWord(key))
+      out.push({ start: match.index, end: match.index + text.length, text, key });
   }
   return out;
 }

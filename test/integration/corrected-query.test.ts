@@ -1,8 +1,11 @@
+import type { FastifyInstance } from 'fastify';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postSearchResponseSchema } from '../../src/contract/api.ts';
+import { facetsResponseSchema } from '../../src/contract/search-extras.ts';
 import { mintId } from '../../src/contract/ids.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
+import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // `corrected_query` (docs/api-decisions.md, "Generic words and misspellings"): a hybrid search
@@ -20,10 +23,15 @@ const POSTS = {
   matchaOat: 'Breakfast matcha with oat milk',
   macha: 'Macha tea ceremony in Kyoto',
   chicken: 'One-pan chicken thighs with lemon, garlic and potatoes',
+  // "white" is carried by two posts; "write", one edit away, by none.
+  whiteLoaf: 'White sourdough sandwich loaf',
+  whiteTea: 'White tea or green tea in the morning',
 } as const;
 type Key = keyof typeof POSTS;
 const keyOf = new Map(Object.keys(POSTS).map((k) => [mintId('post', `cq-${k}`), k as Key]));
 let stack: Stack;
+/** An API node over the same data ranking by words alone (`SEARCH_RANKING=lexical`, as without a model). */
+let lexical: { runtime: TestRuntime; app: FastifyInstance };
 
 beforeAll(async () => {
   stack = await startStack('corrected-query', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
@@ -33,9 +41,15 @@ beforeAll(async () => {
     ...Object.entries(POSTS).map(([key, caption]) => postObs('cq-a', { platform_id: `cq-${key}`, caption })),
   ]);
   expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  const runtime = openTestRuntime({ ...stack.config, SEARCH_RANKING: 'lexical' });
+  await runtime.ready();
+  await runtime.api.app.ready();
+  lexical = { runtime, app: runtime.api.app };
 }, 240_000);
 
 afterAll(async () => {
+  await lexical?.app.close();
+  await lexical?.runtime.close();
   await stack?.close();
 });
 
@@ -97,6 +111,12 @@ describe('corrected_query', () => {
     }
   });
 
+  it('never replaces a word of English, though no post carries it and a near word two posts carry', async () => {
+    const page = await search({ post: { query: 'write a sourdough diary' }, limit: 10 });
+    expect(page).not.toHaveProperty('corrected_query');
+    expect(page.keys).toContain('whiteLoaf');
+  });
+
   it('never replaces a word some post carries: a rare word is for suggested_query to correct', async () => {
     const page = await search({ post: { query: 'macha' }, limit: 10 });
     expect(page.keys).toContain('macha');
@@ -120,5 +140,54 @@ describe('corrected_query', () => {
     expect(page.keys.slice(0, 2).sort(), page.keys.join(', ')).toEqual(['kombuchaFirst', 'kombuchaFlavours']);
     expect(page.data.length).toBeLessThan(3);
     expect(page).not.toHaveProperty('suggested_query');
+  });
+});
+
+describe('corrected_query when ranked by words alone', () => {
+  async function post(url: string, body: Record<string, unknown>) {
+    const response = await lexical.app.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json<Record<string, unknown>>();
+  }
+  async function searchByWords(body: Record<string, unknown>) {
+    const page = postSearchResponseSchema.parse(await post('/v1/social/posts/search', body));
+    return { ...page, keys: page.data.map((p) => keyOf.get(p.id) ?? p.id) };
+  }
+
+  it('searches a misspelt word as the word it misspells, on every page', async () => {
+    let page = await searchByWords({ post: { query: 'soudough' }, limit: 1 });
+    const keys = [...page.keys];
+    const seen = [page.corrected_query];
+    while (page.has_more) {
+      page = await searchByWords({ cursor: page.next_cursor });
+      keys.push(...page.keys);
+      seen.push(page.corrected_query);
+    }
+    expect(new Set(keys)).toEqual(new Set(['starter', 'bake', 'focaccia', 'whiteLoaf']));
+    expect(new Set(seen)).toEqual(new Set(['sourdough']));
+  });
+
+  it('counts in facets what the corrected search finds', async () => {
+    const page = await searchByWords({ post: { query: 'kombuca flavours' }, limit: 10 });
+    expect(page.corrected_query).toBe('kombucha flavours');
+    expect(new Set(page.keys)).toEqual(new Set(['kombuchaFirst', 'kombuchaFlavours']));
+    const facets = facetsResponseSchema.parse(
+      await post('/v1/social/posts/facets', { post: { query: 'kombuca flavours' }, facets: [{ field: 'format' }] }),
+    );
+    expect(facets.total).toBe(2);
+  });
+
+  it('searches a quoted word as typed, and a query of known words unchanged', async () => {
+    const quoted = await searchByWords({ post: { query: '"soudough"' }, limit: 10 });
+    expect(quoted.data).toEqual([]);
+    expect(quoted).not.toHaveProperty('corrected_query');
+    const known = await searchByWords({ post: { query: 'macha' }, limit: 10 });
+    expect(known.keys).toEqual(['macha']);
+    expect(known).not.toHaveProperty('corrected_query');
   });
 });

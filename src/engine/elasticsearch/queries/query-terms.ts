@@ -1,7 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { queryEntities } from '../../../query/entities.ts';
+import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { coverageOf, informationOf, type TermStatistics } from '../../../query/term-information.ts';
-import { correctQuery } from '../../../text/correctable-words.ts';
+import { correctableWords, correctQuery } from '../../../text/correctable-words.ts';
+import { holdsEnglishWord } from '../../../text/english-words.ts';
 import { analyzeIn, analyzeQuery, unspacedWords } from '../../../text/languages.ts';
 import { POST_STEMMED_FIELDS, POST_TEXT_FIELDS } from './post-query.ts';
 import { SILENT_CORRECTION } from '../../spelling.ts';
@@ -184,7 +185,9 @@ export async function planLexicalSide(
   if (!stats) return none;
   const plain: LexicalPlan = { ...none, information: stats.information };
   if (stats.unknown.length === 0) return plain;
-  const unmatched: LexicalPlan = { ...plain, unmatched: stats.unknown.length === terms.words.length };
+  // No post carries a word of it: the unmatched floor, unless the words are English a corpus lacks.
+  const unknownAll = stats.unknown.length === terms.words.length && !holdsEnglishWord(terms.words.join(' '));
+  const unmatched: LexicalPlan = { ...plain, unmatched: unknownAll };
   // Only a word no field carries, exactly or stemmed, is corrected; a failed lookup corrects nothing.
   const unknown = new Set(stats.unknown.map((i) => terms.words[i]!));
   const corrected = await correctQuery(
@@ -209,6 +212,23 @@ export async function planLexicalSide(
     information: correctedTerms.words.map((w) => known.get(w) ?? rarest),
     corrected: true,
   };
+}
+
+/**
+ * A post query ranked by its words alone (`SEARCH_RANKING=lexical`, no model, a sort), its words
+ * no post carries corrected as a fused search's lexical side corrects them ({@link planLexicalSide}:
+ * the index's statistics of its words, one request, only when a word may be misspelt; the suggester
+ * only for a word no post carries).
+ * Null when nothing is corrected, when the query is exact entities (a quote, `@handle`, `#tag`:
+ * searched as typed; a bare word is corrected), or when the lookup fails (searched as typed).
+ */
+export async function correctedPostQuery(client: Client, index: string, query: string): Promise<string | null> {
+  if (queryEntities(query).length > 0 && !isBareWord(query)) return null;
+  const { language } = analyzeQuery(query);
+  // No word that could be a misspelling (words of English never are): no lookup at all.
+  if (correctableWords(query, language).length === 0) return null;
+  const plan = await planLexicalSide(client, index, query, language).catch(() => null);
+  return plan?.corrected === true ? plan.text : null;
 }
 
 /** The plan of a later page, from what its cursor carries (no request: every page searches alike). */

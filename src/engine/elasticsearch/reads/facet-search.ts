@@ -14,6 +14,8 @@ import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { createPostResults, similarOnly } from './post-results.ts';
 import { accountNeighbours, anyAccount, correctedAccountQuery } from './fused-account-search.ts';
 import { quantizeVector } from '../vectors.ts';
+import { holdsEnglishWord } from '../../../text/english-words.ts';
+import { analyzeQuery } from '../../../text/languages.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import type { FilterNode, RangeNode } from '../../../query/ast.ts';
 import { isAccountOnlyAuthorLeaf, isVolatileAuthorRange } from '../queries/volatile-bounds.ts';
@@ -283,7 +285,10 @@ export function createFacetEngine(deps: {
         if (ranking.kind === 'fused' && vector.length > 0) {
           // As the search shows them: every BM25 match (hybrid) and the neighbours at or above the floor.
           // Under the floor the search applies: the unmatched one when no account here states a word of it.
-          const stated = ranking.mode !== 'hybrid' || (await anyAccount(client, pit, [query, ...qualifying]));
+          const stated =
+            ranking.mode !== 'hybrid' ||
+            holdsEnglishWord(analyzeQuery(words ?? search.query ?? '').content) ||
+            (await anyAccount(client, pit, [query, ...qualifying]));
           const neighbours = await accountNeighbours(client, {
             pit,
             keepAlive: `${keepAliveSeconds}s`,

@@ -5,6 +5,7 @@ import type { AccountSearch } from '../../../query/search-codec.ts';
 import type { AccountFusedRanking, FusedState, SearchPage } from '../../search.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
 import { correctableWords, correctQuery, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
+import { holdsEnglishWord } from '../../../text/english-words.ts';
 import { analyzeQuery } from '../../../text/languages.ts';
 import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { SILENT_CORRECTION } from '../../spelling.ts';
@@ -239,8 +240,10 @@ export async function fusedAccountSearch(deps: {
     ]);
     const bm25 = hits.slice(0, FUSION_WINDOW);
     // A query no account here states a word of is nonsense or another language to the model
-    // unless its neighbours are near indeed: it answers under the unmatched floor, as posts do.
-    const floor = mode === 'hybrid' && bm25.length === 0 ? unmatchedFloor : deps.similarityFloor;
+    // unless its neighbours are near indeed: it answers under the unmatched floor, as posts do
+    // (not when its words are English: query-terms.ts).
+    const unstated = mode === 'hybrid' && bm25.length === 0 && !holdsEnglishWord(analyzeQuery(searched).content);
+    const floor = unstated ? unmatchedFloor : deps.similarityFloor;
     const fused = fuseHybrid(
       bm25.map((h) => ({
         id: h._id!,

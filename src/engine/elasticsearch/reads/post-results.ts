@@ -9,7 +9,7 @@ import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { hybridWindows } from '../queries/hybrid-windows.ts';
 import { nearestPosts, onPosts, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { postSearchFilter, postSearchProbes, postSearchQuery } from '../queries/post-query.ts';
-import { planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
+import { correctedPostQuery, planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
 import { similarWindow } from './similar-search.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
@@ -164,7 +164,15 @@ export function createPostResults(deps: {
         };
       }
       if (ranking.kind === 'lexical' || search.query === null) {
-        const query = onPosts(deps.layout, postSearchQuery(search));
+        // The words the search searched: corrected as its first page corrects them.
+        const corrected =
+          search.query !== null && deps.queryTerms === true
+            ? await correctedPostQuery(client, deps.layout.posts, search.query)
+            : null;
+        const query = onPosts(
+          deps.layout,
+          postSearchQuery(corrected === null ? search : { ...search, query: corrected }),
+        );
         return async () => query;
       }
       return fused({ ...search, query: search.query }, ranking, keepAliveSeconds);
