@@ -124,6 +124,11 @@ export type PostRanking =
       termWeights?: Promise<readonly number[] | null>;
       /** Whether the vector was read as a sentence (a question's weighing run): its own floor applies; absent: no. */
       sentence?: Promise<boolean>;
+      /**
+       * The embedding of another text, as the query's was made: a query whose misspelt words the
+       * lexical side corrected is read by the model as corrected. Absent: the query's vector serves.
+       */
+      embed?: (text: string) => Promise<ArrayLike<number>>;
     };
 
 /** The ranking of a first page ranked with the query's embedding. */

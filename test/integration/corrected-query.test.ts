@@ -111,6 +111,17 @@ describe('corrected_query', () => {
     }
   });
 
+  it('has the model read the query as corrected: it ranks as the words meant, not as the slips', async () => {
+    // Read as typed, "matcah" drew the sourdough loaf among the matcha posts.
+    for (const query of ['iced matcah', 'brekfast matcah']) {
+      const typed = await search({ post: { query }, limit: 4 });
+      expect(typed.corrected_query, query).toBe(query.replace('matcah', 'matcha'));
+      const meant = await search({ post: { query: typed.corrected_query }, limit: 4 });
+      expect(typed.keys, query).toEqual(meant.keys);
+      expect(typed.keys, query).not.toContain('whiteLoaf');
+    }
+  });
+
   it('never replaces a word of English, though no post carries it and a near word two posts carry', async () => {
     const page = await search({ post: { query: 'write a sourdough diary' }, limit: 10 });
     expect(page).not.toHaveProperty('corrected_query');
@@ -132,14 +143,6 @@ describe('corrected_query', () => {
     }
     expect(seen.length).toBeGreaterThanOrEqual(3);
     expect(new Set(seen)).toEqual(new Set(['sourdough bake']));
-  });
-
-  it('is never repeated by suggested_query when the search found few posts', async () => {
-    const page = await search({ post: { query: 'kombuca' }, limit: 10 });
-    expect(page.corrected_query).toBe('kombucha');
-    expect(page.keys.slice(0, 2).sort(), page.keys.join(', ')).toEqual(['kombuchaFirst', 'kombuchaFlavours']);
-    expect(page.data.length).toBeLessThan(3);
-    expect(page).not.toHaveProperty('suggested_query');
   });
 });
 
@@ -180,6 +183,14 @@ describe('corrected_query when ranked by words alone', () => {
       await post('/v1/social/posts/facets', { post: { query: 'kombuca flavours' }, facets: [{ field: 'format' }] }),
     );
     expect(facets.total).toBe(2);
+  });
+
+  it('is never repeated by suggested_query when the search found few posts', async () => {
+    const page = await searchByWords({ post: { query: 'kombuca' }, limit: 10 });
+    expect(page.corrected_query).toBe('kombucha');
+    expect(page.keys.slice(0, 2).sort(), page.keys.join(', ')).toEqual(['kombuchaFirst', 'kombuchaFlavours']);
+    expect(page.data.length).toBeLessThan(3);
+    expect(page).not.toHaveProperty('suggested_query');
   });
 
   it('searches a quoted word as typed, and a query of known words unchanged', async () => {

@@ -30,6 +30,14 @@ export interface RankingPolicy {
   logger?: { warn(obj: object, msg?: string): void };
 }
 
+/** A query's embedding; a failure of the model is a 503 (logged once per query), never a lexical fallback mid-search. */
+function embedWith(policy: RankingPolicy, text: string): Promise<Float32Array> {
+  return policy.embedder.embedQuery(text).catch((cause: unknown) => {
+    policy.logger?.warn({ err: cause }, 'query embedding failed');
+    throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
+  });
+}
+
 /**
  * The one place that decides how a first page of a post search ranks: fused with the query's
  * embedding when the policy asks for it and the model serves, else lexical (the model being off
@@ -51,14 +59,12 @@ export async function rankingFor(
     }
   }
   // Not awaited: the engine runs its lexical side while the model works.
-  const embed = () =>
-    embedder.embedQuery(query).catch((cause: unknown) => {
-      policy.logger?.warn({ err: cause }, 'query embedding failed');
-      throw new ServiceUnavailableError('The embedding model failed on this query; retry shortly.', { cause });
-    });
+  const embed = () => embedWith(policy, query);
   // Not a query with exact entities (`#tag`, `@handle`, quoted phrase): those rank as they always did.
   const weighted = policy.mode === 'hybrid' && policy.questionWeights === true && queryEntities(query).length === 0;
-  if (!weighted) return { kind: 'fused', mode: policy.mode, vector: embed() };
+  // The query as the lexical side corrected it, embedded as the query would have been.
+  const corrected = (text: string) => embedWith(policy, text);
+  if (!weighted) return { kind: 'fused', mode: policy.mode, vector: embed(), embed: corrected };
   // A question's words weighted by how much of it the model says each carries, and its vector,
   // from one run of the model (BM25 waits for the weights); null at once for any other query
   // (question-weights.ts), which is embedded alone, as is a question if that run fails (its
@@ -73,6 +79,7 @@ export async function rankingFor(
     // The weighing run reads its texts as sentences (src/embedding, Prompts.sentence): its vector
     // answers under the floor calibrated for that reading.
     sentence: reading.then((read) => read !== null),
+    embed: corrected,
   };
 }
 

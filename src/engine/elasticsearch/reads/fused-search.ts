@@ -88,14 +88,15 @@ export async function fusedPostSearch(deps: {
     (queryEntities(search.query).length === 0 || isBareWord(search.query));
   if (page.state === null) {
     state = { mode: page.ranking.mode, offset: 0, after: null };
-    quantized = Promise.resolve(page.ranking.vector).then(quantizeVector);
     weights = page.ranking.termWeights ?? Promise.resolve(null);
-    sentence = page.ranking.sentence ?? Promise.resolve(false);
     // BM25 waits for the index's statistics of the query's words (one small request, while the
     // model embeds the query); a word no post carries costs the suggester's request too.
     plan = weighsTerms
       ? planLexicalSide(client, layout.posts, search.query, analysis.language)
       : Promise.resolve({ text: search.query, terms: null, information: null, corrected: false });
+    const read = readAsSearched(page.ranking, plan);
+    quantized = read.vector.then(quantizeVector);
+    sentence = read.sentence;
   } else {
     state = page.state;
     quantized = Promise.resolve(page.state.vector);
@@ -309,6 +310,28 @@ export async function fusedPostSearch(deps: {
     state: next,
     retrievedBy: retrievals(records, result.sides),
     ...(corrected ? { correctedQuery: text } : {}),
+  };
+}
+
+/**
+ * The query's vector as the lexical side searched it: when that side corrected misspelt words, the
+ * model reads the corrected text (typed, two slips in a row read as another language: "sourdugh
+ * startr" ranked Spanish cooking posts first), as any query, not a question read as a sentence.
+ * Else the query's own vector; its kNN waits for the plan's lookup as BM25 does (the model mostly
+ * takes longer).
+ */
+export function readAsSearched(
+  ranking: FusedRanking,
+  plan: Promise<Pick<LexicalPlan, 'text' | 'corrected'>>,
+): { vector: Promise<ArrayLike<number>>; sentence: Promise<boolean> } {
+  const typed = Promise.resolve(ranking.vector);
+  const asTyped = ranking.sentence ?? Promise.resolve(false);
+  const { embed } = ranking;
+  if (!embed) return { vector: typed, sentence: asTyped };
+  const corrected = plan.then((p) => (p.corrected ? p.text : null));
+  return {
+    vector: corrected.then((text) => (text === null ? typed : embed(text))),
+    sentence: corrected.then((text) => (text === null ? asTyped : false)),
   };
 }
 

@@ -4,7 +4,7 @@ import { analyzeQuery } from '../../../text/languages.ts';
 import type { PostSearch } from '../../../query/search-codec.ts';
 import type { PostRanking, SimilarRanking } from '../../search.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
-import { FUSION_WINDOW, KNN_CANDIDATES } from './fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES, readAsSearched } from './fused-search.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { hybridWindows } from '../queries/hybrid-windows.ts';
 import { nearestPosts, onPosts, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
@@ -80,8 +80,11 @@ export function createPostResults(deps: {
     const planned = { ...search, query: plan?.text ?? query };
     const lexical = postSearchQuery(planned, { termWeights });
     const probes = postSearchProbes(planned, plan && probing(plan) ? termProbes(plan.terms) : []);
-    const vector = Promise.resolve(ranking.vector).then((v) => dequantizeVector(quantizeVector(v)));
+    // Read as the search read it: the corrected text's vector when its words were corrected.
+    const read = readAsSearched(ranking, Promise.resolve(plan ?? { corrected: false, text: query }));
+    const vector = read.vector.then((v) => dequantizeVector(quantizeVector(v)));
     vector.catch(() => undefined);
+    read.sentence.catch(() => undefined);
     return async (pit: string): Promise<Query> => {
       const queryVector = await vector;
       // A query the model cannot read (an empty vector) has no neighbours, as in the search.
@@ -105,7 +108,7 @@ export function createPostResults(deps: {
         similarityFloor: deps.similarityFloor,
         ...(deps.unmatchedFloor !== undefined && { unmatchedFloor: deps.unmatchedFloor }),
         ...(deps.sentenceFloor !== undefined && { sentenceFloor: deps.sentenceFloor }),
-        sentence: (await ranking.sentence) === true,
+        sentence: await read.sentence,
         unmatched: plan?.unmatched === true,
         semanticReadable,
         information: plan ? probedInformation(plan) : null,
