@@ -72,9 +72,10 @@ export function createSearchEngine(deps: {
         });
       const lexical = async (state: PagedState | null) => {
         // A query ranked by its words alone is corrected as a fused one's lexical side is; its
-        // pages search the same words. A first page searches as typed while its words are looked
-        // up, and again only when one is corrected (the lookup first, then the search, cost every
-        // first page 22 % at p50; bench/relevance.md, "Misspelt words ranked by words alone").
+        // pages search the same words. A first page searches as typed while a word that may be
+        // misspelt is looked up, and again only when one is corrected (the lookup first, then the
+        // search, cost every first page 22 % at p50; bench/relevance.md, "Words of the language
+        // are no misspellings").
         const carried = state?.corrected ?? null;
         if (carried !== null) return corrected(await paged(state, carried), carried);
         const typed = paged(state, null);
