@@ -328,6 +328,8 @@ export function readAsSearched(
   const asTyped = ranking.sentence ?? Promise.resolve(false);
   const { embed } = ranking;
   if (!embed) return { vector: typed, sentence: asTyped };
+  // Unused when the corrected text is read: its failure must not go unhandled (it would end the process).
+  typed.catch(() => undefined);
   const corrected = plan.then((p) => (p.corrected ? p.text : null));
   return {
     vector: corrected.then((text) => (text === null ? typed : embed(text))),
