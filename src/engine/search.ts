@@ -149,9 +149,9 @@ export type PostPage = PageSize & ({ state: null; ranking: PostRanking } | { sta
 
 /**
  * A first page of accounts ranked with the query's embedding: the accounts' own text's vectors fused
- * with BM25 (`hybrid`) or alone (`semantic`).
+ * with BM25 (`hybrid`) or alone (`semantic`); `embed` reads the query as the lexical side corrected it.
  */
-export type AccountFusedRanking = Pick<FusedRanking, 'kind' | 'mode' | 'vector'>;
+export type AccountFusedRanking = Pick<FusedRanking, 'kind' | 'mode' | 'vector' | 'embed'>;
 
 /** How a first page of accounts ranks: by its query or sort, with the query's embedding, or by similarity to a reference. */
 export type AccountRanking = { kind: 'lexical' } | AccountFusedRanking | SimilarRanking;

@@ -55,6 +55,14 @@ beforeAll(async () => {
       category_label: 'Bakery',
       biography: 'Sourdough starter care and rye bread.',
     }),
+    // Near what the slip "sourdogh" reads as to the model, far from "sourdough".
+    accountObs({
+      platform_id: 'ahy-paws',
+      handle: 'ahy.paws',
+      display_name: 'Rex Paws',
+      category_label: 'Pets',
+      biography: 'Sour-faced dogs of the neighbourhood.',
+    }),
     // A word of the corpus no account states, one letter from one every coach states ("sharing").
     postObs('ahy-trainer', { platform_id: 'ahy-post-shading', caption: 'Pencil shading for beginners' }),
     ...Array.from({ length: COACHES }, (_, i) =>
@@ -141,6 +149,35 @@ describe('account search ranked with the query embedding', () => {
     const shown = (await search({ account: { query: 'my sourdogh' }, limit: 100 })).data.map((a) => a.handle);
     expect(shown).toEqual(expect.arrayContaining(['ahy.baker', 'sourdoughy']));
     expect(facets.body.total).toBe(shown.length);
+  });
+
+  it('searches the neighbours of the words as corrected, on every page and in the facets', async () => {
+    // The model reads the slip "sourdogh" as a sour dog: all-MiniLM-L6-v2's cosine of the
+    // sour-faced dogs to "sourdogh care" is 0.40, to "sourdough care" 0.21 (floor 0.3).
+    const query = 'sourdogh care';
+    const first = (await stack.post('/v1/social/accounts/search', { account: { query }, limit: 20 })).body as Page & {
+      corrected_query?: string;
+    };
+    expect(first.corrected_query).toBe('sourdough care');
+    const found = first.data.map((a) => a.handle);
+    expect(found).toEqual(expect.arrayContaining(['ahy.baker', 'sourdoughy']));
+    expect(found).not.toContain('ahy.paws');
+    // Page by page, the same accounts: every page searches the corrected text's vector.
+    const paged: string[] = [];
+    let page = (await stack.post('/v1/social/accounts/search', { account: { query }, limit: 1 })).body as Page;
+    paged.push(...page.data.map((a) => a.handle));
+    while (page.has_more && paged.length < 20) {
+      page = (await stack.post('/v1/social/accounts/search', { cursor: page.next_cursor })).body as Page;
+      paged.push(...page.data.map((a) => a.handle));
+    }
+    expect(paged).toEqual(found);
+    // Facets count what the search shows.
+    const facets = await stack.post('/v1/social/accounts/facets', {
+      account: { query },
+      facets: [{ field: 'account_type' }],
+    });
+    expect(facets.statusCode).toBe(200);
+    expect(facets.body.total).toBe(found.length);
   });
 
   it('corrects no other inflection of a word accounts state ("home workouts")', async () => {

@@ -314,7 +314,10 @@ describe('embedder (all-MiniLM-L6-v2, q8)', () => {
     expect(vectors).toHaveLength(256);
     expect(total).toBeGreaterThan(300);
     expect(ticks).toBeGreaterThan(total / 10 / 3);
-    expect(maxGap).toBeLessThan(Math.min(250, total / 4));
+    // Relative to the run, not a time: on a loaded machine the run and every gap grow together (an
+    // absolute 250 ms failed once under other processes' load, a 308 ms gap in a 10 s run). The
+    // work done on the loop instead would leave one gap of most of the run.
+    expect(maxGap).toBeLessThan(total / 8);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { SavedSearch, WebhookEndpoint } from '../../contract/alerts.ts';
 import type { DeliveryAttempt } from '../../services/alerts/endpoint-store.ts';
-import { html, type Html } from './html.ts';
+import { counted, html, type Html } from './html.ts';
 import { dateTime, errorBox, layout, type PageContext } from './views.ts';
 
 /** An endpoint as the page shows it: with its current failure, if it is failing. */
@@ -50,7 +50,7 @@ function searchRow(ctx: PageContext, search: SavedSearch): Html {
       : '';
   const rule = search.volume;
   const volume = rule
-    ? html`<p class="volume">Volume per ${rule.interval} (${rule.time_zone}):${rule.above !== undefined ? ` above ${rule.above}` : ''}${rule.above !== undefined && rule.spike ? ';' : ''}${rule.spike ? ` a spike of ${rule.spike.factor}× the median of ${rule.spike.baseline_intervals}, from ${rule.spike.min_count} posts` : ''}${search.events.includes('posts') ? '' : ' (no event per post)'}</p>`
+    ? html`<p class="volume">Volume per ${rule.interval} (${rule.time_zone}):${rule.above !== undefined ? ` above ${rule.above}` : ''}${rule.above !== undefined && rule.spike ? ';' : ''}${rule.spike ? ` a spike of ${rule.spike.factor}× the median of ${rule.spike.baseline_intervals}, from ${counted(rule.spike.min_count, 'post')}` : ''}${search.events.includes('posts') ? '' : ' (no event per post)'}</p>`
     : '';
   return html`<tr data-search-id="${search.id}"><td>${search.name}${dropped}${volume}</td><td><code>${JSON.stringify(search.post)}</code></td><td>${search.webhook_endpoint_id ? html`<code>${search.webhook_endpoint_id}</code>` : html`<span class="muted">pull only</span>`}</td><td>${dateTime(search.last_match_at)}</td><td>${postForm(ctx, `/alerts/searches/${search.id}/delete`, 'Delete', html` class="danger" data-confirm="Delete ${search.name}? Its events go with it."`)}</td></tr>`;
 }

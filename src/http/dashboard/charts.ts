@@ -1,4 +1,4 @@
-import { html, type Html } from './html.ts';
+import { counted, html, type Html } from './html.ts';
 
 /**
  * The insight pages' charts, inline SVG rendered on the server: no script, no external resource.
@@ -96,10 +96,10 @@ export function trendChart(bars: readonly TrendBar[], options: { title: string; 
     const detail = bar.parts
       ? `: ${series.map((s, j) => `${s} ${bar.parts![j]}`).join(', ')}, other ${bar.other ?? 0}`
       : '';
-    return html`<g class="bucket" data-start="${bar.start}" data-count="${bar.count}"><title>${bar.start}: ${bar.count} posts${detail}</title>${rects}</g>`;
+    return html`<g class="bucket" data-start="${bar.start}" data-count="${bar.count}"><title>${bar.start}: ${counted(bar.count, 'post')}${detail}</title>${rects}</g>`;
   });
   const total = bars.reduce((a, b) => a + b.count, 0);
-  const desc = `${bars.length} buckets from ${bars[0]?.start ?? ''} to ${bars.at(-1)?.start ?? ''}, ${total} posts in all, at most ${Math.max(0, ...bars.map((b) => b.count))} in one bucket.`;
+  const desc = `${bars.length} buckets from ${bars[0]?.start ?? ''} to ${bars.at(-1)?.start ?? ''}, ${counted(total, 'post')} in all, at most ${Math.max(0, ...bars.map((b) => b.count))} in one bucket.`;
   return html`<svg class="chart trend" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="trend-title trend-desc" xmlns="http://www.w3.org/2000/svg"><title id="trend-title">${options.title}</title><desc id="trend-desc">${desc}</desc>${grid(top, plot)}${groups}${axisLabels(
     bars.map((b) => b.label),
     slot,

@@ -35,3 +35,8 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
   });
   return new Html(out);
 }
+
+/** A count and its noun, singular for one: `counted(1, 'post')` is "1 post", `counted(1200, 'view')` "1,200 views". */
+export function counted(count: number, noun: string): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? noun : `${noun}s`}`;
+}

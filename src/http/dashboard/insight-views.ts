@@ -6,7 +6,7 @@ import type { TaxonomyName } from '../../query/taxonomies.ts';
 import type { TaxonomyList } from '../../services/names/taxonomy-service.ts';
 import type { CountsView } from '../../services/search/counts-service.ts';
 import { lineChart, trendChart, type LineSeries } from './charts.ts';
-import { html, type Html } from './html.ts';
+import { counted, html, type Html } from './html.ts';
 import { errorBox, layout, type PageContext } from './views.ts';
 
 /**
@@ -157,7 +157,7 @@ function postItem(ctx: PageContext, post: PostSummary, match: PostMatch | undefi
   const evidence = match
     ? html`<p class="evidence">${match.retrieved_by ? html`<span class="tag">${match.retrieved_by === 'both' ? 'words and meaning' : match.retrieved_by === 'lexical' ? 'words' : 'meaning'}</span>` : ''}${match.fields.flatMap((f) => f.snippets.slice(0, 1).map((s) => html` <span class="hint">${f.field}</span> ${snippet(s)}`))}</p>`
     : '';
-  return html`<li class="post" data-post-id="${post.id}"><p><a href="${ctx.base}/accounts/@${post.author.handle}">@${post.author.handle}</a> · ${post.posted_at.slice(0, 10)} · ${post.format}${post.views === null ? '' : html` · ${post.views.toLocaleString('en-US')} views`}</p><p class="caption">${post.caption.slice(0, 240)}${post.caption.length > 240 ? '…' : ''}</p>${evidence}</li>`;
+  return html`<li class="post" data-post-id="${post.id}"><p><a href="${ctx.base}/accounts/@${post.author.handle}">@${post.author.handle}</a> · ${post.posted_at.slice(0, 10)} · ${post.format}${post.views === null ? '' : html` · ${counted(post.views, 'view')}`}</p><p class="caption">${post.caption.slice(0, 240)}${post.caption.length > 240 ? '…' : ''}</p>${evidence}</li>`;
 }
 
 function countsSection(counts: CountsView, by: string): Html {
@@ -176,7 +176,7 @@ function countsSection(counts: CountsView, by: string): Html {
     (b) =>
       html`<tr><td>${b.start}</td><td>${b.count}</td>${b.breakdown ? html`${b.breakdown.map((v) => html`<td>${v.count}</td>`)}<td>${b.other ?? 0}</td>` : ''}</tr>`,
   );
-  return html`<section class="trend-section"><h2>${counts.total.toLocaleString('en-US')} posts, by ${counts.interval} (${counts.time_zone})${by ? ` and ${by}` : ''}</h2>
+  return html`<section class="trend-section"><h2>${counted(counts.total, 'post')}, by ${counts.interval} (${counts.time_zone})${by ? ` and ${by}` : ''}</h2>
 ${trendChart(bars, { title: `Matching posts per ${counts.interval}${by ? `, by ${by}` : ''}`, series })}
 <details><summary>The numbers</summary><table class="counts-table"><thead><tr><th>Start</th><th>Posts</th>${series.map((s) => html`<th>${s}</th>`)}${series.length > 0 ? html`<th>other</th>` : ''}</tr></thead><tbody>${rows}</tbody></table></details></section>`;
 }
@@ -236,7 +236,7 @@ export function accountPage(ctx: PageContext, state: AccountPageState): Html {
   const extra = a as Account & Record<string, unknown>;
   const lookalikes = Array.isArray(state.lookalikes)
     ? state.lookalikes.length > 0
-      ? html`<ul class="lookalikes">${state.lookalikes.map((l) => html`<li><a href="${ctx.base}/accounts/@${l.handle}">@${l.handle}</a> ${l.display_name} · ${l.followers_count.toLocaleString('en-US')} followers${l.niches && l.niches.length > 0 ? ` · ${l.niches.join(', ')}` : ''}</li>`)}</ul>`
+      ? html`<ul class="lookalikes">${state.lookalikes.map((l) => html`<li><a href="${ctx.base}/accounts/@${l.handle}">@${l.handle}</a> ${l.display_name} · ${counted(l.followers_count, 'follower')}${l.niches && l.niches.length > 0 ? ` · ${l.niches.join(', ')}` : ''}</li>`)}</ul>`
       : html`<p class="muted">No lookalikes found.</p>`
     : html`<p class="muted">${state.lookalikes.unavailable}</p>`;
   return layout(

@@ -152,7 +152,9 @@ export async function accountSearchKind(
   if (search.query === null || queryEntities(search.query).length > 0 || !analyzeQuery(search.query).semanticReadable)
     return { kind: 'lexical' };
   const ranking = await rankingFor(deps.ranking && { ...deps.ranking, questionWeights: false }, search.query);
-  return ranking.kind === 'fused' ? { kind: 'fused', mode: ranking.mode, vector: ranking.vector } : ranking;
+  if (ranking.kind !== 'fused') return ranking;
+  const { mode, vector, embed } = ranking;
+  return { kind: 'fused', mode, vector, ...(embed && { embed }) };
 }
 
 /** The engine's ranking of a similar search: its reference's vector, the reference itself left out. */

@@ -12,7 +12,12 @@ import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
 import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
 import { createPostResults, similarOnly } from './post-results.ts';
-import { accountNeighbours, anyAccount, correctedAccountQuery } from './fused-account-search.ts';
+import {
+  accountNeighbours,
+  accountVectorAsSearched,
+  anyAccount,
+  correctedAccountQuery,
+} from './fused-account-search.ts';
 import { quantizeVector } from '../vectors.ts';
 import { holdsEnglishWord } from '../../../text/english-words.ts';
 import { analyzeQuery } from '../../../text/languages.ts';
@@ -281,7 +286,8 @@ export function createFacetEngine(deps: {
           return similarOnly(client, { pit, keepAliveSeconds, field: 'lookalike_embedding', filter, ranking });
         const words = await corrected;
         const query = words === null ? accountSearchQuery(search) : accountSearchQuery(search, words);
-        const vector = ranking.kind === 'fused' ? await ranking.vector : [];
+        // The model reads what the lexical side searched (the search's first page does the same).
+        const vector = ranking.kind === 'fused' ? await accountVectorAsSearched(ranking, words) : [];
         if (ranking.kind === 'fused' && vector.length > 0) {
           // As the search shows them: every BM25 match (hybrid) and the neighbours at or above the floor.
           // Under the floor the search applies: the unmatched one when no account here states a word of it.

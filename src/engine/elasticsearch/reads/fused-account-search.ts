@@ -83,6 +83,21 @@ export async function correctedAccountQuery(
   }
 }
 
+/**
+ * The query's vector as the lexical side searched it: when that side corrected its words, the
+ * corrected text's (`ranking.embed`), else the query's own (posts: readAsSearched, fused-search.ts).
+ */
+export function accountVectorAsSearched(
+  ranking: AccountFusedRanking,
+  corrected: string | null,
+): Promise<ArrayLike<number>> {
+  const typed = Promise.resolve(ranking.vector);
+  if (corrected === null || !ranking.embed) return typed;
+  // Unused: its failure must not go unhandled (it would end the process).
+  typed.catch(() => undefined);
+  return ranking.embed(corrected);
+}
+
 /** Whether a hit's `matched_queries` (names, or names with scores) name `name`. */
 function matched(queries: estypes.SearchHit['matched_queries'], name: string): boolean {
   return Array.isArray(queries) ? queries.includes(name) : queries !== undefined && name in queries;
@@ -149,8 +164,9 @@ interface Window {
  * vector, so the fused order is the same on every page; past the window a hybrid search continues
  * with BM25's remaining matches (less the neighbours the window showed), so a query still pages
  * through every account that states one of its words. A hybrid first page corrects the query's
- * words no account carries on the lexical side (lexicalWindow), and every page searches what it
- * searched (the cursor's `terms.corrected`).
+ * words no account carries on the lexical side (lexicalWindow) and searches the neighbours with the
+ * corrected text's vector; every page searches what it searched (the cursor's `terms.corrected` and
+ * vector).
  */
 export async function fusedAccountSearch(deps: {
   client: Client;
@@ -182,6 +198,19 @@ export async function fusedAccountSearch(deps: {
   // The words BM25 searches: as typed, or as a hybrid first page corrected them (lexicalWindow).
   let searched = page.state?.terms?.corrected ?? search.query;
   const correctIn = page.state === null && mode === 'hybrid' ? deps.correctIn : null;
+  // The text the lexical side corrected the query to, or null, as soon as it knows (lexicalWindow).
+  let settleCorrection: (text: string | null) => void = () => undefined;
+  const correction = new Promise<string | null>((resolve) => (settleCorrection = resolve));
+  // The vector the neighbours are searched with, on every page: the query's, or, when its words were
+  // corrected, the corrected text's (posts: readAsSearched in fused-search.ts).
+  const ranking = page.state === null ? page.ranking : null;
+  const used =
+    ranking?.embed && correctIn
+      ? correction.then((text) =>
+          text === null ? quantized : accountVectorAsSearched(ranking, text).then(quantizeVector),
+        )
+      : quantized;
+  used.catch(() => undefined);
   // Never below the similarity floor (posts: hybrid-windows.ts, floorOf).
   const unmatchedFloor =
     deps.unmatchedFloor === undefined || deps.unmatchedFloor === null || deps.similarityFloor === null
@@ -222,21 +251,30 @@ export async function fusedAccountSearch(deps: {
     const language = correctIn && analyzeQuery(search.query).language;
     const keys = language ? correctableKeys(search.query, language) : [];
     const count = language && keys.length > 0 ? carrierAggregation(keys, ACCOUNT_VOCABULARY, language) : null;
-    const typed = await lexical(pit, searched, refined, FUSION_WINDOW + 1, undefined, count?.aggs);
-    if (!count || !correctIn) return typed.hits.hits;
-    const carried = carriedCounts(keys, typed.aggregations);
-    if (keys.every((key) => (carried.get(key) ?? 0) > 0)) return typed.hits.hits;
-    const corrected = await correctedAccountQuery(client, correctIn, search.query, carried);
-    if (corrected === null) return typed.hits.hits;
-    searched = corrected;
-    return (await lexical(pit, corrected, refined, FUSION_WINDOW + 1)).hits.hits;
+    // Nothing to correct: the neighbours need not wait for BM25.
+    if (!count || !correctIn) settleCorrection(null);
+    try {
+      const typed = await lexical(pit, searched, refined, FUSION_WINDOW + 1, undefined, count?.aggs);
+      if (!count || !correctIn) return typed.hits.hits;
+      const carried = carriedCounts(keys, typed.aggregations);
+      if (keys.every((key) => (carried.get(key) ?? 0) > 0)) return typed.hits.hits;
+      const corrected = await correctedAccountQuery(client, correctIn, search.query, carried);
+      if (corrected === null) return typed.hits.hits;
+      searched = corrected;
+      // The model reads the corrected text while BM25 searches it.
+      settleCorrection(corrected);
+      return (await lexical(pit, corrected, refined, FUSION_WINDOW + 1)).hits.hits;
+    } finally {
+      // Settled once: a later call changes nothing.
+      settleCorrection(null);
+    }
   }
 
   async function window(pit: string, refined: Query[]): Promise<Window> {
     const filter = [...accountSearchFilter(search), ...refined];
     const [hits, nearest] = await Promise.all([
       mode === 'hybrid' ? lexicalWindow(pit, refined) : [],
-      quantized.then((vector) => accountNeighbours(client, { pit, keepAlive, filter, vector, floor: null })),
+      used.then((vector) => accountNeighbours(client, { pit, keepAlive, filter, vector, floor: null })),
     ]);
     const bm25 = hits.slice(0, FUSION_WINDOW);
     // A query no account here states a word of is nonsense or another language to the model
@@ -303,7 +341,7 @@ export async function fusedAccountSearch(deps: {
           pit,
           keepAlive,
           filter,
-          vector: await quantized,
+          vector: await used,
           floor: deps.similarityFloor,
         })
       ).map((n) => n.id);
@@ -335,7 +373,7 @@ export async function fusedAccountSearch(deps: {
             snapshot: pit,
             shared,
             mode,
-            vector: await quantized,
+            vector: await used,
             ...(corrected !== undefined && { terms: { corrected } }),
             ...next,
           },
