@@ -67,6 +67,24 @@ describe('the Explore page', () => {
     );
     expect(explorePage(ctx, state({})).value).not.toContain('Showing results for');
   });
+
+  it('counts one post as one post, and more in the plural with thousands grouped', () => {
+    const counts = (total: number) =>
+      explorePage(
+        ctx,
+        state({
+          counts: {
+            interval: 'day',
+            time_zone: 'UTC',
+            total,
+            buckets: [{ start: '2026-11-01T00:00:00Z', count: total }],
+          },
+        }),
+      ).value;
+    expect(counts(1)).toContain('<h2>1 post, by day (UTC)</h2>');
+    expect(counts(1)).toContain('<title>2026-11-01T00:00:00Z: 1 post</title>');
+    expect(counts(1200)).toContain('<h2>1,200 posts, by day (UTC)</h2>');
+  });
 });
 
 describe('password hashing (scrypt)', () => {
