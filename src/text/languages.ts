@@ -348,8 +348,25 @@ function queryContent(query: string, language: string): string {
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
     .match(WORD) ?? []) {
-    if (UNSPACED.test(raw)) words.push(...unspacedWords(raw));
+    if (UNSPACED.test(raw)) words.push(...mixedWords(raw));
     else words.push(raw);
   }
   return contentWords(words, language).join(' ');
+}
+
+/**
+ * The words of a run of letters that holds an unspaced script: its unspaced runs segmented, and
+ * what lies between them (Latin letters, digits) as words of their own, in order. "DIYの始め方" is
+ * "diy", "の", "始め", "方": a Latin word written into Japanese is a word of the query.
+ */
+function mixedWords(raw: string): string[] {
+  const out: string[] = [];
+  let last = 0;
+  for (const match of raw.matchAll(UNSPACED_RUN)) {
+    if (match.index > last) out.push(raw.slice(last, match.index));
+    out.push(...unspacedWords(match[0]));
+    last = match.index + match[0].length;
+  }
+  if (last < raw.length) out.push(raw.slice(last));
+  return out;
 }

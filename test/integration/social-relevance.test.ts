@@ -37,6 +37,8 @@ const POSTS: Record<string, { caption: string; author?: string; extra?: Record<s
     it: { caption: 'Le mie ricette preferite per la settimana', language: 'it' },
     ja: { caption: '今日は自炊を紹介します', language: 'ja' },
     jaDecoy: { caption: '自分で炊飯器を選ぶ方法', language: 'ja' },
+    // A Latin word written into Japanese.
+    jaDiy: { caption: '60秒でわかるDIY：今日はsoy waxを使ったDIYを紹介します', language: 'ja' },
     // About a damaged skin barrier without a word of "skin barrier repair routine".
     barrier: { caption: 'Ceramide moisturizer healed my flaky, irritated, stinging face in two weeks' },
   };
@@ -162,5 +164,11 @@ describe('every language of the data', () => {
   it('Japanese: a word segmented by Intl.Segmenter ranks the post holding that word first', async () => {
     expect((await bm25('自炊'))[0]).toBe('ja');
     expect((await hybrid('自炊'))[0]).toBe('ja');
+  });
+
+  it('Japanese: a Latin word written into it is a word of the query ("DIYの始め方")', async () => {
+    // Not only its Japanese words: "始め" and "方" alone find the decoy's 方法, or nothing.
+    expect((await bm25('DIYの始め方'))[0]).toBe('jaDiy');
+    expect((await hybrid('DIYの始め方'))[0]).toBe('jaDiy');
   });
 });

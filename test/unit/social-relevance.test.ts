@@ -244,6 +244,8 @@ describe('per-language analysis', () => {
   it('segments Japanese into words the engine keeps whole', () => {
     const tokens = analyzeIn('今日は自炊を紹介します', 'ja').split(' ');
     expect(tokens).toContain(analyzeIn('自炊', 'ja'));
+    // A Latin word written into Japanese stays a word of a query.
+    expect(analyzeQuery('DIYの始め方').content.split(' ')).toEqual(expect.arrayContaining(['diy', '始め', '方']));
     expect(tokens.every((t) => /^[a-z0-9]+$/.test(t))).toBe(true);
   });
 
