@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { base32, CROCKFORD_LOWER } from '../internal/base32.ts';
 
 /** The longest ID, handle or shortcode a path accepts, in characters (UTF-16 code units). */
@@ -36,7 +36,8 @@ export function mintId(family: IdFamily, platformId: string): string {
   const key = `${family}:${platformId}`;
   const known = minted.get(key) ?? previouslyMinted.get(key);
   if (known !== undefined) return known;
-  const digest = createHash('sha256').update(key).digest();
+  // One-shot: no Hash object per ID (the intake mints one per observation, most of them new).
+  const digest = hash('sha256', key, 'buffer');
   const id = PREFIX[family] + base32(digest.subarray(0, 16), CROCKFORD_LOWER).slice(0, BODY_LENGTH);
   if (minted.size >= MEMO_GENERATION) {
     previouslyMinted = minted;

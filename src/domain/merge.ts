@@ -33,6 +33,9 @@ export function pickLww<T>(a: Lww<T> | null | undefined, b: Lww<T> | null | unde
   if (!a) return b ?? null;
   if (!b) return a;
   if (a.t !== b.t) return a.t > b.t ? a : b;
+  // The same observation again (a retry, a replay) is the common tie: either pick is the same, and
+  // comparing in place spares two key-sorted serializations.
+  if (sameRecord(a.v, b.v)) return a;
   return stableStringify(a.v) >= stableStringify(b.v) ? a : b;
 }
 

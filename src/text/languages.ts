@@ -234,17 +234,19 @@ function analyzeUncached(text: string, language: string): string {
   const stem = STEMS[language] ?? STEMS['en']!;
   const english = !(language in STEMS) || language === 'en';
   const out: string[] = [];
+  // One test of the whole text: most texts hold no unspaced script, and their words need none.
+  const unspaced = UNSPACED.test(text);
   // `match` with the global flag returns the words alone; `matchAll` would allocate a match
   // object per word (measured: the largest share of what analysis allocates).
   for (const raw of text
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
     .match(WORD) ?? []) {
-    if (UNSPACED.test(raw)) {
+    if (unspaced && UNSPACED.test(raw)) {
       segmentRun(raw, out);
       continue;
     }
-    const token = raw.replace(/'s$/, '');
+    const token = raw.endsWith("'s") ? raw.slice(0, -2) : raw;
     if (english && ENGLISH_STOP.has(token)) continue;
     out.push(stem(token));
   }
