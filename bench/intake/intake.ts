@@ -2,7 +2,7 @@
  * Intake throughput (bench/intake.md, "Intake throughput against a raw bulk").
  *
  *   npx tsx bench/intake/intake.ts --posts 10000 [--accounts N] [--seed S] [--embeddings]
- *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep] [--worker-node-arg FLAG]…
+ *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep] [--worker-node-arg FLAG]… [--api-node-arg FLAG]…
  *       [--engine-cpus 0 --service-cpus 1]
  *
  * Service side: the seed generator's posts, accounts and enrichments through the HTTP intake of a
@@ -77,6 +77,7 @@ const args = cli({
     'engine-cpus': { type: 'string' },
     'service-cpus': { type: 'string' },
     'worker-node-arg': { type: 'list' },
+    'api-node-arg': { type: 'list' },
   },
 });
 if (Boolean(args['engine-cpus']) !== Boolean(args['service-cpus'])) {
@@ -322,6 +323,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     workerEnv,
     // --worker-node-arg: flags NODE_OPTIONS refuses (--cpu-prof and its directory, for a profile of the worker).
     workerNodeArgs: args['worker-node-arg'],
+    apiNodeArgs: args['api-node-arg'],
     root: tree.dir,
     launcher: 'node',
     rssIntervalMs: 500,

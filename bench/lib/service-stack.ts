@@ -63,6 +63,8 @@ export interface StackOptions {
   nodeArgs?: string[];
   /** The worker's on top of `nodeArgs` (flags NODE_OPTIONS refuses, e.g. `--cpu-prof`). */
   workerNodeArgs?: string[];
+  /** Every API node's on top of `nodeArgs` (as `workerNodeArgs`). */
+  apiNodeArgs?: string[];
   /** Where the service runs from (a snapshot of another commit); default this checkout. */
   root?: string;
   /**
@@ -255,12 +257,17 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
       apis.push({
-        ...spawn(options.apis > 1 ? `api${i + 1}` : 'api', ['serve'], {
-          ...options.apiEnv?.(i),
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          PUBLIC_BASE_URL: url,
-        }),
+        ...spawn(
+          options.apis > 1 ? `api${i + 1}` : 'api',
+          ['serve'],
+          {
+            ...options.apiEnv?.(i),
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            PUBLIC_BASE_URL: url,
+          },
+          options.apiNodeArgs,
+        ),
         url,
       });
     }

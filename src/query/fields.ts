@@ -219,11 +219,15 @@ export function typeLabel(type: FieldType): string {
  * (Greek final sigma) and multi-character mappings (`İ` → `i̇`) that would never match the index.
  */
 export function foldCase(value: string): string {
+  // ASCII has no multi-character mappings: the plain lower case is the same, without a string per character.
+  if (ASCII_ONLY.test(value)) return value.toLowerCase();
   let out = '';
   // The first code point of a multi-character mapping is the simple mapping (`İ` → `i`).
   for (const ch of value) out += [...ch.toLowerCase()][0]!;
   return out;
 }
+
+const ASCII_ONLY = /^\p{ASCII}*$/u;
 
 /** The canonical form of a string value of `field`. */
 export function normalizeValue(field: FieldDef, value: string): string {

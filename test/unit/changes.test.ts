@@ -70,7 +70,7 @@ describe('baselineFactsChanged', () => {
   it('takes absent views and null views as the same fact (as JSON does)', () => {
     const none = post(postObs('acc-c', { platform_id: 'post-c', observed_at: at(1), views: null }));
     const { views: _views, ...rest } = none.raw!.v;
-    const absent: PostRecord = { ...none, raw: { ...none.raw!, v: rest as typeof none.raw.v } };
+    const absent: PostRecord = { ...none, raw: { ...none.raw!, v: rest as NonNullable<PostRecord['raw']>['v'] } };
     expect(baselineFactsChanged(absent, none)).toBe(false);
     expect(baselineFactsChanged(absent, first)).toBe(true);
   });

@@ -9,6 +9,7 @@ import { analyzeIn, documentLanguage } from '../../../text/languages.ts';
 import { engineVector } from '../vectors.ts';
 import { foldCase } from '../../../query/fields.ts';
 import { foldName, nameKeys } from '../../../text/name-keys.ts';
+import { textMemo } from '../../../text/text-memo.ts';
 
 /**
  * Record → Elasticsearch document: the record itself under `record` (stored, not indexed) and an
@@ -199,9 +200,17 @@ function mentionsOf(mentions: unknown): string[] | undefined {
  * `#café` and `#cafe` are two hashtags, each counted on its own).
  */
 function suggestNames(names: readonly string[]): string[] | undefined {
-  const out = distinct(names.filter((n) => n !== '').map((n) => `${foldName(n)}${NAME_SEPARATOR}${n}`));
+  const out = distinct(names.filter((n) => n !== '').map((n) => suggestNameEntries.get(n, suggestNameEntry)));
   return out.length > 0 ? out : undefined;
 }
+
+const suggestNameEntry = (name: string) => `${foldName(name)}${NAME_SEPARATOR}${name}`;
+/**
+ * Recent names' entries: hashtags and handles repeat across posts (a few thousand cover most of a
+ * day's), and folding one (two normalizations and a pass per code point) cost ~1 % of the intake
+ * worker's CPU (bench/intake.md, "The worker on 2026-12-04"). Two generations of 5,000.
+ */
+const suggestNameEntries = textMemo<string>(200_000, (entry) => entry.length, 5_000);
 
 /** Between a folded name and its display form in `hashtag_names` and `mention_names`. */
 export const NAME_SEPARATOR = '\u001f';
