@@ -264,7 +264,12 @@ export interface QueryAnalysis {
   /** The content's stemmed text for the `_stemmed` fields. */
   stemmed: string;
   language: string;
-  /** False when the query is surely in another language than English (see the fusion's lean). */
+  /**
+   * False when the query is surely in another language than English (see the fusion's lean), or
+   * holds no word at all (`#`, `...`, emoji): the model reads nothing of it, yet puts its vector
+   * near posts of every subject (bge-small-en-v1.5's nearest demo posts to "#" passed even the
+   * unmatched floor), so it is searched by its words alone, which match nothing.
+   */
   semanticReadable: boolean;
 }
 
@@ -336,7 +341,7 @@ export function analyzeQuery(query: string): QueryAnalysis {
     content,
     stemmed: tokens.join(' '),
     language: detected.language,
-    semanticReadable: !(sure && detected.language !== 'en'),
+    semanticReadable: words.length > 0 && !(sure && detected.language !== 'en'),
   };
 }
 

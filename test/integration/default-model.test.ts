@@ -90,6 +90,37 @@ describe('the default model (bge-small-en-v1.5) with its calibrated floors', () 
     expect(loose.json().data.length).toBeGreaterThan(0);
   });
 
+  it('answers a query without a word ("#", "...") empty at any floor: the model reads nothing of it', async () => {
+    // A floor low enough that the model's nearest posts to punctuation pass it by far (its cosines
+    // to any text sit above 0.45), so no CPU's rounding decides the outcome.
+    const lowFloor = openTestRuntime({ ...stack.config, SEARCH_SIMILARITY_FLOOR: 0.3 });
+    await lowFloor.ready();
+    await lowFloor.api.app.ready();
+    try {
+      const vectors = await stack.runtime.engine.reads.postVectors(
+        Object.keys(POSTS).map((k) => id(k as keyof typeof POSTS)),
+      );
+      for (const query of ['#', '...', '-']) {
+        const vector = await stack.runtime.embedder.embedQuery(query);
+        const nearest = Math.max(...[...vectors.values()].map((v) => cosine(v, vector)));
+        expect(nearest, query).toBeGreaterThan(0.4);
+        const response = await lowFloor.api.app.inject({
+          method: 'POST',
+          url: '/v1/social/posts/search',
+          headers: { authorization: `Bearer ${stack.key}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ post: { query }, limit: 10 }),
+        });
+        expect(response.statusCode).toBe(200);
+        expect(response.json().data, query).toEqual([]);
+        // The calibrated floors answer it empty as well.
+        expect(ids((await search(query)).body), query).toEqual([]);
+      }
+    } finally {
+      await lowFloor.api.app.close();
+      await lowFloor.close();
+    }
+  });
+
   it('answers a question in the asker’s own words with its subject’s posts first', async () => {
     const cases: Array<[string, Array<keyof typeof POSTS>]> = [
       ['what should I put on my face at night?', ['bedtime', 'evening']],
