@@ -9,7 +9,8 @@
  * runs the model. Wall time per request, p50 and p90, and `on`'s p50 over each node's. `--off`
  * names the nodes `on` is compared with, a comma list: `all` (the default; feedback, word
  * statistics and question weights off: a bare hybrid search) and `weights` (the question weights
- * alone off: a question searched as the service searches any query that is not one).
+ * alone off: a question searched as the service searches any query that is not one), `feedback`
+ * or `terms` (vector feedback or the words' statistics alone off).
  *
  *   npx tsx bench/relevance/feedback-latency.ts [--prefix relevance-harness-scifact] [--rounds 3]
  *   npx tsx bench/relevance/feedback-latency.ts --prefix relevance-social-5-1500 --queries questions \
@@ -69,9 +70,15 @@ const compared = COMPARED[args.compare];
 if (!compared) throw new Error(`--compare: one of ${Object.keys(COMPARED).join(', ')}`);
 /**
  * The nodes `on` is compared with: `all`, every query-time addition off (a bare hybrid search);
- * `weights`, the question weights alone off (the search any query that is not a question gets).
+ * `weights`, the question weights alone off (the search any query that is not a question gets);
+ * `feedback`, `terms`: that addition alone off.
  */
-const OFF: Record<string, Record<string, string>> = { all: neither, weights: { SEARCH_QUESTION_WEIGHTS: 'off' } };
+const OFF: Record<string, Record<string, string>> = {
+  all: neither,
+  weights: { SEARCH_QUESTION_WEIGHTS: 'off' },
+  feedback: { SEARCH_VECTOR_FEEDBACK: 'off' },
+  terms: { SEARCH_QUERY_TERMS: 'off' },
+};
 const offNames = args.off.split(',').filter(Boolean);
 for (const name of offNames) if (!OFF[name]) throw new Error(`--off: a list of ${Object.keys(OFF).join(', ')}`);
 const modes = [...offNames.map((name) => `off:${name}`), 'on'];

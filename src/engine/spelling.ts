@@ -59,4 +59,18 @@ export interface SpellingCorrector {
    * a function word of `language`; a word without one is absent.
    */
   closest(words: readonly string[], policy: CorrectionPolicy, language: string): Promise<Map<string, Correction>>;
+  /**
+   * How many documents carry each of `asked.words`, and each of `asked.pairs` together (`together`
+   * keyed by the two words joined with a NUL), and which of `asked.reach` lie within `policy`'s
+   * reach of an indexed word (`near`): whether the rest of a query agrees with a correction.
+   */
+  counts(
+    asked: { words: string[]; pairs: Array<[string, string]>; reach: string[] },
+    policy: CorrectionPolicy,
+    language: string,
+  ): Promise<{
+    carried: ReadonlyMap<string, number>;
+    together: ReadonlyMap<string, number>;
+    near: ReadonlySet<string>;
+  }>;
 }

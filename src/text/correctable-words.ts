@@ -92,21 +92,164 @@ export function withCorrections(
   return out + query.slice(at);
 }
 
+/** At most this many other words of a query judge a correction ({@link agreementQuestions}). */
+const MAX_CONTEXT_WORDS = 8;
+
+/**
+ * The content words of `query` as the index reads them (keys), distinct, in order: letters only
+ * (no number or code), of a spaced script, no entity and no function word of English or of
+ * `language`. The context a correction must agree with ({@link agreeingCorrections}).
+ */
+export function contentKeys(query: string, language: string): string[] {
+  const masked = query.replace(ENTITY, (m) => ' '.repeat(m.length));
+  const out = new Set<string>();
+  for (const match of masked.matchAll(WORD)) {
+    const key = keyOf(match[0]);
+    if (!LETTERS.test(key) || UNSPACED.test(key)) continue;
+    if (functionWordsOf('en').has(key) || functionWordsOf(language).has(key)) continue;
+    out.add(key);
+  }
+  return [...out];
+}
+
+/**
+ * How many documents carry each word, and each pair of words together (keyed by {@link pairKey}),
+ * and which words lie within a correction's reach of a word documents carry (a slip, not a word of
+ * another language).
+ */
+export interface WordCounts {
+  carried: ReadonlyMap<string, number>;
+  together: ReadonlyMap<string, number>;
+  near: ReadonlySet<string>;
+}
+
+/** The key of a pair of words in {@link WordCounts.together}. */
+export const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
+
+/**
+ * How alike a word and its correction are: one minus their edits (a letter added, dropped or
+ * changed, or two swapped) over the shorter's letters, as the engine's suggester scores them.
+ */
+export function similarity(word: string, correction: string): number {
+  const a = [...word];
+  const b = [...correction];
+  // Optimal string alignment: three rows of the edit table suffice.
+  let before: number[] = [];
+  let previous = b.map((_, j) => j + 1);
+  previous.unshift(0);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
+      row.push(best);
+    }
+    before = previous;
+    previous = row;
+  }
+  return 1 - previous[b.length]! / Math.max(1, Math.min(a.length, b.length));
+}
+
+/** The query's content words (at most {@link MAX_CONTEXT_WORDS}) and the proposed corrections' words. */
+function agreementWords(
+  query: string,
+  language: string,
+  corrections: ReadonlyMap<string, { word: string }>,
+): { typed: string[]; proposed: string[] } {
+  return {
+    typed: contentKeys(query, language).slice(0, MAX_CONTEXT_WORDS),
+    proposed: [...new Set([...corrections.values()].map((c) => c.word))],
+  };
+}
+
+/** What the engine counts for {@link agreeingCorrections}: its answer is a {@link WordCounts}. */
+export interface AgreementQuestions {
+  /** Words whose documents are counted. */
+  words: string[];
+  /** Pairs of words whose shared documents are counted. */
+  pairs: Array<[string, string]>;
+  /** Words the engine says whether any indexed word lies within a correction's reach of (`near`). */
+  reach: string[];
+}
+
+/**
+ * What the engine is asked to judge corrections by ({@link agreeingCorrections}): the query's other
+ * content words as typed and the proposed corrections, and each correction beside each of them.
+ * Null when no correction has another word to agree with (a one-word query): nothing to ask.
+ */
+export function agreementQuestions(
+  query: string,
+  language: string,
+  corrections: ReadonlyMap<string, { word: string }>,
+): AgreementQuestions | null {
+  const { typed, proposed } = agreementWords(query, language, corrections);
+  const words = [...new Set([...typed, ...proposed])];
+  const pairs: Array<[string, string]> = [];
+  for (const [key, { word }] of corrections)
+    for (const other of words) if (other !== word && other !== key) pairs.push([word, other]);
+  // Only a word as typed that is no word of English can veto (agreeingCorrections).
+  const reach = typed.filter((word) => !isEnglishWord(word) && !proposed.includes(word));
+  return pairs.length === 0 ? null : { words, pairs, reach };
+}
+
+/**
+ * The corrections the rest of the query bears out, as the phrase suggester's `collate` keeps only
+ * corrections some document bears out. The closest first (by {@link similarity}, then in query
+ * order), each against the other content words, as typed or as a correction already kept reads
+ * them: it must share a document with one of them that documents carry. When none is carried, the
+ * correction stands unless another word lies outside the corpus's words altogether: not carried,
+ * not English (SCOWL, english-words.ts: a word a corpus may simply lack) and not within a
+ * correction's reach of an indexed word (a slip of its own, "brekfast"). The query is then likely
+ * in a language the corpus lacks, and a correction into the corpus's words would change what it
+ * asks ("brot backen", German for baking bread, was searched as "brow backen" and answered with
+ * make-up posts). A one-word query keeps its correction: it has nothing to agree with.
+ */
+export function agreeingCorrections<C extends { word: string }>(
+  query: string,
+  language: string,
+  corrections: ReadonlyMap<string, C>,
+  counts: WordCounts,
+): Map<string, C> {
+  const { typed } = agreementWords(query, language, corrections);
+  const order = [...corrections].sort(([a, ca], [b, cb]) => similarity(b, cb.word) - similarity(a, ca.word));
+  const kept = new Map<string, C>();
+  for (const [key, correction] of order) {
+    const context = [
+      ...new Set(typed.filter((other) => other !== key).map((other) => kept.get(other)?.word ?? other)),
+    ].filter((other) => other !== correction.word);
+    const carried = context.filter((other) => (counts.carried.get(other) ?? 0) > 0);
+    const agrees =
+      carried.length > 0
+        ? carried.some((other) => (counts.together.get(pairKey(correction.word, other)) ?? 0) > 0)
+        : context.every((other) => isEnglishWord(other) || counts.near.has(other));
+    if (agrees) kept.set(key, correction);
+  }
+  return new Map([...corrections].filter(([key]) => kept.has(key)));
+}
+
 /**
  * `query` corrected: its correctable words (those `only` keeps), at most
  * {@link MAX_CORRECTED_WORDS} distinct, asked of `closest` (the engine's corrector under a
- * policy); null when none has a correction.
+ * policy), then kept where the rest of the query agrees (`counts`, the engine's counts of the
+ * {@link agreementQuestions}; {@link agreeingCorrections}); null when none has a correction.
  */
 export async function correctQuery<C extends { word: string }>(
   query: string,
   language: string,
-  closest: (keys: string[]) => Promise<ReadonlyMap<string, C>>,
+  engine: {
+    closest: (keys: string[]) => Promise<ReadonlyMap<string, C>>;
+    counts: (asked: AgreementQuestions) => Promise<WordCounts>;
+  },
   only: (key: string) => boolean = () => true,
 ): Promise<{ text: string; corrections: ReadonlyMap<string, C> } | null> {
   const words = correctableWords(query, language).filter((w) => only(w.key));
   const keys = [...new Set(words.map((w) => w.key))].slice(0, MAX_CORRECTED_WORDS);
   if (keys.length === 0) return null;
-  const corrections = await closest(keys);
+  const proposed = await engine.closest(keys);
+  if (proposed.size === 0) return null;
+  const asked = agreementQuestions(query, language, proposed);
+  const corrections = asked ? agreeingCorrections(query, language, proposed, await engine.counts(asked)) : proposed;
   if (corrections.size === 0) return null;
   const text = withCorrections(query, words, corrections);
   return text === query ? null : { text, corrections };

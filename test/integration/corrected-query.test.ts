@@ -26,6 +26,9 @@ const POSTS = {
   // "white" is carried by two posts; "write", one edit away, by none.
   whiteLoaf: 'White sourdough sandwich loaf',
   whiteTea: 'White tea or green tea in the morning',
+  // "brow" is carried by two posts, one edit from the German "brot" (bread).
+  browGel: 'Brow gel routine for fuller brows',
+  browLamination: 'Brow lamination at home, step by step',
 } as const;
 type Key = keyof typeof POSTS;
 const keyOf = new Map(Object.keys(POSTS).map((k) => [mintId('post', `cq-${k}`), k as Key]));
@@ -126,6 +129,21 @@ describe('corrected_query', () => {
     const page = await search({ post: { query: 'write a sourdough diary' }, limit: 10 });
     expect(page).not.toHaveProperty('corrected_query');
     expect(page.keys).toContain('whiteLoaf');
+  });
+
+  it('keeps a query in another language as typed: no correction the rest of the query does not bear out', async () => {
+    // "brot backen" (German: baking bread) was searched as "brow backen", and answered with brow posts.
+    for (const query of ['brot backen', 'Brot selber backen', 'brot recipes with sourdough']) {
+      const page = await search({ post: { query }, limit: 10 });
+      expect(page, query).not.toHaveProperty('corrected_query');
+      expect(page, query).not.toHaveProperty('suggested_query');
+      expect(page.keys, query).not.toContain('browGel');
+      expect(page.keys, query).not.toContain('browLamination');
+    }
+    // A slip the rest of the query bears out is still corrected.
+    const slip = await search({ post: { query: 'brwo gel' }, limit: 10 });
+    expect(slip.corrected_query).toBe('brow gel');
+    expect(slip.keys[0]).toBe('browGel');
   });
 
   it('never replaces a word some post carries: a rare word is for suggested_query to correct', async () => {

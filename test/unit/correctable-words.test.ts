@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
+  agreeingCorrections,
+  agreementQuestions,
+  contentKeys,
   correctableWords,
   correctQuery,
   isCorrectable,
   MAX_CORRECTED_WORDS,
+  pairKey,
+  similarity,
   withCorrections,
+  type AgreementQuestions,
+  type WordCounts,
 } from '../../src/text/correctable-words.ts';
 
 const keys = (query: string, language = 'en') => correctableWords(query, language).map((w) => w.key);
@@ -60,17 +67,25 @@ describe('withCorrections', () => {
   });
 });
 
+/** Counts under which every word is carried and every pair shares a document. */
+const everywhere = async ({ words, pairs }: AgreementQuestions): Promise<WordCounts> => ({
+  carried: new Map(words.map((w) => [w, 5])),
+  together: new Map(pairs.map(([a, b]) => [pairKey(a, b), 2])),
+  near: new Set(),
+});
+
 describe('correctQuery', () => {
   it('asks about the distinct correctable words only, at most eight, and keeps the others as typed', async () => {
     const asked: string[][] = [];
     const query = 'alpah bravvo charlee deltta echoess foxtrott golfr hotell indiaa julieet Alpah';
-    const corrected = await correctQuery(query, 'en', async (words) => {
+    const closest = async (words: string[]) => {
       asked.push(words);
       return new Map([
         ['alpah', { word: 'alpine' }],
         ['julieet', { word: 'julius' }],
       ]);
-    });
+    };
+    const corrected = await correctQuery(query, 'en', { closest, counts: everywhere });
     expect(asked).toEqual([['alpah', 'bravvo', 'charlee', 'deltta', 'echoess', 'foxtrott', 'golfr', 'hotell']]);
     expect(asked[0]).toHaveLength(MAX_CORRECTED_WORDS);
     // "julieet" was not asked about: a correction the corrector was not asked for is not applied.
@@ -83,9 +98,100 @@ describe('correctQuery', () => {
       asked.push(words);
       return new Map<string, { word: string }>();
     };
-    expect(await correctQuery('soudough starter', 'en', closest, (w) => w === 'soudough')).toBeNull();
+    const engine = { closest, counts: everywhere };
+    expect(await correctQuery('soudough starter', 'en', engine, (w) => w === 'soudough')).toBeNull();
     expect(asked).toEqual([['soudough']]);
-    expect(await correctQuery('#soudough 2024 for', 'en', closest)).toBeNull();
+    expect(await correctQuery('#soudough 2024 for', 'en', engine)).toBeNull();
     expect(asked).toHaveLength(1);
+  });
+
+  it('asks the engine about the rest of the query only when a correction has other words to agree with', async () => {
+    const closest = async () => new Map([['soudough', { word: 'sourdough' }]]);
+    const asked: AgreementQuestions[] = [];
+    const counts = async (questions: AgreementQuestions) => {
+      asked.push(questions);
+      return everywhere(questions);
+    };
+    expect((await correctQuery('soudough', 'en', { closest, counts }))?.text).toBe('sourdough');
+    expect(asked).toEqual([]);
+    expect((await correctQuery('soudough for a starter', 'en', { closest, counts }))?.text).toBe(
+      'sourdough for a starter',
+    );
+    expect(asked).toEqual([
+      { words: ['soudough', 'starter', 'sourdough'], pairs: [['sourdough', 'starter']], reach: ['soudough'] },
+    ]);
+  });
+});
+
+describe('similarity: a word against its correction, as the suggester scores it', () => {
+  it('is one minus the edits over the shorter word, a swap one edit', () => {
+    expect(similarity('brot', 'brow')).toBe(0.75);
+    expect(similarity('matcah', 'matcha')).toBeCloseTo(5 / 6);
+    expect(similarity('brekfast', 'breakfast')).toBe(0.875);
+    expect(similarity('sourdough', 'sourdough')).toBe(1);
+  });
+});
+
+describe('agreeingCorrections: a correction the rest of the query bears out', () => {
+  /** Counts of a corpus: the documents' words, and the words the suggester finds a close word for. */
+  function corpus(near: string[], ...documents: string[][]) {
+    return ({ words, pairs, reach }: AgreementQuestions): WordCounts => ({
+      carried: new Map(words.map((w) => [w, documents.filter((d) => d.includes(w)).length])),
+      together: new Map(
+        pairs.map(([a, b]) => [pairKey(a, b), documents.filter((d) => d.includes(a) && d.includes(b)).length]),
+      ),
+      near: new Set(reach.filter((w) => near.includes(w))),
+    });
+  }
+  const counts = corpus(
+    ['brekfast', 'glte', 'wokout', 'brot', 'startr', 'sourdugh'],
+    ['sourdough', 'starter', 'feeding'],
+    ['glute', 'workout', 'bands'],
+    ['glue', 'craft'],
+    ['sourdough', 'starter', 'discard'],
+    ['brow', 'gel', 'makeup'],
+    ['brow', 'lamination'],
+    ['bread', 'recipes'],
+    ['matcha', 'latte'],
+  );
+  function judged(query: string, proposed: Record<string, string>, language = 'en') {
+    const corrections = new Map(Object.entries(proposed).map(([k, word]) => [k, { word }]));
+    const asked = agreementQuestions(query, language, corrections);
+    if (!asked) return [...corrections.keys()];
+    return [...agreeingCorrections(query, language, corrections, counts(asked)).keys()];
+  }
+
+  it('keeps a correction that shares a document with another word of the query', () => {
+    expect(judged('soudough starter', { soudough: 'sourdough' })).toEqual(['soudough']);
+  });
+
+  it('drops a correction no document shares with the words the query carries', () => {
+    expect(judged('brot recipes', { brot: 'brow' })).toEqual([]);
+  });
+
+  it('drops a correction when another word is neither carried nor English: another language', () => {
+    expect(judged('brot backen', { brot: 'brow' })).toEqual([]);
+    expect(judged('sauerteig brot', { brot: 'brow' })).toEqual([]);
+  });
+
+  it('keeps it when the other words are English a corpus may lack, and in a one-word query', () => {
+    expect(judged('soudough nutrition', { soudough: 'sourdough' })).toEqual(['soudough']);
+    expect(judged('brot', { brot: 'brow' })).toEqual(['brot']);
+  });
+
+  it('keeps it when the other word is a slip of its own, within reach of a word the corpus carries', () => {
+    expect(judged('brekfast matcah', { matcah: 'matcha' })).toEqual(['matcah']);
+  });
+
+  it('judges two slips by each other, the closer correction first: a wrong one does not take a right one down', () => {
+    expect(judged('sourdugh startr', { sourdugh: 'sourdough', startr: 'starter' })).toEqual(['sourdugh', 'startr']);
+    // "starter" (one edit in six letters) is kept first; "brow" (one in four) shares no document with it.
+    expect(judged('brot startr', { brot: 'brow', startr: 'starter' })).toEqual(['startr']);
+    // The suggester's "glue" for "glte" (meant: glute) shares no document with "workout".
+    expect(judged('glte wokout', { glte: 'glue', wokout: 'workout' })).toEqual(['wokout']);
+  });
+
+  it('reads the content alone: no entity, number, function word or unspaced script', () => {
+    expect(contentKeys('Brot für #baking mit @mei 2024 and 抹茶 backen', 'de')).toEqual(['brot', 'backen']);
   });
 });

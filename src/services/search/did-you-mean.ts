@@ -16,7 +16,10 @@ export const SUGGEST_BELOW = 3;
 export function createDidYouMean(deps: { corrector: SpellingCorrector }): (query: string) => Promise<string | null> {
   return async (query) => {
     const language = analyzeQuery(query).language;
-    const corrected = await correctQuery(query, language, (keys) => deps.corrector.closest(keys, SUGGESTION, language));
+    const corrected = await correctQuery(query, language, {
+      closest: (keys) => deps.corrector.closest(keys, SUGGESTION, language),
+      counts: (asked) => deps.corrector.counts(asked, SUGGESTION, language),
+    });
     return corrected?.text ?? null;
   };
 }

@@ -6,7 +6,7 @@ import { holdsEnglishWord } from '../../../text/english-words.ts';
 import { analyzeIn, analyzeQuery, unspacedWords } from '../../../text/languages.ts';
 import { POST_STEMMED_FIELDS, POST_TEXT_FIELDS } from './post-query.ts';
 import { SILENT_CORRECTION } from '../../spelling.ts';
-import { closestWords } from './spelling.ts';
+import { closestWords, POST_WORDS, wordCounts } from './spelling.ts';
 
 /**
  * The content words of a fused search's query as the corpus sees them (bench/relevance.md,
@@ -193,7 +193,10 @@ export async function planLexicalSide(
   const corrected = await correctQuery(
     query,
     language,
-    (keys) => closestWords(client, index, keys, SILENT_CORRECTION, language),
+    {
+      closest: (keys) => closestWords(client, index, keys, SILENT_CORRECTION, language),
+      counts: (asked) => wordCounts(client, index, asked, SILENT_CORRECTION, POST_WORDS, language),
+    },
     (key) => unknown.has(key),
   ).catch(() => null);
   if (!corrected) return unmatched;

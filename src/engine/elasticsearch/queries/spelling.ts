@@ -1,6 +1,12 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { Correction, CorrectionPolicy, SpellingCorrector } from '../../spelling.ts';
-import { isCorrectable, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
+import {
+  isCorrectable,
+  MAX_CORRECTED_WORDS,
+  pairKey,
+  type AgreementQuestions,
+  type WordCounts,
+} from '../../../text/correctable-words.ts';
 import { COMPLETE_RESULTS, engineCall } from '../errors.ts';
 import { termOptions } from '../response-values.ts';
 import { ACCOUNT_STEMMED_TEXT_FIELDS, ACCOUNT_TEXT_FIELDS, accountSearchFilter } from './account-query.ts';
@@ -108,13 +114,39 @@ async function candidates(
   language: string,
   vocabulary: Vocabulary,
 ): Promise<{ found: Map<string, Map<string, { score: number; docFreq: number }>>; counts: Map<string, number> }> {
+  const response = await engineCall(() =>
+    client.search<unknown, CountAggregations>({
+      index,
+      track_total_hits: false,
+      suggest: termSuggestions(words, policy, vocabulary),
+      ...COMPLETE_RESULTS,
+      ...countsRequest(words, vocabulary, language),
+    }),
+  );
+  const scored = suggestedWords(words, response.suggest, language);
+  return { found: scored, counts: carriedCounts(words, response.aggregations) };
+}
+
+/**
+ * The term suggester asked about `words` in each of `vocabulary`'s fields under `policy`: per field,
+ * the policy's closest few candidates at its least similarity that the field holds in more
+ * documents than the word (`suggest_mode: popular`; the engine also counts `min_doc_freq` 1 as a
+ * word's own frequency there, so a candidate needs two documents of the field), or, `anyFrequency`,
+ * any the field holds (`missing`, for words no document carries).
+ */
+function termSuggestions(
+  words: readonly string[],
+  policy: CorrectionPolicy,
+  vocabulary: Vocabulary,
+  anyFrequency = false,
+): Record<string, estypes.SearchFieldSuggester> {
   // `accuracy` (Lucene's DirectSpellChecker's) is accepted by the engine, though the client's types
   // omit it: built apart from the literal typed as the client's, it passes as a property the type
   // does not name.
   const term = (field: string) => {
     const options = {
       field,
-      suggest_mode: 'popular' as const,
+      suggest_mode: anyFrequency ? ('missing' as const) : ('popular' as const),
       accuracy: policy.accuracy,
       size: policy.candidates,
       max_edits: 2,
@@ -123,26 +155,23 @@ async function candidates(
       // Any: the count of the documents a search can return decides. A field's own frequency would
       // drop a word whose documents carry it in different fields (a caption here, a summary there),
       // and whether it did turned on deleted copies a merge had not yet dropped.
-      min_doc_freq: 1,
+      min_doc_freq: anyFrequency ? 0 : 1,
       sort: 'score' as const,
     };
     return options;
   };
   const text = words.join(' ');
-  const suggest: Record<string, estypes.SearchFieldSuggester> = Object.fromEntries(
-    vocabulary.fields.map((field) => [field, { text, term: term(field) }]),
-  );
-  const response = await engineCall(() =>
-    client.search<unknown, CountAggregations>({
-      index,
-      track_total_hits: false,
-      suggest,
-      ...COMPLETE_RESULTS,
-      ...countsRequest(words, vocabulary, language),
-    }),
-  );
+  return Object.fromEntries(vocabulary.fields.map((field) => [field, { text, term: term(field) }]));
+}
+
+/** Per word, the candidates a {@link termSuggestions} answer names for it (never itself, never a word no correction may be). */
+function suggestedWords(
+  words: readonly string[],
+  suggest: estypes.SearchResponse['suggest'],
+  language: string,
+): Map<string, Map<string, { score: number; docFreq: number }>> {
   const scored = new Map(words.map((w) => [w, new Map<string, { score: number; docFreq: number }>()]));
-  for (const entries of Object.values(response.suggest ?? {})) {
+  for (const entries of Object.values(suggest ?? {})) {
     for (const entry of entries) {
       const best = scored.get(entry.text);
       for (const option of best ? termOptions(entry) : []) {
@@ -155,7 +184,7 @@ async function candidates(
       }
     }
   }
-  return { found: scored, counts: carriedCounts(words, response.aggregations) };
+  return scored;
 }
 
 /** Keyed filters (an object of filters, as asked) answer keyed buckets. */
@@ -222,6 +251,49 @@ export async function carrierCounts(
   return carriedCounts(words, response.aggregations);
 }
 
+/**
+ * The documents of `vocabulary` carrying each of `words`, and each of `pairs` together, and which
+ * of `reach` lie within `policy`'s reach of an indexed word, in one request (a `filters`
+ * aggregation and the term suggester; none for nothing asked): what a correction's agreement with
+ * the rest of its query is judged by (src/text/correctable-words.ts, agreeingCorrections).
+ */
+export async function wordCounts(
+  client: Client,
+  index: string,
+  { words, pairs, reach }: AgreementQuestions,
+  policy: CorrectionPolicy,
+  vocabulary: Vocabulary,
+  language: string,
+): Promise<WordCounts> {
+  if (words.length === 0 && pairs.length === 0) return { carried: new Map(), together: new Map(), near: new Set() };
+  const { carries } = carrierAggregation([], vocabulary, language);
+  const asked = [...new Set([...words, ...pairs.flat()])];
+  const filters: Record<string, estypes.QueryDslQueryContainer> = {};
+  words.forEach((word, i) => (filters[`w${i}`] = carries(word)));
+  pairs.forEach(([a, b], i) => (filters[`p${i}`] = { bool: { filter: [carries(a), carries(b)] } }));
+  const response = await engineCall(() =>
+    client.search<unknown, CountAggregations>({
+      index,
+      track_total_hits: false,
+      ...COMPLETE_RESULTS,
+      size: 0,
+      // Every document carrying an asked word, and only those: the counts are exact, and the
+      // filters read no more than the words' own documents.
+      query: { bool: { filter: [...vocabulary.filter, { bool: { should: asked.map(carries) } }] } },
+      aggs: { words: { filters: { filters } } },
+      ...(reach.length > 0 && { suggest: termSuggestions(reach, policy, vocabulary, true) }),
+    }),
+  );
+  const keyed = response.aggregations?.words?.buckets ?? {};
+  const count = (key: string) => keyed[key]?.doc_count ?? 0;
+  const suggested = suggestedWords(reach, response.suggest, language);
+  return {
+    carried: new Map(words.map((word, i) => [word, count(`w${i}`)])),
+    together: new Map(pairs.map(([a, b], i) => [pairKey(a, b), count(`p${i}`)])),
+    near: new Set(reach.filter((word) => (suggested.get(word)?.size ?? 0) > 0)),
+  };
+}
+
 /** The engine's spelling corrector on an index's read alias and the vocabulary its searches read. */
 export function createSpellingCorrector(deps: {
   client: Client;
@@ -231,5 +303,6 @@ export function createSpellingCorrector(deps: {
   return {
     closest: (words, policy, language) =>
       closestWords(deps.client, deps.index, words, policy, language, deps.vocabulary),
+    counts: (asked, policy, language) => wordCounts(deps.client, deps.index, asked, policy, deps.vocabulary, language),
   };
 }

@@ -4,7 +4,12 @@ import { fuseHybrid } from '../../../query/fusion.ts';
 import type { AccountSearch } from '../../../query/search-codec.ts';
 import type { AccountFusedRanking, FusedState, SearchPage } from '../../search.ts';
 import type { VisibilityEpoch } from '../../visibility.ts';
-import { correctableWords, correctQuery, MAX_CORRECTED_WORDS } from '../../../text/correctable-words.ts';
+import {
+  correctableWords,
+  correctQuery,
+  MAX_CORRECTED_WORDS,
+  type AgreementQuestions,
+} from '../../../text/correctable-words.ts';
 import { holdsEnglishWord } from '../../../text/english-words.ts';
 import { analyzeQuery } from '../../../text/languages.ts';
 import { isBareWord, queryEntities } from '../../../query/entities.ts';
@@ -18,6 +23,7 @@ import {
   carrierAggregation,
   carrierCounts,
   closestWords,
+  wordCounts,
   POST_WORDS,
   type CountAggregations,
 } from '../queries/spelling.ts';
@@ -77,7 +83,12 @@ export async function correctedAccountQuery(
     const counts = carried ?? (await carrierCounts(client, where.accounts, keys, ACCOUNT_VOCABULARY, language));
     const unknown = new Set(keys.filter((key) => (counts.get(key) ?? 0) === 0));
     if (unknown.size === 0) return null;
-    return (await correctQuery(query, language, closest, (key) => unknown.has(key)))?.text ?? null;
+    // Whether the rest of the query agrees with a correction, read from the posts: an account's
+    // few words rarely hold two of a query's, a corpus's posts do.
+    const agreement = (asked: AgreementQuestions) =>
+      wordCounts(client, where.posts, asked, SILENT_CORRECTION, POST_WORDS, language);
+    const engine = { closest, counts: agreement };
+    return (await correctQuery(query, language, engine, (key) => unknown.has(key)))?.text ?? null;
   } catch {
     return null;
   }
