@@ -152,9 +152,12 @@ function termSuggestions(
       max_edits: 2,
       prefix_length: 1,
       min_word_length: 4,
-      // Any: the count of the documents a search can return decides. A field's own frequency would
-      // drop a word whose documents carry it in different fields (a caption here, a summary there),
-      // and whether it did turned on deleted copies a merge had not yet dropped.
+      // The least the engine takes: the count of the documents a search can return decides (a
+      // field's own frequency would drop a word whose documents carry it in different fields, and
+      // whether it did would turn on deleted copies a merge had not yet dropped). In `popular` mode
+      // the engine reads 1 as the word's own frequency, so a candidate one document of a field
+      // holds is not proposed (checked on 9.4.3, 2026-12-04): a corpus's one-off slip ("sourdogh")
+      // never stands in for a word many carry.
       min_doc_freq: anyFrequency ? 0 : 1,
       sort: 'score' as const,
     };
