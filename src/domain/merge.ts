@@ -217,10 +217,16 @@ export function applyAccountSnapshot(record: PostRecord, accountId: string, snap
  * versions only move forward.
  */
 export function replacesSnapshot(next: AccountSnapshot, held: AccountSnapshot): boolean {
-  if (!isNewerVersion(next.version, held.version)) return false;
-  const { version: _n, ...nextContent } = next;
-  const { version: _h, ...heldContent } = held;
-  return !sameRecord(nextContent, heldContent);
+  return isNewerVersion(next.version, held.version) && !sameSnapshotContent(next, held);
+}
+
+/**
+ * Whether two snapshots read alike, their versions aside: compared in place (sameRecord takes an
+ * `undefined` key as absent), since the intake asks it of every account it writes and of every
+ * snapshot a post may take.
+ */
+export function sameSnapshotContent(a: AccountSnapshot, b: AccountSnapshot): boolean {
+  return sameRecord({ ...a, version: undefined }, { ...b, version: undefined });
 }
 
 /**
