@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Client } from '@elastic/elasticsearch';
-import { usesVectorFeedback, vectorFromFeedback } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
+import {
+  readFeedbackVectors,
+  usesVectorFeedback,
+  vectorFromFeedback,
+} from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
 import { FEEDBACK_BAND, FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../src/query/relevance-feedback.ts';
 
 const cosine = (a: readonly number[], b: readonly number[]) =>
@@ -96,29 +100,36 @@ describe('feedback needs lexical evidence', () => {
       postsOnly: POSTS_ONLY,
       query: [1, 0],
       fused: [neighbour('a'), neighbour('b'), neighbour('c')],
-      records: ['a'],
     });
-    expect(moved).toEqual({ vector: null, records: new Map() });
+    expect(moved).toBeNull();
   });
 
-  it('reads the top 3 vectors from their vector documents when a lexical hit is among the first results, and the records asked beside them', async () => {
+  /** A client whose vector documents hold `stored`, recording what it is asked. */
+  function vectorDocuments(stored: Record<string, number[]>) {
     const asked: Array<Record<string, unknown>> = [];
+    const ids: string[][] = [];
     const client = {
-      search: (request: Record<string, unknown>) => {
+      search: (request: { query: { bool: { filter: [{ ids: { values: string[] } }] } } }) => {
         asked.push(request);
-        // The vector documents answer doc values; the posts their records.
-        const hits = request.docvalue_fields
-          ? [{ _id: 'a', fields: { embedding: [[0, 1]] } }]
-          : ['a', 'e'].map((id) => ({ _id: id, _source: { record: { id, caption: id } } }));
+        ids.push(request.query.bool.filter[0].ids.values);
+        const hits = ids
+          .at(-1)!
+          .filter((id) => stored[id])
+          .map((id) => ({ _id: id, fields: { embedding: [stored[id]] } }));
         return Promise.resolve({ hits: { hits } });
       },
     } as unknown as Client;
-    const fused = [
-      { id: 'a', score: 0.9, lexical: 1, semantic: 0.8, tier: 0 },
-      { ...neighbour('b'), score: 0.5 },
-      { ...neighbour('c'), score: 0.45 },
-      { ...neighbour('d'), score: 0.2 },
-    ];
+    return { client, asked, ids };
+  }
+  const fused = [
+    { id: 'a', score: 0.9, lexical: 1, semantic: 0.8, tier: 0 },
+    { ...neighbour('b'), score: 0.5 },
+    { ...neighbour('c'), score: 0.45 },
+    { ...neighbour('d'), score: 0.2 },
+  ];
+
+  it('reads the top 3 vectors from their vector documents when a lexical hit is among the first results', async () => {
+    const { client, asked } = vectorDocuments({ a: [0, 1], d: [1, 1] });
     const moved = await vectorFromFeedback({
       client,
       pit: 'pit',
@@ -126,25 +137,33 @@ describe('feedback needs lexical evidence', () => {
       postsOnly: POSTS_ONLY,
       query: [1, 0],
       fused,
-      records: ['a', 'e'],
     });
-    expect(asked).toHaveLength(2);
-    expect(asked.find((r) => !r.docvalue_fields)).toMatchObject({
-      query: { bool: { filter: [{ ids: { values: ['a', 'e'] } }, POSTS_ONLY] } },
-      size: 2,
-      _source: { excludes: ['record.embedding', 'record.media_enrichment'] },
-    });
-    expect(asked.find((r) => r.docvalue_fields)).toMatchObject({
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
       query: { bool: { filter: [{ ids: { values: ['a', 'b', 'c'] } }, { bool: { must_not: [POSTS_ONLY] } }] } },
       _source: false,
       docvalue_fields: ['embedding'],
     });
     // The feedback documents with a vector move it ('b' and 'c' have no vector document yet).
-    expect(moved.vector).toEqual(feedbackVector([1, 0], [{ vector: [0, 1] }]));
-    expect([...moved.records.values()]).toEqual([
-      { id: 'a', caption: 'a' },
-      { id: 'e', caption: 'e' },
-    ]);
+    expect(moved).toEqual(feedbackVector([1, 0], [{ vector: [0, 1] }]));
+  });
+
+  it("reads only the vectors the first neighbours' read did not ask for, and moves the vector alike", async () => {
+    const { client, asked, ids } = vectorDocuments({ a: [0, 1], c: [1, 1] });
+    const prefetched = readFeedbackVectors({
+      client,
+      pit: 'pit',
+      keepAlive: '30s',
+      postsOnly: POSTS_ONLY,
+      ids: ['a', 'b'],
+    });
+    const deps = { client, pit: 'pit', keepAlive: '30s', postsOnly: POSTS_ONLY, query: [1, 0], fused };
+    const moved = await vectorFromFeedback({ ...deps, prefetched });
+    expect(ids).toEqual([['a', 'b'], ['c']]);
+    expect(moved).toEqual(await vectorFromFeedback(deps));
+    const all = await readFeedbackVectors({ ...deps, ids: ['a', 'b', 'c'] });
+    expect(moved).toEqual(await vectorFromFeedback({ ...deps, prefetched: Promise.resolve(all) }));
+    expect(asked).toHaveLength(4);
   });
 });
 

@@ -9,7 +9,13 @@ import type { VisibilityEpoch } from '../../visibility.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { nearestPosts, onPosts, postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
-import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
+import {
+  PREFETCHED_NEIGHBOURS,
+  readFeedbackVectors,
+  usesVectorFeedback,
+  vectorFromFeedback,
+  type VectorFeedback,
+} from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchProbes, postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
 import {
@@ -174,34 +180,33 @@ export async function fusedPostSearch(deps: {
     // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
     const semanticSearch = quantized.then(async (q) => {
       const vector = dequantizeVector(q);
-      const none = new Map<string, PostRecord>();
+      const none = Promise.resolve(new Map<string, PostRecord>());
       if (vector.length === 0) {
         const hits: Hit[] = [];
         return { hits, q, records: none };
       }
       const first = await knn(pit, vector);
       if (!feedback) return { hits: first, q, records: none };
-      // The first fusion's best results move the vector; the window is asked again with it. The
-      // same request reads the records of the first fusion's page, which the final one mostly shows.
+      // The first fusion's best results move the vector; the window is asked again with it. Their
+      // vectors are mostly among the first neighbours', read while BM25 still runs.
+      const postsOnly = layout.postsOnly;
+      const ids = first.slice(0, PREFETCHED_NEIGHBOURS).map((h) => h._id!);
+      const prefetched = readFeedbackVectors({ client, pit, keepAlive, postsOnly, ids });
+      prefetched.catch(() => undefined);
       const lexicalHits = (await lexicalSearch)?.hits.hits ?? [];
       const fused = windowsOf(await plan, await sentence).fuse(lexicalHits, first);
-      const moved = await vectorFromFeedback({
+      // Beside the final kNN, the records of the first fusion's page, which the final one mostly shows.
+      const records = postRecords(
         client,
-        pit,
-        keepAlive,
-        postsOnly: layout.postsOnly,
-        query: vector,
-        fused,
-        records: fused.slice(0, page.limit).map((f) => f.id),
-      });
-      if (!moved.vector) return { hits: first, q, records: moved.records };
+        { pit, keepAlive, layout },
+        fused.slice(0, page.limit).map((f) => f.id),
+      );
+      records.catch(() => undefined);
+      const moved = await vectorFromFeedback({ client, pit, keepAlive, postsOnly, query: vector, fused, prefetched });
+      if (!moved) return { hits: first, q, records };
       // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
-      const movedQ = quantizeVector(moved.vector);
-      return {
-        hits: await knn(pit, dequantizeVector(movedQ)),
-        q: movedQ,
-        records: moved.records,
-      };
+      const movedQ = quantizeVector(moved);
+      return { hits: await knn(pit, dequantizeVector(movedQ)), q: movedQ, records };
     });
     const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
     const semanticHits = semanticResponse.hits;
@@ -244,7 +249,7 @@ export async function fusedPostSearch(deps: {
       });
       tail = tailResponse.hits.hits;
     }
-    const read = semanticResponse.records;
+    const read = await semanticResponse.records;
     const records = await postRecords(
       client,
       { pit, keepAlive, layout },

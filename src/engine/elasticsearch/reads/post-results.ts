@@ -135,7 +135,7 @@ export function createPostResults(deps: {
           query: queryVector,
           fused: fusedWindow,
         });
-        if (moved.vector) knn = await neighbours(dequantizeVector(quantizeVector(moved.vector)));
+        if (moved) knn = await neighbours(dequantizeVector(quantizeVector(moved)));
       }
       // Exactly the neighbours the search shows: above the relevance floor, and none when the
       // model cannot read the query's language (hybrid-windows.ts).
