@@ -37,6 +37,9 @@ export function functionWordsOf(language: string): ReadonlySet<string> {
  */
 export function contentWords(words: readonly string[], language: string): readonly string[] {
   const stop = functionWordsOf(language);
-  const content = words.filter((w) => !stop.has(w.toLowerCase()));
+  const content = words.filter((w) => !stop.has(w.toLowerCase()) && !LONE_LETTER.test(w));
   return content.length > 0 ? content : words;
 }
+
+/** One letter of an alphabet (Latin, Greek, Cyrillic), no word of its own: "k" of "K-beauty". */
+const LONE_LETTER = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}]$/u;

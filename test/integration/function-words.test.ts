@@ -14,6 +14,12 @@ const POSTS = {
   beats: 'Beats that never get finished: how to get out of the loop',
   mixing: 'How to get your mix louder without clipping',
   potatoes: 'How to get crispy potatoes every single time',
+  // "k" stands alone in one post beside "K-beauty"'s; "beauty" is in four.
+  speedrun: 'Speedrun splits from A to K: a personal best at last',
+  kBeauty: 'My K-beauty routine: essence, serum and a glass skin finish',
+  beautyHaul: 'Korean beauty haul: cushion compact and sheet masks',
+  beautySleep: 'Beauty sleep is real: my night-time skincare steps',
+  beautyBudget: 'Drugstore beauty favourites under ten dollars',
 };
 const id = (key: keyof typeof POSTS) => mintId('post', `fw-${key}`);
 let stack: Stack;
@@ -43,6 +49,12 @@ describe('function words in queries', () => {
     const ids = (await found('how to get rid of acne scars')).map((p) => p.id);
     expect(ids.slice(0, 2).sort()).toEqual([id('acneRoutine'), id('acneMarks')].sort());
     for (const other of ['beats', 'mixing', 'potatoes'] as const) expect(ids).not.toContain(id(other));
+  });
+
+  it('a lone letter is no word of its own: "K-beauty" answers beauty posts, not a post with a "K" in it', async () => {
+    const ids = (await found('K-beauty')).map((p) => p.id);
+    const beauty = [id('kBeauty'), id('beautyHaul'), id('beautySleep'), id('beautyBudget')];
+    expect(ids.slice(0, 4).sort(), ids.join(', ')).toEqual(beauty.sort());
   });
 
   it('a query of function words only still searches for them', async () => {

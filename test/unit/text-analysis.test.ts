@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, memo, stemmedText } from '../../src/text/analysis.ts';
+import { contentWords } from '../../src/text/function-words.ts';
 
 describe('client-side analysis', () => {
   it('lowercases, drops stop words and possessives, and stems with Porter2', () => {
@@ -32,5 +33,17 @@ describe('client-side analysis', () => {
     stem('c');
     stem('a');
     expect(calls).toBe(4); // 'a' evicted when the cache filled
+  });
+});
+
+describe('contentWords: what a query asks', () => {
+  it('leaves out function words and lone letters of an alphabet, unless nothing else is left', () => {
+    expect(contentWords(['how', 'do', 'i', 'start', 'k', 'beauty'], 'en')).toEqual(['start', 'beauty']);
+    expect(contentWords(['t', 'shirt', 'я', 'β'], 'en')).toEqual(['shirt']);
+    expect(contentWords(['k'], 'en')).toEqual(['k']);
+  });
+
+  it('keeps a one-character word of a script written without spaces, and digits', () => {
+    expect(contentWords(['猫', 'k', '5'], 'ja')).toEqual(['猫', '5']);
   });
 });
