@@ -45,6 +45,8 @@ export interface Correction {
   word: string;
   /** Servable posts whose text carries it. */
   posts: number;
+  /** How alike it is to the word it corrects, as the engine's suggester scores it: 1 − edits / letters of the shorter. */
+  score: number;
 }
 
 /**

@@ -55,15 +55,16 @@ export function isCorrectable(key: string, language: string): boolean {
  * holds; a correction may be one.
  */
 export function correctableWords(query: string, language: string): CorrectableWord[] {
+  return queryWords(query).filter((w) => isCorrectable(w.key, language) && !isEnglishWord(w.key));
+}
+
+/** Every word of `query` but its entities, where it is and how the index reads it. */
+function queryWords(query: string): CorrectableWord[] {
   const masked = query.replace(ENTITY, (m) => ' '.repeat(m.length));
-  const out: CorrectableWord[] = [];
-  for (const match of masked.matchAll(WORD)) {
+  return [...masked.matchAll(WORD)].map((match) => {
     const text = match[0];
-    const key = keyOf(text);
-    if (isCorrectable(key, language) && !isEnglishWord(key))
-      out.push({ start: match.index, end: match.index + text.length, text, key });
-  }
-  return out;
+    return { start: match.index, end: match.index + text.length, text, key: keyOf(text) };
+  });
 }
 
 /** The correction written as the word was: all capitals, a capital first, or as indexed. */
@@ -101,15 +102,11 @@ const MAX_CONTEXT_WORDS = 8;
  * `language`. The context a correction must agree with ({@link agreeingCorrections}).
  */
 export function contentKeys(query: string, language: string): string[] {
-  const masked = query.replace(ENTITY, (m) => ' '.repeat(m.length));
-  const out = new Set<string>();
-  for (const match of masked.matchAll(WORD)) {
-    const key = keyOf(match[0]);
-    if (!LETTERS.test(key) || UNSPACED.test(key)) continue;
-    if (functionWordsOf('en').has(key) || functionWordsOf(language).has(key)) continue;
-    out.add(key);
-  }
-  return [...out];
+  const content = queryWords(query)
+    .map((w) => w.key)
+    .filter((key) => LETTERS.test(key) && !UNSPACED.test(key))
+    .filter((key) => !functionWordsOf('en').has(key) && !functionWordsOf(language).has(key));
+  return [...new Set(content)];
 }
 
 /**
@@ -125,31 +122,6 @@ export interface WordCounts {
 
 /** The key of a pair of words in {@link WordCounts.together}. */
 export const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
-
-/**
- * How alike a word and its correction are: one minus their edits (a letter added, dropped or
- * changed, or two swapped) over the shorter's letters, as the engine's suggester scores them.
- */
-export function similarity(word: string, correction: string): number {
-  const a = [...word];
-  const b = [...correction];
-  // Optimal string alignment: three rows of the edit table suffice.
-  let before: number[] = [];
-  let previous = b.map((_, j) => j + 1);
-  previous.unshift(0);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
-      row.push(best);
-    }
-    before = previous;
-    previous = row;
-  }
-  return 1 - previous[b.length]! / Math.max(1, Math.min(a.length, b.length));
-}
 
 /** The query's content words (at most {@link MAX_CONTEXT_WORDS}) and the proposed corrections' words. */
 function agreementWords(
@@ -195,8 +167,8 @@ export function agreementQuestions(
 
 /**
  * The corrections the rest of the query bears out, as the phrase suggester's `collate` keeps only
- * corrections some document bears out. The closest first (by {@link similarity}, then in query
- * order), each against the other content words, as typed or as a correction already kept reads
+ * corrections some document bears out. The closest first (by the suggester's score, then in
+ * query order), each against the other content words, as typed or as a correction already kept reads
  * them: it must share a document with one of them that documents carry. When none is carried, the
  * correction stands unless another word lies outside the corpus's words altogether: not carried,
  * not English (SCOWL, english-words.ts: a word a corpus may simply lack) and not within a
@@ -205,14 +177,14 @@ export function agreementQuestions(
  * asks ("brot backen", German for baking bread, was searched as "brow backen" and answered with
  * make-up posts). A one-word query keeps its correction: it has nothing to agree with.
  */
-export function agreeingCorrections<C extends { word: string }>(
+export function agreeingCorrections<C extends { word: string; score: number }>(
   query: string,
   language: string,
   corrections: ReadonlyMap<string, C>,
   counts: WordCounts,
 ): Map<string, C> {
   const { typed } = agreementWords(query, language, corrections);
-  const order = [...corrections].sort(([a, ca], [b, cb]) => similarity(b, cb.word) - similarity(a, ca.word));
+  const order = [...corrections].sort(([, a], [, b]) => b.score - a.score);
   const kept = new Map<string, C>();
   for (const [key, correction] of order) {
     const context = [
@@ -234,7 +206,7 @@ export function agreeingCorrections<C extends { word: string }>(
  * policy), then kept where the rest of the query agrees (`counts`, the engine's counts of the
  * {@link agreementQuestions}; {@link agreeingCorrections}); null when none has a correction.
  */
-export async function correctQuery<C extends { word: string }>(
+export async function correctQuery<C extends { word: string; score: number }>(
   query: string,
   language: string,
   engine: {

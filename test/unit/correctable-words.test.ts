@@ -8,7 +8,6 @@ import {
   isCorrectable,
   MAX_CORRECTED_WORDS,
   pairKey,
-  similarity,
   withCorrections,
   type AgreementQuestions,
   type WordCounts,
@@ -81,8 +80,8 @@ describe('correctQuery', () => {
     const closest = async (words: string[]) => {
       asked.push(words);
       return new Map([
-        ['alpah', { word: 'alpine' }],
-        ['julieet', { word: 'julius' }],
+        ['alpah', { word: 'alpine', score: 0.75 }],
+        ['julieet', { word: 'julius', score: 0.75 }],
       ]);
     };
     const corrected = await correctQuery(query, 'en', { closest, counts: everywhere });
@@ -96,7 +95,7 @@ describe('correctQuery', () => {
     const asked: string[][] = [];
     const closest = async (words: string[]) => {
       asked.push(words);
-      return new Map<string, { word: string }>();
+      return new Map<string, { word: string; score: number }>();
     };
     const engine = { closest, counts: everywhere };
     expect(await correctQuery('soudough starter', 'en', engine, (w) => w === 'soudough')).toBeNull();
@@ -106,7 +105,7 @@ describe('correctQuery', () => {
   });
 
   it('asks the engine about the rest of the query only when a correction has other words to agree with', async () => {
-    const closest = async () => new Map([['soudough', { word: 'sourdough' }]]);
+    const closest = async () => new Map([['soudough', { word: 'sourdough', score: 0.875 }]]);
     const asked: AgreementQuestions[] = [];
     const counts = async (questions: AgreementQuestions) => {
       asked.push(questions);
@@ -120,15 +119,6 @@ describe('correctQuery', () => {
     expect(asked).toEqual([
       { words: ['soudough', 'starter', 'sourdough'], pairs: [['sourdough', 'starter']], reach: ['soudough'] },
     ]);
-  });
-});
-
-describe('similarity: a word against its correction, as the suggester scores it', () => {
-  it('is one minus the edits over the shorter word, a swap one edit', () => {
-    expect(similarity('brot', 'brow')).toBe(0.75);
-    expect(similarity('matcah', 'matcha')).toBeCloseTo(5 / 6);
-    expect(similarity('brekfast', 'breakfast')).toBe(0.875);
-    expect(similarity('sourdough', 'sourdough')).toBe(1);
   });
 });
 
@@ -155,7 +145,9 @@ describe('agreeingCorrections: a correction the rest of the query bears out', ()
     ['matcha', 'latte'],
   );
   function judged(query: string, proposed: Record<string, string>, language = 'en') {
-    const corrections = new Map(Object.entries(proposed).map(([k, word]) => [k, { word }]));
+    // The suggester's score: 1 − edits / letters of the shorter word.
+    const score = (typed: string, word: string) => 1 - 1 / Math.min(typed.length, word.length);
+    const corrections = new Map(Object.entries(proposed).map(([k, word]) => [k, { word, score: score(k, word) }]));
     const asked = agreementQuestions(query, language, corrections);
     if (!asked) return [...corrections.keys()];
     return [...agreeingCorrections(query, language, corrections, counts(asked)).keys()];

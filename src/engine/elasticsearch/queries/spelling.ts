@@ -97,7 +97,7 @@ export async function closestWords(
       }))
       .filter((c) => c.posts >= policy.minPosts && c.posts > posts)
       .sort((a, b) => b.score - a.score || b.posts - a.posts || (a.word < b.word ? -1 : 1))[0];
-    if (best) out.set(word, { word: best.word, posts: best.posts, docFreq: best.docFreq });
+    if (best) out.set(word, { word: best.word, posts: best.posts, score: best.score, docFreq: best.docFreq });
   }
   return out;
 }

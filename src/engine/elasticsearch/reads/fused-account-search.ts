@@ -26,6 +26,7 @@ import {
   wordCounts,
   POST_WORDS,
   type CountAggregations,
+  type IndexedCorrection,
 } from '../queries/spelling.ts';
 import { nearestQuery } from '../queries/nearest-query.ts';
 import { SEARCH_SOURCE } from '../queries/post-query.ts';
@@ -75,7 +76,7 @@ export async function correctedAccountQuery(
     // suggester's two requests.
     const inPosts = await carrierCounts(client, where.posts, unknown, POST_WORDS, language);
     const misspelt = unknown.filter((word) => (inPosts.get(word) ?? 0) === 0);
-    if (misspelt.length === 0) return new Map<string, { word: string }>();
+    if (misspelt.length === 0) return new Map<string, IndexedCorrection>();
     return closestWords(client, where.accounts, misspelt, SILENT_CORRECTION, language, ACCOUNT_VOCABULARY);
   };
   try {
