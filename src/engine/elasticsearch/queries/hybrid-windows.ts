@@ -1,9 +1,11 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { fuseHybrid, type HybridOptions, type TieredFusedId } from '../../../query/fusion.ts';
+import { fuseRelated, relatedEvidence, type RelatedEvidence } from '../../../query/related-evidence.ts';
+import { hitClassifications } from './related-query.ts';
 import { ENTITY_TIER, entityTier } from './entity-query.ts';
 import { hitCoverage } from './query-terms.ts';
 
-type Hit = Pick<estypes.SearchHit, '_id' | '_score' | 'matched_queries'>;
+type Hit = Pick<estypes.SearchHit, '_id' | '_score' | 'matched_queries' | 'fields'>;
 
 /**
  * Weight of the lexical side: equal trust (bench/relevance.md, "Fusion: why min–max convex
@@ -74,6 +76,12 @@ export function hybridWindows(settings: {
   semanticReadable: boolean;
   /** Each content word's information (query-terms.ts), when the lexical hits carry word probes; absent: none. */
   information?: readonly number[] | null;
+  /**
+   * Whether the semantic hits are the posts related to the strong word matches of a query the
+   * model cannot read (src/query/related-evidence.ts), not its neighbours: the lexical hits then
+   * carry their classifications (related-posts.ts), and the related posts are all shown.
+   */
+  related?: boolean;
 }) {
   const information = settings.information ?? null;
   const hybrid = settings.mode === 'hybrid';
@@ -82,26 +90,48 @@ export function hybridWindows(settings: {
   const similarityFloor = floorOf(settings);
   const passes = (hit: Hit) => similarityFloor === null || cosineOf(hit._score ?? 0) >= similarityFloor;
   const textScore = (hit: Hit) => (hit._score ?? 0) - ENTITY_TIER * entityTier(hit);
+  // Only for a query the model cannot read: one it reads has its neighbours.
+  const related = settings.related === true && !settings.semanticReadable;
+
+  /** The lexical window as the fusion reads it, and its floor. */
+  const lexicalSide = (lexicalHits: readonly Hit[]) => {
+    const lexical = hybrid ? lexicalHits.slice(0, settings.window) : [];
+    const past = hybrid ? lexicalHits[settings.window] : undefined;
+    const scored = lexical.map((h) => ({
+      id: h._id!,
+      score: textScore(h),
+      tier: entityTier(h),
+      ...(information ? { coverage: hitCoverage(h, information) } : {}),
+    }));
+    // Entity tiers order by total score, so the hit past the window may out-score (by text) a
+    // hit of a higher tier in it: the floor never rises above the window's own lowest text score.
+    const lowest = scored.reduce((min, h) => Math.min(min, h.score), Infinity);
+    // The best unretrieved document's text score, or BM25's floor when none matched past the window.
+    return { lexical, scored, floor: past ? Math.max(0, Math.min(textScore(past), lowest)) : 0 };
+  };
 
   return {
+    /** What the related posts are related to: the strong lexical hits' classifications (null: none). */
+    evidence(lexicalHits: readonly Hit[]): RelatedEvidence | null {
+      const { lexical, scored, floor } = lexicalSide(lexicalHits);
+      return relatedEvidence(
+        scored.map((h, i) => ({ ...h, ...hitClassifications(lexical[i]!) })),
+        floor,
+      );
+    },
     fuse(lexicalHits: readonly Hit[], semanticHits: readonly Hit[]): TieredFusedId[] {
-      const lexical = hybrid ? lexicalHits.slice(0, settings.window) : [];
-      const past = hybrid ? lexicalHits[settings.window] : undefined;
-      const scored = lexical.map((h) => ({
-        id: h._id!,
-        score: textScore(h),
-        tier: entityTier(h),
-        ...(information ? { coverage: hitCoverage(h, information) } : {}),
-      }));
-      // Entity tiers order by total score, so the hit past the window may out-score (by text) a
-      // hit of a higher tier in it: the floor never rises above the window's own lowest text score.
-      const lowest = scored.reduce((min, h) => Math.min(min, h.score), Infinity);
+      const { scored, floor } = lexicalSide(lexicalHits);
+      if (hybrid && related)
+        return fuseRelated(
+          scored,
+          semanticHits.map((h) => ({ id: h._id!, score: h._score ?? 0 })),
+          floor,
+        );
       const options: HybridOptions = {
         lexicalWeight: !hybrid ? 0 : semanticEvidence ? LEXICAL_WEIGHT : UNREADABLE_LEXICAL_WEIGHT,
         similarityFloor,
         semanticEvidence,
-        // The best unretrieved document's text score, or BM25's floor when none matched past the window.
-        lexicalFloor: past ? Math.max(0, Math.min(textScore(past), lowest)) : 0,
+        lexicalFloor: floor,
       };
       return fuseHybrid(
         scored,
@@ -111,6 +141,7 @@ export function hybridWindows(settings: {
     },
     /** The neighbours a fused window can show: those above the floor, when they count as evidence. */
     shownNeighbours(semanticHits: readonly Hit[]): string[] {
+      if (hybrid && related) return semanticHits.map((h) => h._id!);
       return semanticEvidence ? semanticHits.filter(passes).map((h) => h._id!) : [];
     },
   };

@@ -9,6 +9,8 @@ import type { VisibilityEpoch } from '../../visibility.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { nearestPosts, onPosts, postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
+import { relatedPosts } from './related-posts.ts';
+import { CLASSIFIED_FIELDS } from '../queries/related-query.ts';
 import {
   PREFETCHED_NEIGHBOURS,
   readFeedbackVectors,
@@ -92,6 +94,9 @@ export async function fusedPostSearch(deps: {
     deps.queryTerms === true &&
     mode === 'hybrid' &&
     (queryEntities(search.query).length === 0 || isBareWord(search.query));
+  // A query the model cannot read: its strong word matches' related posts stand in for the
+  // neighbours (src/query/related-evidence.ts), on every page, from the same lexical window.
+  const related = weighsTerms && !semanticReadable;
   if (page.state === null) {
     state = { mode: page.ranking.mode, offset: 0, after: null };
     weights = page.ranking.termWeights ?? Promise.resolve(null);
@@ -148,6 +153,7 @@ export async function fusedPostSearch(deps: {
     // One past the window: its score is the lexical normalization's floor (fuseHybrid).
     size: FUSION_WINDOW + 1,
     _source: false,
+    ...(related ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
     track_total_hits: false,
   });
   // The fusion of the plan's words: their information, and the floor of a query no post has a word of
@@ -163,6 +169,7 @@ export async function fusedPostSearch(deps: {
       unmatched: p.unmatched === true,
       semanticReadable,
       information: probedInformation(p),
+      related,
     });
   // A first page moves the query vector toward its first fused results (vector-feedback.ts); the
   // cursor carries the moved vector, so later pages re-run exactly the final kNN.
@@ -173,14 +180,15 @@ export async function fusedPostSearch(deps: {
     const inWindow = state.offset !== null;
     // BM25 starts at once; the kNN side as soon as the query vector is there (on a first page
     // the model is still working), so the slower of the two sets the latency, not their sum.
+    // Past the window too when the related posts are asked again: the tail leaves out those shown.
     const lexicalSearch =
-      state.mode === 'hybrid' && inWindow
+      state.mode === 'hybrid' && (inWindow || related)
         ? lexical(pit).then((body) => client.search<{ record: PostRecord }>(body))
         : Promise.resolve(null);
+    const none = Promise.resolve(new Map<string, PostRecord>());
     // A query the model cannot read has an empty vector: no neighbours at all (src/embedding).
-    const semanticSearch = quantized.then(async (q) => {
+    const neighbours = async (q: string) => {
       const vector = dequantizeVector(q);
-      const none = Promise.resolve(new Map<string, PostRecord>());
       if (vector.length === 0) {
         const hits: Hit[] = [];
         return { hits, q, records: none };
@@ -207,7 +215,21 @@ export async function fusedPostSearch(deps: {
       // Quantized as the cursor will carry it, so every page asks the same vector bit for bit.
       const movedQ = quantizeVector(moved);
       return { hits: await knn(pit, dequantizeVector(movedQ)), q: movedQ, records };
-    });
+    };
+    // Or the posts related to the strong word matches of a query the model cannot read.
+    const relatedSide = async () => {
+      const evidence = windowsOf(await plan, await sentence).evidence((await lexicalSearch)?.hits.hits ?? []);
+      const window = {
+        layout,
+        pit,
+        keepAlive,
+        filter: search.filter,
+        language: analysis.language,
+        size: FUSION_WINDOW,
+      };
+      return { hits: await relatedPosts(client, { ...window, evidence }), q: await quantized, records: none };
+    };
+    const semanticSearch = related ? relatedSide() : quantized.then(neighbours);
     const [lexicalResponse, semanticResponse] = await Promise.all([lexicalSearch, semanticSearch]);
     const semanticHits = semanticResponse.hits;
     const lexicalHits = lexicalResponse?.hits.hits ?? [];

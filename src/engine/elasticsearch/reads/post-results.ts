@@ -12,6 +12,8 @@ import { postSearchFilter, postSearchProbes, postSearchQuery } from '../queries/
 import { correctedPostQuery, planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
 import { similarWindow } from './similar-search.ts';
 import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
+import { relatedPosts } from './related-posts.ts';
+import { CLASSIFIED_FIELDS } from '../queries/related-query.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
 
 type Query = estypes.QueryDslQueryContainer;
@@ -85,12 +87,50 @@ export function createPostResults(deps: {
     const vector = read.vector.then((v) => dequantizeVector(quantizeVector(v)));
     vector.catch(() => undefined);
     read.sentence.catch(() => undefined);
+    const analysis = analyzeQuery(query);
+    // As the search: a query the model cannot read counts the posts related to its strong word matches.
+    const related = plan !== null && !analysis.semanticReadable;
+    /** The search's lexical window (and the hit past it), as its fusion reads it. */
+    const lexicalWindow = (pit: string, keepAlive: string) =>
+      client.search({
+        ...COMPLETE_RESULTS,
+        pit: { id: pit, keep_alive: keepAlive },
+        query: onPosts(deps.layout, lexical),
+        ...(probes ? { post_filter: probes } : {}),
+        sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
+        size: FUSION_WINDOW + 1,
+        _source: false,
+        ...(related ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
+        track_total_hits: false,
+      });
     return async (pit: string): Promise<Query> => {
+      const keepAlive = `${keepAliveSeconds}s`;
+      if (related) {
+        const windows = hybridWindows({
+          mode: ranking.mode,
+          window: FUSION_WINDOW,
+          similarityFloor: deps.similarityFloor,
+          semanticReadable: false,
+          information: probedInformation(plan),
+          related,
+        });
+        const evidence = windows.evidence((await lexicalWindow(pit, keepAlive)).hits.hits);
+        const shown = await relatedPosts(client, {
+          layout: deps.layout,
+          pit,
+          keepAlive,
+          filter: search.filter,
+          evidence,
+          language: analysis.language,
+          size: FUSION_WINDOW,
+        });
+        const window: Query = { bool: { filter: [...filter, { ids: { values: shown.map((h) => h._id!) } }] } };
+        return onPosts(deps.layout, { bool: { should: [lexical, window], minimum_should_match: 1 } });
+      }
       const queryVector = await vector;
       // A query the model cannot read (an empty vector) has no neighbours, as in the search.
       if (queryVector.length === 0)
         return ranking.mode === 'semantic' ? { match_none: {} } : onPosts(deps.layout, lexical);
-      const keepAlive = `${keepAliveSeconds}s`;
       const neighbours = (v: number[]) =>
         nearestPosts(client, {
           layout: deps.layout,
@@ -101,7 +141,7 @@ export function createPostResults(deps: {
           k: FUSION_WINDOW,
           candidates: KNN_CANDIDATES,
         });
-      const semanticReadable = analyzeQuery(query).semanticReadable;
+      const semanticReadable = analysis.semanticReadable;
       const windows = hybridWindows({
         mode: ranking.mode,
         window: FUSION_WINDOW,
@@ -116,17 +156,7 @@ export function createPostResults(deps: {
       let knn = await neighbours(queryVector);
       // The search's vector feedback (vector-feedback.ts), so that the window is the search's own.
       if (usesVectorFeedback(query, ranking.mode, semanticReadable, deps.vectorFeedback)) {
-        const lexicalWindow = await client.search({
-          ...COMPLETE_RESULTS,
-          pit: { id: pit, keep_alive: keepAlive },
-          query: onPosts(deps.layout, lexical),
-          ...(probes ? { post_filter: probes } : {}),
-          sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
-          size: FUSION_WINDOW + 1,
-          _source: false,
-          track_total_hits: false,
-        });
-        const fusedWindow = windows.fuse(lexicalWindow.hits.hits, knn);
+        const fusedWindow = windows.fuse((await lexicalWindow(pit, keepAlive)).hits.hits, knn);
         const moved = await vectorFromFeedback({
           client,
           pit,
