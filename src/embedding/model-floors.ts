@@ -18,6 +18,12 @@ export interface RelevanceFloors {
    * src/text/question-weights.ts); absent: `similarity` (the model reads a sentence as any query).
    */
   sentence?: number | null;
+  /**
+   * The least cosine between a post and the mean vector of a query's strong word matches for the
+   * post to be related to them by its vector (related-posts.ts); absent: only the posts on their
+   * topics are. The model's own, never configured: it measures posts against posts.
+   */
+  related?: number;
   /** Where they come from: the configuration, the model's calibration, or the default of a model not calibrated here. */
   source: 'configured' | `calibrated for ${string}` | 'the default: no calibration for this model';
 }
@@ -27,6 +33,8 @@ interface Calibration {
   unmatched?: number;
   /** How much higher the floor of a vector read as a sentence sits (RelevanceFloors.sentence). */
   sentenceRaise?: number;
+  /** RelevanceFloors.related. */
+  related?: number;
 }
 
 /**
@@ -41,10 +49,13 @@ interface Calibration {
  *   nearer to every post, off topic more than on: 0.56 is the least floor at which the posts above
  *   it are as often on topic as a prompted question's above 0.55 (seed 5's tuning and development
  *   questions: 0.558; bench/relevance.md, "The floor of a question read as a sentence").
+ * - `related`, posts against posts: the 98th percentile of the cosines between posts of different
+ *   niches in the same language other than English (bge-small-en-v1.5 0.761–0.773 on three demo
+ *   corpora, all-MiniLM-L6-v2 0.512; bench/relevance.md, "Posts near the words' best matches").
  */
 const CALIBRATED: Readonly<Record<string, Calibration>> = {
-  'all-MiniLM-L6-v2': { similarity: 0.3 },
-  'bge-small-en-v1.5': { similarity: 0.55, unmatched: 0.7, sentenceRaise: 0.01 },
+  'all-MiniLM-L6-v2': { similarity: 0.3, related: 0.51 },
+  'bge-small-en-v1.5': { similarity: 0.55, unmatched: 0.7, sentenceRaise: 0.01, related: 0.77 },
 };
 
 /** The floor of a model this table does not know: all-MiniLM-L6-v2's. */
@@ -82,6 +93,7 @@ export function relevanceFloors(
     ...(unmatched !== undefined && { unmatched: floorOf(unmatched) }),
     // A configured floor is raised as much: the raise is the reading's, not the floor's.
     ...(raise !== undefined && { sentence }),
+    ...(calibration?.related !== undefined && { related: calibration.related }),
     source: configured
       ? 'configured'
       : calibration

@@ -13,14 +13,17 @@
  */
 import { byScoreThenId, type LexicalHit, type ScoredId, type TieredFusedId } from './fusion.ts';
 
-/** A lexical hit with the classifications it carries: its topics. */
+/** A lexical hit with the classifications it carries: its topics, and its author's niches. */
 export interface ClassifiedHit extends LexicalHit {
   topics: readonly string[];
+  niches: readonly string[];
 }
 
-/** Each topic's share of the evidence, in (0, 1], and the hits it came from. */
+/** Each topic's share of the evidence, in (0, 1], the strong hits' authors' niches, and the hits it came from. */
 export interface RelatedEvidence {
   topics: ReadonlyMap<string, number>;
+  /** The niches of the strong hits' authors: a post related by its vector alone has an author in one (related-posts.ts). */
+  niches: ReadonlySet<string>;
   /** The strong hits ({@link strongHits}): they rank above every related post. */
   sources: readonly string[];
 }
@@ -50,8 +53,9 @@ export function strongHits(hits: readonly LexicalHit[], lexicalFloor: number): S
  * stands above the lexical floor (the first unretrieved score, as the fusion normalizes it; all
  * alike when they tie): a topic every strong hit carries has share 1. The post's own topics, not
  * its author's niches: an author of two niches would bring the posts of the other (measured:
- * "Meine Ernährung-Routine" filled its page with German skincare posts). Null when no strong hit
- * carries a topic: nothing to relate to.
+ * "Meine Ernährung-Routine" filled its page with German skincare posts). Strong hits whose
+ * enrichment is pending carry no topic but are evidence still, by their vectors
+ * (related-posts.ts). Null without a strong hit: nothing to relate to.
  */
 export function relatedEvidence(hits: readonly ClassifiedHit[], lexicalFloor: number): RelatedEvidence | null {
   const sources = strongHits(hits, lexicalFloor);
@@ -67,7 +71,7 @@ export function relatedEvidence(hits: readonly ClassifiedHit[], lexicalFloor: nu
     const share = weightOf(h) / total;
     if (share > 0) for (const t of new Set(h.topics)) topics.set(t, (topics.get(t) ?? 0) + share);
   }
-  return topics.size === 0 ? null : { topics, sources: [...sources] };
+  return { topics, niches: new Set(strong.flatMap((h) => h.niches)), sources: [...sources] };
 }
 
 /**

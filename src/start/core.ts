@@ -57,6 +57,7 @@ export function openEngine(
     similarityFloor: floors.similarity,
     ...(floors.unmatched !== undefined && { unmatchedFloor: floors.unmatched }),
     ...(floors.sentence !== undefined && { sentenceFloor: floors.sentence }),
+    relatedFloor: floors.related ?? null,
     vectorFeedback: config.SEARCH_VECTOR_FEEDBACK,
     queryTerms: config.SEARCH_QUERY_TERMS === 'on',
     layout: {

@@ -32,7 +32,7 @@ export async function startEmbeddings(
   if (status.state === 'off') {
     logger.warn({ embeddings: status }, 'embeddings off: queries rank by BM25 only');
   } else {
-    const { similarity, unmatched, sentence, source } = relevanceFloors(floorsConfig);
+    const { similarity, unmatched, sentence, related, source } = relevanceFloors(floorsConfig);
     logger.info(
       {
         model: status.model,
@@ -40,6 +40,7 @@ export async function startEmbeddings(
         similarityFloor: similarity,
         unmatchedFloor: unmatched ?? similarity,
         sentenceFloor: sentence ?? similarity,
+        relatedFloor: related ?? null,
       },
       `queries rank ${ranking}; relevance floors: ${source}`,
     );

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { accountEnrichmentObs, accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // A query the model cannot read (surely German) ranks by its words, and the posts classified as
@@ -54,8 +54,35 @@ const POSTS: Record<string, { caption: string; language: string; topic: string; 
     at: '2026-03-06T10:00:00Z',
   },
 };
-type Key = keyof typeof POSTS;
-const keyOf = new Map(Object.keys(POSTS).map((k) => [mintId('post', `rp-${k}`), k]));
+
+// A query whose strong word match waits for its enrichment (no topics yet): the posts nearest to it
+// by their vectors, by authors who share its author's niche, follow it (src/engine/elasticsearch/
+// reads/related-posts.ts), above a post sharing a minor word. all-MiniLM-L6-v2's cosines to the
+// strong match: pizza 0.63 and focaccia 0.58 (above its floor of 0.51), the smoothie 0.43 (below).
+const IT_QUERY = 'Il mio pane con lievito madre';
+const ITALIAN: Record<string, { caption: string; author: string; topic: string | null }> = {
+  // Every word of the query; enrichment pending.
+  itPane: { caption: 'Il mio pane con lievito madre: impasto, pieghe e forno di casa', author: 'rp-food', topic: null },
+  // Near it, no word of the query, its author in the same niche, on a topic of its own.
+  itPizza: {
+    caption: 'Impasto a lunga maturazione per la pizza napoletana nel forno di casa',
+    author: 'rp-food',
+    topic: 'pizza_dough',
+  },
+  // The same author, no word of the query, below the floor.
+  itSmoothie: { caption: 'Smoothie verde con spinaci e banana', author: 'rp-food', topic: 'smoothies' },
+  // Near it, by an author of other niches.
+  itFocaccia: {
+    caption: 'Focaccia alta e soffice: impasto, farina e forno',
+    author: 'rp-travel',
+    topic: 'city_food_guides',
+  },
+  // Only the minor word "madre".
+  itTeresa: { caption: 'Madre Teresa: una biografia', author: 'rp-travel', topic: 'biographies' },
+};
+// Both tables are keyed by strings: a key of either.
+type Key = string;
+const keyOf = new Map([...Object.keys(POSTS), ...Object.keys(ITALIAN)].map((k) => [mintId('post', `rp-${k}`), k]));
 
 beforeAll(async () => {
   stack = await startStack('related-posts', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
@@ -74,6 +101,30 @@ beforeAll(async () => {
         hook: null,
         narrative_structure: null,
       }),
+    ]),
+    ...['rp-food', 'rp-travel'].flatMap((author) => [
+      accountObs({ platform_id: author, handle: author.replace('-', '.') }),
+      accountEnrichmentObs(author, {
+        niches: author === 'rp-food' ? ['food'] : ['travel', 'books'],
+        publishing_languages: ['it'],
+      }),
+    ]),
+    ...Object.entries(ITALIAN).flatMap(([key, p], i) => [
+      postObs(p.author, { platform_id: `rp-${key}`, caption: p.caption, posted_at: `2026-04-0${i + 1}T10:00:00Z` }),
+      ...(p.topic === null
+        ? []
+        : [
+            postEnrichmentObs(`rp-${key}`, {
+              primary_language: 'it',
+              topics: [p.topic],
+              content_summary: null,
+              offers: [],
+              key_messages: [],
+              calls_to_action: [],
+              hook: null,
+              narrative_structure: null,
+            }),
+          ]),
     ]),
   ]);
   expect(response.statusCode).toBe(200);
@@ -133,6 +184,31 @@ describe('a query the model cannot read: posts related to its strong word matche
     expect(response.body.facets.topics).toEqual([
       { value: 'night_skincare_routine', count: 4 },
       { value: 'running_routine', count: 1 },
+    ]);
+  });
+});
+
+describe('a query the model cannot read: posts near its strong word matches', () => {
+  it("follow a strong match whose enrichment is pending: near it, by its author's niche, above the floor", async () => {
+    const page = await search({ post: { query: IT_QUERY }, limit: 10, include: ['matches'] });
+    // Not the smoothie (below the floor), nor the focaccia (an author of other niches); the post on
+    // the minor word "madre" last.
+    expect(keys(page)).toEqual(['itPane', 'itPizza', 'itTeresa']);
+    expect(page.matches?.map((m) => m.retrieved_by)).toEqual(['lexical', 'semantic', 'lexical']);
+  });
+
+  it('are counted by facets as the search returns them', async () => {
+    const response = await stack.post('/v1/social/posts/facets', {
+      post: { query: IT_QUERY },
+      facets: [{ field: 'topics' }],
+    });
+    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.total).toBe(3);
+    expect(response.body.facets.topics).toEqual([
+      { value: 'biographies', count: 1 },
+      { value: 'pizza_dough', count: 1 },
+      // The strong match, whose enrichment is pending.
+      { value: null, count: 1 },
     ]);
   });
 });

@@ -28,12 +28,14 @@ describe('relevance floors follow the model', () => {
   it("takes each known model's calibration: all-MiniLM-L6-v2's one floor, bge-small-en-v1.5's two", () => {
     expect(relevanceFloors(config(folder('all-MiniLM-L6-v2')))).toEqual({
       similarity: 0.3,
+      related: 0.51,
       source: 'calibrated for all-MiniLM-L6-v2',
     });
     expect(relevanceFloors(config(folder('bge-small-en-v1.5')))).toEqual({
       similarity: 0.55,
       unmatched: 0.7,
       sentence: 0.56,
+      related: 0.77,
       source: 'calibrated for bge-small-en-v1.5',
     });
   });
@@ -45,16 +47,20 @@ describe('relevance floors follow the model', () => {
       similarity: 0.6,
       unmatched: 0.7,
       sentence: 0.61,
+      // Posts against posts: the model's own, whatever the query floors.
+      related: 0.77,
       source: 'calibrated for bge-small-en-v1.5',
     });
     expect(relevanceFloors(config(bge, { similarity: -1, unmatched: 0.8 }))).toEqual({
       similarity: null,
       unmatched: 0.8,
       sentence: null,
+      related: 0.77,
       source: 'configured',
     });
     expect(relevanceFloors(config(folder('all-MiniLM-L6-v2'), { similarity: 0.25 }))).toEqual({
       similarity: 0.25,
+      related: 0.51,
       source: 'configured',
     });
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fuseRelated, relatedEvidence, strongHits } from '../../src/query/related-evidence.ts';
 
-const hit = (id: string, score: number, topics: string[] = [], tier = 0) => ({ id, score, tier, topics });
+const hit = (id: string, score: number, topics: string[] = [], tier = 0, niches: string[] = []) => ({
+  id,
+  score,
+  tier,
+  topics,
+  niches,
+});
 
 describe('posts related to the strong word matches of a query the model cannot read', () => {
   it('takes as strong the hits at least halfway from the lexical floor to the best, as BM25 ranks them', () => {
@@ -22,8 +28,12 @@ describe('posts related to the strong word matches of a query the model cannot r
     expect(evidence?.topics.get('night')).toBeCloseTo(1, 12);
     expect(evidence?.topics.get('acne')).toBeCloseTo(1 / 3, 12);
     expect(evidence?.topics.has('running')).toBe(false);
-    // Strong hits without topics (enrichment pending) relate to nothing.
-    expect(relatedEvidence([hit('a', 20), hit('b', 3, ['x'])], 0)).toBeNull();
+    // Strong hits without topics (enrichment pending) are still evidence, by their vectors and
+    // their authors' niches; the weak hit's topic and niche are not.
+    const pending = relatedEvidence([hit('a', 20, [], 0, ['food']), hit('b', 3, ['x'], 0, ['tech'])], 0);
+    expect(pending?.sources).toEqual(['a']);
+    expect(pending?.topics.size).toBe(0);
+    expect([...(pending?.niches ?? [])]).toEqual(['food']);
     expect(relatedEvidence([], 0)).toBeNull();
   });
 

@@ -29,6 +29,7 @@ import { createIntakeReads } from './reads/intake-reads.ts';
 import { createNameSuggester } from './reads/name-suggestions.ts';
 import { ACCOUNT_VOCABULARY, createSpellingCorrector, POST_VOCABULARY } from './queries/spelling.ts';
 import { createRecordStore } from './writes/record-store.ts';
+import type { FusedSettings } from './reads/fused-settings.ts';
 import { createSearchEngine } from './reads/search-engine.ts';
 import { createSimilarityEvidence } from './reads/similarity-evidence.ts';
 import {
@@ -90,6 +91,8 @@ export function createElasticsearchEngine(deps: {
   unmatchedFloor?: number | null;
   /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
   sentenceFloor?: number | null;
+  /** The least cosine of a post related to a query's strong word matches by its vector (model-floors.ts); absent or null: none is. */
+  relatedFloor?: number | null;
   /** Vector feedback in hybrid searches (config SEARCH_VECTOR_FEEDBACK; absent: off). */
   vectorFeedback?: VectorFeedback;
   /** The index's statistics of hybrid queries' words (config SEARCH_QUERY_TERMS; query-terms.ts); absent: off. */
@@ -181,6 +184,15 @@ export function createElasticsearchEngine(deps: {
     accounts: accountStore,
   });
 
+  // How fused searches rank, and so what facets and counts count.
+  const fusion: FusedSettings = {
+    similarityFloor: deps.similarityFloor ?? null,
+    unmatchedFloor: deps.unmatchedFloor,
+    sentenceFloor: deps.sentenceFloor,
+    relatedFloor: deps.relatedFloor,
+    vectorFeedback: deps.vectorFeedback ?? 'off',
+    queryTerms: deps.queryTerms ?? false,
+  };
   const search = createSearchEngine({
     client,
     snapshots,
@@ -188,26 +200,11 @@ export function createElasticsearchEngine(deps: {
     qualifying,
     layout,
     accountsIndex: accounts.read,
-    similarityFloor: deps.similarityFloor ?? null,
-    ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
-    ...(deps.sentenceFloor !== undefined ? { sentenceFloor: deps.sentenceFloor } : {}),
-    vectorFeedback: deps.vectorFeedback ?? 'off',
-    queryTerms: deps.queryTerms ?? false,
+    ...fusion,
   });
 
   // Facets and counts count exactly what a search returns, on the snapshots first pages share.
-  const counting = {
-    client,
-    snapshots,
-    visibility,
-    layout,
-    accountsIndex: accounts.read,
-    similarityFloor: deps.similarityFloor ?? null,
-    ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
-    ...(deps.sentenceFloor !== undefined ? { sentenceFloor: deps.sentenceFloor } : {}),
-    vectorFeedback: deps.vectorFeedback ?? 'off',
-    queryTerms: deps.queryTerms ?? false,
-  } as const;
+  const counting = { client, snapshots, visibility, layout, accountsIndex: accounts.read, ...fusion } as const;
 
   const intake: IntakeStore = {
     posts: postStore,

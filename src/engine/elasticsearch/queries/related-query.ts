@@ -6,12 +6,13 @@ import { postSearchFilter } from './post-query.ts';
 type Query = estypes.QueryDslQueryContainer;
 
 /** What a lexical hit of a query the model cannot read carries for the related posts (src/query/related-evidence.ts). */
-export const CLASSIFIED_FIELDS = ['topics'];
+export const CLASSIFIED_FIELDS = ['topics', 'author.niches'];
 
-/** A hit's topics, from {@link CLASSIFIED_FIELDS} asked as `docvalue_fields`. */
-export function hitClassifications(hit: Pick<estypes.SearchHit, 'fields'>): { topics: string[] } {
-  const topics: unknown = hit.fields?.['topics'];
-  return { topics: Array.isArray(topics) ? topics.filter((v): v is string => typeof v === 'string') : [] };
+/** A hit's topics and its author's niches, from {@link CLASSIFIED_FIELDS} asked as `docvalue_fields`. */
+export function hitClassifications(hit: Pick<estypes.SearchHit, 'fields'>): { topics: string[]; niches: string[] } {
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  return { topics: strings(hit.fields?.['topics']), niches: strings(hit.fields?.['author.niches']) };
 }
 
 /**

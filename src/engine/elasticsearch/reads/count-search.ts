@@ -1,4 +1,4 @@
-import type { Client, estypes } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
 import { InternalError } from '../../../internal/errors.ts';
 import { nextBucketStart, type CountWindow } from '../../../query/count-window.ts';
 import type { FacetSpec } from '../../../query/facet-request.ts';
@@ -9,10 +9,9 @@ import { COMPLETE_RESULTS } from '../errors.ts';
 import { exactAggregations, facetAggregations, readFacets, type FacetAggregations } from './facet-search.ts';
 import { esPath } from '../queries/filter-compiler.ts';
 import { firstPage } from './paged-search.ts';
-import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
-import { createPostResults } from './post-results.ts';
+import { postSnapshotIndices } from './nearest-posts.ts';
+import { createPostResults, type PostResultsDeps } from './post-results.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
-import type { VectorFeedback } from './vector-feedback.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 type Aggs = Record<string, estypes.AggregationsAggregationContainer>;
@@ -116,20 +115,12 @@ export function readHistogram(
  * values over the window (a terms facet, exact as facets are), and a second one on the same
  * snapshot counts them per bucket.
  */
-export function createCountEngine(deps: {
-  client: Client;
-  snapshots: SnapshotPool;
-  visibility: VisibilityEpoch;
-  /** The posts and their vector documents: counts run on a snapshot of both. */
-  layout: PostVectorLayout;
-  accountsIndex: string;
-  similarityFloor: number | null;
-  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
-  unmatchedFloor?: number | null;
-  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
-  sentenceFloor?: number | null;
-  vectorFeedback?: VectorFeedback;
-}): CountEngine {
+export function createCountEngine(
+  deps: PostResultsDeps & {
+    snapshots: SnapshotPool;
+    visibility: VisibilityEpoch;
+  },
+): CountEngine {
   const { client } = deps;
   const results = createPostResults(deps);
 

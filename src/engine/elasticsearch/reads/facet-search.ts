@@ -1,4 +1,4 @@
-import type { Client, estypes } from '@elastic/elasticsearch';
+import type { estypes } from '@elastic/elasticsearch';
 import type { FacetBucket } from '../../../contract/search-extras.ts';
 import { InternalError } from '../../../internal/errors.ts';
 import type { FacetSpec } from '../../../query/facet-request.ts';
@@ -8,10 +8,9 @@ import type { VisibilityEpoch } from '../../visibility.ts';
 import { accountSearchFilter, accountSearchQuery, narrowedScope } from '../queries/account-query.ts';
 import { compileFilter, esPath } from '../queries/filter-compiler.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
-import type { VectorFeedback } from './vector-feedback.ts';
 import { firstPage } from './paged-search.ts';
-import { postSnapshotIndices, type PostVectorLayout } from './nearest-posts.ts';
-import { createPostResults, similarOnly } from './post-results.ts';
+import { postSnapshotIndices } from './nearest-posts.ts';
+import { createPostResults, similarOnly, type PostResultsDeps } from './post-results.ts';
 import {
   accountNeighbours,
   accountVectorAsSearched,
@@ -173,27 +172,15 @@ export function readFacets(
  * Facets on Elasticsearch: one `size: 0` search with exact hit counting and the facets'
  * aggregations, over the same query and on the same kind of snapshot as a first page of the
  * matching search (the node's shared point in time, re-run on a fresh one when the visibility
- * epoch moved; see firstPage).
+ * epoch moved; see firstPage). Facets count what the search returns: the results' settings ({@link PostResultsDeps}).
  */
-export function createFacetEngine(deps: {
-  client: Client;
-  snapshots: SnapshotPool;
-  visibility: VisibilityEpoch;
-  qualifying: (pit: string, scope: PostsScope) => Promise<Query>;
-  /** The posts and their vector documents: post facets run on a snapshot of both. */
-  layout: PostVectorLayout;
-  accountsIndex: string;
-  /** The fused searches' relevance floor: facets count the neighbours a search can show. */
-  similarityFloor: number | null;
-  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
-  unmatchedFloor?: number | null;
-  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
-  sentenceFloor?: number | null;
-  /** The fused searches' vector feedback (vector-feedback.ts): facets count the window it gives; absent: off. */
-  vectorFeedback?: VectorFeedback;
-  /** The fused searches' reading of the query's words (query-terms.ts): facets count what they find; absent: off. */
-  queryTerms?: boolean;
-}): FacetEngine {
+export function createFacetEngine(
+  deps: PostResultsDeps & {
+    snapshots: SnapshotPool;
+    visibility: VisibilityEpoch;
+    qualifying: (pit: string, scope: PostsScope) => Promise<Query>;
+  },
+): FacetEngine {
   const { client } = deps;
   const results = createPostResults(deps);
   const { bounds } = results;

@@ -16,7 +16,6 @@ import {
   readFeedbackVectors,
   usesVectorFeedback,
   vectorFromFeedback,
-  type VectorFeedback,
 } from './vector-feedback.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import { postSearchProbes, postSearchQuery, SEARCH_SOURCE } from '../queries/post-query.ts';
@@ -28,6 +27,7 @@ import {
   termProbes,
   type LexicalPlan,
 } from '../queries/query-terms.ts';
+import type { FusedSettings } from './fused-settings.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 
 /**
@@ -54,26 +54,20 @@ type Hit = estypes.SearchHit<{ record: PostRecord }>;
  * BM25's own window, minus those the window already showed), so a query still pages through
  * every lexical match; semantic results end with the window.
  */
-export async function fusedPostSearch(deps: {
-  client: Client;
-  snapshots: SnapshotPool;
-  /** The posts and their vector documents: pages run on a snapshot of both. */
-  layout: PostVectorLayout;
-  visibility: VisibilityEpoch;
-  search: PostSearch & { query: string };
-  /** The relevance floor: the least cosine similarity of a post only the vectors found (null: none). */
-  similarityFloor: number | null;
-  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
-  unmatchedFloor?: number | null;
-  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
-  sentenceFloor?: number | null;
-  /** Which hybrid first pages move the query vector toward their first fused results (vector-feedback.ts); absent: off. */
-  vectorFeedback?: VectorFeedback;
-  /** Whether hybrid first pages read the index's statistics of the query's words (query-terms.ts); absent: off. */
-  queryTerms?: boolean;
-  /** A first page ranked with the query's embedding, or the next page of such a search. */
-  page: { limit: number; keepAliveSeconds: number } & ({ state: null; ranking: FusedRanking } | { state: FusedState });
-}): Promise<SearchPage<PostRecord, FusedState>> {
+export async function fusedPostSearch(
+  deps: FusedSettings & {
+    client: Client;
+    snapshots: SnapshotPool;
+    /** The posts and their vector documents: pages run on a snapshot of both. */
+    layout: PostVectorLayout;
+    visibility: VisibilityEpoch;
+    search: PostSearch & { query: string };
+    /** A first page ranked with the query's embedding, or the next page of such a search. */
+    page: { limit: number; keepAliveSeconds: number } & (
+      { state: null; ranking: FusedRanking } | { state: FusedState }
+    );
+  },
+): Promise<SearchPage<PostRecord, FusedState>> {
   const { client, page, search, layout } = deps;
   const keepAlive = `${page.keepAliveSeconds}s`;
   const snapshotIndices = postSnapshotIndices(layout);
@@ -226,6 +220,7 @@ export async function fusedPostSearch(deps: {
         filter: search.filter,
         language: analysis.language,
         size: FUSION_WINDOW,
+        neighbourFloor: deps.relatedFloor ?? null,
       };
       return { hits: await relatedPosts(client, { ...window, evidence }), q: await quantized, records: none };
     };

@@ -5,13 +5,14 @@ import type { PostSearch } from '../../../query/search-codec.ts';
 import type { PostRanking, SimilarRanking } from '../../search.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { FUSION_WINDOW, KNN_CANDIDATES, readAsSearched } from './fused-search.ts';
+import type { FusedSettings } from './fused-settings.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
 import { hybridWindows } from '../queries/hybrid-windows.ts';
 import { nearestPosts, onPosts, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { postSearchFilter, postSearchProbes, postSearchQuery } from '../queries/post-query.ts';
 import { correctedPostQuery, planLexicalSide, probedInformation, probing, termProbes } from '../queries/query-terms.ts';
 import { similarWindow } from './similar-search.ts';
-import { usesVectorFeedback, vectorFromFeedback, type VectorFeedback } from './vector-feedback.ts';
+import { usesVectorFeedback, vectorFromFeedback } from './vector-feedback.ts';
 import { relatedPosts } from './related-posts.ts';
 import { CLASSIFIED_FIELDS } from '../queries/related-query.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
@@ -37,6 +38,14 @@ export async function similarOnly(
   return { bool: { filter: [...options.filter, { ids: { values: hits.map((h) => h._id!) } }] } };
 }
 
+/** What the results of post searches need: the fused searches' settings, which they count as searched. */
+export interface PostResultsDeps extends FusedSettings {
+  client: Client;
+  /** The posts and their vector documents: results are built on a snapshot of both. */
+  layout: PostVectorLayout;
+  accountsIndex: string;
+}
+
 /**
  * The posts a post search returns across all its pages, as one query: what facets and counts
  * count. Lexical ranking (or no query): every match of the search's query. Similar: the window of
@@ -45,22 +54,7 @@ export async function similarOnly(
  * feedback, on the same snapshot); semantic: that window alone. Author bounds over facts posts
  * keep coarse are read exactly first (volatile-bounds.ts), as the search reads them.
  */
-export function createPostResults(deps: {
-  client: Client;
-  /** The posts and their vector documents: results are built on a snapshot of both. */
-  layout: PostVectorLayout;
-  accountsIndex: string;
-  /** The fused searches' relevance floor: the neighbours a search can show. */
-  similarityFloor: number | null;
-  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
-  unmatchedFloor?: number | null;
-  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
-  sentenceFloor?: number | null;
-  /** The fused searches' vector feedback (vector-feedback.ts); absent: off. */
-  vectorFeedback?: VectorFeedback;
-  /** The fused searches' reading of the query's words (query-terms.ts): counted as they find; absent: off. */
-  queryTerms?: boolean;
-}) {
+export function createPostResults(deps: PostResultsDeps) {
   const { client } = deps;
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
 
@@ -123,6 +117,7 @@ export function createPostResults(deps: {
           evidence,
           language: analysis.language,
           size: FUSION_WINDOW,
+          neighbourFloor: deps.relatedFloor ?? null,
         });
         const window: Query = { bool: { filter: [...filter, { ids: { values: shown.map((h) => h._id!) } }] } };
         return onPosts(deps.layout, { bool: { should: [lexical, window], minimum_should_match: 1 } });

@@ -19,7 +19,7 @@ import { correctedAccountQuery, fusedAccountSearch } from './fused-account-searc
 import { similarSearch } from './similar-search.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 import { createVolatileBounds } from '../queries/volatile-bounds.ts';
-import type { VectorFeedback } from './vector-feedback.ts';
+import type { FusedSettings } from './fused-settings.ts';
 
 /** A page searched with its query's misspelt words corrected: it says so, and its cursor carries them. */
 function corrected<R>(found: SearchPage<R, PagedState>, text: string): SearchPage<R, PagedState> {
@@ -31,27 +31,28 @@ function corrected<R>(found: SearchPage<R, PagedState>, text: string): SearchPag
  * sort, fused with the query's embedding, or similarity to a reference); a next page follows the
  * kind of its cursor's state.
  */
-export function createSearchEngine(deps: {
-  client: Client;
-  snapshots: SnapshotPool;
-  visibility: VisibilityEpoch;
-  qualifying: QualifyingAccounts;
-  /** The posts and their vector documents. */
-  layout: PostVectorLayout;
-  accountsIndex: string;
-  /** The relevance floor of fused searches (null: none). */
-  similarityFloor: number | null;
-  /** The relevance floor for a query none of whose words any post carries (hybrid-windows.ts); absent: similarityFloor. */
-  unmatchedFloor?: number | null;
-  /** The similarity floor instead for a question's vector read as a sentence (model-floors.ts); absent: similarityFloor. */
-  sentenceFloor?: number | null;
-  /** Vector feedback in hybrid searches (vector-feedback.ts); absent: off. */
-  vectorFeedback?: VectorFeedback;
-  /** The index's statistics of hybrid queries' words (query-terms.ts); absent: off. */
-  queryTerms?: boolean;
-}): SearchEngine {
+export function createSearchEngine(
+  deps: FusedSettings & {
+    client: Client;
+    snapshots: SnapshotPool;
+    visibility: VisibilityEpoch;
+    qualifying: QualifyingAccounts;
+    /** The posts and their vector documents. */
+    layout: PostVectorLayout;
+    accountsIndex: string;
+  },
+): SearchEngine {
   const { client, snapshots, visibility, qualifying } = deps;
   const { layout } = deps;
+  const { similarityFloor, unmatchedFloor, sentenceFloor, relatedFloor, vectorFeedback, queryTerms } = deps;
+  const settings: FusedSettings = {
+    similarityFloor,
+    unmatchedFloor,
+    sentenceFloor,
+    relatedFloor,
+    vectorFeedback,
+    queryTerms,
+  };
   const posts = { read: layout.posts };
   const accounts = { read: deps.accountsIndex };
   const bounds = createVolatileBounds({ client, accountsIndex: deps.accountsIndex });
@@ -98,11 +99,7 @@ export function createSearchEngine(deps: {
           visibility,
           layout,
           search: { ...search, query: text },
-          similarityFloor: deps.similarityFloor ?? null,
-          ...(deps.unmatchedFloor !== undefined ? { unmatchedFloor: deps.unmatchedFloor } : {}),
-          ...(deps.sentenceFloor !== undefined ? { sentenceFloor: deps.sentenceFloor } : {}),
-          vectorFeedback: deps.vectorFeedback ?? 'off',
-          queryTerms: deps.queryTerms ?? false,
+          ...settings,
           page: fusedPage,
         });
       const similar = (similarPage: Parameters<typeof similarSearch>[0]['page']) =>
