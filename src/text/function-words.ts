@@ -6,11 +6,18 @@ import { ENGLISH_STOP } from './analysis.ts';
  * that carry little of what a query asks, and that match posts about anything ("how to get rid of
  * acne scars" retrieved beat-making posts on "get"). From the `stopword` package's lists (MIT,
  * compiled per language from maintained stop lists): English 108 words (with Lucene's 33, 112), Spanish 59, Portuguese
- * 106, French 168, German 621, Italian 279, Japanese 109.
+ * 106, French 168, German 621, Italian 279, Japanese 109 (and its personal pronouns, below).
  *
  * Queries only: documents keep every word (their stemmed fields drop Lucene's 33 English stop
  * words, as before), so a query that is nothing but function words still finds its words.
  */
+/**
+ * Japanese personal pronouns, which the package's Japanese list (particles, auxiliaries, formal
+ * connectives) lacks while every other list holds its language's (I, my, we; mio, mia; mein, meine;
+ * je, ma): "私のゲームルーティン" asks about games, not about "I".
+ */
+const JAPANESE_PRONOUNS = ['私', 'わたし', '僕', 'ぼく', '俺', 'あなた', '彼', '彼女', '我々'];
+
 const LISTS: Readonly<Record<string, readonly string[]>> = {
   // With Lucene's English stop set, which the documents' stemmed fields already drop ("not", "such").
   en: [...eng, ...ENGLISH_STOP],
@@ -19,7 +26,7 @@ const LISTS: Readonly<Record<string, readonly string[]>> = {
   fr: fra,
   de: deu,
   it: ita,
-  ja: jpn,
+  ja: [...jpn, ...JAPANESE_PRONOUNS],
   zh: zho,
   th: tha,
 };

@@ -20,6 +20,9 @@ const POSTS = {
   beautyHaul: 'Korean beauty haul: cushion compact and sheet masks',
   beautySleep: 'Beauty sleep is real: my night-time skincare steps',
   beautyBudget: 'Drugstore beauty favourites under ten dollars',
+  // Japanese: a post on games, and one that shares only the pronoun 私 ("I") with "私のゲーム".
+  jaGame: 'ゲーム実況の始め方',
+  jaTravel: '私の旅行の写真',
 };
 const id = (key: keyof typeof POSTS) => mintId('post', `fw-${key}`);
 let stack: Stack;
@@ -55,6 +58,12 @@ describe('function words in queries', () => {
     const ids = (await found('K-beauty')).map((p) => p.id);
     const beauty = [id('kBeauty'), id('beautyHaul'), id('beautySleep'), id('beautyBudget')];
     expect(ids.slice(0, 4).sort(), ids.join(', ')).toEqual(beauty.sort());
+  });
+
+  it('a pronoun is a function word in Japanese too: "私のゲーム" answers the post on games, not one on "私"', async () => {
+    const ids = (await found('私のゲーム')).map((p) => p.id);
+    expect(ids).toContain(id('jaGame'));
+    expect(ids).not.toContain(id('jaTravel'));
   });
 
   it('a query of function words only still searches for them', async () => {
