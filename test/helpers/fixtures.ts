@@ -95,6 +95,22 @@ export function postEnrichmentObs(postPlatformId: string, overrides: Record<stri
   };
 }
 
+/**
+ * A post's enrichment that classifies it (its language, its topics) and says nothing else a
+ * search could match: no summary, messages, offers, calls to action, hook or narrative.
+ */
+export function classificationObs(postPlatformId: string, overrides: Record<string, unknown> = {}) {
+  return postEnrichmentObs(postPlatformId, {
+    content_summary: null,
+    offers: [],
+    key_messages: [],
+    calls_to_action: [],
+    hook: null,
+    narrative_structure: null,
+    ...overrides,
+  });
+}
+
 export function accountEnrichmentObs(accountPlatformId: string, overrides: Record<string, unknown> = {}) {
   return {
     kind: 'account_enrichment',

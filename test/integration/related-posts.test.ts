@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { accountEnrichmentObs, accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { accountEnrichmentObs, accountObs, classificationObs, postObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // A query the model cannot read (surely German) ranks by its words, and the posts classified as
@@ -84,6 +84,10 @@ const ITALIAN: Record<string, { caption: string; author: string; topic: string |
 type Key = string;
 const keyOf = new Map([...Object.keys(POSTS), ...Object.keys(ITALIAN)].map((k) => [mintId('post', `rp-${k}`), k]));
 
+// Classified in `language` as `topic`, with nothing else of the enrichment's text to match.
+const classified = (key: string, language: string, topic: string) =>
+  classificationObs(`rp-${key}`, { primary_language: language, topics: [topic] });
+
 beforeAll(async () => {
   stack = await startStack('related-posts', { MODEL_DIR, SEARCH_RANKING: 'hybrid' });
   await stack.runtime.embedder.ready();
@@ -91,16 +95,7 @@ beforeAll(async () => {
     accountObs({ platform_id: 'rp-a', handle: 'related.posts' }),
     ...Object.entries(POSTS).flatMap(([key, p]) => [
       postObs('rp-a', { platform_id: `rp-${key}`, caption: p.caption, posted_at: p.at }),
-      postEnrichmentObs(`rp-${key}`, {
-        primary_language: p.language,
-        topics: [p.topic],
-        content_summary: null,
-        offers: [],
-        key_messages: [],
-        calls_to_action: [],
-        hook: null,
-        narrative_structure: null,
-      }),
+      classified(key, p.language, p.topic),
     ]),
     ...['rp-food', 'rp-travel'].flatMap((author) => [
       accountObs({ platform_id: author, handle: author.replace('-', '.') }),
@@ -111,20 +106,7 @@ beforeAll(async () => {
     ]),
     ...Object.entries(ITALIAN).flatMap(([key, p], i) => [
       postObs(p.author, { platform_id: `rp-${key}`, caption: p.caption, posted_at: `2026-04-0${i + 1}T10:00:00Z` }),
-      ...(p.topic === null
-        ? []
-        : [
-            postEnrichmentObs(`rp-${key}`, {
-              primary_language: 'it',
-              topics: [p.topic],
-              content_summary: null,
-              offers: [],
-              key_messages: [],
-              calls_to_action: [],
-              hook: null,
-              narrative_structure: null,
-            }),
-          ]),
+      ...(p.topic === null ? [] : [classified(key, 'it', p.topic)]),
     ]),
   ]);
   expect(response.statusCode).toBe(200);
@@ -142,6 +124,11 @@ async function search(body: Record<string, unknown>) {
     next_cursor: string | null;
     matches?: Array<{ retrieved_by: string }>;
   };
+}
+async function topicFacets(query: string) {
+  const response = await stack.post('/v1/social/posts/facets', { post: { query }, facets: [{ field: 'topics' }] });
+  expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
+  return response.body as { total: number; facets: { topics: Array<{ value: string | null; count: number }> } };
 }
 const keys = (page: { data: Array<{ id: string }> }): Key[] => page.data.map((p) => keyOf.get(p.id) as Key);
 
@@ -175,13 +162,9 @@ describe('a query the model cannot read: posts related to its strong word matche
   });
 
   it('are counted by facets as the search returns them', async () => {
-    const response = await stack.post('/v1/social/posts/facets', {
-      post: { query: QUERY },
-      facets: [{ field: 'topics' }],
-    });
-    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.total).toBe(5);
-    expect(response.body.facets.topics).toEqual([
+    const counted = await topicFacets(QUERY);
+    expect(counted.total).toBe(5);
+    expect(counted.facets.topics).toEqual([
       { value: 'night_skincare_routine', count: 4 },
       { value: 'running_routine', count: 1 },
     ]);
@@ -198,13 +181,9 @@ describe('a query the model cannot read: posts near its strong word matches', ()
   });
 
   it('are counted by facets as the search returns them', async () => {
-    const response = await stack.post('/v1/social/posts/facets', {
-      post: { query: IT_QUERY },
-      facets: [{ field: 'topics' }],
-    });
-    expect(response.statusCode, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.total).toBe(3);
-    expect(response.body.facets.topics).toEqual([
+    const counted = await topicFacets(IT_QUERY);
+    expect(counted.total).toBe(3);
+    expect(counted.facets.topics).toEqual([
       { value: 'biographies', count: 1 },
       { value: 'pizza_dough', count: 1 },
       // The strong match, whose enrichment is pending.

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
-import { accountObs, postEnrichmentObs, postObs } from '../helpers/fixtures.ts';
+import { accountObs, classificationObs, postObs } from '../helpers/fixtures.ts';
 import { openTestRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
@@ -60,15 +60,8 @@ beforeAll(async () => {
       postObs(p.author ?? 'sr-a', { platform_id: `sr-${key}`, caption: p.caption, ...p.extra }),
       ...(p.language
         ? [
-            postEnrichmentObs(`sr-${key}`, {
-              primary_language: p.language,
-              content_summary: null,
-              offers: [],
-              key_messages: [],
-              calls_to_action: [],
-              hook: null,
-              narrative_structure: null,
-            }),
+            // Its language and the fixture's topic, nothing else a search could match.
+            classificationObs(`sr-${key}`, { primary_language: p.language }),
           ]
         : []),
     ]),
