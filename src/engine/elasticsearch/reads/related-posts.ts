@@ -71,9 +71,10 @@ async function onTopics(client: Client, options: RelatedSearch & { evidence: Rel
 /**
  * The posts nearest the unit mean of the strong hits' stored vectors, at `neighbourFloor` or
  * nearer, by authors who share a niche with theirs: vectors group posts by their phrasing as much
- * as by their subject (an Italian fashion question's strong hits had the Italian workout posts of
- * the same template at 0.78, above the floor), and an author's niches are what the service knows
- * of a subject in every language (none when the strong hits' authors have no niche yet).
+ * as by their subject (the demo's Italian workout posts stood 0.78 from a fashion question's strong
+ * hits in the same template), and an author's niches are what the service knows of a subject in
+ * every language. None when the strong hits' authors have no niche yet; an author of several
+ * niches lets the others' posts through (bench/relevance.md, "Posts near the words' best matches").
  */
 async function nearTheStrongHits(
   client: Client,
@@ -97,7 +98,8 @@ async function nearTheStrongHits(
       ],
     },
     k: options.size,
-    candidates: Math.max(100, 2 * options.size),
+    // Twice the window, as a search's own kNN asks (fused-search.ts, KNN_CANDIDATES).
+    candidates: 2 * options.size,
   });
   return hits.filter((h) => cosineOf(h._score ?? 0) >= options.neighbourFloor);
 }
