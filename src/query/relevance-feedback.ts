@@ -83,3 +83,15 @@ export function feedbackVector(
   const norm = Math.hypot(...out);
   return norm > 0 ? out.map((x) => x / norm) : [...query];
 }
+
+/**
+ * The unit-length mean of `vectors` of the first one's length (a vector of another model's length
+ * is left out): the direction they share, "more like these". Null for none, or when they cancel out.
+ */
+export function unitMean(vectors: readonly (readonly number[])[]): number[] | null {
+  const usable = vectors.filter((v) => v.length > 0 && v.length === vectors[0]!.length);
+  if (usable.length === 0) return null;
+  const sum = usable[0]!.map((_, i) => usable.reduce((total, v) => total + v[i]!, 0));
+  const norm = Math.hypot(...sum);
+  return norm > 0 ? sum.map((x) => x / norm) : null;
+}

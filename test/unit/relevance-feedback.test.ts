@@ -5,7 +5,13 @@ import {
   usesVectorFeedback,
   vectorFromFeedback,
 } from '../../src/engine/elasticsearch/reads/vector-feedback.ts';
-import { FEEDBACK_BAND, FEEDBACK_WEIGHT, feedbackShares, feedbackVector } from '../../src/query/relevance-feedback.ts';
+import {
+  FEEDBACK_BAND,
+  FEEDBACK_WEIGHT,
+  feedbackShares,
+  feedbackVector,
+  unitMean,
+} from '../../src/query/relevance-feedback.ts';
 
 const cosine = (a: readonly number[], b: readonly number[]) =>
   a.reduce((s, x, i) => s + x * b[i]!, 0) / (Math.hypot(...a) * Math.hypot(...b));
@@ -233,5 +239,23 @@ describe('the cut after the feedback documents is a band, not a rank', () => {
     // q + 0.75 · (1 · [0, 1, 0] + 0.5 · [0, 0, 1]) / 1.5 = [1, 0.5, 0.25], normalized.
     const norm = Math.hypot(1, 0.5, 0.25);
     expect(halfway.map((x) => +x.toFixed(6))).toEqual([1 / norm, 0.5 / norm, 0.25 / norm].map((x) => +x.toFixed(6)));
+  });
+});
+
+describe('unitMean: the direction posts share', () => {
+  it('is the mean at unit length, without a vector of another length; null for none or when they cancel', () => {
+    const mean = unitMean([
+      [1, 0, 0],
+      [0, 1, 0],
+      [1, 2],
+    ])!;
+    expect(mean.map((x) => +x.toFixed(6))).toEqual([Math.SQRT1_2, Math.SQRT1_2, 0].map((x) => +x.toFixed(6)));
+    expect(unitMean([])).toBeNull();
+    expect(
+      unitMean([
+        [1, 0],
+        [-1, 0],
+      ]),
+    ).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { FilterNode } from '../../../query/ast.ts';
 import type { RelatedEvidence } from '../../../query/related-evidence.ts';
+import { unitMean } from '../../../query/relevance-feedback.ts';
 import { COMPLETE_RESULTS } from '../errors.ts';
 import { cosineOf } from '../queries/hybrid-windows.ts';
 import { relatedPostsQuery } from '../queries/related-query.ts';
@@ -80,16 +81,14 @@ async function nearTheStrongHits(
   client: Client,
   options: RelatedSearch & { evidence: RelatedEvidence; neighbourFloor: number; vectors: number[][] },
 ): Promise<estypes.SearchHit<unknown>[]> {
-  const { layout, pit, keepAlive, evidence, vectors: stored } = options;
-  if (stored.length === 0) return [];
-  const sum = stored[0]!.map((_, i) => stored.reduce((s, v) => s + v[i]!, 0));
-  const norm = Math.hypot(...sum);
-  if (norm === 0) return [];
+  const { layout, pit, keepAlive, evidence } = options;
+  const vector = unitMean(options.vectors);
+  if (vector === null) return [];
   const hits = await nearestPosts(client, {
     layout,
     pit,
     keepAlive,
-    vector: sum.map((x) => x / norm),
+    vector,
     filter: {
       kind: 'and',
       children: [
