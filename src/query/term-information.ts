@@ -42,3 +42,58 @@ export function coverageOf(information: readonly number[], matched: Iterable<num
   }
   return covered / total;
 }
+
+/** A lexical hit as {@link specificInformation} reads it: the query's words it carries, and its classifications. */
+export interface ClassifiedWords {
+  /** Indices into the query's words. */
+  words: readonly number[];
+  /** What the pipeline classified the post's subject as (its author's niches); empty while unclassified. */
+  classes: readonly string[];
+}
+
+/**
+ * Fewer classified hits than this carrying a word, and its spread is not measured: one post's
+ * classes say nothing of a word's other uses.
+ */
+export const SPREAD_SAMPLE = 2;
+
+/**
+ * Each word's information scaled by how specific its subject is among the hits that carry it: a
+ * word whose posts are about one subject ("travel": posts of travel authors) says what the query is
+ * about; a word whose posts are about every subject ("routine": baby sleep, night skincare, and
+ * every language's "my … routine" posts) says how it is phrased, however rare it is. The service
+ * knows a post's subject by its author's niches: the coarse subjects a customer filters on, where
+ * a post's topics split one subject finely (a travel word is spread over packing, itineraries and
+ * budgets, all travel). A word's spread is the effective number of niches of its hits (the
+ * exponential of the entropy of their niches, each hit counting once, shared among its author's
+ * niches); the least spread word keeps its information and another keeps the share least / its
+ * own. Words carried by fewer than {@link SPREAD_SAMPLE} classified hits keep theirs, and with no
+ * classification at all (a corpus the pipeline does not classify, SciFact) nothing changes.
+ * Relative within the query, so a one-word query is never changed. Measured in bench/relevance.md,
+ * "A word's subjects".
+ */
+export function specificInformation(information: readonly number[], hits: readonly ClassifiedWords[]): number[] {
+  const mass = information.map(() => new Map<string, number>());
+  const counts = information.map(() => 0);
+  for (const hit of hits) {
+    const classes = [...new Set(hit.classes)];
+    if (classes.length === 0) continue;
+    for (const i of new Set(hit.words)) {
+      if (i < 0 || i >= information.length) continue;
+      counts[i]!++;
+      for (const c of classes) mass[i]!.set(c, (mass[i]!.get(c) ?? 0) + 1 / classes.length);
+    }
+  }
+  const spread = mass.map((m, i) => {
+    if (counts[i]! < SPREAD_SAMPLE) return null;
+    let entropy = 0;
+    for (const v of m.values()) {
+      const p = v / counts[i]!;
+      entropy -= p * Math.log(p);
+    }
+    return Math.exp(entropy);
+  });
+  const least = Math.min(...spread.filter((s): s is number => s !== null));
+  if (!Number.isFinite(least)) return [...information];
+  return information.map((w, i) => (spread[i] === null ? w : (w * least) / spread[i]!));
+}

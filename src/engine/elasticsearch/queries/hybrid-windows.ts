@@ -3,7 +3,8 @@ import { fuseHybrid, type HybridOptions, type TieredFusedId } from '../../../que
 import { fuseRelated, relatedEvidence, type RelatedEvidence } from '../../../query/related-evidence.ts';
 import { hitClassifications } from './related-query.ts';
 import { ENTITY_TIER, entityTier } from './entity-query.ts';
-import { hitCoverage } from './query-terms.ts';
+import { hitWords } from './query-terms.ts';
+import { coverageOf, specificInformation } from '../../../query/term-information.ts';
 
 type Hit = Pick<estypes.SearchHit, '_id' | '_score' | 'matched_queries' | 'fields'>;
 
@@ -48,7 +49,8 @@ function floorOf(settings: {
  * Turns the engine's two windows into the fusion's inputs (src/query/fusion.ts, fuseHybrid):
  * entity tiers from the hits' `matched_queries` (entity-query.ts) with the text score as the
  * rest, the share of the query's information each lexical hit carries (its named word probes,
- * query-terms.ts), the lexical floor from the hit just past the window, cosine similarities from
+ * query-terms.ts; each word weighed by how specific the subjects of the hits carrying it are, their
+ * authors' niches), the lexical floor from the hit just past the window, cosine similarities from
  * the kNN scores, and the relevance floor.
  */
 export function hybridWindows(settings: {
@@ -97,11 +99,19 @@ export function hybridWindows(settings: {
   const lexicalSide = (lexicalHits: readonly Hit[]) => {
     const lexical = hybrid ? lexicalHits.slice(0, settings.window) : [];
     const past = hybrid ? lexicalHits[settings.window] : undefined;
-    const scored = lexical.map((h) => ({
+    const words = lexical.map(hitWords);
+    // The words' information as specific as the subjects of the hits carrying them (term-information.ts).
+    const weighed = information
+      ? specificInformation(
+          information,
+          lexical.map((h, i) => ({ words: words[i]!, classes: hitClassifications(h).niches })),
+        )
+      : null;
+    const scored = lexical.map((h, i) => ({
       id: h._id!,
       score: textScore(h),
       tier: entityTier(h),
-      ...(information ? { coverage: hitCoverage(h, information) } : {}),
+      ...(weighed ? { coverage: coverageOf(weighed, words[i]!) } : {}),
     }));
     // Entity tiers order by total score, so the hit past the window may out-score (by text) a
     // hit of a higher tier in it: the floor never rises above the window's own lowest text score.

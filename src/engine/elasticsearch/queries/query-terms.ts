@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { isBareWord, queryEntities } from '../../../query/entities.ts';
-import { coverageOf, informationOf, type TermStatistics } from '../../../query/term-information.ts';
+import { informationOf, type TermStatistics } from '../../../query/term-information.ts';
 import { correctableWords, correctQuery } from '../../../text/correctable-words.ts';
 import { holdsEnglishWord } from '../../../text/english-words.ts';
 import { analyzeIn, analyzeQuery, unspacedWords } from '../../../text/languages.ts';
@@ -66,17 +66,11 @@ export function termProbes(terms: QueryTerms): estypes.QueryDslQueryContainer[] 
   }));
 }
 
-/** The share of the query's information a hit carries, from its named probes (termProbes). */
-export function hitCoverage(
-  hit: { matched_queries?: string[] | Record<string, number> },
-  information: readonly number[],
-): number {
+/** The query's words a hit carries (indices into them), from its named probes (termProbes). */
+export function hitWords(hit: { matched_queries?: string[] | Record<string, number> }): number[] {
   const matched = hit.matched_queries;
   const names = !matched ? [] : Array.isArray(matched) ? matched : Object.keys(matched);
-  return coverageOf(
-    information,
-    names.filter((n) => n.startsWith(NAME_PREFIX)).map((n) => Number(n.slice(NAME_PREFIX.length))),
-  );
+  return names.filter((n) => n.startsWith(NAME_PREFIX)).map((n) => Number(n.slice(NAME_PREFIX.length)));
 }
 
 /** What the index says of a query's words: each one's information, and which no post carries. */

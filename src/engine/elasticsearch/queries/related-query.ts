@@ -5,7 +5,11 @@ import { postSearchFilter } from './post-query.ts';
 
 type Query = estypes.QueryDslQueryContainer;
 
-/** What a lexical hit of a query the model cannot read carries for the related posts (src/query/related-evidence.ts). */
+/**
+ * What a lexical hit carries of its classifications: for the related posts of a query the model
+ * cannot read (src/query/related-evidence.ts), and for how specific the subjects of a probed word's
+ * hits are (hybrid-windows.ts).
+ */
 export const CLASSIFIED_FIELDS = ['topics', 'author.niches'];
 
 /** A hit's topics and its author's niches, from {@link CLASSIFIED_FIELDS} asked as `docvalue_fields`. */

@@ -138,18 +138,22 @@ export async function fusedPostSearch(
       k: FUSION_WINDOW,
       candidates: KNN_CANDIDATES,
     });
-  const lexical = async (pit: string) => ({
-    ...COMPLETE_RESULTS,
-    pit: { id: pit, keep_alive: keepAlive },
-    query: onPosts(layout, await lexicalQuery),
-    ...(await lexicalSearch.then((l) => (l.probes ? { post_filter: l.probes } : {}))),
-    sort: lexicalSort,
-    // One past the window: its score is the lexical normalization's floor (fuseHybrid).
-    size: FUSION_WINDOW + 1,
-    _source: false,
-    ...(related ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
-    track_total_hits: false,
-  });
+  const lexical = async (pit: string) => {
+    const { probes } = await lexicalSearch;
+    return {
+      ...COMPLETE_RESULTS,
+      pit: { id: pit, keep_alive: keepAlive },
+      query: onPosts(layout, await lexicalQuery),
+      ...(probes ? { post_filter: probes } : {}),
+      sort: lexicalSort,
+      // One past the window: its score is the lexical normalization's floor (fuseHybrid).
+      size: FUSION_WINDOW + 1,
+      _source: false,
+      // The hits' classifications: what the related posts relate to, and how specific each probed word is.
+      ...(related || probes ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
+      track_total_hits: false,
+    };
+  };
   // The fusion of the plan's words: their information, and the floor of a query no post has a word of
   // (and of a vector read as a sentence).
   const windowsOf = (p: LexicalPlan, asSentence: boolean) =>

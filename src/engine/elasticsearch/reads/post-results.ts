@@ -94,7 +94,7 @@ export function createPostResults(deps: PostResultsDeps) {
         sort: [{ _score: { order: 'desc' } }, { id: 'asc' }],
         size: FUSION_WINDOW + 1,
         _source: false,
-        ...(related ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
+        ...(related || probes ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
         track_total_hits: false,
       });
     return async (pit: string): Promise<Query> => {
