@@ -59,10 +59,18 @@ function unspacedToken(word: string): string {
   return out;
 }
 
-/** The words of a run in an unspaced script, by `Intl.Segmenter` (ja when it has kana, th, else zh). */
-function segmentRun(run: string, out: string[]): void {
+/**
+ * The words of a run holding an unspaced script, by `Intl.Segmenter` (ja when it has kana, th, else
+ * zh): its unspaced words as tokens, and a Latin word or number written into it ("わかるDIY") as
+ * `latin` makes it, the word a query holds as plain letters (`mixedWords`).
+ */
+function segmentRun(run: string, out: string[], latin: (word: string) => void): void {
   const locale = KANA.test(run) ? 'ja' : THAI.test(run) ? 'th' : 'zh';
-  for (const s of segmenter(locale).segment(run)) if (s.isWordLike) out.push(unspacedToken(s.segment));
+  for (const s of segmenter(locale).segment(run)) {
+    if (!s.isWordLike) continue;
+    if (UNSPACED.test(s.segment)) out.push(unspacedToken(s.segment));
+    else latin(s.segment);
+  }
 }
 
 /** The words of a text's unspaced-script runs (Japanese, Chinese, Thai), by `Intl.Segmenter`, in order. */
@@ -236,19 +244,18 @@ function analyzeUncached(text: string, language: string): string {
   const out: string[] = [];
   // One test of the whole text: most texts hold no unspaced script, and their words need none.
   const unspaced = UNSPACED.test(text);
+  const word = (raw: string): void => {
+    const token = raw.endsWith("'s") ? raw.slice(0, -2) : raw;
+    if (!(english && ENGLISH_STOP.has(token))) out.push(stem(token));
+  };
   // `match` with the global flag returns the words alone; `matchAll` would allocate a match
   // object per word (measured: the largest share of what analysis allocates).
   for (const raw of text
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
     .match(WORD) ?? []) {
-    if (unspaced && UNSPACED.test(raw)) {
-      segmentRun(raw, out);
-      continue;
-    }
-    const token = raw.endsWith("'s") ? raw.slice(0, -2) : raw;
-    if (english && ENGLISH_STOP.has(token)) continue;
-    out.push(stem(token));
+    if (unspaced && UNSPACED.test(raw)) segmentRun(raw, out, word);
+    else word(raw);
   }
   return out.join(' ');
 }

@@ -164,4 +164,9 @@ describe('every language of the data', () => {
     expect((await bm25('DIYの始め方'))[0]).toBe('jaDiy');
     expect((await hybrid('DIYの始め方'))[0]).toBe('jaDiy');
   });
+
+  it('Japanese: a Latin word written into it is stemmed as a query\'s word is ("waxes" finds "waxを")', async () => {
+    // The exact side holds "wax" alone; only the stemmed side can meet "waxes".
+    expect((await bm25('waxes'))[0]).toBe('jaDiy');
+  });
 });
