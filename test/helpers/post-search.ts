@@ -37,3 +37,18 @@ export async function allPosts(stack: Stack, body: Record<string, unknown>): Pro
     page = await searchPage(stack, { cursor: page.next_cursor });
   }
 }
+
+/** A query's first page as the fixture's keys (`keyOf`: post ID → key; an unknown ID as itself), in order. */
+export async function rankedKeys(
+  stack: Stack,
+  keyOf: ReadonlyMap<string, string>,
+  query: string,
+  limit = 20,
+): Promise<string[]> {
+  return (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
+}
+
+/** The rank of each of `keys` in `results` (results.length when absent). */
+export function ranksOf(results: readonly string[], keys: readonly string[]): number[] {
+  return keys.map((k) => (results.includes(k) ? results.indexOf(k) : results.length));
+}

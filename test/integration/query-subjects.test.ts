@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { accountEnrichmentObs, accountObs, postObs } from '../helpers/fixtures.ts';
-import { pagedIds, searchPage } from '../helpers/post-search.ts';
+import { pagedIds, rankedKeys, ranksOf } from '../helpers/post-search.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // A word whose posts are about every subject says how a query is phrased, not what it asks
@@ -27,7 +27,6 @@ const POSTS: Record<string, { niche: Niche; caption: string }> = {
   serum: { niche: 'skincare', caption: 'Vitamin C serum review after a month' },
   squats: { niche: 'fitness', caption: 'Squat form checklist for beginners' },
 };
-type Key = keyof typeof POSTS;
 const keyOf = new Map(Object.keys(POSTS).map((k) => [mintId('post', `qsj-${k}`), k]));
 let stack: Stack;
 
@@ -50,16 +49,12 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const ranked = async (query: string, limit = 20) =>
-  (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
-const ranks = (results: readonly string[], keys: readonly Key[]) =>
-  keys.map((k) => (results.includes(k) ? results.indexOf(k) : results.length));
-
+const ranked = (query: string, limit = 20) => rankedKeys(stack, keyOf, query, limit);
 describe('a word spread over every subject is not what a query asks', () => {
   it('"my travel routine" answers the travel posts before the routines of other niches', async () => {
     const results = await ranked('my travel routine');
-    const travel = ranks(results, ['carryOn', 'railPass', 'solo', 'layover']);
-    const routines = ranks(results, ['babySleep', 'nightSkin', 'stretch']);
+    const travel = ranksOf(results, ['carryOn', 'railPass', 'solo', 'layover']);
+    const routines = ranksOf(results, ['babySleep', 'nightSkin', 'stretch']);
     expect(Math.max(...travel), results.join(', ')).toBeLessThan(Math.min(...routines));
   });
 

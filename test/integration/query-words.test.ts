@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
-import { pagedIds, searchPage } from '../helpers/post-search.ts';
+import { pagedIds, rankedKeys, ranksOf } from '../helpers/post-search.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 
 // What a query's words are worth, as a user types them (bench/relevance.md, "Questions phrased in
@@ -43,26 +43,21 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const ranked = async (query: string, limit = 20) =>
-  (await searchPage(stack, { post: { query }, limit })).data.map((p) => keyOf.get(p.id) ?? p.id);
-
-/** The rank of each of `keys` in `results` (results.length when absent). */
-const ranks = (results: readonly string[], keys: readonly Key[]) =>
-  keys.map((k) => (results.includes(k) ? results.indexOf(k) : results.length));
+const ranked = (query: string, limit = 20) => rankedKeys(stack, keyOf, query, limit);
 
 describe('a generic word is not what a query is about', () => {
   it('a question on clearing pimples fast answers acne posts before the posts that are only fast', async () => {
     const results = await ranked('how do I get rid of pimples fast?');
     // The acne posts share no word with the question; the PC posts share "fast" alone.
-    const acne = ranks(results, ['acneAcid', 'acneRoutine']);
-    const fast = ranks(results, ['pcBuild', 'pcBoot']);
+    const acne = ranksOf(results, ['acneAcid', 'acneRoutine']);
+    const fast = ranksOf(results, ['pcBuild', 'pcBoot']);
     expect(Math.max(...acne), results.join(', ')).toBeLessThan(Math.min(...fast));
   });
 
   it('a question on eating for better digestion answers gut posts before the posts that are only better', async () => {
     const results = await ranked('what should I eat for better digestion?');
-    const gut = ranks(results, ['gutFiber', 'gutKefir']);
-    const better = ranks(results, ['soloPlanner', 'soloHostels']);
+    const gut = ranksOf(results, ['gutFiber', 'gutKefir']);
+    const better = ranksOf(results, ['soloPlanner', 'soloHostels']);
     expect(Math.max(...gut), results.join(', ')).toBeLessThan(Math.min(...better));
   });
 
