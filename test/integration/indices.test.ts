@@ -299,6 +299,9 @@ describe('indices apply on indices built from an older template', () => {
     writeFileSync(join(dir, file), JSON.stringify(template));
     return dir;
   }
+  /** The version of a template file as this release installs it. */
+  const currentVersion = (file: string) =>
+    (JSON.parse(readFileSync(join(templatesDir(), file), 'utf8')) as { version: number }).version;
   /** An engine over `prefix`'s indices that installs the templates of `dir`. */
   const engineAt = (prefix: string, dir: string) =>
     createElasticsearchEngine({
@@ -340,6 +343,53 @@ describe('indices apply on indices built from an older template', () => {
       expect(status).toMatchObject({ up_to_date: false, template_version: 2 });
       // Nothing more to add: a second apply leaves the mappings alone.
       expect((await current.admin.apply()).filter((l) => l.object.startsWith('mappings of'))).toEqual([]);
+    } finally {
+      await current.admin.destroy();
+      rmSync(older, { recursive: true, force: true });
+    }
+  });
+
+  it('names posts of template 8 as built before the Latin words in Japanese were stemmed, and a rebuild stems them', async () => {
+    const prefix = `${stack.config.INDEX_PREFIX}-v8`;
+    const es = stack.runtime.es;
+    // Template 8's mappings are the current ones; what changed is what the service writes into them.
+    const older = olderTemplates('posts.index.json', (posts) => {
+      posts.version = 8;
+    });
+    const current = engineAt(prefix, templatesDir());
+    try {
+      await engineAt(prefix, older).admin.apply();
+      const observed = parseObservation(
+        postObs('v8-author', { platform_id: 'v8-p1', caption: '今日はsoy waxを使った' }),
+      );
+      if (!observed.ok || observed.value.kind !== 'post') throw new Error('fixture rejected');
+      const post = applyPost(emptyPost(mintId('post', 'v8-p1'), 'v8-p1'), observed.value);
+      // As template 8's service wrote it: the Latin word inside the Japanese run escaped on the stemmed side.
+      const doc = projectPost(post);
+      const escaped = { ...doc, caption_stemmed: String(doc.caption_stemmed).replace(/\bwax\b/, 'u77u61u78') };
+      await es.index({ index: `${prefix}-posts-write`, id: post.id, document: escaped, refresh: true });
+      const stemmedHits = async () =>
+        (await es.search({ index: `${prefix}-posts`, query: { match: { caption_stemmed: 'wax' } } })).hits.hits.map(
+          (h) => h._id,
+        );
+      expect(await stemmedHits()).toEqual([]);
+
+      const lines = await current.admin.apply();
+      expect(lines.find((l) => l.object.startsWith(`alias ${prefix}-posts `))?.detail).toBe(
+        'built from an older template; run `social-search indices rebuild posts`',
+      );
+      expect((await current.admin.status()).find((s) => s.name === 'posts')).toMatchObject({
+        template_version: 8,
+        up_to_date: false,
+      });
+
+      await current.admin.rebuild('posts');
+      expect(await stemmedHits()).toEqual([post.id]);
+      expect((await current.admin.status()).find((s) => s.name === 'posts')).toMatchObject({
+        template_version: currentVersion('posts.index.json'),
+        up_to_date: true,
+        docs: 1,
+      });
     } finally {
       await current.admin.destroy();
       rmSync(older, { recursive: true, force: true });
@@ -429,7 +479,7 @@ describe('indices apply on indices built from an older template', () => {
       const mapping = (await es.indices.getMapping({ index: rebuilt.to }))[rebuilt.to]!.mappings.properties ?? {};
       expect(Object.keys(mapping)).not.toContain('embedding');
       const status = (await current.admin.status()).find((s) => s.name === 'posts')!;
-      expect(status).toMatchObject({ template_version: 8, up_to_date: true, docs: 2 });
+      expect(status).toMatchObject({ template_version: currentVersion('posts.index.json'), up_to_date: true, docs: 2 });
       expect(status.companions).toEqual([expect.objectContaining({ up_to_date: true, docs: 1 })]);
     } finally {
       await current.admin.destroy();
