@@ -97,3 +97,27 @@ export function specificInformation(information: readonly number[], hits: readon
   if (!Number.isFinite(least)) return [...information];
   return information.map((w, i) => (spread[i] === null ? w : (w * least) / spread[i]!));
 }
+
+/**
+ * A lexical hit's text score with each word's part of it scaled as {@link specificInformation}
+ * scaled the word's information (`weighed` against `information`): the share of the score that its
+ * words keep. A hit carrying only words spread over every subject keeps little; one carrying the
+ * query's least spread words keeps all. `wordScores` are the words' own scores in the hit (indices
+ * into the query's words); without them, or when no word was scaled, the score is unchanged.
+ */
+export function specificScore(
+  score: number,
+  wordScores: ReadonlyMap<number, number> | null,
+  information: readonly number[],
+  weighed: readonly number[],
+): number {
+  if (!wordScores) return score;
+  let all = 0;
+  let kept = 0;
+  for (const [i, part] of wordScores) {
+    const own = information[i] ?? 0;
+    all += part;
+    kept += own > 0 ? (part * (weighed[i] ?? own)) / own : part;
+  }
+  return all > 0 ? (score * kept) / all : score;
+}

@@ -1,5 +1,6 @@
 import { isEnglishWord } from './english-words.ts';
 import { functionWordsOf } from './function-words.ts';
+import { holdsUnspacedScript } from './languages.ts';
 
 /**
  * Which words of a query a spelling correction may touch, and the query with its corrections in
@@ -21,7 +22,6 @@ const ENTITY = /[#@][\p{L}\p{M}\p{N}_.]+/gu;
 /** Letters and marks only (inner apostrophes too): a number or code is no misspelling. */
 const LETTERS = /^[\p{L}\p{M}]+(?:'[\p{L}\p{M}]+)*$/u;
 /** Scripts written without spaces, whose words the standard tokenizer splits into characters. */
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
 /** One word of a query that may be corrected: where it is, and how the index reads it (its key). */
 export interface CorrectableWord {
@@ -43,7 +43,7 @@ export function isCorrectable(key: string, language: string): boolean {
   return (
     [...key].length >= MIN_LENGTH &&
     LETTERS.test(key) &&
-    !UNSPACED.test(key) &&
+    !holdsUnspacedScript(key) &&
     !functionWordsOf('en').has(key) &&
     !functionWordsOf(language).has(key)
   );
@@ -104,7 +104,7 @@ const MAX_CONTEXT_WORDS = 8;
 export function contentKeys(query: string, language: string): string[] {
   const content = queryWords(query)
     .map((w) => w.key)
-    .filter((key) => LETTERS.test(key) && !UNSPACED.test(key))
+    .filter((key) => LETTERS.test(key) && !holdsUnspacedScript(key))
     .filter((key) => !functionWordsOf('en').has(key) && !functionWordsOf(language).has(key));
   return [...new Set(content)];
 }

@@ -1,12 +1,15 @@
 import { deu, eng, fra, ita, jpn, por, spa, tha, zho } from 'stopword';
 import { ENGLISH_STOP } from './analysis.ts';
+import { SNOWBALL_PORTUGUESE, SNOWBALL_SPANISH } from './snowball-stop-words.ts';
 
 /**
  * Function words of queries (how, do, I, get, what, should, any; は, を, か), per language: words
  * that carry little of what a query asks, and that match posts about anything ("how to get rid of
  * acne scars" retrieved beat-making posts on "get"). From the `stopword` package's lists (MIT,
- * compiled per language from maintained stop lists): English 108 words (with Lucene's 33, 112), Spanish 59, Portuguese
- * 106, French 168, German 621, Italian 279, Japanese 109 (and its personal pronouns, below).
+ * compiled per language from maintained stop lists): English 108 words (with Lucene's 33, 112),
+ * French 168, German 621, Italian 279 (Snowball's, whole), Japanese 109 (and its personal pronouns,
+ * below); Spanish and Portuguese with Snowball's lists, of which the package's (59, 106) are
+ * truncated subsets: 308 and 203 (snowball-stop-words.ts).
  *
  * Queries only: documents keep every word (their stemmed fields drop Lucene's 33 English stop
  * words, as before), so a query that is nothing but function words still finds its words.
@@ -21,8 +24,8 @@ const JAPANESE_PRONOUNS = ['私', 'わたし', '僕', 'ぼく', '俺', 'あな�
 const LISTS: Readonly<Record<string, readonly string[]>> = {
   // With Lucene's English stop set, which the documents' stemmed fields already drop ("not", "such").
   en: [...eng, ...ENGLISH_STOP],
-  es: spa,
-  pt: por,
+  es: [...spa, ...SNOWBALL_SPANISH],
+  pt: [...por, ...SNOWBALL_PORTUGUESE],
   fr: fra,
   de: deu,
   it: ita,

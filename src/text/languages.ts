@@ -73,6 +73,11 @@ function segmentRun(run: string, out: string[], latin: (word: string) => void): 
   }
 }
 
+/** Whether `text` holds a letter of a script written without spaces between words (Japanese, Chinese, Thai). */
+export function holdsUnspacedScript(text: string): boolean {
+  return UNSPACED.test(text);
+}
+
 /** The words of a text's unspaced-script runs (Japanese, Chinese, Thai), by `Intl.Segmenter`, in order. */
 export function unspacedWords(text: string): string[] {
   const out: string[] = [];

@@ -8,9 +8,16 @@ import { startStack, type Stack } from '../helpers/stack.ts';
 // A word whose posts are about every subject says how a query is phrased, not what it asks
 // (src/query/term-information.ts, specificInformation): "my travel routine" asks for travel, even
 // where "routine" is the rarer word. What the service knows of each post's subject is its author's
-// niches. The real model and engine, through the API.
+// niches; in a query the model cannot read (Japanese here), each word's part of a hit's text
+// score is weighed the same way. The real model and engine, through the API.
 const MODEL_DIR = path.resolve(import.meta.dirname, '../../../shared/models/all-MiniLM-L6-v2');
-const AUTHORS = { travel: 'qsj-travel', parenting: 'qsj-parenting', skincare: 'qsj-skincare', fitness: 'qsj-fitness' };
+const AUTHORS = {
+  travel: 'qsj-travel',
+  parenting: 'qsj-parenting',
+  skincare: 'qsj-skincare',
+  fitness: 'qsj-fitness',
+  gaming: 'qsj-gaming',
+};
 type Niche = keyof typeof AUTHORS;
 const POSTS: Record<string, { niche: Niche; caption: string }> = {
   // The travel author: "travel" in every post, "routine" in none.
@@ -26,6 +33,23 @@ const POSTS: Record<string, { niche: Niche; caption: string }> = {
   lunches: { niche: 'parenting', caption: 'School lunch ideas the kids actually eat' },
   serum: { niche: 'skincare', caption: 'Vitamin C serum review after a month' },
   squats: { niche: 'fitness', caption: 'Squat form checklist for beginners' },
+  // Japanese: "ゲーム" (games) in the gaming author's posts; "ルーティン" (routine), which the segmenter
+  // splits in two (ルー, ティン), in three other niches' "私の…ルーティン" posts.
+  gameMinute: { niche: 'gaming', caption: '60秒でわかるゲーム 今日はcontrollerを使ったゲームを紹介します。' },
+  gameMistakes: {
+    niche: 'gaming',
+    caption: 'ゲームでやりがちな3つの失敗 今日はgaming headsetを使ったゲームを紹介します。',
+  },
+  gameSecret: {
+    niche: 'gaming',
+    caption: 'ゲームで誰も教えてくれないこと 何ヶ月も試して、capture cardでゲームが変わりました。',
+  },
+  travelRoutine: { niche: 'travel', caption: '私の旅行ルーティン✨ 今日はtravel adapterを使った旅行を紹介します。' },
+  babyRoutine: { niche: 'parenting', caption: '私の育児ルーティン✨ 今日は絵本を使った育児を紹介します。' },
+  skinRoutine: {
+    niche: 'skincare',
+    caption: '私のスキンケアルーティン✨ 今日はretinolを使ったスキンケアを紹介します。',
+  },
 };
 const keyOf = new Map(Object.keys(POSTS).map((k) => [mintId('post', `qsj-${k}`), k]));
 let stack: Stack;
@@ -61,6 +85,14 @@ describe('a word spread over every subject is not what a query asks', () => {
   it('a query whose subject is the routine still finds it first', async () => {
     const results = await ranked('baby sleep routine');
     expect(results[0], results.join(', ')).toBe('babySleep');
+  });
+
+  it('a Japanese query the model cannot read answers its subject before the routines of other niches', async () => {
+    const results = await ranked('私のゲームルーティン');
+    const games = ranksOf(results, ['gameMinute', 'gameMistakes', 'gameSecret']);
+    const routines = ranksOf(results, ['travelRoutine', 'babyRoutine', 'skinRoutine']);
+    expect(Math.max(...games), results.join(', ')).toBeLessThan(Math.min(...routines));
+    expect((await ranked('私のスキンケアルーティン'))[0]).toBe('skinRoutine');
   });
 
   it('pages through the same order as one long page', async () => {

@@ -64,8 +64,8 @@ describe('post query text match', () => {
       ).bool.must[0].dis_max.queries.map((q) => q.multi_match.query);
     expect(sides('How do I get rid of acne scars?')).toEqual(['rid acne scars', 'rid acn scar']);
     expect(sides('What should I know about retinol? Any tips')).toEqual(['know retinol tips', 'know retinol tip']);
-    // In the query's language when it is sure of it: Spanish function words, Spanish stems too.
-    expect(sides('¿cuál es la mejor rutina para el cuidado de la piel?')[0]).toBe('cuál es mejor rutina cuidado piel');
+    // In the query's language when it is sure of it: Spanish function words (Snowball's list: "es" too), Spanish stems.
+    expect(sides('¿cuál es la mejor rutina para el cuidado de la piel?')[0]).toBe('cuál mejor rutina cuidado piel');
   });
 
   it('keeps a single word, even a function word, and searches it', () => {
@@ -102,5 +102,25 @@ describe('word probes', () => {
     expect(postSearchProbes(search(null), probes)).toBeUndefined();
     expect(postSearchProbes(search('skincare routine'), [])).toBeUndefined();
     expect(postSearchProbes(search('#skincare routine'), probes)).toBeUndefined();
+  });
+
+  it('probe a word of an unspaced script as a phrase of the exact fields and its segmented token', () => {
+    const text = ['caption', 'content_text', 'transcript_text', 'visible_text', 'visual_text'];
+    expect(termProbes({ words: ['ゲーム'], stems: ['u30b2u30fcu30e0'] })).toEqual([
+      {
+        bool: {
+          should: [
+            { multi_match: { query: 'ゲーム', type: 'phrase', fields: text } },
+            { multi_match: { query: 'u30b2u30fcu30e0', fields: text.map((f) => `${f}_stemmed`) } },
+          ],
+          boost: 1,
+          _name: 'term:0',
+        },
+      },
+    ]);
+    // A Japanese run without spaces is also looked up as a tag, and still probed word by word.
+    expect(postSearchProbes(search('私のゲームルーティン'), probes)).toEqual({
+      bool: { should: [{ match_all: {} }, ...probes] },
+    });
   });
 });

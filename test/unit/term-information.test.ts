@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coverageOf, informationOf, specificInformation } from '../../src/query/term-information.ts';
+import { coverageOf, informationOf, specificInformation, specificScore } from '../../src/query/term-information.ts';
 
 describe('informationOf', () => {
   it('gives a rare word more information than a common one, as BM25 weighs them', () => {
@@ -80,5 +80,56 @@ describe('specificInformation', () => {
       ],
     );
     expect(weighed[0]).toBeCloseTo(weighed[1]!, 10);
+  });
+});
+
+describe('specificScore', () => {
+  // "私のゲームルーティン": ゲーム (games) keeps its information 3; ルー and ティン (the split "routine")
+  // are spread over four times as many niches and keep a quarter of theirs.
+  const information = [3, 4, 4];
+  const weighed = [3, 1, 1];
+
+  it("scales a hit carrying only the spread words by their share, and leaves one carrying the specific word's alone", () => {
+    const routine = specificScore(
+      12,
+      new Map([
+        [1, 5],
+        [2, 5],
+      ]),
+      information,
+      weighed,
+    );
+    expect(routine).toBeCloseTo(3, 10);
+    expect(specificScore(6, new Map([[0, 6]]), information, weighed)).toBe(6);
+    // Both: the spread words' part shrinks, the specific word's stays.
+    expect(
+      specificScore(
+        16,
+        new Map([
+          [0, 6],
+          [1, 5],
+          [2, 5],
+        ]),
+        information,
+        weighed,
+      ),
+    ).toBeCloseTo((16 * 8.5) / 16, 10);
+  });
+
+  it("changes nothing without the words' scores, when no word was scaled, or for words of no information", () => {
+    expect(specificScore(12, null, information, weighed)).toBe(12);
+    expect(specificScore(12, new Map(), information, weighed)).toBe(12);
+    expect(
+      specificScore(
+        12,
+        new Map([
+          [1, 5],
+          [2, 5],
+        ]),
+        information,
+        information,
+      ),
+    ).toBe(12);
+    expect(specificScore(12, new Map([[0, 5]]), [0, 4, 4], [0, 1, 1])).toBe(12);
   });
 });

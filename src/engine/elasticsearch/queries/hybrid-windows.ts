@@ -3,8 +3,8 @@ import { fuseHybrid, type HybridOptions, type TieredFusedId } from '../../../que
 import { fuseRelated, relatedEvidence, type RelatedEvidence } from '../../../query/related-evidence.ts';
 import { hitClassifications } from './related-query.ts';
 import { ENTITY_TIER, entityTier } from './entity-query.ts';
-import { hitWords } from './query-terms.ts';
-import { coverageOf, specificInformation } from '../../../query/term-information.ts';
+import { hitWords, hitWordScores } from './query-terms.ts';
+import { coverageOf, specificInformation, specificScore } from '../../../query/term-information.ts';
 
 type Hit = Pick<estypes.SearchHit, '_id' | '_score' | 'matched_queries' | 'fields'>;
 
@@ -107,9 +107,15 @@ export function hybridWindows(settings: {
           lexical.map((h, i) => ({ words: words[i]!, classes: hitClassifications(h).niches })),
         )
       : null;
+    // A query the model cannot read ranks by its words alone (its window's order is the page's):
+    // each hit keeps the share of its text score its words keep once weighed by their subjects.
+    const specific = (h: Hit) =>
+      related && weighed && information
+        ? specificScore(textScore(h), hitWordScores(h), information, weighed)
+        : textScore(h);
     const scored = lexical.map((h, i) => ({
       id: h._id!,
-      score: textScore(h),
+      score: specific(h),
       tier: entityTier(h),
       ...(weighed ? { coverage: coverageOf(weighed, words[i]!) } : {}),
     }));
@@ -117,7 +123,7 @@ export function hybridWindows(settings: {
     // hit of a higher tier in it: the floor never rises above the window's own lowest text score.
     const lowest = scored.reduce((min, h) => Math.min(min, h.score), Infinity);
     // The best unretrieved document's text score, or BM25's floor when none matched past the window.
-    return { lexical, scored, floor: past ? Math.max(0, Math.min(textScore(past), lowest)) : 0 };
+    return { lexical, scored, floor: past ? Math.max(0, Math.min(specific(past), lowest)) : 0 };
   };
 
   return {

@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import type { PostSearch } from '../../../query/search-codec.ts';
-import { queryEntities } from '../../../query/entities.ts';
+import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { withoutStopWords } from '../../../text/analysis.ts';
 import { weightableTerms } from '../../../text/question-weights.ts';
 import { analyzeIn, analyzeQuery, unspacedWords, withoutUnspaced } from '../../../text/languages.ts';
@@ -161,7 +161,8 @@ export function postSearchProbes(
   search: PostSearch,
   probes: readonly estypes.QueryDslQueryContainer[],
 ): estypes.QueryDslQueryContainer | undefined {
-  if (search.query === null || probes.length === 0 || queryEntities(search.query).length > 0) return undefined;
+  if (search.query === null || probes.length === 0) return undefined;
+  if (queryEntities(search.query).length > 0 && !isBareWord(search.query)) return undefined;
   return { bool: { should: [{ match_all: {} }, ...probes] } };
 }
 

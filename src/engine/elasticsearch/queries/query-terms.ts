@@ -3,7 +3,7 @@ import { isBareWord, queryEntities } from '../../../query/entities.ts';
 import { informationOf, type TermStatistics } from '../../../query/term-information.ts';
 import { correctableWords, correctQuery } from '../../../text/correctable-words.ts';
 import { holdsEnglishWord } from '../../../text/english-words.ts';
-import { analyzeIn, analyzeQuery, unspacedWords } from '../../../text/languages.ts';
+import { analyzeIn, analyzeQuery, holdsUnspacedScript } from '../../../text/languages.ts';
 import { POST_STEMMED_FIELDS, POST_TEXT_FIELDS } from './post-query.ts';
 import { SILENT_CORRECTION } from '../../spelling.ts';
 import { closestWords, POST_WORDS, wordCounts } from './spelling.ts';
@@ -37,30 +37,32 @@ const INFORMATION_FIELDS: ReadonlyArray<readonly [exact: string, stemmed: string
 
 /**
  * The content words of `query` (function words out, src/text/function-words.ts), distinct, with
- * their English stems; null when it has none, or words of an unspaced script (their posts are
- * found by phrases, and the model does not read them).
+ * their English stems (a word of an unspaced script: its segmented token); null when it has none.
  */
 export function queryTerms(query: string): QueryTerms | null {
-  if (unspacedWords(query).length > 0) return null;
   const words = [...new Set(analyzeQuery(query).content.split(' ').filter(Boolean))].slice(0, MAX_QUERY_TERMS);
   if (words.length === 0) return null;
   return { words, stems: words.map((w) => analyzeIn(w, 'en')) };
 }
 
 /**
- * One named clause of no weight per content word, for a bool query's `should` beside the text
- * match: a hit's `matched_queries` then names the words it carries, on any text field, as written
- * or stemmed. Scores and the engine's pruning are unchanged (a clause of weight 0 never makes a
- * hit competitive).
+ * One named clause per content word, for the post filter beside the text match (postSearchProbes):
+ * a hit's `matched_queries` then names the words it carries, on any text field, as written or
+ * stemmed, and with `include_named_queries_score` each word's own score in it (the related posts'
+ * path reads them, hybrid-windows.ts). A post filter scores nothing, so ranking and the engine's
+ * pruning are unchanged. A word of an unspaced script is a phrase on the exact fields, which index
+ * those scripts character by character (post-query.ts), and its segmented token on the stemmed ones.
  */
 export function termProbes(terms: QueryTerms): estypes.QueryDslQueryContainer[] {
   return terms.words.map((word, i) => ({
     bool: {
       should: [
-        { multi_match: { query: word, fields: TEXT_FIELDS } },
+        holdsUnspacedScript(word)
+          ? { multi_match: { query: word, type: 'phrase', fields: TEXT_FIELDS } }
+          : { multi_match: { query: word, fields: TEXT_FIELDS } },
         ...(terms.stems[i] ? [{ multi_match: { query: terms.stems[i], fields: STEMMED_FIELDS } }] : []),
       ],
-      boost: 0,
+      boost: 1,
       _name: `${NAME_PREFIX}${i}`,
     },
   }));
@@ -71,6 +73,18 @@ export function hitWords(hit: { matched_queries?: string[] | Record<string, numb
   const matched = hit.matched_queries;
   const names = !matched ? [] : Array.isArray(matched) ? matched : Object.keys(matched);
   return names.filter((n) => n.startsWith(NAME_PREFIX)).map((n) => Number(n.slice(NAME_PREFIX.length)));
+}
+
+/** Each probed word's score in a hit (index → score), when the search asked for them (`include_named_queries_score`). */
+export function hitWordScores(hit: {
+  matched_queries?: string[] | Record<string, number>;
+}): Map<number, number> | null {
+  const matched = hit.matched_queries;
+  if (!matched || Array.isArray(matched)) return null;
+  const out = new Map<number, number>();
+  for (const [name, score] of Object.entries(matched))
+    if (name.startsWith(NAME_PREFIX)) out.set(Number(name.slice(NAME_PREFIX.length)), score);
+  return out;
 }
 
 /** What the index says of a query's words: each one's information, and which no post carries. */
@@ -250,7 +264,11 @@ export function carriedPlan(
  * information, and no exact entity (entities rank as they always did).
  */
 export function probing(plan: LexicalPlan): plan is LexicalPlan & { terms: QueryTerms; information: number[] } {
-  return plan.terms !== null && plan.information !== null && queryEntities(plan.text).length === 0;
+  return (
+    plan.terms !== null &&
+    plan.information !== null &&
+    (queryEntities(plan.text).length === 0 || (isBareWord(plan.text) && plan.terms.words.length > 1))
+  );
 }
 
 /** The information the fusion weighs the lexical hits' coverage by: null unless the hits carry probes. */

@@ -151,6 +151,7 @@ export async function fusedPostSearch(
       _source: false,
       // The hits' classifications: what the related posts relate to, and how specific each probed word is.
       ...(related || probes ? { docvalue_fields: CLASSIFIED_FIELDS } : {}),
+      ...(related && probes ? { include_named_queries_score: true } : {}),
       track_total_hits: false,
     };
   };
