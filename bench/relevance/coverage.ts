@@ -15,7 +15,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import {
   POST_STEMMED_FIELDS,

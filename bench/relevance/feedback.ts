@@ -19,7 +19,7 @@
  */
 import { postHeadVectors } from '../lib/model-vectors.ts';
 import { ENTITY_TIER, entityTier } from '../../src/engine/elasticsearch/queries/entity-query.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
 import { withEntities } from '../../src/engine/elasticsearch/queries/entity-query.ts';
 import { queryEntities } from '../../src/query/entities.ts';

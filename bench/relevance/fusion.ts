@@ -8,7 +8,7 @@
  * Writes bench/results/fusion-<collection>.json.
  */
 import path from 'node:path';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { postSearchFilter, postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { fuseConvex, fuseHybrid, type FusedId, type ScoredId } from '../../src/query/fusion.ts';

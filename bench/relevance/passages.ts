@@ -15,7 +15,7 @@
  */
 import { postHeadVectors } from '../lib/model-vectors.ts';
 import path from 'node:path';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { hybridWindows } from '../../src/engine/elasticsearch/queries/hybrid-windows.ts';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { loadConfig } from '../../src/internal/config.ts';
 import { createEmbedder } from '../../src/embedding/embedder.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { dequantizeVector, quantizeVector } from '../../src/engine/elasticsearch/vectors.ts';
 import { postSearchQuery } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';

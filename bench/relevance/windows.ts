@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { nearestPostsQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { postSearchFilter } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';

@@ -8,7 +8,7 @@
  * Prints per-variant p50/p99 of wall time (the Elasticsearch client's round trip) and `took`.
  */
 import { createEmbedder } from '../../src/embedding/embedder.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { postSearchFilter, postSearchQuery, SEARCH_SOURCE } from '../../src/engine/elasticsearch/queries/post-query.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
 import { cli } from '../lib/args.ts';

@@ -11,7 +11,7 @@
  * it (`<prefix>-post-vectors`), which holds the vectors and the filter facts.
  */
 import { Client, type estypes } from '@elastic/elasticsearch';
-import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import { nearestPostsQuery, nearestQuery } from '../../src/engine/elasticsearch/queries/nearest-query.ts';
 import { cli } from '../lib/args.ts';
 import { interleave, quantile, round } from '../lib/measure.ts';

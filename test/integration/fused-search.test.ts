@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintId } from '../../src/contract/ids.ts';
 import type { FusedRanking, PostPage } from '../../src/engine/search.ts';
-import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-search.ts';
+import { FUSION_WINDOW } from '../../src/engine/elasticsearch/reads/fused-settings.ts';
 import type { PostSearch } from '../../src/query/search-codec.ts';
 import { parsePostSearchRequest } from '../../src/query/search-request.ts';
 import { encodeVector } from '../../src/text/vector-codec.ts';

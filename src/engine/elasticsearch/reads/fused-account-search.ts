@@ -31,7 +31,7 @@ import {
 import { nearestQuery } from '../queries/nearest-query.ts';
 import { SEARCH_SOURCE } from '../queries/post-query.ts';
 import { dequantizeVector, quantizeVector } from '../vectors.ts';
-import { FUSION_WINDOW, KNN_CANDIDATES } from './fused-search.ts';
+import { FUSION_WINDOW, KNN_CANDIDATES } from './fused-settings.ts';
 import { firstPage, nextPage } from './paged-search.ts';
 import type { SnapshotPool } from './snapshot-pool.ts';
 

@@ -97,7 +97,7 @@ async function nearTheStrongHits(
       ],
     },
     k: options.size,
-    // Twice the window, as a search's own kNN asks (fused-search.ts, KNN_CANDIDATES).
+    // Twice the window, as a search's own kNN asks (fused-settings.ts, KNN_CANDIDATES).
     candidates: 2 * options.size,
   });
   return hits.filter((h) => cosineOf(h._score ?? 0) >= options.neighbourFloor);

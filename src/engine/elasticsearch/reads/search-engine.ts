@@ -10,7 +10,8 @@ import {
   narrowedScope,
   type QualifyingAccounts,
 } from '../queries/account-query.ts';
-import { fusedPostSearch, postRecords } from './fused-search.ts';
+import { fusedPostSearch } from './fused-search.ts';
+import { postRecords } from './fused-sides.ts';
 import { postSnapshotIndices, similarPostsWindow, type PostVectorLayout } from './nearest-posts.ts';
 import { EXPIRED, pagedSearch } from './paged-search.ts';
 import { postSearchFilter, postSearchQuery, postSearchSort } from '../queries/post-query.ts';
