@@ -62,21 +62,13 @@ export function projectPost(record: PostRecord): Doc {
   const raw = record.raw?.v;
   if (!raw) return doc;
   const links = linksOf(record);
-  const author = links.author ? record.accounts[links.author] : undefined;
   const e = record.enrichment;
-  const enrichmentPending = Object.keys(e).length === 0;
-  const hook = e.hook?.v;
-  const keyMessages = e.key_messages?.v ?? [];
-  const proofs = e.proofs?.v ?? [];
-  const offers = e.offers?.v ?? [];
-  const ctas = e.calls_to_action?.v ?? [];
-  const narrative = e.narrative_structure?.v;
   const media = raw.media.map((m) => mediaEnrichmentOf(record, m.platform_id));
   const visibleText = media.flatMap((m) => (m.visible_text?.v ?? []).map((v) => v.text));
 
   Object.assign(doc, {
     shortcode: raw.shortcode,
-    enrichment_pending: enrichmentPending,
+    enrichment_pending: Object.keys(e).length === 0,
     posted_at: raw.posted_at,
     observed_at: record.raw!.t,
     format: raw.format,
@@ -86,30 +78,11 @@ export function projectPost(record: PostRecord): Doc {
     mentions: mentionsOf(raw.caption_mentions),
     hashtag_names: suggestNames(raw.hashtags.map(foldCase)),
     mention_names: suggestNames(mentionsOf(raw.caption_mentions) ?? []),
-    content_text: joinText([
-      e.content_summary?.v,
-      hook?.construction,
-      ...keyMessages.map((k) => k.summary),
-      ...proofs.map((p) => p.summary),
-      ...offers.map((o) => [o.summary, ...o.stated_terms].join(' ')),
-      ...ctas.map((c) => c.summary),
-      narrative?.description,
-    ]),
+    content_text: contentText(e),
     transcript_text: joinText(media.map((m) => m.transcript?.v)),
     visible_text: joinText(visibleText),
     visual_text: joinText(media.map((m) => m.visual_description?.v)),
-    topics: e.topics?.v ?? undefined,
-    creative_formats: e.creative_formats?.v ?? undefined,
-    commercial_contexts: e.commercial_contexts?.v ?? undefined,
-    hook_devices: hook?.devices,
-    hook_modalities: hook?.modalities,
-    key_message_roles: distinct(keyMessages.flatMap((k) => k.roles)),
-    proof_mechanisms: distinct(proofs.flatMap((p) => p.mechanisms)),
-    offer_types: distinct(offers.flatMap((o) => o.types)),
-    cta_actions: distinct(ctas.flatMap((c) => c.actions)),
-    cta_stages: distinct(ctas.flatMap((c) => c.stages)),
-    narrative_patterns: narrative?.patterns,
-    has_paid_partnership_label: e.has_paid_partnership_label?.v ?? undefined,
+    ...enrichmentFacets(e),
     comments_enabled: raw.comments_enabled,
     views: raw.views ?? undefined,
     likes: raw.likes,
@@ -121,33 +94,77 @@ export function projectPost(record: PostRecord): Doc {
     media_types: distinct(raw.media.map((m) => m.type)),
     media_count: raw.media.length,
     coauthor_ids: links.coauthors,
-    author: author
-      ? {
-          id: links.author,
-          handle: author.profile?.handle,
-          status: author.status ?? undefined,
-          // Coarse, as the snapshot keeps them (src/domain/volatile-facts.ts); coarsening is idempotent,
-          // so the index holds bucket edges only, whatever record it is given.
-          followers_count: coarseOrAbsent(author.profile?.followers_count),
-          following_count: coarseOrAbsent(author.profile?.following_count),
-          posts_count: coarseOrAbsent(author.profile?.posts_count),
-          is_verified: author.profile?.is_verified,
-          is_private: author.profile?.is_private,
-          account_type: author.profile?.account_type,
-          // Post-derived account facts are null for private accounts (spec 2.2 rule 1): not filterable either.
-          niches: author.profile?.is_private ? undefined : (author.niches ?? undefined),
-          publishing_languages: author.profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
-          country_codes: distinct((author.profile?.declared_locations ?? []).map((l) => l.country_code)),
-          // No account metrics: posts do not keep them (src/domain/volatile-facts.ts); author
-          // filters on them ask the accounts index (volatile-bounds.ts).
-        }
-      : { id: links.author },
+    author: authorFacts(links.author, links.author ? record.accounts[links.author] : undefined),
   });
   Object.assign(doc, stemmedCompanions(doc));
   // The vectors themselves go to the post's vector document (vector-projection.ts); the post says
   // which model made them (what finds an author's embedded posts).
   if (record.embedding && hasVector(record.embedding)) doc.embedding_model = record.embedding.model;
   return doc;
+}
+
+type Enrichment = PostRecord['enrichment'];
+
+/** The enrichment's text (summary, hook, key messages, proofs, offers, calls to action, narrative): one searchable field. */
+function contentText(e: Enrichment): string | undefined {
+  const hook = e.hook?.v;
+  return joinText([
+    e.content_summary?.v,
+    hook?.construction,
+    ...(e.key_messages?.v ?? []).map((k) => k.summary),
+    ...(e.proofs?.v ?? []).map((p) => p.summary),
+    ...(e.offers?.v ?? []).map((o) => [o.summary, ...o.stated_terms].join(' ')),
+    ...(e.calls_to_action?.v ?? []).map((c) => c.summary),
+    e.narrative_structure?.v?.description,
+  ]);
+}
+
+/** The enrichment's classifications, each an exact field to filter and facet on. */
+function enrichmentFacets(e: Enrichment) {
+  const hook = e.hook?.v;
+  const keyMessages = e.key_messages?.v ?? [];
+  const proofs = e.proofs?.v ?? [];
+  const offers = e.offers?.v ?? [];
+  const ctas = e.calls_to_action?.v ?? [];
+  return {
+    topics: e.topics?.v ?? undefined,
+    creative_formats: e.creative_formats?.v ?? undefined,
+    commercial_contexts: e.commercial_contexts?.v ?? undefined,
+    hook_devices: hook?.devices,
+    hook_modalities: hook?.modalities,
+    key_message_roles: distinct(keyMessages.flatMap((k) => k.roles)),
+    proof_mechanisms: distinct(proofs.flatMap((p) => p.mechanisms)),
+    offer_types: distinct(offers.flatMap((o) => o.types)),
+    cta_actions: distinct(ctas.flatMap((c) => c.actions)),
+    cta_stages: distinct(ctas.flatMap((c) => c.stages)),
+    narrative_patterns: e.narrative_structure?.v?.patterns,
+    has_paid_partnership_label: e.has_paid_partnership_label?.v ?? undefined,
+  };
+}
+
+/** The author's facts a post keeps for author filters: exact, copied from the account's snapshot. */
+function authorFacts(id: string | null, author: PostRecord['accounts'][string] | undefined) {
+  if (!author) return { id };
+  const profile = author.profile;
+  return {
+    id,
+    handle: profile?.handle,
+    status: author.status ?? undefined,
+    // Coarse, as the snapshot keeps them (src/domain/volatile-facts.ts); coarsening is idempotent,
+    // so the index holds bucket edges only, whatever record it is given.
+    followers_count: coarseOrAbsent(profile?.followers_count),
+    following_count: coarseOrAbsent(profile?.following_count),
+    posts_count: coarseOrAbsent(profile?.posts_count),
+    is_verified: profile?.is_verified,
+    is_private: profile?.is_private,
+    account_type: profile?.account_type,
+    // Post-derived account facts are null for private accounts (spec 2.2 rule 1): not filterable either.
+    niches: profile?.is_private ? undefined : (author.niches ?? undefined),
+    publishing_languages: profile?.is_private ? undefined : (author.publishing_languages ?? undefined),
+    country_codes: distinct((profile?.declared_locations ?? []).map((l) => l.country_code)),
+    // No account metrics: posts do not keep them (src/domain/volatile-facts.ts); author
+    // filters on them ask the accounts index (volatile-bounds.ts).
+  };
 }
 
 function coarseOrAbsent(value: number | undefined): number | undefined {
