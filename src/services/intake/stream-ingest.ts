@@ -24,6 +24,23 @@ export interface StreamIngestResult {
   jobs: number;
 }
 
+/** How {@link ingestStream} submits and reports. */
+export interface StreamIngestOptions {
+  /** Index and refresh as `wait` says, but leave the vectors to the embeddings queue. */
+  embedLater?: boolean;
+  wait: boolean;
+  requestId: string;
+  waitTimeoutMs: number;
+  onRejected?: (line: RejectedLine) => void;
+  onProgress?: (accepted: number) => void;
+  /** Called each time a request waits for the backlog to drain, with the wait in ms. */
+  onBackpressure?: (waitMs: number) => void;
+  /** Called each time a request waits for an unreachable queue, with the wait in ms. */
+  onUnavailable?: (waitMs: number) => void;
+  /** How long in a row an unreachable queue is tried again; default two minutes. */
+  unavailableGiveUpMs?: number;
+}
+
 /**
  * Streams entries through the intake service in requests of at most 5,000 observations, the same
  * path and limits as the HTTP intake. While the backlog is full it waits for the workers and sends
@@ -35,21 +52,7 @@ export interface StreamIngestResult {
 export async function ingestStream(
   source: AsyncIterable<IntakeEntry | RejectedLine> | Iterable<IntakeEntry | RejectedLine>,
   intake: IntakeService,
-  options: {
-    /** Index and refresh as `wait` says, but leave the vectors to the embeddings queue. */
-    embedLater?: boolean;
-    wait: boolean;
-    requestId: string;
-    waitTimeoutMs: number;
-    onRejected?: (line: RejectedLine) => void;
-    onProgress?: (accepted: number) => void;
-    /** Called each time a request waits for the backlog to drain, with the wait in ms. */
-    onBackpressure?: (waitMs: number) => void;
-    /** Called each time a request waits for an unreachable queue, with the wait in ms. */
-    onUnavailable?: (waitMs: number) => void;
-    /** How long in a row an unreachable queue is tried again; default two minutes. */
-    unavailableGiveUpMs?: number;
-  },
+  options: StreamIngestOptions,
 ): Promise<StreamIngestResult> {
   const totals = { accepted: 0, rejected: 0, jobs: 0 };
   const jobIds: string[] = [];
@@ -63,7 +66,7 @@ export async function ingestStream(
   // then sent with `refresh: 'all'`: its job makes everything visible at once.
   let held: { entries: IntakeEntry[]; rejected: RejectedLine[] } | null = null;
   const send = async (chunk: { entries: IntakeEntry[]; rejected: RejectedLine[] }, refresh: boolean | 'all') => {
-    const result = await submitWhenRoom(() =>
+    const result = await submitWhenRoom(options, () =>
       intake.submit(chunk, {
         wait: false,
         refresh,
@@ -89,26 +92,6 @@ export async function ingestStream(
     }
     if (held) jobIds.push(...(await send(held, false)));
     held = chunk;
-  };
-
-  const giveUpMs = options.unavailableGiveUpMs ?? UNAVAILABLE_GIVE_UP_MS;
-  const submitWhenRoom = async <T>(submit: () => Promise<T>): Promise<T> => {
-    let unavailableSince: number | null = null;
-    for (let waitMs = BACKLOG_FIRST_WAIT_MS; ; waitMs = Math.min(waitMs * 2, BACKLOG_MAX_WAIT_MS)) {
-      try {
-        return await submit();
-      } catch (error) {
-        if (error instanceof IntakeBacklogFullError) {
-          unavailableSince = null;
-          options.onBackpressure?.(waitMs);
-        } else if (error instanceof ServiceUnavailableError) {
-          unavailableSince ??= Date.now();
-          if (Date.now() - unavailableSince + waitMs > giveUpMs) throw error;
-          options.onUnavailable?.(waitMs);
-        } else throw error;
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
-      }
-    }
   };
 
   for await (const item of source) {
@@ -138,6 +121,33 @@ export async function* ndjsonEntries(lines: AsyncIterable<string>): AsyncGenerat
       yield { line, value: JSON.parse(raw) };
     } catch (error) {
       yield { line, detail: `not valid JSON: ${messageOf(error)}` };
+    }
+  }
+}
+
+/**
+ * Submits once there is room: a full backlog is waited out for as long as it lasts (doubling
+ * waits up to the longest), an unreachable queue for `unavailableGiveUpMs` in a row at most.
+ */
+async function submitWhenRoom<T>(
+  options: Pick<StreamIngestOptions, 'onBackpressure' | 'onUnavailable' | 'unavailableGiveUpMs'>,
+  submit: () => Promise<T>,
+): Promise<T> {
+  const giveUpMs = options.unavailableGiveUpMs ?? UNAVAILABLE_GIVE_UP_MS;
+  let unavailableSince: number | null = null;
+  for (let waitMs = BACKLOG_FIRST_WAIT_MS; ; waitMs = Math.min(waitMs * 2, BACKLOG_MAX_WAIT_MS)) {
+    try {
+      return await submit();
+    } catch (error) {
+      if (error instanceof IntakeBacklogFullError) {
+        unavailableSince = null;
+        options.onBackpressure?.(waitMs);
+      } else if (error instanceof ServiceUnavailableError) {
+        unavailableSince ??= Date.now();
+        if (Date.now() - unavailableSince + waitMs > giveUpMs) throw error;
+        options.onUnavailable?.(waitMs);
+      } else throw error;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
 }
