@@ -21,7 +21,6 @@ const WORD = /[\p{L}\p{M}\p{N}]+(?:['’][\p{L}\p{M}\p{N}]+)*/gu;
 const ENTITY = /[#@][\p{L}\p{M}\p{N}_.]+/gu;
 /** Letters and marks only (inner apostrophes too): a number or code is no misspelling. */
 const LETTERS = /^[\p{L}\p{M}]+(?:'[\p{L}\p{M}]+)*$/u;
-/** Scripts written without spaces, whose words the standard tokenizer splits into characters. */
 
 /** One word of a query that may be corrected: where it is, and how the index reads it (its key). */
 export interface CorrectableWord {

@@ -62,6 +62,7 @@ export function termProbes(terms: QueryTerms): estypes.QueryDslQueryContainer[] 
           : { multi_match: { query: word, fields: TEXT_FIELDS } },
         ...(terms.stems[i] ? [{ multi_match: { query: terms.stems[i], fields: STEMMED_FIELDS } }] : []),
       ],
+      // Not 0: with `include_named_queries_score` the hit reports this clause's own score.
       boost: 1,
       _name: `${NAME_PREFIX}${i}`,
     },
@@ -72,8 +73,11 @@ export function termProbes(terms: QueryTerms): estypes.QueryDslQueryContainer[] 
 export function hitWords(hit: { matched_queries?: string[] | Record<string, number> }): number[] {
   const matched = hit.matched_queries;
   const names = !matched ? [] : Array.isArray(matched) ? matched : Object.keys(matched);
-  return names.filter((n) => n.startsWith(NAME_PREFIX)).map((n) => Number(n.slice(NAME_PREFIX.length)));
+  return names.filter(isProbe).map(probeIndex);
 }
+
+const isProbe = (name: string) => name.startsWith(NAME_PREFIX);
+const probeIndex = (name: string) => Number(name.slice(NAME_PREFIX.length));
 
 /** Each probed word's score in a hit (index → score), when the search asked for them (`include_named_queries_score`). */
 export function hitWordScores(hit: {
@@ -82,8 +86,7 @@ export function hitWordScores(hit: {
   const matched = hit.matched_queries;
   if (!matched || Array.isArray(matched)) return null;
   const out = new Map<number, number>();
-  for (const [name, score] of Object.entries(matched))
-    if (name.startsWith(NAME_PREFIX)) out.set(Number(name.slice(NAME_PREFIX.length)), score);
+  for (const [name, score] of Object.entries(matched)) if (isProbe(name)) out.set(probeIndex(name), score);
   return out;
 }
 
