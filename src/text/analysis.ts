@@ -24,13 +24,15 @@ const WORD = /[\p{L}\p{M}\p{N}]+(?:'[\p{L}\p{M}\p{N}]+)*/gu;
 export type Stem = (word: string) => string;
 
 /**
- * Lowercases; splits on anything but letters, marks and digits (inner apostrophes kept, curly ones
+ * Folds compatibility forms (NFKC: "ＤＩＹ" as "diy", as the stemmed fields do, languages.ts);
+ * lowercases; splits on anything but letters, marks and digits (inner apostrophes kept, curly ones
  * straightened); drops a possessive 's; optionally drops English stop words; stems; joins with
  * single spaces (the index side tokenizes on whitespace).
  */
 export function analyze(text: string, stem: Stem, stop: boolean): string {
   const out: string[] = [];
   for (const [raw] of text
+    .normalize('NFKC')
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
     .matchAll(WORD)) {

@@ -230,8 +230,9 @@ export function documentLanguage(declared: string | null | undefined, text: stri
 }
 
 /**
- * Lowercases, splits into words, segments unspaced scripts, drops a possessive 's and (for
- * English) English stop words, stems with the language's stemmer; joins with single spaces.
+ * Folds compatibility forms (NFKC), lowercases, splits into words, segments unspaced scripts, drops
+ * a possessive 's and (for English) English stop words, stems with the language's stemmer; joins
+ * with single spaces.
  */
 export function analyzeIn(text: string, language: string): string {
   const memo = analyzed.get(text, () => ({ language, analysis: analyzeUncached(text, language) }), memoizing);
@@ -243,10 +244,16 @@ export function analyzeIn(text: string, language: string): string {
   return memo.analysis;
 }
 
-function analyzeUncached(text: string, language: string): string {
+function analyzeUncached(written: string, language: string): string {
   const stem = STEMS[language] ?? STEMS['en']!;
   const english = !(language in STEMS) || language === 'en';
   const out: string[] = [];
+  // Compatibility forms folded (NFKC), as a stemmer folds inflections: full-width Latin letters and
+  // digits as typed by a Japanese IME ("ＤＩＹ", "２０２４"), half-width katakana ("ｽｷﾝｹｱ"),
+  // ligatures ("ﬁ"), super- and subscripts ("CO₂" as "co2"). Both sides of the stemmed fields
+  // fold; the exact fields keep the text as written. ~0.3 µs a text (a text with none to fold is
+  // returned as is): nothing beside the stemming.
+  const text = written.normalize('NFKC');
   // One test of the whole text: most texts hold no unspaced script, and their words need none.
   const unspaced = UNSPACED.test(text);
   const word = (raw: string): void => {

@@ -185,4 +185,11 @@ describe('every language of the data', () => {
     // The exact side holds "wax" alone; only the stemmed side can meet "waxes".
     expect((await bm25('waxes'))[0]).toBe('jaDiy');
   });
+
+  it('Japanese: letters as a Japanese IME types them, full width, find the word ("ＤＩＹの始め方")', async () => {
+    // The stemmed side folds compatibility forms on both sides; the exact side keeps "ｄｉｙ".
+    expect((await bm25('ＤＩＹの始め方'))[0]).toBe('jaDiy');
+    expect((await hybrid('ＤＩＹの始め方'))[0]).toBe('jaDiy');
+    expect((await bm25('ｓｏｙ ｗａｘ'))[0]).toBe('jaDiy');
+  });
 });

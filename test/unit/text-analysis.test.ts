@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, memo, stemmedText } from '../../src/text/analysis.ts';
 import { contentWords } from '../../src/text/function-words.ts';
+import { analyzeIn } from '../../src/text/languages.ts';
 
 describe('client-side analysis', () => {
   it('lowercases, drops stop words and possessives, and stems with Porter2', () => {
@@ -22,6 +23,15 @@ describe('client-side analysis', () => {
 
   it('keeps words of any script and inner apostrophes', () => {
     expect(analyze("don't café हिन्दी 2026", (w) => w, false)).toBe("don't café हिन्दी 2026");
+  });
+
+  it('folds compatibility forms on both sides of the stemmed fields: full width, half width, subscripts', () => {
+    // As a Japanese IME types them, and as the posts are written.
+    expect(analyzeIn('ＤＩＹ ２０２４ ｽｷﾝｹｱ CO₂ ﬁtness', 'ja')).toBe(
+      analyzeIn('DIY 2024 スキンケア CO2 fitness', 'ja'),
+    );
+    expect(analyzeIn('ＤＩＹ', 'en')).toBe('diy');
+    expect(stemmedText('Ｒｏｕｔｉｎｅｓ')).toBe(stemmedText('routines'));
   });
 
   it('memoizes within a bound', () => {
