@@ -88,6 +88,8 @@ export function buildApp(
     metrics?: { registry: HttpMetrics; token?: string | undefined };
     /** Which routes this node serves (config API_ROUTES); default all. */
     routes?: 'all' | 'reads' | 'intake';
+    /** Intake request bodies this node reads at once, in bytes (config INTAKE_MAX_IN_FLIGHT_MB); default unbounded. */
+    intakeBytesInFlight?: number;
   } = {},
 ): FastifyInstance {
   const app = Fastify({
@@ -165,7 +167,12 @@ export function buildApp(
   app.register(problemRoutes);
   app.register(healthRoutes, { checks: deps.readiness });
   const routes = options.routes ?? 'all';
-  if (routes !== 'reads') app.register(intakeRoutes, { keys: deps.keys, intake: deps.intake });
+  if (routes !== 'reads')
+    app.register(intakeRoutes, {
+      keys: deps.keys,
+      intake: deps.intake,
+      ...(options.intakeBytesInFlight !== undefined && { bytesInFlight: options.intakeBytesInFlight }),
+    });
   if (routes !== 'intake') registerReads(app, deps, budgets);
   return app;
 }

@@ -189,6 +189,14 @@ const envSchema = z.object({
    * faster than the workers drain fills Redis until it stalls (2.2 GB at 1.3M observations).
    */
   INTAKE_MAX_QUEUED_OBSERVATIONS: z.coerce.number().int().positive().default(500_000),
+  /**
+   * Intake request bodies one API node reads at once, in MiB (each counted as its Content-Length,
+   * a chunked one as 20 MiB, the largest allowed); a request past it gets 503 with Retry-After: 1
+   * before its body is read. Each MiB of bodies held ~3 MiB of the node's memory while it waited
+   * for validation (bench/intake.md, "Intake bodies in flight"). At least 20: one body of the
+   * largest size always fits.
+   */
+  INTAKE_MAX_IN_FLIGHT_MB: z.coerce.number().int().min(20).max(4096).default(32),
   /** Upper bound on one Elasticsearch request, so an unreachable engine answers 503 instead of hanging. */
   ELASTICSEARCH_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),

@@ -156,6 +156,17 @@ export class ServiceUnavailableError extends DomainError {
  */
 export class IntakeBacklogFullError extends ServiceUnavailableError {}
 
+/**
+ * 503: this API node is reading as many intake bodies as its bound allows (config
+ * INTAKE_MAX_IN_FLIGHT_MB); nothing of the request was read. Another node, or this one a moment
+ * later, takes it.
+ */
+export class IntakeBusyError extends ServiceUnavailableError {
+  override headers(): Record<string, string> {
+    return { 'retry-after': '1' };
+  }
+}
+
 /** 504: `?wait=true` intake whose observations were not all visible in time (they stay queued). */
 export class IntakeTimeoutError extends DomainError {
   readonly problem = 'intake-timeout';

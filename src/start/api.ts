@@ -210,6 +210,7 @@ export function createApi(
       ...(parts.logger ? { logger: parts.logger } : {}),
       validateResponses: config.NODE_ENV !== 'production',
       routes: config.API_ROUTES,
+      intakeBytesInFlight: config.INTAKE_MAX_IN_FLIGHT_MB * 2 ** 20,
       corsOrigins: config.CORS_ORIGINS,
       trustedProxies: config.TRUSTED_PROXIES,
       ...(metrics ? { metrics } : {}),

@@ -14,6 +14,7 @@ import {
 import type { KeyService } from '../../services/keys/key-service.ts';
 import { readNdjson } from '../../services/intake/ndjson-reader.ts';
 import { requireKey } from '../plugins/auth.ts';
+import { createBodyBudget } from '../plugins/body-budget.ts';
 
 const NDJSON = 'application/x-ndjson';
 
@@ -41,7 +42,11 @@ const intakeBodySchema = z.instanceof(IntakeBody).meta({
 export const intakeRoutes: FastifyPluginAsyncZod<{
   keys: Pick<KeyService, 'authenticate' | 'requireScope'>;
   intake: IntakeService;
-}> = async (app, { keys, intake }) => {
+  /** Request bodies this node reads at once, in bytes (config INTAKE_MAX_IN_FLIGHT_MB); absent: unbounded. */
+  bytesInFlight?: number;
+}> = async (app, { keys, intake, bytesInFlight }) => {
+  const budget =
+    bytesInFlight === undefined ? null : createBodyBudget({ maxBytes: bytesInFlight, largest: MAX_INTAKE_BYTES });
   // NDJSON is read line by line as it arrives (never held whole), so one bad line never fails the
   // whole body and an oversized one is refused as soon as it passes a limit.
   app.addContentTypeParser(NDJSON, async (_request: unknown, payload: Readable) => {
@@ -71,7 +76,8 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
   app.post(
     '/internal/v1/social/observations',
     {
-      onRequest: requireKey(keys, 'ingest'),
+      // The key first: a request refused for it spends no room of the budget.
+      onRequest: budget ? [requireKey(keys, 'ingest'), budget.reserve] : requireKey(keys, 'ingest'),
       bodyLimit: MAX_INTAKE_BYTES,
       schema: {
         operationId: 'ingestObservations',
@@ -82,7 +88,13 @@ export const intakeRoutes: FastifyPluginAsyncZod<{
           }),
         }),
         body: intakeBodySchema,
-        response: { 200: intakeResponseSchema, 202: intakeResponseSchema, 413: problemSchema, 504: problemSchema },
+        response: {
+          200: intakeResponseSchema,
+          202: intakeResponseSchema,
+          413: problemSchema,
+          503: problemSchema,
+          504: problemSchema,
+        },
       },
     },
     async (request, reply) => {
