@@ -9,8 +9,6 @@ export interface BodyBudget {
    * Retry-After before a byte of its body is read; the reservation ends with its response.
    */
   reserve(this: void, request: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Bytes reserved now. */
-  inFlight(this: void): number;
 }
 
 const MIB = 2 ** 20;
@@ -47,6 +45,5 @@ export function createBodyBudget(options: { maxBytes: number; largest: number })
       reply.raw.once('finish', release);
       reply.raw.once('close', release);
     },
-    inFlight: () => reserved,
   };
 }
