@@ -91,7 +91,12 @@ export function harnessRuntime(
   overrides: Record<string, string> = {},
 ): Runtime {
   // The harness asks hundreds of queries a minute with one key: lift the rate limit (still counted).
-  const config = loadConfig({ RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', ...env, ...overrides });
+  const config = loadConfig({
+    RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
+    SEARCH_IN_FLIGHT_PER_KEY: '0',
+    ...env,
+    ...overrides,
+  });
   const owned = openServiceProcess(config, logger);
   const { connections } = owned;
   const keys = openKeys(config, connections, { cached: false });

@@ -46,6 +46,7 @@ const WIDE = 200;
 const runtime = harnessRuntime(harnessEnv(prefix), benchLogger(), {
   SEARCH_RANKING: 'hybrid',
   RATE_LIMIT_SEARCH_PER_MINUTE: '1000000',
+  SEARCH_IN_FLIGHT_PER_KEY: '0',
 });
 type Row = {
   offBy: Record<'lexical' | 'semantic' | 'both', number>;

@@ -20,7 +20,7 @@ import { benchConfig, startInProcessApi } from '../lib/in-process-api.ts';
 import { apiClient, rawPostSearch } from '../lib/sides.ts';
 
 const args = cli({ positionals: GENERATED_POSTS_POSITIONALS });
-const DEFAULTS = { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', EMBEDDINGS: 'off' };
+const DEFAULTS = { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', SEARCH_IN_FLIGHT_PER_KEY: '0', EMBEDDINGS: 'off' };
 const config = benchConfig(DEFAULTS);
 const es = new Client({ node: config.ELASTICSEARCH_URL });
 const postsAlias = `${config.INDEX_PREFIX}-posts`;

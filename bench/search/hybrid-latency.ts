@@ -19,7 +19,7 @@ import { distinctQueryText as queryText } from '../lib/query-texts.ts';
 const { requests: N } = cli({ positionals: [{ name: 'requests', type: 'int', default: 200, min: 1 }] });
 const WARMUP = 20;
 // A rate limit far above the bench's pace: the limiter still runs (its cost is measured), never trips.
-const DEFAULTS = { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' };
+const DEFAULTS = { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', SEARCH_IN_FLIGHT_PER_KEY: '0' };
 const hybrid = await startInProcessApi({
   name: 'hybrid latency bench',
   defaults: DEFAULTS,

@@ -22,7 +22,7 @@ const WARMUP = 30;
 // INDEX_PREFIX/REDIS_PREFIX), so the load generator and the service do not share one event loop.
 const node = await startInProcessApi({
   name: 'latency bench',
-  defaults: { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000' },
+  defaults: { RATE_LIMIT_SEARCH_PER_MINUTE: '1000000', SEARCH_IN_FLIGHT_PER_KEY: '0' },
   ...(process.env.API_URL ? { apiUrl: process.env.API_URL } : {}),
 });
 const { config } = node;

@@ -72,6 +72,8 @@ const SERVICE_ENV = {
   SIGNING_SECRET: randomBytes(32).toString('hex'),
   // Counts every search (its Redis cost is the service's) but never trips.
   RATE_LIMIT_SEARCH_PER_MINUTE: '100000000',
+  // One key stands for every customer: no per-key share of the node either.
+  SEARCH_IN_FLIGHT_PER_KEY: '0',
   EMBEDDINGS: 'off',
   SEARCH_RANKING: 'lexical',
 };

@@ -74,6 +74,8 @@ function serviceEnv(): NodeJS.ProcessEnv {
     SIGNING_SECRET: randomBytes(32).toString('hex'),
     // Both budgets (searches, reads) count every request in Redis, as in production, but never trip.
     RATE_LIMIT_SEARCH_PER_MINUTE: '100000000',
+    // One key stands for every customer: no per-key share of the node either.
+    SEARCH_IN_FLIGHT_PER_KEY: '0',
     RATE_LIMIT_READ_PER_MINUTE: '100000000',
     MODEL_DIR,
     EMBEDDINGS: 'on',

@@ -306,6 +306,7 @@ async function main(): Promise<void> {
         // One key sends the whole search load: the default 600 a minute would refuse some at 10/s.
         // A budget well above the load keeps the limiter's own work in what is measured.
         RATE_LIMIT_SEARCH_PER_MINUTE: String(Math.max(6000, Math.ceil(SEARCH_RATE * 60 * 10))),
+        SEARCH_IN_FLIGHT_PER_KEY: '0',
       },
       probeIntervalMs: 0,
       root: serviceRoot,

@@ -111,6 +111,13 @@ const envSchema = z.object({
   SAVED_SEARCH_EVENT_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** GETs of posts and accounts per key per minute (cheaper than searches, so a higher budget); 0: unlimited. */
   RATE_LIMIT_READ_PER_MINUTE: z.coerce.number().int().min(0).default(3000),
+  /**
+   * Searches (and facets, counts) of one API key an API node runs at once; its next ones wait on
+   * the node in order (64 at most, then 429 with Retry-After: 1), so one key's burst never queues
+   * another key's search behind it in the engine (bench/search.md, "One key's burst and another's
+   * search"). 0: no bound.
+   */
+  SEARCH_IN_FLIGHT_PER_KEY: z.coerce.number().int().min(0).max(1024).default(4),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Prefix of every index, alias and template name; lets several deployments (or test files) share a cluster. */
   INDEX_PREFIX: z

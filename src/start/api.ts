@@ -201,6 +201,7 @@ export function createApi(
         perMinute: { search: config.RATE_LIMIT_SEARCH_PER_MINUTE, read: config.RATE_LIMIT_READ_PER_MINUTE },
         redis: connections.redis(),
         namespace: `${config.REDIS_PREFIX}:ratelimit:`,
+        searchesPerKey: config.SEARCH_IN_FLIGHT_PER_KEY,
       },
       readiness: readinessChecks(config, connections, engine, embedder),
       usage,

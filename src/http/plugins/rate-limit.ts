@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { RateLimitExceededError } from '../../internal/errors.ts';
 import type { KeyLimits } from '../../services/keys/key-store.ts';
 import { NUMBERS, replyOf } from '../../internal/redis-replies.ts';
+import { createFairShare } from './fair-share.ts';
 
 /** The operations a limit applies to: searches (and facets), and the two GETs. */
 export type RateLimitPolicy = keyof KeyLimits;
@@ -16,7 +17,15 @@ export interface RateLimitOptions {
   redis: Redis;
   /** Prefix of the counters' Redis keys; the policy name is appended. */
   namespace: string;
+  /**
+   * Searches of one key this node runs at once (the next ones wait here, in order, up to
+   * {@link WAITING_PER_KEY}; past them 429); absent or 0: no bound (src/http/plugins/fair-share.ts).
+   */
+  searchesPerKey?: number;
 }
+
+/** Searches of one key that wait on a node for one of its running ones to end. */
+export const WAITING_PER_KEY = 64;
 
 /** Whose budget a request spends, and how a 429 names them. */
 export interface BudgetSubject {
@@ -150,6 +159,18 @@ function createRouteRateLimit(
   subject: BudgetSubject = API_KEY,
 ): RouteRateLimit {
   const fallback = options.perMinute[policy];
+  const share =
+    policy === 'search' && options.searchesPerKey
+      ? createFairShare({
+          running: options.searchesPerKey,
+          waiting: WAITING_PER_KEY,
+          refuse: () =>
+            new RateLimitExceededError(
+              `${subject.name} has ${options.searchesPerKey} searches running and ${WAITING_PER_KEY} waiting on this API node; retry in 1 s`,
+              1,
+            ),
+        })
+      : null;
   // Subject → its lease, and subjects this node has seen over budget → when their window ends.
   const leases = new LRUCache<string, Lease>({ max: 10_000 });
   const overBudget = new LRUCache<string, number>({ max: 10_000 });
@@ -242,9 +263,13 @@ function createRouteRateLimit(
       return operation();
     },
     async run(request, _reply, operation) {
+      const id = share ? subject.of(request) : undefined;
       // Both settle before the answer: a fast failure (a 404 read) still carries the budget's
       // headers, and a key over budget gets its 429 whatever the operation did.
-      const [budget, result] = await Promise.allSettled([request.rateBudget, operation()]);
+      const [budget, result] = await Promise.allSettled([
+        request.rateBudget,
+        share && id !== undefined ? share.run(id, operation) : operation(),
+      ]);
       if (budget.status === 'rejected') throw budget.reason;
       if (result.status === 'rejected') throw result.reason;
       return result.value;
