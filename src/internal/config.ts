@@ -117,7 +117,7 @@ const envSchema = z.object({
    * another key's search behind it in the engine (bench/search.md, "One key's burst and another's
    * search"). 0: no bound.
    */
-  SEARCH_IN_FLIGHT_PER_KEY: z.coerce.number().int().min(0).max(1024).default(4),
+  SEARCH_IN_FLIGHT_PER_KEY: z.coerce.number().int().min(0).max(1024).default(8),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Prefix of every index, alias and template name; lets several deployments (or test files) share a cluster. */
   INDEX_PREFIX: z
