@@ -3,7 +3,8 @@
  * search"): against a running API node (`npm start`), key B's hybrid searches one at a time, alone
  * and then while key A keeps `--burst` searches in flight; B's p50 and p90 each way, and A's answers
  * by status. Give A a budget its burst does not exhaust (`npx social-search keys limit <id>
- * --search 1000000`), or its 429s are what B meets.
+ * --search 1000000`) to measure the share, or a spent one (`--search 5`) to measure a key that
+ * ignores its 429s (bench/search.md, "A key that ignores its 429s").
  *
  *   npx tsx bench/search/key-burst.ts --key-a KEY --key-b KEY [--url http://127.0.0.1:8080] [--burst 32] [--searches 40]
  */

@@ -118,6 +118,13 @@ const envSchema = z.object({
    * search"). 0: no bound.
    */
   SEARCH_IN_FLIGHT_PER_KEY: z.coerce.number().int().min(0).max(1024).default(8),
+  /**
+   * The pause, in ms, before a 429 the node has already given a key (its budget spent, or its
+   * searches' queue full): a client that ignores Retry-After gets a few 429s a second, not
+   * thousands that slow every other key (bench/search.md, "A key that ignores its 429s"); at most
+   * 256 refusals of a key and 1,024 of a node are held at once, the rest go at once. 0: no pause.
+   */
+  RATE_LIMIT_REFUSAL_PAUSE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   CURSOR_TTL_SECONDS: z.coerce.number().int().positive().default(3600),
   /** Prefix of every index, alias and template name; lets several deployments (or test files) share a cluster. */
   INDEX_PREFIX: z

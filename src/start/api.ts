@@ -5,6 +5,7 @@ import type { Embedder } from '../embedding/embedder.ts';
 import type { ElasticsearchEngine } from '../engine/elasticsearch/engine.ts';
 import { buildApp } from '../http/app.ts';
 import type { ReadinessCheck } from '../http/routes/health.ts';
+import { createRefusalPause, PAUSED_PER_NODE, PAUSED_PER_SUBJECT } from '../http/plugins/refusal-pause.ts';
 import type { Config } from '../internal/config.ts';
 import { ServiceUnavailableError } from '../internal/errors.ts';
 import { createCursorCodec } from '../query/cursor-codec.ts';
@@ -202,6 +203,11 @@ export function createApi(
         redis: connections.redis(),
         namespace: `${config.REDIS_PREFIX}:ratelimit:`,
         searchesPerKey: config.SEARCH_IN_FLIGHT_PER_KEY,
+        refusalPause: createRefusalPause({
+          pauseMs: config.RATE_LIMIT_REFUSAL_PAUSE_MS,
+          perSubject: PAUSED_PER_SUBJECT,
+          total: PAUSED_PER_NODE,
+        }),
       },
       readiness: readinessChecks(config, connections, engine, embedder),
       usage,

@@ -45,6 +45,8 @@ export async function startStack(
     INTAKE_WAIT_TIMEOUT_MS: '30000',
     // Cursor walks make hundreds of searches a minute with one key; rate-limit.test.ts sets its own.
     RATE_LIMIT_SEARCH_PER_MINUTE: '100000',
+    // Tests of refusals send them one after another; refusal-pause.test.ts turns the pause on.
+    RATE_LIMIT_REFUSAL_PAUSE_MS: '0',
     ...env,
   });
   const runtime = openTestRuntime(config);

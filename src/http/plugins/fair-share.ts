@@ -23,14 +23,23 @@ interface Share {
  * engine at once; its next ones wait here, even on an idle node (the share is not
  * work-conserving: a page of more than `running` searches takes a second round).
  */
-export function createFairShare(options: { running: number; waiting: number; refuse: () => Error }): FairShare {
+export function createFairShare(options: {
+  running: number;
+  waiting: number;
+  refuse: () => Error;
+  /** Awaited before a refusal (the node's refusal pause); absent: refused at once. */
+  pause?: (id: string) => Promise<void>;
+}): FairShare {
   const shares = new Map<string, Share>();
   return {
     async run(id, operation) {
       let share = shares.get(id);
       if (!share) shares.set(id, (share = { running: 0, queue: [] }));
       if (share.running < options.running) share.running++;
-      else if (share.queue.length >= options.waiting) throw options.refuse();
+      else if (share.queue.length >= options.waiting) {
+        await options.pause?.(id);
+        throw options.refuse();
+      }
       // Handed a slot by an operation that ends: the count of running ones stays as it is.
       else await new Promise<void>((resume) => share.queue.push(resume));
       try {

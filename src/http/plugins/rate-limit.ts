@@ -5,6 +5,7 @@ import { RateLimitExceededError } from '../../internal/errors.ts';
 import type { KeyLimits } from '../../services/keys/key-store.ts';
 import { NUMBERS, replyOf } from '../../internal/redis-replies.ts';
 import { createFairShare } from './fair-share.ts';
+import { NO_PAUSE, type RefusalPause } from './refusal-pause.ts';
 
 /** The operations a limit applies to: searches (and facets), and the two GETs. */
 export type RateLimitPolicy = keyof KeyLimits;
@@ -22,6 +23,11 @@ export interface RateLimitOptions {
    * {@link WAITING_PER_KEY}; past them 429); absent or 0: no bound (src/http/plugins/fair-share.ts).
    */
   searchesPerKey?: number;
+  /**
+   * The pause before a refusal the node has already given the subject (its budget known spent, or
+   * its share's queue full): absent, every 429 goes at once (src/http/plugins/refusal-pause.ts).
+   */
+  refusalPause?: RefusalPause;
 }
 
 /** Searches of one key that wait on a node for one of its running ones to end. */
@@ -145,8 +151,8 @@ function setHeaders(
  * limit adds no round trip within budget; a request found over budget is answered 429 and its
  * result dropped. An operation that changes something waits for its count (`mutate`). The node
  * then remembers the key as over budget until the window resets and answers its next requests
- * 429 at once, with no engine work: a client hammering past its limit costs one operation per
- * node, not one per request. With Redis unreachable the request goes through uncounted (the limit
+ * 429 with no engine work, after the node's refusal pause (`refusalPause`): a client hammering
+ * past its limit costs one operation per node, not one per request, and a few 429s a second. With Redis unreachable the request goes through uncounted (the limit
  * is protection, not billing).
  *
  * Headers: the IETF httpapi draft's `RateLimit-Policy` and `RateLimit` beside the earlier draft's
@@ -159,11 +165,13 @@ function createRouteRateLimit(
   subject: BudgetSubject = API_KEY,
 ): RouteRateLimit {
   const fallback = options.perMinute[policy];
+  const pause = options.refusalPause ?? NO_PAUSE;
   const share =
     policy === 'search' && options.searchesPerKey
       ? createFairShare({
           running: options.searchesPerKey,
           waiting: WAITING_PER_KEY,
+          pause: (id) => pause.hold(id, 1000),
           refuse: () =>
             new RateLimitExceededError(
               `${subject.name} has ${options.searchesPerKey} searches running and ${WAITING_PER_KEY} waiting on this API node; retry in 1 s`,
@@ -223,15 +231,21 @@ function createRouteRateLimit(
     const max = effectiveLimit(request, policy, fallback);
     const id = subject.of(request);
     if (max === 0 || id === undefined) return;
-    const now = Date.now();
+    let now = Date.now();
     const resetsAt = overBudget.get(id);
     if (resetsAt !== undefined) {
+      // Told to retry later and asking again: answered after a pause, or counted afresh if the
+      // window ends within it.
+      if (resetsAt > now) {
+        await pause.hold(id, resetsAt - now);
+        now = Date.now();
+      }
       if (resetsAt > now) {
         const resetSeconds = Math.ceil((resetsAt - now) / 1000);
         setHeaders(reply, policy, max, 0, resetSeconds);
         throw exceeded(max, resetSeconds);
       }
-      overBudget.delete(id);
+      if (overBudget.get(id) === resetsAt) overBudget.delete(id);
     }
     const lease = leases.get(id);
     if (lease && lease.endsAt > now && lease.max === max && lease.left >= cost) {

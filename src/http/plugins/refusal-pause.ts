@@ -1,0 +1,55 @@
+/**
+ * Pauses before a refusal the node has already given: a key told to retry later that keeps
+ * sending gets its next 429s after a pause, so a client that ignores Retry-After and keeps its
+ * requests in flight sends a few a second instead of thousands. Why (bench/search.md, "A key that
+ * ignores its 429s"): answered at once, one key's 32 requests in flight past its budget made
+ * ~7,000 429s a second on a 2-core node and slowed another key's search several times over.
+ */
+export interface RefusalPause {
+  /**
+   * Resolves after `ms` while `id` and the node hold fewer paused refusals than their bounds, else
+   * at once: a pause never holds more requests than the bounds, whatever a client keeps in flight.
+   */
+  hold(id: string, ms: number): Promise<void>;
+}
+
+/** Bounds of the paused refusals: each holds a request (its socket and its objects) for the pause. */
+export interface RefusalPauseOptions {
+  /** The longest pause, in ms; 0: refusals are answered at once. */
+  pauseMs: number;
+  /** Paused refusals of one subject at once. */
+  perSubject: number;
+  /** Paused refusals of the node at once. */
+  total: number;
+}
+
+/** Paused refusals of one subject at once on a node, by default: past them, refusals go at once. */
+export const PAUSED_PER_SUBJECT = 256;
+/** Paused refusals of a node at once, by default (each held request ~30 KiB: ~30 MiB at most). */
+export const PAUSED_PER_NODE = 1024;
+
+/** Creates the pause: one per node, shared by every budget, so the node-wide bound holds. */
+export function createRefusalPause(options: RefusalPauseOptions): RefusalPause {
+  const held = new Map<string, number>();
+  let total = 0;
+  return {
+    async hold(id, ms) {
+      const wait = Math.min(ms, options.pauseMs);
+      const mine = held.get(id) ?? 0;
+      if (wait <= 0 || mine >= options.perSubject || total >= options.total) return;
+      held.set(id, mine + 1);
+      total++;
+      try {
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      } finally {
+        total--;
+        const left = (held.get(id) ?? 1) - 1;
+        if (left === 0) held.delete(id);
+        else held.set(id, left);
+      }
+    },
+  };
+}
+
+/** No pause: every refusal goes at once. */
+export const NO_PAUSE: RefusalPause = { hold: async () => undefined };

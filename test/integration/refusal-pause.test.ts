@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from '../helpers/stack.ts';
+
+const PAUSE_MS = 3000;
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack('refusal-pause', { RATE_LIMIT_REFUSAL_PAUSE_MS: String(PAUSE_MS) }, { worker: false });
+});
+
+afterAll(async () => {
+  await stack.close();
+});
+
+const search = (key: string) =>
+  stack.app.inject({
+    method: 'POST',
+    url: '/v1/social/posts/search',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    payload: JSON.stringify({ post: { query: 'kite' } }),
+  });
+
+async function keyWithSearches(name: string, searches: number) {
+  const created = await stack.runtime.api.keys.create({ owner: `${name}@example.com`, name, scopes: ['search'] });
+  await stack.runtime.api.keys.setLimits(created.id, { search: searches });
+  return created;
+}
+
+describe('a key that keeps asking past its budget', () => {
+  it('gets its next 429s after a pause, while another key is answered at once', async () => {
+    const hammering = await keyWithSearches('hammering', 2);
+    expect([(await search(hammering.key)).statusCode, (await search(hammering.key)).statusCode]).toEqual([200, 200]);
+    // The refusal that finds the budget spent goes at once.
+    const first = await search(hammering.key);
+    expect(first.statusCode).toBe(429);
+
+    // Told to retry later, the key keeps 20 searches in flight: none is answered within the pause.
+    const startedAt = Date.now();
+    let answered = 0;
+    const burst = Array.from({ length: 20 }, () =>
+      search(hammering.key).then((response) => (answered++, { response, ms: Date.now() - startedAt })),
+    );
+    const other = await search(stack.key);
+    expect(other.statusCode).toBe(200);
+    expect(answered).toBe(0);
+
+    const refused = await Promise.all(burst);
+    for (const { response, ms } of refused) {
+      expect(ms).toBeGreaterThanOrEqual(PAUSE_MS - 50);
+      expect(response.statusCode).toBe(429);
+      expect(Number(response.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(response.headers['ratelimit-remaining']).toBe('0');
+      expect(response.json()).toEqual({
+        type: 'https://api.example.test/problems/rate-limit-exceeded',
+        status: 429,
+        request_id: response.headers['x-request-id'],
+        detail: expect.stringMatching(/2 searches per minute; retry in \d+ s/),
+      });
+    }
+  });
+
+  it('is answered, not refused, when its window ends within the pause', async () => {
+    const key = await keyWithSearches('window-ends', 2);
+    await search(key.key);
+    await search(key.key);
+    // The window has 1.5 s left when the node learns the budget is spent.
+    const counter = `${stack.config.REDIS_PREFIX}:ratelimit:search:${key.id}`;
+    await stack.runtime.connections.redis().pexpire(counter, 1500);
+    expect((await search(key.key)).statusCode).toBe(429);
+
+    const startedAt = Date.now();
+    const next = await search(key.key);
+    expect(next.statusCode).toBe(200);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+    expect(next.headers['ratelimit-remaining']).toBe('1');
+  });
+});
