@@ -2,7 +2,7 @@
  * Intake throughput (bench/intake.md, "Intake throughput against a raw bulk").
  *
  *   npx tsx bench/intake/intake.ts --posts 10000 [--accounts N] [--seed S] [--embeddings]
- *       [--service-commit REV] [--dist] [--raw-repeats 3] [--in-flight 3] [--label TEXT] [--keep] [--worker-node-arg FLAG]… [--api-node-arg FLAG]…
+ *       [--service-commit REV] [--dist] [--raw-repeats 3] [--raw-without-history] [--in-flight 3] [--label TEXT] [--keep] [--worker-node-arg FLAG]… [--api-node-arg FLAG]…
  *       [--engine-cpus 0 --service-cpus 1]
  *
  * Service side: the seed generator's posts, accounts and enrichments through the HTTP intake of a
@@ -13,7 +13,8 @@
  * a run do not reach it; --dist runs the snapshot compiled, as the Docker image does.
  *
  * Raw side, same run: every final document the service wrote, projected exactly as it projects
- * them, bulk-indexed into an identical pair of indices (median of --raw-repeats bulks), plus, with
+ * them, and its metric history as written (unless --raw-without-history, the yardstick before
+ * 2026-12-06), bulk-indexed into identical indices (median of --raw-repeats bulks), plus, with
  * --embeddings, the same records' texts through the embedder. Both rates divide the same number
  * of observations, so their ratio compares the cost of reaching the same end state.
  *
@@ -74,6 +75,7 @@ const args = cli({
     keep: { type: 'boolean' },
     'timeout-min': { type: 'int', default: 120, min: 1 },
     'raw-repeats': { type: 'int', default: 3, min: 1 },
+    'raw-without-history': { type: 'boolean' },
     'engine-cpus': { type: 'string' },
     'service-cpus': { type: 'string' },
     'worker-node-arg': { type: 'list' },
@@ -94,6 +96,8 @@ const IN_FLIGHT = args['in-flight'];
 const PER_REQUEST = args['per-request'];
 const BULK_BYTES = args['bulk-mb'] * 1024 * 1024;
 const RAW_REPEATS = args['raw-repeats'];
+/** The raw side leaves the metric history out (the yardstick before 2026-12-06). */
+const RAW_WITHOUT_HISTORY = args['raw-without-history'];
 const TIMEOUT_MS = args['timeout-min'] * 60_000;
 const RESULTS_DIR = path.join(REPO_ROOT, 'bench/results');
 
@@ -474,9 +478,15 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   const observationJobs = await jobTotals(stack, 'observations');
   const embeddingJobs = EMBEDDINGS ? await jobTotals(stack, 'embeddings') : null;
   const followUpJobs = await jobTotals(stack, 'follow-ups');
+  const historyIndices = RAW_WITHOUT_HISTORY
+    ? []
+    : Object.keys(await es.indices.get({ index: `${prefix}-metrics-*`, allow_no_indices: true })).sort();
+  const historyCount = async (of: string) =>
+    historyIndices.length === 0 ? 0 : (await es.count({ index: `${of}-metrics-*` })).count;
   const counts = {
     posts: (await es.count({ index: `${prefix}-posts` })).count,
     accounts: (await es.count({ index: `${prefix}-accounts` })).count,
+    history: await historyCount(prefix),
   };
   const deleted = await es.indices.stats({ index: serviceIndices, metric: 'docs' });
   const serviceActivity = await engineActivity(es, prefix);
@@ -508,9 +518,10 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     file: path.join(stack.scratch, 'bulk.ndjson'),
     batchBytes: BULK_BYTES,
     collectTexts: EMBEDDINGS,
+    historyIndices,
   });
   log(
-    `exported ${exported.posts} posts and ${exported.accounts} accounts (${round(exported.bytes / 2 ** 20)} MiB in ${exported.batches.length} bulk bodies) in ${seconds(performance.now() - t)} s`,
+    `exported ${exported.posts} posts, ${exported.accounts} accounts and ${exported.history} history points (${round(exported.bytes / 2 ** 20)} MiB in ${exported.batches.length} bulk bodies) in ${seconds(performance.now() - t)} s`,
   );
 
   let embed: RawEmbedResult | null = null;
@@ -551,7 +562,11 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     const bulk = await rawBulk(exported, {
       elasticsearchUrl: elasticsearchUrls()[0]!,
       inFlight: 2,
-      refreshIndices: [`${rawPrefix}-posts`, `${rawPrefix}-accounts`],
+      refreshIndices: [
+        `${rawPrefix}-posts`,
+        `${rawPrefix}-accounts`,
+        ...(historyIndices.length ? [`${rawPrefix}-metrics-*`] : []),
+      ],
     });
     const esCpuS = (await engineCpuMs(es)) / 1000 - esCpuBefore;
     const interference = await rawProbe();
@@ -561,8 +576,13 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     const rawCounts = {
       posts: (await es.count({ index: `${rawPrefix}-posts` })).count,
       accounts: (await es.count({ index: `${rawPrefix}-accounts` })).count,
+      history: await historyCount(rawPrefix),
     };
-    if (rawCounts.posts !== counts.posts || rawCounts.accounts !== counts.accounts) {
+    if (
+      rawCounts.posts !== counts.posts ||
+      rawCounts.accounts !== counts.accounts ||
+      rawCounts.history !== counts.history
+    ) {
       throw new Error(`raw indices hold ${JSON.stringify(rawCounts)}, the service's ${JSON.stringify(counts)}`);
     }
     log(`raw bulk ${repeat + 1}/${RAW_REPEATS}: ${bulk.docs} documents in ${seconds(bulk.elapsedMs)} s`);
@@ -651,6 +671,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
         elapsed_s: seconds(bulk.elapsedMs),
         refresh_s: seconds(bulk.refreshMs),
         documents: bulk.docs,
+        history_points: exported.history,
         mib: round(exported.bytes / 2 ** 20),
         bodies: exported.batches.length,
         in_flight: 2,
@@ -691,7 +712,10 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   );
   console.table([
     { measure: 'observations', value: load.observations },
-    { measure: 'documents (posts / accounts)', value: `${counts.posts} / ${counts.accounts}` },
+    {
+      measure: 'documents (posts / accounts / history points on the raw side)',
+      value: `${counts.posts} / ${counts.accounts} / ${RAW_WITHOUT_HISTORY ? 'left out' : counts.history}`,
+    },
     { measure: 'service obs/s (first request → drained + refresh)', value: `${s.obs_per_s} (${s.elapsed_s} s)` },
     { measure: 'HTTP intake acceptance obs/s', value: `${s.http.obs_per_s} (${s.http.elapsed_s} s)` },
     ...(embed

@@ -1,8 +1,8 @@
 /**
  * The raw side of the intake bench: the same end state reached with nothing but the engine (and,
  * with embeddings, the model). Every final document the service wrote is read back, projected
- * exactly as the service projects it, and written to a scratch file as `_bulk` bodies of ~5 MB
- * (untimed); then those bodies are bulk-indexed into an identical pair of indices (timed), and
+ * exactly as the service projects it (the metric history copied as written), and written to a
+ * scratch file as `_bulk` bodies of ~5 MB (untimed); then those bodies are bulk-indexed into an identical pair of indices (timed), and
  * the embedding texts of the same records are embedded (timed).
  */
 import type { Client } from '@elastic/elasticsearch';
@@ -39,6 +39,8 @@ export interface ExportedDocuments {
   batches: BulkSlice[];
   posts: number;
   accounts: number;
+  /** Metric history points, copied as the service wrote them (0 when left out). */
+  history: number;
   /** Records with a stored vector (embeddings on). */
   withVectors: number;
   bytes: number;
@@ -57,7 +59,15 @@ const PAGE = 1000;
 export async function exportFinalDocuments(
   client: Client,
   projection: ServiceProjection,
-  options: { servicePrefix: string; rawPrefix: string; file: string; batchBytes: number; collectTexts: boolean },
+  options: {
+    servicePrefix: string;
+    rawPrefix: string;
+    file: string;
+    batchBytes: number;
+    collectTexts: boolean;
+    /** The service's metric history indices (`<prefix>-metrics-YYYY.MM`), copied into the raw prefix's. */
+    historyIndices: string[];
+  },
 ): Promise<ExportedDocuments> {
   const { projectAccount, projectPost, accountEmbeddingText, postEmbeddingText } = projection;
   const started = performance.now();
@@ -67,6 +77,7 @@ export async function exportFinalDocuments(
     batches: [],
     posts: 0,
     accounts: 0,
+    history: 0,
     withVectors: 0,
     bytes: 0,
     texts: [],
@@ -118,6 +129,22 @@ export async function exportFinalDocuments(
       }
       flush();
     }
+    // The metric history: the service writes a point per observation that moves a counter, and
+    // those documents are part of the end state (each month's index, from the same template).
+    for (const index of options.historyIndices) {
+      const target = `${options.rawPrefix}${index.slice(options.servicePrefix.length)}`;
+      for await (const hits of scanPages<Record<string, unknown>>(client, index, {}, { size: PAGE })) {
+        for (const hit of hits) {
+          const line = `${JSON.stringify({ index: { _index: target, _id: hit._id } })}\n${JSON.stringify(hit._source)}\n`;
+          parts.push(line);
+          partBytes += Buffer.byteLength(line);
+          partDocs++;
+          if (partBytes >= options.batchBytes) flush();
+        }
+        out.history += hits.length;
+      }
+    }
+    flush();
   } finally {
     closeSync(fd);
   }
