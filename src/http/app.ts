@@ -10,6 +10,7 @@ import type { MediaUrlSigner } from '../media/url-signer.ts';
 import type { IntakeService } from '../services/intake/intake-service.ts';
 import type { KeyService } from '../services/keys/key-service.ts';
 import { createBudgets, type Budgets, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { pauseRepeatedKeyRefusals } from './plugins/refusal-pause.ts';
 import type { AccountSearchService, PostSearchService } from '../services/search/search-service.ts';
 import type { AccountFacetsService, PostFacetsService } from '../services/search/facets-service.ts';
 import type { PostCountsService } from '../services/search/counts-service.ts';
@@ -164,6 +165,7 @@ export function buildApp(
   registerOpenApi(app, { baseUrl: deps.baseUrl, version: API_VERSION });
 
   const budgets = createBudgets(deps.rateLimit);
+  if (deps.rateLimit?.refusalPause) app.addHook('onSend', pauseRepeatedKeyRefusals(deps.rateLimit.refusalPause));
   app.register(problemRoutes);
   app.register(healthRoutes, { checks: deps.readiness });
   const routes = options.routes ?? 'all';

@@ -120,7 +120,8 @@ const envSchema = z.object({
   SEARCH_IN_FLIGHT_PER_KEY: z.coerce.number().int().min(0).max(1024).default(8),
   /**
    * The pause, in ms, before a 429 the node has already given a key (its budget spent, or its
-   * searches' queue full): a client that ignores Retry-After gets a few 429s a second, not
+   * searches' queue full), and before a 401 or 403 it gave the same credential within a minute:
+   * a client that ignores Retry-After (or keeps a revoked key) gets a few refusals a second, not
    * thousands that slow every other key (bench/search.md, "A key that ignores its 429s"); at most
    * 256 refusals of a key and 1,024 of a node are held at once, the rest go at once. 0: no pause.
    */

@@ -75,3 +75,45 @@ describe('a key that keeps asking past its budget', () => {
     expect(next.headers['ratelimit-remaining']).toBe('1');
   });
 });
+
+describe('a client that keeps presenting a key it was refused', () => {
+  it('gets its next 401s after a pause, while another credential is refused at once and a valid key answered', async () => {
+    const wrong = `${stack.key.slice(0, -4)}xxxx`;
+    const first = await search(wrong);
+    expect(first.statusCode).toBe(401);
+
+    const startedAt = Date.now();
+    let answered = 0;
+    const again = Array.from({ length: 10 }, () =>
+      search(wrong).then((response) => (answered++, { response, ms: Date.now() - startedAt })),
+    );
+    // Another credential's first refusal is not paused, and a valid key is answered meanwhile.
+    const otherWrong = await search(`${stack.key.slice(0, -4)}yyyy`);
+    expect(otherWrong.statusCode).toBe(401);
+    expect((await search(stack.key)).statusCode).toBe(200);
+    expect(answered).toBe(0);
+
+    for (const { response, ms } of await Promise.all(again)) {
+      expect(ms).toBeGreaterThanOrEqual(PAUSE_MS - 50);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({
+        type: 'https://api.example.test/problems/authentication-required',
+        status: 401,
+        request_id: response.headers['x-request-id'],
+      });
+    }
+  });
+
+  it('gets its next 403s for a scope the key lacks after a pause too', async () => {
+    const intakeOnly = await stack.runtime.api.keys.create({
+      owner: 'pipeline@example.com',
+      name: 'pipeline',
+      scopes: ['ingest'],
+    });
+    expect((await search(intakeOnly.key)).statusCode).toBe(403);
+    const startedAt = Date.now();
+    const again = await search(intakeOnly.key);
+    expect(again.statusCode).toBe(403);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(PAUSE_MS - 50);
+  });
+});

@@ -1,9 +1,14 @@
+import { createHash } from 'node:crypto';
+import type { onSendAsyncHookHandler } from 'fastify';
+import { LRUCache } from 'lru-cache';
+
 /**
  * Pauses before a refusal the node has already given: a key told to retry later that keeps
- * sending gets its next 429s after a pause, so a client that ignores Retry-After and keeps its
- * requests in flight sends a few a second instead of thousands. Why (bench/search.md, "A key that
- * ignores its 429s"): answered at once, one key's 32 requests in flight past its budget made
- * ~7,000 429s a second on a 2-core node and slowed another key's search several times over.
+ * sending gets its next 429s after a pause (and a refused credential its next 401s and 403s), so a
+ * client that ignores Retry-After and keeps its requests in flight sends a few a second instead of
+ * thousands. Why (bench/search.md, "A key that ignores its 429s"): answered at once, one key's 32
+ * requests in flight past its budget made ~2,200 429s a second on a 2-core node and slowed another
+ * key's search 3.6–5.9×.
  */
 export interface RefusalPause {
   /**
@@ -53,3 +58,25 @@ export function createRefusalPause(options: RefusalPauseOptions): RefusalPause {
 
 /** No pause: every refusal goes at once. */
 export const NO_PAUSE: RefusalPause = { hold: async () => undefined };
+
+/** How long a node remembers a credential it refused: its next refusal within it is paused. */
+const CREDENTIAL_MEMORY_MS = 60_000;
+
+/**
+ * An `onSend` hook that pauses a 401 or 403 the node has given the same `Authorization` header
+ * within a minute: a client left running with a revoked or mistyped key, retrying at once, made
+ * ~2,500 401s a second with 32 requests in flight and slowed another key's search 2–3× (the same
+ * measure as the 429s'). The first refusal of a credential goes at once. Credentials are
+ * remembered by their SHA-256 (10,000 at most), never as written.
+ */
+export function pauseRepeatedKeyRefusals(pause: RefusalPause): onSendAsyncHookHandler {
+  const refused = new LRUCache<string, true>({ max: 10_000, ttl: CREDENTIAL_MEMORY_MS });
+  return async (request, reply, payload) => {
+    const credential = request.headers.authorization;
+    if ((reply.statusCode !== 401 && reply.statusCode !== 403) || !credential) return payload;
+    const id = `credential:${createHash('sha256').update(credential).digest('base64url')}`;
+    if (refused.has(id)) await pause.hold(id, CREDENTIAL_MEMORY_MS);
+    else refused.set(id, true);
+    return payload;
+  };
+}
