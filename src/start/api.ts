@@ -133,6 +133,11 @@ export function createApi(
           ]),
         ) as Record<QueueName, Producer<QueueName>>)
       : null;
+  const refusalPause = createRefusalPause({
+    pauseMs: config.RATE_LIMIT_REFUSAL_PAUSE_MS,
+    perSubject: PAUSED_PER_SUBJECT,
+    total: PAUSED_PER_NODE,
+  });
   const metrics = queues
     ? {
         registry: createPrometheusMetrics({
@@ -141,6 +146,7 @@ export function createApi(
           embedder,
           queues,
           deliveries: alerts.stores.deliveries,
+          refusals: refusalPause,
         }),
         token: config.METRICS_TOKEN,
       }
@@ -203,11 +209,7 @@ export function createApi(
         redis: connections.redis(),
         namespace: `${config.REDIS_PREFIX}:ratelimit:`,
         searchesPerKey: config.SEARCH_IN_FLIGHT_PER_KEY,
-        refusalPause: createRefusalPause({
-          pauseMs: config.RATE_LIMIT_REFUSAL_PAUSE_MS,
-          perSubject: PAUSED_PER_SUBJECT,
-          total: PAUSED_PER_NODE,
-        }),
+        refusalPause,
       },
       readiness: readinessChecks(config, connections, engine, embedder),
       usage,

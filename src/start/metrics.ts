@@ -4,6 +4,7 @@ import type { Embedder } from '../embedding/embedder.ts';
 import type { HttpMetrics } from '../http/metrics.ts';
 import { INDEX_WRITING_QUEUES, type Producer, type QueueName } from '../queues/registry.ts';
 import type { DeliveryStore } from '../services/alerts/delivery-store.ts';
+import type { RefusalPause } from '../http/plugins/refusal-pause.ts';
 
 /** Latency buckets (seconds) for requests and engine calls: 2.5 ms to 10 s. */
 const BUCKETS = [0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -22,6 +23,7 @@ export function createPrometheusMetrics(parts: {
   embedder: Pick<Embedder, 'stats'>;
   queues: Record<QueueName, Pick<Producer<QueueName>, 'getJobCounts'>>;
   deliveries: Pick<DeliveryStore, 'failureCounts' | 'dueCount'>;
+  refusals: Pick<RefusalPause, 'stats'>;
 }): HttpMetrics {
   const register = new Registry();
   collectDefaultMetrics({ register });
@@ -143,6 +145,24 @@ export function createPrometheusMetrics(parts: {
     'search_snapshots_lost_total',
     'Snapshots given up because part of them was lost (an Elasticsearch node left or restarted, a shard moved); their searches ran again on a new one.',
     () => parts.snapshotStats().lost,
+  );
+  new Gauge({
+    name: 'refusals_held',
+    help: 'Refusals (429, repeated 401 and 403) this process holds for their pause now (RATE_LIMIT_REFUSAL_PAUSE_MS).',
+    registers: [register],
+    collect() {
+      this.set(parts.refusals.stats().held);
+    },
+  });
+  counter(
+    'refusals_paused_total',
+    'Refusals answered after a pause: a client asking again after being refused.',
+    () => parts.refusals.stats().paused,
+  );
+  counter(
+    'refusals_over_bound_total',
+    'Refusals answered at once because the pause already held its bound (256 of a key, 1,024 of the process): clients refused faster than the pause can slow them.',
+    () => parts.refusals.stats().overBound,
   );
 
   return {

@@ -36,7 +36,11 @@ class Receiver {
         });
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    // A port taken meanwhile fails the drill at once rather than hanging it until its timeout.
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(this.port, '127.0.0.1', resolve);
+    });
   }
   async down(): Promise<void> {
     const server = this.server;

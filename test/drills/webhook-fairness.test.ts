@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it, onTestFailed } from 'vitest';
 import { accountObs, postObs } from '../helpers/fixtures.ts';
@@ -13,19 +14,23 @@ import { timeUntil } from '../helpers/wait.ts';
  * the turns per holder (services/alerts/deliveries.ts): A delays only itself.
  */
 
-/** A receiver on a fixed port: answers after `delayMs`, records event ids and when they arrived. */
+/**
+ * A receiver on loopback: answers after `delayMs`, records event ids and when they arrived. It
+ * listens on a port the kernel picks as it binds, so two receivers never race for one port (a port
+ * probed free and bound later can be taken in between: the listen then failed with EADDRINUSE, and
+ * a promise that waited only for success hung the test).
+ */
 class Receiver {
   readonly arrivals: Array<{ id: string; at: number }> = [];
   private server: Server | null = null;
-  constructor(
-    readonly port: number,
-    private readonly delayMs: number,
-  ) {}
+  private port = 0;
+  constructor(private readonly delayMs: number) {}
   get url() {
+    if (!this.port) throw new Error('the receiver is not up');
     return `http://127.0.0.1:${this.port}/hooks`;
   }
   async up(): Promise<void> {
-    this.server = createServer((req, res) => {
+    const server = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       req.on('end', () => {
@@ -35,7 +40,12 @@ class Receiver {
         });
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
   }
   async down(): Promise<void> {
     const server = this.server;
@@ -114,8 +124,8 @@ async function bsMatch(d: Drill, receiver: Receiver, round: string): Promise<num
 it("delivers holder B's new match within 15 s while A's receiver answers after 9 s to 200 waiting events", async () => {
   const d = drill!;
   onTestFailed(() => d.keepLogs());
-  const slow = new Receiver(await freePort(), 9000);
-  const fast = new Receiver(await freePort(), 0);
+  const slow = new Receiver(9000);
+  const fast = new Receiver(0);
   await Promise.all([slow.up(), fast.up()]);
   const worker = await d.startWorkerProcess();
   try {
@@ -144,7 +154,7 @@ it("delivers holder B's new match within 15 s while A's receiver is down with 20
   const d = drill!;
   onTestFailed(() => d.keepLogs());
   const downPort = await freePort();
-  const fast = new Receiver(await freePort(), 0);
+  const fast = new Receiver(0);
   await fast.up();
   const worker = await d.startWorkerProcess();
   try {

@@ -57,6 +57,11 @@ describe('a key that keeps asking past its budget', () => {
         detail: expect.stringMatching(/2 searches per minute; retry in \d+ s/),
       });
     }
+    // The operator sees them: 20 paused, none held any more, none past the bounds.
+    const metrics = String((await stack.inject({ method: 'GET', url: '/metrics' })).body);
+    expect(metrics).toMatch(/^refusals_paused_total 20$/m);
+    expect(metrics).toMatch(/^refusals_held 0$/m);
+    expect(metrics).toMatch(/^refusals_over_bound_total 0$/m);
   });
 
   it('is answered, not refused, when its window ends within the pause', async () => {

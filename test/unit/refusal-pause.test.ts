@@ -33,6 +33,7 @@ describe('the pause before a refusal already given', () => {
     await vi.advanceTimersByTimeAsync(0);
     // key-a holds 3; its 4th and 5th go at once.
     expect(a.released).toEqual([false, false, false, true, true]);
+    expect(pause.stats()).toEqual({ held: 3, paused: 3, overBound: 2 });
     const b = holdMany(pause, 'key-b', 3, 1000);
     await vi.advanceTimersByTimeAsync(0);
     // The node holds 5: key-b's third goes at once though key-b holds only 2.

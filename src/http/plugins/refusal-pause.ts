@@ -16,6 +16,18 @@ export interface RefusalPause {
    * at once: a pause never holds more requests than the bounds, whatever a client keeps in flight.
    */
   hold(id: string, ms: number): Promise<void>;
+  /** What the pause has done: for the metrics (`refusals_*`). */
+  stats(): RefusalPauseStats;
+}
+
+/** Counts of one node's pause since it started. */
+export interface RefusalPauseStats {
+  /** Refusals held now. */
+  held: number;
+  /** Refusals answered after a pause. */
+  paused: number;
+  /** Refusals that would have been paused but went at once, the subject's or the node's bound full. */
+  overBound: number;
 }
 
 /** Bounds of the paused refusals: each holds a request (its socket and its objects) for the pause. */
@@ -37,13 +49,21 @@ export const PAUSED_PER_NODE = 1024;
 export function createRefusalPause(options: RefusalPauseOptions): RefusalPause {
   const held = new Map<string, number>();
   let total = 0;
+  let paused = 0;
+  let overBound = 0;
   return {
+    stats: () => ({ held: total, paused, overBound }),
     async hold(id, ms) {
       const wait = Math.min(ms, options.pauseMs);
+      if (wait <= 0) return;
       const mine = held.get(id) ?? 0;
-      if (wait <= 0 || mine >= options.perSubject || total >= options.total) return;
+      if (mine >= options.perSubject || total >= options.total) {
+        overBound++;
+        return;
+      }
       held.set(id, mine + 1);
       total++;
+      paused++;
       try {
         await new Promise((resolve) => setTimeout(resolve, wait).unref());
       } finally {
@@ -57,7 +77,10 @@ export function createRefusalPause(options: RefusalPauseOptions): RefusalPause {
 }
 
 /** No pause: every refusal goes at once. */
-export const NO_PAUSE: RefusalPause = { hold: async () => undefined };
+export const NO_PAUSE: RefusalPause = {
+  hold: async () => undefined,
+  stats: () => ({ held: 0, paused: 0, overBound: 0 }),
+};
 
 /** How long a node remembers a credential it refused: its next refusal within it is paused. */
 const CREDENTIAL_MEMORY_MS = 60_000;
