@@ -152,8 +152,8 @@ function setHeaders(
  * result dropped. An operation that changes something waits for its count (`mutate`). The node
  * then remembers the key as over budget until the window resets and answers its next requests
  * 429 with no engine work, after the node's refusal pause (`refusalPause`): a client hammering
- * past its limit costs one operation per node, not one per request, and a few 429s a second. With Redis unreachable the request goes through uncounted (the limit
- * is protection, not billing).
+ * past its limit costs one operation per node, not one per request, and a few 429s a second. With
+ * Redis unreachable the request goes through uncounted (the limit is protection, not billing).
  *
  * Headers: the IETF httpapi draft's `RateLimit-Policy` and `RateLimit` beside the earlier draft's
  * `RateLimit-Limit`, `-Remaining` and `-Reset`, which clients already read; the policy name tells a
