@@ -336,7 +336,9 @@ export async function startStack(options: StackOptions): Promise<ServiceStack> {
       cleanup,
       async stop(proc) {
         stopped.add(proc.child);
-        await proc.child.stop(15_000);
+        // Time for a profiled process to write its profile (`--worker-node-arg=--cpu-prof`): at
+        // 15 s a worker profiled through a 20,000-post run was killed before it had (2026-12-06).
+        await proc.child.stop(60_000);
       },
       async drained(timeoutMs, { what = 'the queues to drain', queues: names } = {}) {
         const empty = async () =>

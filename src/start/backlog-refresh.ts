@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { IndexAdmin } from '../engine/index-admin.ts';
 import { startBacklogRefresh, type BacklogRefresh } from '../internal/backlog-refresh.ts';
 import type { Config } from '../internal/config.ts';
-import type { Producer } from '../queues/registry.ts';
+import { oldestWaitingAt, type Producer } from '../queues/registry.ts';
 
 /**
  * The worker's backlog refresh (BACKLOG_REFRESH_INTERVAL; src/internal/backlog-refresh.ts): the
@@ -12,7 +12,7 @@ import type { Producer } from '../queues/registry.ts';
 export function openBacklogRefresh(
   config: Config,
   queues: {
-    observations: Pick<Producer<'observations'>, 'isPaused' | 'getJobs'>;
+    observations: Pick<Producer<'observations'>, 'isPaused' | 'getRanges' | 'getBackend' | 'toKey'>;
     followUps: Pick<Producer<'follow-ups'>, 'getDelayed'>;
   },
   admin: Pick<IndexAdmin, 'refreshForBacklog'>,
@@ -27,11 +27,8 @@ export function openBacklogRefresh(
   return startBacklogRefresh({
     interval,
     async sample() {
-      const [paused, [oldest]] = await Promise.all([
-        observations.isPaused(),
-        observations.getJobs(['wait'], 0, 0, true),
-      ]);
-      return { paused, oldestWaitingMs: oldest ? Math.max(0, Date.now() - oldest.timestamp) : null };
+      const [paused, oldestAt] = await Promise.all([observations.isPaused(), oldestWaitingAt(observations)]);
+      return { paused, oldestWaitingMs: oldestAt === null ? null : Math.max(0, Date.now() - oldestAt) };
     },
     apply: (raiseTo) => admin.refreshForBacklog(raiseTo),
     onChange(change, sample) {

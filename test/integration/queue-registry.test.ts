@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   createProducer,
+  oldestWaitingAt,
   QUEUES,
   type JobPayload,
   type ObservationJob,
@@ -30,6 +31,32 @@ afterAll(async () => {
 });
 
 describe('queue registry', () => {
+  it('tells when the oldest waiting batch arrived, and null once none waits', async () => {
+    // Its own prefix: no consumer of the other tests takes these jobs.
+    const producer = createProducer('observations', { connection: connection(), prefix: `${prefix}-oldest` });
+    try {
+      expect(await oldestWaitingAt(producer)).toBeNull();
+      const payload = (id: string): ObservationJob => ({
+        observations: [{ kind: 'account', platform_id: id } as never],
+        refresh: false,
+        request_id: `req_${id}`,
+      });
+      const first = await producer.add('observations', payload('o1'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = await producer.add('observations', payload('o2'));
+      expect(second.timestamp).toBeGreaterThan(first.timestamp);
+      expect(await oldestWaitingAt(producer)).toBe(first.timestamp);
+      // Gone (here removed; in the service taken by the worker): the next one is the oldest.
+      await first.remove();
+      expect(await oldestWaitingAt(producer)).toBe(second.timestamp);
+      await second.remove();
+      expect(await oldestWaitingAt(producer)).toBeNull();
+    } finally {
+      await producer.obliterate({ force: true });
+      await producer.close();
+    }
+  });
+
   it('hands a handler the payload it declared, with the retry flag, and keeps its result', async () => {
     const producer = createProducer('observations', { connection: connection(), prefix });
     const events = new QueueEvents('observations', { connection: connection(), prefix });
