@@ -27,6 +27,9 @@ const UTC_TIMESTAMP = new RegExp(
     'T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-]00:00)$',
 );
 
+/** The parts of a timestamp {@link UTC_TIMESTAMP} admitted: day, hour and minute, second, fraction. */
+const TIMESTAMP_PARTS = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?/;
+
 /** An ISO 8601 UTC timestamp (`Z` or `+00:00`), normalized to millisecond `…Z` form. */
 export const utcTimestamp = z
   .string()
@@ -39,16 +42,11 @@ export const utcTimestamp = z
           : `not a real date and time: ${issue.input}`,
   })
   .transform((value) => {
-    const [date = '', time = ''] = value.split('T');
-    // The shape was checked above: every part is there (the defaults only satisfy the types).
-    const [y = 0, mo = 1, d = 1] = date.split('-').map(Number);
-    const [h = '0', mi = '0', rest = '00'] = time.replace(/(Z|[+-]00:00)$/, '').split(':');
-    const [s = '0', fraction = ''] = rest.split('.');
-    const instant = new Date(
-      Date.UTC(2000, mo - 1, d, Number(h), Number(mi), Number(s), Number((fraction + '000').slice(0, 3))),
-    );
-    instant.setUTCFullYear(y, mo - 1, d);
-    return instant.toISOString();
+    // The pattern admitted a real date and time of a four-digit year, so its normal form is its
+    // own parts put together, as toISOString would (the fraction cut, not rounded, to
+    // milliseconds): no Date, which was 6 % of the API's CPU in a profiled intake bench (2026-12-06).
+    const [, day, minute, second = '00', fraction = ''] = TIMESTAMP_PARTS.exec(value) ?? [];
+    return `${day}T${minute}:${second}.${(fraction + '000').slice(0, 3)}Z`;
   });
 
 const platformId = z.string().min(1).max(200);

@@ -34,6 +34,38 @@ describe('utcTimestamp', () => {
     expect(utcTimestamp.parse('1000-03-31T23:59Z')).toBe('1000-03-31T23:59:00.000Z');
   });
 
+  it('normalizes every form of an instant to what Date prints for it', () => {
+    const forms = (day: string, time: string) => [
+      `${day}T${time.slice(0, 5)}Z`,
+      `${day}T${time}Z`,
+      `${day}T${time}+00:00`,
+      `${day}T${time}-00:00`,
+      `${day}T${time}.5Z`,
+      `${day}T${time}.05+00:00`,
+      `${day}T${time}.999999999Z`,
+      `${day}T${time}.1234Z`,
+    ];
+    const differ: string[] = [];
+    for (const day of [
+      '1000-01-01',
+      '1582-10-10',
+      '1999-12-31',
+      '2000-02-29',
+      '2024-02-29',
+      '2100-02-28',
+      '9999-12-31',
+    ])
+      for (const time of ['00:00:00', '09:05:07', '12:30:59', '23:59:59'])
+        for (const value of forms(day, time)) {
+          // The reference: Date's own reading of the instant, its fraction cut to milliseconds.
+          const [, fraction = ''] = /\.(\d+)/.exec(value) ?? [];
+          const cut = value.replace(/\.\d+/, fraction ? `.${(fraction + '000').slice(0, 3)}` : '');
+          const expected = new Date(cut.replace(/[+-]00:00$/, 'Z')).toISOString();
+          if (utcTimestamp.parse(value) !== expected) differ.push(value);
+        }
+    expect(differ).toEqual([]);
+  });
+
   it('takes the years 1000 to 9999 only, in the pattern too (dates derived from one stay four-digit)', () => {
     for (const value of ['0000-01-01T00:00Z', '0999-12-31T23:59:59Z', '0042-03-31T00:00Z']) {
       expect(utcTimestamp.safeParse(value).error?.issues[0]?.message).toBe(
