@@ -171,7 +171,9 @@ export function createIntakeService(deps: {
         }
         const jobs = await queueCall(() => deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))));
         const jobIds = jobs.map((job) => job.id!);
-        if (options.wait) await service.waitFor(jobIds);
+        // The jobs in hand, not read back by ID as `waitFor` must: each holds its batch (up to
+        // a megabyte), and a waited request would parse every one of them again.
+        if (options.wait) await waitForJobs(jobs, await deps.queueEvents(), deps.waitTimeoutMs);
         return { accepted: accepted.length, rejected, jobIds };
       }
       return { accepted: accepted.length, rejected, jobIds: [] };
@@ -203,7 +205,9 @@ export async function validateEntries(
 }
 
 async function waitForJobs(
-  jobs: AsyncIterable<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>,
+  jobs:
+    | AsyncIterable<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>
+    | Iterable<{ waitUntilFinished(events: QueueEvents, ttl?: number): Promise<unknown> }>,
   events: QueueEvents,
   timeoutMs: number,
 ): Promise<void> {
