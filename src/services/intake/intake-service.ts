@@ -73,7 +73,7 @@ export interface IntakeService {
 }
 
 /** A queue whose jobs {@link IntakeService.settle} waits out. */
-export type LaterQueue = Pick<Queue, 'getJobs' | 'getJobState'>;
+export type LaterQueue = Pick<Queue, 'getRanges' | 'getJobState'>;
 
 /** How often {@link IntakeService.settle} looks at the queues. */
 const SETTLE_POLL_MS = 200;
@@ -109,8 +109,12 @@ export function createIntakeService(deps: {
       // must not fire thousands of lookups at once on the fail-fast connection.
       const jobs = (async function* () {
         for (const id of jobIds) {
+          // Most jobs of a long stream are done when the wait reaches them: their state is read,
+          // not the job, which holds its batch (up to a megabyte). A completed job may already be
+          // removed (removeOnComplete: `unknown`); failed jobs are kept, and read for their reason.
+          const state = await waitCall(() => deps.queue.getJobState(id));
+          if (state === 'completed' || state === 'unknown') continue;
           const job = await waitCall(() => deps.queue.getJob(id));
-          // A completed job may already be removed (removeOnComplete); failed jobs are kept.
           if (job) yield job;
         }
       })();
@@ -130,8 +134,8 @@ export function createIntakeService(deps: {
       const queues = later ? [...(options.vectors ? [later.embeddings] : []), later.followUps] : [];
       for (const queue of queues) {
         for (let round = 0; round < 2; round++) {
-          const jobs = await waitCall(() => queue.getJobs([...UNFINISHED]));
-          for (const id of jobs.flatMap((job) => (job.id === undefined ? [] : [job.id]))) {
+          // IDs only: an embeddings job holds its posts' IDs, which this has no use for.
+          for (const id of await waitCall(() => queue.getRanges([...UNFINISHED], 0, -1))) {
             while (!FINISHED.has(await waitCall(() => queue.getJobState(id)))) {
               if (Date.now() + SETTLE_POLL_MS > deadline) throw timedOut();
               await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
