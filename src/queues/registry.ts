@@ -1,4 +1,4 @@
-import { Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { Job, Queue, QueueEvents, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import type { Observation } from '../contract/observations.ts';
 
@@ -202,6 +202,14 @@ export async function oldestWaitingAt(
   const stamps = await Promise.all(ids.map((id) => client.hget(queue.toKey(id), 'timestamp')));
   const first = stamps.find((stamp) => stamp !== null);
   return first === undefined ? null : Number(first);
+}
+
+/**
+ * A handle on job `id` of `queue` to wait on (`waitUntilFinished`), its payload not read: a job
+ * holds its batch (up to a megabyte), and waiting needs only the job's ID and its queue.
+ */
+export function jobHandle<N extends QueueName>(queue: Producer<N>, id: string): Pick<Job, 'waitUntilFinished'> {
+  return new Job<unknown, JobResults[N]>(queue, queue.name, undefined, {}, id);
 }
 
 /** How often the maintenance job runs. */

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseObservation } from '../../src/contract/observations.ts';
+import { ServiceUnavailableError } from '../../src/internal/errors.ts';
 import { accountObs } from '../helpers/fixtures.ts';
 import { startStack, type Stack } from '../helpers/stack.ts';
 import { until } from '../helpers/wait.ts';
@@ -131,6 +132,29 @@ describe('social-search intake failures | retry', () => {
     });
     expect(account.body.handle).toBe('failed.then.retried');
     expect(await failures()).toEqual([]);
+  });
+
+  it('waits by ID until a job ends: a failed one is a 503, a finished or removed one is no wait', async () => {
+    const observation = parseObservation(accountObs({ platform_id: 'fail-waited' }));
+    if (!observation.ok) throw new Error(observation.detail);
+    const payload = { observations: [observation.value], refresh: false, request_id: 'req_waited' };
+    // Unreadable to this version (a field it does not know): any worker fails it at once.
+    const failing = await raw.add('observations', { ...payload, shard: 3 });
+    const done = await stack.runtime.queue.add('observations', payload);
+    const { intake } = stack.runtime.api;
+    // Waited on while both are still queued: the wait learns how each ended from the queue's events.
+    const waited = intake.waitFor([done.id!, failing.id!, 'no-such-job'], 20_000);
+    const worker = stack.runtime.startWorkerProcess(pino({ level: 'silent' }));
+    try {
+      await expect(waited).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(await done.getState()).toBe('completed');
+      // Ended already: the wait reads their states and answers at once, the failure a 503 again.
+      await expect(intake.waitFor([failing.id!], 20_000)).rejects.toBeInstanceOf(ServiceUnavailableError);
+      await intake.waitFor([done.id!, 'no-such-job'], 1);
+    } finally {
+      await worker.close();
+      await failing.remove();
+    }
   });
 
   it('says which ids are not failed jobs (exit 1), and wants ids or --all (exit 2)', async () => {

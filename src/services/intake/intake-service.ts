@@ -8,7 +8,7 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
 } from '../../internal/errors.ts';
-import { OBSERVATIONS_PER_JOB, type ObservationJob, type Producer } from '../../queues/registry.ts';
+import { jobHandle, OBSERVATIONS_PER_JOB, type ObservationJob, type Producer } from '../../queues/registry.ts';
 import { createLane, yieldAfter } from '../../internal/time-slices.ts';
 
 /** At most this many observations in one intake request (contract §2). */
@@ -109,13 +109,12 @@ export function createIntakeService(deps: {
       // must not fire thousands of lookups at once on the fail-fast connection.
       const jobs = (async function* () {
         for (const id of jobIds) {
-          // Most jobs of a long stream are done when the wait reaches them: their state is read,
-          // not the job, which holds its batch (up to a megabyte). A completed job may already be
-          // removed (removeOnComplete: `unknown`); failed jobs are kept, and read for their reason.
+          // The job's state, and a handle to wait on, never the job: it holds its batch (up to a
+          // megabyte). A completed job may already be removed (removeOnComplete: `unknown`);
+          // failed jobs are kept, and the wait reads their reason.
           const state = await waitCall(() => deps.queue.getJobState(id));
           if (state === 'completed' || state === 'unknown') continue;
-          const job = await waitCall(() => deps.queue.getJob(id));
-          if (job) yield job;
+          yield jobHandle(deps.queue, id);
         }
       })();
       await waitForJobs(jobs, events, timeoutMs);
