@@ -174,8 +174,7 @@ export function createIntakeService(deps: {
         }
         const jobs = await queueCall(() => deps.queue.addBulk(chunks.map((data) => ({ name: 'observations', data }))));
         const jobIds = jobs.map((job) => job.id!);
-        // The jobs in hand, not read back by ID as `waitFor` must: each holds its batch (up to
-        // a megabyte), and a waited request would parse every one of them again.
+        // The jobs in hand: no lookup of each job's state by ID, as `waitFor` makes.
         if (options.wait) await waitForJobs(jobs, await deps.queueEvents(), deps.waitTimeoutMs);
         return { accepted: accepted.length, rejected, jobIds };
       }
