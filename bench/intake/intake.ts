@@ -55,6 +55,7 @@ import type * as PathsModule from '../../src/internal/paths.ts';
 import type * as EmbedderModule from '../../src/embedding/embedder.ts';
 import { cli } from '../lib/args.ts';
 import { engineCpuMs, indexWork, mergesSettled } from '../lib/engine-cpu.ts';
+import { sampleEngineThreads, threadsBetween, type EngineThreadsCpu } from '../lib/engine-threads.ts';
 import { MODEL_DIR } from '../lib/model.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -230,18 +231,24 @@ function flagInterference(phase: string, found: Interference, elapsedMs: number)
 }
 
 /**
- * A freshly started engine runs its first bench slowly: on 2026-12-02 the same 50k run cost it 108
- * CPU-s two minutes after it started and 49–58 CPU-s in the runs after (its JIT compiles the
- * indexing paths under that first load). Runs on a young engine are flagged, not measured apart.
+ * A warming engine compiles as it works: its JIT compilers' CPU counts in a phase's engine CPU, and
+ * on an engine started minutes before it is most of the difference between runs (2026-12-06: 53 of
+ * a first run's 128 CPU-s, 14 of the second's 80, 3 of the fourth's 56; bench/intake.md, "The
+ * engine's two modes"). Flagged when the compilers took more than 5 % of a side's engine CPU: such
+ * a run measures the JVM's warm-up, not the intake.
  */
-async function flagColdEngine(es: Client): Promise<void> {
-  const stats = await es.nodes.stats({ metric: 'jvm', filter_path: ['nodes.*.jvm.uptime_in_millis'] });
-  const uptimes = Object.values(stats.nodes ?? {}).map((node) => node.jvm?.uptime_in_millis ?? 0);
-  const youngest = Math.min(...uptimes) / 60_000;
-  if (youngest < 10)
+function flagCompiling(phase: string, threads: EngineThreadsCpu | null): void {
+  if (!threads) return;
+  const all = threads.jit + threads.gc + threads.rest;
+  if (threads.jit > 0.05 * all)
     log(
-      `WARNING: an Elasticsearch node started ${round(youngest)} min ago: its first runs read up to 2× the engine CPU of later ones; run once to warm it`,
+      `WARNING: the engine was still compiling during the ${phase}: its JIT compilers took ${round(threads.jit)} of ${round(all)} CPU s; run again to measure a warm engine`,
     );
+}
+
+/** A reading of the engine's threads rounded for the results, or null. */
+function roundThreads(threads: EngineThreadsCpu | null): EngineThreadsCpu | null {
+  return threads && { jit: round(threads.jit), gc: round(threads.gc), rest: round(threads.rest) };
 }
 
 const PENDING = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
@@ -335,6 +342,8 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   });
   running.stack = stack;
   const { es, prefix, rawPrefix, run } = stack;
+  // The engine's CPU by thread, to tell its JIT compilers' share of a phase (flagCompiling).
+  const engineThreads = await sampleEngineThreads(es);
   const worker = stack.worker!.child;
   const api = stack.apis[0]!.child;
   const rss = stack.rss!;
@@ -377,11 +386,11 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   // Let start-up settle, then measure.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await settle(es);
-  await flagColdEngine(es);
   rss.resetWindow();
   const idleWorkerRss = rss.last(worker.pid);
   const serviceProbe = await interferenceProbe(stack, prefix);
   const cpuBefore = await stackCpu(stack);
+  const threadsBefore = engineThreads?.read() ?? null;
 
   // 1. Service side: send, drain, refresh.
   const timeline: Array<{
@@ -462,6 +471,8 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
   const cpuAfter = await stackCpu(stack);
   const serviceInterference = await serviceProbe();
   const serviceMergeTailS = await mergeTail(es);
+  const serviceThreads = threadsBefore && threadsBetween(threadsBefore, engineThreads!.read());
+  flagCompiling('service side', serviceThreads);
   flagInterference('service side', serviceInterference, serviceEnd - sent.startedAt);
   const serviceMs = serviceEnd - sent.startedAt;
   const workerRss = {
@@ -548,6 +559,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
       esCpuS: number;
       mergeTailS: number;
       interference: Interference;
+      threads: EngineThreadsCpu | null;
       activity: Awaited<ReturnType<typeof engineActivity>>;
     }
   > = [];
@@ -558,6 +570,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     }
     await settle(es);
     const esCpuBefore = (await engineCpuMs(es)) / 1000;
+    const rawThreadsBefore = engineThreads?.read() ?? null;
     const rawProbe = await interferenceProbe(stack, rawPrefix);
     const bulk = await rawBulk(exported, {
       elasticsearchUrl: elasticsearchUrls()[0]!,
@@ -571,8 +584,17 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     const esCpuS = (await engineCpuMs(es)) / 1000 - esCpuBefore;
     const interference = await rawProbe();
     const mergeTailS = await mergeTail(es);
+    const threads = rawThreadsBefore && threadsBetween(rawThreadsBefore, engineThreads!.read());
     flagInterference(`raw bulk ${repeat + 1}`, interference, bulk.elapsedMs);
-    bulks.push({ ...bulk, esCpuS, mergeTailS, interference, activity: await engineActivity(es, rawPrefix) });
+    flagCompiling(`raw bulk ${repeat + 1}`, threads);
+    bulks.push({
+      ...bulk,
+      esCpuS,
+      mergeTailS,
+      interference,
+      threads,
+      activity: await engineActivity(es, rawPrefix),
+    });
     const rawCounts = {
       posts: (await es.count({ index: `${rawPrefix}-posts` })).count,
       accounts: (await es.count({ index: `${rawPrefix}-accounts` })).count,
@@ -663,6 +685,8 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
       api_rss_peak_mib: apiRssPeak === null ? null : round(apiRssPeak),
       interference: serviceInterference,
       engine_activity: serviceActivity,
+      /** The engine's CPU by thread, the merges left behind included (null: no local node). */
+      engine_threads_s: roundThreads(serviceThreads),
     },
     raw: {
       elapsed_s: seconds(rawMs),
@@ -679,6 +703,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
         elasticsearch_cpu_s: round(esCpuRaw),
         elasticsearch_merge_tail_s: round(bulk.mergeTailS),
         engine_activity: bulk.activity,
+        engine_threads_s: roundThreads(bulk.threads),
         repeats_s: bulks.map((b) => seconds(b.elapsedMs)),
         interference: bulks.map((b) => b.interference),
       },
@@ -748,6 +773,16 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
       value: `${s.cpu_s.worker} / ${s.cpu_s.api} / ${s.cpu_s.elasticsearch}`,
     },
     { measure: 'CPU s: Elasticsearch (raw bulk)', value: result.raw.bulk.elasticsearch_cpu_s },
+    ...(s.engine_threads_s && result.raw.bulk.engine_threads_s
+      ? [
+          {
+            measure: 'engine CPU s by thread, service; raw: JIT compilers / collector / the rest',
+            value: [s.engine_threads_s, result.raw.bulk.engine_threads_s]
+              .map((t) => `${t.jit} / ${t.gc} / ${t.rest}`)
+              .join('; '),
+          },
+        ]
+      : []),
     {
       measure: 'engine CPU s with the merges left behind: service / raw (ratio)',
       value: (() => {

@@ -7,7 +7,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 
 const MiB = 1024 * 1024;
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on every Linux this runs on). */
-const CLK_TCK = 100;
+export const CLK_TCK = 100;
 
 /** A child process of the bench, its output appended to a log file. */
 export interface ServiceChild {
