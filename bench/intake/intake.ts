@@ -609,6 +609,7 @@ async function main(tree: ServiceSnapshot, service: Service, running: { stack?: 
     }
     log(`raw bulk ${repeat + 1}/${RAW_REPEATS}: ${bulk.docs} documents in ${seconds(bulk.elapsedMs)} s`);
   }
+  engineThreads?.stop();
   const bulk = [...bulks].sort((a, b) => a.elapsedMs - b.elapsedMs)[Math.floor(bulks.length / 2)]!;
   const esCpuRaw = bulk.esCpuS;
   const rawMs = bulk.elapsedMs + (embed?.elapsedMs ?? 0);
