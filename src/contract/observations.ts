@@ -332,6 +332,10 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], base = ''): st
         return issue.keys.map((key) => [`${pointer}${toPointer([key])}`, 'unknown field']);
       if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
         return [[pointer || '/', 'required']];
+      // A discriminated union's key missing or unknown (an observation's `status`): its values in
+      // the words `/kind` uses, not zod's "Invalid discriminator value. Expected 'a' | 'b'".
+      if (issue.code === 'invalid_union' && 'options' in issue && issue.options?.length)
+        return [[pointer || '/', `expected one of ${issue.options.map((o) => JSON.stringify(o)).join(', ')}`]];
       return [[pointer || '/', issue.message.replace(/^Invalid input: /, '')]];
     }),
   );

@@ -16,3 +16,14 @@ describe('parseObservation: the kind', () => {
     expect(parsed).toMatchObject({ ok: false, detail: expect.stringMatching(/^\/kind: expected one of "/) });
   });
 });
+
+describe('parseObservation: the status', () => {
+  it.each([
+    ['post', undefined, '/status: expected one of "available", "unavailable"'],
+    ['post', 'gone', '/status: expected one of "available", "unavailable"'],
+    ['account', 'suspended', '/status: expected one of "active", "deactivated", "deleted", "unobservable"'],
+  ])('names the statuses a %s may have when it has %s', (kind, status, detail) => {
+    const parsed = parseObservation({ kind, platform_id: 'p1', observed_at: '2026-11-01T00:00:00Z', status });
+    expect(parsed).toEqual({ ok: false, detail });
+  });
+});
