@@ -66,6 +66,8 @@ type Ctx = z.core.$RefinementCtx;
 const issue = (ctx: Ctx, path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
 
 const SIZE_EXPECTED = `expected an integer from 1 to ${FACET_LIMITS.maxSize}`;
+/** A facet that is not an object (a bare field name, say): the two shapes it may take, as `/sort` words its own. */
+const FACET_EXPECTED = `expected an object {"field": <field>, "size": <1 to ${FACET_LIMITS.maxSize}, optional>} or, for a counter, {"field": <counter>, "ranges": [{"from": n, "to": n}, …]}`;
 const BOUND_EXPECTED = 'expected a number or null';
 
 const rangeSchema = closedObject(
@@ -122,7 +124,7 @@ function facetSchema(fields: ReadonlyMap<string, FieldDef>) {
         .optional()
         .meta({ description: 'Range facets of counters: the buckets, each counted separately (they may overlap).' }),
     },
-    OBJECT_EXPECTED,
+    FACET_EXPECTED,
     expectedKeys(['field', 'size', 'ranges']),
   ).meta({
     oneOf: [

@@ -174,6 +174,13 @@ describe('post facets', () => {
       expect(response.body.detail, JSON.stringify(body)).toContain(`${pointer}:`);
     }
   });
+
+  it('answer a bare field name with the shapes a facet takes', async () => {
+    const response = await stack.post('/v1/social/posts/facets', { post: {}, facets: ['format', 'views'] });
+    expect(response.statusCode).toBe(422);
+    expect(response.body.detail).toMatch(/^\/facets\/0, \/facets\/1: expected an object \{"field": <field>/);
+    expect(response.body.detail).toContain('"ranges"');
+  });
 });
 
 describe('the facets in the OpenAPI document', () => {
