@@ -323,8 +323,11 @@ export function parseObservation(value: unknown): ParsedObservation {
   return { ok: false, detail: formatIssues(result.error.issues) };
 }
 
-/** Renders zod issues as `pointer: reason` pairs ({@link formatPairs}). */
-export function formatIssues(issues: readonly z.core.$ZodIssue[], base = ''): string {
+/**
+ * Renders zod issues as `pointer: reason` pairs ({@link formatPairs}). With the `input` parsed, a
+ * field it lacks reads `required; <the schema's own reason>`, not as if a wrong value were there.
+ */
+export function formatIssues(issues: readonly z.core.$ZodIssue[], base = '', input?: unknown): string {
   return formatPairs(
     issues.flatMap((issue): Array<[string, string]> => {
       const pointer = base + toPointer(issue.path);
@@ -332,6 +335,8 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], base = ''): st
         return issue.keys.map((key) => [`${pointer}${toPointer([key])}`, 'unknown field']);
       if (issue.code === 'invalid_type' && issue.message.endsWith('received undefined'))
         return [[pointer || '/', 'required']];
+      if (lacks(input, issue.path))
+        return [[pointer || '/', `required, ${issue.message.replace(/^Invalid input: /, '')}`]];
       // A discriminated union's key missing or unknown (an observation's `status`): its values in
       // the words `/kind` uses, not zod's "Invalid discriminator value. Expected 'a' | 'b'".
       if (issue.code === 'invalid_union' && 'options' in issue && issue.options?.length)
@@ -364,6 +369,19 @@ export function formatPairs(pairs: ReadonlyArray<readonly [string, string]>): st
   const shown = parts.slice(0, SHOWN);
   if (parts.length > SHOWN) shown.push(`and ${parts.length - SHOWN} more`);
   return shown.join('; ');
+}
+
+/** Whether the object at `path`'s parent in `input` has no key `path`'s last (false without `input`). */
+function lacks(input: unknown, path: readonly PropertyKey[]): boolean {
+  if (input === undefined || path.length === 0) return false;
+  let parent: unknown = input;
+  for (const key of path.slice(0, -1)) {
+    if (typeof parent !== 'object' || parent === null) return false;
+    parent = Reflect.get(parent, key);
+  }
+  return (
+    typeof parent === 'object' && parent !== null && !Array.isArray(parent) && !Object.hasOwn(parent, path.at(-1)!)
+  );
 }
 
 /** RFC 6901 JSON pointer of a path. */

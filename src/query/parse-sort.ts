@@ -49,5 +49,5 @@ export const SORT_SCHEMAS = Object.freeze({ post: schemaOf('post'), account: sch
 export function parseSort(input: unknown, scope: SortScope, pointer: string): SortSpec {
   const result = SORT_SCHEMAS[scope].safeParse(input);
   if (result.success) return result.data;
-  throw new ValidationFailedError(formatIssues(result.error.issues, pointer));
+  throw new ValidationFailedError(formatIssues(result.error.issues, pointer, input));
 }

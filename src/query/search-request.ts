@@ -365,7 +365,7 @@ export const accountSearchRequestSchema = closedObject(
 function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new ValidationFailedError(formatIssues(result.error.issues));
+  throw new ValidationFailedError(formatIssues(result.error.issues, '', input));
 }
 
 /** Parses a search posts body (spec 4.1). Throws ValidationFailedError (422) with JSON pointers. */
