@@ -495,7 +495,7 @@ describe('parseSort', () => {
       `/sort/by: expected one of ${postFields}`,
     );
     expect(detailOf(() => parseSort({ order: 'asc' }, 'post', '/sort'))).toBe(
-      `/sort/by: expected one of ${postFields}`,
+      `/sort/by: required, expected one of ${postFields}`,
     );
     expect(detailOf(() => parseSort({ by: 'views' }, 'account', '/sort'))).toBe(
       '/sort/by: expected one of followers_count, following_count, posts_count, followers_growth_7d, followers_growth_30d, median_views_90d, engagement_rate_90d, posts_per_week_90d',
