@@ -17,6 +17,8 @@ export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
     const result = schema.safeParse(data);
     if (result.success) return { value: result.data };
     return {
-      error: new ValidationFailedError(`${PARTS[httpPart ?? 'body'] ?? ''}${formatIssues(result.error.issues, '', data)}`),
+      error: new ValidationFailedError(
+        `${PARTS[httpPart ?? 'body'] ?? ''}${formatIssues(result.error.issues, '', data)}`,
+      ),
     };
   };
