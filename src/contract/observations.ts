@@ -324,8 +324,8 @@ export function parseObservation(value: unknown): ParsedObservation {
 }
 
 /**
- * Renders zod issues as `pointer: reason` pairs ({@link formatPairs}). With the `input` parsed, a
- * field it lacks reads `required; <the schema's own reason>`, not as if a wrong value were there.
+ * Renders zod issues as `pointer: reason` pairs ({@link formatPairs}). Given the `input` parsed, a
+ * field it lacks reads `required, <the schema's own reason>`, not as if a wrong value were there.
  */
 export function formatIssues(issues: readonly z.core.$ZodIssue[], base = '', input?: unknown): string {
   return formatPairs(
@@ -371,7 +371,7 @@ export function formatPairs(pairs: ReadonlyArray<readonly [string, string]>): st
   return shown.join('; ');
 }
 
-/** Whether the object at `path`'s parent in `input` has no key `path`'s last (false without `input`). */
+/** Whether `input` lacks the field at `path`: the object that would hold it has no such key (false without `input`). */
 function lacks(input: unknown, path: readonly PropertyKey[]): boolean {
   if (input === undefined || path.length === 0) return false;
   let parent: unknown = input;
