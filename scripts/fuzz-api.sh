@@ -22,6 +22,9 @@ BASE="http://127.0.0.1:$PORT"
 
 export INDEX_PREFIX="$RUN" REDIS_PREFIX="$RUN" LOG_LEVEL="${LOG_LEVEL:-warn}" NODE_ENV=test
 export HOST=127.0.0.1 PORT PUBLIC_BASE_URL="$BASE" RATE_LIMIT_SEARCH_PER_MINUTE=0 RATE_LIMIT_READ_PER_MINUTE=0 INTAKE_WAIT_TIMEOUT_MS=20000
+# One client at one address sends every negative-auth case: past ten refused credentials a minute
+# each 401 would wait the refusal pause (tested in test/integration/refusal-pause.test.ts).
+export RATE_LIMIT_REFUSAL_PAUSE_MS=0
 # Saved searches and webhook endpoints are fuzzed too; their deliveries stay queued, never sent:
 # nothing of this run may reach a host the fuzzer made up (nor loopback, refused as always).
 export WEBHOOK_DELIVERIES=paused

@@ -4,9 +4,12 @@
  * and then while key A keeps `--burst` searches in flight; B's p50 and p90 each way, and A's answers
  * by status. Give A a budget its burst does not exhaust (`npx social-search keys limit <id>
  * --search 1000000`) to measure the share, or a spent one (`--search 5`) to measure a key that
- * ignores its 429s (bench/search.md, "A key that ignores its 429s").
+ * ignores its 429s (bench/search.md, "A key that ignores its 429s"). `--rotate-a` makes A present
+ * a new key each request (a counter as the last 8 characters of A's secret: a well-formed key of
+ * A's ID that is not A's), as a client guessing keys or minting them wrongly does (bench/search.md,
+ * "A client presenting a new key each time").
  *
- *   npx tsx bench/search/key-burst.ts --key-a KEY --key-b KEY [--url http://127.0.0.1:8080] [--burst 32] [--searches 40]
+ *   npx tsx bench/search/key-burst.ts --key-a KEY --key-b KEY [--url http://127.0.0.1:8080] [--burst 32] [--searches 40] [--rotate-a]
  */
 import { Pool } from 'undici';
 import { cli } from '../lib/args.ts';
@@ -19,6 +22,7 @@ const args = cli({
     'key-b': { type: 'string', default: '' },
     burst: { type: 'int', default: 32, min: 1 },
     searches: { type: 'int', default: 40, min: 1 },
+    'rotate-a': { type: 'boolean' },
   },
 });
 if (!args['key-a'] || !args['key-b']) throw new Error('--key-a and --key-b: two API keys with the search scope');
@@ -61,7 +65,11 @@ let next = 0;
 const answers: Record<number, number> = {};
 const burst = Array.from({ length: args.burst }, async () => {
   while (!stop) {
-    const { status } = await search(args['key-a'], next++);
+    const i = next++;
+    const { status } = await search(
+      args['rotate-a'] ? `${args['key-a'].slice(0, -8)}${String(i).padStart(8, '0')}` : args['key-a'],
+      i,
+    );
     answers[status] = (answers[status] ?? 0) + 1;
   }
 });

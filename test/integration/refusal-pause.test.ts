@@ -12,11 +12,12 @@ afterAll(async () => {
   await stack.close();
 });
 
-const search = (key: string) =>
+const search = (key: string | null, remoteAddress = '127.0.0.1') =>
   stack.app.inject({
     method: 'POST',
     url: '/v1/social/posts/search',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    remoteAddress,
+    headers: { ...(key !== null && { authorization: `Bearer ${key}` }), 'content-type': 'application/json' },
     payload: JSON.stringify({ post: { query: 'kite' } }),
   });
 
@@ -120,5 +121,41 @@ describe('a client that keeps presenting a key it was refused', () => {
     const again = await search(intakeOnly.key);
     expect(again.statusCode).toBe(403);
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(PAUSE_MS - 50);
+  });
+});
+
+describe('a client that presents a new key each time', () => {
+  it('gets its refusals at once up to ten keys a minute, then after a pause; a valid key and another address are answered at once', async () => {
+    const guesser = '10.0.0.7';
+    const guess = (i: number) => `${stack.key.slice(0, -8)}guess${String(i).padStart(3, '0')}`;
+    const startedAt = Date.now();
+    for (let i = 0; i < 10; i++) expect((await search(guess(i), guesser)).statusCode).toBe(401);
+    // A client that mistypes its key a few times learns each mistake at once.
+    expect(Date.now() - startedAt).toBeLessThan(PAUSE_MS);
+
+    const pausedFrom = Date.now();
+    let answered = 0;
+    const more = Array.from({ length: 5 }, (_, i) =>
+      search(guess(10 + i), guesser).then((response) => (answered++, { response, ms: Date.now() - pausedFrom })),
+    );
+    // Only refusals wait: a valid key from the same address, and a new guess from another, go at once.
+    expect((await search(stack.key, guesser)).statusCode).toBe(200);
+    expect((await search(guess(99), '10.0.0.8')).statusCode).toBe(401);
+    expect(answered).toBe(0);
+    for (const { response, ms } of await Promise.all(more)) {
+      expect(ms).toBeGreaterThanOrEqual(PAUSE_MS - 50);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ type: 'https://api.example.test/problems/authentication-required' });
+    }
+  });
+
+  it('counts a request without a key as one credential: its second 401 comes after the pause', async () => {
+    const address = '10.0.0.9';
+    const first = Date.now();
+    expect((await search(null, address)).statusCode).toBe(401);
+    expect(Date.now() - first).toBeLessThan(PAUSE_MS);
+    const second = Date.now();
+    expect((await search(null, address)).statusCode).toBe(401);
+    expect(Date.now() - second).toBeGreaterThanOrEqual(PAUSE_MS - 50);
   });
 });

@@ -86,20 +86,43 @@ export const NO_PAUSE: RefusalPause = {
 const CREDENTIAL_MEMORY_MS = 60_000;
 
 /**
+ * Distinct credentials one client address may have refused within a minute before every further
+ * refusal of that address is paused too: a client that mistypes a key a few times learns each at
+ * once; one presenting a new key each request (a guesser, or a client minting keys wrongly) is
+ * paused from the eleventh.
+ */
+export const REFUSED_CREDENTIALS_PER_ADDRESS = 10;
+
+/**
  * An `onSend` hook that pauses a 401 or 403 the node has given the same `Authorization` header
- * within a minute: a client left running with a revoked or mistyped key, retrying at once, made
- * ~2,500 401s a second with 32 requests in flight and slowed another key's search 2–3× (the same
- * measure as the 429s'). The first refusal of a credential goes at once. Credentials are
- * remembered by their SHA-256 (10,000 at most), never as written.
+ * within a minute, or any 401 or 403 to a client address whose requests were refused with
+ * {@link REFUSED_CREDENTIALS_PER_ADDRESS} distinct credentials (none counts as one) within it.
+ * A client left running with a revoked or mistyped key, retrying at once, made ~2,500 401s a
+ * second with 32 requests in flight and slowed another key's search 2–3× (the same measure as the
+ * 429s'); a client presenting a new key each time did the same (bench/search.md, "A key that
+ * ignores its 429s"). A credential's first refusal from an address under the bound goes at once.
+ * Credentials are remembered by their SHA-256 (10,000 at most) and addresses by the count of
+ * their first refusals (10,000 at most), never as written. Only refusals wait: a valid key from
+ * the same address is answered as ever.
  */
 export function pauseRepeatedKeyRefusals(pause: RefusalPause): onSendAsyncHookHandler {
   const refused = new LRUCache<string, true>({ max: 10_000, ttl: CREDENTIAL_MEMORY_MS });
+  const strikes = new LRUCache<string, number>({ max: 10_000, ttl: CREDENTIAL_MEMORY_MS, noUpdateTTL: true });
   return async (request, reply, payload) => {
+    if (reply.statusCode !== 401 && reply.statusCode !== 403) return payload;
     const credential = request.headers.authorization;
-    if ((reply.statusCode !== 401 && reply.statusCode !== 403) || !credential) return payload;
-    const id = `credential:${createHash('sha256').update(credential).digest('base64url')}`;
-    if (refused.has(id)) await pause.hold(id, CREDENTIAL_MEMORY_MS);
-    else refused.set(id, true);
+    const address = `address:${request.ip}`;
+    const id = credential
+      ? `credential:${createHash('sha256').update(credential).digest('base64url')}`
+      : `no-credential:${request.ip}`;
+    if (refused.has(id)) {
+      await pause.hold(id, CREDENTIAL_MEMORY_MS);
+      return payload;
+    }
+    refused.set(id, true);
+    const count = (strikes.get(address) ?? 0) + 1;
+    strikes.set(address, count);
+    if (count > REFUSED_CREDENTIALS_PER_ADDRESS) await pause.hold(address, CREDENTIAL_MEMORY_MS);
     return payload;
   };
 }
