@@ -91,7 +91,7 @@ const CREDENTIAL_MEMORY_MS = 60_000;
  * once; one presenting a new key each request (a guesser, or a client minting keys wrongly) is
  * paused from the eleventh.
  */
-export const REFUSED_CREDENTIALS_PER_ADDRESS = 10;
+const REFUSED_CREDENTIALS_PER_ADDRESS = 10;
 
 /**
  * An `onSend` hook that pauses a 401 or 403 the node has given the same `Authorization` header
